@@ -1,0 +1,65 @@
+import iconv from 'iconv-lite';
+
+/** The two encodings the gateway speaks (the `CharSet` field). */
+export type Charset = 'euc-kr' | 'utf-8';
+
+/** Thrown by the codecs on bytes or text that cannot be represented; carries no field value. */
+export class WireFormatError extends Error {
+  override readonly name = 'WireFormatError';
+  constructor(message: string, readonly field?: string) {
+    super(message);
+  }
+}
+
+/**
+ * Normalises a charset label to one of the two the gateway speaks, or undefined. Accepts the
+ * aliases browsers and gateways send (euc-kr, ks_c_5601-1987, cp949, utf8, ...).
+ */
+export function normalizeCharset(label: string | undefined): Charset | undefined {
+  if (!label) return undefined;
+  const l = label.trim().toLowerCase().replace(/^["']|["']$/g, '');
+  if (l === 'utf-8' || l === 'utf8') return 'utf-8';
+  if (['euc-kr', 'euckr', 'cp949', 'ks_c_5601-1987', 'ks_c_5601', 'windows-949', 'x-windows-949', 'uhc'].includes(l)) {
+    return 'euc-kr';
+  }
+  return undefined;
+}
+
+const utf8Strict = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Decodes bytes in the wire charset. EUC-KR goes through iconv-lite's CP949 (a superset that
+ * holds the ~8,800 extra Hangul syllables such as 똠 and 햏); TextDecoder('euc-kr') mangles
+ * those. Invalid sequences throw instead of turning into U+FFFD.
+ */
+export function decodeBytes(bytes: Uint8Array, charset: Charset, field?: string): string {
+  if (charset === 'utf-8') {
+    try {
+      return utf8Strict.decode(bytes);
+    } catch {
+      throw new WireFormatError('bytes are not valid UTF-8', field);
+    }
+  }
+  const text = iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 'cp949');
+  if (text.includes('\uFFFD')) throw new WireFormatError('bytes are not valid EUC-KR (CP949)', field);
+  return text;
+}
+
+/** Encodes text in the wire charset; throws when a character has no CP949 form (emoji, say). */
+export function encodeText(text: string, charset: Charset, field?: string): Buffer {
+  if (charset === 'utf-8') return Buffer.from(text, 'utf8');
+  const bytes = iconv.encode(text, 'cp949');
+  if (iconv.decode(bytes, 'cp949') !== text) {
+    throw new WireFormatError('text has characters that EUC-KR (CP949) cannot encode', field);
+  }
+  return bytes;
+}
+
+/** Size of `text` in bytes in the wire charset (EUC-KR: 2 per Hangul; UTF-8: 3). */
+export function byteLength(text: string, charset: Charset): number {
+  if (charset === 'utf-8') return Buffer.byteLength(text, 'utf8');
+  // ASCII is 1 byte in CP949; everything else this codec accepts is 2.
+  let n = 0;
+  for (const ch of text) n += ch.charCodeAt(0) < 0x80 ? 1 : 2;
+  return n;
+}

@@ -1,0 +1,107 @@
+import { type Charset, WireFormatError, decodeBytes, encodeText } from './charset.js';
+
+/**
+ * application/x-www-form-urlencoded in EUC-KR (CP949) or UTF-8, both ways. The
+ * percent-escapes carry bytes of the wire charset, so decoding is: split, unescape to bytes,
+ * then decode the bytes with a CP949-capable decoder. URLSearchParams cannot do this: it
+ * always assumes UTF-8.
+ */
+
+/** One decoded form: a null-prototype record, so `__proto__` is just a key. */
+export type FormFields = Record<string, string>;
+
+const HEX = '0123456789ABCDEF';
+const PLUS = 0x2b;
+const PERCENT = 0x25;
+
+/** Encodes fields in order; values in the wire charset, unreserved bytes left as they are. */
+export function encodeForm(fields: Record<string, string | undefined>, charset: Charset): Buffer {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    parts.push(escapeBytes(encodeText(key, charset, key)) + '=' + escapeBytes(encodeText(value, charset, key)));
+  }
+  return Buffer.from(parts.join('&'), 'latin1');
+}
+
+function escapeBytes(bytes: Buffer): string {
+  let out = '';
+  for (const b of bytes) {
+    if ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x2d || b === 0x2e || b === 0x5f || b === 0x2a) {
+      out += String.fromCharCode(b);
+    } else if (b === 0x20) {
+      out += '+';
+    } else {
+      out += '%' + HEX[b >> 4] + HEX[b & 15];
+    }
+  }
+  return out;
+}
+
+/** Limits that keep a hostile body from costing more than its size. */
+export interface DecodeFormOptions {
+  /** Most fields accepted. @default 100 */
+  maxFields?: number;
+  /** Reject a key that appears twice (a forged return may try to shadow a field). @default true */
+  rejectDuplicates?: boolean;
+}
+
+/**
+ * Decodes a form body. Throws WireFormatError on a malformed escape, bytes that are not valid
+ * in the charset, too many fields or a duplicate key; the message names the key, never a value.
+ */
+export function decodeForm(body: Uint8Array, charset: Charset, options: DecodeFormOptions = {}): FormFields {
+  const maxFields = options.maxFields ?? 100;
+  const rejectDuplicates = options.rejectDuplicates ?? true;
+  const fields: FormFields = Object.create(null) as FormFields;
+  let count = 0;
+  let start = 0;
+  const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  while (start <= buf.length) {
+    let end = buf.indexOf(0x26, start); // '&'
+    if (end === -1) end = buf.length;
+    if (end > start) {
+      if (++count > maxFields) throw new WireFormatError(`form has more than ${maxFields} fields`);
+      const eq = buf.indexOf(0x3d, start); // '='
+      const keyEnd = eq !== -1 && eq < end ? eq : end;
+      const key = decodeBytes(unescape(buf.subarray(start, keyEnd)), charset);
+      const value = keyEnd < end ? decodeBytes(unescape(buf.subarray(keyEnd + 1, end)), charset, key) : '';
+      if (Object.hasOwn(fields, key)) {
+        if (rejectDuplicates) throw new WireFormatError(`form field ${JSON.stringify(key.slice(0, 40))} appears more than once`, key);
+      } else {
+        fields[key] = value;
+      }
+    }
+    start = end + 1;
+  }
+  return fields;
+}
+
+function unescape(segment: Buffer): Buffer {
+  if (!segment.includes(PERCENT) && !segment.includes(PLUS)) return segment;
+  const out = Buffer.allocUnsafe(segment.length);
+  let n = 0;
+  for (let i = 0; i < segment.length; i++) {
+    const b = segment[i]!;
+    if (b === PLUS) {
+      out[n++] = 0x20;
+    } else if (b === PERCENT) {
+      const hi = hexValue(segment[i + 1]);
+      const lo = hexValue(segment[i + 2]);
+      if (hi < 0 || lo < 0) throw new WireFormatError('form has a malformed percent-escape');
+      out[n++] = (hi << 4) | lo;
+      i += 2;
+    } else {
+      out[n++] = b;
+    }
+  }
+  return out.subarray(0, n);
+}
+
+function hexValue(b: number | undefined): number {
+  if (b === undefined) return -1;
+  if (b >= 0x30 && b <= 0x39) return b - 0x30;
+  if (b >= 0x41 && b <= 0x46) return b - 0x37;
+  if (b >= 0x61 && b <= 0x66) return b - 0x57;
+  return -1;
+}

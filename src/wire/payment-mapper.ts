@@ -1,0 +1,94 @@
+import type { CashReceiptType, Payment, PaymentCommon, PayMethod } from '../types/payment.js';
+import { parseAmount } from './amount.js';
+import { parseKstTimestamp } from './kst.js';
+
+type Raw = Readonly<Record<string, string>>;
+
+const METHODS: readonly PayMethod[] = ['CARD', 'BANK', 'VBANK', 'CELLPHONE'];
+
+/** True when `value` is one of the four methods of interface A. */
+export function isPayMethod(value: string): value is PayMethod {
+  return (METHODS as readonly string[]).includes(value);
+}
+
+const str = (raw: Raw, key: string): string => (Object.hasOwn(raw, key) ? raw[key]! : '');
+const num = (raw: Raw, key: string): number => parseAmount(str(raw, key)) ?? 0;
+
+function common(raw: Raw, amount: number): PaymentCommon {
+  return {
+    tid: str(raw, 'TID'),
+    mid: str(raw, 'MID'),
+    moid: str(raw, 'Moid'),
+    amount,
+    resultCode: str(raw, 'ResultCode'),
+    resultMessage: str(raw, 'ResultMsg'),
+    authCode: str(raw, 'AuthCode'),
+    approvedAt: parseKstTimestamp(str(raw, 'AuthDate')),
+    goodsName: str(raw, 'GoodsName'),
+    buyerName: str(raw, 'BuyerName'),
+    buyerEmail: str(raw, 'BuyerEmail'),
+    buyerTel: str(raw, 'BuyerTel'),
+    mallReserved: str(raw, 'MallReserved'),
+    raw: Object.freeze({ ...raw }),
+  };
+}
+
+function receiptType(code: string): CashReceiptType {
+  return code === '1' ? 'income-deduction' : code === '2' ? 'expense-proof' : 'none';
+}
+
+/**
+ * Maps a gateway response (already decoded and parsed) to a typed payment of `method`.
+ * `amount` is the already-validated Amt. Pure: no checks beyond shaping.
+ */
+export function mapPayment(raw: Raw, method: PayMethod, amount: number): Payment {
+  const base = common(raw, amount);
+  switch (method) {
+    case 'CARD': {
+      const cl = str(raw, 'CardCl');
+      const type = str(raw, 'CardType');
+      return {
+        ...base,
+        method,
+        card: {
+          code: str(raw, 'CardCode'),
+          name: str(raw, 'CardName'),
+          maskedNumber: str(raw, 'CardNo'),
+          installmentMonths: num(raw, 'CardQuota'),
+          interestFree: str(raw, 'CardInterest') === '1',
+          acquirerCode: str(raw, 'AcquCardCode'),
+          acquirerName: str(raw, 'AcquCardName'),
+          kind: cl === '0' ? 'credit' : cl === '1' ? 'debit' : 'unknown',
+          partialCancelAllowed: str(raw, 'CcPartCl') === '1',
+          cardType: type === '01' ? 'personal' : type === '02' ? 'corporate' : type === '03' ? 'overseas' : 'unknown',
+          pointAmount: num(raw, 'PointAppAmt'),
+          couponAmount: num(raw, 'CouponAmt'),
+        },
+      };
+    }
+    case 'BANK':
+      return {
+        ...base,
+        method,
+        bank: { code: str(raw, 'BankCode'), name: str(raw, 'BankName') },
+        cashReceipt: { type: receiptType(str(raw, 'RcptType')), tid: str(raw, 'RcptTID'), authCode: str(raw, 'RcptAuthCode') },
+      };
+    case 'VBANK':
+      return {
+        ...base,
+        method,
+        virtualAccount: {
+          bankCode: str(raw, 'VbankBankCode'),
+          bankName: str(raw, 'VbankBankName'),
+          accountNumber: str(raw, 'VbankNum'),
+          expiresAt: parseKstTimestamp(str(raw, 'VbankExpDate') + (str(raw, 'VbankExpTime') || '235959')),
+        },
+      };
+    case 'CELLPHONE':
+      return { ...base, method };
+    default: {
+      const never: never = method;
+      throw new Error(`unmapped method ${String(never)}`);
+    }
+  }
+}
