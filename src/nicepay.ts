@@ -1,0 +1,65 @@
+import { resolveConfig, type NicepayOptions, type ResolvedConfig } from './config.js';
+import type { ClientContext } from './context.js';
+import { createTransport } from './transport.js';
+import { checkoutReturn, type CheckoutReturnOptions } from './express/checkout-return.js';
+import type { RequestHandler } from 'express';
+
+/** The object createNicepay returns: every interface of the gateway for one merchant. */
+export interface Nicepay {
+  /** Middleware for the payment window's return route (interface A). */
+  checkoutReturn(options: CheckoutReturnOptions): RequestHandler;
+  /**
+   * Waits for calls in flight (approvals, net cancels, key-ins) to finish, then closes the
+   * HTTP agents and the store. Calls made after close() reject with NICEPAY_SHUTTING_DOWN.
+   */
+  close(): Promise<void>;
+  /** The merchant id this instance was created for. */
+  readonly mid: string;
+}
+
+/**
+ * Creates the client for one merchant. Options are validated here, so a misconfigured shop
+ * fails at start-up with a NicepayConfigError naming the option.
+ */
+export function createNicepay(options: NicepayOptions): Nicepay {
+  const config: ResolvedConfig = resolveConfig(options);
+  const ctx = createContext(config);
+  return {
+    checkoutReturn: (opts) => checkoutReturn(ctx, opts),
+    close: () => closeContext(ctx),
+    mid: config.mid,
+  };
+}
+
+const inflight = new WeakMap<ClientContext, Set<Promise<unknown>>>();
+const closing = new WeakSet<ClientContext>();
+
+function createContext(config: ResolvedConfig): ClientContext {
+  const transportOptions = { connectMs: config.connectMs, responseMs: config.responseMs, maxResponseBytes: config.maxResponseBytes };
+  const web = createTransport(transportOptions);
+  const data = createTransport(transportOptions);
+  const running = new Set<Promise<unknown>>();
+  const ctx: ClientContext = {
+    config,
+    web,
+    data,
+    isClosing: () => closing.has(ctx),
+    track(work) {
+      running.add(work);
+      const done = (): void => void running.delete(work);
+      work.then(done, done);
+      return work;
+    },
+  };
+  inflight.set(ctx, running);
+  return ctx;
+}
+
+async function closeContext(ctx: ClientContext): Promise<void> {
+  if (closing.has(ctx)) return;
+  closing.add(ctx);
+  const running = inflight.get(ctx);
+  while (running && running.size > 0) await Promise.allSettled([...running]);
+  await Promise.all([ctx.web.close(), ctx.data.close()]);
+  await ctx.config.store.close?.();
+}

@@ -1,0 +1,75 @@
+import { createVirtualClock, type VirtualClock } from './clock.js';
+import { createFaultQueue, type FaultQueue } from './faults.js';
+import { createLedger, type Ledger } from './ledger.js';
+import { createSandboxServer } from './server.js';
+import type { SandboxMerchant, SandboxModule, SandboxState } from './types.js';
+
+export type { SandboxMerchant } from './types.js';
+export type { VirtualClock } from './clock.js';
+export type { Fault, FaultKind, FaultQueue, FaultTarget } from './faults.js';
+export type { Ledger, LedgerEntry, LedgerStatus } from './ledger.js';
+
+/** The gateway's published test merchants (gateway-facts.md), used when none are given. */
+export const TEST_MERCHANTS: readonly SandboxMerchant[] = [
+  { mid: 'nicepay00m', merchantKey: 'EYzu8jGGMfqaDEp76gSckuvnaHHu+bC4opsSN6lHv3b2lurNYkVXrZ7Z1AoqQnXI3eLuaUFyoRNC6FkrzVjceg==' },
+  { mid: 'nictest04m', merchantKey: 'b+zhZ4yOZ7FsH8pm5lhDfHZEb79tIwnjsdA0FBXh86yLc6BJeFVrZFXhAoJ3gEWgrWwN+lJMV0W4hvDdbe4Sjw==' },
+];
+
+/** Options of {@link createSandbox}. */
+export interface SandboxOptions {
+  /** Merchants the sandbox accepts. @default TEST_MERCHANTS */
+  merchants?: readonly SandboxMerchant[];
+  /** Where the virtual clock starts. @default real time */
+  clock?: () => Date;
+}
+
+/** A running (or ready to run) gateway simulator. */
+export interface Sandbox {
+  /** Starts the HTTP server; use the returned url as both baseUrl and dataUrl. */
+  listen(port?: number, host?: string): Promise<{ url: string }>;
+  close(): Promise<void>;
+  /** Base URL once listening. */
+  readonly url: string;
+  readonly clock: VirtualClock;
+  readonly ledger: Ledger;
+  readonly faults: FaultQueue;
+}
+
+/** Creates the stateful gateway simulator of interfaces A-D. */
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const merchants = new Map<string, Required<SandboxMerchant>>();
+  for (const m of options.merchants ?? TEST_MERCHANTS) {
+    merchants.set(m.mid, {
+      keyinRequiresAuthNum: false,
+      keyinRequiresPassword: false,
+      usrId: `${m.mid}admin`,
+      ...m,
+    });
+  }
+  let baseUrl = '';
+  const state: SandboxState = {
+    merchants,
+    clock: createVirtualClock(options.clock),
+    ledger: createLedger(),
+    faults: createFaultQueue(),
+    url: () => baseUrl,
+    modules: new Map(),
+  };
+  const modules: SandboxModule[] = [];
+  const server = createSandboxServer(modules, state);
+
+  return {
+    async listen(port = 0, host = '127.0.0.1') {
+      baseUrl = await server.listen(port, host);
+      return { url: baseUrl };
+    },
+    close: () => server.close(),
+    get url() {
+      if (!baseUrl) throw new Error('sandbox is not listening yet: await sandbox.listen() first');
+      return baseUrl;
+    },
+    clock: state.clock,
+    ledger: state.ledger,
+    faults: state.faults,
+  };
+}

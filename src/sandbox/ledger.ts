@@ -1,0 +1,73 @@
+import type { PayMethod } from '../types/payment.js';
+
+/** Where a sandbox transaction stands. */
+export type LedgerStatus = 'authenticated' | 'approved' | 'awaiting-deposit' | 'declined' | 'net-cancelled' | 'auth-cancelled';
+
+/** One transaction of the sandbox gateway. */
+export interface LedgerEntry {
+  tid: string;
+  mid: string;
+  moid: string;
+  amount: number;
+  method: PayMethod;
+  status: LedgerStatus;
+  source: 'window' | 'keyin';
+  goodsName: string;
+  buyerName: string;
+  /** Cash receipt asked for in the window (bank transfer, virtual account). */
+  cashReceipt?: { type: 'income-deduction' | 'expense-proof'; identity: string };
+  createdAt: Date;
+  approvedAt?: Date;
+  cancelledAt?: Date;
+  /** How many approval calls reached the gateway for this TID (more than 1 = a duplicate). */
+  approvalCalls: number;
+  /** Internal: data the endpoints keep (auth token, window fields). */
+  extra: Record<string, string>;
+}
+
+/** Listener for ledger changes (the data host uses it to feed settlement and receipts). */
+export type LedgerListener = (entry: LedgerEntry, previous: LedgerStatus | undefined) => void;
+
+/** The sandbox's book of transactions, readable by tests. */
+export interface Ledger {
+  add(entry: LedgerEntry): void;
+  get(tid: string): LedgerEntry | undefined;
+  /** Changes a transaction's status and tells the listeners. */
+  update(tid: string, status: LedgerStatus, at: Date): LedgerEntry;
+  entries(): readonly LedgerEntry[];
+  /** Entries whose status is 'approved' or 'awaiting-deposit' (money committed). */
+  committed(): readonly LedgerEntry[];
+  onChange(listener: LedgerListener): void;
+  clear(): void;
+}
+
+/** Creates an empty ledger. */
+export function createLedger(): Ledger {
+  const byTid = new Map<string, LedgerEntry>();
+  const listeners: LedgerListener[] = [];
+  return {
+    add(entry) {
+      byTid.set(entry.tid, entry);
+      for (const l of listeners) l(entry, undefined);
+    },
+    get: (tid) => byTid.get(tid),
+    update(tid, status, at) {
+      const e = byTid.get(tid);
+      if (!e) throw new Error(`sandbox ledger has no transaction ${tid}`);
+      const previous = e.status;
+      e.status = status;
+      if (status === 'approved' || status === 'awaiting-deposit') e.approvedAt = at;
+      if (status === 'net-cancelled') e.cancelledAt = at;
+      for (const l of listeners) l(e, previous);
+      return e;
+    },
+    entries: () => [...byTid.values()],
+    committed: () => [...byTid.values()].filter((e) => e.status === 'approved' || e.status === 'awaiting-deposit'),
+    onChange(listener) {
+      listeners.push(listener);
+    },
+    clear() {
+      byTid.clear();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { VirtualClock } from './clock.js';
+import type { FaultQueue } from './faults.js';
+import type { Ledger } from './ledger.js';
+
+/** A merchant the sandbox knows, with its contract settings. */
+export interface SandboxMerchant {
+  mid: string;
+  merchantKey: string;
+  /** Key-in: the contract requires BuyerAuthNum (birth date / business number). @default false */
+  keyinRequiresAuthNum?: boolean;
+  /** Key-in: the contract requires the 2 card-password digits. @default false */
+  keyinRequiresPassword?: boolean;
+  /** Data host login id (interface D usrId). @default `${mid}admin` */
+  usrId?: string;
+}
+
+/** A request as a sandbox handler sees it: the whole body already read. */
+export interface SandboxRequest {
+  method: string;
+  /** Path without the query. */
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** What a handler answers. */
+export interface SandboxResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body: Buffer | string;
+  /** Wait this long before answering (fault injection: a delay past the client's timeout). */
+  delayMs?: number;
+  /** Destroy the socket instead of answering (fault injection: a dropped connection). */
+  drop?: boolean;
+}
+
+/** The state every handler shares. */
+export interface SandboxState {
+  merchants: ReadonlyMap<string, Required<SandboxMerchant>>;
+  clock: VirtualClock;
+  ledger: Ledger;
+  faults: FaultQueue;
+  /** The sandbox's own base URL once listening (for NextAppURL and the window page). */
+  url(): string;
+  /** Per-module state, keyed by module name (e.g. 'data-host'). */
+  modules: Map<string, unknown>;
+}
+
+/** One route's handler. */
+export type SandboxHandler = (req: SandboxRequest, state: SandboxState) => SandboxResponse | Promise<SandboxResponse>;
+
+/** A sandbox module: routes it serves, keyed by `METHOD /path`. */
+export interface SandboxModule {
+  name: string;
+  routes: Readonly<Record<string, SandboxHandler>>;
+}

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { AcquireResult, IdempotencyStore } from './types.js';
+
+/** Options of {@link memoryStore}. */
+export interface MemoryStoreOptions {
+  /** Clock for expiry, injectable for tests. @default Date.now */
+  now?: () => number;
+  /** Most entries kept; the oldest finished ones are dropped first. @default 100000 */
+  maxEntries?: number;
+}
+
+interface Entry {
+  token?: string;
+  lockExpires: number;
+  value?: string;
+  valueExpires: number;
+}
+
+/**
+ * An in-process {@link IdempotencyStore}: a Map with an in-flight lock and a result cache,
+ * both with expiry. Single-threaded JavaScript makes each method atomic. For more than one
+ * instance use `redisStore` from `express-nicepay/redis`.
+ */
+export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore {
+  const now = options.now ?? Date.now;
+  const maxEntries = options.maxEntries ?? 100_000;
+  const entries = new Map<string, Entry>();
+
+  function sweep(): void {
+    if (entries.size <= maxEntries) return;
+    const t = now();
+    for (const [key, e] of entries) {
+      if (entries.size <= maxEntries) break;
+      const lockLive = e.token !== undefined && e.lockExpires > t;
+      if (!lockLive && (e.value === undefined || e.valueExpires <= t || entries.size > maxEntries)) entries.delete(key);
+    }
+  }
+
+  return {
+    async acquire(key: string, lockTtlMs: number): Promise<AcquireResult> {
+      const t = now();
+      const e = entries.get(key);
+      if (e?.value !== undefined && e.valueExpires > t) return { state: 'done', value: e.value };
+      if (e?.token !== undefined && e.lockExpires > t) return { state: 'busy' };
+      const token = randomUUID();
+      entries.set(key, { token, lockExpires: t + lockTtlMs, valueExpires: 0 });
+      sweep();
+      return { state: 'acquired', token };
+    },
+    async complete(key: string, token: string, value: string, resultTtlMs: number): Promise<void> {
+      const e = entries.get(key);
+      if (e && e.token !== undefined && e.token !== token && e.lockExpires > now()) return;
+      entries.set(key, { lockExpires: 0, value, valueExpires: now() + resultTtlMs });
+    },
+    async release(key: string, token: string): Promise<void> {
+      const e = entries.get(key);
+      if (e?.token === token) entries.delete(key);
+    },
+    async close(): Promise<void> {
+      entries.clear();
+    },
+  };
+}

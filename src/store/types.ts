@@ -1,0 +1,24 @@
+/**
+ * The idempotency store behind "nothing is approved twice": an atomic in-flight lock per key
+ * plus a cache of the finished result. memoryStore serves one process; redisStore serves
+ * many. Values are opaque strings (JSON the library writes).
+ */
+export interface IdempotencyStore {
+  /**
+   * Atomically: if a result is cached, return it; else if nobody holds the lock (or the
+   * holder's lock expired), take it for `lockTtlMs` and return a token; else report busy.
+   */
+  acquire(key: string, lockTtlMs: number): Promise<AcquireResult>;
+  /** Stores the result for `resultTtlMs` and drops the lock, if `token` still holds it. */
+  complete(key: string, token: string, value: string, resultTtlMs: number): Promise<void>;
+  /** Drops the lock without a result (the attempt changed nothing and may be retried). */
+  release(key: string, token: string): Promise<void>;
+  /** Frees timers and connections the store owns. */
+  close?(): Promise<void>;
+}
+
+/** What {@link IdempotencyStore.acquire} found. */
+export type AcquireResult =
+  | { state: 'acquired'; token: string }
+  | { state: 'done'; value: string }
+  | { state: 'busy' };
