@@ -12,6 +12,12 @@ export interface GatewayErrorInit {
   cause?: unknown;
 }
 
+const STATUS: Partial<Record<NicepayErrorCode, number>> = {
+  NICEPAY_GATEWAY_UNREACHABLE: 503,
+  NICEPAY_SHUTTING_DOWN: 503,
+  NICEPAY_HOOK_FAILED: 500,
+};
+
 /**
  * The gateway could not be used: unreachable, timed out, answered garbage or a forged
  * signature. `outcomeUnknown` says whether money may have moved; for an approval,
@@ -27,12 +33,12 @@ export class NicepayGatewayError extends NicepayError {
   readonly outcomeUnknown: boolean;
 
   constructor(code: NicepayErrorCode, message: string, init: GatewayErrorInit = {}) {
-    super(code, message, { status: code === 'NICEPAY_GATEWAY_UNREACHABLE' ? 503 : 502, cause: init.cause });
+    super(code, message, { status: STATUS[code] ?? 502, cause: init.cause });
     this.tid = init.tid;
     this.moid = init.moid;
     this.netCancel = init.netCancel;
     this.resultCode = init.resultCode;
-    this.outcomeUnknown = code === 'NICEPAY_OUTCOME_UNKNOWN' && init.netCancel !== 'succeeded';
+    this.outcomeUnknown = init.netCancel === 'failed' || (code === 'NICEPAY_OUTCOME_UNKNOWN' && init.netCancel !== 'succeeded');
   }
 }
 

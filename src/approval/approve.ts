@@ -1,0 +1,127 @@
+import type { ClientContext } from '../context.js';
+import { NicepayGatewayError, NicepayRequestError, type NicepayErrorCode } from '../errors/index.js';
+import { TransportError } from '../transport.js';
+import type { PayMethod } from '../types/payment.js';
+import { SUCCESS_CODES } from '../types/payment.js';
+import { parseAmount } from '../wire/amount.js';
+import type { Charset } from '../wire/charset.js';
+import { APPROVAL_REQUEST_FIELDS, checkFields } from '../wire/field-sizes.js';
+import { encodeForm, type FormFields } from '../wire/form-codec.js';
+import { hexEquals } from '../wire/hash.js';
+import { kstTimestamp14 } from '../wire/kst.js';
+import { isPayMethod } from '../wire/payment-mapper.js';
+import { type EdiType, parseGatewayBody } from '../wire/response-body.js';
+import { approvalResponseSignature, approvalSignData } from '../wire/signatures.js';
+import { netCancel } from './net-cancel.js';
+
+/** What approval needs, all already verified by the caller. */
+export interface ApprovalInput {
+  nextAppUrl: URL;
+  netCancelUrl: URL;
+  tid: string;
+  authToken: string;
+  /** The shop's amount (already equal to the authenticated Amt). */
+  amount: number;
+  moid: string;
+  /** PayMethod from the auth return, used when the response omits it. */
+  payMethod: string;
+  mallReserved?: string;
+  responseCharset: Charset;
+  ediType: EdiType;
+}
+
+/**
+ * What became of an approval, in a JSON-safe shape so the idempotency store can hand the
+ * same outcome to duplicates: committed (approved or virtual account issued), declined, or
+ * failed after a net cancel was tried.
+ */
+export type ApprovalOutcome =
+  | { kind: 'committed'; method: PayMethod; raw: FormFields }
+  | { kind: 'declined'; raw: FormFields }
+  | { kind: 'failed'; code: NicepayErrorCode; message: string; netCancel: 'succeeded' | 'failed' | 'not-attempted'; resultCode?: string };
+
+/**
+ * Interface A: posts the approval to NextAppURL, then trusts nothing it did not verify.
+ * Any answer that cannot be used (timeout, reset, non-2xx, unparseable, forged Signature,
+ * altered Amt, another TID) is net-cancelled, because the gateway may have committed it.
+ */
+export async function approve(ctx: ClientContext, input: ApprovalInput): Promise<ApprovalOutcome> {
+  const { config } = ctx;
+  const amt = String(input.amount);
+  const ediDate = kstTimestamp14(config.clock());
+  const fields: Record<string, string | undefined> = {
+    TID: input.tid,
+    AuthToken: input.authToken,
+    MID: config.mid,
+    Amt: amt,
+    EdiDate: ediDate,
+    SignData: approvalSignData(input.authToken, config.mid, amt, ediDate, config.merchantKey),
+    CharSet: input.responseCharset,
+    EdiType: input.ediType,
+    MallReserved: input.mallReserved || undefined,
+  };
+  const problem = checkFields(APPROVAL_REQUEST_FIELDS, fields, 'euc-kr');
+  if (problem) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `approval request: ${problem.message}`, 400, problem.field);
+
+  const log = { tid: input.tid, moid: input.moid };
+  const started = Date.now();
+  const cancel = async (code: NicepayErrorCode, why: string, resultCode?: string): Promise<ApprovalOutcome> => {
+    const outcome = await netCancel(ctx, { netCancelUrl: input.netCancelUrl, tid: input.tid, authToken: input.authToken, amount: input.amount });
+    const message = `${why}; net cancel ${outcome === 'succeeded' ? 'succeeded: nothing was charged' : 'FAILED: the payment may be approved at the gateway, reconcile TID ' + input.tid}`;
+    return { kind: 'failed', code, message, netCancel: outcome, ...(resultCode ? { resultCode } : {}) };
+  };
+
+  let body: Buffer;
+  try {
+    const res = await ctx.web.post(input.nextAppUrl, encodeForm(fields, 'euc-kr'), 'application/x-www-form-urlencoded; charset=euc-kr');
+    body = res.body;
+  } catch (err) {
+    const t = err instanceof TransportError ? err : new TransportError('reset', true, 'approval call failed');
+    config.logger.warn({ ...log, step: 'approve', failure: t.kind, durationMs: Date.now() - started }, t.message);
+    if (!t.sent) {
+      return { kind: 'failed', code: 'NICEPAY_GATEWAY_UNREACHABLE', message: `approval not sent: ${t.message}; nothing was charged`, netCancel: 'not-attempted' };
+    }
+    return cancel('NICEPAY_OUTCOME_UNKNOWN', `approval outcome unknown (${t.message})`);
+  }
+
+  let raw: FormFields;
+  try {
+    raw = parseGatewayBody(body, input.responseCharset, input.ediType);
+  } catch (err) {
+    return cancel('NICEPAY_OUTCOME_UNKNOWN', `approval answer unreadable (${(err as Error).message})`);
+  }
+
+  const resultCode = raw.ResultCode ?? '';
+  const methodText = raw.PayMethod || input.payMethod;
+  const method = isPayMethod(methodText) ? methodText : undefined;
+  const success = method !== undefined && SUCCESS_CODES[method] === resultCode;
+  config.logger.info({ ...log, step: 'approve', resultCode, durationMs: Date.now() - started }, 'approval answered');
+  if (!success) {
+    if (resultCode === '') return cancel('NICEPAY_OUTCOME_UNKNOWN', 'approval answer has no ResultCode');
+    return { kind: 'declined', raw };
+  }
+
+  // The Signature covers the response's own Amt string, as received (gateway-facts).
+  const respAmt = raw.Amt ?? '';
+  const expected = approvalResponseSignature(raw.TID ?? '', raw.MID ?? '', respAmt, config.merchantKey);
+  if (!hexEquals(expected, raw.Signature ?? '')) {
+    return cancel('NICEPAY_SIGNATURE_MISMATCH', 'approval answer Signature does not verify', resultCode);
+  }
+  if (raw.TID !== input.tid || raw.MID !== config.mid) {
+    return cancel('NICEPAY_SIGNATURE_MISMATCH', 'approval answer is for another TID or MID', resultCode);
+  }
+  if (parseAmount(respAmt) !== input.amount) {
+    return cancel('NICEPAY_AMOUNT_MISMATCH', 'approval answer Amt differs from the order amount', resultCode);
+  }
+  return { kind: 'committed', method, raw };
+}
+
+/** Turns a failed outcome into the error passed to next(err). */
+export function outcomeError(outcome: Extract<ApprovalOutcome, { kind: 'failed' }>, tid: string, moid: string): NicepayGatewayError {
+  return new NicepayGatewayError(outcome.code, outcome.message, {
+    tid,
+    moid,
+    netCancel: outcome.netCancel,
+    ...(outcome.resultCode ? { resultCode: outcome.resultCode } : {}),
+  });
+}

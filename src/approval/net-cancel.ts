@@ -1,0 +1,67 @@
+import type { ClientContext } from '../context.js';
+import type { NetCancelOutcome } from '../errors/index.js';
+import { hexEquals } from '../wire/hash.js';
+import { encodeForm } from '../wire/form-codec.js';
+import { kstTimestamp14 } from '../wire/kst.js';
+import { parseGatewayBody } from '../wire/response-body.js';
+import { approvalSignData, netCancelResponseSignature } from '../wire/signatures.js';
+
+/** What net cancel needs: the approval's own fields. */
+export interface NetCancelInput {
+  netCancelUrl: URL;
+  tid: string;
+  authToken: string;
+  amount: number;
+}
+
+/** Codes that mean the reversal happened (gateway-facts: 2001 cancel, 2211 refund). */
+const CANCEL_SUCCESS = new Set(['2001', '2211']);
+
+/**
+ * Net cancel (망취소): reverses an approval whose outcome is unknown. Sends the approval's
+ * fields plus NetCancel=1 to NetCancelURL (already checked against trustedHosts) and
+ * reports 'succeeded' only on 2001/2211 with a valid Signature when one is present.
+ * Never throws: any failure is 'failed'.
+ */
+export async function netCancel(ctx: ClientContext, input: NetCancelInput): Promise<NetCancelOutcome> {
+  const { config } = ctx;
+  const started = Date.now();
+  const amt = String(input.amount);
+  const ediDate = kstTimestamp14(config.clock());
+  const form = encodeForm(
+    {
+      TID: input.tid,
+      AuthToken: input.authToken,
+      MID: config.mid,
+      Amt: amt,
+      EdiDate: ediDate,
+      SignData: approvalSignData(input.authToken, config.mid, amt, ediDate, config.merchantKey),
+      NetCancel: '1',
+      CharSet: 'utf-8',
+      EdiType: 'JSON',
+    },
+    'euc-kr',
+  );
+  let outcome: NetCancelOutcome = 'failed';
+  let resultCode: string | undefined;
+  try {
+    const res = await ctx.web.post(input.netCancelUrl, form, 'application/x-www-form-urlencoded; charset=euc-kr');
+    const fields = parseGatewayBody(res.body, 'utf-8', 'JSON');
+    resultCode = fields.ResultCode;
+    if (resultCode !== undefined && CANCEL_SUCCESS.has(resultCode)) {
+      const signature = fields.Signature;
+      const cancelAmt = fields.CancelAmt ?? '';
+      const valid = signature === undefined || signature === ''
+        ? true
+        : hexEquals(netCancelResponseSignature(input.tid, config.mid, cancelAmt, config.merchantKey), signature);
+      outcome = valid ? 'succeeded' : 'failed';
+    }
+  } catch {
+    outcome = 'failed';
+  }
+  config.logger.warn(
+    { tid: input.tid, step: 'net-cancel', outcome, resultCode, durationMs: Date.now() - started },
+    `net cancel ${outcome}`,
+  );
+  return outcome;
+}

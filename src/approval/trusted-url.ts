@@ -1,0 +1,27 @@
+import { NicepayRequestError } from '../errors/index.js';
+import type { ResolvedConfig } from '../config.js';
+
+/**
+ * Parses a URL the buyer's browser handed us (NextAppURL, NetCancelURL) and accepts it only
+ * on the configured scheme and a trusted host. Official samples POST to whatever the form
+ * says: a forged return could aim the merchant server at any URL (SSRF, gateway-facts).
+ * Credentials in the URL are refused too. The URL itself is not echoed (it is attacker text).
+ */
+export function trustedGatewayUrl(value: string, field: string, config: ResolvedConfig): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new NicepayRequestError('NICEPAY_UNTRUSTED_URL', `${field} is not an absolute URL`, 400, field);
+  }
+  if (url.protocol !== config.baseUrl.protocol) {
+    throw new NicepayRequestError('NICEPAY_UNTRUSTED_URL', `${field} must use ${config.baseUrl.protocol.slice(0, -1)}`, 400, field);
+  }
+  if (url.username || url.password) {
+    throw new NicepayRequestError('NICEPAY_UNTRUSTED_URL', `${field} must not carry credentials`, 400, field);
+  }
+  if (!config.trustedHosts.has(url.host.toLowerCase())) {
+    throw new NicepayRequestError('NICEPAY_UNTRUSTED_URL', `${field} points at a host that is not in trustedHosts; no request was made`, 400, field);
+  }
+  return url;
+}

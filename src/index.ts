@@ -1,0 +1,44 @@
+/**
+ * express-nicepay: Express middleware for NICEPAY's legacy web API.
+ * This module only re-exports; internals stay internal so they can change.
+ */
+export { createNicepay, type Nicepay } from './nicepay.js';
+export type { NicepayOptions } from './config.js';
+export type { Timeouts } from './transport.js';
+export type { Logger } from './logger.js';
+export type { CheckoutReturnOptions } from './express/checkout-options.js';
+export type {
+  CheckoutResult,
+  ApprovedCheckout,
+  AwaitingDepositCheckout,
+  DeclinedCheckout,
+  AuthFailedCheckout,
+  CommittedCheckout,
+  CheckoutCommon,
+} from './types/checkout.js';
+export type {
+  Payment,
+  PayMethod,
+  PaymentCommon,
+  CardPayment,
+  BankPayment,
+  VbankPayment,
+  CellphonePayment,
+  CashReceiptType,
+} from './types/payment.js';
+export { SUCCESS_CODES } from './types/payment.js';
+export { memoryStore, type MemoryStoreOptions } from './store/memory-store.js';
+export type { IdempotencyStore, AcquireResult } from './store/types.js';
+export {
+  NicepayError,
+  NicepayRequestError,
+  NicepayConfigError,
+  NicepayScheduleError,
+  NicepayGatewayError,
+  NicepayDataApiError,
+  isNicepayError,
+  type NicepayErrorCode,
+  type NetCancelOutcome,
+} from './errors/index.js';
+export type { Charset } from './wire/charset.js';
+export type { EdiType } from './wire/response-body.js';

@@ -1,0 +1,56 @@
+import type { Payment, VbankPayment } from './payment.js';
+
+/** Fields every checkout result carries. */
+export interface CheckoutCommon {
+  /** The shop's order number (Moid). */
+  moid: string;
+  /** The transaction id the window authenticated (TxTid). */
+  tid: string;
+  /** The amount, as the shop's expectedAmount gave it. */
+  amount: number;
+  /** True when this request was a duplicate and got the first request's result. */
+  duplicate: boolean;
+}
+
+/** The gateway approved the payment (card 3001, bank transfer 4000, cellphone A000). */
+export interface ApprovedCheckout extends CheckoutCommon {
+  status: 'approved';
+  payment: Exclude<Payment, VbankPayment>;
+}
+
+/** A virtual account was issued (4100): the order is paid only once the buyer deposits. */
+export interface AwaitingDepositCheckout extends CheckoutCommon {
+  status: 'awaiting-deposit';
+  payment: VbankPayment;
+}
+
+/** The gateway answered the approval with a failure code. Nothing was charged. */
+export interface DeclinedCheckout extends CheckoutCommon {
+  status: 'declined';
+  /** Gateway ResultCode, e.g. A123 (amount differs from the authenticated one). */
+  code: string;
+  /** Gateway ResultMsg, decoded. */
+  message: string;
+  /** Every field of the gateway's answer, verbatim. */
+  raw: Readonly<Record<string, string>>;
+}
+
+/** The buyer did not authenticate (closed the window, auth failed). No gateway call was made. */
+export interface AuthFailedCheckout {
+  status: 'auth-failed';
+  moid: string;
+  /** AuthResultCode. */
+  code: string;
+  /** AuthResultMsg, decoded. */
+  message: string;
+  duplicate: false;
+}
+
+/**
+ * What `checkoutReturn` puts on `req.checkout`. Narrow on `status`; a `switch` over it with a
+ * `never` default branch keeps shop code honest when a status is added.
+ */
+export type CheckoutResult = ApprovedCheckout | AwaitingDepositCheckout | DeclinedCheckout | AuthFailedCheckout;
+
+/** The results onApproved receives: money was committed at the gateway. */
+export type CommittedCheckout = ApprovedCheckout | AwaitingDepositCheckout;
