@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import iconv from 'iconv-lite';
+import { byteLength, decodeBytes, encodeText, normalizeCharset } from '../src/wire/charset.js';
+import { decodeForm, encodeForm } from '../src/wire/form-codec.js';
+import { parseKv, serializeKv } from '../src/wire/kv.js';
+import { parseGatewayBody } from '../src/wire/response-body.js';
+
+describe('wire: EUC-KR (CP949) and UTF-8 form codec', () => {
+  it('encodes CP949-only syllables as their CP949 bytes (똠 = 8C63, 햏 = C164)', () => {
+    const body = encodeForm({ BuyerName: '똠햏' }, 'euc-kr').toString('latin1');
+    expect(body).to.equal('BuyerName=%8Cc%C1d');
+  });
+
+  it('round-trips Korean, spaces and reserved characters in both charsets', () => {
+    const fields = { GoodsName: '똠얌꿍 세트 & 햏', Moid: 'a=b&c', Empty: '' };
+    for (const cs of ['euc-kr', 'utf-8'] as const) {
+      const decoded = decodeForm(encodeForm(fields, cs), cs);
+      expect({ ...decoded }).to.deep.equal(fields);
+    }
+  });
+
+  it('decodes what a browser sends for an EUC-KR page (+ for space, upper or lower hex)', () => {
+    const bytes = Buffer.from('BuyerName=%c8%ab%b1%e6%b5%bf+%8Cc&Amt=1004', 'latin1');
+    expect({ ...decodeForm(bytes, 'euc-kr') }).to.deep.equal({ BuyerName: '홍길동 똠', Amt: '1004' });
+  });
+
+  it('decodes CP949-only syllables from their raw bytes', () => {
+    expect(decodeBytes(Buffer.from([0x8c, 0x63, 0xc1, 0x64]), 'euc-kr')).to.equal('똠햏');
+    expect(decodeBytes(iconv.encode('뷁 똠방각하', 'cp949'), 'euc-kr')).to.equal('뷁 똠방각하');
+  });
+
+  it('rejects malformed escapes, invalid CP949 and invalid UTF-8', () => {
+    expect(() => decodeForm(Buffer.from('a=%G1'), 'euc-kr')).to.throw(/percent-escape/);
+    expect(() => decodeForm(Buffer.from('a=%4'), 'utf-8')).to.throw(/percent-escape/);
+    expect(() => decodeForm(Buffer.from('a=%FF%FF'), 'euc-kr')).to.throw(/EUC-KR/);
+    expect(() => decodeForm(Buffer.from('a=%C3%28'), 'utf-8')).to.throw(/UTF-8/);
+  });
+
+  it('rejects duplicate keys and too many fields, keeps __proto__ a plain key', () => {
+    expect(() => decodeForm(Buffer.from('Amt=1&Amt=2'), 'utf-8')).to.throw(/more than once/);
+    expect(() => decodeForm(Buffer.from('a=1&b=2&c=3'), 'utf-8', { maxFields: 2 })).to.throw(/more than 2/);
+    const f = decodeForm(Buffer.from('__proto__=x&constructor=y'), 'utf-8');
+    expect(Object.getPrototypeOf(f)).to.equal(null);
+    expect(f.__proto__).to.equal('x');
+    expect(({} as Record<string, unknown>).x).to.equal(undefined);
+  });
+
+  it('refuses text EUC-KR cannot carry instead of sending "?"', () => {
+    expect(() => encodeText('상품 😀', 'euc-kr', 'GoodsName')).to.throw(/cannot encode/);
+    expect(encodeText('😀', 'utf-8').length).to.equal(4);
+  });
+
+  it('counts bytes in the wire encoding: 2 per Hangul in EUC-KR, 3 in UTF-8', () => {
+    expect(byteLength('가나다abc', 'euc-kr')).to.equal(9);
+    expect(byteLength('가나다abc', 'utf-8')).to.equal(12);
+  });
+
+  it('normalises charset labels', () => {
+    expect(normalizeCharset('EUC-KR')).to.equal('euc-kr');
+    expect(normalizeCharset('ks_c_5601-1987')).to.equal('euc-kr');
+    expect(normalizeCharset('"UTF8"')).to.equal('utf-8');
+    expect(normalizeCharset('latin1')).to.equal(undefined);
+  });
+});
+
+describe('wire: KV and response bodies', () => {
+  it('parses KV with Korean values and an & inside a value', () => {
+    const body = serializeKv({ ResultCode: '3001', ResultMsg: '카드 결제 성공', MallReserved: 'a&b=c&d' }, 'euc-kr');
+    const kv = parseKv(body, 'euc-kr');
+    expect(kv.ResultCode).to.equal('3001');
+    expect(kv.ResultMsg).to.equal('카드 결제 성공');
+    // "b=c" looks like a pair; only segments without a valid key continue a value.
+    expect(kv.MallReserved).to.equal('a');
+    expect(kv.b).to.equal('c&d');
+  });
+
+  it('parses JSON by the charset asked for and stringifies scalars', () => {
+    const body = iconv.encode('{"ResultCode":"3001","Amt":1004,"X":null,"BuyerName":"똠"}', 'cp949');
+    const f = parseGatewayBody(body, 'euc-kr', 'JSON');
+    expect({ ...f }).to.deep.equal({ ResultCode: '3001', Amt: '1004', X: '', BuyerName: '똠' });
+  });
+
+  it('refuses HTML, arrays and truncated JSON', () => {
+    expect(() => parseGatewayBody(Buffer.from('<html>error</html>'), 'utf-8', 'JSON')).to.throw(/not JSON/);
+    expect(() => parseGatewayBody(Buffer.from('[1]'), 'utf-8', 'JSON')).to.throw(/not an object/);
+    expect(() => parseGatewayBody(Buffer.from('{"ResultCode":"30'), 'utf-8', 'JSON')).to.throw(/not JSON/);
+    expect(() => parseGatewayBody(Buffer.from('<html>'), 'utf-8', 'KV')).to.throw(/Key=value/);
+  });
+});
