@@ -1,0 +1,59 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { startShop, type TestShop } from './helpers/shop.js';
+
+describe('checkoutReturn: nothing approved twice', () => {
+  let shop: TestShop;
+  before(async () => {
+    shop = await startShop();
+  });
+  after(() => shop.close());
+
+  it('20 concurrent duplicates of one return: one approval, one onApproved, the same result for all', async () => {
+    const moid = 'dup-20';
+    shop.orders.set(moid, 30_000);
+    const auth = await shop.sandbox.authenticate({ moid, amount: 30_000, method: 'CARD' });
+    const server = shop.app.listen(0, '127.0.0.1');
+    try {
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () => request(server).post('/pay/return').set('content-type', auth.contentType).send(auth.body)),
+      );
+      for (const r of responses) {
+        expect(r.status).to.equal(200);
+        expect(r.body.status).to.equal('approved');
+        expect(r.body.payment.authCode).to.equal(responses[0]!.body.payment.authCode);
+      }
+      expect(responses.filter((r) => r.body.duplicate === false)).to.have.length(1);
+      expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(1);
+      expect(shop.approved.filter((a) => a.tid === auth.fields.TxTid)).to.have.length(1);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('a duplicate after completion returns the cached result with duplicate: true', async () => {
+    const moid = 'dup-seq';
+    shop.orders.set(moid, 1_000);
+    const auth = await shop.sandbox.authenticate({ moid, amount: 1_000, method: 'BANK' });
+    const first = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+    const second = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+    expect(first.body.status).to.equal('approved');
+    expect(second.body).to.deep.equal({ ...first.body, duplicate: true });
+    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(1);
+  });
+
+  it('when onApproved throws, the approval is net-cancelled and duplicates get the same error', async () => {
+    const failing = await startShop({ sandbox: shop.sandbox, route: { onApproved: () => { throw new Error('database down'); } } });
+    failing.orders.set('hook-fail', 7_000);
+    const auth = await shop.sandbox.authenticate({ moid: 'hook-fail', amount: 7_000, method: 'CARD' });
+    const res = await request(failing.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+    const again = await request(failing.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+    await failing.close();
+    expect(res.status).to.equal(500);
+    expect(res.body.code).to.equal('NICEPAY_HOOK_FAILED');
+    expect(res.body.netCancel).to.equal('succeeded');
+    expect(again.body.code).to.equal('NICEPAY_HOOK_FAILED');
+    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('net-cancelled');
+    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(1);
+  });
+});

@@ -1,0 +1,148 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { encodeForm } from '../src/wire/form-codec.js';
+import type { CheckoutResult } from '../src/index.js';
+import { startShop, MERCHANT_KEY, type TestShop } from './helpers/shop.js';
+
+let seq = 0;
+const newMoid = (): string => `order-${Date.now()}-${++seq}`;
+
+/** Authenticates in the sandbox for a fresh order of `amount` and posts the return. */
+async function pay(shop: TestShop, opts: { method?: 'CARD' | 'BANK' | 'VBANK' | 'CELLPHONE'; amount?: number; buyerName?: string; goodsName?: string; charset?: 'euc-kr' | 'utf-8' } = {}) {
+  const moid = newMoid();
+  const amount = opts.amount ?? 1004;
+  shop.orders.set(moid, amount);
+  const auth = await shop.sandbox.authenticate({ moid, amount, method: opts.method ?? 'CARD', buyerName: opts.buyerName, goodsName: opts.goodsName, charset: opts.charset });
+  const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+  return { moid, auth, res, result: res.body as CheckoutResult };
+}
+
+describe('checkoutReturn against the sandbox', () => {
+  let shop: TestShop;
+  before(async () => {
+    shop = await startShop();
+  });
+  after(async () => {
+    await shop.close();
+    expect(shop.captured.text()).to.not.include(MERCHANT_KEY);
+    expect(shop.captured.text()).to.not.include(MERCHANT_KEY.slice(0, 16));
+  });
+
+  it('approves a card payment and attaches a typed result', async () => {
+    const { res, result, moid } = await pay(shop, { method: 'CARD' });
+    expect(res.status).to.equal(200);
+    expect(result.status).to.equal('approved');
+    if (result.status !== 'approved' || result.payment.method !== 'CARD') throw new Error('narrowing');
+    expect(result.moid).to.equal(moid);
+    expect(result.payment.amount).to.equal(1004);
+    expect(result.payment.resultCode).to.equal('3001');
+    expect(result.payment.card.maskedNumber).to.match(/\*/);
+    expect(new Date(result.payment.approvedAt as unknown as string).getTime()).to.be.closeTo(Date.now(), 120_000);
+    expect(result.payment.raw.Amt).to.equal('000000001004');
+    expect(result.duplicate).to.equal(false);
+    expect(shop.sandbox.ledger.get(result.tid)?.status).to.equal('approved');
+  });
+
+  it('approves a bank transfer (4000) and a cellphone payment (A000)', async () => {
+    const bank = await pay(shop, { method: 'BANK' });
+    expect(bank.result.status).to.equal('approved');
+    if (bank.result.status !== 'approved' || bank.result.payment.method !== 'BANK') throw new Error('narrowing');
+    expect(bank.result.payment.resultCode).to.equal('4000');
+    expect(bank.result.payment.bank.name).to.be.a('string').and.not.equal('');
+    const phone = await pay(shop, { method: 'CELLPHONE' });
+    expect(phone.result.status).to.equal('approved');
+    if (phone.result.status !== 'approved') throw new Error('narrowing');
+    expect(phone.result.payment.method).to.equal('CELLPHONE');
+    expect(phone.result.payment.resultCode).to.equal('A000');
+  });
+
+  it('reports a virtual account (4100) as awaiting-deposit with the account', async () => {
+    const { result } = await pay(shop, { method: 'VBANK', amount: 55_000 });
+    expect(result.status).to.equal('awaiting-deposit');
+    if (result.status !== 'awaiting-deposit') throw new Error('narrowing');
+    expect(result.payment.virtualAccount.accountNumber).to.match(/\d/);
+    expect(new Date(result.payment.virtualAccount.expiresAt as unknown as string).getTime()).to.be.greaterThan(Date.now());
+    expect(shop.sandbox.ledger.get(result.tid)?.status).to.equal('awaiting-deposit');
+  });
+
+  it('calls onApproved once per TID with the committed result', async () => {
+    const before = shop.approved.length;
+    const { result } = await pay(shop, { method: 'CARD' });
+    expect(shop.approved.length).to.equal(before + 1);
+    expect(shop.approved.at(-1)!.tid).to.equal(result.status === 'approved' ? result.tid : 'x');
+  });
+
+  it('gives auth-failed with the decoded message and makes no gateway call', async () => {
+    const moid = newMoid();
+    shop.orders.set(moid, 1004);
+    const auth = await shop.sandbox.authenticate({ moid, amount: 1004, method: 'CARD', cancel: true });
+    const calls = shop.sandbox.ledger.entries().reduce((n, e) => n + e.approvalCalls, 0);
+    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+    expect(res.status).to.equal(200);
+    expect(res.body.status).to.equal('auth-failed');
+    expect(res.body.code).to.not.equal('0000');
+    expect(res.body.message).to.match(/[가-힣]/);
+    expect(shop.sandbox.ledger.entries().reduce((n, e) => n + e.approvalCalls, 0)).to.equal(calls);
+  });
+
+  it('keeps CP949-only syllables (똠, 햏) intact from window to typed result, EUC-KR and UTF-8', async () => {
+    for (const charset of ['euc-kr', 'utf-8'] as const) {
+      const { result } = await pay(shop, { buyerName: '김똠햏', goodsName: '뷁 세트', charset });
+      if (result.status !== 'approved') throw new Error(`not approved: ${JSON.stringify(result)}`);
+      expect(result.payment.buyerName).to.equal('김똠햏');
+      expect(result.payment.goodsName).to.equal('뷁 세트');
+    }
+  });
+
+  it('keeps unknown response fields verbatim in raw', async () => {
+    const { result } = await pay(shop);
+    if (result.status !== 'approved') throw new Error('not approved');
+    const known = new Set(['ResultCode', 'ResultMsg', 'Amt', 'MID', 'Moid', 'Signature', 'TID', 'PayMethod', 'AuthCode', 'AuthDate']);
+    const extra = Object.keys(result.payment.raw).filter((k) => !known.has(k) && !/^(Card|Acqu|Buyer|Goods|Mall|Cc|Click|Coupon|Point|Multi|Rcpt|MsgSource|CartData|ApproveCardQuota)/.test(k));
+    expect(extra.length).to.be.greaterThan(0);
+  });
+
+  it('refuses a return whose Amt was tampered (Signature no longer verifies): nothing approved', async () => {
+    const moid = newMoid();
+    shop.orders.set(moid, 50_000);
+    const auth = await shop.sandbox.authenticate({ moid, amount: 50_000, method: 'CARD' });
+    const body = encodeForm({ ...auth.fields, Amt: '500' }, 'euc-kr');
+    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(body);
+    expect(res.status).to.equal(400);
+    expect(res.body.code).to.equal('NICEPAY_SIGNATURE_MISMATCH');
+    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
+  });
+
+  it('refuses a genuine cheap authentication for an expensive order (amount mismatch)', async () => {
+    const moid = newMoid();
+    shop.orders.set(moid, 50_000);
+    const auth = await shop.sandbox.authenticate({ moid, amount: 100, method: 'CARD' });
+    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+    expect(res.status).to.equal(400);
+    expect(res.body.code).to.equal('NICEPAY_AMOUNT_MISMATCH');
+    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
+  });
+
+  it('answers 404 for an order the shop does not know', async () => {
+    const auth = await shop.sandbox.authenticate({ moid: 'no-such-order', amount: 1004, method: 'CARD' });
+    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+    expect(res.status).to.equal(404);
+    expect(res.body.code).to.equal('NICEPAY_UNKNOWN_ORDER');
+  });
+
+  it('reports declined with the gateway code and message when the approval is refused', async () => {
+    const { result: first, auth } = await pay(shop);
+    expect(first.status).to.equal('approved');
+    // A second merchant server replays the same return after the first result expired from
+    // the cache: simulate with a fresh shop sharing the sandbox (its own empty store).
+    const other = await startShop({ sandbox: shop.sandbox });
+    other.orders.set(auth.fields.Moid!, 1004);
+    const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+    await other.close();
+    expect(res.status).to.equal(200);
+    expect(res.body.status).to.equal('declined');
+    expect(res.body.code).to.match(/^[A-Z0-9]{4}$/).and.not.equal('3001');
+    expect(res.body.message).to.match(/[가-힣]/);
+    expect(other.approved).to.have.length(0);
+  });
+});
