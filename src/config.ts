@@ -4,6 +4,7 @@ import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
 import type { Timeouts } from './transport.js';
 import { NicepayConfigError } from './errors/index.js';
+import type { PayoutOptions } from './payout/types.js';
 
 /** Options of {@link createNicepay}. */
 export interface NicepayOptions {
@@ -34,6 +35,8 @@ export interface NicepayOptions {
   logger?: Logger;
   /** Clock for timestamps; all gateway time is KST whatever `TZ` says. @default () => new Date() */
   clock?: () => Date;
+  /** Payout client (interface C) options. @default { scheduleChecks: true, businessDays: Monday-Friday } */
+  payout?: PayoutOptions;
 }
 
 /** The normalised configuration every module reads; nothing downstream checks for undefined. */

@@ -3,6 +3,8 @@ import type { ClientContext } from './context.js';
 import { createTransport } from './transport.js';
 import { checkoutReturn, type CheckoutReturnOptions } from './express/checkout-return.js';
 import type { RequestHandler } from 'express';
+import { createPayoutClient, type PayoutClient } from './payout/index.js';
+import { createReconClient, type ReconClient } from './recon/index.js';
 
 /** The object createNicepay returns: every interface of the gateway for one merchant. */
 export interface Nicepay {
@@ -15,6 +17,14 @@ export interface Nicepay {
   close(): Promise<void>;
   /** The merchant id this instance was created for. */
   readonly mid: string;
+  /**
+   * Sub-merchant payout (interface C) on `dataUrl`: balance, sub-merchant registration,
+   * payout request and cancel, result query. Schedule rules (KST) are checked before sending
+   * unless `payout.scheduleChecks` is false. See docs/payout.md.
+   */
+  readonly payout: PayoutClient;
+  /** Cash-receipt reconciliation (interface D) on `dataUrl`. */
+  readonly recon: ReconClient;
 }
 
 /**
@@ -28,6 +38,8 @@ export function createNicepay(options: NicepayOptions): Nicepay {
     checkoutReturn: (opts) => checkoutReturn(ctx, opts),
     close: () => closeContext(ctx),
     mid: config.mid,
+    payout: createPayoutClient(ctx, options.payout),
+    recon: createReconClient(ctx),
   };
 }
 

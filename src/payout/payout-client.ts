@@ -1,0 +1,158 @@
+import type { ClientContext } from '../context.js';
+import { callDataHost } from '../data-api/call.js';
+import { SID } from '../data-api/envelope.js';
+import { amount, pick, text } from '../data-api/lenient.js';
+import { NicepayConfigError, NicepayRequestError } from '../errors/index.js';
+import { kstDate8 } from '../wire/kst.js';
+import { payoutEncKey } from '../wire/signatures.js';
+import { BALANCE_FIELDS, PAYOUT_CANCEL_FIELDS, PAYOUT_REQUEST_FIELDS, PAYOUT_RESULTS_FIELDS, SUB_MERCHANT_FIELDS } from './fields.js';
+import { mapBalance, mapResults } from './map-response.js';
+import {
+  checkPayoutCancel,
+  checkPayoutRequest,
+  checkRegistrationWindow,
+  checkResultsReady,
+  isDate8,
+  weekdaysOnly,
+  type BusinessDays,
+} from './schedule.js';
+import type { FieldTable } from '../wire/field-sizes.js';
+import type { PayoutClient, PayoutOptions, SubMerchantInput, SubMerchantResult } from './types.js';
+
+/** Largest settlmntAmt: 14 digits. */
+const MAX_PAYOUT_AMOUNT = 99_999_999_999_999;
+
+interface ResolvedPayoutOptions {
+  scheduleChecks: boolean;
+  businessDays: BusinessDays;
+}
+
+function resolve(options: PayoutOptions | undefined): ResolvedPayoutOptions {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) throw new NicepayConfigError('payout', 'an object');
+  const scheduleChecks = options?.scheduleChecks ?? true;
+  if (typeof scheduleChecks !== 'boolean') throw new NicepayConfigError('payout.scheduleChecks', 'a boolean');
+  const businessDays = options?.businessDays ?? weekdaysOnly;
+  if (typeof businessDays !== 'function') throw new NicepayConfigError('payout.businessDays', 'a function (yyyymmdd: string) => boolean');
+  return { scheduleChecks, businessDays };
+}
+
+function invalid(field: string, wants: string): NicepayRequestError {
+  return new NicepayRequestError('NICEPAY_FIELD_INVALID', `payout ${field} is invalid: ${wants}`, 400, field);
+}
+
+function date8(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !isDate8(value)) throw invalid(field, 'a calendar date YYYYMMDD (KST)');
+  return value;
+}
+
+function str(value: unknown, field: string, required = true): string | undefined {
+  if (value === undefined && !required) return undefined;
+  if (typeof value !== 'string' || (required && value === '')) throw invalid(field, 'a non-empty string');
+  return value;
+}
+
+/**
+ * Creates the payout client (interface C). Options are checked here (NicepayConfigError);
+ * each call checks its input (NicepayRequestError, field named), then the schedule rules
+ * unless `scheduleChecks: false` (NicepayScheduleError), then sends.
+ */
+export function createPayoutClient(ctx: ClientContext, options?: PayoutOptions): PayoutClient {
+  const opts = resolve(options);
+  const { mid, merchantKey } = ctx.config;
+  const now = (): Date => ctx.config.clock();
+
+  const call = (sid: string, fields: FieldTable, body: Record<string, string | undefined>, mutating: boolean) =>
+    callDataHost(ctx, {
+      path: '/om/api',
+      sid,
+      fields,
+      body: { mid, ...body },
+      encKey: (trDtm) => payoutEncKey(sid, mid, trDtm, merchantKey),
+      mutating,
+    });
+
+  async function subMerchant(input: SubMerchantInput, reqType: '0' | '1'): Promise<SubMerchantResult> {
+    if (typeof input !== 'object' || input === null) throw invalid('input', 'an object');
+    const body = {
+      subId: str(input.subId, 'subId'),
+      subNm: str(input.subNm, 'subNm'),
+      subCoNo: str(input.subCoNo, 'subCoNo'),
+      bankCd: str(input.bankCd, 'bankCd'),
+      accntNo: str(input.accntNo, 'accntNo'),
+      accntNm: str(input.accntNm, 'accntNm'),
+      memo: str(input.memo, 'memo', false),
+      reqType,
+    };
+    if (opts.scheduleChecks) checkRegistrationWindow(now());
+    const res = await call(SID.subMerchant, SUB_MERCHANT_FIELDS, body, true);
+    const rt = text(res.body, 'reqType');
+    return { mid: text(res.body, 'mid') || mid, subId: text(res.body, 'subId') || input.subId, reqType: rt === '0' || rt === '1' ? rt : reqType, raw: res.body };
+  }
+
+  return {
+    async balance() {
+      const res = await call(SID.balance, BALANCE_FIELDS, {}, false);
+      return mapBalance(res.body);
+    },
+
+    registerSubMerchant: (input) => subMerchant(input, '0'),
+    updateSubMerchant: (input) => subMerchant(input, '1'),
+
+    async request(input) {
+      if (typeof input !== 'object' || input === null) throw invalid('input', 'an object');
+      const subId = str(input.subId, 'subId')!;
+      const amt = input.amount;
+      if (typeof amt !== 'number' || !Number.isSafeInteger(amt) || amt <= 0 || amt > MAX_PAYOUT_AMOUNT) {
+        throw invalid('amount', 'a positive whole number of won of at most 14 digits');
+      }
+      const settlmntDt = input.settlmntDt === undefined ? kstDate8(now()) : date8(input.settlmntDt, 'settlmntDt');
+      const dupCheck = input.dupCheck ?? true;
+      if (typeof dupCheck !== 'boolean') throw invalid('dupCheck', 'a boolean');
+      const accntDesc = str(input.accntDesc, 'accntDesc', false);
+      if (opts.scheduleChecks) checkPayoutRequest(settlmntDt, now(), opts.businessDays);
+      const res = await call(
+        SID.payoutRequest,
+        PAYOUT_REQUEST_FIELDS,
+        { settlmntDt, subId, settlmntAmt: String(amt), dupChkYn: dupCheck ? 'Y' : 'N', accntDesc },
+        true,
+      );
+      const b = res.body;
+      const dup = text(b, 'dupChkYn', 'dupYn');
+      return {
+        seq: text(b, 'seq'),
+        subId: text(b, 'subId') || subId,
+        settlmntDt: text(b, 'settlmntDt') || settlmntDt,
+        amount: pick(b, 'settlmntAmt') === undefined ? amt : amount(b, SID.payoutRequest, 'settlmntAmt'),
+        dupCheck: dup === '' ? dupCheck : dup.toUpperCase() === 'Y',
+        raw: b,
+      };
+    },
+
+    async cancel(input) {
+      if (typeof input !== 'object' || input === null) throw invalid('input', 'an object');
+      const subId = str(input.subId, 'subId')!;
+      const settlmntDt = date8(input.settlmntDt, 'settlmntDt');
+      const seq = str(input.seq, 'seq')!;
+      if (opts.scheduleChecks) checkPayoutCancel(settlmntDt, now());
+      const res = await call(SID.payoutCancel, PAYOUT_CANCEL_FIELDS, { settlmntDt, subId, seq }, true);
+      const b = res.body;
+      return {
+        mid: text(b, 'mid') || mid,
+        subId: text(b, 'subId') || subId,
+        settlmntDt: text(b, 'settlmntDt') || settlmntDt,
+        amount: amount(b, SID.payoutCancel, 'settlmntAmt'),
+        seq: text(b, 'seq') || seq,
+        raw: b,
+      };
+    },
+
+    async results(query) {
+      if (typeof query !== 'object' || query === null) throw invalid('query', 'an object');
+      const settlmntDt = date8(query.settlmntDt, 'settlmntDt');
+      const subId = str(query.subId, 'subId', false);
+      if (opts.scheduleChecks) checkResultsReady(settlmntDt, now());
+      const res = await call(SID.payoutResults, PAYOUT_RESULTS_FIELDS, { settlmntDt, subId }, false);
+      return mapResults(res.body);
+    },
+  };
+}

@@ -1,0 +1,197 @@
+/*
+ * Public types of the payout client (gateway-interface.md, C. Payout operations).
+ * Amounts are whole won as numbers; dates are YYYYMMDD strings in KST.
+ */
+
+/** Options of the payout client (`createNicepay({ payout })`). */
+export interface PayoutOptions {
+  /**
+   * Check the schedule rules (past date, business day, 10:30 cut-off, 23:00-01:00
+   * registration blackout, results from 16:00) before sending, so a call that the gateway
+   * would refuse fails fast with a NicepayScheduleError naming the rule. Turn off to let
+   * the gateway decide (it checks the same rules; see docs/payout.md).
+   * @default true
+   */
+  scheduleChecks?: boolean;
+  /**
+   * Says whether a KST date (YYYYMMDD) is a business day. Plug in the Korean bank-holiday
+   * calendar here; the library ships none.
+   * @default Monday to Friday are business days
+   */
+  businessDays?: (yyyymmdd: string) => boolean;
+}
+
+/** What the balance's latest entry was (lastcl 00 / 01 / 10). */
+export type BalanceEntryKind = 'settlement' | 'deposit' | 'payout' | 'unknown';
+
+/** The latest entry of the balance. */
+export interface BalanceLastEntry {
+  /** 00 settlement money, 01 cash deposit, 10 sub-merchant payout. */
+  kind: BalanceEntryKind;
+  /** The code as received. */
+  lastcl: string;
+  /** lastAmt. */
+  amount: number;
+  /** lastDt, YYYYMMDD. */
+  date: string;
+}
+
+/** Result of {@link PayoutClient.balance} (sid 0101001). */
+export interface PayoutBalance {
+  mid: string;
+  /** Total balance available for payouts, in won. */
+  remainAmt: number;
+  /** The latest entry, when the gateway reports one. */
+  last: BalanceLastEntry | undefined;
+  /** The response body as received (reqInfo and unknown fields included). */
+  raw: Record<string, unknown>;
+}
+
+/**
+ * A sub-merchant (the actual seller paid out to). Sizes are UTF-8 bytes (Hangul is 3).
+ */
+export interface SubMerchantInput {
+  /** Sub-merchant id, up to 50 bytes. */
+  subId: string;
+  /** Name, up to 50 bytes. */
+  subNm: string;
+  /**
+   * Business registration number, up to 30 bytes. It cannot be changed after
+   * registration: {@link PayoutClient.updateSubMerchant} must carry the registered value
+   * (the gateway checks and refuses a different one). Register a new subId instead.
+   */
+  subCoNo: string;
+  /** Settlement bank code, 3 characters. */
+  bankCd: string;
+  /** Settlement account number, up to 30 bytes. */
+  accntNo: string;
+  /** Account holder name, up to 30 bytes; verified against the bank on registration. */
+  accntNm: string;
+  /** Remark, up to 100 bytes. */
+  memo?: string;
+}
+
+/** Result of registering or modifying a sub-merchant (sid 0105001). */
+export interface SubMerchantResult {
+  mid: string;
+  subId: string;
+  /** 0 new registration, 1 modification. */
+  reqType: '0' | '1';
+  raw: Record<string, unknown>;
+}
+
+/** Input of {@link PayoutClient.request} (sid 0102001). */
+export interface PayoutRequestInput {
+  subId: string;
+  /** Whole won, a positive integer of at most 14 digits. Not checked against the balance (the gateway does not either). */
+  amount: number;
+  /**
+   * Payout date YYYYMMDD (a business day, not in the past; today only before 10:30 KST).
+   * @default today in KST
+   */
+  settlmntDt?: string;
+  /**
+   * Refuse a second request for the same subId and date (dupChkYn Y). `false` allows
+   * several payouts to one sub-merchant on one day.
+   * @default true
+   */
+  dupCheck?: boolean;
+  /** Text shown on the recipient's account, up to 30 bytes. @default the registered text */
+  accntDesc?: string;
+}
+
+/** Result of a payout request. */
+export interface PayoutRequestResult {
+  /** The gateway's sequence number: keep it for cancel() and results(). */
+  seq: string;
+  subId: string;
+  settlmntDt: string;
+  amount: number;
+  /** Whether the duplicate check applied (dupChkYn / dupYn = Y). */
+  dupCheck: boolean;
+  raw: Record<string, unknown>;
+}
+
+/** Input of {@link PayoutClient.cancel} (sid 0103001): one seq per call. */
+export interface PayoutCancelInput {
+  subId: string;
+  settlmntDt: string;
+  seq: string;
+}
+
+/** Result of a payout cancel. */
+export interface PayoutCancelResult {
+  mid: string;
+  subId: string;
+  settlmntDt: string;
+  amount: number;
+  /** The cancelled seq. */
+  seq: string;
+  raw: Record<string, unknown>;
+}
+
+/** Input of {@link PayoutClient.results} (sid 0101002). */
+export interface PayoutResultsQuery {
+  /** Payout date YYYYMMDD; results are available from 16:00 KST of that day. */
+  settlmntDt: string;
+  /** One sub-merchant; omitted: every payout of the merchant on that date. */
+  subId?: string;
+}
+
+/**
+ * Status of one payout: statusNm 요청 requested, 성공 succeeded, 실패 failed,
+ * 재요청 진행중 retrying, 삭제 deleted; anything else 'unknown' (handle it: new values
+ * may appear).
+ */
+export type PayoutStatus = 'requested' | 'succeeded' | 'failed' | 'retrying' | 'deleted' | 'unknown';
+
+/** One payout of the result list. */
+export interface PayoutResultItem {
+  rowNo: number;
+  seq: string;
+  settlmntDt: string;
+  subId: string;
+  subCoNo: string;
+  subCoNm: string;
+  status: PayoutStatus;
+  /** The status text as received (Korean). */
+  statusNm: string;
+  /** settlmntAmt. */
+  amount: number;
+  bankCd: string;
+  accntNm: string;
+  /** Masked by the gateway. */
+  accntNo: string;
+  /** Why a payout failed ('' otherwise). */
+  errReason: string;
+  raw: Record<string, unknown>;
+}
+
+/** Result of {@link PayoutClient.results}. */
+export interface PayoutResults {
+  totCnt: number;
+  succCnt: number;
+  failCnt: number;
+  remainAmt: number;
+  items: PayoutResultItem[];
+  raw: Record<string, unknown>;
+}
+
+/** The payout client (interface C), `nicepay.payout`. */
+export interface PayoutClient {
+  /** Balance query (0101001). */
+  balance(): Promise<PayoutBalance>;
+  /** New sub-merchant (0105001, reqType 0). Not between 23:00 and 01:00 KST. */
+  registerSubMerchant(input: SubMerchantInput): Promise<SubMerchantResult>;
+  /**
+   * Modify a sub-merchant (0105001, reqType 1): subNm, bankCd, accntNo, accntNm and memo may
+   * change; subCoNo must equal the registered value. Not between 23:00 and 01:00 KST.
+   */
+  updateSubMerchant(input: SubMerchantInput): Promise<SubMerchantResult>;
+  /** Payout request (0102001). The real outcome is known only from results(). */
+  request(input: PayoutRequestInput): Promise<PayoutRequestResult>;
+  /** Payout cancel (0103001), before 10:30 KST of the payout day. */
+  cancel(input: PayoutCancelInput): Promise<PayoutCancelResult>;
+  /** Result query (0101002), from 16:00 KST of the payout day. */
+  results(query: PayoutResultsQuery): Promise<PayoutResults>;
+}

@@ -1,0 +1,2 @@
+export { createReconClient } from './recon-client.js';
+export type * from './types.js';
