@@ -1,0 +1,350 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'chai';
+import { createClient, type RedisClientType } from 'redis';
+import { NicepayConfigError } from '../src/errors/index.js';
+import { redisStore, type RedisStoreOptions } from '../src/store/redis-store.js';
+import { runOnce } from '../src/store/wait-for-result.js';
+import type { IdempotencyStore } from '../src/store/types.js';
+
+/** A loopback port nobody listens on right now. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** Resolves once the server answers PING with +PONG. */
+async function waitForPong(port: number, deadlineMs: number): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      let got = '';
+      socket.setTimeout(500, () => { socket.destroy(); resolve(false); });
+      socket.on('error', () => resolve(false));
+      socket.on('connect', () => socket.write('PING\r\n'));
+      socket.on('data', (chunk) => {
+        got += chunk.toString('latin1');
+        if (got.includes('\r\n')) { socket.destroy(); resolve(got.startsWith('+PONG')); }
+      });
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer PING within ${deadlineMs} ms`);
+    await sleep(50);
+  }
+}
+
+describe('redisStore (against a real redis-server)', function () {
+  this.timeout(30_000);
+
+  let server: ChildProcess | undefined;
+  let serverLog = '';
+  let url = '';
+  let clientA: RedisClientType;
+  let clientB: RedisClientType;
+  const stores: IdempotencyStore[] = [];
+
+  function track(store: IdempotencyStore): IdempotencyStore {
+    stores.push(store);
+    return store;
+  }
+
+  before(async function () {
+    this.timeout(20_000);
+    const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+    if (probe.error) {
+      // Deliberately a failure, not a skip: CI installs redis-server and must run these tests.
+      throw new Error(
+        `redis-server is not on PATH (${(probe.error as NodeJS.ErrnoException).code ?? probe.error.message}). ` +
+          'Install it (Debian/Ubuntu: apt-get install -y redis-server) to run test/redis-store.test.ts.',
+      );
+    }
+    const port = await freePort();
+    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    server.stdout?.on('data', (d: Buffer) => { serverLog += d.toString(); });
+    server.stderr?.on('data', (d: Buffer) => { serverLog += d.toString(); });
+    const exited = once(server, 'exit').then(([code]) => {
+      throw new Error(`redis-server exited early (code ${String(code)}):\n${serverLog}`);
+    });
+    await Promise.race([waitForPong(port, 10_000), exited]);
+    exited.catch(() => {});
+    url = `redis://127.0.0.1:${port}`;
+    clientA = createClient({ url });
+    clientB = createClient({ url });
+    clientA.on('error', () => {});
+    clientB.on('error', () => {});
+    await clientA.connect();
+    await clientB.connect();
+  });
+
+  beforeEach(async () => {
+    await clientA.flushAll();
+  });
+
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((s) => s.close?.()));
+  });
+
+  after(async () => {
+    await clientA?.close();
+    await clientB?.close();
+    if (server && server.exitCode === null) {
+      const exit = once(server, 'exit');
+      server.kill('SIGTERM');
+      await exit;
+    }
+  });
+
+  describe('options', () => {
+    function configError(options: unknown, option: string): void {
+      let thrown: unknown;
+      try {
+        redisStore(options as RedisStoreOptions);
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown, `no error for ${JSON.stringify(options)}`).to.be.instanceOf(NicepayConfigError);
+      expect((thrown as NicepayConfigError).code).to.equal('NICEPAY_CONFIG_INVALID');
+      expect((thrown as Error).message).to.include(option);
+    }
+
+    it('rejects bad options at creation, naming the option', () => {
+      configError(undefined, 'redisStore options');
+      configError({}, 'client');
+      configError({ client: {} }, 'client');
+      configError({ client: clientA, url: 'redis://127.0.0.1:1' }, 'client');
+      configError({ url: 'http://127.0.0.1:6379' }, 'url');
+      configError({ url: 'not a url' }, 'url');
+      configError({ url: 42 }, 'url');
+      configError({ client: clientA, prefix: 7 }, 'prefix');
+      configError({ client: clientA, prefix: 'a\nb' }, 'prefix');
+      configError({ client: clientA, commandTimeoutMs: 0 }, 'commandTimeoutMs');
+      configError({ client: clientA, commandTimeoutMs: 1.5 }, 'commandTimeoutMs');
+      configError({ client: clientA, onError: () => {} }, 'onError');
+      configError({ url: 'redis://127.0.0.1:1', onError: 'log' }, 'onError');
+    });
+
+    it('accepts a node-redis client and a default prefix', async () => {
+      const store = track(redisStore({ client: clientA }));
+      const got = await store.acquire('k', 10_000);
+      expect(got.state).to.equal('acquired');
+      expect(await clientA.exists('nicepay:lock:k')).to.equal(1);
+    });
+  });
+
+  describe('acquire / complete / release', () => {
+    it('acquires once, reports busy while held, then returns the cached result', async () => {
+      const store = track(redisStore({ client: clientA, prefix: 't1:' }));
+      const first = await store.acquire('tid-1', 10_000);
+      expect(first.state).to.equal('acquired');
+      if (first.state !== 'acquired') return;
+      expect(first.token).to.be.a('string').with.length.greaterThan(10);
+      expect(await clientA.get('t1:lock:tid-1')).to.equal(first.token);
+      const pttl = await clientA.pTTL('t1:lock:tid-1');
+      expect(pttl).to.be.greaterThan(9_000).and.at.most(10_000);
+
+      expect(await store.acquire('tid-1', 10_000)).to.deep.equal({ state: 'busy' });
+      expect((await store.acquire('tid-2', 10_000)).state).to.equal('acquired');
+
+      await store.complete('tid-1', first.token, '{"ok":true}', 60_000);
+      expect(await clientA.exists('t1:lock:tid-1')).to.equal(0);
+      expect(await clientA.get('t1:result:tid-1')).to.equal('{"ok":true}');
+      expect(await clientA.pTTL('t1:result:tid-1')).to.be.greaterThan(59_000);
+      expect(await store.acquire('tid-1', 10_000)).to.deep.equal({ state: 'done', value: '{"ok":true}' });
+    });
+
+    it('release drops the lock so the key can be retried, and caches nothing', async () => {
+      const store = track(redisStore({ client: clientA }));
+      const first = await store.acquire('k', 10_000);
+      if (first.state !== 'acquired') throw new Error('not acquired');
+      await store.release('k', first.token);
+      expect(await clientA.exists('nicepay:lock:k')).to.equal(0);
+      expect(await clientA.exists('nicepay:result:k')).to.equal(0);
+      const second = await store.acquire('k', 10_000);
+      expect(second.state).to.equal('acquired');
+      if (second.state === 'acquired') expect(second.token).to.not.equal(first.token);
+    });
+
+    it('a different token can neither complete nor release the lock', async () => {
+      const a = track(redisStore({ client: clientA }));
+      const b = track(redisStore({ client: clientB }));
+      const held = await a.acquire('k', 10_000);
+      if (held.state !== 'acquired') throw new Error('not acquired');
+
+      await b.complete('k', 'someone-else', 'forged', 60_000);
+      expect(await clientA.exists('nicepay:result:k')).to.equal(0);
+      expect(await clientA.get('nicepay:lock:k')).to.equal(held.token);
+
+      await b.release('k', 'someone-else');
+      expect(await clientA.get('nicepay:lock:k')).to.equal(held.token);
+      expect(await b.acquire('k', 10_000)).to.deep.equal({ state: 'busy' });
+
+      await a.complete('k', held.token, 'real', 60_000);
+      expect(await b.acquire('k', 10_000)).to.deep.equal({ state: 'done', value: 'real' });
+    });
+
+    it('keeps values byte for byte (UTF-8, JSON, Lua-looking text)', async () => {
+      const store = track(redisStore({ client: clientA }));
+      const value = JSON.stringify({ goods: '주문 상품 ✓', lua: "return redis.call('FLUSHALL')", nl: 'a\r\nb' });
+      const got = await store.acquire('주문:1', 10_000);
+      if (got.state !== 'acquired') throw new Error('not acquired');
+      await store.complete('주문:1', got.token, value, 60_000);
+      expect(await store.acquire('주문:1', 10_000)).to.deep.equal({ state: 'done', value });
+    });
+
+    it('reloads its scripts after SCRIPT FLUSH (EVALSHA falls back to EVAL)', async () => {
+      const store = track(redisStore({ client: clientA }));
+      expect((await store.acquire('k1', 10_000)).state).to.equal('acquired');
+      await clientA.sendCommand(['SCRIPT', 'FLUSH']);
+      expect((await store.acquire('k2', 10_000)).state).to.equal('acquired');
+      expect((await store.acquire('k1', 10_000)).state).to.equal('busy');
+    });
+
+    it('rejects a bad key or TTL without touching Redis', async () => {
+      const store = track(redisStore({ client: clientA }));
+      let err: unknown;
+      try { await store.acquire('', 1000); } catch (e) { err = e; }
+      expect(err).to.be.instanceOf(TypeError);
+      err = undefined;
+      try { await store.acquire('k', 0); } catch (e) { err = e; }
+      expect(err).to.be.instanceOf(RangeError);
+      expect(await clientA.dbSize()).to.equal(0);
+    });
+  });
+
+  describe('expiry', () => {
+    it("an expired lock (a crashed holder's) lets another acquirer in", async () => {
+      const a = track(redisStore({ client: clientA }));
+      const b = track(redisStore({ client: clientB }));
+      const crashed = await a.acquire('k', 100);
+      if (crashed.state !== 'acquired') throw new Error('not acquired');
+      expect(await b.acquire('k', 100)).to.deep.equal({ state: 'busy' });
+      await sleep(160);
+      const next = await b.acquire('k', 10_000);
+      expect(next.state).to.equal('acquired');
+      if (next.state !== 'acquired') return;
+      expect(next.token).to.not.equal(crashed.token);
+
+      // The late original holder must not clobber or free the new holder's lock.
+      await a.complete('k', crashed.token, 'late', 60_000);
+      await a.release('k', crashed.token);
+      expect(await clientA.get('nicepay:lock:k')).to.equal(next.token);
+      expect(await clientA.exists('nicepay:result:k')).to.equal(0);
+    });
+
+    it('a holder finishing after its lock expired (nobody took over) still caches its result, but never over a first one', async () => {
+      const store = track(redisStore({ client: clientA }));
+      const slow = await store.acquire('k', 50);
+      if (slow.state !== 'acquired') throw new Error('not acquired');
+      await sleep(100);
+      await store.complete('k', slow.token, 'first', 60_000);
+      expect(await store.acquire('k', 10_000)).to.deep.equal({ state: 'done', value: 'first' });
+      await store.complete('k', 'stale-token', 'second', 60_000);
+      expect(await clientA.get('nicepay:result:k')).to.equal('first');
+    });
+
+    it('runOnce: a waiter takes over after the holder crashes, once its lock expires', async () => {
+      const a = track(redisStore({ client: clientA }));
+      const b = track(redisStore({ client: clientB }));
+      const crashed = await a.acquire('tid', 150);
+      expect(crashed.state).to.equal('acquired');
+      const started = Date.now();
+      const out = await runOnce(b, 'tid', { lockTtlMs: 150, resultTtlMs: 60_000, pollMs: 5 }, async () => 'retried');
+      expect(out).to.deep.equal({ value: 'retried', fresh: true });
+      expect(Date.now() - started).to.be.at.least(100);
+    });
+
+    it('a result expires after resultTtlMs and the key can be acquired again', async () => {
+      const store = track(redisStore({ client: clientA }));
+      const got = await store.acquire('k', 10_000);
+      if (got.state !== 'acquired') throw new Error('not acquired');
+      await store.complete('k', got.token, 'v', 100);
+      expect(await store.acquire('k', 10_000)).to.deep.equal({ state: 'done', value: 'v' });
+      await sleep(160);
+      expect((await store.acquire('k', 10_000)).state).to.equal('acquired');
+    });
+  });
+
+  describe('concurrency across connections', () => {
+    it('200 concurrent runOnce calls over two connections run the work once; all get its value', async () => {
+      const a = track(redisStore({ client: clientA }));
+      const b = track(redisStore({ client: clientB }));
+      expect(clientA).to.not.equal(clientB);
+      let runs = 0;
+      const work = async (): Promise<string> => {
+        runs += 1;
+        await sleep(50);
+        return JSON.stringify({ approved: true, run: runs });
+      };
+      const outcomes = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          runOnce(i % 2 === 0 ? a : b, 'tid-concurrent', { lockTtlMs: 10_000, resultTtlMs: 60_000, pollMs: 5 }, work),
+        ),
+      );
+      expect(runs).to.equal(1);
+      const values = new Set(outcomes.map((o) => o?.value));
+      expect([...values]).to.deep.equal([JSON.stringify({ approved: true, run: 1 })]);
+      expect(outcomes.filter((o) => o?.fresh).length).to.equal(1);
+      expect(await clientA.exists('nicepay:lock:tid-concurrent')).to.equal(0);
+    });
+
+    it('runOnce releases the key when the work throws, so a retry runs it', async () => {
+      const a = track(redisStore({ client: clientA }));
+      const b = track(redisStore({ client: clientB }));
+      let err: unknown;
+      try {
+        await runOnce(a, 'k', { lockTtlMs: 10_000, resultTtlMs: 60_000 }, async () => { throw new Error('gateway down'); });
+      } catch (e) { err = e; }
+      expect((err as Error).message).to.equal('gateway down');
+      expect(await runOnce(b, 'k', { lockTtlMs: 10_000, resultTtlMs: 60_000 }, async () => 'ok')).to.deep.equal({ value: 'ok', fresh: true });
+    });
+  });
+
+  describe('url mode (the store owns its client)', () => {
+    it('connects, works, and closes its own client but never a client passed in', async () => {
+      const owned = redisStore({ url, prefix: 'own:' });
+      const got = await owned.acquire('k', 10_000);
+      if (got.state !== 'acquired') throw new Error('not acquired');
+      await owned.complete('k', got.token, 'v', 60_000);
+      expect(await clientA.get('own:result:k')).to.equal('v');
+      const before = Number(/connected_clients:(\d+)/.exec(await clientA.info('clients'))?.[1]);
+      await owned.close?.();
+      await owned.close?.();
+      await sleep(50);
+      const after = Number(/connected_clients:(\d+)/.exec(await clientA.info('clients'))?.[1]);
+      expect(after).to.equal(before - 1);
+      let err: unknown;
+      try { await owned.acquire('k', 10_000); } catch (e) { err = e; }
+      expect((err as Error).message).to.match(/after close/);
+
+      const borrowed = redisStore({ client: clientB });
+      await borrowed.close?.();
+      expect(clientB.isOpen).to.equal(true);
+      expect(await clientB.ping()).to.equal('PONG');
+    });
+
+    it('fails an operation after commandTimeoutMs when Redis is unreachable, and closes promptly', async () => {
+      const deadPort = await freePort();
+      const errors: unknown[] = [];
+      const store = redisStore({ url: `redis://127.0.0.1:${deadPort}`, commandTimeoutMs: 200, onError: (e) => errors.push(e) });
+      const started = Date.now();
+      let err: unknown;
+      try { await store.acquire('k', 10_000); } catch (e) { err = e; }
+      expect((err as Error).message).to.match(/acquire timed out after 200 ms/);
+      expect(Date.now() - started).to.be.below(2_000);
+      expect(errors.length).to.be.greaterThan(0);
+      const closing = Date.now();
+      await store.close?.();
+      expect(Date.now() - closing).to.be.below(1_000);
+    });
+  });
+});
