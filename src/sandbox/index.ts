@@ -1,6 +1,7 @@
 import { createVirtualClock, type VirtualClock } from './clock.js';
 import { createFaultQueue, type FaultQueue } from './faults.js';
 import { createLedger, type Ledger } from './ledger.js';
+import { type AuthenticateOptions, type AuthReturn, approvalModule, authenticate } from './approval/index.js';
 import { createSandboxServer } from './server.js';
 import type { SandboxMerchant, SandboxModule, SandboxState } from './types.js';
 
@@ -8,6 +9,7 @@ export type { SandboxMerchant } from './types.js';
 export type { VirtualClock } from './clock.js';
 export type { Fault, FaultKind, FaultQueue, FaultTarget } from './faults.js';
 export type { Ledger, LedgerEntry, LedgerStatus } from './ledger.js';
+export type { AuthenticateOptions, AuthReturn, CashReceiptChoice } from './approval/index.js';
 
 /** The gateway's published test merchants (gateway-facts.md), used when none are given. */
 export const TEST_MERCHANTS: readonly SandboxMerchant[] = [
@@ -33,6 +35,12 @@ export interface Sandbox {
   readonly clock: VirtualClock;
   readonly ledger: Ledger;
   readonly faults: FaultQueue;
+  /**
+   * Interface A without a browser: authenticates like the payment window's 결제하기 (or
+   * 취소 with `cancel: true`) and returns the auth return the browser would POST to the
+   * merchant's ReturnURL. Needs `listen()` first (NextAppURL points at the sandbox).
+   */
+  authenticate(opts: AuthenticateOptions): Promise<AuthReturn>;
 }
 
 /** Creates the stateful gateway simulator of interfaces A-D. */
@@ -56,6 +64,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     modules: new Map(),
   };
   const modules: SandboxModule[] = [];
+  modules.push(approvalModule);
   const server = createSandboxServer(modules, state);
 
   return {
@@ -71,5 +80,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     clock: state.clock,
     ledger: state.ledger,
     faults: state.faults,
+    authenticate(opts) {
+      if (!baseUrl) return Promise.reject(new Error('sandbox is not listening yet: await sandbox.listen() first'));
+      return authenticate(state, opts);
+    },
   };
 }

@@ -1,0 +1,115 @@
+import type { PayMethod } from '../../types/payment.js';
+import { type Charset, byteLength, encodeText, normalizeCharset } from '../../wire/charset.js';
+import { hexEquals } from '../../wire/hash.js';
+import { windowSignData } from '../../wire/signatures.js';
+import type { SandboxState } from '../types.js';
+import { isMethod, randomAlnum } from './util.js';
+
+/** One open payment window: the merchant's validated request, waiting for the buyer. */
+export interface WindowSession {
+  id: string;
+  mid: string;
+  /** Amt as the merchant sent it (plain digits) and as a number. */
+  amt: string;
+  amount: number;
+  moid: string;
+  goodsName: string;
+  buyerName: string;
+  buyerEmail: string;
+  buyerTel: string;
+  returnUrl: string;
+  charset: Charset;
+  /** Method the merchant preselected, if any. */
+  payMethod?: PayMethod;
+  reqReserved: string;
+  mallReserved: string;
+}
+
+/** A window request the sandbox refuses, naming the field (shown on the error page). */
+export interface WindowProblem {
+  field: string;
+  message: string;
+}
+
+/** The approval module's own state (kept in `state.modules`). */
+export interface ApprovalModuleState {
+  sessions: Map<string, WindowSession>;
+}
+
+/** The approval module's state, created on first use. */
+export function moduleState(state: SandboxState): ApprovalModuleState {
+  let s = state.modules.get('approval') as ApprovalModuleState | undefined;
+  if (!s) {
+    s = { sessions: new Map() };
+    state.modules.set('approval', s);
+  }
+  return s;
+}
+
+const MAX_BYTES: Readonly<Record<string, number>> = {
+  Moid: 64, GoodsName: 40, BuyerName: 30, BuyerEmail: 60, BuyerTel: 20, ReqReserved: 500, MallReserved: 500,
+};
+
+/**
+ * Validates the payment window's request fields (MID known, Amt positive digits, SignData =
+ * sha256(EdiDate + MID + Amt + key), ReturnURL absolute http(s), sizes, charset) and opens a
+ * session for it, or says which field is wrong.
+ */
+export function openSession(state: SandboxState, f: Record<string, string>): WindowSession | WindowProblem {
+  const get = (k: string): string => (Object.hasOwn(f, k) ? f[k]!.trim() : '');
+  const mid = get('MID');
+  const merchant = state.merchants.get(mid);
+  if (!merchant) return { field: 'MID', message: '등록되지 않은 상점 아이디입니다.' };
+  const amt = get('Amt');
+  if (!/^\d{1,12}$/.test(amt) || Number(amt) <= 0) return { field: 'Amt', message: '결제 금액은 0보다 큰 숫자여야 합니다.' };
+  const ediDate = get('EdiDate');
+  if (!/^\d{14}$/.test(ediDate)) return { field: 'EdiDate', message: '요청 일시는 YYYYMMDDHHMISS 14자리여야 합니다.' };
+  if (!hexEquals(windowSignData(ediDate, mid, amt, merchant.merchantKey), get('SignData'))) {
+    return { field: 'SignData', message: '위변조 검증 데이터가 일치하지 않습니다.' };
+  }
+  if (!get('Moid')) return { field: 'Moid', message: '주문번호가 없습니다.' };
+  if (!get('GoodsName')) return { field: 'GoodsName', message: '상품명이 없습니다.' };
+  const returnUrl = get('ReturnURL');
+  if (!isAbsoluteHttpUrl(returnUrl)) return { field: 'ReturnURL', message: '결과 수신 URL은 http(s)로 시작하는 절대 주소여야 합니다.' };
+  if (get('CharSet') && !normalizeCharset(get('CharSet'))) return { field: 'CharSet', message: '문자셋은 euc-kr 또는 utf-8이어야 합니다.' };
+  const payMethod = get('PayMethod');
+  if (payMethod && !isMethod(payMethod)) return { field: 'PayMethod', message: '지원하지 않는 결제수단입니다.' };
+  const outCharset = normalizeCharset(get('CharSet')) ?? 'euc-kr';
+  for (const [field, max] of Object.entries(MAX_BYTES)) {
+    const value = get(field);
+    try {
+      encodeText(value, outCharset, field);
+    } catch {
+      return { field, message: '선택한 문자셋으로 표현할 수 없는 문자가 있습니다.' };
+    }
+    if (byteLength(value, 'euc-kr') > max) return { field, message: `최대 ${max}바이트까지 입력할 수 있습니다.` };
+  }
+  const session: WindowSession = {
+    id: randomAlnum(24),
+    mid, amt, amount: Number(amt),
+    moid: get('Moid'), goodsName: get('GoodsName'), buyerName: get('BuyerName'),
+    buyerEmail: get('BuyerEmail'), buyerTel: get('BuyerTel'), returnUrl, charset: outCharset,
+    ...(isMethod(payMethod) ? { payMethod } : {}),
+    reqReserved: get('ReqReserved'), mallReserved: get('MallReserved'),
+  };
+  moduleState(state).sessions.set(session.id, session);
+  return session;
+}
+
+/** True when `text` is an absolute http: or https: URL. */
+export function isAbsoluteHttpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.host !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Takes a session out of the table (single use); undefined when unknown or already used. */
+export function takeSession(state: SandboxState, id: string): WindowSession | undefined {
+  const sessions = moduleState(state).sessions;
+  const s = sessions.get(id);
+  sessions.delete(id);
+  return s;
+}

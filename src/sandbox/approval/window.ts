@@ -1,0 +1,75 @@
+import { WireFormatError } from '../../wire/charset.js';
+import { decodeForm } from '../../wire/form-codec.js';
+import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
+import { type BuyerChoice, completeAuthentication } from './auth-return.js';
+import { renderAutoPost, renderErrorPage, renderWindowPage } from './html.js';
+import { moduleState, openSession } from './session.js';
+import { formCharset, isMethod } from './util.js';
+
+/** Decodes a form body in its charset, or returns the error page naming what broke. */
+function readForm(req: SandboxRequest, fallback: 'euc-kr' | 'utf-8'): { fields: Record<string, string> } | { error: SandboxResponse } {
+  try {
+    return { fields: decodeForm(req.body, formCharset(req.headers, req.body, fallback)) };
+  } catch (err) {
+    if (!(err instanceof WireFormatError)) throw err;
+    return { error: renderErrorPage({ field: err.field ?? '요청 본문', message: '요청을 해석할 수 없습니다 (문자셋 또는 형식 오류).' }) };
+  }
+}
+
+/** Validates the window request and shows the window, or the 400 error page. */
+function show(state: SandboxState, fields: Record<string, string>): SandboxResponse {
+  const s = openSession(state, fields);
+  return 'id' in s ? renderWindowPage(s) : renderErrorPage(s);
+}
+
+/** `GET /window?MID=...`: the window opened by a link (query read as UTF-8). */
+export function getWindow(req: SandboxRequest, state: SandboxState): SandboxResponse {
+  const fields: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [k, v] of req.query) if (!Object.hasOwn(fields, k)) fields[k] = v;
+  return show(state, fields);
+}
+
+/**
+ * `POST /window`: the merchant page's form, EUC-KR unless the Content-Type charset or the
+ * form's CharSet field says utf-8.
+ */
+export function postWindow(req: SandboxRequest, state: SandboxState): SandboxResponse {
+  const read = readForm(req, 'euc-kr');
+  return 'error' in read ? read.error : show(state, read.fields);
+}
+
+/**
+ * `POST /window/confirm`: the window's own form (UTF-8) with SessionId, Action
+ * (approve | cancel), PayMethod, RcptType and RcptIdentity. Answers the auto-post page that
+ * carries the auth return to the merchant's ReturnURL; the session is single-use.
+ */
+export function confirmWindow(req: SandboxRequest, state: SandboxState): SandboxResponse {
+  const read = readForm(req, 'utf-8');
+  if ('error' in read) return read.error;
+  const form = read.fields;
+  const get = (k: string): string => (Object.hasOwn(form, k) ? form[k]!.trim() : '');
+  const sessions = moduleState(state).sessions;
+  const session = sessions.get(get('SessionId'));
+  if (!session) return renderErrorPage({ field: 'SessionId', message: '결제창 세션이 만료되었거나 이미 사용되었습니다.' });
+  const method = get('PayMethod') || session.payMethod || 'CARD';
+  if (!isMethod(method)) return { ...renderWindowPage(session, '결제수단을 선택하세요.'), status: 400 };
+  const choice: BuyerChoice = { method };
+  if (get('Action') === 'cancel') {
+    choice.cancel = true;
+  } else if (get('Action') && get('Action') !== 'approve') {
+    return { ...renderWindowPage(session, '알 수 없는 요청입니다.'), status: 400 };
+  }
+  const rcptType = get('RcptType');
+  if (!choice.cancel && rcptType && (method === 'BANK' || method === 'VBANK')) {
+    const identity = get('RcptIdentity').replace(/-/g, '');
+    if (rcptType !== 'income-deduction' && rcptType !== 'expense-proof') {
+      return { ...renderWindowPage(session, '현금영수증 종류를 확인하세요.'), status: 400 };
+    }
+    if (!/^\d{10,18}$/.test(identity)) {
+      return { ...renderWindowPage(session, '현금영수증 발급 번호(휴대폰·사업자·주민번호)를 숫자로 입력하세요.'), status: 400 };
+    }
+    choice.cashReceipt = { type: rcptType, identity };
+  }
+  sessions.delete(session.id);
+  return renderAutoPost(completeAuthentication(state, session, choice));
+}
