@@ -16,7 +16,7 @@ describe('checkoutReturn: nothing approved twice', () => {
     const server = shop.app.listen(0, '127.0.0.1');
     try {
       const responses = await Promise.all(
-        Array.from({ length: 20 }, () => request(server).post('/pay/return').set('content-type', auth.contentType).send(auth.body)),
+        Array.from({ length: 20 }, () => request(server).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'))),
       );
       for (const r of responses) {
         expect(r.status).to.equal(200);
@@ -35,8 +35,8 @@ describe('checkoutReturn: nothing approved twice', () => {
     const moid = 'dup-seq';
     shop.orders.set(moid, 1_000);
     const auth = await shop.sandbox.authenticate({ moid, amount: 1_000, method: 'BANK' });
-    const first = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
-    const second = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+    const first = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const second = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     expect(first.body.status).to.equal('approved');
     expect(second.body).to.deep.equal({ ...first.body, duplicate: true });
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(1);
@@ -46,8 +46,8 @@ describe('checkoutReturn: nothing approved twice', () => {
     const failing = await startShop({ sandbox: shop.sandbox, route: { onApproved: () => { throw new Error('database down'); } } });
     failing.orders.set('hook-fail', 7_000);
     const auth = await shop.sandbox.authenticate({ moid: 'hook-fail', amount: 7_000, method: 'CARD' });
-    const res = await request(failing.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
-    const again = await request(failing.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+    const res = await request(failing.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const again = await request(failing.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     await failing.close();
     expect(res.status).to.equal(500);
     expect(res.body.code).to.equal('NICEPAY_HOOK_FAILED');

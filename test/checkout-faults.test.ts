@@ -10,7 +10,7 @@ async function payWithFault(shop: TestShop, kind: FaultKind, extra: { delayMs?: 
   shop.orders.set(moid, 2_000);
   const auth = await shop.sandbox.authenticate({ moid, amount: 2_000, method: 'CARD' });
   shop.sandbox.faults.inject({ target: 'approve', kind, ...extra });
-  const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+  const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
   return { res, tid: auth.fields.TxTid!, moid, auth };
 }
 
@@ -63,7 +63,7 @@ describe('checkoutReturn when the approval answer cannot be trusted', () => {
   it('a duplicate of a failed approval gets the same error, not a second approval', async () => {
     const { res, tid, auth } = await payWithFault(shop, 'html');
     expect(res.body.code).to.equal('NICEPAY_OUTCOME_UNKNOWN');
-    const again = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+    const again = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     expect(again.status).to.equal(502);
     expect(again.body.code).to.equal('NICEPAY_OUTCOME_UNKNOWN');
     expect(again.body.netCancel).to.equal('succeeded');
@@ -98,7 +98,7 @@ describe('checkoutReturn and NextAppURL / NetCancelURL (SSRF)', () => {
       const auth = await shop.sandbox.authenticate({ moid, amount: 1004, method: 'CARD' });
       const { encodeForm } = await import('../src/wire/form-codec.js');
       const body = encodeForm({ ...auth.fields, [field]: `${trapUrl}/webapi/pay_process.jsp` }, 'euc-kr');
-      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(body);
+      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(body.toString('latin1'));
       expect(res.status).to.equal(400);
       expect(res.body.code).to.equal('NICEPAY_UNTRUSTED_URL');
       expect(res.body.message).to.include(field).and.not.include(trapUrl);
@@ -115,7 +115,7 @@ describe('checkoutReturn and NextAppURL / NetCancelURL (SSRF)', () => {
     const next = new URL(auth.fields.NextAppURL!);
     for (const bad of [next.href.replace('http:', 'https:'), next.href.replace('//', '//user:pw@')]) {
       const body = encodeForm({ ...auth.fields, NextAppURL: bad }, 'euc-kr');
-      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(body);
+      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(body.toString('latin1'));
       expect(res.body.code).to.equal('NICEPAY_UNTRUSTED_URL');
     }
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);

@@ -22,7 +22,7 @@ describe('checkoutReturn: every response CharSet x EdiType', () => {
           const moid = `fmt-${route.responseCharset}-${route.ediType}-${method}`;
           shop.orders.set(moid, 12_345);
           const auth = await shop.sandbox.authenticate({ moid, amount: 12_345, method, buyerName: '박똠햏' });
-          const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+          const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
           expect(res.status, JSON.stringify(res.body)).to.equal(200);
           expect(res.body.status).to.equal(method === 'VBANK' ? 'awaiting-deposit' : 'approved');
           expect(res.body.payment.method).to.equal(method);

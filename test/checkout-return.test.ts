@@ -13,7 +13,7 @@ async function pay(shop: TestShop, opts: { method?: 'CARD' | 'BANK' | 'VBANK' | 
   const amount = opts.amount ?? 1004;
   shop.orders.set(moid, amount);
   const auth = await shop.sandbox.authenticate({ moid, amount, method: opts.method ?? 'CARD', buyerName: opts.buyerName, goodsName: opts.goodsName, charset: opts.charset });
-  const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+  const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
   return { moid, auth, res, result: res.body as CheckoutResult };
 }
 
@@ -77,7 +77,7 @@ describe('checkoutReturn against the sandbox', () => {
     shop.orders.set(moid, 1004);
     const auth = await shop.sandbox.authenticate({ moid, amount: 1004, method: 'CARD', cancel: true });
     const calls = shop.sandbox.ledger.entries().reduce((n, e) => n + e.approvalCalls, 0);
-    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     expect(res.status).to.equal(200);
     expect(res.body.status).to.equal('auth-failed');
     expect(res.body.code).to.not.equal('0000');
@@ -107,7 +107,7 @@ describe('checkoutReturn against the sandbox', () => {
     shop.orders.set(moid, 50_000);
     const auth = await shop.sandbox.authenticate({ moid, amount: 50_000, method: 'CARD' });
     const body = encodeForm({ ...auth.fields, Amt: '500' }, 'euc-kr');
-    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(body);
+    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(body.toString('latin1'));
     expect(res.status).to.equal(400);
     expect(res.body.code).to.equal('NICEPAY_SIGNATURE_MISMATCH');
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
@@ -117,7 +117,7 @@ describe('checkoutReturn against the sandbox', () => {
     const moid = newMoid();
     shop.orders.set(moid, 50_000);
     const auth = await shop.sandbox.authenticate({ moid, amount: 100, method: 'CARD' });
-    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     expect(res.status).to.equal(400);
     expect(res.body.code).to.equal('NICEPAY_AMOUNT_MISMATCH');
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
@@ -125,7 +125,7 @@ describe('checkoutReturn against the sandbox', () => {
 
   it('answers 404 for an order the shop does not know', async () => {
     const auth = await shop.sandbox.authenticate({ moid: 'no-such-order', amount: 1004, method: 'CARD' });
-    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     expect(res.status).to.equal(404);
     expect(res.body.code).to.equal('NICEPAY_UNKNOWN_ORDER');
   });
@@ -137,7 +137,7 @@ describe('checkoutReturn against the sandbox', () => {
     // the cache: simulate with a fresh shop sharing the sandbox (its own empty store).
     const other = await startShop({ sandbox: shop.sandbox });
     other.orders.set(auth.fields.Moid!, 1004);
-    const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body);
+    const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     await other.close();
     expect(res.status).to.equal(200);
     expect(res.body.status).to.equal('declined');
