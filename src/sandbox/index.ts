@@ -2,11 +2,13 @@ import { createVirtualClock, type VirtualClock } from './clock.js';
 import { createFaultQueue, type FaultQueue } from './faults.js';
 import { createLedger, type Ledger } from './ledger.js';
 import { type AuthenticateOptions, type AuthReturn, approvalModule, authenticate } from './approval/index.js';
+import { createDataHostModule, dataHostFacade, type SandboxDataHost } from './data-host/index.js';
 import { createSandboxServer } from './server.js';
 import type { SandboxMerchant, SandboxModule, SandboxState } from './types.js';
 
 export type { SandboxMerchant } from './types.js';
 export type { VirtualClock } from './clock.js';
+export type { SandboxDataHost, SandboxBalance, SandboxCashReceipt, SandboxPayout, SandboxPayoutStatus, SandboxSubMerchant } from './data-host/index.js';
 export type { Fault, FaultKind, FaultQueue, FaultTarget } from './faults.js';
 export type { Ledger, LedgerEntry, LedgerStatus } from './ledger.js';
 export type { AuthenticateOptions, AuthReturn, CashReceiptChoice } from './approval/index.js';
@@ -35,6 +37,8 @@ export interface Sandbox {
   readonly clock: VirtualClock;
   readonly ledger: Ledger;
   readonly faults: FaultQueue;
+  /** Data host (interfaces C and D) controls: deposits, the bank's account-holder lookup, closed accounts, holidays, and views of payouts and cash receipts. */
+  readonly dataHost: SandboxDataHost;
   /**
    * Interface A without a browser: authenticates like the payment window's 결제하기 (or
    * 취소 with `cancel: true`) and returns the auth return the browser would POST to the
@@ -65,6 +69,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   };
   const modules: SandboxModule[] = [];
   modules.push(approvalModule);
+  modules.push(createDataHostModule(state));
   const server = createSandboxServer(modules, state);
 
   return {
@@ -80,6 +85,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     clock: state.clock,
     ledger: state.ledger,
     faults: state.faults,
+    dataHost: dataHostFacade(state),
     authenticate(opts) {
       if (!baseUrl) return Promise.reject(new Error('sandbox is not listening yet: await sandbox.listen() first'));
       return authenticate(state, opts);

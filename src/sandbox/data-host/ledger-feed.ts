@@ -1,0 +1,59 @@
+import { randomInt } from 'node:crypto';
+import { kstDate8, kstTimestamp12, kstTimestamp14 } from '../../wire/kst.js';
+import type { LedgerEntry, LedgerStatus } from '../ledger.js';
+import type { SandboxState } from '../types.js';
+import { balanceOf, dataHostState, mask } from './state.js';
+
+/**
+ * Feeds the data host from the sandbox's approvals (Ledger.onChange):
+ * - an entry becoming 'approved' credits its amount as settlement money (lastcl 00) and,
+ *   for BANK / VBANK with a cash receipt asked for, records the receipt;
+ * - 'net-cancelled' after 'approved' debits the amount back and cancels the receipt.
+ */
+export function feedFromLedger(state: SandboxState): void {
+  state.ledger.onChange((entry: LedgerEntry, previous: LedgerStatus | undefined) => {
+    const ds = dataHostState(state);
+    const when = state.clock.now();
+    if (entry.status === 'approved' && previous !== 'approved') {
+      const bal = balanceOf(ds, entry.mid);
+      bal.remainAmt += entry.amount;
+      bal.last = { lastcl: '00', amount: entry.amount, date: kstDate8(when) };
+      if (entry.cashReceipt && (entry.method === 'BANK' || entry.method === 'VBANK')) {
+        const t = kstTimestamp14(entry.approvedAt ?? when);
+        ds.receipts.push({
+          mid: entry.mid,
+          // Cash receipt TID: MID + 04 (cash receipt) + 01 + YYMMDDHHMISS + 4 random digits.
+          tid: `${entry.mid}0401${kstTimestamp12(entry.approvedAt ?? when)}${String(randomInt(10_000)).padStart(4, '0')}`,
+          orgTid: entry.tid,
+          orgSvcCd: entry.method === 'BANK' ? '02' : '03',
+          moid: entry.moid,
+          goodsNm: entry.goodsName,
+          goodsAmt: entry.amount,
+          appDt: t.slice(0, 8),
+          appTm: t.slice(8),
+          ccDt: '',
+          ccTm: '',
+          stateCd: '0',
+          appNo: String(randomInt(100_000_000, 999_999_999)),
+          ccNo: '',
+          ordNm: entry.buyerName,
+          identity: mask(entry.cashReceipt.identity),
+          status: '0',
+          reqFlg: entry.cashReceipt.type === 'income-deduction' ? '1' : '2',
+        });
+      }
+    } else if (entry.status === 'net-cancelled' && previous === 'approved') {
+      const bal = balanceOf(ds, entry.mid);
+      bal.remainAmt -= entry.amount;
+      const t = kstTimestamp14(entry.cancelledAt ?? when);
+      for (const r of ds.receipts) {
+        if (r.orgTid === entry.tid && r.stateCd === '0') {
+          r.stateCd = '1';
+          r.ccDt = t.slice(0, 8);
+          r.ccTm = t.slice(8);
+          r.ccNo = String(randomInt(100_000_000, 999_999_999));
+        }
+      }
+    }
+  });
+}
