@@ -265,12 +265,15 @@ describe('sandbox interface A', () => {
       expect(sandbox.ledger.get(a.fields.TxTid!)!.approvalCalls).to.equal(2);
     });
 
-    it('status-500: a 500 answer after committing', async () => {
+    it('status-500: a 500 answer after committing, or without it with commit:false', async () => {
       const a = await auth();
+      inject('status-500', { commit: false });
+      expect((await callGateway(a)).status).to.equal(500);
+      expect(statusOf(a)).to.equal('authenticated');
       inject('status-500');
-      const r = await callGateway(a);
-      expect(r.status).to.equal(500);
+      expect((await callGateway(a)).status).to.equal(500);
       expect(statusOf(a)).to.equal('approved');
+      expect(sandbox.ledger.get(a.fields.TxTid!)!.approvalCalls).to.equal(2);
     });
 
     it('html: a 200 HTML page instead of JSON', async () => {
@@ -280,6 +283,7 @@ describe('sandbox interface A', () => {
       expect(r.status).to.equal(200);
       expect(iconv.decode(r.bytes, 'cp949')).to.match(/^<!DOCTYPE html>[\s\S]*시스템/);
       expect(() => parse(r)).to.throw();
+      expect(statusOf(a)).to.equal('approved');
     });
 
     it('bad-signature: a 3001 whose Signature does not verify', async () => {
@@ -361,7 +365,8 @@ describe('sandbox interface A', () => {
     });
 
     for (const kind of ['status-500', 'drop', 'delay', 'html', 'truncate'] as const) {
-      it(`fault ${kind}: commits the net cancel but the answer is lost`, async () => {
+      const commits = kind !== 'status-500' && kind !== 'html';
+      it(`fault ${kind}: the answer is lost; the net cancel ${commits ? 'is' : 'is not'} committed`, async () => {
         const a = await auth();
         await callGateway(a);
         sandbox.faults.inject({ target: 'net-cancel', kind, delayMs: 300 });
@@ -370,15 +375,22 @@ describe('sandbox interface A', () => {
         if (kind === 'drop' || kind === 'delay') expect(r).to.equal(undefined);
         if (kind === 'status-500') expect(r?.status).to.equal(500);
         if (kind === 'html' || kind === 'truncate') expect(() => parse(r!)).to.throw();
-        expect(statusOf(a)).to.equal('net-cancelled');
+        expect(statusOf(a)).to.equal(commits ? 'net-cancelled' : 'approved');
       });
     }
 
-    it('a net-cancel fault with commit:false leaves the approval standing', async () => {
+    it('net-cancel faults obey an explicit commit', async () => {
+      const b = await auth();
+      await callGateway(b);
+      sandbox.faults.inject({ target: 'net-cancel', kind: 'html', commit: true });
+      const rb = await callGateway(b, { netCancel: true });
+      expect(() => parse(rb)).to.throw();
+      expect(statusOf(b)).to.equal('net-cancelled');
       const a = await auth();
       await callGateway(a);
-      sandbox.faults.inject({ target: 'net-cancel', kind: 'status-500', commit: false });
-      expect((await callGateway(a, { netCancel: true })).status).to.equal(500);
+      sandbox.faults.inject({ target: 'net-cancel', kind: 'truncate', commit: false });
+      const r = await callGateway(a, { netCancel: true });
+      expect(() => parse(r)).to.throw();
       expect(statusOf(a)).to.equal('approved');
     });
   });

@@ -1,9 +1,12 @@
 import { parseAmount, padAmount } from '../../wire/amount.js';
 import { sha256Hex } from '../../wire/hash.js';
-import type { FaultTarget } from '../faults.js';
+import type { FaultKind, FaultTarget } from '../faults.js';
 import type { SandboxResponse, SandboxState } from '../types.js';
 import { type ReplyFormat, encodeReply, gatewayResponse } from './gateway-io.js';
 import { faultHtmlPage } from './html.js';
+
+/** Net-cancel faults that by default fail the cancel itself (nothing processed). */
+const NET_CANCEL_FAILS: ReadonlySet<FaultKind> = new Set(['status-500', 'html']);
 
 /** What an endpoint hands to {@link answerWithFault}. */
 export interface FaultableCall {
@@ -19,16 +22,18 @@ export interface FaultableCall {
 }
 
 /**
- * Answers a gateway call, applying the next queued fault of `target`, if any. Every fault
- * processes (commits) the request first unless it says `commit: false`, in which case nothing
- * is processed. Then: `delay` answers after delayMs (default 60 s); `drop` destroys the socket;
+ * Answers a gateway call, applying the next queued fault of `target`, if any. Each fault
+ * picks the worse case for the client by default: on approval every fault processes
+ * (commits) the request first; on net cancel `status-500` and `html` process nothing (the
+ * cancel failed, the payment stands) while `delay`, `drop` and `truncate` commit the cancel.
+ * An explicit `commit` overrides the default. Then: `delay` answers after delayMs (default 60 s); `drop` destroys the socket;
  * `status-500` answers 500; `html` answers a 200 HTML error page; `bad-signature` answers with
  * a wrong Signature; `alter-amount` reports amount + 1000 signed consistently; `truncate`
  * sends the first half of the body.
  */
 export function answerWithFault(state: SandboxState, target: FaultTarget, call: FaultableCall): SandboxResponse {
   const fault = state.faults.take(target);
-  const commit = fault?.commit ?? true;
+  const commit = fault ? (fault.commit ?? !(target === 'net-cancel' && NET_CANCEL_FAILS.has(fault.kind))) : true;
   const fields = fault && !commit ? call.notCommitted() : call.process();
   const reply = (f: Record<string, string>): SandboxResponse => gatewayResponse(encodeReply(f, call.format), call.format);
   if (!fault) return reply(fields);
