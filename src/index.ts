@@ -42,3 +42,12 @@ export {
 } from './errors/index.js';
 export type { Charset } from './wire/charset.js';
 export type { EdiType } from './wire/response-body.js';
+export type {
+  PayoutClient, PayoutOptions, PayoutBalance, BalanceLastEntry, BalanceEntryKind, SubMerchantInput, SubMerchantResult,
+  PayoutRequestInput, PayoutRequestResult, PayoutCancelInput, PayoutCancelResult, PayoutResultsQuery, PayoutResults,
+  PayoutResultItem, PayoutStatus, ScheduleRule, BusinessDays,
+} from './payout/index.js';
+export type {
+  ReconClient, CashReceiptQuery, CashReceiptList, CashReceiptItem, CashReceiptState, CashReceiptStatus, CashReceiptPurpose, OrgSvcCd, IdCl,
+} from './recon/index.js';
+export { DATA_RES_REASONS } from './data-api/res-codes.js';
