@@ -41,6 +41,8 @@ export {
   type NetCancelOutcome,
 } from './errors/index.js';
 export type { Charset } from './wire/charset.js';
+export type { KeyinInput, KeyinResult, ApprovedKeyin, DeclinedKeyin, KeyinCard, KeyinBuyer, KeyinEdiType } from './keyin/index.js';
+export type { KeyinRouterOptions } from './express/keyin-router.js';
 export type { EdiType } from './wire/response-body.js';
 export type {
   PayoutClient, PayoutOptions, PayoutBalance, BalanceLastEntry, BalanceEntryKind, SubMerchantInput, SubMerchantResult,

@@ -2,7 +2,9 @@ import { resolveConfig, type NicepayOptions, type ResolvedConfig } from './confi
 import type { ClientContext } from './context.js';
 import { createTransport } from './transport.js';
 import { checkoutReturn, type CheckoutReturnOptions } from './express/checkout-return.js';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Router } from 'express';
+import { createKeyinClient, type KeyinInput, type KeyinResult } from './keyin/index.js';
+import { keyinRouter, type KeyinRouterOptions } from './express/keyin-router.js';
 import { createPayoutClient, type PayoutClient } from './payout/index.js';
 import { createReconClient, type ReconClient } from './recon/index.js';
 
@@ -17,6 +19,17 @@ export interface Nicepay {
   close(): Promise<void>;
   /** The merchant id this instance was created for. */
   readonly mid: string;
+  /**
+   * Card key-in (interface B): charges a card from its data. Resolves to approved or declined
+   * (the issuer's message verbatim); the same Moid is charged at most once. Rejects with a
+   * NicepayError for bad input, an unreachable gateway or an unknown outcome. See docs/keyin.md.
+   */
+  keyin(input: KeyinInput): Promise<KeyinResult>;
+  /**
+   * Express router for a key-in form: `POST /` charges `expectedAmount(moid)`, sets
+   * `req.keyin` and calls next(); mount your handler after it. HTTPS only by default.
+   */
+  keyinRouter(options: KeyinRouterOptions): Router;
   /**
    * Sub-merchant payout (interface C) on `dataUrl`: balance, sub-merchant registration,
    * payout request and cancel, result query. Schedule rules (KST) are checked before sending
@@ -34,10 +47,13 @@ export interface Nicepay {
 export function createNicepay(options: NicepayOptions): Nicepay {
   const config: ResolvedConfig = resolveConfig(options);
   const ctx = createContext(config);
+  const keyinClient = createKeyinClient(ctx);
   return {
     checkoutReturn: (opts) => checkoutReturn(ctx, opts),
     close: () => closeContext(ctx),
     mid: config.mid,
+    keyin: (input) => keyinClient.keyin(input),
+    keyinRouter: (opts) => keyinRouter(keyinClient, opts),
     payout: createPayoutClient(ctx, options.payout),
     recon: createReconClient(ctx),
   };

@@ -2,11 +2,13 @@ import { createVirtualClock, type VirtualClock } from './clock.js';
 import { createFaultQueue, type FaultQueue } from './faults.js';
 import { createLedger, type Ledger } from './ledger.js';
 import { type AuthenticateOptions, type AuthReturn, approvalModule, authenticate } from './approval/index.js';
+import { keyinModule } from './keyin/index.js';
 import { createDataHostModule, dataHostFacade, type SandboxDataHost } from './data-host/index.js';
 import { createSandboxServer } from './server.js';
 import type { SandboxMerchant, SandboxModule, SandboxState } from './types.js';
 
 export type { SandboxMerchant } from './types.js';
+export { SANDBOX_TEST_CARDS, KEYIN_DECLINES, type SandboxTestCard, type SandboxCardOutcome } from './keyin/index.js';
 export type { VirtualClock } from './clock.js';
 export type { SandboxDataHost, SandboxBalance, SandboxCashReceipt, SandboxPayout, SandboxPayoutStatus, SandboxSubMerchant } from './data-host/index.js';
 export type { Fault, FaultKind, FaultQueue, FaultTarget } from './faults.js';
@@ -70,6 +72,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const modules: SandboxModule[] = [];
   modules.push(approvalModule);
   modules.push(createDataHostModule(state));
+  modules.push(keyinModule);
   const server = createSandboxServer(modules, state);
 
   return {

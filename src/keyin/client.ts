@@ -1,0 +1,84 @@
+import type { ClientContext } from '../context.js';
+import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { runOnce } from '../store/wait-for-result.js';
+import { TransportError } from '../transport.js';
+import { KEYIN_PATH } from '../wire/keyin-fields.js';
+import { kstTimestamp14 } from '../wire/kst.js';
+import { buildKeyinRequest } from './request.js';
+import { readKeyinAnswer } from './response.js';
+import { type KeyinRecord, recordToResult } from './record.js';
+import { issueKeyinTid } from './tid.js';
+import type { KeyinClient, KeyinInput, KeyinResult } from './types.js';
+import { type NormalizedKeyin, validateKeyinInput } from './validate.js';
+
+/** How long a key-in's result (approved, declined or unknown) answers repeats of its Moid. */
+export const KEYIN_RESULT_TTL_MS = 24 * 60 * 60 * 1000;
+/** Slack added to the outbound timeouts for the in-flight lock of a Moid. */
+const LOCK_SLACK_MS = 10_000;
+
+/**
+ * Creates the key-in client (interface B) over a client context. Each call is validated,
+ * then charged at most once per Moid through the context's idempotency store (key
+ * `keyin:${mid}:${moid}`), and tracked so close() waits for it.
+ */
+export function createKeyinClient(ctx: ClientContext): KeyinClient {
+  const { config } = ctx;
+  const url = new URL(config.baseUrl.pathname.replace(/\/+$/, '') + KEYIN_PATH, config.baseUrl);
+  const lockTtlMs = config.connectMs + config.responseMs + LOCK_SLACK_MS;
+
+  /** One real call to the gateway; returns what to cache, or throws when nothing was sent. */
+  async function charge(n: NormalizedKeyin): Promise<KeyinRecord> {
+    const started = Date.now();
+    const tid = issueKeyinTid(config.mid, config.clock());
+    const request = buildKeyinRequest(n, config.mid, config.merchantKey, tid, kstTimestamp14(config.clock()));
+    const base = { tid, moid: n.moid, amount: n.amount, goodsName: n.goodsName, buyerName: n.buyerName ?? '', buyerEmail: n.buyerEmail ?? '', buyerTel: n.buyerTel ?? '' };
+    const log = { tid, moid: n.moid, step: 'keyin' };
+    let body: Buffer;
+    try {
+      ({ body } = await ctx.web.post(url, request.body, 'application/x-www-form-urlencoded; charset=euc-kr'));
+    } catch (err) {
+      if (!(err instanceof TransportError)) throw err;
+      if (!err.sent) {
+        config.logger.warn({ ...log, durationMs: Date.now() - started }, 'key-in gateway unreachable; nothing was sent');
+        throw new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `key-in of order ${n.moid} was not sent: ${err.message}; nothing was charged, it may be retried`, { tid, moid: n.moid, cause: err });
+      }
+      config.logger.error({ ...log, durationMs: Date.now() - started, failure: err.kind }, 'key-in outcome unknown');
+      return { ...base, kind: 'unknown', reason: err.message };
+    }
+    const answer = readKeyinAnswer(body, { tid, mid: config.mid, moid: n.moid, amount: n.amount, charset: n.charset, ediType: n.ediType });
+    const durationMs = Date.now() - started;
+    if (answer.kind === 'unverifiable') {
+      config.logger.error({ ...log, durationMs }, 'key-in outcome unknown: unusable answer');
+      return { ...base, kind: 'unknown', reason: answer.reason };
+    }
+    if (answer.kind === 'declined') {
+      config.logger.info({ ...log, durationMs, resultCode: answer.code }, 'key-in declined');
+      return { ...base, kind: 'declined', code: answer.code, message: answer.message, raw: answer.raw };
+    }
+    config.logger.info({ ...log, durationMs, resultCode: answer.raw.ResultCode }, 'key-in approved');
+    return { ...base, kind: 'approved', raw: answer.raw };
+  }
+
+  async function run(n: NormalizedKeyin): Promise<KeyinResult> {
+    let fresh: KeyinRecord | undefined;
+    const outcome = await runOnce(config.store, `keyin:${config.mid}:${n.moid}`, { lockTtlMs, resultTtlMs: KEYIN_RESULT_TTL_MS }, async () => {
+      fresh = await charge(n);
+      return JSON.stringify(fresh);
+    });
+    if (!outcome) throw new Error('key-in idempotency store returned no result');
+    const record = outcome.fresh && fresh ? fresh : (JSON.parse(outcome.value) as KeyinRecord);
+    const duplicate = !outcome.fresh;
+    if (duplicate && record.amount !== n.amount) {
+      throw new NicepayRequestError('NICEPAY_AMOUNT_MISMATCH', `order ${n.moid} was already submitted for key-in with another amount; use a new Moid for a new charge`, 409, 'amount');
+    }
+    return recordToResult(record, config.mid, duplicate);
+  }
+
+  return {
+    async keyin(input: KeyinInput): Promise<KeyinResult> {
+      if (ctx.isClosing()) throw new NicepayGatewayError('NICEPAY_SHUTTING_DOWN', 'server is shutting down: no new key-in is accepted; retry shortly');
+      const n = validateKeyinInput(input, config.clock());
+      return ctx.track(run(n));
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import type { CardPayment } from '../types/payment.js';
+import type { Charset } from '../wire/charset.js';
+
+/** Card data of one key-in. Sent only inside EncData; never logged, stored or echoed. */
+export interface KeyinCard {
+  /** Card number, 13-19 digits (spaces and hyphens are stripped), Luhn-valid. */
+  number: string;
+  /** Expiry as YYMM (e.g. `2912`); must not lie in the past (KST). */
+  expiry: string;
+  /** Birth date YYMMDD (6 digits) or business registration number (10 digits); required by some contracts. */
+  buyerAuthNum?: string;
+  /** First 2 digits of the card password; required by some contracts. */
+  password2?: string;
+}
+
+/** Buyer details sent with the key-in (BuyerName 30, BuyerEmail 60, BuyerTel 20 bytes, EUC-KR). */
+export interface KeyinBuyer {
+  name?: string;
+  email?: string;
+  tel?: string;
+}
+
+/** Response format asked of the gateway (EdiType). */
+export type KeyinEdiType = 'JSON' | 'KV';
+
+/** Input of {@link KeyinClient.keyin}. */
+export interface KeyinInput {
+  /** The shop's order number, 1-64 bytes (EUC-KR). One Moid is charged at most once. */
+  moid: string;
+  /** Amount in whole won: a positive integer of at most 12 digits. */
+  amount: number;
+  /** Goods name, at most 40 bytes in EUC-KR (20 Hangul syllables). */
+  goodsName: string;
+  card: KeyinCard;
+  /** Installment months: 0 (lump sum) or 2-99. @default '00' (lump sum) */
+  quota?: number | string;
+  /** Merchant-borne interest-free installment event (CardInterest 1). @default false */
+  interestFree?: boolean;
+  buyer?: KeyinBuyer;
+  /** Merchant spare field, returned as sent (500 bytes). */
+  mallReserved?: string;
+  /** Encoding the gateway answers in (the request form is always EUC-KR). @default 'euc-kr' */
+  charset?: Charset;
+  /** Response format. @default 'JSON' */
+  ediType?: KeyinEdiType;
+}
+
+/** The gateway approved the key-in (ResultCode 3001): the card was charged. */
+export interface ApprovedKeyin {
+  status: 'approved';
+  payment: CardPayment;
+  tid: string;
+  moid: string;
+  amount: number;
+  /** True when this Moid was submitted before and this is the first submission's result. */
+  duplicate: boolean;
+}
+
+/** The gateway declined (any ResultCode but 3001). Nothing was charged. */
+export interface DeclinedKeyin {
+  status: 'declined';
+  /** Gateway ResultCode. */
+  code: string;
+  /** Gateway ResultMsg, verbatim: for card problems the issuer's own message (show it to the buyer). */
+  message: string;
+  tid: string;
+  moid: string;
+  amount: number;
+  /** True when this Moid was submitted before and this is the first submission's result. */
+  duplicate: boolean;
+  /** Every field of the gateway's answer, verbatim. */
+  raw: Readonly<Record<string, string>>;
+}
+
+/**
+ * What a key-in resolves to; narrow on `status`. Outcomes that are not a result (unreachable
+ * gateway, unknown outcome, bad input) reject with a NicepayError instead.
+ */
+export type KeyinResult = ApprovedKeyin | DeclinedKeyin;
+
+/** The key-in client of interface B. */
+export interface KeyinClient {
+  /**
+   * Charges a card from its data. Validates everything before sending. The same Moid again
+   * (sequentially, concurrently or from another instance sharing the store) is charged at most
+   * once and resolves to the first result with `duplicate: true`, declines included.
+   */
+  keyin(input: KeyinInput): Promise<KeyinResult>;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Set by `keyinRouter`: the key-in's result (approved or declined). */
+      keyin?: KeyinResult;
+    }
+  }
+}

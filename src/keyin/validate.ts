@@ -1,0 +1,140 @@
+import { NicepayRequestError } from '../errors/index.js';
+import { isValidAmount } from '../wire/amount.js';
+import { type Charset, WireFormatError, byteLength, encodeText, normalizeCharset } from '../wire/charset.js';
+import { kstParts } from '../wire/kst.js';
+import type { KeyinEdiType, KeyinInput } from './types.js';
+
+/** A key-in input after validation: every value in its wire form, nothing left undefined but the optional fields. */
+export interface NormalizedKeyin {
+  moid: string;
+  amount: number;
+  goodsName: string;
+  cardNumber: string;
+  expiry: string;
+  buyerAuthNum: string | undefined;
+  password2: string | undefined;
+  /** CardQuota: '00' or two digits 02-99. */
+  quota: string;
+  /** CardInterest. */
+  interest: '0' | '1';
+  buyerName: string | undefined;
+  buyerEmail: string | undefined;
+  buyerTel: string | undefined;
+  mallReserved: string | undefined;
+  charset: Charset;
+  ediType: KeyinEdiType;
+}
+
+/**
+ * A validation failure: 400 NICEPAY_FIELD_INVALID naming the field (KeyinInput path) and the
+ * rule. The value is never part of the message: for card fields it is cardholder data.
+ */
+export function fieldInvalid(field: string, rule: string): NicepayRequestError {
+  return new NicepayRequestError('NICEPAY_FIELD_INVALID', `${field} ${rule}`, 400, field);
+}
+
+/** Luhn (ISO/IEC 7812-1 annex B) check of a digit string. */
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/**
+ * Checks a key-in input against the rules of interface B and returns its wire form. `now`
+ * decides whether the expiry lies in the past, in KST. Throws the first problem found.
+ */
+export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyin {
+  if (typeof input !== 'object' || input === null) throw fieldInvalid('input', 'must be an object');
+  const moid = text(input.moid, 'moid', 64, true)!;
+  if (!isValidAmount(input.amount)) throw fieldInvalid('amount', 'must be a positive whole number of won with at most 12 digits');
+  const goodsName = text(input.goodsName, 'goodsName', 40, true)!;
+
+  const card = input.card as KeyinInput['card'] | undefined;
+  if (typeof card !== 'object' || card === null) throw fieldInvalid('card', 'must be an object with number and expiry');
+  if (typeof card.number !== 'string') throw fieldInvalid('card.number', 'must be a string of 13-19 digits');
+  const cardNumber = card.number.replace(/[\s-]/g, '');
+  if (!/^\d{13,19}$/.test(cardNumber)) throw fieldInvalid('card.number', 'must be 13-19 digits');
+  if (!luhnValid(cardNumber)) throw fieldInvalid('card.number', 'fails the Luhn check digit; check for a typing error');
+  const expiry = checkExpiry(card.expiry, now);
+  const buyerAuthNum = optionalDigits(card.buyerAuthNum, 'card.buyerAuthNum', /^(?:\d{6}|\d{10})$/, 'must be 6 digits (birth date YYMMDD) or 10 digits (business registration number)');
+  const password2 = optionalDigits(card.password2, 'card.password2', /^\d{2}$/, 'must be exactly 2 digits (the first two of the card password)');
+
+  const buyer = input.buyer ?? {};
+  if (typeof buyer !== 'object' || buyer === null) throw fieldInvalid('buyer', 'must be an object');
+  const ediType = input.ediType ?? 'JSON';
+  if (ediType !== 'JSON' && ediType !== 'KV') throw fieldInvalid('ediType', "must be 'JSON' or 'KV'");
+  const charset = input.charset === undefined ? 'euc-kr' : normalizeCharset(input.charset);
+  if (!charset) throw fieldInvalid('charset', "must be 'euc-kr' or 'utf-8'");
+  if (input.interestFree !== undefined && typeof input.interestFree !== 'boolean') throw fieldInvalid('interestFree', 'must be a boolean');
+
+  return {
+    moid,
+    amount: input.amount,
+    goodsName,
+    cardNumber,
+    expiry,
+    buyerAuthNum,
+    password2,
+    quota: checkQuota(input.quota),
+    interest: input.interestFree ? '1' : '0',
+    buyerName: text(buyer.name, 'buyer.name', 30, false),
+    buyerEmail: text(buyer.email, 'buyer.email', 60, false),
+    buyerTel: text(buyer.tel, 'buyer.tel', 20, false),
+    mallReserved: text(input.mallReserved, 'mallReserved', 500, false),
+    charset,
+    ediType,
+  };
+}
+
+/** A text field sent in the EUC-KR form: encodable, and within `max` bytes. */
+function text(value: unknown, field: string, max: number, required: boolean): string | undefined {
+  if (value === undefined || value === null || value === '') {
+    if (required) throw fieldInvalid(field, 'is required');
+    return undefined;
+  }
+  if (typeof value !== 'string') throw fieldInvalid(field, 'must be a string');
+  if (/[\u0000-\u001f\u007f]/.test(value)) throw fieldInvalid(field, 'must not contain control characters');
+  try {
+    encodeText(value, 'euc-kr', field);
+  } catch (err) {
+    if (err instanceof WireFormatError) throw fieldInvalid(field, 'has characters that EUC-KR (CP949) cannot encode (emoji, say)');
+    throw err;
+  }
+  const size = byteLength(value, 'euc-kr');
+  if (size > max) throw fieldInvalid(field, `is ${size} bytes in EUC-KR; at most ${max} allowed (a Hangul syllable takes 2)`);
+  return value;
+}
+
+function optionalDigits(value: unknown, field: string, pattern: RegExp, rule: string): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string' || !pattern.test(value)) throw fieldInvalid(field, rule);
+  return value;
+}
+
+function checkExpiry(value: unknown, now: Date): string {
+  if (typeof value !== 'string' || !/^\d{4}$/.test(value)) throw fieldInvalid('card.expiry', 'must be 4 digits YYMM (year first, as the gateway wants it)');
+  const yy = Number(value.slice(0, 2));
+  const mm = Number(value.slice(2));
+  if (mm < 1 || mm > 12) throw fieldInvalid('card.expiry', 'must be YYMM with a month 01-12');
+  const k = kstParts(now);
+  // A card is valid through the last day of its expiry month (KST).
+  if (2000 + yy < k.year || (2000 + yy === k.year && mm < k.month)) throw fieldInvalid('card.expiry', 'lies in the past: the card has expired');
+  return value;
+}
+
+function checkQuota(value: unknown): string {
+  if (value === undefined || value === null || value === '') return '00';
+  const s = typeof value === 'number' ? String(value) : value;
+  if (typeof s !== 'string' || !/^\d{1,2}$/.test(s)) throw fieldInvalid('quota', 'must be 0 (lump sum) or 2-99 installment months');
+  const n = Number(s);
+  if (n === 1) throw fieldInvalid('quota', 'must be 0 (lump sum) or 2-99 installment months; 1 month is not an installment');
+  return String(n).padStart(2, '0');
+}

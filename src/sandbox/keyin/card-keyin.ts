@@ -1,0 +1,171 @@
+import { randomInt } from 'node:crypto';
+import { padAmount, parseAmount } from '../../wire/amount.js';
+import { decryptEncData } from '../../wire/enc-data.js';
+import { checkFields } from '../../wire/field-sizes.js';
+import { type FormFields, decodeForm } from '../../wire/form-codec.js';
+import { hexEquals } from '../../wire/hash.js';
+import { KEYIN_ENC_FIELDS, KEYIN_REQUEST_FIELDS, KEYIN_SUCCESS_CODE, parseKeyinEncPlaintext } from '../../wire/keyin-fields.js';
+import { kstParts, kstTimestamp12, parseKstTimestamp } from '../../wire/kst.js';
+import { keyinSignData } from '../../wire/signatures.js';
+import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
+import { KEYIN_DECLINES, SANDBOX_TEST_CARDS, type SandboxTestCard } from './cards.js';
+import { encodeKeyinReply, keyinReplyFormat, keyinResponse } from './reply.js';
+
+/** Per-sandbox state of the key-in endpoint: every TID that passed the signature check, with its call count. */
+export interface KeyinModuleState {
+  seen: Map<string, number>;
+}
+
+/** The key-in module's state inside a sandbox (created on first use). */
+export function keyinState(state: SandboxState): KeyinModuleState {
+  let s = state.modules.get('keyin') as KeyinModuleState | undefined;
+  if (!s) {
+    s = { seen: new Map() };
+    state.modules.set('keyin', s);
+  }
+  return s;
+}
+
+type Decline = { code: string; message: string };
+const field = (f: FormFields, key: string): string => (Object.hasOwn(f, key) ? f[key]! : '');
+
+/**
+ * POST /webapi/card_keyin.jsp (gateway-interface.md, B). Reads the EUC-KR form, checks the
+ * merchant, the field table, the TID format, SignData, a repeated TID, EncData and the
+ * contract's BuyerAuthNum / CardPwd, then answers per {@link SANDBOX_TEST_CARDS}, applying
+ * the next 'keyin' fault. Approvals and declines are booked in the ledger (source 'keyin').
+ */
+export function cardKeyin(req: SandboxRequest, state: SandboxState): SandboxResponse {
+  let form: FormFields | undefined;
+  try {
+    form = decodeForm(req.body, 'euc-kr');
+  } catch {
+    form = undefined;
+  }
+  const format = keyinReplyFormat(form);
+  const fault = state.faults.take('keyin');
+  const commit = fault?.commit ?? true;
+  let fields = fault && !commit ? answer(form ?? {}, KEYIN_DECLINES.issuerTimeout) : processKeyin(form, state);
+  if (fault?.kind === 'alter-amount') {
+    const amount = parseAmount(fields.Amt ?? '');
+    if (amount !== undefined) fields = { ...fields, Amt: padAmount(amount + 1000) };
+  }
+  const body = encodeKeyinReply(fields, format);
+  if (!fault) return keyinResponse(body, format);
+  switch (fault.kind) {
+    case 'alter-amount':
+      return keyinResponse(body, format);
+    case 'delay':
+      return keyinResponse(body, format, { delayMs: fault.delayMs ?? 60_000 });
+    case 'drop':
+      return { status: 200, body: '', drop: true };
+    case 'status-500':
+      return { status: 500, headers: { 'content-type': 'text/html;charset=euc-kr' }, body: '<html><body><h1>500 Internal Server Error</h1></body></html>' };
+    case 'html':
+    case 'bad-signature': // the key-in answer carries no Signature: answer the error page instead
+      return keyinResponse('<html><head><title>NICEPAY</title></head><body><p>System error. Please try again later.</p></body></html>', format);
+    case 'truncate':
+      return keyinResponse(body.subarray(0, Math.floor(body.length / 2)), format);
+    default: {
+      const never: never = fault.kind;
+      throw new Error(`sandbox: unknown fault kind ${String(never)}`);
+    }
+  }
+}
+
+/** The request's checks and, when they pass, the issuer's answer. */
+function processKeyin(form: FormFields | undefined, state: SandboxState): Record<string, string> {
+  if (!form) return answer({}, KEYIN_DECLINES.badField);
+  const mid = field(form, 'MID');
+  const merchant = state.merchants.get(mid);
+  if (!merchant) return answer(form, KEYIN_DECLINES.unknownMerchant);
+  const problem = checkFields(KEYIN_REQUEST_FIELDS, form, 'euc-kr');
+  if (problem) return answer(form, { code: KEYIN_DECLINES.badField.code, message: `${KEYIN_DECLINES.badField.message} (${problem.field})` });
+  const tid = field(form, 'TID');
+  const tidTime = tid.slice(14, 26);
+  if (!tid.startsWith(`${mid}0101`) || !/^\d{12}$/.test(tidTime) || !parseKstTimestamp(tidTime) || !/^[0-9A-Za-z]{4}$/.test(tid.slice(26))) {
+    return answer(form, KEYIN_DECLINES.badTid);
+  }
+  const amt = field(form, 'Amt');
+  const amount = parseAmount(amt);
+  if (!amount) return answer(form, { code: KEYIN_DECLINES.badField.code, message: `${KEYIN_DECLINES.badField.message} (Amt)` });
+  const expected = keyinSignData(mid, amt, field(form, 'EdiDate'), field(form, 'Moid'), merchant.merchantKey);
+  if (!hexEquals(expected, field(form, 'SignData'))) return answer(form, KEYIN_DECLINES.badSignature);
+
+  // A TID the gateway has seen before is refused; the first call's booking stays as it was.
+  const seen = keyinState(state).seen;
+  const calls = seen.get(tid);
+  if (calls !== undefined) {
+    seen.set(tid, calls + 1);
+    const entry = state.ledger.get(tid);
+    if (entry) entry.approvalCalls += 1;
+    return answer(form, KEYIN_DECLINES.duplicateTid);
+  }
+  seen.set(tid, 1);
+
+  let enc: Record<string, string>;
+  try {
+    enc = parseKeyinEncPlaintext(decryptEncData(field(form, 'EncData'), merchant.merchantKey));
+  } catch {
+    return answer(form, KEYIN_DECLINES.badEncData);
+  }
+  if (checkFields(KEYIN_ENC_FIELDS, enc, 'euc-kr')) return answer(form, KEYIN_DECLINES.badEncData);
+  if (merchant.keyinRequiresAuthNum && !enc.BuyerAuthNum) return answer(form, KEYIN_DECLINES.authNumRequired);
+  if (merchant.keyinRequiresPassword && !enc.CardPwd) return answer(form, KEYIN_DECLINES.passwordRequired);
+
+  const now = state.clock.now();
+  const card = SANDBOX_TEST_CARDS[enc.CardNo!];
+  const book = (status: 'approved' | 'declined'): void => state.ledger.add({
+    tid, mid, moid: field(form, 'Moid'), amount, method: 'CARD', status, source: 'keyin',
+    goodsName: field(form, 'GoodsName'), buyerName: field(form, 'BuyerName'), createdAt: now,
+    ...(status === 'approved' ? { approvedAt: now } : {}), approvalCalls: 1,
+    extra: { cardCode: card?.cardCode ?? '', quota: field(form, 'CardQuota'), mallReserved: field(form, 'MallReserved') },
+  });
+  if (!card) {
+    book('declined');
+    return answer(form, KEYIN_DECLINES.unknownCard);
+  }
+  const outcome = expired(enc.CardExpire!, now) ? 'expired' : card.outcome;
+  if (outcome !== 'approved') {
+    book('declined');
+    return answer(form, KEYIN_DECLINES[outcome], cardFields(card, enc.CardNo!));
+  }
+  book('approved');
+  return answer(form, { code: KEYIN_SUCCESS_CODE, message: '정상 처리되었습니다' }, {
+    ...cardFields(card, enc.CardNo!),
+    AuthCode: String(randomInt(0, 100_000_000)).padStart(8, '0'),
+    AuthDate: kstTimestamp12(now),
+    CcPartCl: '1',
+  });
+}
+
+function expired(yymm: string, now: Date): boolean {
+  const k = kstParts(now);
+  const year = 2000 + Number(yymm.slice(0, 2));
+  return year < k.year || (year === k.year && Number(yymm.slice(2)) < k.month);
+}
+
+function cardFields(card: SandboxTestCard, number: string): Record<string, string> {
+  return {
+    CardNo: number.slice(0, 6) + '*'.repeat(number.length - 10) + number.slice(-4),
+    CardCode: card.cardCode, CardName: card.cardName, AcquCardCode: card.acquCode, AcquCardName: card.acquName, CardCl: card.cardCl,
+  };
+}
+
+/**
+ * The answer: every field of the key-in result table (empty where not applicable) plus the
+ * unlisted MID and MsgSource, which a client must tolerate (spec, Versioning 1).
+ */
+function answer(form: FormFields, result: Decline, extra: Record<string, string> = {}): Record<string, string> {
+  const amount = parseAmount(field(form, 'Amt'));
+  return {
+    ResultCode: result.code, ResultMsg: result.message,
+    TID: field(form, 'TID'), Moid: field(form, 'Moid'), Amt: amount === undefined ? '' : padAmount(amount),
+    AuthCode: '', AuthDate: '', AcquCardCode: '', AcquCardName: '', CardNo: '', CardCode: '', CardName: '',
+    CardQuota: field(form, 'CardQuota'), CardCl: '', CcPartCl: '0', CardInterest: field(form, 'CardInterest'),
+    MallReserved: field(form, 'MallReserved'),
+    ...extra,
+    MID: field(form, 'MID'),
+    MsgSource: 'SANDBOX',
+  };
+}
