@@ -1,7 +1,8 @@
 import type { IdempotencyStore } from './store/types.js';
 import { memoryStore } from './store/memory-store.js';
 import type { Logger } from './logger.js';
-import { silentLogger } from './logger.js';
+import { debugLogger } from './debug-logger.js';
+import { redactingLogger } from './redact.js';
 import type { Timeouts } from './transport.js';
 import { NicepayConfigError } from './errors/index.js';
 import type { PayoutOptions } from './payout/types.js';
@@ -31,7 +32,10 @@ export interface NicepayOptions {
   maxResponseBytes?: number;
   /** Idempotency store shared by all instances of a shop. @default memoryStore() */
   store?: IdempotencyStore;
-  /** pino-compatible logger. @default a silent logger */
+  /**
+   * pino-compatible logger; every object it receives is redacted first (keys, card data).
+   * @default silent, or one line per event on stderr when `DEBUG` matches `express-nicepay`
+   */
   logger?: Logger;
   /** Clock for timestamps; all gateway time is KST whatever `TZ` says. @default () => new Date() */
   clock?: () => Date;
@@ -72,7 +76,7 @@ export function resolveConfig(options: NicepayOptions): ResolvedConfig {
   const connectMs = positive(timeouts.connectMs ?? 5_000, 'timeouts.connectMs');
   const responseMs = positive(timeouts.responseMs ?? 30_000, 'timeouts.responseMs');
   const maxResponseBytes = positive(options.maxResponseBytes ?? 65_536, 'maxResponseBytes');
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? debugLogger();
   for (const level of ['debug', 'info', 'warn', 'error'] as const) {
     if (typeof logger[level] !== 'function') throw new NicepayConfigError('logger', `a pino-compatible logger with a ${level}() method`);
   }
@@ -92,7 +96,7 @@ export function resolveConfig(options: NicepayOptions): ResolvedConfig {
     responseMs,
     maxResponseBytes,
     store,
-    logger,
+    logger: redactingLogger(logger),
     clock,
   };
 }
