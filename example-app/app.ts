@@ -1,0 +1,133 @@
+/**
+ * The example shop's wiring: database, NICEPAY client, routers, error pages. `server.ts`
+ * runs it; tests and the browser e2e tests call `createShop()` against their own sandbox.
+ *
+ * A real shop imports from 'express-nicepay'; this one imports the source so that it runs
+ * without a build.
+ */
+import express, { type Express, type Router } from 'express';
+import { fileURLToPath } from 'node:url';
+import { createNicepay, type Logger, type Nicepay, type NicepayOptions } from '../src/index.js';
+import { openDb, type ShopDb } from './db.js';
+import { errorHandler, notFound } from './error-page.js';
+import { checkoutRoutes } from './routes/checkout.js';
+import { orderRoutes } from './routes/orders.js';
+import { productRoutes } from './routes/products.js';
+import { returnRoutes } from './routes/return.js';
+
+/** Options of {@link createShop}. */
+export interface ShopOptions {
+  /** Merchant id (10 characters). */
+  mid: string;
+  /** Merchant key: signs the window request and verifies the gateway. Never rendered or logged. */
+  merchantKey: string;
+  /** Approval host (the sandbox's url, or e.g. `https://webapi.nicepay.co.kr`). */
+  baseUrl: string;
+  /** Data host for payout / reconciliation. @default baseUrl */
+  dataUrl?: string;
+  /** Where the payment window lives; the checkout form posts to `${windowUrl}/window`. @default baseUrl */
+  windowUrl?: string;
+  /** Hosts NextAppURL / NetCancelURL may name. @default [host of baseUrl] */
+  trustedHosts?: readonly string[];
+  /**
+   * The shop's public origin, used to build ReturnURL (`${publicUrl}/pay/return`). When unset,
+   * it is taken from the request's Host header: convenient on a laptop and in tests on port 0,
+   * but set it in production so that a forged Host cannot choose where the window returns to.
+   */
+  publicUrl?: string;
+  /** SQLite file, or ':memory:'. @default example-app/data/shop.db */
+  dbFile?: string;
+  /** Used by the NICEPAY client and for the shop's own error log. @default console, warnings and errors */
+  logger?: Logger;
+  /** Extra createNicepay options (timeouts, store, clock ...). */
+  nicepay?: Partial<NicepayOptions>;
+}
+
+/** What every router of the shop gets. */
+export interface ShopContext {
+  db: ShopDb;
+  nicepay: Nicepay;
+  logger: Logger;
+  mid: string;
+  merchantKey: string;
+  windowUrl: string;
+  publicUrl: string | undefined;
+}
+
+export interface Shop {
+  app: Express;
+  db: ShopDb;
+  nicepay: Nicepay;
+  /** Waits for payments in flight, then closes the NICEPAY client and the database. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_DB_FILE = fileURLToPath(new URL('./data/shop.db', import.meta.url));
+
+const consoleLogger: Logger = {
+  debug() {},
+  info() {},
+  warn: (obj, msg) => console.warn(msg ?? '', JSON.stringify(obj)),
+  error: (obj, msg) => console.error(msg ?? '', JSON.stringify(obj)),
+};
+
+const trimSlash = (url: string): string => url.replace(/\/+$/, '');
+
+export function createShop(options: ShopOptions): Shop {
+  const logger = options.logger ?? consoleLogger;
+  const nicepay = createNicepay({
+    mid: options.mid,
+    merchantKey: options.merchantKey,
+    baseUrl: options.baseUrl,
+    logger,
+    ...(options.dataUrl ? { dataUrl: options.dataUrl } : {}),
+    ...(options.trustedHosts ? { trustedHosts: options.trustedHosts } : {}),
+    ...options.nicepay,
+  });
+  const db = openDb(options.dbFile ?? DEFAULT_DB_FILE);
+  const ctx: ShopContext = {
+    db,
+    nicepay,
+    logger,
+    mid: options.mid,
+    merchantKey: options.merchantKey,
+    windowUrl: trimSlash(options.windowUrl ?? options.baseUrl),
+    publicUrl: options.publicUrl ? trimSlash(options.publicUrl) : undefined,
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use((_req, res, next) => {
+    res.set('x-content-type-options', 'nosniff');
+    next();
+  });
+  // No global body parser: checkoutReturn reads the EUC-KR return body itself, and a
+  // urlencoded parser in front of it would consume (and mis-decode) it. Routers that take a
+  // UTF-8 form mount express.urlencoded on their own routes.
+  const routers: Array<[path: string, router: Router]> = [
+    ['/', productRoutes(ctx)],
+    ['/', checkoutRoutes(ctx)],
+    ['/', returnRoutes(ctx)],
+    ['/', orderRoutes(ctx)],
+    // ── Extension points (issue 2) — one line each, with the router in routes/<name>.ts ──
+    // Card key-in checkout, built on nicepay.keyinRouter({ expectedAmount, onApproved }):
+    //   ['/keyin', keyinRoutes(ctx)],
+    // Back office: payout (nicepay.payout) and cash-receipt reconciliation (nicepay.recon):
+    //   ['/admin', adminRoutes(ctx)],
+  ];
+  for (const [path, router] of routers) app.use(path, router);
+  app.use(notFound);
+  app.use(errorHandler(ctx));
+
+  let closed: Promise<void> | undefined;
+  return {
+    app,
+    db,
+    nicepay,
+    close: () =>
+      (closed ??= (async () => {
+        await nicepay.close();
+        db.close();
+      })()),
+  };
+}

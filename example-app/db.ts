@@ -1,0 +1,175 @@
+/**
+ * The shop's SQLite store (better-sqlite3, synchronous): products and orders. The order's
+ * amount is written here when the order is created and is the only amount the payment
+ * return is checked against (DESIGN.md: "the merchant's amount is the truth").
+ */
+import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { CommittedCheckout, DeclinedCheckout } from '../src/index.js';
+
+export interface Product {
+  id: string;
+  name: string;
+  /** Whole won. */
+  price: number;
+  description: string;
+}
+
+export type OrderStatus = 'pending' | 'paid' | 'awaiting-deposit' | 'declined';
+
+export interface Order {
+  moid: string;
+  productId: string;
+  goods: string;
+  /** Whole won, from the product table at checkout. */
+  amount: number;
+  status: OrderStatus;
+  method: string | null;
+  tid: string | null;
+  /** The typed checkout result as JSON (dates as ISO strings), once there is one. */
+  result: string | null;
+  buyerName: string;
+  createdAt: string;
+}
+
+export interface Buyer {
+  name: string;
+  email: string;
+  tel: string;
+}
+
+/** The shop's data access; `sqlite` is the raw handle for tests and future back-office pages. */
+export interface ShopDb {
+  readonly sqlite: Database.Database;
+  products(): Product[];
+  product(id: string): Product | undefined;
+  createOrder(product: Product, buyer: Buyer): Order;
+  order(moid: string): Order | undefined;
+  orders(): Order[];
+  /** The order's amount, or undefined for an unknown Moid. */
+  orderAmount(moid: string): number | undefined;
+  /**
+   * Records a committed payment (paid, or awaiting deposit for a virtual account). Throws when
+   * the order is already settled by another TID, so checkoutReturn net-cancels the second one.
+   */
+  markCommitted(result: CommittedCheckout): void;
+  markDeclined(result: DeclinedCheckout): void;
+  close(): void;
+}
+
+/** Seeded products; 똠 (0x8C63) and 햏 (0xC164) exist in CP949 only, not in plain EUC-KR. */
+export const SEED_PRODUCTS: readonly Product[] = [
+  { id: 'tomyum-kit', name: '똠얌꿍 밀키트', price: 12_000, description: '새콤하고 매콤한 태국식 수프, 2인분' },
+  { id: 'haeng-mug', name: '햏 머그컵', price: 8_900, description: '도톰한 도자기 머그, 350ml' },
+  { id: 'jeju-tea', name: '제주 녹차 티백 세트', price: 15_500, description: '유기농 녹차 30티백' },
+  { id: 'kimchi', name: '전라도 포기김치 2kg', price: 23_000, description: '국산 배추와 고춧가루로 담근 김치' },
+];
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS products (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  price INTEGER NOT NULL CHECK (price > 0),
+  description TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS orders (
+  moid TEXT PRIMARY KEY,
+  product_id TEXT NOT NULL REFERENCES products(id),
+  goods TEXT NOT NULL,
+  amount INTEGER NOT NULL CHECK (amount > 0),
+  status TEXT NOT NULL DEFAULT 'pending',
+  method TEXT,
+  tid TEXT UNIQUE,
+  result TEXT,
+  buyer_name TEXT NOT NULL DEFAULT '',
+  created_at TEXT NOT NULL
+);
+`;
+
+interface OrderRow {
+  moid: string; product_id: string; goods: string; amount: number; status: OrderStatus;
+  method: string | null; tid: string | null; result: string | null; buyer_name: string; created_at: string;
+}
+
+const toOrder = (r: OrderRow): Order => ({
+  moid: r.moid, productId: r.product_id, goods: r.goods, amount: r.amount, status: r.status,
+  method: r.method, tid: r.tid, result: r.result, buyerName: r.buyer_name, createdAt: r.created_at,
+});
+
+/** A Moid: date (KST) + random, unique within the table (the PRIMARY KEY enforces it). */
+function newMoid(now: Date): string {
+  const kst = new Date(now.getTime() + 9 * 3_600_000).toISOString().slice(0, 10).replace(/-/g, '');
+  return `ORD${kst}${randomBytes(5).toString('hex').toUpperCase()}`;
+}
+
+/** Opens (and creates, seeds) the database; `':memory:'` for tests. */
+export function openDb(file: string): ShopDb {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.exec(SCHEMA);
+  const seed = sqlite.prepare('INSERT OR IGNORE INTO products (id, name, price, description) VALUES (@id, @name, @price, @description)');
+  sqlite.transaction(() => SEED_PRODUCTS.forEach((p) => seed.run(p)))();
+
+  const q = {
+    products: sqlite.prepare<[], Product>('SELECT id, name, price, description FROM products ORDER BY rowid'),
+    product: sqlite.prepare<[string], Product>('SELECT id, name, price, description FROM products WHERE id = ?'),
+    insert: sqlite.prepare(
+      `INSERT INTO orders (moid, product_id, goods, amount, buyer_name, created_at)
+       VALUES (@moid, @productId, @goods, @amount, @buyerName, @createdAt)`,
+    ),
+    order: sqlite.prepare<[string], OrderRow>('SELECT * FROM orders WHERE moid = ?'),
+    orders: sqlite.prepare<[], OrderRow>('SELECT * FROM orders ORDER BY created_at DESC, rowid DESC'),
+    settle: sqlite.prepare(
+      `UPDATE orders SET status = @status, method = @method, tid = @tid, result = @result
+       WHERE moid = @moid AND status IN ('pending', 'declined')`,
+    ),
+    decline: sqlite.prepare(
+      `UPDATE orders SET status = 'declined', method = @method, result = @result WHERE moid = @moid AND status = 'pending'`,
+    ),
+  };
+
+  return {
+    sqlite,
+    products: () => q.products.all(),
+    product: (id) => q.product.get(id),
+    createOrder(product, buyer) {
+      for (;;) {
+        const order = {
+          moid: newMoid(new Date()), productId: product.id, goods: product.name, amount: product.price,
+          buyerName: buyer.name, createdAt: new Date().toISOString(),
+        };
+        try {
+          q.insert.run(order);
+        } catch (err) {
+          if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') continue;
+          throw err;
+        }
+        return { ...order, status: 'pending', method: null, tid: null, result: null };
+      }
+    },
+    order: (moid) => {
+      const r = q.order.get(moid);
+      return r && toOrder(r);
+    },
+    orders: () => q.orders.all().map(toOrder),
+    orderAmount: (moid) => q.order.get(moid)?.amount,
+    markCommitted(result) {
+      const { changes } = q.settle.run({
+        moid: result.moid, tid: result.tid, method: result.payment.method, result: JSON.stringify(result),
+        status: result.status === 'approved' ? 'paid' : 'awaiting-deposit',
+      });
+      if (changes === 1) return;
+      const current = q.order.get(result.moid);
+      if (current?.tid === result.tid) return; // this TID was already recorded (another instance)
+      throw new Error(`order ${result.moid} is ${current?.status ?? 'missing'} already; refusing a second payment`);
+    },
+    markDeclined(result) {
+      q.decline.run({ moid: result.moid, method: result.raw.PayMethod ?? null, result: JSON.stringify(result) });
+    },
+    close: () => sqlite.close(),
+  };
+}

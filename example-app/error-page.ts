@@ -1,0 +1,53 @@
+/**
+ * Error pages. checkoutReturn passes what the shop must not treat as a payment result to
+ * next(err) as a NicepayError (status, stable code, expose); this renders it for the buyer
+ * in Korean. The merchant key never reaches a page or a log line.
+ */
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { isNicepayError, type NicepayErrorCode } from '../src/index.js';
+import type { ShopContext } from './app.js';
+import { html, sendPage } from './views.js';
+
+/** What the buyer is told per error code (branch on the code, never on the message). */
+const KOREAN: Partial<Record<NicepayErrorCode, string>> = {
+  NICEPAY_AMOUNT_MISMATCH: '결제 금액이 주문 금액과 일치하지 않아 결제를 진행하지 않았습니다.',
+  NICEPAY_SIGNATURE_MISMATCH: '결제 결과의 위변조 검증에 실패하여 결제를 진행하지 않았습니다.',
+  NICEPAY_UNKNOWN_ORDER: '주문을 찾을 수 없습니다.',
+  NICEPAY_UNTRUSTED_URL: '신뢰할 수 없는 결제 서버 주소가 포함되어 결제를 진행하지 않았습니다.',
+  NICEPAY_BODY_TOO_LARGE: '결제 결과를 해석할 수 없습니다.',
+  NICEPAY_BODY_MALFORMED: '결제 결과를 해석할 수 없습니다.',
+  NICEPAY_CONTENT_TYPE_UNSUPPORTED: '결제 결과를 해석할 수 없습니다.',
+  NICEPAY_CHARSET_UNSUPPORTED: '결제 결과를 해석할 수 없습니다.',
+  NICEPAY_FIELD_INVALID: '결제 결과에 잘못된 항목이 있습니다.',
+  NICEPAY_GATEWAY_UNREACHABLE: '결제 서버에 연결할 수 없습니다. 잠시 후 다시 시도해 주세요.',
+  NICEPAY_OUTCOME_UNKNOWN: '결제 결과를 확인할 수 없습니다. 결제가 되었는지 주문 내역에서 확인하시거나 고객센터로 문의해 주세요.',
+  NICEPAY_GATEWAY_ERROR: '결제 서버가 올바르지 않은 응답을 보냈습니다.',
+  NICEPAY_HOOK_FAILED: '주문을 처리하지 못해 결제를 취소했습니다. 이미 결제된 주문일 수 있습니다.',
+  NICEPAY_SHUTTING_DOWN: '서버 점검 중입니다. 잠시 후 다시 시도해 주세요.',
+};
+
+export const notFound: RequestHandler = (_req, res) => {
+  sendPage(res, 404, '페이지를 찾을 수 없습니다', html`<h1 class="status-error">페이지를 찾을 수 없습니다</h1><p><a href="/">상품 목록으로</a></p>`);
+};
+
+export function errorHandler(ctx: ShopContext): ErrorRequestHandler {
+  const hide = (text: string): string => text.split(ctx.merchantKey).join('[redacted]');
+  return (err, _req, res, next) => {
+    if (res.headersSent) return next(err);
+    const known = isNicepayError(err);
+    const status = known ? err.status : typeof err?.status === 'number' && err.status < 500 ? err.status : 500;
+    const code: string = known ? err.code : 'INTERNAL_ERROR';
+    const friendly = (known && KOREAN[err.code]) || (status < 500 ? '요청을 처리할 수 없습니다.' : '일시적인 오류가 발생했습니다. 잠시 후 다시 시도해 주세요.');
+    // The library's messages are secret-free and meant for developers; show them when exposable.
+    const detail = known && err.expose ? hide(err.message) : '';
+    ctx.logger[status >= 500 ? 'error' : 'warn'](
+      known ? err.toJSON() : { code, message: hide(String(err?.message ?? err)) },
+      'example shop: request failed',
+    );
+    sendPage(res, status, '결제 오류', html`<h1 id="result-status" class="status-error" data-status="error">결제를 완료하지 못했습니다</h1>
+<p id="error-message">${friendly}</p>
+<dl><dt>HTTP 상태</dt><dd id="error-status">${status}</dd><dt>오류 코드</dt><dd id="error-code">${code}</dd>
+${detail && html`<dt>상세</dt><dd id="error-detail" class="muted">${detail}</dd>`}</dl>
+<p><a class="button" href="/">상품 목록으로</a> <a href="/orders">주문 내역</a></p>`);
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * `POST /checkout`: creates the order (amount from the product table, never from the form)
+ * and renders the payment-window form. The page is UTF-8; `accept-charset="euc-kr"` makes
+ * the browser encode the submission in EUC-KR, the window's default CharSet, so the window
+ * sends its auth return back in EUC-KR too.
+ */
+import express, { Router, type Request } from 'express';
+import iconv from 'iconv-lite';
+import { createHash } from 'node:crypto';
+import type { ShopContext } from '../app.js';
+import type { Buyer } from '../db.js';
+import { html, sendPage, won } from '../views.js';
+import { DEMO_BUYER } from './products.js';
+
+/** EdiDate: the current time in KST (UTC+9, no DST) as YYYYMMDDHHMISS, whatever TZ says. */
+export function kstEdiDate(now = new Date()): string {
+  return new Date(now.getTime() + 9 * 3_600_000).toISOString().replace(/\D/g, '').slice(0, 14);
+}
+
+/** Window SignData: hex(sha256(EdiDate + MID + Amt + MerchantKey)), lowercase. */
+export function windowSignData(ediDate: string, mid: string, amt: string, merchantKey: string): string {
+  return createHash('sha256').update(ediDate + mid + amt + merchantKey, 'utf8').digest('hex');
+}
+
+/** Bytes of `text` in CP949, or -1 when it has characters CP949 cannot represent. */
+function cp949Length(text: string): number {
+  const bytes = iconv.encode(text, 'cp949');
+  return iconv.decode(bytes, 'cp949') === text ? bytes.length : -1;
+}
+
+/** The buyer fields, checked against the window's byte limits (EUC-KR) and formats. */
+function readBuyer(body: Record<string, unknown>): Buyer | string {
+  const text = (k: string, fallback: string): string => (typeof body[k] === 'string' ? (body[k] as string).trim() : fallback);
+  const buyer = { name: text('buyerName', DEMO_BUYER.name), email: text('buyerEmail', ''), tel: text('buyerTel', '').replace(/-/g, '') };
+  const nameBytes = cp949Length(buyer.name);
+  if (!buyer.name || nameBytes < 0 || nameBytes > 30) return '이름은 한글 15자(30바이트) 이내로, 완성형 한글·영문으로 입력해 주세요.';
+  if (buyer.email && (buyer.email.length > 60 || !/^[^\s@]+@[^\s@]+$/.test(buyer.email))) return '이메일 주소를 확인해 주세요.';
+  if (buyer.tel && !/^\d{9,20}$/.test(buyer.tel)) return '휴대폰 번호는 숫자로 입력해 주세요.';
+  return buyer;
+}
+
+export function checkoutRoutes(ctx: ShopContext): Router {
+  const { db } = ctx;
+  const router = Router();
+  const returnUrl = (req: Request): string => `${ctx.publicUrl ?? `${req.protocol}://${req.get('host')}`}/pay/return`;
+
+  router.post('/checkout', express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 20 }), (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const product = typeof body.productId === 'string' ? db.product(body.productId) : undefined;
+    if (!product) {
+      sendPage(res, 404, '상품 없음', html`<h1 class="status-error">상품을 찾을 수 없습니다</h1><p><a href="/">상품 목록으로</a></p>`);
+      return;
+    }
+    const buyer = readBuyer(body);
+    if (typeof buyer === 'string') {
+      sendPage(res, 400, '입력 오류', html`<h1 class="status-error">구매자 정보를 확인해 주세요</h1><p id="form-error">${buyer}</p><p><a href="/">돌아가기</a></p>`);
+      return;
+    }
+    const order = db.createOrder(product, buyer);
+    const amt = String(order.amount);
+    const ediDate = kstEdiDate();
+    const fields: Record<string, string> = {
+      MID: ctx.mid,
+      Amt: amt,
+      Moid: order.moid,
+      GoodsName: order.goods,
+      BuyerName: buyer.name,
+      BuyerEmail: buyer.email,
+      BuyerTel: buyer.tel,
+      ReturnURL: returnUrl(req),
+      EdiDate: ediDate,
+      // Signed on the server: the merchant key never leaves it.
+      SignData: windowSignData(ediDate, ctx.mid, amt, ctx.merchantKey),
+      CharSet: 'euc-kr',
+    };
+    const inputs = Object.entries(fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">\n`);
+    sendPage(res, 200, '주문 확인', html`<h1>주문 확인</h1>
+<div class="card"><dl id="order-summary">
+<dt>주문번호</dt><dd id="order-moid">${order.moid}</dd>
+<dt>상품</dt><dd id="order-goods">${order.goods}</dd>
+<dt>결제 금액</dt><dd id="order-amount" class="price">${won(order.amount)}</dd>
+<dt>구매자</dt><dd id="order-buyer">${buyer.name}</dd></dl>
+<form id="pay-form" method="post" action="${ctx.windowUrl}/window" accept-charset="euc-kr">
+${inputs}<button type="submit" id="pay-submit">${won(order.amount)} 결제하기</button>
+</form>
+<p class="muted">결제창에서 결제수단(신용카드·계좌이체·가상계좌·휴대폰)을 선택합니다.</p></div>`);
+  });
+  return router;
+}

@@ -1,0 +1,99 @@
+/**
+ * `npm start`: the example shop on PORT (default 3000). Without NICEPAY_BASE_URL it starts
+ * the gateway sandbox in-process and pays against it; with it, it talks to that gateway.
+ *
+ *   PORT                  shop port (default 3000)
+ *   SHOP_URL              public origin for ReturnURL (default: from the request's Host)
+ *   SHOP_DB               SQLite file (default example-app/data/shop.db; ':memory:' works)
+ *   SANDBOX_PORT          embedded sandbox port (default: any free port)
+ *   NICEPAY_MID, NICEPAY_MERCHANT_KEY   merchant (default: the published test merchant nicepay00m)
+ *   NICEPAY_BASE_URL      approval host; when set, no sandbox starts
+ *   NICEPAY_DATA_URL      data host (payout / reconciliation; default NICEPAY_BASE_URL)
+ *   NICEPAY_WINDOW_URL    payment window host (default NICEPAY_BASE_URL)
+ *   NICEPAY_TRUSTED_HOSTS comma list of hosts NextAppURL / NetCancelURL may name
+ */
+import type { AddressInfo } from 'node:net';
+import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
+import { createShop, type ShopOptions } from './app.js';
+
+const env = process.env;
+
+function fail(message: string): never {
+  console.error(`express-nicepay example shop: ${message}`);
+  process.exit(1);
+}
+
+function portFrom(name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`${name} must be a port number, got ${JSON.stringify(raw)}`);
+  return port;
+}
+
+const port = portFrom('PORT', 3000);
+let sandbox: Sandbox | undefined;
+let gateway: Pick<ShopOptions, 'mid' | 'merchantKey' | 'baseUrl' | 'dataUrl' | 'windowUrl' | 'trustedHosts'>;
+let gatewayLabel: string;
+
+if (env.NICEPAY_BASE_URL) {
+  if (!env.NICEPAY_MID || !env.NICEPAY_MERCHANT_KEY) fail('NICEPAY_BASE_URL needs NICEPAY_MID and NICEPAY_MERCHANT_KEY');
+  const trusted = env.NICEPAY_TRUSTED_HOSTS?.split(',').map((h) => h.trim()).filter(Boolean);
+  gateway = {
+    mid: env.NICEPAY_MID,
+    merchantKey: env.NICEPAY_MERCHANT_KEY,
+    baseUrl: env.NICEPAY_BASE_URL,
+    ...(env.NICEPAY_DATA_URL ? { dataUrl: env.NICEPAY_DATA_URL } : {}),
+    ...(env.NICEPAY_WINDOW_URL ? { windowUrl: env.NICEPAY_WINDOW_URL } : {}),
+    ...(trusted?.length ? { trustedHosts: trusted } : {}),
+  };
+  gatewayLabel = env.NICEPAY_BASE_URL;
+} else {
+  // Your own merchant in the sandbox if both are given, else the published test merchant.
+  const merchant = env.NICEPAY_MID && env.NICEPAY_MERCHANT_KEY
+    ? { mid: env.NICEPAY_MID, merchantKey: env.NICEPAY_MERCHANT_KEY }
+    : TEST_MERCHANTS[0]!;
+  sandbox = createSandbox(env.NICEPAY_MID && env.NICEPAY_MERCHANT_KEY ? { merchants: [merchant, ...TEST_MERCHANTS] } : {});
+  const { url } = await sandbox.listen(portFrom('SANDBOX_PORT', 0));
+  gateway = { mid: merchant.mid, merchantKey: merchant.merchantKey, baseUrl: url };
+  gatewayLabel = `embedded sandbox at ${url}`;
+}
+
+let shop: ReturnType<typeof createShop>;
+try {
+  shop = createShop({
+    ...gateway,
+    ...(env.SHOP_URL ? { publicUrl: env.SHOP_URL } : {}),
+    ...(env.SHOP_DB ? { dbFile: env.SHOP_DB } : {}),
+  });
+} catch (err) {
+  await sandbox?.close();
+  fail((err as Error).message);
+}
+
+const server = shop.app.listen(port);
+server.on('error', (err: NodeJS.ErrnoException) => {
+  void sandbox?.close();
+  fail(err.code === 'EADDRINUSE' ? `port ${port} is in use; set PORT to another one` : err.message);
+});
+server.on('listening', () => {
+  const { port: actual } = server.address() as AddressInfo;
+  console.log(`express-nicepay example shop: ${env.SHOP_URL ?? `http://localhost:${actual}`} (gateway: ${gatewayLabel})`);
+});
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  // A stuck connection must not keep the process alive forever.
+  setTimeout(() => process.exit(1), 10_000).unref();
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await closed;
+  await shop.close(); // waits for approvals in flight, then closes the client and SQLite
+  await sandbox?.close();
+  console.log(`express-nicepay example shop: stopped (${signal})`);
+  process.exit(0);
+}
+process.on('SIGINT', (s) => void shutdown(s));
+process.on('SIGTERM', (s) => void shutdown(s));

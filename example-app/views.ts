@@ -1,0 +1,122 @@
+/**
+ * Tiny HTML templating for the example shop, no template engine: an `html` tagged template
+ * escapes every interpolated value unless it is already `SafeHtml` (a nested `html` or
+ * `raw()`), so buyer- and gateway-supplied text can never inject markup. Pages are UTF-8;
+ * only the window form's own submission is EUC-KR (accept-charset on the form).
+ */
+import type { Response } from 'express';
+import type { PayMethod } from '../src/index.js';
+
+/** Markup that is already safe and is inserted as is. */
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+type Value = string | number | boolean | null | undefined | SafeHtml | readonly Value[];
+
+const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes text for an HTML text node or a quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+/** Marks trusted markup (constants only; never buyer or gateway text). */
+export function raw(markup: string): SafeHtml {
+  return new SafeHtml(markup);
+}
+
+function render(v: Value): string {
+  if (v === null || v === undefined || v === false) return '';
+  if (v instanceof SafeHtml) return v.value;
+  if (Array.isArray(v)) return v.map(render).join('');
+  return escapeHtml(String(v));
+}
+
+/** `html\`<p>${text}</p>\``: escapes every value; `false`/`null`/`undefined` render nothing. */
+export function html(strings: TemplateStringsArray, ...values: Value[]): SafeHtml {
+  let out = strings[0]!;
+  values.forEach((v, i) => {
+    out += render(v) + strings[i + 1]!;
+  });
+  return new SafeHtml(out);
+}
+
+const wonFormat = new Intl.NumberFormat('ko-KR');
+
+/** 12000 → "12,000원". */
+export function won(amount: number): string {
+  return `${wonFormat.format(amount)}원`;
+}
+
+// Gateway time is KST (UTC+9, no DST); format in Asia/Seoul whatever the server's TZ is.
+const kstFormat = new Intl.DateTimeFormat('ko-KR', {
+  timeZone: 'Asia/Seoul', year: 'numeric', month: 'numeric', day: 'numeric', weekday: 'short',
+  hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+});
+
+/** A Date as Korean wall-clock time, e.g. "2025년 1월 9일 (목) 23:59". */
+export function kstDateTime(date: Date): string {
+  const part = Object.fromEntries(kstFormat.formatToParts(date).map((p) => [p.type, p.value]));
+  return `${part.year}년 ${part.month}월 ${part.day}일 (${part.weekday}) ${part.hour}:${part.minute}`;
+}
+
+/** Order status → Korean label. */
+export const STATUS_LABEL: Readonly<Record<string, string>> = {
+  pending: '결제 대기',
+  paid: '결제 완료',
+  'awaiting-deposit': '입금 대기',
+  declined: '결제 실패',
+};
+
+/** Pay method → Korean label. */
+export const METHOD_LABEL: Readonly<Record<PayMethod, string>> = {
+  CARD: '신용카드',
+  BANK: '계좌이체',
+  VBANK: '가상계좌',
+  CELLPHONE: '휴대폰',
+};
+
+const STYLE = `
+:root{--accent:#1f6feb;--muted:#667085;--ok:#0a7a43;--warn:#b54708;--bad:#b42318}
+*{box-sizing:border-box}
+body{font-family:"Apple SD Gothic Neo","Malgun Gothic","Noto Sans KR",system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2939;line-height:1.6}
+header{background:#fff;border-bottom:1px solid #e4e7ec}
+header .wrap{display:flex;align-items:center;gap:1.5rem}
+header a{color:inherit;text-decoration:none}
+header .brand{font-weight:700;font-size:1.15rem}
+nav a{color:var(--muted);margin-right:1rem}
+.wrap{max-width:52rem;margin:0 auto;padding:1rem 1.25rem}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:1rem;padding:0;list-style:none}
+.card{background:#fff;border:1px solid #e4e7ec;border-radius:.75rem;padding:1rem 1.25rem}
+.price{font-size:1.2rem;font-weight:700}
+.muted{color:var(--muted);font-size:.9rem}
+button,.button{background:var(--accent);color:#fff;border:0;border-radius:.5rem;padding:.55rem 1.2rem;font-size:1rem;cursor:pointer;text-decoration:none;display:inline-block}
+label{display:block;margin:.4rem 0}
+input[type=text],input[type=email],input[type=tel]{padding:.4rem;border:1px solid #d0d5dd;border-radius:.4rem;width:100%;max-width:20rem}
+table{border-collapse:collapse;width:100%;background:#fff}
+th,td{text-align:left;padding:.5rem;border-bottom:1px solid #e4e7ec;font-size:.95rem}
+dl{display:grid;grid-template-columns:9rem 1fr;gap:.3rem 1rem}dt{color:var(--muted)}dd{margin:0}
+.status-approved,.status-paid{color:var(--ok)}.status-awaiting-deposit{color:var(--warn)}
+.status-declined,.status-auth-failed,.status-error{color:var(--bad)}
+`;
+
+/** The page shell: header with navigation, main content, footer. */
+export function layout(title: string, body: SafeHtml): string {
+  return `<!DOCTYPE html>\n${html`<html lang="ko"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${title} · 니스몰</title><style>${raw(STYLE)}</style></head>
+<body><header><div class="wrap"><a class="brand" href="/">니스몰</a>
+<nav><a href="/" id="nav-products">상품</a><a href="/orders" id="nav-orders">주문 내역</a></nav></div></header>
+<main class="wrap">${body}</main>
+<footer class="wrap muted">express-nicepay 예제 상점 · 실제 결제가 이루어지지 않습니다.</footer>
+</body></html>`.value}\n`;
+}
+
+/** Sends a UTF-8 page; pages carry order data, so nothing is cached. */
+export function sendPage(res: Response, status: number, title: string, body: SafeHtml): void {
+  res.status(status).set('cache-control', 'no-store').type('html').send(layout(title, body));
+}
