@@ -1,0 +1,63 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A loopback port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+async function pong(port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let got = '';
+    socket.setTimeout(500, () => { socket.destroy(); resolve(false); });
+    socket.on('error', () => resolve(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      got += chunk.toString('latin1');
+      if (got.includes('\r\n')) { socket.destroy(); resolve(got.startsWith('+PONG')); }
+    });
+  });
+}
+
+/** A throwaway redis-server on a free loopback port (no persistence). */
+export interface RedisServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Spawns redis-server; fails (not skips) when it is not installed, as CI must run these. */
+export async function startRedisServer(): Promise<RedisServer> {
+  const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  if (probe.error) throw new Error('redis-server is not on PATH (Debian/Ubuntu: apt-get install -y redis-server)');
+  const port = await freePort();
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout?.on('data', (d: Buffer) => { log += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => { log += d.toString(); });
+  const deadline = Date.now() + 10_000;
+  while (!(await pong(port))) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited early:\n${log}`);
+    if (Date.now() > deadline) throw new Error(`redis-server did not answer PING:\n${log}`);
+    await sleep(50);
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exit = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exit;
+    },
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Many instances (issue 5): two shop processes share one real Redis through redisStore; one
+ * sandbox runs here. 1,000 concurrent returns over 100 TxTids (each posted 10 times, spread
+ * over both instances and shuffled) must approve each TID exactly once at the gateway and call
+ * onApproved exactly once per TID across both processes.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { Pool } from 'undici';
+import { createSandbox, type AuthReturn, type Sandbox } from '../src/sandbox/index.js';
+import { MERCHANT_KEY, MID } from './helpers/shop.js';
+import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
+
+const APP = fileURLToPath(new URL('./fixtures/instance-app.ts', import.meta.url));
+const TIDS = 100;
+const COPIES = 10;
+
+interface Instance {
+  child: ChildProcess;
+  pool: Pool;
+  log: string;
+  ask<T>(type: string): Promise<T>;
+  stop(): Promise<void>;
+}
+
+async function startInstance(env: Record<string, string>): Promise<Instance> {
+  const child = fork(APP, [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  let log = '';
+  child.stdout!.on('data', (d: Buffer) => { log += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
+  const ready = await new Promise<{ port: number }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`instance did not start:\n${log}`)), 20_000);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`instance exited (${String(code)}):\n${log}`)); });
+    child.on('message', (m: { type: string; port?: number }) => {
+      if (m.type === 'ready') { clearTimeout(timer); resolve({ port: m.port! }); }
+    });
+  });
+  const pool = new Pool(`http://127.0.0.1:${ready.port}`, { connections: 50 });
+  const instance: Instance = {
+    child,
+    pool,
+    get log() { return log; },
+    ask<T>(type: string) {
+      return new Promise<T>((resolve) => {
+        const onMessage = (m: { type: string }) => {
+          if (m.type === type) { child.off('message', onMessage); resolve(m as T); }
+        };
+        child.on('message', onMessage);
+        child.send({ type });
+      });
+    },
+    async stop() {
+      await pool.close();
+      if (child.exitCode !== null) return;
+      const exit = once(child, 'exit');
+      child.send({ type: 'close' });
+      const t = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exit;
+      clearTimeout(t);
+    },
+  };
+  return instance;
+}
+
+describe('two shop processes on one Redis', function () {
+  this.timeout(120_000);
+  let redis: RedisServer;
+  let sandbox: Sandbox;
+  const instances: Instance[] = [];
+
+  before(async function () {
+    this.timeout(60_000);
+    redis = await startRedisServer();
+    sandbox = createSandbox();
+    const { url } = await sandbox.listen(0);
+    const env = { SANDBOX_URL: url, REDIS_URL: redis.url, MID, MERCHANT_KEY };
+    instances.push(...(await Promise.all([startInstance(env), startInstance(env)])));
+  });
+
+  after(async () => {
+    await Promise.all(instances.map((i) => i.stop()));
+    await sandbox?.close();
+    await redis?.stop();
+  });
+
+  it('1,000 concurrent duplicate returns over 100 TxTids: 100 approvals at the gateway, 100 onApproved calls', async () => {
+    const auths: AuthReturn[] = [];
+    for (let n = 0; n < TIDS; n++) {
+      auths.push(await sandbox.authenticate({ moid: `mi-${n}`, amount: 1_000 + n, method: 'CARD' }));
+    }
+    // Every TID COPIES times, alternating instances, then shuffled.
+    const jobs = Array.from({ length: TIDS * COPIES }, (_, i) => ({ auth: auths[i % TIDS]!, instance: instances[Math.floor(i / TIDS) % 2]! }));
+    for (let i = jobs.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [jobs[i], jobs[j]] = [jobs[j]!, jobs[i]!];
+    }
+    const started = Date.now();
+    const answers = await Promise.all(
+      jobs.map(async ({ auth, instance }) => {
+        const res = await instance.pool.request({
+          method: 'POST',
+          path: '/pay/return',
+          headers: { 'content-type': auth.contentType },
+          body: auth.body,
+        });
+        const body = (await res.body.json()) as { status?: string; tid?: string; duplicate?: boolean; code?: string };
+        return { statusCode: res.statusCode, body, tid: auth.fields.TxTid! };
+      }),
+    );
+    const elapsedMs = Date.now() - started;
+
+    const failures = answers.filter((a) => a.statusCode !== 200 || a.body.status !== 'approved' || a.body.tid !== a.tid);
+    expect(failures.slice(0, 5), `${failures.length} failed:\n${instances.map((i) => i.log).join('\n')}`).to.deep.equal([]);
+    expect(answers.filter((a) => a.body.duplicate === false)).to.have.length(TIDS);
+
+    const entries = sandbox.ledger.entries();
+    expect(entries).to.have.length(TIDS);
+    expect(entries.reduce((sum, e) => sum + e.approvalCalls, 0), 'approval calls at the gateway').to.equal(TIDS);
+    expect(sandbox.ledger.committed()).to.have.length(TIDS);
+
+    const stats = await Promise.all(instances.map((i) => i.ask<{ approved: string[] }>('stats')));
+    const all = stats.flatMap((s) => s.approved);
+    expect(all, 'onApproved calls across both instances').to.have.length(TIDS);
+    expect(new Set(all).size).to.equal(TIDS);
+    expect(stats.every((s) => s.approved.length > 0), 'both instances approved some').to.equal(true);
+    console.log(`      1000 returns in ${elapsedMs} ms; onApproved per instance: ${stats.map((s) => s.approved.length).join(' + ')}`);
+  });
+});
