@@ -1,0 +1,76 @@
+/**
+ * Shared setup of the browser e2e tests: a gateway sandbox and the example shop on port 0,
+ * a headless Chromium (system binary, no download), a fresh context per test, and a
+ * screenshot in test-results/<test>.png when a test fails.
+ */
+import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createShop, type Shop, type ShopOptions } from '../../example-app/app.js';
+import type { Logger } from '../../src/index.js';
+import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../../src/sandbox/index.js';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+const quietLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export interface E2E {
+  sandbox: Sandbox;
+  shop: Shop;
+  shopUrl: string;
+  browser: Browser;
+  /** The current test's page (fresh context per test). */
+  page: Page;
+}
+
+/**
+ * Registers before/after/beforeEach/afterEach hooks in the calling describe() and returns the
+ * live handles (filled in by the hooks).
+ */
+export function useShopInBrowser(shopOptions: Partial<ShopOptions> = {}): E2E {
+  const env = {} as E2E;
+  let server: Server;
+  let context: BrowserContext | undefined;
+
+  before(async function () {
+    env.sandbox = createSandbox();
+    await env.sandbox.listen(0);
+    const merchant = TEST_MERCHANTS[0]!;
+    env.shop = createShop({
+      mid: merchant.mid, merchantKey: merchant.merchantKey, baseUrl: env.sandbox.url, dbFile: ':memory:',
+      logger: quietLogger, ...shopOptions,
+    });
+    server = env.shop.app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', resolve));
+    env.shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    env.browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  });
+
+  after(async () => {
+    await env.browser?.close();
+    if (server) await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+    await env.shop?.close();
+    await env.sandbox?.close();
+  });
+
+  beforeEach(async () => {
+    context = await env.browser.newContext({ locale: 'ko-KR', timezoneId: 'Asia/Seoul' });
+    env.page = await context.newPage();
+  });
+
+  afterEach(async function () {
+    const test = this.currentTest;
+    if (test?.state === 'failed' && env.page) {
+      mkdirSync('test-results', { recursive: true });
+      const name = test.fullTitle().replace(/[^\p{L}\p{N}._-]+/gu, '_').slice(0, 120);
+      await env.page.screenshot({ path: `test-results/${name}.png`, fullPage: true }).catch(() => {});
+    }
+    await context?.close();
+    context = undefined;
+  });
+
+  return env;
+}
