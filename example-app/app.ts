@@ -11,6 +11,7 @@ import { createNicepay, type Logger, type Nicepay, type NicepayOptions } from '.
 import { openDb, type ShopDb } from './db.js';
 import { errorHandler, notFound } from './error-page.js';
 import { checkoutRoutes } from './routes/checkout.js';
+import { keyinRoutes } from './routes/keyin.js';
 import { orderRoutes } from './routes/orders.js';
 import { productRoutes } from './routes/products.js';
 import { returnRoutes } from './routes/return.js';
@@ -111,7 +112,7 @@ export function createShop(options: ShopOptions): Shop {
     ['/', orderRoutes(ctx)],
     // ── Extension points (issue 2) — one line each, with the router in routes/<name>.ts ──
     // Card key-in checkout, built on nicepay.keyinRouter({ expectedAmount, onApproved }):
-    //   ['/keyin', keyinRoutes(ctx)],
+    ['/keyin', keyinRoutes(ctx)],
     // Back office: payout (nicepay.payout) and cash-receipt reconciliation (nicepay.recon):
     //   ['/admin', adminRoutes(ctx)],
   ];

@@ -1,0 +1,152 @@
+/**
+ * Card key-in checkout (interface B) on `nicepay.keyinRouter`:
+ *
+ *   GET  /keyin               product picker
+ *   POST /keyin/order         creates the order (amount from the product table), 303 → the card form
+ *   GET  /keyin?moid=…        the card form for a pending order (server-rendered, Korean labels)
+ *   POST /keyin/pay           nicepay.keyinRouter charges the order's amount from SQLite, then the result page
+ *
+ * PCI: card data reaches this server. It is parsed only by keyinRouter (small limit), never
+ * logged, stored, or rendered back — a form with an error comes back with the card fields
+ * empty. One order is one Moid is one charge: the gateway caches declines per Moid, so a
+ * retry with another card makes a new order.
+ */
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { isNicepayError, type KeyinResult } from '../../src/index.js';
+import { SANDBOX_TEST_CARDS } from '../../src/sandbox/keyin/cards.js';
+import type { ShopContext } from '../app.js';
+import { html, sendPage, won, type SafeHtml } from '../views.js';
+import { DEMO_BUYER } from './products.js';
+
+/** The real gateway is HTTPS; a plain-HTTP gateway on loopback is the embedded sandbox. */
+export function isLocalSandbox(gatewayUrl: string): boolean {
+  try {
+    const u = new URL(gatewayUrl);
+    return u.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** Korean names of the posted card fields, for validation messages (never the values). */
+const FIELD_LABEL: Readonly<Record<string, string>> = {
+  cardNumber: '카드번호', cardExpiry: '유효기간', buyerAuthNum: '생년월일', cardPassword2: '비밀번호 앞 2자리',
+  quota: '할부', buyerName: '이름', buyerEmail: '이메일', buyerTel: '휴대폰',
+};
+
+const testCardHint = (): SafeHtml => {
+  const approved = Object.entries(SANDBOX_TEST_CARDS).filter(([, c]) => c.outcome === 'approved');
+  const declined = Object.entries(SANDBOX_TEST_CARDS).filter(([, c]) => c.outcome !== 'approved');
+  const fmt = (n: string): string => n.replace(/(\d{4})(?=\d)/g, '$1-');
+  return html`<div class="card muted" id="test-cards"><strong>샌드박스 테스트 카드</strong> (유효기간은 미래의 아무 YYMM, 예: 3012)
+<ul>${approved.map(([n, c]) => html`<li>승인: <code>${fmt(n)}</code> (${c.acquName})</li>`)}
+${declined.map(([n, c]) => html`<li>거절(${c.outcome}): <code>${fmt(n)}</code> (${c.acquName})</li>`)}</ul></div>`;
+};
+
+export function keyinRoutes(ctx: ShopContext): Router {
+  const { db, nicepay } = ctx;
+  const onSandbox = isLocalSandbox(ctx.windowUrl);
+  const router = Router();
+
+  /** A pending order, or undefined (unknown, already paid, declined). */
+  const pendingOrder = (moid: string) => {
+    const o = db.order(moid);
+    return o && o.status === 'pending' ? o : undefined;
+  };
+
+  function cardForm(res: Response, status: number, moid: string, error?: string): void {
+    const order = pendingOrder(moid)!;
+    sendPage(res, status, '카드 결제', html`<h1>카드 정보 입력</h1>
+${error && html`<p id="form-error" class="status-error">${error}</p>`}
+<div class="card"><dl><dt>주문번호</dt><dd id="order-moid">${order.moid}</dd>
+<dt>상품</dt><dd id="order-goods">${order.goods}</dd>
+<dt>결제 금액</dt><dd id="order-amount" class="price">${won(order.amount)}</dd></dl>
+<form id="keyin-form" method="post" action="/keyin/pay" autocomplete="off">
+<input type="hidden" name="moid" value="${order.moid}">
+<label>카드번호 <input type="text" name="cardNumber" id="card-number-input" inputmode="numeric" maxlength="23" required placeholder="1234-5678-9012-3456" autocomplete="cc-number"></label>
+<label>유효기간 (YYMM) <input type="text" name="cardExpiry" id="card-expiry" inputmode="numeric" maxlength="4" required placeholder="3012"></label>
+<label>생년월일 (YYMMDD, 선택) <input type="text" name="buyerAuthNum" id="buyer-auth-num" inputmode="numeric" maxlength="10"></label>
+<label>비밀번호 앞 2자리 (선택) <input type="password" name="cardPassword2" id="card-password2" inputmode="numeric" maxlength="2"></label>
+<label>할부 <select name="quota" id="quota"><option value="0">일시불</option><option value="2">2개월</option><option value="3">3개월</option><option value="6">6개월</option></select></label>
+<input type="hidden" name="buyerName" value="${DEMO_BUYER.name}">
+<button type="submit" id="keyin-submit">${won(order.amount)} 결제하기</button>
+</form></div>
+${onSandbox && testCardHint()}`);
+  }
+
+  router.get('/', (req, res) => {
+    const moid = typeof req.query.moid === 'string' ? req.query.moid : undefined;
+    if (moid) {
+      if (pendingOrder(moid)) return cardForm(res, 200, moid);
+      sendPage(res, 404, '주문 없음', html`<h1 class="status-error">결제할 수 있는 주문이 아닙니다</h1><p><a href="/keyin">상품 선택으로</a></p>`);
+      return;
+    }
+    const items = db.products().map((p) => html`<li class="card"><h2>${p.name}</h2><p class="price">${won(p.price)}</p>
+<button type="submit" name="productId" value="${p.id}" id="keyin-buy-${p.id}">카드번호로 결제</button></li>`);
+    sendPage(res, 200, '카드 직접 결제', html`<h1>카드 직접 결제 (키인)</h1>
+<p class="muted">결제창 없이 카드 정보를 입력해 결제합니다.</p>
+<form id="keyin-order-form" method="post" action="/keyin/order"><ul class="grid">${items}</ul></form>`);
+  });
+
+  router.post('/order', express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 5 }), (req, res) => {
+    const id = (req.body as Record<string, unknown> | undefined)?.productId;
+    const product = typeof id === 'string' ? db.product(id) : undefined;
+    if (!product) {
+      sendPage(res, 404, '상품 없음', html`<h1 class="status-error">상품을 찾을 수 없습니다</h1><p><a href="/keyin">돌아가기</a></p>`);
+      return;
+    }
+    const order = db.createOrder(product, DEMO_BUYER);
+    res.redirect(303, `/keyin?moid=${encodeURIComponent(order.moid)}`);
+  });
+
+  const markPaid = db.sqlite.prepare(
+    `UPDATE orders SET status = 'paid', method = 'CARD', tid = @tid, result = @result WHERE moid = @moid AND status = 'pending'`,
+  );
+  const markDeclined = db.sqlite.prepare(
+    `UPDATE orders SET status = 'declined', method = 'CARD', result = @result WHERE moid = @moid AND status = 'pending'`,
+  );
+
+  const pay = Router();
+  pay.use(
+    nicepay.keyinRouter({
+      // The amount charged is the order's, from SQLite; a pending order only.
+      expectedAmount: (moid) => pendingOrder(moid)?.amount,
+      goodsName: (moid) => db.order(moid)?.goods ?? '',
+      onApproved: (r) => {
+        const { changes } = markPaid.run({ moid: r.moid, tid: r.tid, result: JSON.stringify(r) });
+        if (changes !== 1) throw new Error(`order ${r.moid} is not pending`);
+      },
+      // Card data must travel over TLS; the embedded sandbox on loopback is plain HTTP.
+      requireHttps: !onSandbox,
+    }),
+  );
+  pay.post('/', (req, res) => {
+    const r: KeyinResult = req.keyin!;
+    if (r.status === 'declined' && !r.duplicate) markDeclined.run({ moid: r.moid, result: JSON.stringify(r) });
+    const order = db.order(r.moid);
+    const body = r.status === 'approved'
+      ? html`<dt>카드</dt><dd id="card-name">${r.payment.card.name}</dd>
+<dt>카드번호</dt><dd id="card-number">${r.payment.card.maskedNumber}</dd>
+<dt>승인번호</dt><dd id="auth-code">${r.payment.authCode}</dd>`
+      : html`<dt>사유</dt><dd id="result-message">${r.message}</dd><dt>코드</dt><dd id="result-code">${r.code}</dd>`;
+    const heading = r.status === 'approved' ? '결제가 완료되었습니다' : '결제가 거절되었습니다';
+    sendPage(res, 200, heading, html`<h1 id="result-status" class="status-${r.status}" data-status="${r.status}">${heading}</h1>
+<div class="card"><dl id="result-details"><dt>주문번호</dt><dd id="result-moid">${r.moid}</dd>
+${order && html`<dt>상품</dt><dd id="result-goods">${order.goods}</dd>`}
+<dt>금액</dt><dd id="result-amount" data-amount="${r.amount}">${won(r.amount)}</dd>${body}</dl></div>
+<p>${r.status === 'declined' && order && html`<form method="post" action="/keyin/order" style="display:inline"><button type="submit" name="productId" value="${order.productId}" id="keyin-retry">다른 카드로 다시 결제</button></form> `}
+<a href="/orders" id="orders-link">주문 내역 보기</a></p>`);
+  });
+  // A card field the library refused: the form again, naming the field (never its value).
+  pay.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    const moid = (req.body as Record<string, unknown> | undefined)?.moid;
+    if (isNicepayError(err) && err.code === 'NICEPAY_FIELD_INVALID' && typeof moid === 'string' && pendingOrder(moid)) {
+      const field = (err as { field?: string }).field;
+      cardForm(res, 400, moid, `${(field && FIELD_LABEL[field]) ?? '입력값'}을(를) 확인해 주세요.`);
+      return;
+    }
+    next(err);
+  });
+  router.use('/pay', pay);
+  return router;
+}

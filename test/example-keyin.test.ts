@@ -1,0 +1,116 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { createShop, type Shop } from '../example-app/app.js';
+import type { Logger } from '../src/index.js';
+import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
+
+const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
+const APPROVED = '4111111111111111';
+const LOST = '4000000000009979';
+
+const textOf = (page: string, id: string): string | undefined => new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1];
+
+describe('example-app: card key-in page (/keyin)', () => {
+  let sandbox: Sandbox;
+  let shop: Shop;
+  const logLines: string[] = [];
+  const pages: string[] = [];
+  const log = (obj: Record<string, unknown>, msg?: string): void => void logLines.push(JSON.stringify({ ...obj, msg }));
+  const logger: Logger = { debug: log, info: log, warn: log, error: log };
+
+  before(async () => {
+    sandbox = createSandbox();
+    await sandbox.listen(0);
+    shop = createShop({ mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: ':memory:', logger });
+  });
+  after(async () => {
+    await shop.close();
+    await sandbox.close();
+  });
+
+  const keep = <T extends { text: string }>(res: T): T => (pages.push(res.text), res);
+
+  async function newOrder(productId: string): Promise<string> {
+    const res = await request(shop.app).post('/keyin/order').type('form').send({ productId });
+    expect(res.status).to.equal(303);
+    const moid = /moid=([A-Z0-9]+)/.exec(res.headers.location!)![1]!;
+    expect(shop.db.order(moid)).to.include({ status: 'pending', productId });
+    return moid;
+  }
+  const pay = async (fields: Record<string, string>) =>
+    keep(await request(shop.app).post('/keyin/pay').type('form').send({ cardExpiry: '3012', ...fields }));
+
+  it('shows a product picker, then a Korean card form for the order with the sandbox test cards', async () => {
+    const list = keep(await request(shop.app).get('/keyin'));
+    expect(list.status).to.equal(200);
+    expect(list.text).to.include('id="keyin-buy-tomyum-kit"').and.include('똠얌꿍 밀키트');
+    const moid = await newOrder('tomyum-kit');
+    const form = keep(await request(shop.app).get(`/keyin?moid=${moid}`));
+    expect(form.status).to.equal(200);
+    expect(form.text).to.include('카드번호').and.include('유효기간').and.include('id="keyin-form"');
+    expect(textOf(form.text, 'order-amount')).to.equal('12,000원');
+    expect(form.text).to.include('4111-1111-1111-1111').and.include('4000-0000-0000-9979');
+    expect((await request(shop.app).get('/keyin?moid=NOPE')).status).to.equal(404);
+  });
+
+  it('charges the order amount from SQLite and marks the order paid', async () => {
+    const moid = await newOrder('tomyum-kit');
+    const res = await pay({ moid, cardNumber: APPROVED });
+    expect(res.status, res.text).to.equal(200);
+    expect(textOf(res.text, 'result-status')).to.equal('결제가 완료되었습니다');
+    expect(textOf(res.text, 'result-amount')).to.equal('12,000원');
+    expect(textOf(res.text, 'result-goods')).to.equal('똠얌꿍 밀키트');
+    expect(textOf(res.text, 'card-number')).to.match(/\*/);
+    const order = shop.db.order(moid)!;
+    expect(order).to.include({ status: 'paid', method: 'CARD' });
+    expect(sandbox.ledger.get(order.tid!)).to.include({ status: 'approved', amount: 12_000, source: 'keyin', goodsName: '똠얌꿍 밀키트' });
+    // Paid: no second charge for the same order.
+    const again = await pay({ moid, cardNumber: APPROVED });
+    expect(again.status).to.equal(404);
+  });
+
+  it("shows a decline with the issuer's message verbatim and marks the order declined", async () => {
+    const moid = await newOrder('kimchi');
+    const res = await pay({ moid, cardNumber: LOST });
+    expect(res.status).to.equal(200);
+    expect(textOf(res.text, 'result-status')).to.equal('결제가 거절되었습니다');
+    expect(textOf(res.text, 'result-message')).to.equal('분실 도난 카드입니다');
+    expect(textOf(res.text, 'result-code')).to.equal('3052');
+    expect(res.text).to.include('id="keyin-retry"');
+    expect(shop.db.order(moid)).to.include({ status: 'declined', tid: null });
+  });
+
+  it('refuses a posted amount that differs from the order, and an invalid card number without echoing it', async () => {
+    const moid = await newOrder('haeng-mug');
+    const cheap = await pay({ moid, cardNumber: APPROVED, amount: '100' });
+    expect(cheap.status).to.equal(400);
+    expect(textOf(cheap.text, 'error-code')).to.equal('NICEPAY_AMOUNT_MISMATCH');
+    const bad = await pay({ moid, cardNumber: '4111111111111112' });
+    expect(bad.status).to.equal(400);
+    expect(textOf(bad.text, 'form-error')).to.include('카드번호');
+    expect(bad.text).to.not.include('4111111111111112');
+    expect(shop.db.order(moid)).to.include({ status: 'pending' });
+  });
+
+  it('requires HTTPS when the gateway is not the local sandbox', async () => {
+    const real = createShop({ mid: MID, merchantKey: KEY, baseUrl: 'https://gateway.example.invalid', dbFile: ':memory:', logger });
+    try {
+      const moid = (await request(real.app).post('/keyin/order').type('form').send({ productId: 'kimchi' })).headers.location!.split('=')[1]!;
+      const form = await request(real.app).get(`/keyin?moid=${moid}`);
+      expect(form.text).to.not.include('id="test-cards"');
+      const res = keep(await request(real.app).post('/keyin/pay').type('form').send({ moid, cardNumber: APPROVED, cardExpiry: '3012' }));
+      expect(res.status).to.equal(403);
+      expect(textOf(res.text, 'error-code')).to.equal('NICEPAY_INSECURE_TRANSPORT');
+    } finally {
+      await real.close();
+    }
+  });
+
+  it('never logs nor echoes card data', () => {
+    expect(pages.length).to.be.greaterThan(5);
+    for (const n of [APPROVED, LOST, '4111111111111112']) {
+      expect(pages.join('\n')).to.not.include(n);
+      expect(logLines.join('\n')).to.not.include(n);
+    }
+  });
+});
