@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { createNicepay, type Logger, type Nicepay, type NicepayOptions } from '../src/index.js';
 import { openDb, type ShopDb } from './db.js';
 import { errorHandler, notFound } from './error-page.js';
+import { adminRoutes } from './routes/admin.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { keyinRoutes } from './routes/keyin.js';
 import { orderRoutes } from './routes/orders.js';
@@ -114,7 +115,7 @@ export function createShop(options: ShopOptions): Shop {
     // Card key-in checkout, built on nicepay.keyinRouter({ expectedAmount, onApproved }):
     ['/keyin', keyinRoutes(ctx)],
     // Back office: payout (nicepay.payout) and cash-receipt reconciliation (nicepay.recon):
-    //   ['/admin', adminRoutes(ctx)],
+    ['/admin', adminRoutes(ctx)],
   ];
   for (const [path, router] of routers) app.use(path, router);
   app.use(notFound);
