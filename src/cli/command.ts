@@ -1,0 +1,53 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ExitCode } from './exit-codes.js';
+import { UsageError } from './exit-codes.js';
+import type { CliIo } from './output.js';
+
+/** Option definitions in node:util parseArgs form. */
+export type CliOptions = NonNullable<ParseArgsConfig['options']>;
+
+/** Parsed option values. */
+export type CliValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/** One runnable subcommand, e.g. `payout balance`. */
+export interface Command {
+  /** The words that select it, e.g. `payout results`. */
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  /** The full --help text. */
+  help: string;
+  options: CliOptions;
+  run(values: CliValues, io: CliIo): Promise<ExitCode>;
+}
+
+/** Parses a command's arguments strictly (unknown options and positionals are usage errors). */
+export function parseCommandArgs(command: Command, args: readonly string[]): CliValues & { help?: boolean } {
+  const { values } = parseArgs({
+    args: [...args],
+    options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+    allowPositionals: false,
+  });
+  return values as CliValues & { help?: boolean };
+}
+
+/** A required string option, or a {@link UsageError} naming it. */
+export function required(values: CliValues, name: string, what: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required: ${what}`);
+  return v;
+}
+
+/** A YYYYMMDD option (checked for shape here; the client checks the calendar). */
+export function date8(values: CliValues, name: string): string {
+  const v = required(values, name, 'a KST date YYYYMMDD');
+  if (!/^\d{8}$/.test(v)) throw new UsageError(`--${name} must be a KST date YYYYMMDD, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** One of a fixed set of values. */
+export function oneOf<T extends string>(value: string, name: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  return value as T;
+}

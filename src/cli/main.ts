@@ -1,0 +1,87 @@
+import { isNicepayError } from '../index.js';
+import { type Command, parseCommandArgs } from './command.js';
+import { CliConfigError, EXIT, type ExitCode, UsageError } from './exit-codes.js';
+import type { CliIo } from './output.js';
+import { payoutBalance, payoutResults } from './payout-commands.js';
+import { reconCashReceipts } from './recon-commands.js';
+import { sandboxCommand } from './sandbox-command.js';
+
+/** Every subcommand, in the order --help lists them. */
+export const COMMANDS: readonly Command[] = [sandboxCommand, payoutBalance, payoutResults, reconCashReceipts];
+
+const TOP_HELP = `Usage: express-nicepay <command> [options]
+
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(21)}${c.summary}`).join('\n')}
+
+Run "express-nicepay <command> --help" for a command's options.
+
+Exit codes: 0 ok, 1 gateway refused or unreachable, 2 usage error,
+            3 configuration (environment) error, 4 outcome unknown.
+`;
+
+/** Finds the command its leading words name; the rest are its arguments. */
+function select(argv: readonly string[]): { command: Command | undefined; rest: string[]; group: string[] } {
+  for (const c of COMMANDS) {
+    const words = c.name.split(' ');
+    if (words.every((w, i) => argv[i] === w)) return { command: c, rest: argv.slice(words.length), group: words };
+  }
+  const group = COMMANDS.filter((c) => c.name.startsWith(`${argv[0]} `));
+  return { command: undefined, rest: [], group: group.length > 0 ? [argv[0]!] : [] };
+}
+
+/** The exit code an error maps to (docs/cli.md). */
+export function exitCodeFor(err: unknown): ExitCode {
+  if (err instanceof UsageError || (err as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS')) return EXIT.USAGE;
+  if (err instanceof CliConfigError) return EXIT.CONFIG;
+  if (isNicepayError(err)) {
+    if (err.code === 'NICEPAY_CONFIG_INVALID') return EXIT.CONFIG;
+    if (err.code === 'NICEPAY_FIELD_INVALID') return EXIT.USAGE;
+    if ((err as { outcomeUnknown?: boolean }).outcomeUnknown) return EXIT.OUTCOME_UNKNOWN;
+  }
+  return EXIT.GATEWAY;
+}
+
+function describe(err: unknown): string {
+  if (isNicepayError(err)) {
+    const e = err as { code: string; resCode?: string; message: string };
+    return `${e.message} [${e.code}${e.resCode ? ` resCode ${e.resCode}` : ''}]`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Runs the CLI on `argv` (without node and the script) and resolves to the exit code. */
+export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    (argv.length === 0 ? io.err : io.out)(TOP_HELP);
+    return argv.length === 0 ? EXIT.USAGE : EXIT.OK;
+  }
+  const { command, rest, group } = select(argv);
+  if (!command) {
+    const wantsHelp = argv.includes('--help') || argv.includes('-h');
+    const known = COMMANDS.filter((c) => group.length > 0 && c.name.startsWith(`${group[0]} `));
+    const text = known.length > 0
+      ? `Usage: express-nicepay ${group[0]} <command>\n\nCommands:\n${known.map((c) => `  ${c.name.padEnd(21)}${c.summary}`).join('\n')}\n`
+      : TOP_HELP;
+    if (wantsHelp) {
+      io.out(text);
+      return EXIT.OK;
+    }
+    io.err(`express-nicepay: unknown command "${argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}"\n\n${text}`);
+    return EXIT.USAGE;
+  }
+  try {
+    const values = parseCommandArgs(command, rest);
+    if (values.help) {
+      io.out(`${command.help}\n`);
+      return EXIT.OK;
+    }
+    return await command.run(values, io);
+  } catch (err) {
+    const code = exitCodeFor(err);
+    io.err(`express-nicepay ${command.name}: ${describe(err)}\n`);
+    if (code === EXIT.USAGE) io.err(`Run "express-nicepay ${command.name} --help" for usage.\n`);
+    if (code === EXIT.OUTCOME_UNKNOWN) io.err('The gateway may have acted; check its state before retrying.\n');
+    return code;
+  }
+}

@@ -1,0 +1,44 @@
+/** Where a command writes: results to `out` (stdout), progress and errors to `err` (stderr). */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The process's own streams and environment. */
+export const processIo: CliIo = {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+  env: process.env,
+};
+
+/** A copy without `raw` fields (the verbatim gateway body), for readable output. */
+export function withoutRaw(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutRaw);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'raw').map(([k, v]) => [k, withoutRaw(v)]));
+}
+
+/** Pretty JSON with a trailing newline. */
+export function toJson(value: unknown): string {
+  return `${JSON.stringify(withoutRaw(value), null, 2)}\n`;
+}
+
+/** RFC 4180 field: quoted when it holds a comma, quote or line break. */
+function csvField(v: unknown): string {
+  const s = v === undefined || v === null ? '' : String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/**
+ * Writes rows as CSV under a fixed header (printed even when there are no rows, so scripts
+ * can rely on it), CRLF line ends per RFC 4180, reporting progress on stderr every `every`
+ * rows so a long export shows life.
+ */
+export function writeCsv(io: CliIo, columns: readonly string[], rows: readonly object[], every = 1000): void {
+  io.out(`${columns.join(',')}\r\n`);
+  rows.forEach((row, i) => {
+    io.out(`${columns.map((c) => csvField((row as Record<string, unknown>)[c])).join(',')}\r\n`);
+    if ((i + 1) % every === 0 && i + 1 < rows.length) io.err(`wrote ${i + 1}/${rows.length} rows\n`);
+  });
+}
