@@ -1,6 +1,7 @@
 /**
  * express-nicepay: Express middleware for NICEPAY's legacy web API.
  * This module only re-exports; internals stay internal so they can change.
+ * @module
  */
 export { createNicepay, type Nicepay } from './nicepay.js';
 export type { NicepayOptions } from './config.js';
@@ -39,6 +40,8 @@ export {
   isNicepayError,
   type NicepayErrorCode,
   type NetCancelOutcome,
+  type NicepayErrorInit,
+  type GatewayErrorInit,
 } from './errors/index.js';
 export type { Charset } from './wire/charset.js';
 export type { KeyinInput, KeyinResult, ApprovedKeyin, DeclinedKeyin, KeyinCard, KeyinBuyer, KeyinEdiType } from './keyin/index.js';

@@ -4,9 +4,13 @@
  * moid, step and durationMs.
  */
 export interface Logger {
+  /** Each gateway call answered (data host calls). */
   debug(obj: Record<string, unknown>, msg?: string): void;
+  /** An approval or key-in answered. */
   info(obj: Record<string, unknown>, msg?: string): void;
+  /** A call failed without committing anything, or a net cancel was sent. */
   warn(obj: Record<string, unknown>, msg?: string): void;
+  /** An outcome is unknown or a hook failed: someone should look. */
   error(obj: Record<string, unknown>, msg?: string): void;
 }
 

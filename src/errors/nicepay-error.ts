@@ -68,6 +68,7 @@ export class NicepayError extends Error {
     return out;
   }
 
+  /** Recognises errors of another copy of the package too (a brand, not the prototype chain). */
   static override [Symbol.hasInstance](value: unknown): boolean {
     return isNicepayError(value);
   }

@@ -23,7 +23,7 @@ export interface KeyinBuyer {
 /** Response format asked of the gateway (EdiType). */
 export type KeyinEdiType = 'JSON' | 'KV';
 
-/** Input of {@link KeyinClient.keyin}. */
+/** Input of `nicepay.keyin()` (the key-in client, interface B). */
 export interface KeyinInput {
   /** The shop's order number, 1-64 bytes (EUC-KR). One Moid is charged at most once. */
   moid: string;

@@ -3,6 +3,7 @@
  * can jump to 10:29 KST on a payout day and watch the cut-off, whatever `TZ` says.
  */
 export interface VirtualClock {
+  /** The current virtual time. */
   now(): Date;
   /** Sets the current time to `date` (time keeps flowing from there). */
   set(date: Date): void;

@@ -29,9 +29,11 @@ export interface Fault {
 
 /** The queue of faults the endpoints consult. */
 export interface FaultQueue {
+  /** Queues a fault for the next call(s) of its target. */
   inject(fault: Fault): void;
   /** Takes the next fault for `target`, if any (consuming one of its `times`). */
   take(target: FaultTarget): Fault | undefined;
+  /** Drops every queued fault. */
   clear(): void;
   /** Faults still queued (for assertions that every injected fault was used). */
   pending(): readonly Fault[];

@@ -1,3 +1,8 @@
+/**
+ * `express-nicepay/sandbox`: the stateful gateway simulator of interfaces A-D, for
+ * development and tests.
+ * @module
+ */
 import { createVirtualClock, type VirtualClock } from './clock.js';
 import { createFaultQueue, type FaultQueue } from './faults.js';
 import { createLedger, type Ledger } from './ledger.js';
@@ -10,9 +15,9 @@ import type { SandboxMerchant, SandboxModule, SandboxState } from './types.js';
 export type { SandboxMerchant } from './types.js';
 export { SANDBOX_TEST_CARDS, KEYIN_DECLINES, type SandboxTestCard, type SandboxCardOutcome } from './keyin/index.js';
 export type { VirtualClock } from './clock.js';
-export type { SandboxDataHost, SandboxBalance, SandboxCashReceipt, SandboxPayout, SandboxPayoutStatus, SandboxSubMerchant } from './data-host/index.js';
+export type { SandboxDataHost, SandboxBalance, SandboxBalanceEntry, SandboxCashReceipt, SandboxPayout, SandboxPayoutStatus, SandboxSubMerchant } from './data-host/index.js';
 export type { Fault, FaultKind, FaultQueue, FaultTarget } from './faults.js';
-export type { Ledger, LedgerEntry, LedgerStatus } from './ledger.js';
+export type { Ledger, LedgerEntry, LedgerListener, LedgerStatus } from './ledger.js';
 export type { AuthenticateOptions, AuthReturn, CashReceiptChoice } from './approval/index.js';
 
 /** The gateway's published test merchants (gateway-facts.md), used when none are given. */
@@ -33,6 +38,7 @@ export interface SandboxOptions {
 export interface Sandbox {
   /** Starts the HTTP server; use the returned url as both baseUrl and dataUrl. */
   listen(port?: number, host?: string): Promise<{ url: string }>;
+  /** Stops the server and drops open connections. */
   close(): Promise<void>;
   /** Base URL once listening. */
   readonly url: string;

@@ -30,14 +30,19 @@ export type LedgerListener = (entry: LedgerEntry, previous: LedgerStatus | undef
 
 /** The sandbox's book of transactions, readable by tests. */
 export interface Ledger {
+  /** Books a new transaction (no listener is told: it has no previous status). */
   add(entry: LedgerEntry): void;
+  /** The transaction with this TID, if any (the live entry, not a copy). */
   get(tid: string): LedgerEntry | undefined;
   /** Changes a transaction's status and tells the listeners. */
   update(tid: string, status: LedgerStatus, at: Date): LedgerEntry;
+  /** Every transaction, in booking order. */
   entries(): readonly LedgerEntry[];
   /** Entries whose status is 'approved' or 'awaiting-deposit' (money committed). */
   committed(): readonly LedgerEntry[];
+  /** Calls `listener` after every status change. */
   onChange(listener: LedgerListener): void;
+  /** Forgets every transaction (listeners stay). */
   clear(): void;
 }
 

@@ -1,3 +1,7 @@
+/**
+ * `express-nicepay/redis`: the idempotency store for shops running several instances.
+ * @module
+ */
 import { createHash, randomUUID } from 'node:crypto';
 import { NicepayConfigError } from '../errors/index.js';
 import type { AcquireResult, IdempotencyStore } from './types.js';
@@ -8,6 +12,7 @@ import type { AcquireResult, IdempotencyStore } from './types.js';
  * Cluster clients do not fit: a key's lock and result must live on one node.
  */
 export interface RedisStoreClient {
+  /** Sends one raw command, e.g. `['SET', key, value, 'NX', 'PX', '30000']`. */
   sendCommand(args: ReadonlyArray<string>): Promise<unknown>;
 }
 
