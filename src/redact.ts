@@ -1,4 +1,4 @@
-import type { Logger } from './logger.js';
+import { type Logger, silentLogger } from './logger.js';
 
 /** What a redacted value is replaced with. */
 export const REDACTED = '[REDACTED]';
@@ -55,6 +55,8 @@ function maskDigits(s: string): string {
 
 /** Wraps a logger so every object and message it receives is redacted first. */
 export function redactingLogger(logger: Logger): Logger {
+  // Nothing reaches a silent logger, so there is nothing to redact (and no walk per event).
+  if (logger === silentLogger) return logger;
   const wrap = (level: keyof Logger) => (obj: Record<string, unknown>, msg?: string) =>
     msg === undefined ? logger[level](redact(obj)) : logger[level](redact(obj), maskDigits(msg));
   return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };

@@ -66,14 +66,20 @@ export function createTransport(options: TransportOptions): Transport {
   return {
     async post(url, body, contentType) {
       if (closed) throw new TransportError('closed', false, 'transport is closed');
-      const signal = AbortSignal.timeout(options.connectMs + options.responseMs);
+      // An overall deadline, cleared as soon as the call settles. (AbortSignal.timeout would
+      // keep a timer and its signal alive for the whole 35 s after every call.)
+      const controller = new AbortController();
+      const timer = setTimeout(
+        () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+        options.connectMs + options.responseMs,
+      );
       try {
         const res = await request(url, {
           method: 'POST',
           dispatcher: agent,
           body,
           headers: { 'content-type': contentType },
-          signal,
+          signal: controller.signal,
         });
         const body_ = Buffer.from(await res.body.arrayBuffer());
         if (res.statusCode < 200 || res.statusCode > 299) {
@@ -82,6 +88,8 @@ export function createTransport(options: TransportOptions): Transport {
         return { statusCode: res.statusCode, body: body_ };
       } catch (err) {
         throw classify(err, url);
+      } finally {
+        clearTimeout(timer);
       }
     },
     async close() {

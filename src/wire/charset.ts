@@ -26,6 +26,13 @@ export function normalizeCharset(label: string | undefined): Charset | undefined
 }
 
 const utf8Strict = new TextDecoder('utf-8', { fatal: true });
+const ASCII_TEXT = /^[\x00-\x7f]*$/;
+
+/** True when every byte is below 0x80. */
+function isAscii(buf: Buffer): boolean {
+  for (let i = 0; i < buf.length; i++) if (buf[i]! > 0x7f) return false;
+  return true;
+}
 
 /**
  * Decodes bytes in the wire charset. EUC-KR goes through iconv-lite's CP949 (a superset that
@@ -40,7 +47,11 @@ export function decodeBytes(bytes: Uint8Array, charset: Charset, field?: string)
       throw new WireFormatError('bytes are not valid UTF-8', field);
     }
   }
-  const text = iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 'cp949');
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // With no byte above 7F there is no double-byte lead (81-FE), so each byte is its ASCII
+  // character in CP949: an all-ASCII field (most of a gateway form) skips iconv.
+  if (isAscii(buf)) return buf.toString('latin1');
+  const text = iconv.decode(buf, 'cp949');
   if (text.includes('\uFFFD')) throw new WireFormatError('bytes are not valid EUC-KR (CP949)', field);
   return text;
 }
@@ -48,6 +59,8 @@ export function decodeBytes(bytes: Uint8Array, charset: Charset, field?: string)
 /** Encodes text in the wire charset; throws when a character has no CP949 form (emoji, say). */
 export function encodeText(text: string, charset: Charset, field?: string): Buffer {
   if (charset === 'utf-8') return Buffer.from(text, 'utf8');
+  // ASCII text is the same bytes in CP949: no iconv round trip needed to prove it encodes.
+  if (ASCII_TEXT.test(text)) return Buffer.from(text, 'latin1');
   const bytes = iconv.encode(text, 'cp949');
   if (iconv.decode(bytes, 'cp949') !== text) {
     throw new WireFormatError('text has characters that EUC-KR (CP949) cannot encode', field);
@@ -59,6 +72,7 @@ export function encodeText(text: string, charset: Charset, field?: string): Buff
 export function byteLength(text: string, charset: Charset): number {
   if (charset === 'utf-8') return Buffer.byteLength(text, 'utf8');
   // ASCII is 1 byte in CP949; everything else this codec accepts is 2.
+  if (ASCII_TEXT.test(text)) return text.length;
   let n = 0;
   for (const ch of text) n += ch.charCodeAt(0) < 0x80 ? 1 : 2;
   return n;

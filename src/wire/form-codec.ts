@@ -19,14 +19,22 @@ export function encodeForm(fields: Record<string, string | undefined>, charset: 
   const parts: string[] = [];
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined) continue;
-    parts.push(escapeBytes(encodeText(key, charset, key)) + '=' + escapeBytes(encodeText(value, charset, key)));
+    parts.push(escapeText(key, charset, key) + '=' + escapeText(value, charset, key));
   }
   return Buffer.from(parts.join('&'), 'latin1');
 }
 
+/** Bytes escapeBytes leaves as they are, in both charsets: the common case for keys, ids and digests. */
+const UNRESERVED = /^[0-9A-Za-z\-._*]*$/;
+
+function escapeText(text: string, charset: Charset, field: string): string {
+  return UNRESERVED.test(text) ? text : escapeBytes(encodeText(text, charset, field));
+}
+
 function escapeBytes(bytes: Buffer): string {
   let out = '';
-  for (const b of bytes) {
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
     if ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x2d || b === 0x2e || b === 0x5f || b === 0x2a) {
       out += String.fromCharCode(b);
     } else if (b === 0x20) {
@@ -57,15 +65,17 @@ export function decodeForm(body: Uint8Array, charset: Charset, options: DecodeFo
   let count = 0;
   let start = 0;
   const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  while (start <= buf.length) {
-    let end = buf.indexOf(0x26, start); // '&'
-    if (end === -1) end = buf.length;
+  // One char per byte, so string indices are byte offsets; plain segments are read from it directly.
+  const text = buf.toString('latin1');
+  while (start <= text.length) {
+    let end = text.indexOf('&', start);
+    if (end === -1) end = text.length;
     if (end > start) {
       if (++count > maxFields) throw new WireFormatError(`form has more than ${maxFields} fields`);
-      const eq = buf.indexOf(0x3d, start); // '='
+      const eq = text.indexOf('=', start);
       const keyEnd = eq !== -1 && eq < end ? eq : end;
-      const key = decodeBytes(unescape(buf.subarray(start, keyEnd)), charset);
-      const value = keyEnd < end ? decodeBytes(unescape(buf.subarray(keyEnd + 1, end)), charset, key) : '';
+      const key = decodeSegment(text, buf, start, keyEnd, charset);
+      const value = keyEnd < end ? decodeSegment(text, buf, keyEnd + 1, end, charset, key) : '';
       if (Object.hasOwn(fields, key)) {
         if (rejectDuplicates) throw new WireFormatError(`form field ${JSON.stringify(key.slice(0, 40))} appears more than once`, key);
       } else {
@@ -75,6 +85,14 @@ export function decodeForm(body: Uint8Array, charset: Charset, options: DecodeFo
     start = end + 1;
   }
   return fields;
+}
+
+/** ASCII without '%' and '+': the same text in both charsets, nothing to unescape. */
+const PLAIN = /^[\x00-\x24\x26-\x2a\x2c-\x7f]*$/;
+
+function decodeSegment(text: string, buf: Buffer, from: number, to: number, charset: Charset, field?: string): string {
+  const plain = text.slice(from, to);
+  return PLAIN.test(plain) ? plain : decodeBytes(unescape(buf.subarray(from, to)), charset, field);
 }
 
 function unescape(segment: Buffer): Buffer {

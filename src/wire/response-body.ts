@@ -28,8 +28,11 @@ export function parseGatewayBody(body: Uint8Array, charset: Charset, ediType: Ed
     throw new WireFormatError('response JSON is not an object');
   }
   const fields: FormFields = Object.create(null) as FormFields;
-  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
-    if (value === null || value === undefined) fields[key] = '';
+  const obj = parsed as Record<string, unknown>;
+  for (const key of Object.keys(obj)) {
+    const value = obj[key];
+    if (typeof value === 'string') fields[key] = value;
+    else if (value === null || value === undefined) fields[key] = '';
     else if (typeof value === 'object') fields[key] = JSON.stringify(value);
     else fields[key] = String(value);
   }

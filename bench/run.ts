@@ -1,0 +1,369 @@
+/**
+ * `npm run bench [-- --quick] [-- --profile]`: load-tests the approval path on loopback.
+ *
+ * One sandbox process (bench/sandbox-process.ts) serves every run. Each measured server runs
+ * in its own process (bench/server-process.ts), one after the other, loaded by autocannon from
+ * this process. Every request carries a fresh auth return (its own TxTid, booked in the
+ * sandbox ledger) or, for key-in and payout, triggers a fresh charge / payout request, so
+ * every approval is real; the sandbox ledger is checked afterwards.
+ *
+ * --profile writes a V8 CPU profile of each server child to $TMPDIR/express-nicepay-bench-profiles/<kind>/;
+ * --only=<kind prefix>[,...] runs a subset (e.g. --only=checkout-floor,checkout-ours).
+ *
+ * A full run writes bench/results.json and the generated part of bench/RESULTS.md; --quick
+ * (under a minute, checkout only) just prints. The last line printed is
+ *   checkout b/a=<ratio> b/c=<ratio> pipeline=<us>us
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { createNicepay } from '../src/index.js';
+import { fromKst, kstParts } from '../src/wire/kst.js';
+import { BENCH_AMOUNT, BENCH_KEY, BENCH_MID, BENCH_SUB_ID, type Child, forkTs, type ProcStats } from './ipc.js';
+import { measurePipeline, type PipelineResult } from './pipeline.js';
+import type { WireAuthReturn } from './sandbox-process.js';
+import type { ServerKind } from './server-process.js';
+
+const quick = process.argv.includes('--quick');
+const profile = process.argv.includes('--profile');
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+
+const CONNECTIONS = 16;
+/**
+ * The servers of one comparison are measured in interleaved rounds (a b c, b c a, c a b ...)
+ * rather than one long run each, so that load from other processes on a shared machine
+ * falls on all of them alike.
+ */
+const plan = quick
+  ? { rounds: 3, warmup: 200, checkout: 1800, keyin: 0, payout: 0, pipeline: 20_000, pipelineTrials: 2 }
+  : { rounds: 5, warmup: 1000, checkout: 15_000, keyin: 5_000, payout: 2_500, pipeline: 100_000, pipelineTrials: 5 };
+
+/** 09:00 KST on the next Monday: a business day, before the 10:30 payout cut-off. */
+function payoutMorning(): string {
+  const now = kstParts(new Date());
+  const base = fromKst(now.year, now.month, now.day, 9, 0);
+  const days = ((8 - now.weekday) % 7) || 7;
+  return new Date(base.getTime() + days * 86_400_000).toISOString();
+}
+
+interface Round {
+  requests: number;
+  durationS: number;
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuUs: number;
+  sandboxCpuUs: number;
+  non2xx: number;
+  errors: number;
+}
+
+interface Measurement {
+  name: string;
+  kind: ServerKind;
+  requests: number;
+  durationS: number;
+  /** Total requests over total load time, all rounds. */
+  reqPerSec: number;
+  /** Median over the rounds of each round's percentile. */
+  p50Ms: number;
+  p99Ms: number;
+  /** Server child CPU (user + system) per request, microseconds. */
+  cpuUsPerReq: number;
+  /** Sandbox CPU per request, microseconds (the other side of every call). */
+  sandboxCpuUsPerReq: number;
+  peakRssMb: number;
+  non2xx: number;
+  errors: number;
+  outcomes: Record<string, number>;
+  firstErrors: string[];
+  /** What the sandbox ledger / books say happened. */
+  verified: string;
+  rounds: Round[];
+}
+
+const clockIso = payoutMorning();
+const log = (...a: unknown[]): void => console.error('[bench]', ...a);
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const loadBefore = os.loadavg();
+  const sandbox = forkTs('./sandbox-process.ts', { BENCH_CLOCK: clockIso });
+  const { url } = (await sandbox.ready) as unknown as { url: string };
+  log(`sandbox at ${url}, virtual clock from ${clockIso}`);
+  const results: Measurement[] = [];
+  const want = (k: string): boolean => !only || only.some((o) => k.startsWith(o));
+
+  try {
+    const checkout = (
+      [
+        ['checkout-floor', '(a) floor: pre-built approval, bare undici'],
+        ['checkout-ours', '(b) express-nicepay checkoutReturn'],
+        ['checkout-sample', '(c) official-sample approach (urlencoded + axios)'],
+      ] as Array<[ServerKind, string]>
+    ).filter(([k]) => want(k));
+    if (checkout.length) results.push(...(await runGroup(sandbox, url, checkout, '/return', plan.checkout, checkoutFeeder)));
+
+    const keyin = ([['keyin-floor', 'key-in floor: pre-built form, bare undici'], ['keyin-ours', 'key-in nicepay.keyin()']] as Array<[ServerKind, string]>).filter(([k]) => want(k));
+    if (plan.keyin && keyin.length) results.push(...(await runGroup(sandbox, url, keyin, '/keyin', plan.keyin, simpleFeeder)));
+
+    const payout = ([['payout-floor', 'payout floor: pre-built envelope, bare undici'], ['payout-ours', 'payout nicepay.payout.request()']] as Array<[ServerKind, string]>).filter(([k]) => want(k));
+    if (plan.payout && payout.length) {
+      // One sub-merchant, registered at 09:00 KST on the virtual clock the server children share.
+      const admin = createNicepay({ mid: BENCH_MID, merchantKey: BENCH_KEY, baseUrl: url, clock: () => new Date(new Date(clockIso).getTime() + (Date.now() - started)) });
+      await admin.payout.registerSubMerchant({ subId: BENCH_SUB_ID, subNm: '벤치 하위몰', subCoNo: '1234567890', bankCd: '004', accntNo: '12345678901234', accntNm: '홍길동' });
+      await admin.close();
+      results.push(...(await runGroup(sandbox, url, payout, '/payout', plan.payout, simpleFeeder)));
+    }
+  } finally {
+    await sandbox.stop();
+  }
+
+  log('pipeline micro-benchmark');
+  const pipeline = await bestPipeline(plan.pipeline, plan.pipelineTrials);
+  report(results, pipeline, loadBefore, Date.now() - started);
+}
+
+/** Forks a server kind and waits for its port. */
+async function startServer(kind: ServerKind, url: string): Promise<{ child: Child; port: number }> {
+  const extra = profile ? ['--cpu-prof', `--cpu-prof-dir=${join(os.tmpdir(), 'express-nicepay-bench-profiles', kind)}`] : [];
+  const child = forkTs('./server-process.ts', { BENCH_KIND: kind, SANDBOX_URL: url, BENCH_CLOCK: clockIso }, extra);
+  const { port } = (await child.ready) as unknown as { port: number };
+  return { child, port };
+}
+
+type BodyFn = () => { body: string; contentType: string };
+
+/**
+ * Runs autocannon for exactly `n` requests; `body()` gives each request its own body.
+ * Resolves with autocannon's result and the time from start to the last response: autocannon
+ * notices that `amount` is reached on its 1-second tick, so its own duration (and anything
+ * computed from it) is quantised to whole seconds.
+ */
+function load(port: number, path: string, n: number, body?: BodyFn): Promise<autocannon.Result & { activeS: number }> {
+  const requests: autocannon.Request[] = [
+    body
+      ? {
+          method: 'POST',
+          path,
+          setupRequest: (req) => {
+            const b = body();
+            return { ...req, method: 'POST', path, body: b.body, headers: { 'content-type': b.contentType } };
+          },
+        }
+      : { method: 'POST', path, body: '', headers: { 'content-type': 'text/plain' } },
+  ];
+  const t0 = process.hrtime.bigint();
+  let last = t0;
+  return new Promise((resolve, reject) => {
+    const inst = autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, amount: n, requests, timeout: 30 }, (err, res) =>
+      err ? reject(err) : resolve({ ...res, activeS: Number(last - t0) / 1e9 }),
+    );
+    inst.on('response', () => {
+      last = process.hrtime.bigint();
+    });
+  });
+}
+
+/**
+ * Makes what one load phase of `n` requests needs: for checkout, fresh auth returns from the
+ * sandbox (and, for the floor, its pre-built approval forms); for key-in and payout, the
+ * floor's pre-built forms. Returns the per-request body function, if any, and the Moid prefix.
+ */
+type Feeder = (sandbox: Child, child: Child, kind: ServerKind, tag: string, n: number) => Promise<BodyFn | undefined>;
+
+const SPARE = CONNECTIONS * 2;
+
+const checkoutFeeder: Feeder = async (sandbox, child, kind, tag, n) => {
+  // The sample's urlencoded parser only takes UTF-8 bodies (415 on charset=euc-kr), so its
+  // shop must use CharSet=utf-8 windows; the others get the gateway's default EUC-KR.
+  const charset = kind === 'checkout-sample' ? 'utf-8' : 'euc-kr';
+  const list = await sandbox.call<WireAuthReturn[]>('auth', { n: n + SPARE, amount: BENCH_AMOUNT, prefix: `bench-${kind}-${tag}`, charset });
+  if (kind === 'checkout-floor') {
+    // Exactly the first n are pre-built: the floor approves what it was given, in order.
+    await child.call('prepare', { items: list.slice(0, n).map(({ tid, authToken, amt, nextAppUrl }) => ({ tid, authToken, amt, nextAppUrl })) });
+  }
+  let i = 0;
+  return () => {
+    const r = list[i++];
+    if (!r) throw new Error('ran out of auth returns');
+    return { body: r.body, contentType: r.contentType };
+  };
+};
+
+const simpleFeeder: Feeder = async (_sandbox, child, kind, _tag, n) => {
+  if (kind.endsWith('-floor')) await child.call('prepare', { n: n + SPARE });
+  return undefined;
+};
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+async function runGroup(sandbox: Child, url: string, kinds: Array<[ServerKind, string]>, path: string, total: number, feeder: Feeder): Promise<Measurement[]> {
+  const servers = new Map<ServerKind, { child: Child; port: number; rounds: Round[] }>();
+  try {
+    for (const [kind] of kinds) servers.set(kind, { ...(await startServer(kind, url)), rounds: [] });
+    for (const [kind, name] of kinds) {
+      const s = servers.get(kind)!;
+      log(`${name}: warm-up ${plan.warmup}`);
+      await load(s.port, path, plan.warmup, await feeder(sandbox, s.child, kind, 'warm', plan.warmup));
+      await s.child.call('reset');
+    }
+    const perRound = Math.ceil(total / plan.rounds);
+    for (let r = 0; r < plan.rounds; r++) {
+      const order = kinds.map((_, i) => kinds[(i + r) % kinds.length]!);
+      for (const [kind] of order) {
+        const s = servers.get(kind)!;
+        const body = await feeder(sandbox, s.child, kind, `run${r}`, perRound);
+        const s0 = await s.child.call<ProcStats>('stats');
+        const b0 = await sandbox.call<ProcStats>('stats');
+        const res = await load(s.port, path, perRound, body);
+        const durationS = res.activeS;
+        const s1 = await s.child.call<ProcStats>('stats');
+        const b1 = await sandbox.call<ProcStats>('stats');
+        const cpu = (a: ProcStats, b: ProcStats): number => b.user - a.user + b.system - a.system;
+        s.rounds.push({
+          requests: res.requests.total, durationS, reqPerSec: res.requests.total / durationS,
+          p50Ms: res.latency.p50, p99Ms: res.latency.p99, cpuUs: cpu(s0, s1), sandboxCpuUs: cpu(b0, b1),
+          non2xx: res.non2xx, errors: res.errors + res.timeouts,
+        });
+      }
+      log(`round ${r + 1}/${plan.rounds}: ${kinds.map(([k]) => `${k} ${servers.get(k)!.rounds.at(-1)!.reqPerSec.toFixed(0)} req/s`).join(', ')}`);
+    }
+    const out: Measurement[] = [];
+    for (const [kind, name] of kinds) {
+      const s = servers.get(kind)!;
+      const st = await s.child.call<ProcStats & { outcomes: Record<string, number>; firstErrors: string[] }>('stats');
+      const sum = (f: (r: Round) => number): number => s.rounds.reduce((a, r) => a + f(r), 0);
+      const requests = sum((r) => r.requests);
+      const durationS = sum((r) => r.durationS);
+      const m: Measurement = {
+        name, kind, requests, durationS,
+        reqPerSec: requests / durationS,
+        p50Ms: median(s.rounds.map((r) => r.p50Ms)),
+        p99Ms: median(s.rounds.map((r) => r.p99Ms)),
+        cpuUsPerReq: sum((r) => r.cpuUs) / requests,
+        sandboxCpuUsPerReq: sum((r) => r.sandboxCpuUs) / requests,
+        peakRssMb: st.maxRss / 1024 / 1024,
+        non2xx: sum((r) => r.non2xx),
+        errors: sum((r) => r.errors),
+        outcomes: st.outcomes,
+        firstErrors: st.firstErrors,
+        verified: await verify(sandbox, kind, requests),
+        rounds: s.rounds,
+      };
+      log(`${name}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.cpuUsPerReq.toFixed(0)} us CPU/req, ${m.peakRssMb.toFixed(0)} MB; ${JSON.stringify(m.outcomes)}; ${m.verified}`);
+      if (m.firstErrors.length) log('  first errors:', m.firstErrors);
+      out.push(m);
+    }
+    return out;
+  } finally {
+    await Promise.all([...servers.values()].map((s) => s.child.stop()));
+  }
+}
+
+/** What the sandbox recorded for the measured rounds of `kind`. */
+async function verify(sandbox: Child, kind: ServerKind, requests: number): Promise<string> {
+  if (kind.startsWith('checkout')) {
+    const byStatus = await sandbox.call<Record<string, number>>('count', { prefix: `bench-${kind}-run` });
+    return `ledger: ${byStatus.approved ?? 0} approved for ${requests} measured requests`;
+  }
+  if (kind.startsWith('keyin')) {
+    const byStatus = await sandbox.call<Record<string, number>>('count', { prefix: kind === 'keyin-floor' ? 'kfloor-' : 'kours-' });
+    return `ledger (warm-up included): ${JSON.stringify(byStatus)}`;
+  }
+  return `sandbox books: ${await sandbox.call<number>('payouts')} payout requests in all (both servers, warm-up included)`;
+}
+
+/** The pipeline is noisy on a shared machine: best of a few trials. */
+async function bestPipeline(iterations: number, trials: number): Promise<PipelineResult> {
+  let best: PipelineResult | undefined;
+  for (let i = 0; i < trials; i++) {
+    const r = await measurePipeline(iterations);
+    if (!best || r.usPerApproval < best.usPerApproval) best = r;
+  }
+  return best!;
+}
+
+function report(results: Measurement[], pipeline: PipelineResult, loadBefore: number[], elapsedMs: number): void {
+  const by = (k: ServerKind): Measurement | undefined => results.find((r) => r.kind === k);
+  const ratio = (x: Measurement | undefined, y: Measurement | undefined): number | null =>
+    x && y ? Math.round((x.reqPerSec / y.reqPerSec) * 1000) / 1000 : null;
+  const cpus = os.cpus();
+  const machine = {
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    node: process.version,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    loadAverageBefore: loadBefore.map((l) => Math.round(l * 100) / 100),
+    loadAverageAfter: os.loadavg().map((l) => Math.round(l * 100) / 100),
+  };
+  const ratios = {
+    checkoutBoverA: ratio(by('checkout-ours'), by('checkout-floor')),
+    checkoutBoverC: ratio(by('checkout-ours'), by('checkout-sample')),
+    keyinOursOverFloor: ratio(by('keyin-ours'), by('keyin-floor')),
+    payoutOursOverFloor: ratio(by('payout-ours'), by('payout-floor')),
+  };
+  const json = {
+    date: new Date().toISOString(),
+    mode: quick ? 'quick' : 'full',
+    machine,
+    settings: { connections: CONNECTIONS, ...plan, sandboxClockStart: clockIso },
+    results,
+    ratios,
+    pipeline,
+    elapsedS: Math.round(elapsedMs / 100) / 10,
+  };
+  // A quick run is a smoke test: it prints, and leaves the recorded full results alone.
+  if (!quick) writeFileSync(new URL('./results.json', import.meta.url), JSON.stringify(json, null, 2) + '\n');
+
+  const f = (n: number, d = 0): string => n.toFixed(d);
+  const rows = results.map(
+    (r) =>
+      `| ${r.name} | ${r.requests} | ${f(r.reqPerSec)} | ${f(r.p50Ms, 1)} | ${f(r.p99Ms, 1)} | ${f(r.cpuUsPerReq)} | ${f(r.sandboxCpuUsPerReq)} | ${f(r.peakRssMb)} | ${r.non2xx + r.errors} |`,
+  );
+  const fr = (x: number | null): string => (x === null ? 'n/a' : x.toFixed(3));
+  const md = `## Latest run (\`npm run bench${quick ? ' -- --quick' : ''}\`, ${json.date})
+
+Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.os}, Node ${machine.node}.
+Load average before / after: ${machine.loadAverageBefore.join(' ')} / ${machine.loadAverageAfter.join(' ')}
+(the machine is shared; the sandbox, the measured server and autocannon share its ${machine.cores} cores).
+${CONNECTIONS} connections; per server ${plan.warmup} warm-up requests, then ${plan.rounds} interleaved rounds (${plan.checkout} checkout,
+${plan.keyin} key-in, ${plan.payout} payout requests in all); every checkout request carries its own fresh auth return.
+req/s = all measured requests / all load time; p50 and p99 = median over the rounds.
+
+| server | requests | req/s | p50 ms | p99 ms | server CPU us/req | sandbox CPU us/req | peak RSS MB | failed |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|
+${rows.join('\n')}
+
+Ratios (throughput): checkout b/a = **${fr(ratios.checkoutBoverA)}**, b/c = **${fr(ratios.checkoutBoverC)}**,
+key-in ours/floor = ${fr(ratios.keyinOursOverFloor)}, payout ours/floor = ${fr(ratios.payoutOursOverFloor)}.
+
+What the gateway side recorded:
+${results.map((r) => `- ${r.name}: ${r.verified}`).join('\n')}
+
+Pipeline micro-benchmark (\`npx tsx bench/pipeline.ts\`, best of trials, ${pipeline.iterations} iterations):
+**${f(pipeline.usPerApproval, 1)} us per approval**.
+${Object.entries(pipeline.stages).map(([k, v]) => `- ${k}: ${f(v, 2)} us`).join('\n')}
+`;
+  if (quick) {
+    console.error(md);
+  } else {
+    // The generated part goes between the markers; the written analysis around it stays.
+    const file = new URL('./RESULTS.md', import.meta.url);
+    const START = '<!-- results:start -->';
+    const END = '<!-- results:end -->';
+    const old = existsSync(file) ? readFileSync(file, 'utf8') : `# Approval-path benchmark\n\n${START}\n${END}\n`;
+    const a = old.indexOf(START);
+    const b = old.indexOf(END);
+    const next = a !== -1 && b > a ? old.slice(0, a + START.length) + '\n' + md + old.slice(b) : `${old}\n${START}\n${md}${END}\n`;
+    writeFileSync(file, next);
+  }
+  console.log(`checkout b/a=${fr(ratios.checkoutBoverA)} b/c=${fr(ratios.checkoutBoverC)} pipeline=${f(pipeline.usPerApproval, 1)}us`);
+}
+
+await main();

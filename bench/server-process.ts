@@ -1,0 +1,256 @@
+/**
+ * One measured shop server per process (BENCH_KIND), talking to the sandbox at SANDBOX_URL.
+ * Every kind answers 200 with a short status on success and counts its outcomes, so the
+ * parent can check that each request of the load really did an approval.
+ *
+ *   checkout-floor   read the body, send the next pre-built approval form with bare undici, return
+ *   checkout-ours    express-nicepay's checkoutReturn (decode, verify, approve once, verify answer)
+ *   checkout-sample  the official Node sample's way: express.urlencoded, then axios per request
+ *                    with no keep-alive agent, no verification of anything
+ *   keyin-floor / keyin-ours     pre-built key-in forms vs nicepay.keyin(...)
+ *   payout-floor / payout-ours   pre-built envelopes vs nicepay.payout.request(...)
+ */
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import axios from 'axios';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { Agent, getGlobalDispatcher, request } from 'undici';
+import { createNicepay } from '../src/index.js';
+import { buildEnvelope, SID } from '../src/data-api/envelope.js';
+import { encryptEncData } from '../src/wire/enc-data.js';
+import { encodeForm } from '../src/wire/form-codec.js';
+import { keyinEncPlaintext, KEYIN_PATH } from '../src/wire/keyin-fields.js';
+import { kstDate8, kstTimestamp12, kstTimestamp14 } from '../src/wire/kst.js';
+import { approvalSignData, keyinSignData, payoutEncKey } from '../src/wire/signatures.js';
+import { BENCH_AMOUNT, BENCH_KEY, BENCH_MID, BENCH_SUB_ID, flowingClock, procStats, serveIpc } from './ipc.js';
+
+export type ServerKind =
+  | 'checkout-floor' | 'checkout-ours' | 'checkout-sample'
+  | 'keyin-floor' | 'keyin-ours'
+  | 'payout-floor' | 'payout-ours';
+
+const kind = process.env.BENCH_KIND as ServerKind;
+const sandboxUrl = process.env.SANDBOX_URL!;
+const clock = process.env.BENCH_CLOCK ? flowingClock(process.env.BENCH_CLOCK) : () => new Date();
+const KEYIN_CARD = { number: '4111111111111111', expiry: '3012' } as const;
+
+const outcomes: Record<string, number> = {};
+const firstErrors: string[] = [];
+const count = (what: string): void => void (outcomes[what] = (outcomes[what] ?? 0) + 1);
+function fail(res: Response, err: unknown): void {
+  const e = err as { code?: string; status?: number; message?: string };
+  count(`error:${e.code ?? 'unknown'}`);
+  if (firstErrors.length < 5) firstErrors.push(`${e.code ?? ''} ${e.message ?? String(err)}`);
+  if (!res.headersSent) res.status(e.status && e.status >= 400 ? e.status : 500).send(e.code ?? 'error');
+}
+
+const app = express();
+app.disable('x-powered-by');
+app.disable('etag');
+
+/** Pre-built request bodies, used one per incoming request (floors only). */
+let prebuilt: Buffer[] = [];
+let nextPrebuilt = 0;
+function takePrebuilt(): Buffer {
+  const b = prebuilt[nextPrebuilt++];
+  if (!b) throw Object.assign(new Error('ran out of pre-built bodies'), { code: 'BENCH_EXHAUSTED' });
+  return b;
+}
+/** Reads and drops a request body without looking at it. */
+function drain(req: Request): Promise<void> {
+  return new Promise((resolve, reject) => {
+    req.on('data', () => {});
+    req.on('end', resolve);
+    req.on('error', reject);
+  });
+}
+/**
+ * The floors' dispatcher: a default keep-alive Agent of the undici package express-nicepay
+ * uses. (undici's global dispatcher is Node's own bundled undici once anything has touched
+ * fetch, a different and older client; BENCH_FLOOR_DISPATCHER=global measures with it.)
+ */
+const floorDispatcher = process.env.BENCH_FLOOR_DISPATCHER === 'global' ? getGlobalDispatcher() : new Agent();
+/** POSTs a pre-built body with a bare undici request and reads the whole answer. */
+async function bareSend(url: string, body: Buffer, contentType: string): Promise<number> {
+  const res = await request(url, { method: 'POST', body, headers: { 'content-type': contentType }, dispatcher: floorDispatcher });
+  await res.body.arrayBuffer();
+  return res.statusCode;
+}
+
+const nicepay = kind.endsWith('-ours')
+  ? createNicepay({ mid: BENCH_MID, merchantKey: BENCH_KEY, baseUrl: sandboxUrl, clock })
+  : undefined;
+
+interface PrepareItem { tid: string; authToken: string; amt: string; nextAppUrl: string }
+let prepare: (msg: Record<string, unknown>) => number = () => 0;
+
+switch (kind) {
+  case 'checkout-floor': {
+    let nextAppUrl = '';
+    prepare = (msg) => {
+      const items = msg.items as PrepareItem[];
+      const ediDate = kstTimestamp14(clock());
+      nextAppUrl = items[0]?.nextAppUrl ?? nextAppUrl;
+      prebuilt = items.map((it) =>
+        encodeForm({
+          TID: it.tid, AuthToken: it.authToken, MID: BENCH_MID, Amt: it.amt, EdiDate: ediDate,
+          SignData: approvalSignData(it.authToken, BENCH_MID, it.amt, ediDate, BENCH_KEY), CharSet: 'euc-kr', EdiType: 'JSON',
+        }, 'euc-kr'));
+      nextPrebuilt = 0;
+      return prebuilt.length;
+    };
+    app.post('/return', (req, res) => {
+      drain(req)
+        .then(() => bareSend(nextAppUrl, takePrebuilt(), 'application/x-www-form-urlencoded; charset=euc-kr'))
+        .then((status) => {
+          count(`http-${status}`);
+          res.send('ok');
+        }, (err) => fail(res, err));
+    });
+    break;
+  }
+  case 'checkout-ours': {
+    app.post(
+      '/return',
+      nicepay!.checkoutReturn({ expectedAmount: (moid) => (moid.startsWith('bench') ? BENCH_AMOUNT : undefined) }),
+      (req, res) => {
+        count(req.checkout!.status);
+        res.send(req.checkout!.status);
+      },
+    );
+    break;
+  }
+  case 'checkout-sample': {
+    // As the gateway's Node sample does it: parse with express.urlencoded, build SignData,
+    // post with axios. Node 20's global agent keeps connections alive, the Node versions the
+    // sample was written for did not: a non-keep-alive agent reproduces its behaviour.
+    const httpAgent = new http.Agent({ keepAlive: false });
+    const ediDateOf = (d: Date): string => kstTimestamp14(d);
+    app.post('/return', express.urlencoded({ extended: true }), (req, res) => {
+      const b = req.body as Record<string, string>;
+      if (b.AuthResultCode !== '0000') {
+        count('auth-failed');
+        res.send('auth failed');
+        return;
+      }
+      const ediDate = ediDateOf(new Date());
+      const signData = createHash('sha256').update(b.AuthToken! + BENCH_MID + b.Amt! + ediDate + BENCH_KEY).digest('hex');
+      const form = new URLSearchParams({
+        TID: b.TxTid!, AuthToken: b.AuthToken!, MID: BENCH_MID, Amt: b.Amt!, EdiDate: ediDate, SignData: signData, CharSet: 'utf-8',
+      });
+      axios
+        .post(b.NextAppURL!, form.toString(), { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, httpAgent })
+        .then((r) => {
+          const data = r.data as { ResultCode?: string };
+          count(data.ResultCode === '3001' ? 'approved' : `result-${data.ResultCode}`);
+          res.send(String(data.ResultCode));
+        }, (err) => fail(res, err));
+    });
+    break;
+  }
+  case 'keyin-floor': {
+    let seq = 0;
+    prepare = (msg) => {
+      const n = msg.n as number;
+      const now = clock();
+      const ediDate = kstTimestamp14(now);
+      const tidTime = kstTimestamp12(now);
+      const amt = String(BENCH_AMOUNT);
+      prebuilt = [];
+      for (let i = 0; i < n; i++) {
+        const s = seq++;
+        const moid = `kfloor-${process.pid}-${s}`;
+        const tid = `${BENCH_MID}0101${tidTime}${s.toString(36).padStart(4, '0')}`;
+        prebuilt.push(encodeForm({
+          TID: tid, MID: BENCH_MID, EdiDate: ediDate, Moid: moid, Amt: amt, GoodsName: '벤치 상품',
+          EncData: encryptEncData(keyinEncPlaintext(KEYIN_CARD), BENCH_KEY), CardInterest: '0', CardQuota: '00',
+          SignData: keyinSignData(BENCH_MID, amt, ediDate, moid, BENCH_KEY), CharSet: 'euc-kr', EdiType: 'JSON',
+        }, 'euc-kr'));
+      }
+      nextPrebuilt = 0;
+      return prebuilt.length;
+    };
+    app.post('/keyin', (req, res) => {
+      drain(req)
+        .then(() => bareSend(sandboxUrl + KEYIN_PATH, takePrebuilt(), 'application/x-www-form-urlencoded; charset=euc-kr'))
+        .then((status) => {
+          count(`http-${status}`);
+          res.send('ok');
+        }, (err) => fail(res, err));
+    });
+    break;
+  }
+  case 'keyin-ours': {
+    let seq = 0;
+    app.post('/keyin', (_req, res) => {
+      nicepay!
+        .keyin({ moid: `kours-${process.pid}-${seq++}`, amount: BENCH_AMOUNT, goodsName: '벤치 상품', card: { ...KEYIN_CARD } })
+        .then((r) => {
+          count(r.status);
+          res.send(r.status);
+        }, (err) => fail(res, err));
+    });
+    break;
+  }
+  case 'payout-floor': {
+    prepare = (msg) => {
+      const n = msg.n as number;
+      const now = clock();
+      const trDtm = kstTimestamp14(now);
+      const settlmntDt = kstDate8(now);
+      const encKey = payoutEncKey(SID.payoutRequest, BENCH_MID, trDtm, BENCH_KEY);
+      prebuilt = [];
+      for (let i = 0; i < n; i++) {
+        const env = buildEnvelope(SID.payoutRequest, trDtm, {
+          mid: BENCH_MID, settlmntDt, subId: BENCH_SUB_ID, settlmntAmt: '1000', dupChkYn: 'N', encKey,
+        });
+        prebuilt.push(Buffer.from(JSON.stringify(env), 'utf8'));
+      }
+      nextPrebuilt = 0;
+      return prebuilt.length;
+    };
+    app.post('/payout', (req, res) => {
+      drain(req)
+        .then(() => bareSend(sandboxUrl + '/om/api', takePrebuilt(), 'application/json; charset=utf-8'))
+        .then((status) => {
+          count(`http-${status}`);
+          res.send('ok');
+        }, (err) => fail(res, err));
+    });
+    break;
+  }
+  case 'payout-ours': {
+    app.post('/payout', (_req, res) => {
+      nicepay!.payout.request({ subId: BENCH_SUB_ID, amount: 1000, dupCheck: false }).then((r) => {
+        count(r.seq ? 'requested' : 'no-seq');
+        res.send(r.seq);
+      }, (err) => fail(res, err));
+    });
+    break;
+  }
+  default:
+    throw new Error(`unknown BENCH_KIND ${String(kind)}`);
+}
+
+app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => fail(res, err));
+
+const server = app.listen(0, '127.0.0.1');
+await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+server.keepAliveTimeout = 60_000;
+
+serveIpc({
+  prepare: (msg) => prepare(msg),
+  stats: () => ({ ...procStats(), outcomes: { ...outcomes }, firstErrors: [...firstErrors] }),
+  reset() {
+    for (const k of Object.keys(outcomes)) delete outcomes[k];
+    firstErrors.length = 0;
+    return true;
+  },
+});
+process.on('SIGINT', () => {
+  server.close();
+  void (nicepay?.close() ?? Promise.resolve()).then(() => process.exit(0));
+  setTimeout(() => process.exit(0), 1000).unref();
+});
+process.send!({ ready: true, port: (server.address() as AddressInfo).port });
