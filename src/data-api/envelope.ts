@@ -3,18 +3,8 @@
  * payout and reconciliation"): every request and response is `{ header, body }`.
  */
 
-/** Message ids (header.sid) of the data host operations. */
-export const SID = {
-  balance: '0101001',
-  subMerchant: '0105001',
-  payoutRequest: '0102001',
-  payoutCancel: '0103001',
-  payoutResults: '0101002',
-  cashReceipts: '0301002',
-} as const;
-
-/** One of the data host message ids. */
-export type DataSid = (typeof SID)[keyof typeof SID];
+// The message ids are a wire fact shared with the sandbox; re-exported here for the client.
+export { SID, type DataSid } from '../wire/data-fields.js';
 
 /** The request header: resCode and resMsg are sent empty, gubun is S (request). */
 export interface DataRequestHeader {

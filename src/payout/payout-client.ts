@@ -1,11 +1,10 @@
 import type { ClientContext } from '../context.js';
 import { callDataHost } from '../data-api/call.js';
-import { SID } from '../data-api/envelope.js';
 import { amount, pick, text } from '../data-api/lenient.js';
 import { NicepayConfigError, NicepayRequestError } from '../errors/index.js';
 import { kstDate8 } from '../wire/kst.js';
 import { payoutEncKey } from '../wire/signatures.js';
-import { BALANCE_FIELDS, PAYOUT_CANCEL_FIELDS, PAYOUT_REQUEST_FIELDS, PAYOUT_RESULTS_FIELDS, SUB_MERCHANT_FIELDS } from './fields.js';
+import { BALANCE_FIELDS, PAYOUT_CANCEL_FIELDS, PAYOUT_REQUEST_FIELDS, PAYOUT_RESULTS_FIELDS, SID, SUB_MERCHANT_FIELDS } from '../wire/data-fields.js';
 import { mapBalance, mapResults } from './map-response.js';
 import {
   checkPayoutCancel,

@@ -1,22 +1,19 @@
 import type { ClientContext } from '../context.js';
 import { callDataHost } from '../data-api/call.js';
-import { SID } from '../data-api/envelope.js';
 import { NicepayRequestError } from '../errors/index.js';
+import { CASH_RECEIPT_FIELDS, SID } from '../wire/data-fields.js';
 import type { FieldTable } from '../wire/field-sizes.js';
 import { parseKstTimestamp } from '../wire/kst.js';
 import { reconEncKey } from '../wire/signatures.js';
 import { mapCashReceipts } from './map-response.js';
 import type { ReconClient } from './types.js';
 
-/** Request fields of 0301002 (gateway-interface.md, D), sizes in UTF-8 bytes. */
-export const CASH_RECEIPT_FIELDS: FieldTable = {
-  usrId: { max: 20, required: true },
-  encKey: { max: 256, required: true },
-  dt: { max: 8, required: true, pattern: /^\d{8}$/ },
-  orgSvcCd: { max: 2, required: true, pattern: /^\d{2}$/ },
-  idCl: { max: 1, required: true, pattern: /^[234]$/ },
-  searchID: { max: 10, required: true },
-  // Size not shown in the spec; bounded so a mistake cannot send an unbounded value.
+/**
+ * Request fields of 0301002 as sent, sizes in UTF-8 bytes: the spec's table, plus svcCd and
+ * trCl whose size the spec does not show, bounded so a mistake cannot send an unbounded value.
+ */
+const REQUEST_FIELDS: FieldTable = {
+  ...CASH_RECEIPT_FIELDS,
   svcCd: { max: 10, required: false },
   trCl: { max: 10, required: false },
 };
@@ -46,7 +43,7 @@ export function createReconClient(ctx: ClientContext): ReconClient {
       const res = await callDataHost(ctx, {
         path: '/recon/api',
         sid,
-        fields: CASH_RECEIPT_FIELDS,
+        fields: REQUEST_FIELDS,
         body: {
           usrId: query.usrId,
           dt: query.dt,

@@ -1,3 +1,4 @@
+import { BALANCE_FIELDS, PAYOUT_CANCEL_FIELDS, PAYOUT_REQUEST_FIELDS, PAYOUT_RESULTS_FIELDS, SID, SUB_MERCHANT_FIELDS } from '../../wire/data-fields.js';
 import { hexEquals } from '../../wire/hash.js';
 import { payoutEncKey } from '../../wire/signatures.js';
 import type { FieldTable } from '../../wire/field-sizes.js';
@@ -14,37 +15,12 @@ import { accountKey, balanceOf, dataHostState, mask, subKey, type DataHostState,
  * docs/payout.md ("What the sandbox answers").
  */
 
-const base = { mid: { max: 10, required: true }, encKey: { max: 255, required: true } } as const;
-const DATE8 = /^\d{8}$/;
-
 const TABLES: Readonly<Record<string, FieldTable>> = {
-  '0101001': base,
-  '0105001': {
-    ...base,
-    subId: { max: 50, required: true },
-    subNm: { max: 50, required: true },
-    subCoNo: { max: 30, required: true },
-    bankCd: { max: 3, required: true },
-    accntNo: { max: 30, required: true },
-    accntNm: { max: 30, required: true },
-    memo: { max: 100, required: false },
-    reqType: { max: 1, required: true, pattern: /^[01]$/ },
-  },
-  '0102001': {
-    ...base,
-    settlmntDt: { max: 8, required: true, pattern: DATE8 },
-    subId: { max: 50, required: true },
-    settlmntAmt: { max: 14, required: true, pattern: /^\d+$/ },
-    dupChkYn: { max: 1, required: true, pattern: /^[YN]$/ },
-    accntDesc: { max: 30, required: false },
-  },
-  '0103001': {
-    ...base,
-    settlmntDt: { max: 8, required: true, pattern: DATE8 },
-    subId: { max: 50, required: true },
-    seq: { max: 20, required: true },
-  },
-  '0101002': { ...base, settlmntDt: { max: 8, required: true, pattern: DATE8 }, subId: { max: 50, required: false } },
+  [SID.balance]: BALANCE_FIELDS,
+  [SID.subMerchant]: SUB_MERCHANT_FIELDS,
+  [SID.payoutRequest]: PAYOUT_REQUEST_FIELDS,
+  [SID.payoutCancel]: PAYOUT_CANCEL_FIELDS,
+  [SID.payoutResults]: PAYOUT_RESULTS_FIELDS,
 };
 
 type Op = (ds: DataHostState, req: DataHostRequest, now: Date) => Record<string, unknown>;
@@ -169,7 +145,13 @@ const results: Op = (ds, { body }, now) => {
   };
 };
 
-const OPS: Readonly<Record<string, Op>> = { '0101001': balance, '0105001': subMerchant, '0102001': request, '0103001': cancel, '0101002': results };
+const OPS: Readonly<Record<string, Op>> = {
+  [SID.balance]: balance,
+  [SID.subMerchant]: subMerchant,
+  [SID.payoutRequest]: request,
+  [SID.payoutCancel]: cancel,
+  [SID.payoutResults]: results,
+};
 
 /** Checks mid and encKey = sha256(sid + mid + trDtm + key): 1000 when either is wrong. */
 function authenticate(state: SandboxState, req: DataHostRequest): void {

@@ -1,20 +1,9 @@
+import { CASH_RECEIPT_FIELDS, SID } from '../../wire/data-fields.js';
 import { hexEquals } from '../../wire/hash.js';
 import { reconEncKey } from '../../wire/signatures.js';
 import type { SandboxHandler, SandboxState } from '../types.js';
 import { answer, checkBody, DataHostRefusal, readEnvelope, withFaults } from './envelope.js';
 import { dataHostState } from './state.js';
-
-/** The only sid of /recon/api (gateway-interface.md, D). */
-const SID = '0301002';
-
-const TABLE = {
-  usrId: { max: 20, required: true },
-  encKey: { max: 256, required: true },
-  dt: { max: 8, required: true, pattern: /^\d{8}$/ },
-  orgSvcCd: { max: 2, required: true, pattern: /^\d{2}$/ },
-  idCl: { max: 1, required: true, pattern: /^[234]$/ },
-  searchID: { max: 10, required: true },
-} as const;
 
 /**
  * POST /recon/api: cash receipts approved or cancelled on `dt`. The merchant is found by its
@@ -29,11 +18,11 @@ export const reconApi: SandboxHandler = (httpReq, state: SandboxState) =>
     try {
       const req = readEnvelope(httpReq);
       sid = req.sid;
-      if (req.sid !== SID) throw new DataHostRefusal('0102', `알 수 없는 sid: ${req.sid}`);
-      checkBody(TABLE, req.body);
-      const { usrId, dt, orgSvcCd, idCl, searchID } = req.body as Record<keyof typeof TABLE, string>;
+      if (req.sid !== SID.cashReceipts) throw new DataHostRefusal('0102', `알 수 없는 sid: ${req.sid}`);
+      checkBody(CASH_RECEIPT_FIELDS, req.body);
+      const { usrId, dt, orgSvcCd, idCl, searchID } = req.body as Record<'usrId' | 'dt' | 'orgSvcCd' | 'idCl' | 'searchID', string>;
       const merchant = [...state.merchants.values()].find((m) => m.usrId === usrId);
-      const expected = merchant ? reconEncKey(SID, usrId, req.trDtm, merchant.merchantKey) : '';
+      const expected = merchant ? reconEncKey(SID.cashReceipts, usrId, req.trDtm, merchant.merchantKey) : '';
       if (!merchant || !hexEquals(expected, req.body['encKey'] ?? '')) throw new DataHostRefusal('1000', '사용자 인증 실패');
       const mid = idCl === '2' ? searchID : merchant.mid;
       const visible = mid === merchant.mid;
