@@ -8,11 +8,11 @@ import type { Charset } from '../wire/charset.js';
 import { APPROVAL_REQUEST_FIELDS, checkFields } from '../wire/field-sizes.js';
 import { encodeForm, type FormFields } from '../wire/form-codec.js';
 import { hexEquals } from '../wire/hash.js';
-import { kstTimestamp14 } from '../wire/kst.js';
 import { isPayMethod } from '../wire/payment-mapper.js';
 import { type EdiType, parseGatewayBody } from '../wire/response-body.js';
-import { approvalResponseSignature, approvalSignData } from '../wire/signatures.js';
+import { approvalResponseSignature } from '../wire/signatures.js';
 import { netCancel } from './net-cancel.js';
+import { signedApprovalFields } from './signed-form.js';
 
 /** What approval needs, all already verified by the caller. */
 export interface ApprovalInput {
@@ -47,15 +47,8 @@ export type ApprovalOutcome =
  */
 export async function approve(ctx: ClientContext, input: ApprovalInput): Promise<ApprovalOutcome> {
   const { config } = ctx;
-  const amt = String(input.amount);
-  const ediDate = kstTimestamp14(config.clock());
   const fields: Record<string, string | undefined> = {
-    TID: input.tid,
-    AuthToken: input.authToken,
-    MID: config.mid,
-    Amt: amt,
-    EdiDate: ediDate,
-    SignData: approvalSignData(input.authToken, config.mid, amt, ediDate, config.merchantKey),
+    ...signedApprovalFields(config, input.tid, input.authToken, input.amount),
     CharSet: input.responseCharset,
     EdiType: input.ediType,
     MallReserved: input.mallReserved || undefined,

@@ -2,9 +2,9 @@ import type { ClientContext } from '../context.js';
 import type { NetCancelOutcome } from '../errors/index.js';
 import { hexEquals } from '../wire/hash.js';
 import { encodeForm } from '../wire/form-codec.js';
-import { kstTimestamp14 } from '../wire/kst.js';
 import { parseGatewayBody } from '../wire/response-body.js';
-import { approvalSignData, netCancelResponseSignature } from '../wire/signatures.js';
+import { netCancelResponseSignature } from '../wire/signatures.js';
+import { signedApprovalFields } from './signed-form.js';
 
 /** What net cancel needs: the approval's own fields. */
 export interface NetCancelInput {
@@ -26,16 +26,9 @@ const CANCEL_SUCCESS = new Set(['2001', '2211']);
 export async function netCancel(ctx: ClientContext, input: NetCancelInput): Promise<NetCancelOutcome> {
   const { config } = ctx;
   const started = Date.now();
-  const amt = String(input.amount);
-  const ediDate = kstTimestamp14(config.clock());
   const form = encodeForm(
     {
-      TID: input.tid,
-      AuthToken: input.authToken,
-      MID: config.mid,
-      Amt: amt,
-      EdiDate: ediDate,
-      SignData: approvalSignData(input.authToken, config.mid, amt, ediDate, config.merchantKey),
+      ...signedApprovalFields(config, input.tid, input.authToken, input.amount),
       NetCancel: '1',
       CharSet: 'utf-8',
       EdiType: 'JSON',
