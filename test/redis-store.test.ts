@@ -1,6 +1,3 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { createClient, type RedisClientType } from 'redis';
@@ -8,44 +5,12 @@ import { NicepayConfigError } from '../src/errors/index.js';
 import { redisStore, type RedisStoreOptions } from '../src/store/redis-store.js';
 import { runOnce } from '../src/store/wait-for-result.js';
 import type { IdempotencyStore } from '../src/store/types.js';
-
-/** A loopback port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-/** Resolves once the server answers PING with +PONG. */
-async function waitForPong(port: number, deadlineMs: number): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
-      let got = '';
-      socket.setTimeout(500, () => { socket.destroy(); resolve(false); });
-      socket.on('error', () => resolve(false));
-      socket.on('connect', () => socket.write('PING\r\n'));
-      socket.on('data', (chunk) => {
-        got += chunk.toString('latin1');
-        if (got.includes('\r\n')) { socket.destroy(); resolve(got.startsWith('+PONG')); }
-      });
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer PING within ${deadlineMs} ms`);
-    await sleep(50);
-  }
-}
+import { freePort, startRedisServer, type RedisServer } from './helpers/redis-server.js';
 
 describe('redisStore (against a real redis-server)', function () {
   this.timeout(30_000);
 
-  let server: ChildProcess | undefined;
-  let serverLog = '';
+  let server: RedisServer | undefined;
   let url = '';
   let clientA: RedisClientType;
   let clientB: RedisClientType;
@@ -58,26 +23,9 @@ describe('redisStore (against a real redis-server)', function () {
 
   before(async function () {
     this.timeout(20_000);
-    const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
-    if (probe.error) {
-      // Deliberately a failure, not a skip: CI installs redis-server and must run these tests.
-      throw new Error(
-        `redis-server is not on PATH (${(probe.error as NodeJS.ErrnoException).code ?? probe.error.message}). ` +
-          'Install it (Debian/Ubuntu: apt-get install -y redis-server) to run test/redis-store.test.ts.',
-      );
-    }
-    const port = await freePort();
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    server.stdout?.on('data', (d: Buffer) => { serverLog += d.toString(); });
-    server.stderr?.on('data', (d: Buffer) => { serverLog += d.toString(); });
-    const exited = once(server, 'exit').then(([code]) => {
-      throw new Error(`redis-server exited early (code ${String(code)}):\n${serverLog}`);
-    });
-    await Promise.race([waitForPong(port, 10_000), exited]);
-    exited.catch(() => {});
-    url = `redis://127.0.0.1:${port}`;
+    // startRedisServer fails, not skips, without redis-server: CI must run these tests.
+    server = await startRedisServer();
+    url = server.url;
     clientA = createClient({ url });
     clientB = createClient({ url });
     clientA.on('error', () => {});
@@ -97,11 +45,7 @@ describe('redisStore (against a real redis-server)', function () {
   after(async () => {
     await clientA?.close();
     await clientB?.close();
-    if (server && server.exitCode === null) {
-      const exit = once(server, 'exit');
-      server.kill('SIGTERM');
-      await exit;
-    }
+    await server?.stop();
   });
 
   describe('options', () => {
