@@ -15,8 +15,15 @@ const SECRET_KEYS = new Set(
   ].map(norm),
 );
 
-/** 13 to 19 digits, optionally grouped by spaces or dashes: a full card number (ISO/IEC 7812). */
-const CARD_NUMBER = /(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)/g;
+/**
+ * 13 to 19 digits, optionally grouped by spaces or dashes: a full card number (ISO/IEC 7812).
+ * A run glued to letters is part of an identifier (a TID is MID + digits + random letters), so
+ * it is left alone: masking it would make the TID useless for reconciliation.
+ */
+const CARD_NUMBER = /(?<![0-9A-Za-z])\d(?:[ -]?\d){12,18}(?![0-9A-Za-z])/g;
+
+/** Identifiers a shop needs to reconcile; never card data, so never masked. */
+const ID_KEYS = new Set(['tid', 'txtid', 'moid', 'seq', 'orgtid', 'otid']);
 
 /** Deepest nesting walked; anything deeper is dropped rather than risk a secret. */
 const MAX_DEPTH = 6;
@@ -44,7 +51,9 @@ function walk(value: unknown, depth: number, seen: WeakSet<object>): unknown {
   if (value instanceof Date || Buffer.isBuffer(value)) return value instanceof Date ? value : REDACTED;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = SECRET_KEYS.has(norm(k)) && v !== undefined && v !== '' ? REDACTED : walk(v, depth + 1, seen);
+    const key = norm(k);
+    if (ID_KEYS.has(key) && typeof v === 'string') out[k] = v;
+    else out[k] = SECRET_KEYS.has(key) && v !== undefined && v !== '' ? REDACTED : walk(v, depth + 1, seen);
   }
   return out;
 }

@@ -200,8 +200,23 @@ describe('data host answers: errors', () => {
     expect(e2).to.include({ code: 'NICEPAY_GATEWAY_UNREACHABLE', outcomeUnknown: false });
   });
 
+  it('a fractional or unsafe amount from the data host is refused, not rounded', async () => {
+    for (const remainAmt of ['1000.50', 1000.5, 2 ** 60]) {
+      const { ctx } = fakeContext(() => ok({ remainAmt }));
+      const e = await rejection(createPayoutClient(ctx).balance());
+      expect(e, String(remainAmt)).to.include({ code: 'NICEPAY_GATEWAY_ERROR' });
+    }
+  });
+
+  it('a payout request accepted without a seq is an unknown outcome, not a success', async () => {
+    const { ctx } = fakeContext(() => ok({}));
+    const e = await rejection(createPayoutClient(ctx, { scheduleChecks: false }).request({ subId: 's', amount: 1, settlmntDt: '20261123' }));
+    expect(e).to.be.instanceOf(NicepayGatewayError);
+    expect(e).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', outcomeUnknown: true });
+  });
+
   it('field sizes are checked in UTF-8 bytes before sending, naming the field', async () => {
-    const { ctx, sent } = fakeContext(() => ok({}));
+    const { ctx, sent } = fakeContext(() => ok({ seq: '000001' }));
     const p = createPayoutClient(ctx, { scheduleChecks: false });
     // 10 Hangul = 30 bytes is fine, 11 = 33 bytes is not (accntDesc 30).
     await p.request({ subId: 's', amount: 1, settlmntDt: '20261123', accntDesc: '가'.repeat(10) });

@@ -84,6 +84,13 @@ describe('logging', () => {
       });
     });
 
+    it('leaves identifiers a shop reconciles with: TIDs in messages, tid / moid / seq values', () => {
+      const msg = 'net cancel FAILED: reconcile TID nictest04m01012611220646381bdO';
+      expect(redact({ note: msg })).to.deep.equal({ note: msg });
+      expect(redact({ moid: '1234567812345678', seq: '0000000000000123' })).to.deep.equal({ moid: '1234567812345678', seq: '0000000000000123' });
+      expect(redact({ note: 'order 1234567812345678' })).to.deep.equal({ note: 'order ************5678' });
+    });
+
     it('masks error messages and survives cycles', () => {
       const cyclic: Record<string, unknown> = { a: 1 };
       cyclic['self'] = cyclic;

@@ -41,19 +41,20 @@ export function text(obj: JsonObject, ...names: string[]): string {
 
 /**
  * A numeric field (amount or count): a number, or a string of digits (leading zeros, a
- * sign, thousands separators and blanks tolerated). Missing or empty gives 0; anything else
+ * sign, thousands separators and blanks tolerated), always a safe integer. Missing or empty gives 0; anything else
  * is a gateway answer this client cannot trust and throws NICEPAY_GATEWAY_ERROR.
  */
 export function amount(obj: JsonObject, sid: string, ...names: string[]): number {
   const v = pick(obj, ...names);
   if (v === undefined || v === '') return 0;
-  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  // Money is a whole number of won: a fraction or a value past 2^53 is not trusted.
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
   if (typeof v === 'string') {
     const s = v.trim().replace(/,/g, '');
     if (s === '') return 0;
-    if (/^[+-]?\d+(\.\d+)?$/.test(s)) {
+    if (/^[+-]?\d+$/.test(s)) {
       const n = Number(s);
-      if (Number.isFinite(n)) return n;
+      if (Number.isSafeInteger(n)) return n;
     }
   }
   throw new NicepayGatewayError('NICEPAY_GATEWAY_ERROR', `data host answer to ${sid} has a non-numeric ${names[0]}`);

@@ -1,7 +1,7 @@
 import type { ClientContext } from '../context.js';
 import { callDataHost } from '../data-api/call.js';
 import { amount, pick, text } from '../data-api/lenient.js';
-import { NicepayConfigError, NicepayRequestError } from '../errors/index.js';
+import { NicepayConfigError, NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import { kstDate8 } from '../wire/kst.js';
 import { payoutEncKey } from '../wire/signatures.js';
 import { BALANCE_FIELDS, PAYOUT_CANCEL_FIELDS, PAYOUT_REQUEST_FIELDS, PAYOUT_RESULTS_FIELDS, SID, SUB_MERCHANT_FIELDS } from '../wire/data-fields.js';
@@ -117,8 +117,14 @@ export function createPayoutClient(ctx: ClientContext, options?: PayoutOptions):
       );
       const b = res.body;
       const dup = text(b, 'dupChkYn', 'dupYn');
+      const seq = text(b, 'seq');
+      if (!seq) {
+        // Accepted (0000) but unidentifiable: the payout exists and can be neither matched nor
+        // cancelled, so this is not a success the caller can act on.
+        throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `data host accepted the payout request for ${subId} without a seq; query results for ${settlmntDt} to find it`);
+      }
       return {
-        seq: text(b, 'seq'),
+        seq,
         subId: text(b, 'subId') || subId,
         settlmntDt: text(b, 'settlmntDt') || settlmntDt,
         amount: pick(b, 'settlmntAmt') === undefined ? amt : amount(b, SID.payoutRequest, 'settlmntAmt'),
