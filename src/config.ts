@@ -54,6 +54,8 @@ export interface ResolvedConfig {
   responseMs: number;
   maxResponseBytes: number;
   store: IdempotencyStore;
+  /** True when the store was created here (memoryStore default), so close() may close it. */
+  ownsStore: boolean;
   logger: Logger;
   clock: () => Date;
 }
@@ -91,14 +93,26 @@ export function resolveConfig(options: NicepayOptions): ResolvedConfig {
     merchantKey,
     baseUrl,
     dataUrl,
-    trustedHosts: new Set(hosts.map((h) => h.toLowerCase())),
+    trustedHosts: new Set(hosts.map((h) => normalizeHost(h, baseUrl.protocol))),
     connectMs,
     responseMs,
     maxResponseBytes,
     store,
+    ownsStore: options.store === undefined,
     logger: redactingLogger(logger),
     clock,
   };
+}
+
+/** `host` or `host:port` as URL.host spells it for the scheme (a default port dropped). */
+function normalizeHost(host: string, protocol: string): string {
+  try {
+    const url = new URL(`${protocol}//${host}`);
+    if (url.pathname !== '/' || url.username || url.password || url.search) throw new Error('not a bare host');
+    return url.host;
+  } catch {
+    throw new NicepayConfigError('trustedHosts', `host names such as 'dc1-api.nicepay.co.kr' (got an entry that is not a bare host)`);
+  }
 }
 
 function parseBase(value: string | URL | undefined, name: string): URL {

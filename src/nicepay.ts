@@ -60,7 +60,8 @@ export function createNicepay(options: NicepayOptions): Nicepay {
 }
 
 const inflight = new WeakMap<ClientContext, Set<Promise<unknown>>>();
-const closing = new WeakSet<ClientContext>();
+/** One close promise per context: every close() call waits for the same shutdown. */
+const closing = new WeakMap<ClientContext, Promise<void>>();
 
 function createContext(config: ResolvedConfig): ClientContext {
   const transportOptions = { connectMs: config.connectMs, responseMs: config.responseMs, maxResponseBytes: config.maxResponseBytes };
@@ -83,11 +84,17 @@ function createContext(config: ResolvedConfig): ClientContext {
   return ctx;
 }
 
-async function closeContext(ctx: ClientContext): Promise<void> {
-  if (closing.has(ctx)) return;
-  closing.add(ctx);
-  const running = inflight.get(ctx);
-  while (running && running.size > 0) await Promise.allSettled([...running]);
-  await Promise.all([ctx.web.close(), ctx.data.close()]);
-  await ctx.config.store.close?.();
+function closeContext(ctx: ClientContext): Promise<void> {
+  let done = closing.get(ctx);
+  if (!done) {
+    done = (async () => {
+      const running = inflight.get(ctx);
+      while (running && running.size > 0) await Promise.allSettled([...running]);
+      await Promise.all([ctx.web.close(), ctx.data.close()]);
+      // A store the shop passed in may serve other instances: only ours is closed here.
+      if (ctx.config.ownsStore) await ctx.config.store.close?.();
+    })();
+    closing.set(ctx, done);
+  }
+  return done;
 }

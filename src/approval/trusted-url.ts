@@ -7,7 +7,7 @@ import type { ResolvedConfig } from '../config.js';
  * says: a forged return could aim the merchant server at any URL (SSRF, gateway-facts).
  * Credentials in the URL are refused too. The URL itself is not echoed (it is attacker text).
  */
-export function trustedGatewayUrl(value: string, field: string, config: ResolvedConfig): URL {
+export function trustedGatewayUrl(value: string, field: 'NextAppURL' | 'NetCancelURL', config: ResolvedConfig): URL {
   let url: URL;
   try {
     url = new URL(value);
@@ -23,5 +23,13 @@ export function trustedGatewayUrl(value: string, field: string, config: Resolved
   if (!config.trustedHosts.has(url.host.toLowerCase())) {
     throw new NicepayRequestError('NICEPAY_UNTRUSTED_URL', `${field} points at a host that is not in trustedHosts; no request was made`, 400, field);
   }
+  // The host alone is not enough: a forged return could swap the two URLs, or aim the signed
+  // approval at any other endpoint of the gateway host (gateway-facts: the exact paths).
+  if (!url.pathname.endsWith(EXPECTED_PATH[field]) || url.hash) {
+    throw new NicepayRequestError('NICEPAY_UNTRUSTED_URL', `${field} must point at ${EXPECTED_PATH[field]} on the gateway host`, 400, field);
+  }
   return url;
 }
+
+/** The endpoint each URL of the auth return must name. */
+const EXPECTED_PATH = { NextAppURL: '/pay_process.jsp', NetCancelURL: '/cancel_process.jsp' } as const;

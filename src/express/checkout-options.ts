@@ -20,6 +20,11 @@ export interface CheckoutReturnOptions {
    * shop did not record.
    */
   onApproved?: (result: CommittedCheckout, req: Request) => void | Promise<void>;
+  /**
+   * Longest onApproved may take. Past it the hook counts as failed (the approval is
+   * net-cancelled), so the idempotency lock never expires under a running hook. @default 30000
+   */
+  hookTimeoutMs?: number;
   /** Largest auth-return body, in bytes. @default 16384 */
   limit?: number;
   /** Charset of a return whose Content-Type names none. @default 'euc-kr' */
@@ -53,6 +58,8 @@ export function resolveCheckoutOptions(options: CheckoutReturnOptions): Resolved
   };
   const ediType = options.ediType ?? 'JSON';
   if (ediType !== 'JSON' && ediType !== 'KV') throw new NicepayConfigError('ediType', "'JSON' or 'KV'");
+  const hookTimeoutMs = options.hookTimeoutMs ?? 30_000;
+  if (!Number.isSafeInteger(hookTimeoutMs) || hookTimeoutMs <= 0) throw new NicepayConfigError('hookTimeoutMs', 'a positive number of ms');
   const resultTtlMs = options.resultTtlMs ?? 86_400_000;
   if (!Number.isSafeInteger(resultTtlMs) || resultTtlMs <= 0) throw new NicepayConfigError('resultTtlMs', 'a positive number of ms');
   return {
@@ -63,5 +70,6 @@ export function resolveCheckoutOptions(options: CheckoutReturnOptions): Resolved
     responseCharset: charset('responseCharset', options.responseCharset),
     ediType,
     resultTtlMs,
+    hookTimeoutMs,
   };
 }

@@ -10,7 +10,7 @@ import { parseAmount } from '../wire/amount.js';
 import { AUTH_RETURN_FIELDS, AUTH_SUCCESS_REQUIRED, checkFields } from '../wire/field-sizes.js';
 import { decodeForm, type FormFields } from '../wire/form-codec.js';
 import { hexEquals } from '../wire/hash.js';
-import { mapPayment } from '../wire/payment-mapper.js';
+import { isPayMethod, mapPayment } from '../wire/payment-mapper.js';
 import { authReturnSignature } from '../wire/signatures.js';
 import { type CheckoutReturnOptions, resolveCheckoutOptions } from './checkout-options.js';
 import { readFormBody } from './read-body.js';
@@ -39,7 +39,9 @@ type StoredOutcome = ApprovalOutcome & { moid: string; tid: string; amount: numb
 export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOptions): RequestHandler {
   const opts = resolveCheckoutOptions(options);
   const { config } = ctx;
-  const lockTtlMs = 2 * (config.connectMs + config.responseMs) + 30_000;
+  // Approval and a possible net cancel each take at most connect + response; the hook is
+  // bounded too, so a live holder never loses its lock to a duplicate.
+  const lockTtlMs = 2 * (config.connectMs + config.responseMs) + opts.hookTimeoutMs + 30_000;
 
   async function handle(req: Request): Promise<CheckoutResult> {
     const { bytes, charset } = await readFormBody(req, { limit: opts.limit, defaultCharset: opts.defaultCharset });
@@ -61,6 +63,9 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
       if (!form[field]) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `auth return: ${field} is required`, 400, field);
     }
     const { AuthToken: authToken, TxTid: tid, Amt: amt } = form as Record<(typeof AUTH_SUCCESS_REQUIRED)[number], string>;
+    if (!isPayMethod(form.PayMethod ?? '')) {
+      throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'auth return: PayMethod must be CARD, BANK, VBANK or CELLPHONE', 400, 'PayMethod');
+    }
     if (!hexEquals(authReturnSignature(authToken, config.mid, amt, config.merchantKey), form.Signature!)) {
       throw new NicepayRequestError('NICEPAY_SIGNATURE_MISMATCH', 'auth return Signature does not verify (is merchantKey the one of this MID?)', 400, 'Signature');
     }
@@ -79,7 +84,9 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
     }
     if (ctx.isClosing()) throw new NicepayGatewayError('NICEPAY_SHUTTING_DOWN', 'server is shutting down; retry shortly', { tid, moid });
 
-    const once = await runOnce(config.store, `checkout:${config.mid}:${tid}`, { lockTtlMs, resultTtlMs: opts.resultTtlMs }, () =>
+    const onStoreError = (err: unknown): void =>
+      config.logger.error({ tid, moid, step: 'store', error: (err as Error)?.message }, 'approval result not stored: a duplicate may be declined by the gateway');
+    const once = await runOnce(config.store, `checkout:${config.mid}:${tid}`, { lockTtlMs, resultTtlMs: opts.resultTtlMs, onStoreError }, () =>
       ctx.track(approveAndRecord(req, { form, moid, tid, authToken, amount: expected, nextAppUrl, netCancelUrl })),
     );
     if (!once) throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'approval produced no result', { tid, moid });
@@ -102,10 +109,14 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
       responseCharset: opts.responseCharset,
       ediType: opts.ediType,
     });
+    if (outcome.kind === 'failed' && outcome.netCancel === 'not-attempted') {
+      // Never sent: nothing to remember. Throwing releases the key, so the buyer may retry.
+      throw outcomeError(outcome, v.tid, v.moid);
+    }
     let stored: StoredOutcome = { ...outcome, moid: v.moid, tid: v.tid, amount: v.amount };
     if (outcome.kind === 'committed' && opts.onApproved) {
       try {
-        await opts.onApproved(toResult(stored, false) as CommittedCheckout, req);
+        await withTimeout(opts.onApproved(toResult(stored, false) as CommittedCheckout, req), opts.hookTimeoutMs);
       } catch (err) {
         const nc = await netCancel(ctx, { netCancelUrl: v.netCancelUrl, tid: v.tid, authToken: v.authToken, amount: v.amount });
         config.logger.error({ tid: v.tid, moid: v.moid, step: 'on-approved', netCancel: nc, error: (err as Error)?.message }, 'onApproved failed');
@@ -132,6 +143,19 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
       (err: unknown) => next(err),
     );
   };
+}
+
+/** Resolves like `work`, or rejects once `ms` have passed. */
+async function withTimeout(work: void | Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`onApproved took longer than ${ms} ms`)), ms);
+  });
+  try {
+    await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function toResult(s: StoredOutcome, duplicate: boolean): CheckoutResult {

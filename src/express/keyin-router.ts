@@ -67,6 +67,10 @@ export function keyinRouter(client: KeyinClient, options: KeyinRouterOptions): R
       const moid = field(f, 'moid', true)!;
       const expected = await options.expectedAmount(moid, req);
       if (expected === undefined || expected === null) throw new NicepayRequestError('NICEPAY_UNKNOWN_ORDER', `no order ${moid} is awaiting payment`, 404, 'moid');
+      if (!Number.isSafeInteger(expected) || expected <= 0) {
+        // The shop's own hook is wrong: not the buyer's fault, so not a 4xx.
+        throw new NicepayRequestError('NICEPAY_CONFIG_INVALID', 'expectedAmount must return a positive integer number of won', 500);
+      }
       const posted = f.amount;
       if (posted !== undefined && posted !== '' && String(posted) !== String(expected)) {
         throw new NicepayRequestError('NICEPAY_AMOUNT_MISMATCH', `the posted amount differs from the amount of order ${moid}`, 400, 'amount');

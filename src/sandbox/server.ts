@@ -21,7 +21,8 @@ export function createSandboxServer(modules: readonly SandboxModule[], state: Sa
     }
   }
   const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
+  /** Pending delays; close() wakes them so no handler is left hanging. */
+  const timers = new Set<() => void>();
   const server: Server = createServer((req, res) => void handle(req, res));
   server.on('connection', (s) => {
     sockets.add(s);
@@ -45,8 +46,9 @@ export function createSandboxServer(modules: readonly SandboxModule[], state: Sa
     }
     if (answer.delayMs) {
       await new Promise<void>((resolve) => {
-        const t = setTimeout(() => { timers.delete(t); resolve(); }, answer.delayMs);
-        timers.add(t);
+        const wake = (): void => { timers.delete(wake); clearTimeout(t); resolve(); };
+        const t = setTimeout(wake, answer.delayMs);
+        timers.add(wake);
       });
     }
     if (answer.drop) {
@@ -69,8 +71,7 @@ export function createSandboxServer(modules: readonly SandboxModule[], state: Sa
       });
     },
     close() {
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
+      for (const wake of [...timers]) wake();
       return new Promise((resolve) => {
         server.close(() => resolve());
         for (const s of sockets) s.destroy();

@@ -1,3 +1,4 @@
+import { NicepayError } from '../errors/index.js';
 import type { IdempotencyStore } from './types.js';
 
 /** What a caller of {@link runOnce} gets back. */
@@ -13,6 +14,13 @@ export interface RunOnceOptions {
   resultTtlMs: number;
   /** First wait between polls of a busy key; doubles up to 250 ms. @default 10 */
   pollMs?: number;
+  /** Longest a caller waits behind another holder. @default lockTtlMs + 5000 */
+  maxWaitMs?: number;
+  /**
+   * Told when the result could not be written after the work ran (the work's value is still
+   * returned to this caller: it did happen). Log it with the key: duplicates may redo the work.
+   */
+  onStoreError?: (err: unknown) => void;
 }
 
 /**
@@ -27,23 +35,34 @@ export async function runOnce(
   work: () => Promise<string | undefined>,
 ): Promise<RunOnceOutcome | undefined> {
   let wait = options.pollMs ?? 10;
+  const deadline = Date.now() + (options.maxWaitMs ?? options.lockTtlMs + 5_000);
   for (;;) {
-    const got = await store.acquire(key, options.lockTtlMs);
+    const got = await store.acquire(key, options.lockTtlMs).catch((err: unknown) => {
+      // Nothing was done yet: refuse rather than risk doing it twice.
+      throw new NicepayError('NICEPAY_STORE_UNAVAILABLE', 'idempotency store unavailable; nothing was sent, retry shortly', { status: 503, cause: err });
+    });
     if (got.state === 'done') return { value: got.value, fresh: false };
     if (got.state === 'acquired') {
       let value: string | undefined;
       try {
         value = await work();
       } catch (err) {
-        await store.release(key, got.token);
+        await store.release(key, got.token).catch(() => undefined); // the lock expires anyway
         throw err;
       }
       if (value === undefined) {
-        await store.release(key, got.token);
+        await store.release(key, got.token).catch(() => undefined);
         return undefined;
       }
-      await store.complete(key, got.token, value, options.resultTtlMs);
+      try {
+        await store.complete(key, got.token, value, options.resultTtlMs);
+      } catch (err) {
+        options.onStoreError?.(err);
+      }
       return { value, fresh: true };
+    }
+    if (Date.now() >= deadline) {
+      throw new NicepayError('NICEPAY_IN_PROGRESS', 'another request for the same transaction is still being processed; retry shortly', { status: 409 });
     }
     await new Promise((resolve) => setTimeout(resolve, wait));
     wait = Math.min(wait * 2, 250);

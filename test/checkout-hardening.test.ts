@@ -1,0 +1,130 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { createNicepay, memoryStore } from '../src/index.js';
+import { resolveConfig } from '../src/config.js';
+import { runOnce } from '../src/store/wait-for-result.js';
+import type { IdempotencyStore } from '../src/store/types.js';
+import { encodeForm } from '../src/wire/form-codec.js';
+import { createSandbox } from '../src/sandbox/index.js';
+import { MERCHANT_KEY, MID, startShop, type TestShop } from './helpers/shop.js';
+
+describe('checkoutReturn hardening', () => {
+  let shop: TestShop;
+  before(async () => {
+    shop = await startShop();
+  });
+  after(() => shop.close());
+
+  async function authFor(moid: string, amount = 1004) {
+    shop.orders.set(moid, amount);
+    return shop.sandbox.authenticate({ moid, amount, method: 'CARD' });
+  }
+  const post = (app: TestShop['app'], type: string, body: Buffer) =>
+    request(app).post('/pay/return').set('content-type', type).send(body.toString('latin1'));
+
+  it('refuses swapped or foreign endpoints on the trusted host (path checked, not just host)', async () => {
+    const auth = await authFor('path-swap');
+    const swaps = [
+      { NextAppURL: auth.fields.NetCancelURL!, NetCancelURL: auth.fields.NextAppURL! },
+      { NextAppURL: auth.fields.NextAppURL!.replace('pay_process.jsp', 'other.jsp') },
+    ];
+    for (const swap of swaps) {
+      const res = await post(shop.app, auth.contentType, encodeForm({ ...auth.fields, ...swap }, 'euc-kr'));
+      expect(res.status).to.equal(400);
+      expect(res.body.code).to.equal('NICEPAY_UNTRUSTED_URL');
+    }
+    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
+  });
+
+  it('refuses a PayMethod outside the four before approving', async () => {
+    const auth = await authFor('bad-method');
+    const res = await post(shop.app, auth.contentType, encodeForm({ ...auth.fields, PayMethod: 'SSG_BANK' }, 'euc-kr'));
+    expect(res.status).to.equal(400);
+    expect(res.body).to.include({ code: 'NICEPAY_FIELD_INVALID' });
+    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
+  });
+
+  it('a hook that hangs past hookTimeoutMs counts as failed: net-cancelled, never left holding the lock', async () => {
+    const slow = await startShop({ sandbox: shop.sandbox, route: { hookTimeoutMs: 100, onApproved: () => new Promise(() => undefined) } });
+    slow.orders.set('slow-hook', 3_000);
+    const auth = await shop.sandbox.authenticate({ moid: 'slow-hook', amount: 3_000, method: 'CARD' });
+    const res = await post(slow.app, auth.contentType, auth.body);
+    await slow.close();
+    expect(res.status).to.equal(500);
+    expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'succeeded' });
+    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('net-cancelled');
+  });
+});
+
+describe('checkoutReturn when the gateway cannot be reached', () => {
+  it('reports 503 UNREACHABLE, caches nothing, and a retry approves once the gateway is back', async () => {
+    const sandbox = createSandbox();
+    const { url } = await sandbox.listen(0);
+    const port = Number(new URL(url).port);
+    const shop = await startShop({ sandbox });
+    try {
+      shop.orders.set('down', 1004);
+      const auth = await sandbox.authenticate({ moid: 'down', amount: 1004, method: 'BANK' });
+      await sandbox.close();
+      const first = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      expect(first.status).to.equal(503);
+      expect(first.body).to.include({ code: 'NICEPAY_GATEWAY_UNREACHABLE', netCancel: 'not-attempted' });
+      await sandbox.listen(port);
+      const second = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      expect(second.status).to.equal(200);
+      expect(second.body).to.include({ status: 'approved', duplicate: false });
+      expect(sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(1);
+    } finally {
+      await shop.close();
+      await sandbox.close();
+    }
+  });
+});
+
+describe('configuration and shutdown', () => {
+  it('normalises trustedHosts as URL.host does (case, default port) and refuses non-hosts', () => {
+    const base = { mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'https://webapi.nicepay.co.kr' };
+    const config = resolveConfig({ ...base, trustedHosts: ['DC1-API.nicepay.co.kr:443', 'dc2-api.nicepay.co.kr:8443'] });
+    expect([...config.trustedHosts]).to.deep.equal(['dc1-api.nicepay.co.kr', 'dc2-api.nicepay.co.kr:8443']);
+    expect(() => resolveConfig({ ...base, trustedHosts: ['https://x.example/path'] })).to.throw(/trustedHosts/);
+  });
+
+  it('close() is one shutdown however often it is called, and leaves a store it did not create open', async () => {
+    const store = memoryStore();
+    const nicepay = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9', store });
+    const got = await store.acquire('k', 1_000);
+    if (got.state !== 'acquired') throw new Error('narrowing');
+    await store.complete('k', got.token, 'v', 60_000);
+    const a = nicepay.close();
+    expect(nicepay.close()).to.equal(a);
+    await a;
+    expect(await store.acquire('k', 1_000)).to.deep.equal({ state: 'done', value: 'v' });
+  });
+});
+
+describe('runOnce when the store misbehaves', () => {
+  const failing = (overrides: Partial<IdempotencyStore>): IdempotencyStore => ({ ...memoryStore(), ...overrides });
+
+  it('a store that cannot be read refuses with 503 before any work', async () => {
+    let ran = false;
+    const store = failing({ acquire: () => Promise.reject(new Error('redis down')) });
+    const err = await runOnce(store, 'k', { lockTtlMs: 100, resultTtlMs: 100 }, async () => { ran = true; return 'x'; }).catch((e) => e);
+    expect(err).to.include({ code: 'NICEPAY_STORE_UNAVAILABLE', status: 503 });
+    expect(ran).to.equal(false);
+  });
+
+  it('a result that cannot be written is still returned to the caller that did the work, and reported', async () => {
+    const seen: unknown[] = [];
+    const store = failing({ complete: () => Promise.reject(new Error('write lost')) });
+    const out = await runOnce(store, 'k', { lockTtlMs: 1_000, resultTtlMs: 1_000, onStoreError: (e) => seen.push(e) }, async () => 'done');
+    expect(out).to.deep.equal({ value: 'done', fresh: true });
+    expect(seen).to.have.length(1);
+  });
+
+  it('a waiter gives up with 409 IN_PROGRESS instead of hanging behind a stuck lock', async () => {
+    const store = memoryStore();
+    await store.acquire('k', 60_000);
+    const err = await runOnce(store, 'k', { lockTtlMs: 60_000, resultTtlMs: 1_000, maxWaitMs: 50, pollMs: 5 }, async () => 'x').catch((e) => e);
+    expect(err).to.include({ code: 'NICEPAY_IN_PROGRESS', status: 409 });
+  });
+});
