@@ -130,19 +130,34 @@ describe('checkoutReturn against the sandbox', () => {
     expect(res.body.code).to.equal('NICEPAY_UNKNOWN_ORDER');
   });
 
-  it('reports declined with the gateway code and message when the approval is refused', async () => {
+  it('reports declined with the gateway code and message when the gateway refuses', async () => {
+    const moid = newMoid();
+    shop.orders.set(moid, 1004);
+    const auth = await shop.sandbox.authenticate({ moid, amount: 1004, method: 'CARD' });
+    shop.sandbox.faults.inject({ target: 'approve', kind: 'decline', resultCode: '3011', resultMsg: '카드사 승인 거절(한도초과)' });
+    const before = shop.approved.length;
+    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    expect(res.status).to.equal(200);
+    expect(res.body).to.include({ status: 'declined', code: '3011', message: '카드사 승인 거절(한도초과)' });
+    expect(res.body.raw.ResultCode).to.equal('3011');
+    expect(shop.approved.length).to.equal(before);
+    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('declined');
+  });
+
+  it('an "already approved" answer is an unknown outcome to reconcile, never "declined" and never reversed', async () => {
     const { result: first, auth } = await pay(shop);
     expect(first.status).to.equal('approved');
-    // A second merchant server replays the same return after the first result expired from
-    // the cache: simulate with a fresh shop sharing the sandbox (its own empty store).
+    // Another instance with its own empty store replays the same return: the gateway answers 1682.
     const other = await startShop({ sandbox: shop.sandbox });
     other.orders.set(auth.fields.Moid!, 1004);
     const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     await other.close();
-    expect(res.status).to.equal(200);
-    expect(res.body.status).to.equal('declined');
-    expect(res.body.code).to.match(/^[A-Z0-9]{4}$/).and.not.equal('3001');
-    expect(res.body.message).to.match(/[가-힣]/);
+    expect(res.status).to.equal(502);
+    expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'not-attempted' });
+    const err = other.errors.at(-1) as { outcomeUnknown: boolean; resultCode: string; message: string };
+    expect(err).to.include({ outcomeUnknown: true, resultCode: '1682' });
+    expect(err.message).to.include(auth.fields.TxTid!);
     expect(other.approved).to.have.length(0);
+    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
   });
 });

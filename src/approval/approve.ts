@@ -14,6 +14,12 @@ import { approvalResponseSignature } from '../wire/signatures.js';
 import { netCancel } from './net-cancel.js';
 import { signedApprovalFields } from './signed-form.js';
 
+/** Every success code of any method (gateway-facts: 0000 for methods outside the spec). */
+const ANY_SUCCESS: ReadonlySet<string> = new Set([...Object.values(SUCCESS_CODES), '0000']);
+
+/** Codes saying the TID was approved or processed before (gateway-facts error list). */
+const ALREADY_PROCESSED: ReadonlySet<string> = new Set(['1682', '1621', 'I003']);
+
 /** What approval needs, all already verified by the caller. */
 export interface ApprovalInput {
   nextAppUrl: URL;
@@ -91,6 +97,23 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
   config.logger.info({ ...log, step: 'approve', resultCode, durationMs: Date.now() - started }, 'approval answered');
   if (!success) {
     if (resultCode === '') return cancel('NICEPAY_OUTCOME_UNKNOWN', 'approval answer has no ResultCode');
+    // A success code of another method means money may have moved under a method we did not
+    // expect: never report that as "declined, nothing charged".
+    if (ANY_SUCCESS.has(resultCode)) {
+      return cancel('NICEPAY_OUTCOME_UNKNOWN', `approval answered success code ${resultCode} for method ${methodText || 'unknown'}`, resultCode);
+    }
+    // "Already approved" / "duplicate": an earlier approval of this TID went through, maybe the
+    // shop's own whose result was lost. Reversing it blindly could cancel a recorded payment,
+    // so nothing is sent: the error says to reconcile the TID.
+    if (ALREADY_PROCESSED.has(resultCode)) {
+      return {
+        kind: 'failed',
+        code: 'NICEPAY_OUTCOME_UNKNOWN',
+        message: `gateway says TID ${input.tid} was already processed (${resultCode}); it may be approved: reconcile it`,
+        netCancel: 'not-attempted',
+        resultCode,
+      };
+    }
     return { kind: 'declined', raw };
   }
 
@@ -100,8 +123,10 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
   if (!hexEquals(expected, raw.Signature ?? '')) {
     return cancel('NICEPAY_SIGNATURE_MISMATCH', 'approval answer Signature does not verify', resultCode);
   }
-  if (raw.TID !== input.tid || raw.MID !== config.mid) {
-    return cancel('NICEPAY_SIGNATURE_MISMATCH', 'approval answer is for another TID or MID', resultCode);
+  // The auth return's Moid is not signed: the gateway's own Moid must name the same order,
+  // or a buyer could pay order A and have order B marked paid.
+  if (raw.TID !== input.tid || raw.MID !== config.mid || (raw.Moid !== undefined && raw.Moid !== input.moid)) {
+    return cancel('NICEPAY_SIGNATURE_MISMATCH', 'approval answer is for another TID, MID or order', resultCode);
   }
   if (parseAmount(respAmt) !== input.amount) {
     return cancel('NICEPAY_AMOUNT_MISMATCH', 'approval answer Amt differs from the order amount', resultCode);

@@ -109,7 +109,7 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
       responseCharset: opts.responseCharset,
       ediType: opts.ediType,
     });
-    if (outcome.kind === 'failed' && outcome.netCancel === 'not-attempted') {
+    if (outcome.kind === 'failed' && outcome.code === 'NICEPAY_GATEWAY_UNREACHABLE') {
       // Never sent: nothing to remember. Throwing releases the key, so the buyer may retry.
       throw outcomeError(outcome, v.tid, v.moid);
     }

@@ -11,9 +11,10 @@ export type FaultTarget = 'approve' | 'net-cancel' | 'keyin' | 'data';
  * - `alter-amount`: the response reports another Amt (signed consistently, to catch clients
  *   that only check the signature);
  * - `truncate`: the body is cut in half;
- * - `decline`: (key-in, approval) answer with a failure code instead.
+ * - `decline`: (approval) the gateway refuses: nothing is committed and the answer carries
+ *   `resultCode` / `resultMsg` (default 3011 and an issuer-style refusal).
  */
-export type FaultKind = 'delay' | 'status-500' | 'html' | 'bad-signature' | 'drop' | 'alter-amount' | 'truncate';
+export type FaultKind = 'delay' | 'status-500' | 'html' | 'bad-signature' | 'drop' | 'alter-amount' | 'truncate' | 'decline';
 
 /** A fault as queued. */
 export interface Fault {
@@ -23,6 +24,10 @@ export interface Fault {
   delayMs?: number;
   /** Whether the gateway commits the payment before the fault. @default true for delay/drop */
   commit?: boolean;
+  /** For `decline`: the ResultCode answered. @default '3011' */
+  resultCode?: string;
+  /** For `decline`: the ResultMsg answered. @default '카드사 승인 거절(한도초과)' */
+  resultMsg?: string;
   /** How many calls it applies to. @default 1 */
   times?: number;
 }

@@ -15,6 +15,8 @@ export interface FaultableCall {
   process(): Record<string, string>;
   /** The fields answered when a fault says `commit: false` (nothing is processed). */
   notCommitted(): Record<string, string>;
+  /** The refusal answered for a `decline` fault (books the transaction as declined). */
+  decline?(code: string, message: string): Record<string, string>;
   /** The amount field `alter-amount` changes ('Amt' or 'CancelAmt'). */
   amountField: string;
   /** Recomputes the Signature over (altered) fields, for `alter-amount`. */
@@ -33,6 +35,12 @@ export interface FaultableCall {
  */
 export function answerWithFault(state: SandboxState, target: FaultTarget, call: FaultableCall): SandboxResponse {
   const fault = state.faults.take(target);
+  if (fault?.kind === 'decline') {
+    const code = fault.resultCode ?? '3011';
+    const message = fault.resultMsg ?? '카드사 승인 거절(한도초과)';
+    const refused = call.decline ? call.decline(code, message) : { ...call.notCommitted(), ResultCode: code, ResultMsg: message };
+    return gatewayResponse(encodeReply(refused, call.format), call.format);
+  }
   const commit = fault ? (fault.commit ?? !(target === 'net-cancel' && NET_CANCEL_FAILS.has(fault.kind))) : true;
   const fields = fault && !commit ? call.notCommitted() : call.process();
   const reply = (f: Record<string, string>): SandboxResponse => gatewayResponse(encodeReply(f, call.format), call.format);

@@ -45,6 +45,10 @@ export function payProcess(req: SandboxRequest, state: SandboxState): SandboxRes
     format: replyFormat(f),
     process: () => approve(state, f, entry),
     notCommitted: () => declined(APPROVAL_CODES.notProcessed, '샌드박스: 요청이 처리되지 않았습니다.', context(f, entry)),
+    decline: (code, message) => {
+      if (entry?.status === 'authenticated') state.ledger.update(entry.tid, 'declined', state.clock.now());
+      return declined(code, message, context(f, entry));
+    },
     amountField: 'Amt',
     sign: (r) => approvalResponseSignature(r.TID ?? '', r.MID ?? '', r.Amt ?? '', key ?? ''),
   });

@@ -44,8 +44,12 @@ export function cardKeyin(req: SandboxRequest, state: SandboxState): SandboxResp
   }
   const format = keyinReplyFormat(form);
   const fault = state.faults.take('keyin');
-  const commit = fault?.commit ?? true;
-  let fields = fault && !commit ? answer(form ?? {}, KEYIN_DECLINES.issuerTimeout) : processKeyin(form, state);
+  const declining = fault?.kind === 'decline';
+  const commit = fault?.commit ?? !declining;
+  const refusal = declining
+    ? { code: fault?.resultCode ?? KEYIN_DECLINES['limit-exceeded'].code, message: fault?.resultMsg ?? KEYIN_DECLINES['limit-exceeded'].message }
+    : KEYIN_DECLINES.issuerTimeout;
+  let fields = fault && !commit ? answer(form ?? {}, refusal) : processKeyin(form, state);
   if (fault?.kind === 'alter-amount') {
     const amount = parseAmount(fields.Amt ?? '');
     if (amount !== undefined) fields = { ...fields, Amt: padAmount(amount + 1000) };
@@ -54,6 +58,7 @@ export function cardKeyin(req: SandboxRequest, state: SandboxState): SandboxResp
   if (!fault) return keyinResponse(body, format);
   switch (fault.kind) {
     case 'alter-amount':
+    case 'decline':
       return keyinResponse(body, format);
     case 'delay':
       return keyinResponse(body, format, { delayMs: fault.delayMs ?? 60_000 });

@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { padAmount } from '../src/wire/amount.js';
+import { decodeForm, encodeForm } from '../src/wire/form-codec.js';
+import { approvalResponseSignature, authReturnSignature, netCancelResponseSignature } from '../src/wire/signatures.js';
+import { MERCHANT_KEY, MID, startShop, type TestShop } from './helpers/shop.js';
+
+/**
+ * A scripted gateway on loopback: answers each approval with what the test says, so answers
+ * the sandbox never gives (another method's success code, another order) can be checked.
+ */
+describe('checkoutReturn against answers the sandbox does not give', () => {
+  let gateway: Server;
+  let url = '';
+  let shop: TestShop;
+  let answer: (form: Record<string, string>) => Record<string, string> = () => ({});
+  const calls: Array<{ path: string; form: Record<string, string> }> = [];
+
+  before(async () => {
+    gateway = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const form = { ...decodeForm(Buffer.concat(chunks), 'euc-kr') };
+        calls.push({ path: req.url ?? '', form });
+        const body = req.url?.endsWith('cancel_process.jsp')
+          ? { ResultCode: '2001', ResultMsg: '취소 성공', TID: form.TID!, CancelAmt: padAmount(Number(form.Amt)), Signature: netCancelResponseSignature(form.TID!, MID, padAmount(Number(form.Amt)), MERCHANT_KEY) }
+          : answer(form);
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(JSON.stringify(body));
+      });
+    });
+    await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+    shop = await startShop({ nicepay: { baseUrl: url }, route: { responseCharset: 'utf-8' } });
+  });
+  after(async () => {
+    await shop.close();
+    await new Promise((r) => gateway.close(r));
+  });
+
+  function authReturn(moid: string, amount: number, method = 'CARD') {
+    const tid = `${MID}0101261121120000${String(calls.length).padStart(4, '0')}`;
+    const token = 'T'.repeat(40);
+    const fields = {
+      AuthResultCode: '0000', AuthResultMsg: '인증 성공', AuthToken: token, PayMethod: method, MID, Moid: moid, Amt: String(amount),
+      TxTid: tid, NextAppURL: `${url}/webapi/pay_process.jsp`, NetCancelURL: `${url}/webapi/cancel_process.jsp`,
+      Signature: authReturnSignature(token, MID, String(amount), MERCHANT_KEY),
+    };
+    shop.orders.set(moid, amount);
+    return { tid, body: encodeForm(fields, 'euc-kr').toString('latin1') };
+  }
+  const signed = (f: Record<string, string>) => ({ ...f, Signature: approvalResponseSignature(f.TID!, f.MID!, f.Amt!, MERCHANT_KEY) });
+
+  it("another method's success code is an unknown outcome: net-cancelled, never 'declined'", async () => {
+    // The answer omits PayMethod, so the (unsigned) auth return's VBANK is all there is, and
+    // 3001 is not VBANK's success code: a buyer who edited PayMethod must not turn a charge
+    // into "declined, nothing charged".
+    const { tid, body } = authReturn('other-method', 5_000, 'VBANK');
+    answer = (form) => signed({ ResultCode: '3001', ResultMsg: '성공', TID: form.TID!, MID, Moid: 'other-method', Amt: padAmount(5_000) });
+    const res = await request(shop.app).post('/pay/return').type('form').send(body);
+    expect(res.status).to.equal(502);
+    expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
+    expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal(['/webapi/pay_process.jsp', '/webapi/cancel_process.jsp']);
+  });
+
+  it('an approval of another order (Moid) is net-cancelled, and the shop records nothing', async () => {
+    const { tid, body } = authReturn('order-B', 7_000);
+    answer = (form) => signed({ ResultCode: '3001', ResultMsg: '성공', TID: form.TID!, MID, Moid: 'order-A', Amt: padAmount(7_000), PayMethod: 'CARD' });
+    const before = shop.approved.length;
+    const res = await request(shop.app).post('/pay/return').type('form').send(body);
+    expect(res.status).to.equal(502);
+    expect(res.body).to.include({ code: 'NICEPAY_SIGNATURE_MISMATCH', netCancel: 'succeeded' });
+    expect(shop.approved.length).to.equal(before);
+    expect(calls.filter((c) => c.form.TID === tid)).to.have.length(2);
+  });
+
+  it('a plain refusal code is declined and nothing is cancelled', async () => {
+    const { tid, body } = authReturn('refused', 9_000);
+    answer = (form) => ({ ResultCode: 'A123', ResultMsg: '인증 금액과 승인 금액이 다릅니다', TID: form.TID!, MID, Moid: 'refused', Amt: form.Amt! });
+    const res = await request(shop.app).post('/pay/return').type('form').send(body);
+    expect(res.status).to.equal(200);
+    expect(res.body).to.include({ status: 'declined', code: 'A123' });
+    expect(calls.filter((c) => c.form.TID === tid)).to.have.length(1);
+  });
+});
