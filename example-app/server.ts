@@ -14,6 +14,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
+import { pino } from 'pino';
 import { createShop, type ShopOptions } from './app.js';
 
 const env = process.env;
@@ -63,6 +64,9 @@ let shop: ReturnType<typeof createShop>;
 try {
   shop = createShop({
     ...gateway,
+    // pino, as a real shop would: the library logs tid, moid, step and durationMs (never the
+    // merchant key or card data); LOG_LEVEL=debug shows every step.
+    logger: pino({ level: env.LOG_LEVEL ?? 'info', redact: ['merchantKey', '*.merchantKey'] }),
     ...(env.SHOP_URL ? { publicUrl: env.SHOP_URL } : {}),
     ...(env.SHOP_DB ? { dbFile: env.SHOP_DB } : {}),
   });
