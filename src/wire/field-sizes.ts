@@ -60,12 +60,20 @@ export interface FieldProblem {
   message: string;
 }
 
+const tableEntries = new WeakMap<FieldTable, ReadonlyArray<readonly [string, FieldSpec]>>();
+/** Object.entries of a table, computed once per table (tables are fixed). */
+function entriesOf(table: FieldTable): ReadonlyArray<readonly [string, FieldSpec]> {
+  let e = tableEntries.get(table);
+  if (!e) tableEntries.set(table, (e = Object.entries(table)));
+  return e;
+}
+
 /**
  * Checks values against a table in the wire encoding. Unknown keys are ignored (the caller
  * decides what to send). Returns the first problem, or undefined.
  */
 export function checkFields(table: FieldTable, values: Readonly<Record<string, string | undefined>>, charset: Charset): FieldProblem | undefined {
-  for (const [field, spec] of Object.entries(table)) {
+  for (const [field, spec] of entriesOf(table)) {
     const value = Object.hasOwn(values, field) ? values[field] : undefined;
     if (value === undefined || value === '') {
       if (spec.required) return { field, rule: 'required', message: `${field} is required` };

@@ -43,6 +43,13 @@ export function fromKst(year: number, month: number, day: number, hour = 0, minu
   return new Date(Date.UTC(year, month - 1, day, hour, minute, second) - KST_OFFSET_MS);
 }
 
+/** The number written by the ASCII digits s[a..b). */
+function digitsAt(s: string, a: number, b: number): number {
+  let v = 0;
+  for (let i = a; i < b; i++) v = v * 10 + (s.charCodeAt(i) - 48);
+  return v;
+}
+
 /**
  * Parses a KST timestamp of 8 (YYYYMMDD), 12 (YYMMDDHHMISS, 20YY assumed) or 14 digits into
  * an instant. Returns undefined when the text is not a valid calendar time.
@@ -52,12 +59,14 @@ export function parseKstTimestamp(text: string): Date | undefined {
   if (/^\d{12}$/.test(s)) s = '20' + s;
   else if (/^\d{8}$/.test(s)) s += '000000';
   if (!/^\d{14}$/.test(s)) return undefined;
-  const n = (a: number, b: number): number => Number(s.slice(a, b));
-  const [y, mo, d, h, mi, se] = [n(0, 4), n(4, 6), n(6, 8), n(8, 10), n(10, 12), n(12, 14)];
-  const date = fromKst(y, mo, d, h, mi, se);
-  const back = kstParts(date);
-  if (back.year !== y || back.month !== mo || back.day !== d || back.hour !== h || back.minute !== mi || back.second !== se) {
+  const y = digitsAt(s, 0, 4), mo = digitsAt(s, 4, 6), d = digitsAt(s, 6, 8);
+  const h = digitsAt(s, 8, 10), mi = digitsAt(s, 10, 12), se = digitsAt(s, 12, 14);
+  // The KST wall time read back must be the one given (no 31 Feb, no hour 24): the same test
+  // as fromKst + kstParts, on one Date instead of two.
+  const wall = new Date(Date.UTC(y, mo - 1, d, h, mi, se));
+  if (wall.getUTCFullYear() !== y || wall.getUTCMonth() + 1 !== mo || wall.getUTCDate() !== d ||
+      wall.getUTCHours() !== h || wall.getUTCMinutes() !== mi || wall.getUTCSeconds() !== se) {
     return undefined;
   }
-  return date;
+  return new Date(wall.getTime() - KST_OFFSET_MS);
 }
