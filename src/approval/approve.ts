@@ -1,5 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { NicepayGatewayError, NicepayRequestError, type NicepayErrorCode } from '../errors/index.js';
+import { silentLogger } from '../logger.js';
 import { TransportError } from '../transport.js';
 import type { PayMethod } from '../types/payment.js';
 import { SUCCESS_CODES } from '../types/payment.js';
@@ -62,13 +63,7 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
   const problem = checkFields(APPROVAL_REQUEST_FIELDS, fields, 'euc-kr');
   if (problem) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `approval request: ${problem.message}`, 400, problem.field);
 
-  const log = { tid: input.tid, moid: input.moid };
   const started = Date.now();
-  const cancel = async (code: NicepayErrorCode, why: string, resultCode?: string): Promise<ApprovalOutcome> => {
-    const outcome = await netCancel(ctx, { netCancelUrl: input.netCancelUrl, tid: input.tid, authToken: input.authToken, amount: input.amount });
-    const message = `${why}; net cancel ${outcome === 'succeeded' ? 'succeeded: nothing was charged' : 'FAILED: the payment may be approved at the gateway, reconcile TID ' + input.tid}`;
-    return { kind: 'failed', code, message, netCancel: outcome, ...(resultCode ? { resultCode } : {}) };
-  };
 
   let body: Buffer;
   try {
@@ -76,31 +71,34 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
     body = res.body;
   } catch (err) {
     const t = err instanceof TransportError ? err : new TransportError('reset', true, 'approval call failed');
-    config.logger.warn({ ...log, step: 'approve', failure: t.kind, durationMs: Date.now() - started }, t.message);
+    config.logger.warn({ tid: input.tid, moid: input.moid, step: 'approve', failure: t.kind, durationMs: Date.now() - started }, t.message);
     if (!t.sent) {
       return { kind: 'failed', code: 'NICEPAY_GATEWAY_UNREACHABLE', message: `approval not sent: ${t.message}; nothing was charged`, netCancel: 'not-attempted' };
     }
-    return cancel('NICEPAY_OUTCOME_UNKNOWN', `approval outcome unknown (${t.message})`);
+    return cancelApproval(ctx, input, 'NICEPAY_OUTCOME_UNKNOWN', `approval outcome unknown (${t.message})`);
   }
 
   let raw: FormFields;
   try {
     raw = parseGatewayBody(body, input.responseCharset, input.ediType);
   } catch (err) {
-    return cancel('NICEPAY_OUTCOME_UNKNOWN', `approval answer unreadable (${(err as Error).message})`);
+    return cancelApproval(ctx, input, 'NICEPAY_OUTCOME_UNKNOWN', `approval answer unreadable (${(err as Error).message})`);
   }
 
   const resultCode = raw.ResultCode ?? '';
   const methodText = raw.PayMethod || input.payMethod;
   const method = isPayMethod(methodText) ? methodText : undefined;
   const success = method !== undefined && SUCCESS_CODES[method] === resultCode;
-  config.logger.info({ ...log, step: 'approve', resultCode, durationMs: Date.now() - started }, 'approval answered');
+  // Silent by default: build no log object for the no-op logger.
+  if (config.logger !== silentLogger) {
+    config.logger.info({ tid: input.tid, moid: input.moid, step: 'approve', resultCode, durationMs: Date.now() - started }, 'approval answered');
+  }
   if (!success) {
-    if (resultCode === '') return cancel('NICEPAY_OUTCOME_UNKNOWN', 'approval answer has no ResultCode');
+    if (resultCode === '') return cancelApproval(ctx, input, 'NICEPAY_OUTCOME_UNKNOWN', 'approval answer has no ResultCode');
     // A success code of another method means money may have moved under a method we did not
     // expect: never report that as "declined, nothing charged".
     if (ANY_SUCCESS.has(resultCode)) {
-      return cancel('NICEPAY_OUTCOME_UNKNOWN', `approval answered success code ${resultCode} for method ${methodText || 'unknown'}`, resultCode);
+      return cancelApproval(ctx, input, 'NICEPAY_OUTCOME_UNKNOWN', `approval answered success code ${resultCode} for method ${methodText || 'unknown'}`, resultCode);
     }
     // "Already approved" / "duplicate": an earlier approval of this TID went through, maybe the
     // shop's own whose result was lost. Reversing it blindly could cancel a recorded payment,
@@ -121,17 +119,24 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
   const respAmt = raw.Amt ?? '';
   const expected = approvalResponseSignature(raw.TID ?? '', raw.MID ?? '', respAmt, config.merchantKey);
   if (!hexEquals(expected, raw.Signature ?? '')) {
-    return cancel('NICEPAY_SIGNATURE_MISMATCH', 'approval answer Signature does not verify', resultCode);
+    return cancelApproval(ctx, input, 'NICEPAY_SIGNATURE_MISMATCH', 'approval answer Signature does not verify', resultCode);
   }
   // The auth return's Moid is not signed: the gateway's own Moid must name the same order,
   // or a buyer could pay order A and have order B marked paid.
   if (raw.TID !== input.tid || raw.MID !== config.mid || (raw.Moid !== undefined && raw.Moid !== input.moid)) {
-    return cancel('NICEPAY_SIGNATURE_MISMATCH', 'approval answer is for another TID, MID or order', resultCode);
+    return cancelApproval(ctx, input, 'NICEPAY_SIGNATURE_MISMATCH', 'approval answer is for another TID, MID or order', resultCode);
   }
   if (parseAmount(respAmt) !== input.amount) {
-    return cancel('NICEPAY_AMOUNT_MISMATCH', 'approval answer Amt differs from the order amount', resultCode);
+    return cancelApproval(ctx, input, 'NICEPAY_AMOUNT_MISMATCH', 'approval answer Amt differs from the order amount', resultCode);
   }
   return { kind: 'committed', method, raw };
+}
+
+/** Net-cancels an approval whose outcome cannot be used and says what became of it. */
+async function cancelApproval(ctx: ClientContext, input: ApprovalInput, code: NicepayErrorCode, why: string, resultCode?: string): Promise<ApprovalOutcome> {
+  const outcome = await netCancel(ctx, { netCancelUrl: input.netCancelUrl, tid: input.tid, authToken: input.authToken, amount: input.amount });
+  const message = `${why}; net cancel ${outcome === 'succeeded' ? 'succeeded: nothing was charged' : 'FAILED: the payment may be approved at the gateway, reconcile TID ' + input.tid}`;
+  return { kind: 'failed', code, message, netCancel: outcome, ...(resultCode ? { resultCode } : {}) };
 }
 
 /** Turns a failed outcome into the error passed to next(err). */

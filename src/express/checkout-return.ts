@@ -86,15 +86,21 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
 
     const onStoreError = (err: unknown): void =>
       config.logger.error({ tid, moid, step: 'store', error: (err as Error)?.message }, 'approval result not stored: a duplicate may be declined by the gateway');
+    const v: Verified = { form, moid, tid, authToken, amount: expected, nextAppUrl, netCancelUrl, stored: undefined };
     const once = await runOnce(config.store, `checkout:${config.mid}:${tid}`, { lockTtlMs, resultTtlMs: opts.resultTtlMs, onStoreError }, () =>
-      ctx.track(approveAndRecord(req, { form, moid, tid, authToken, amount: expected, nextAppUrl, netCancelUrl })),
+      ctx.track(approveAndRecord(req, v)),
     );
     if (!once) throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'approval produced no result', { tid, moid });
+    // The request that did the work already holds its outcome: only a duplicate reads the
+    // stored JSON back.
+    if (once.fresh && v.stored) return toResult(v.stored, false);
     return toResult(JSON.parse(once.value) as StoredOutcome, !once.fresh);
   }
 
   interface Verified {
     form: FormFields; moid: string; tid: string; authToken: string; amount: number; nextAppUrl: URL; netCancelUrl: URL;
+    /** The outcome approveAndRecord stored, kept for the request that did the work. */
+    stored: StoredOutcome | undefined;
   }
 
   async function approveAndRecord(req: Request, v: Verified): Promise<string> {
@@ -131,6 +137,7 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
         };
       }
     }
+    v.stored = stored;
     return JSON.stringify(stored);
   }
 
