@@ -8,23 +8,6 @@ import type { ResolvedConfig } from '../config.js';
  * Credentials in the URL are refused too. The URL itself is not echoed (it is attacker text).
  */
 export function trustedGatewayUrl(value: string, field: 'NextAppURL' | 'NetCancelURL', config: ResolvedConfig): URL {
-  // The gateway sends the same few URLs on every return: one that passed every check below
-  // for this config and field is reused as it is instead of being parsed again.
-  let seen = accepted.get(config);
-  if (!seen) accepted.set(config, (seen = { NextAppURL: new Map(), NetCancelURL: new Map() }));
-  const known = seen[field].get(value);
-  if (known) return known;
-  const url = checkUrl(value, field, config);
-  if (seen[field].size < MAX_REMEMBERED) seen[field].set(value, url);
-  return url;
-}
-
-/** URLs that passed the checks, per config and field. Never mutated after they are stored. */
-const accepted = new WeakMap<ResolvedConfig, Record<'NextAppURL' | 'NetCancelURL', Map<string, URL>>>();
-/** A bound, so attacker-varied (but trusted) URLs cannot grow the cache. */
-const MAX_REMEMBERED = 32;
-
-function checkUrl(value: string, field: 'NextAppURL' | 'NetCancelURL', config: ResolvedConfig): URL {
   let url: URL;
   try {
     url = new URL(value);

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import getRawBody from 'raw-body';
 import { NicepayRequestError } from '../errors/index.js';
 import { type Charset, normalizeCharset } from '../wire/charset.js';
 
@@ -18,7 +19,7 @@ export interface FormBody {
 
 /**
  * Reads a form body itself, like body-parser's read(): checks the media type and charset
- * first (415), then reads with a limit (413); a broken or short body is 400. It must
+ * first (415), then reads with a limit (413), mapping raw-body's error types to ours. It must
  * see the raw bytes: a body already consumed by another parser is a setup mistake, reported
  * as such rather than as a confusing empty form.
  */
@@ -45,108 +46,15 @@ export async function readFormBody(req: Request, options: ReadBodyOptions): Prom
   if (encoding !== 'identity') {
     throw new NicepayRequestError('NICEPAY_CONTENT_TYPE_UNSUPPORTED', `unsupported content encoding ${JSON.stringify(encoding.slice(0, 40))}`, 415);
   }
-  const length = parseContentLength(req.headers['content-length']);
-  if (length !== null && length > options.limit) {
-    // Like raw-body: refused before reading; the stream is paused, not drained.
-    req.unpipe();
-    req.pause();
-    throw tooLarge(options.limit);
-  }
-  if (req.readable === false) throw malformed('stream.not.readable');
-  const bytes = await readStream(req, length, options.limit);
-  return { bytes, charset };
-}
-
-const tooLarge = (limit: number): NicepayRequestError =>
-  new NicepayRequestError('NICEPAY_BODY_TOO_LARGE', `request body is larger than the limit of ${limit} bytes`, 413);
-const malformed = (type: string, cause?: unknown): NicepayRequestError =>
-  new NicepayRequestError('NICEPAY_BODY_MALFORMED', `request body could not be read (${type})`, 400, undefined, cause);
-
-/** Content-Length as raw-body reads it (parseInt), or null when absent or not a number. */
-function parseContentLength(value: string | undefined): number | null {
-  if (value === undefined) return null;
-  const n = parseInt(value, 10);
-  return Number.isNaN(n) ? null : n;
-}
-
-/**
- * Reads the whole body, as raw-body did (same checks, same outcomes): more than `limit` bytes
- * is 413; an abort, a stream error or a size that differs from Content-Length is 400. On an
- * error the request is unpiped and paused, and every listener added here is removed. Written
- * out instead of raw-body: one state object per request instead of its closures, argument
- * copies, nextTick hop and AsyncResource.
- */
-function readStream(req: Request, length: number | null, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    new BodyReader(req, length, limit, resolve, reject).start();
-  });
-}
-
-class BodyReader {
-  private received = 0;
-  private chunks: Buffer[] = [];
-  private complete = false;
-  private readonly onData = (chunk: Buffer): void => this.data(chunk);
-  private readonly onEnd = (err?: unknown): void => this.end(err);
-  private readonly onAborted = (): void => this.fail(malformed('request.aborted'));
-  private readonly onClose = (): void => this.cleanup();
-
-  constructor(
-    private readonly req: Request,
-    private readonly length: number | null,
-    private readonly limit: number,
-    private readonly resolve: (b: Buffer) => void,
-    private readonly reject: (e: unknown) => void,
-  ) {}
-
-  start(): void {
-    const req = this.req;
-    req.on('aborted', this.onAborted);
-    req.on('close', this.onClose);
-    req.on('data', this.onData);
-    req.on('end', this.onEnd);
-    req.on('error', this.onEnd);
-  }
-
-  private data(chunk: Buffer): void {
-    if (this.complete) return;
-    this.received += chunk.length;
-    if (this.received > this.limit) this.fail(tooLarge(this.limit));
-    else this.chunks.push(chunk);
-  }
-
-  private end(err?: unknown): void {
-    if (this.complete) return;
-    if (err) {
-      const type = (err as { type?: string }).type;
-      this.fail(malformed(type ?? 'stream error', err));
-      return;
+  try {
+    const length = req.headers['content-length'];
+    const bytes = await getRawBody(req, { limit: options.limit, ...(length !== undefined ? { length } : {}) });
+    return { bytes, charset };
+  } catch (err) {
+    const type_ = (err as { type?: string }).type;
+    if (type_ === 'entity.too.large') {
+      throw new NicepayRequestError('NICEPAY_BODY_TOO_LARGE', `request body is larger than the limit of ${options.limit} bytes`, 413, undefined, err);
     }
-    if (this.length !== null && this.received !== this.length) {
-      this.fail(malformed('request.size.invalid'));
-      return;
-    }
-    this.complete = true;
-    const chunks = this.chunks;
-    this.cleanup();
-    this.resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-  }
-
-  private fail(err: NicepayRequestError): void {
-    this.complete = true;
-    this.cleanup();
-    this.req.unpipe();
-    this.req.pause();
-    this.reject(err);
-  }
-
-  private cleanup(): void {
-    this.chunks = [];
-    const req = this.req;
-    req.removeListener('aborted', this.onAborted);
-    req.removeListener('data', this.onData);
-    req.removeListener('end', this.onEnd);
-    req.removeListener('error', this.onEnd);
-    req.removeListener('close', this.onClose);
+    throw new NicepayRequestError('NICEPAY_BODY_MALFORMED', `request body could not be read (${type_ ?? 'stream error'})`, 400, undefined, err);
   }
 }
