@@ -30,18 +30,20 @@ export interface E2E {
  * Registers before/after/beforeEach/afterEach hooks in the calling describe() and returns the
  * live handles (filled in by the hooks).
  */
-export function useShopInBrowser(shopOptions: Partial<ShopOptions> = {}): E2E {
+export function useShopInBrowser(shopOptions: Partial<ShopOptions> = {}, sandboxClock?: () => Date): E2E {
   const env = {} as E2E;
   let server: Server;
   let context: BrowserContext | undefined;
 
   before(async function () {
-    env.sandbox = createSandbox();
+    env.sandbox = createSandbox(sandboxClock ? { clock: sandboxClock } : {});
     await env.sandbox.listen(0);
     const merchant = TEST_MERCHANTS[0]!;
     env.shop = createShop({
       mid: merchant.mid, merchantKey: merchant.merchantKey, baseUrl: env.sandbox.url, dbFile: ':memory:',
       logger: quietLogger, ...shopOptions,
+      // The shop's client reads the sandbox's virtual clock, so payout cut-offs agree.
+      nicepay: { clock: () => env.sandbox.clock.now(), ...shopOptions.nicepay },
     });
     server = env.shop.app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', resolve));
