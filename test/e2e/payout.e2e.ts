@@ -10,7 +10,7 @@ const start = fromKst(2026, 11, 23, 9, 0, 0);
 describe('e2e: example shop in Chromium (back office payouts)', () => {
   const e2e = useShopInBrowser({}, () => start);
 
-  it('registers a sub-merchant, requests a payout, and shows it paid (성공, '지급 완료') after 16:00', async () => {
+  it('registers a sub-merchant, requests a payout, and shows it paid (성공, 지급 완료) after 16:00', async () => {
     const { page, shopUrl, sandbox, shop } = e2e;
     sandbox.dataHost.deposit(shop.nicepay.mid, 100_000);
 
