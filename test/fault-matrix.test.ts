@@ -56,9 +56,8 @@ const APPROVAL_FAULTS: ReadonlyArray<{ name: string; fault: FaultSpec; code: str
 /**
  * The net cancel itself failing, after an approval whose answer was lost (drop, committed).
  * status-500 / html process nothing: the payment stands. delay / drop / truncate /
- * bad-signature cancel at the gateway but the client cannot confirm it. alter-amount answers
- * a consistently signed 2001 with another CancelAmt: the client takes it as succeeded (the
- * cancel did happen at the gateway).
+ * bad-signature cancel at the gateway but the client cannot confirm it; so does alter-amount
+ * (a consistently signed 2001 for another CancelAmt is not a confirmation of this reversal).
  */
 const NET_CANCEL_FAULTS: ReadonlyArray<{ fault: FaultSpec; expect: Omit<Expect, 'code'> }> = [
   { fault: { kind: 'status-500' }, expect: { netCancel: 'failed', outcomeUnknown: true, ledger: 'committed' } },
@@ -68,7 +67,7 @@ const NET_CANCEL_FAULTS: ReadonlyArray<{ fault: FaultSpec; expect: Omit<Expect, 
   { fault: { kind: 'drop' }, expect: { netCancel: 'failed', outcomeUnknown: true, ledger: 'net-cancelled' } },
   { fault: { kind: 'truncate' }, expect: { netCancel: 'failed', outcomeUnknown: true, ledger: 'net-cancelled' } },
   { fault: { kind: 'bad-signature' }, expect: { netCancel: 'failed', outcomeUnknown: true, ledger: 'net-cancelled' } },
-  { fault: { kind: 'alter-amount' }, expect: { netCancel: 'succeeded', outcomeUnknown: false, ledger: 'net-cancelled' } },
+  { fault: { kind: 'alter-amount' }, expect: { netCancel: 'failed', outcomeUnknown: true, ledger: 'net-cancelled' } },
 ];
 
 const KEYIN_FAULTS: ReadonlyArray<{ name: string; fault: FaultSpec; booked: boolean }> = [

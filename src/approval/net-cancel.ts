@@ -1,5 +1,6 @@
 import type { ClientContext } from '../context.js';
 import type { NetCancelOutcome } from '../errors/index.js';
+import { parseAmount } from '../wire/amount.js';
 import { hexEquals } from '../wire/hash.js';
 import { encodeForm } from '../wire/form-codec.js';
 import { parseGatewayBody } from '../wire/response-body.js';
@@ -20,7 +21,8 @@ const CANCEL_SUCCESS = new Set(['2001', '2211']);
 /**
  * Net cancel (망취소): reverses an approval whose outcome is unknown. Sends the approval's
  * fields plus NetCancel=1 to NetCancelURL (already checked against trustedHosts) and
- * reports 'succeeded' only on 2001/2211 with a valid Signature when one is present.
+ * reports 'succeeded' only on 2001/2211 with a valid Signature over a CancelAmt equal to the
+ * amount.
  * Never throws: any failure is 'failed'.
  */
 export async function netCancel(ctx: ClientContext, input: NetCancelInput): Promise<NetCancelOutcome> {
@@ -42,12 +44,11 @@ export async function netCancel(ctx: ClientContext, input: NetCancelInput): Prom
     const fields = parseGatewayBody(res.body, 'utf-8', 'JSON');
     resultCode = fields.ResultCode;
     if (resultCode !== undefined && CANCEL_SUCCESS.has(resultCode)) {
-      const signature = fields.Signature;
+      // Confirmed only by a signed answer for the whole amount: a reversal of some other
+      // amount, or an unsigned 2001, leaves the shop to reconcile rather than trust it.
       const cancelAmt = fields.CancelAmt ?? '';
-      const valid = signature === undefined || signature === ''
-        ? true
-        : hexEquals(netCancelResponseSignature(input.tid, config.mid, cancelAmt, config.merchantKey), signature);
-      outcome = valid ? 'succeeded' : 'failed';
+      const signed = hexEquals(netCancelResponseSignature(input.tid, config.mid, cancelAmt, config.merchantKey), fields.Signature ?? '');
+      outcome = signed && parseAmount(cancelAmt) === input.amount ? 'succeeded' : 'failed';
     }
   } catch {
     outcome = 'failed';
