@@ -23,7 +23,7 @@ const CANCEL_SUCCESS = new Set(['2001', '2211']);
  * fields plus NetCancel=1 to NetCancelURL (already checked against trustedHosts) and
  * reports 'succeeded' only on 2001/2211 with a valid Signature over a CancelAmt equal to the
  * amount.
- * Never throws: any failure is 'failed'.
+ * Never throws: every failure is reported as 'failed'.
  */
 export async function netCancel(ctx: ClientContext, input: NetCancelInput): Promise<NetCancelOutcome> {
   const { config } = ctx;
