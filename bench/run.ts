@@ -8,7 +8,12 @@
  * every approval is real; the sandbox ledger is checked afterwards.
  *
  * --profile writes a V8 CPU profile of each server child to $TMPDIR/express-nicepay-bench-profiles/<kind>/;
- * --only=<kind prefix>[,...] runs a subset (e.g. --only=checkout-floor,checkout-ours).
+ * --only=<kind prefix>[,...] runs a subset (e.g. --only=checkout-floor,checkout-ours);
+ * --warmup=N, --rounds=N, --checkout=N, --keyin=N, --payout=N, --pipeline=N override the plan's sizes.
+ * --base=<dir> adds (b0), checkoutReturn from the tree at <dir> (e.g. a `git worktree` of the
+ * commit before a change, with node_modules linked), measured in the same interleaved rounds.
+ * --rate=N caps the load at N req/s (for comparing CPU per request at equal load).
+ * A run with --only, --base, --rate or a size override is an experiment: it prints and writes nothing.
  *
  * A full run writes bench/results.json and the generated part of bench/RESULTS.md; --quick
  * (under a minute, checkout only) just prints. The last line printed is
@@ -28,6 +33,11 @@ import type { ServerKind } from './server-process.js';
 const quick = process.argv.includes('--quick');
 const profile = process.argv.includes('--profile');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const base = process.argv.find((a) => a.startsWith('--base='))?.slice(7);
+/** --rate=N caps the load at N req/s: CPU per request then compares code, not how busy each server was. */
+const rateArg = process.argv.find((a) => a.startsWith('--rate='));
+const rate = rateArg === undefined ? undefined : Number(rateArg.slice(7));
+if (rate !== undefined && !(Number.isSafeInteger(rate) && rate > 0)) throw new Error(`${rateArg}: expected a whole number of requests per second`);
 
 const CONNECTIONS = 16;
 /**
@@ -38,6 +48,15 @@ const CONNECTIONS = 16;
 const plan = quick
   ? { rounds: 3, warmup: 200, checkout: 1800, keyin: 0, payout: 0, pipeline: 20_000, pipelineTrials: 2 }
   : { rounds: 5, warmup: 1000, checkout: 15_000, keyin: 5_000, payout: 2_500, pipeline: 100_000, pipelineTrials: 5 };
+for (const key of ['warmup', 'rounds', 'checkout', 'keyin', 'payout', 'pipeline'] as const) {
+  const arg = process.argv.find((a) => a.startsWith(`--${key}=`));
+  if (arg === undefined) continue;
+  const n = Number(arg.slice(key.length + 3));
+  if (!Number.isSafeInteger(n) || n < 0 || (key === 'rounds' && n === 0)) throw new Error(`${arg}: expected a whole number${key === 'rounds' ? ' above 0' : ''}`);
+  plan[key] = n;
+}
+/** Only the default full plan is recorded; quick runs and experiments print. */
+const record = !quick && !only && !base && rate === undefined && !process.argv.some((a) => /^--(warmup|rounds|checkout|keyin|payout|pipeline)=/.test(a));
 
 /** 09:00 KST on the next Monday: a business day, before the 10:30 payout cut-off. */
 function payoutMorning(): string {
@@ -100,6 +119,7 @@ async function main(): Promise<void> {
       [
         ['checkout-floor', '(a) floor: pre-built approval, bare undici'],
         ['checkout-ours', '(b) express-nicepay checkoutReturn'],
+        ...(base ? [['checkout-base', `(b0) checkoutReturn of ${base}`]] : []),
         ['checkout-sample', '(c) official-sample approach (urlencoded + axios)'],
       ] as Array<[ServerKind, string]>
     ).filter(([k]) => want(k));
@@ -128,7 +148,7 @@ async function main(): Promise<void> {
 /** Forks a server kind and waits for its port. */
 async function startServer(kind: ServerKind, url: string): Promise<{ child: Child; port: number }> {
   const extra = profile ? ['--cpu-prof', `--cpu-prof-dir=${join(os.tmpdir(), 'express-nicepay-bench-profiles', kind)}`] : [];
-  const child = forkTs('./server-process.ts', { BENCH_KIND: kind, SANDBOX_URL: url, BENCH_CLOCK: clockIso }, extra);
+  const child = forkTs('./server-process.ts', { BENCH_KIND: kind, SANDBOX_URL: url, BENCH_CLOCK: clockIso, ...(base ? { BENCH_BASE: base } : {}) }, extra);
   const { port } = (await child.ready) as unknown as { port: number };
   return { child, port };
 }
@@ -157,7 +177,7 @@ function load(port: number, path: string, n: number, body?: BodyFn): Promise<aut
   const t0 = process.hrtime.bigint();
   let last = t0;
   return new Promise((resolve, reject) => {
-    const inst = autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, amount: n, requests, timeout: 30 }, (err, res) =>
+    const inst = autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, amount: n, requests, timeout: 30, ...(rate ? { overallRate: rate } : {}) }, (err, res) =>
       err ? reject(err) : resolve({ ...res, activeS: Number(last - t0) / 1e9 }),
     );
     inst.on('response', () => {
@@ -232,7 +252,10 @@ async function runGroup(sandbox: Child, url: string, kinds: Array<[ServerKind, s
           non2xx: res.non2xx, errors: res.errors + res.timeouts,
         });
       }
-      log(`round ${r + 1}/${plan.rounds}: ${kinds.map(([k]) => `${k} ${servers.get(k)!.rounds.at(-1)!.reqPerSec.toFixed(0)} req/s`).join(', ')}`);
+      log(`round ${r + 1}/${plan.rounds}: ${kinds.map(([k]) => {
+        const last = servers.get(k)!.rounds.at(-1)!;
+        return `${k} ${last.reqPerSec.toFixed(0)} req/s ${(last.cpuUs / last.requests).toFixed(0)} us/req`;
+      }).join(', ')}`);
     }
     const out: Measurement[] = [];
     for (const [kind, name] of kinds) {
@@ -319,7 +342,7 @@ function report(results: Measurement[], pipeline: PipelineResult, loadBefore: nu
     elapsedS: Math.round(elapsedMs / 100) / 10,
   };
   // A quick run is a smoke test: it prints, and leaves the recorded full results alone.
-  if (!quick) writeFileSync(new URL('./results.json', import.meta.url), JSON.stringify(json, null, 2) + '\n');
+  if (record) writeFileSync(new URL('./results.json', import.meta.url), JSON.stringify(json, null, 2) + '\n');
 
   const f = (n: number, d = 0): string => n.toFixed(d);
   const rows = results.map(
@@ -350,7 +373,7 @@ Pipeline micro-benchmark (\`npx tsx bench/pipeline.ts\`, best of trials, ${pipel
 **${f(pipeline.usPerApproval, 1)} us per approval**.
 ${Object.entries(pipeline.stages).map(([k, v]) => `- ${k}: ${f(v, 2)} us`).join('\n')}
 `;
-  if (quick) {
+  if (!record) {
     console.error(md);
   } else {
     // The generated part goes between the markers; the written analysis around it stays.

@@ -5,6 +5,7 @@
  *
  *   checkout-floor   read the body, send the next pre-built approval form with bare undici, return
  *   checkout-ours    express-nicepay's checkoutReturn (decode, verify, approve once, verify answer)
+ *   checkout-base    checkoutReturn of another tree (BENCH_BASE: its root), for A/B runs of a change
  *   checkout-sample  the official Node sample's way: express.urlencoded, then axios per request
  *                    with no keep-alive agent, no verification of anything
  *   keyin-floor / keyin-ours     pre-built key-in forms vs nicepay.keyin(...)
@@ -13,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
 import axios from 'axios';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { Agent, getGlobalDispatcher, request } from 'undici';
@@ -26,7 +28,7 @@ import { approvalSignData, keyinSignData, payoutEncKey } from '../src/wire/signa
 import { BENCH_AMOUNT, BENCH_KEY, BENCH_MID, BENCH_SUB_ID, flowingClock, procStats, serveIpc } from './ipc.js';
 
 export type ServerKind =
-  | 'checkout-floor' | 'checkout-ours' | 'checkout-sample'
+  | 'checkout-floor' | 'checkout-ours' | 'checkout-base' | 'checkout-sample'
   | 'keyin-floor' | 'keyin-ours'
   | 'payout-floor' | 'payout-ours';
 
@@ -78,8 +80,12 @@ async function bareSend(url: string, body: Buffer, contentType: string): Promise
   return res.statusCode;
 }
 
-const nicepay = kind.endsWith('-ours')
-  ? createNicepay({ mid: BENCH_MID, merchantKey: BENCH_KEY, baseUrl: sandboxUrl, clock })
+/** checkout-base loads the library from another tree: the same code before a change. */
+const create: typeof createNicepay = kind === 'checkout-base'
+  ? ((await import(pathToFileURL(`${process.env.BENCH_BASE!}/src/index.ts`).href)) as { createNicepay: typeof createNicepay }).createNicepay
+  : createNicepay;
+const nicepay = kind.endsWith('-ours') || kind === 'checkout-base'
+  ? create({ mid: BENCH_MID, merchantKey: BENCH_KEY, baseUrl: sandboxUrl, clock })
   : undefined;
 
 interface PrepareItem { tid: string; authToken: string; amt: string; nextAppUrl: string }
@@ -110,7 +116,8 @@ switch (kind) {
     });
     break;
   }
-  case 'checkout-ours': {
+  case 'checkout-ours':
+  case 'checkout-base': {
     app.post(
       '/return',
       nicepay!.checkoutReturn({ expectedAmount: (moid) => (moid.startsWith('bench') ? BENCH_AMOUNT : undefined) }),
