@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 
 /** Timeouts of the outbound calls, in milliseconds. */
 export interface Timeouts {
@@ -41,7 +41,9 @@ export interface TransportResponse {
 
 /** One undici Agent and the calls made through it. */
 export interface Transport {
+  /** POSTs `body`; resolves with a 2xx answer's bytes, rejects with a {@link TransportError}. */
   post(url: URL, body: Buffer | string, contentType: string): Promise<TransportResponse>;
+  /** Refuses new calls and closes the connections once the calls in flight end; safe to call twice. */
   close(): Promise<void>;
 }
 
@@ -62,52 +64,103 @@ export function createTransport(options: TransportOptions): Transport {
     keepAliveTimeout: 4_000,
   });
   let closed = false;
+  let closing: Promise<void> | undefined;
 
   return {
-    async post(url, body, contentType) {
-      if (closed) throw new TransportError('closed', false, 'transport is closed');
-      // An overall deadline, cleared as soon as the call settles. (AbortSignal.timeout would
-      // keep a timer and its signal alive for the whole 35 s after every call.)
-      const controller = new AbortController();
-      const timer = setTimeout(
-        () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
-        options.connectMs + options.responseMs,
-      );
-      try {
-        const res = await request(url, {
-          method: 'POST',
-          dispatcher: agent,
-          body,
-          headers: { 'content-type': contentType },
-          signal: controller.signal,
-        });
-        const body_ = Buffer.from(await res.body.arrayBuffer());
-        if (res.statusCode < 200 || res.statusCode > 299) {
-          throw new TransportError('status', true, `gateway answered HTTP ${res.statusCode}`, res.statusCode);
-        }
-        return { statusCode: res.statusCode, body: body_ };
-      } catch (err) {
-        throw classify(err, url);
-      } finally {
-        clearTimeout(timer);
-      }
+    post(url, body, contentType) {
+      if (closed) return Promise.reject(new TransportError('closed', false, 'transport is closed'));
+      return new Promise((resolve, reject) => {
+        const call = new PostCall(url, resolve, reject);
+        // An overall deadline on top of undici's connect / headers / body timeouts, so a
+        // gateway that trickles its answer cannot hold the call open. Cleared on settling.
+        call.timer = setTimeout(() => call.expire(), options.connectMs + options.responseMs);
+        agent.dispatch({ origin: url.origin, path: url.pathname + url.search, method: 'POST', body, headers: { 'content-type': contentType } }, call);
+      });
     },
-    async close() {
+    close() {
       closed = true;
-      await agent.close();
+      closing ??= agent.close();
+      return closing;
     },
   };
 }
+
+/**
+ * One POST as an undici dispatch handler: collects the answer's bytes and settles once.
+ * (undici's `request()` would wrap the answer in a Readable stream and need an
+ * AbortController for the deadline; a handler gets the abort controller directly.)
+ */
+class PostCall implements Dispatcher.DispatchHandler {
+  timer: NodeJS.Timeout | undefined;
+  private controller: Dispatcher.DispatchController | undefined;
+  private statusCode = 0;
+  private chunks: Buffer[] = [];
+  private settled = false;
+
+  constructor(
+    private readonly url: URL,
+    private readonly resolve: (res: TransportResponse) => void,
+    private readonly reject: (err: TransportError) => void,
+  ) {}
+
+  /** The deadline passed: abort (or, not started yet, abort as soon as it starts). */
+  expire(): void {
+    const err = new TransportError('timeout', true, `no complete answer from ${where(this.url)} in time (deadline)`);
+    this.controller?.abort(err);
+    this.fail(err);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.settled) controller.abort(new TransportError('timeout', true, 'deadline passed before the request started'));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    this.statusCode = statusCode; // the last one wins over any 1xx
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return;
+    const { statusCode } = this;
+    if (statusCode < 200 || statusCode > 299) {
+      this.fail(new TransportError('status', true, `gateway answered HTTP ${statusCode}`, statusCode));
+      return;
+    }
+    this.settle();
+    this.resolve({ statusCode, body: this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks) });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.fail(classify(err, this.url));
+  }
+
+  private fail(err: TransportError): void {
+    if (this.settled) return;
+    this.settle();
+    this.reject(err);
+  }
+
+  private settle(): void {
+    this.settled = true;
+    clearTimeout(this.timer);
+  }
+}
+
+const where = (url: URL): string => `${url.protocol}//${url.host}${url.pathname}`;
 
 function classify(err: unknown, url: URL): TransportError {
   if (err instanceof TransportError) return err;
   const e = err as { code?: string; name?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code ?? e.name ?? '';
-  const where = `${url.protocol}//${url.host}${url.pathname}`;
-  if (CONNECT_CODES.has(code)) return new TransportError('connect', false, `could not connect to ${where} (${code})`);
+  const at = where(url);
+  if (CONNECT_CODES.has(code)) return new TransportError('connect', false, `could not connect to ${at} (${code})`);
   if (TIMEOUT_CODES.has(code) || e.name === 'TimeoutError' || e.name === 'AbortError') {
-    return new TransportError('timeout', true, `no complete answer from ${where} in time (${code})`);
+    return new TransportError('timeout', true, `no complete answer from ${at} in time (${code})`);
   }
-  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return new TransportError('too-large', true, `answer from ${where} is larger than allowed`);
-  return new TransportError('reset', true, `connection to ${where} failed after sending (${code || 'unknown'})`);
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return new TransportError('too-large', true, `answer from ${at} is larger than allowed`);
+  return new TransportError('reset', true, `connection to ${at} failed after sending (${code || 'unknown'})`);
 }
