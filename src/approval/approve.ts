@@ -38,13 +38,14 @@ export interface ApprovalInput {
 }
 
 /**
- * What became of an approval, in a JSON-safe shape so the idempotency store can hand the
- * same outcome to duplicates: committed (approved or virtual account issued), declined, or
- * failed after a net cancel was tried.
+ * What became of an approval: committed (approved or virtual account issued), declined, or
+ * failed after a net cancel was tried. A committed or declined outcome carries the gateway's
+ * answer as received (`answer`, in the CharSet and EdiType asked for) beside its parsed
+ * fields, so the record kept for duplicates can be the answer itself.
  */
 export type ApprovalOutcome =
-  | { kind: 'committed'; method: PayMethod; raw: FormFields }
-  | { kind: 'declined'; raw: FormFields }
+  | { kind: 'committed'; method: PayMethod; raw: FormFields; answer: Buffer }
+  | { kind: 'declined'; raw: FormFields; answer: Buffer }
   | { kind: 'failed'; code: NicepayErrorCode; message: string; netCancel: 'succeeded' | 'failed' | 'not-attempted'; resultCode?: string };
 
 /**
@@ -112,7 +113,7 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
         resultCode,
       };
     }
-    return { kind: 'declined', raw };
+    return { kind: 'declined', raw, answer: body };
   }
 
   // The Signature covers the response's own Amt string, as received (gateway-facts).
@@ -129,7 +130,7 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
   if (parseAmount(respAmt) !== input.amount) {
     return cancelApproval(ctx, input, 'NICEPAY_AMOUNT_MISMATCH', 'approval answer Amt differs from the order amount', resultCode);
   }
-  return { kind: 'committed', method, raw };
+  return { kind: 'committed', method, raw, answer: body };
 }
 
 /** Net-cancels an approval whose outcome cannot be used and says what became of it. */

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { approve, outcomeError, type ApprovalOutcome } from '../approval/approve.js';
+import { approve, outcomeError } from '../approval/approve.js';
 import { netCancel } from '../approval/net-cancel.js';
 import { trustedGatewayUrl } from '../approval/trusted-url.js';
 import type { ClientContext } from '../context.js';
@@ -13,6 +13,7 @@ import { hexEquals } from '../wire/hash.js';
 import { isPayMethod, mapPayment } from '../wire/payment-mapper.js';
 import { authReturnSignature } from '../wire/signatures.js';
 import { type CheckoutReturnOptions, resolveCheckoutOptions } from './checkout-options.js';
+import { type CheckoutRecord, parseRecord, serializeRecord } from './checkout-record.js';
 import { readFormBody } from './read-body.js';
 
 export type { CheckoutReturnOptions } from './checkout-options.js';
@@ -26,9 +27,6 @@ declare global {
     }
   }
 }
-
-/** The cached, JSON-safe record of one TID's approval, shared by duplicates. */
-type StoredOutcome = ApprovalOutcome & { moid: string; tid: string; amount: number };
 
 /**
  * Builds the return-route middleware (interface A). In order: read and decode the body
@@ -92,15 +90,15 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
     );
     if (!once) throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'approval produced no result', { tid, moid });
     // The request that did the work already holds its outcome: only a duplicate reads the
-    // stored JSON back.
+    // stored record back.
     if (once.fresh && v.stored) return toResult(v.stored, false);
-    return toResult(JSON.parse(once.value) as StoredOutcome, !once.fresh);
+    return toResult(parseRecord(once.value), !once.fresh);
   }
 
   interface Verified {
     form: FormFields; moid: string; tid: string; authToken: string; amount: number; nextAppUrl: URL; netCancelUrl: URL;
     /** The outcome approveAndRecord stored, kept for the request that did the work. */
-    stored: StoredOutcome | undefined;
+    stored: CheckoutRecord | undefined;
   }
 
   async function approveAndRecord(req: Request, v: Verified): Promise<string> {
@@ -119,7 +117,7 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
       // Never sent: nothing to remember. Throwing releases the key, so the buyer may retry.
       throw outcomeError(outcome, v.tid, v.moid);
     }
-    let stored: StoredOutcome = { ...outcome, moid: v.moid, tid: v.tid, amount: v.amount };
+    let stored: CheckoutRecord = Object.assign(outcome, { moid: v.moid, tid: v.tid, amount: v.amount });
     if (outcome.kind === 'committed' && opts.onApproved) {
       try {
         await withTimeout(opts.onApproved(toResult(stored, false) as CommittedCheckout, req), opts.hookTimeoutMs);
@@ -138,7 +136,7 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
       }
     }
     v.stored = stored;
-    return JSON.stringify(stored);
+    return serializeRecord(stored, opts.responseCharset, opts.ediType);
   }
 
   return function nicepayCheckoutReturn(req: Request, _res: Response, next: NextFunction): void {
@@ -165,7 +163,7 @@ async function withTimeout(work: void | Promise<void>, ms: number): Promise<void
   }
 }
 
-function toResult(s: StoredOutcome, duplicate: boolean): CheckoutResult {
+function toResult(s: CheckoutRecord, duplicate: boolean): CheckoutResult {
   const common = { moid: s.moid, tid: s.tid, amount: s.amount, duplicate };
   switch (s.kind) {
     case 'committed': {

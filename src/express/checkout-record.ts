@@ -1,0 +1,57 @@
+import type { ApprovalOutcome } from '../approval/approve.js';
+import type { PayMethod } from '../types/payment.js';
+import type { Charset } from '../wire/charset.js';
+import { type EdiType, parseGatewayBody } from '../wire/response-body.js';
+
+/** One TID's approval outcome with the order it belongs to: what duplicates are answered from. */
+export type CheckoutRecord = ApprovalOutcome & { moid: string; tid: string; amount: number };
+
+/** The first line of a stored record: everything but the gateway's answer. */
+interface RecordHeader {
+  kind: ApprovalOutcome['kind'];
+  moid: string;
+  tid: string;
+  amount: number;
+  method?: PayMethod;
+  charset?: Charset;
+  ediType?: EdiType;
+  code?: string;
+  message?: string;
+  netCancel?: string;
+  resultCode?: string;
+}
+
+/**
+ * The text kept in the idempotency store: a JSON header line, then, for a committed or
+ * declined outcome, the gateway's answer bytes as latin1 text (one character per byte), so
+ * the record is the answer itself rather than a re-serialisation of its parsed fields, and a
+ * duplicate parses it with the same parser as the first request did.
+ */
+export function serializeRecord(r: CheckoutRecord, charset: Charset, ediType: EdiType): string {
+  switch (r.kind) {
+    case 'committed':
+    case 'declined': {
+      const header: RecordHeader = { kind: r.kind, moid: r.moid, tid: r.tid, amount: r.amount, charset, ediType };
+      if (r.kind === 'committed') header.method = r.method;
+      return JSON.stringify(header) + '\n' + r.answer.toString('latin1');
+    }
+    case 'failed':
+      return JSON.stringify(r);
+  }
+}
+
+/** Reads a record written by {@link serializeRecord}; throws on one it did not write. */
+export function parseRecord(text: string): CheckoutRecord {
+  const nl = text.indexOf('\n');
+  const header = JSON.parse(nl === -1 ? text : text.slice(0, nl)) as RecordHeader;
+  const { kind, moid, tid, amount } = header;
+  if (kind === 'failed') return header as CheckoutRecord;
+  if (nl === -1 || !header.charset || !header.ediType || (kind === 'committed' && !header.method)) {
+    throw new Error(`stored checkout record for ${String(tid)} is incomplete`);
+  }
+  const answer = Buffer.from(text.slice(nl + 1), 'latin1');
+  const raw = parseGatewayBody(answer, header.charset, header.ediType);
+  return kind === 'committed'
+    ? { kind, method: header.method!, raw, answer, moid, tid, amount }
+    : { kind, raw, answer, moid, tid, amount };
+}

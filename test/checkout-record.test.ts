@@ -1,0 +1,50 @@
+/**
+ * The record a TID's approval leaves in the idempotency store: the gateway's answer bytes
+ * under a JSON header. A duplicate must read back exactly what the first request parsed, in
+ * every CharSet and EdiType, through a store that holds JavaScript strings (memory) or UTF-8
+ * (Redis).
+ */
+import { expect } from 'chai';
+import iconv from 'iconv-lite';
+import { type CheckoutRecord, parseRecord, serializeRecord } from '../src/express/checkout-record.js';
+import { parseGatewayBody } from '../src/wire/response-body.js';
+
+const order = { moid: '주문-1', tid: 'nicepay00m01012611230900001234', amount: 1004 };
+
+/** What a Redis round trip does to the text: UTF-8 out, UTF-8 back. */
+const viaUtf8 = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
+
+describe('checkout record', () => {
+  it('a committed EUC-KR JSON answer reads back byte for byte, Korean and CP949-only syllables included', () => {
+    const answer = iconv.encode('{"ResultCode":"3001","ResultMsg":"카드 결제 성공","BuyerName":"똠햏","Amt":"1004","X":"a\\nb"}', 'cp949');
+    const raw = parseGatewayBody(answer, 'euc-kr', 'JSON');
+    const record: CheckoutRecord = { kind: 'committed', method: 'CARD', raw, answer, ...order };
+    for (const text of [serializeRecord(record, 'euc-kr', 'JSON'), viaUtf8(serializeRecord(record, 'euc-kr', 'JSON'))]) {
+      const back = parseRecord(text);
+      expect(back).to.include({ kind: 'committed', ...order });
+      expect(back.kind === 'committed' && back.method).to.equal('CARD');
+      expect(back.kind !== 'failed' && back.answer.equals(answer)).to.equal(true);
+      expect({ ...(back.kind !== 'failed' ? back.raw : {}) }).to.deep.equal({ ...raw });
+      expect(back.kind !== 'failed' && back.raw.BuyerName).to.equal('똠햏');
+    }
+  });
+
+  it('a declined UTF-8 KV answer reads back with its own charset and format', () => {
+    const answer = Buffer.from('ResultCode=3011&ResultMsg=한도초과&MallReserved=a&b', 'utf8');
+    const raw = parseGatewayBody(answer, 'utf-8', 'KV');
+    const back = parseRecord(serializeRecord({ kind: 'declined', raw, answer, ...order }, 'utf-8', 'KV'));
+    expect(back.kind).to.equal('declined');
+    expect({ ...(back.kind === 'declined' ? back.raw : {}) }).to.deep.equal({ ResultCode: '3011', ResultMsg: '한도초과', MallReserved: 'a&b' });
+  });
+
+  it('a failed outcome (no answer) reads back with its code, message and net-cancel result', () => {
+    const failed: CheckoutRecord = { kind: 'failed', code: 'NICEPAY_OUTCOME_UNKNOWN', message: 'net cancel FAILED: reconcile', netCancel: 'failed', resultCode: '3001', ...order };
+    expect(parseRecord(viaUtf8(serializeRecord(failed, 'euc-kr', 'JSON')))).to.deep.equal(failed);
+  });
+
+  it('refuses a record it did not write instead of guessing', () => {
+    expect(() => parseRecord('not json')).to.throw(SyntaxError);
+    expect(() => parseRecord(JSON.stringify({ kind: 'committed', ...order }))).to.throw(/incomplete/);
+    expect(() => parseRecord(JSON.stringify({ kind: 'committed', ...order, charset: 'euc-kr', ediType: 'JSON' }) + '\n{}')).to.throw(/incomplete/);
+  });
+});
