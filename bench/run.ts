@@ -47,7 +47,7 @@ const CONNECTIONS = 16;
  */
 const plan = quick
   ? { rounds: 3, warmup: 200, checkout: 1800, keyin: 0, payout: 0, pipeline: 20_000, pipelineTrials: 2 }
-  : { rounds: 5, warmup: 1000, checkout: 15_000, keyin: 5_000, payout: 2_500, pipeline: 100_000, pipelineTrials: 5 };
+  : { rounds: 10, warmup: 1000, checkout: 15_000, keyin: 5_000, payout: 2_500, pipeline: 100_000, pipelineTrials: 5 };
 for (const key of ['warmup', 'rounds', 'checkout', 'keyin', 'payout', 'pipeline'] as const) {
   const arg = process.argv.find((a) => a.startsWith(`--${key}=`));
   if (arg === undefined) continue;
@@ -120,6 +120,8 @@ async function main(): Promise<void> {
         ['checkout-floor', '(a) floor: pre-built approval, bare undici'],
         ['checkout-ours', '(b) express-nicepay checkoutReturn'],
         ...(base ? [['checkout-base', `(b0) checkoutReturn of ${base}`]] : []),
+        // Where the gap to the floor comes from: the plumbing alone, without the checks (full runs).
+        ...(!quick ? [['checkout-skeleton', "(s) checkoutReturn's plumbing only: no check, store or mapping"]] : []),
         ['checkout-sample', '(c) official-sample approach (urlencoded + axios)'],
       ] as Array<[ServerKind, string]>
     ).filter(([k]) => want(k));
@@ -325,9 +327,24 @@ function report(results: Measurement[], pipeline: PipelineResult, loadBefore: nu
     loadAverageBefore: loadBefore.map((l) => Math.round(l * 100) / 100),
     loadAverageAfter: os.loadavg().map((l) => Math.round(l * 100) / 100),
   };
+  // The same ratios round by round: the servers of a round run back to back, so a round's
+  // ratio is free of the machine's slower and faster minutes; the median is the robust figure.
+  const paired = (x: Measurement | undefined, y: Measurement | undefined): number | null =>
+    x && y && x.rounds.length === y.rounds.length
+      ? Math.round(median(x.rounds.map((r, i) => r.reqPerSec / y.rounds[i]!.reqPerSec)) * 1000) / 1000
+      : null;
+  const pairedRatios = {
+    checkoutBoverA: paired(by('checkout-ours'), by('checkout-floor')),
+    checkoutBoverC: paired(by('checkout-ours'), by('checkout-sample')),
+    checkoutBoverB0: paired(by('checkout-ours'), by('checkout-base')),
+    checkoutSoverA: paired(by('checkout-skeleton'), by('checkout-floor')),
+    keyinOursOverFloor: paired(by('keyin-ours'), by('keyin-floor')),
+    payoutOursOverFloor: paired(by('payout-ours'), by('payout-floor')),
+  };
   const ratios = {
     checkoutBoverA: ratio(by('checkout-ours'), by('checkout-floor')),
     checkoutBoverC: ratio(by('checkout-ours'), by('checkout-sample')),
+    checkoutSoverA: ratio(by('checkout-skeleton'), by('checkout-floor')),
     keyinOursOverFloor: ratio(by('keyin-ours'), by('keyin-floor')),
     payoutOursOverFloor: ratio(by('payout-ours'), by('payout-floor')),
   };
@@ -338,6 +355,7 @@ function report(results: Measurement[], pipeline: PipelineResult, loadBefore: nu
     settings: { connections: CONNECTIONS, ...plan, sandboxClockStart: clockIso },
     results,
     ratios,
+    pairedRatios,
     pipeline,
     elapsedS: Math.round(elapsedMs / 100) / 10,
   };
@@ -363,8 +381,10 @@ req/s = all measured requests / all load time; p50 and p99 = median over the rou
 |---|---:|---:|---:|---:|---:|---:|---:|---:|
 ${rows.join('\n')}
 
-Ratios (throughput): checkout b/a = **${fr(ratios.checkoutBoverA)}**, b/c = **${fr(ratios.checkoutBoverC)}**,
+Ratios (throughput): checkout b/a = **${fr(ratios.checkoutBoverA)}**, b/c = **${fr(ratios.checkoutBoverC)}**, s/a = ${fr(ratios.checkoutSoverA)},
 key-in ours/floor = ${fr(ratios.keyinOursOverFloor)}, payout ours/floor = ${fr(ratios.payoutOursOverFloor)}.
+Median of the per-round ratios: checkout b/a = ${fr(pairedRatios.checkoutBoverA)}, b/c = ${fr(pairedRatios.checkoutBoverC)}, s/a = ${fr(pairedRatios.checkoutSoverA)},
+key-in ${fr(pairedRatios.keyinOursOverFloor)}, payout ${fr(pairedRatios.payoutOursOverFloor)}${base ? `, b/b0 = ${fr(pairedRatios.checkoutBoverB0)}` : ''}.
 
 What the gateway side recorded:
 ${results.map((r) => `- ${r.name}: ${r.verified}`).join('\n')}

@@ -6,6 +6,8 @@
  *   checkout-floor   read the body, send the next pre-built approval form with bare undici, return
  *   checkout-ours    express-nicepay's checkoutReturn (decode, verify, approve once, verify answer)
  *   checkout-base    checkoutReturn of another tree (BENCH_BASE: its root), for A/B runs of a change
+ *   checkout-skeleton  checkoutReturn's plumbing only: raw-body read, form decode, signed approval
+ *                    through the library's transport, answer parse; no check, no store, no mapping
  *   checkout-sample  the official Node sample's way: express.urlencoded, then axios per request
  *                    with no keep-alive agent, no verification of anything
  *   keyin-floor / keyin-ours     pre-built key-in forms vs nicepay.keyin(...)
@@ -21,14 +23,18 @@ import { Agent, getGlobalDispatcher, request } from 'undici';
 import { createNicepay } from '../src/index.js';
 import { buildEnvelope, SID } from '../src/data-api/envelope.js';
 import { encryptEncData } from '../src/wire/enc-data.js';
-import { encodeForm } from '../src/wire/form-codec.js';
+import { decodeForm, encodeForm } from '../src/wire/form-codec.js';
+import { signedApprovalFields } from '../src/approval/signed-form.js';
+import { readFormBody } from '../src/express/read-body.js';
+import { createTransport } from '../src/transport.js';
+import { parseGatewayBody } from '../src/wire/response-body.js';
 import { keyinEncPlaintext, KEYIN_PATH } from '../src/wire/keyin-fields.js';
 import { kstDate8, kstTimestamp12, kstTimestamp14 } from '../src/wire/kst.js';
 import { approvalSignData, keyinSignData, payoutEncKey } from '../src/wire/signatures.js';
 import { BENCH_AMOUNT, BENCH_KEY, BENCH_MID, BENCH_SUB_ID, flowingClock, procStats, serveIpc } from './ipc.js';
 
 export type ServerKind =
-  | 'checkout-floor' | 'checkout-ours' | 'checkout-base' | 'checkout-sample'
+  | 'checkout-floor' | 'checkout-ours' | 'checkout-base' | 'checkout-skeleton' | 'checkout-sample'
   | 'keyin-floor' | 'keyin-ours'
   | 'payout-floor' | 'payout-ours';
 
@@ -126,6 +132,24 @@ switch (kind) {
         res.send(req.checkout!.status);
       },
     );
+    break;
+  }
+  case 'checkout-skeleton': {
+    const transport = createTransport({ connectMs: 5_000, responseMs: 30_000, maxResponseBytes: 65_536 });
+    const config = { mid: BENCH_MID, merchantKey: BENCH_KEY, clock };
+    app.post('/return', (req, res) => {
+      readFormBody(req, { limit: 16_384, defaultCharset: 'euc-kr' })
+        .then(({ bytes, charset }) => {
+          const form = decodeForm(bytes, charset, { maxFields: 64 });
+          const fields = { ...signedApprovalFields(config, form.TxTid!, form.AuthToken!, BENCH_AMOUNT), CharSet: 'euc-kr', EdiType: 'JSON' };
+          return transport.post(new URL(form.NextAppURL!), encodeForm(fields, 'euc-kr'), 'application/x-www-form-urlencoded; charset=euc-kr');
+        })
+        .then((answer) => {
+          const raw = parseGatewayBody(answer.body, 'euc-kr', 'JSON');
+          count(raw.ResultCode === '3001' ? 'approved' : `result-${raw.ResultCode}`);
+          res.send(raw.ResultCode);
+        }, (err) => fail(res, err));
+    });
     break;
   }
   case 'checkout-sample': {

@@ -70,7 +70,8 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
     const nextAppUrl = trustedGatewayUrl(form.NextAppURL!, 'NextAppURL', config);
     const netCancelUrl = trustedGatewayUrl(form.NetCancelURL!, 'NetCancelURL', config);
 
-    const expected = await opts.expectedAmount(moid, req);
+    const amountOrPromise = opts.expectedAmount(moid, req);
+    const expected = typeof amountOrPromise === 'number' ? amountOrPromise : await amountOrPromise;
     if (expected === undefined || expected === null) {
       throw new NicepayRequestError('NICEPAY_UNKNOWN_ORDER', 'no order with this Moid (expectedAmount returned nothing)', 404, 'Moid');
     }

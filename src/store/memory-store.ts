@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { AcquireResult, IdempotencyStore } from './types.js';
 
 /** Options of {@link memoryStore}. */
@@ -25,6 +24,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
   const now = options.now ?? Date.now;
   const maxEntries = options.maxEntries ?? 100_000;
   const entries = new Map<string, Entry>();
+  // A lock token only has to differ from every other token of this store: a counter will do.
+  let issued = 0;
 
   function sweep(): void {
     if (entries.size <= maxEntries) return;
@@ -42,7 +43,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
       const e = entries.get(key);
       if (e?.value !== undefined && e.valueExpires > t) return { state: 'done', value: e.value };
       if (e?.token !== undefined && e.lockExpires > t) return { state: 'busy' };
-      const token = randomUUID();
+      const token = `t${++issued}`;
       entries.set(key, { token, lockExpires: t + lockTtlMs, valueExpires: 0 });
       sweep();
       return { state: 'acquired', token };

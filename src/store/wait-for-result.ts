@@ -1,5 +1,5 @@
 import { NicepayError } from '../errors/index.js';
-import type { IdempotencyStore } from './types.js';
+import type { AcquireResult, IdempotencyStore } from './types.js';
 
 /** What a caller of {@link runOnce} gets back. */
 export interface RunOnceOutcome {
@@ -37,10 +37,13 @@ export async function runOnce(
   let wait = options.pollMs ?? 10;
   const deadline = Date.now() + (options.maxWaitMs ?? options.lockTtlMs + 5_000);
   for (;;) {
-    const got = await store.acquire(key, options.lockTtlMs).catch((err: unknown) => {
+    let got: AcquireResult;
+    try {
+      got = await store.acquire(key, options.lockTtlMs);
+    } catch (err) {
       // Nothing was done yet: refuse rather than risk doing it twice.
       throw new NicepayError('NICEPAY_STORE_UNAVAILABLE', 'idempotency store unavailable; nothing was sent, retry shortly', { status: 503, cause: err });
-    });
+    }
     if (got.state === 'done') return { value: got.value, fresh: false };
     if (got.state === 'acquired') {
       let value: string | undefined;
