@@ -1,7 +1,9 @@
 /**
  * The idempotency store behind "nothing is approved twice": an atomic in-flight lock per key
  * plus a cache of the finished result. memoryStore serves one process; redisStore serves
- * many. Values are opaque strings (JSON the library writes).
+ * many. Values are opaque strings the library writes, with newlines and characters above
+ * U+007F in them: a store of your own must give back exactly the string it was given (UTF-8
+ * storage does; an ASCII-only or Latin-1 column does not).
  */
 export interface IdempotencyStore {
   /**
