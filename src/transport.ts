@@ -74,7 +74,13 @@ export function createTransport(options: TransportOptions): Transport {
         // An overall deadline on top of undici's connect / headers / body timeouts, so a
         // gateway that trickles its answer cannot hold the call open. Cleared on settling.
         call.timer = setTimeout(() => call.expire(), options.connectMs + options.responseMs);
-        agent.dispatch({ origin: url.origin, path: url.pathname + url.search, method: 'POST', body, headers: { 'content-type': contentType } }, call);
+        try {
+          agent.dispatch({ origin: url.origin, path: url.pathname + url.search, method: 'POST', body, headers: { 'content-type': contentType } }, call);
+        } catch (err) {
+          // undici reports its errors through the handler; a throw here means nothing was sent.
+          const e = err as { code?: string; name?: string };
+          call.fail(new TransportError('connect', false, `request to ${where(url)} not sent (${e.code ?? e.name ?? 'error'})`));
+        }
       });
     },
     close() {
@@ -138,7 +144,8 @@ class PostCall implements Dispatcher.DispatchHandler {
     this.fail(classify(err, this.url));
   }
 
-  private fail(err: TransportError): void {
+  /** Rejects with `err` unless the call already settled. */
+  fail(err: TransportError): void {
     if (this.settled) return;
     this.settle();
     this.reject(err);
