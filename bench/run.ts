@@ -327,27 +327,25 @@ function report(results: Measurement[], pipeline: PipelineResult, loadBefore: nu
     loadAverageBefore: loadBefore.map((l) => Math.round(l * 100) / 100),
     loadAverageAfter: os.loadavg().map((l) => Math.round(l * 100) / 100),
   };
+  /** Each ratio: [name, numerator, denominator]. */
+  const RATIOS = [
+    ['checkoutBoverA', 'checkout-ours', 'checkout-floor'],
+    ['checkoutBoverC', 'checkout-ours', 'checkout-sample'],
+    ['checkoutBoverB0', 'checkout-ours', 'checkout-base'],
+    ['checkoutSoverA', 'checkout-skeleton', 'checkout-floor'],
+    ['keyinOursOverFloor', 'keyin-ours', 'keyin-floor'],
+    ['payoutOursOverFloor', 'payout-ours', 'payout-floor'],
+  ] as const satisfies ReadonlyArray<readonly [string, ServerKind, ServerKind]>;
   // The same ratios round by round: the servers of a round run back to back, so a round's
   // ratio is free of the machine's slower and faster minutes; the median is the robust figure.
   const paired = (x: Measurement | undefined, y: Measurement | undefined): number | null =>
     x && y && x.rounds.length === y.rounds.length
       ? Math.round(median(x.rounds.map((r, i) => r.reqPerSec / y.rounds[i]!.reqPerSec)) * 1000) / 1000
       : null;
-  const pairedRatios = {
-    checkoutBoverA: paired(by('checkout-ours'), by('checkout-floor')),
-    checkoutBoverC: paired(by('checkout-ours'), by('checkout-sample')),
-    checkoutBoverB0: paired(by('checkout-ours'), by('checkout-base')),
-    checkoutSoverA: paired(by('checkout-skeleton'), by('checkout-floor')),
-    keyinOursOverFloor: paired(by('keyin-ours'), by('keyin-floor')),
-    payoutOursOverFloor: paired(by('payout-ours'), by('payout-floor')),
-  };
-  const ratios = {
-    checkoutBoverA: ratio(by('checkout-ours'), by('checkout-floor')),
-    checkoutBoverC: ratio(by('checkout-ours'), by('checkout-sample')),
-    checkoutSoverA: ratio(by('checkout-skeleton'), by('checkout-floor')),
-    keyinOursOverFloor: ratio(by('keyin-ours'), by('keyin-floor')),
-    payoutOursOverFloor: ratio(by('payout-ours'), by('payout-floor')),
-  };
+  const table = (f: typeof ratio): Record<(typeof RATIOS)[number][0], number | null> =>
+    Object.fromEntries(RATIOS.map(([name, x, y]) => [name, f(by(x), by(y))])) as Record<(typeof RATIOS)[number][0], number | null>;
+  const ratios = table(ratio);
+  const pairedRatios = table(paired);
   const json = {
     date: new Date().toISOString(),
     mode: quick ? 'quick' : 'full',

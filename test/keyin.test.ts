@@ -10,6 +10,7 @@ import { keyinEncPlaintext } from '../src/wire/keyin-fields.js';
 import { kstParts, kstTimestamp12, kstTimestamp14 } from '../src/wire/kst.js';
 import { keyinSignData } from '../src/wire/signatures.js';
 import { captureLogger } from './helpers/capture.js';
+import { rejectedWith } from './helpers/rejected.js';
 
 const MID = 'nictest04m';
 const KEY = TEST_MERCHANTS.find((m) => m.mid === MID)!.merchantKey;
@@ -36,15 +37,7 @@ function approved(r: KeyinResult): Extract<KeyinResult, { status: 'approved' }> 
   return r;
 }
 
-async function rejection(p: Promise<unknown>): Promise<NicepayError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).to.be.instanceOf(NicepayError);
-    return err as NicepayError;
-  }
-  throw new Error('expected a rejection');
-}
+const rejection = (p: Promise<unknown>): Promise<NicepayError> => rejectedWith(p, NicepayError);
 
 describe('card key-in (interface B) through createNicepay and the sandbox', () => {
   let sandbox: Sandbox;

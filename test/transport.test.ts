@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createTransport, TransportError, type Transport, type TransportOptions } from '../src/transport.js';
+import { rejectedWith } from './helpers/rejected.js';
 
 type Handler = (req: http.IncomingMessage, body: Buffer, res: http.ServerResponse) => void;
 
@@ -29,15 +30,7 @@ async function serve(handler: Handler): Promise<{ url: URL; close: () => Promise
   };
 }
 
-async function failure(p: Promise<unknown>): Promise<TransportError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).to.be.instanceOf(TransportError);
-    return err as TransportError;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = (p: Promise<unknown>): Promise<TransportError> => rejectedWith(p, TransportError);
 
 describe('transport', function () {
   this.timeout(10_000);
