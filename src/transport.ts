@@ -24,7 +24,7 @@ export class TransportError extends Error {
   override readonly name = 'TransportError';
   constructor(
     readonly kind: TransportFailureKind,
-    /** False only when the request provably never left (connect failure). */
+    /** False only when the request provably never left: undici never began to write it. */
     readonly sent: boolean,
     message: string,
     readonly statusCode?: number,
@@ -77,9 +77,7 @@ export function createTransport(options: TransportOptions): Transport {
         try {
           agent.dispatch({ origin: url.origin, path: url.pathname + url.search, method: 'POST', body, headers: { 'content-type': contentType } }, call);
         } catch (err) {
-          // undici reports its errors through the handler; a throw here means nothing was sent.
-          const e = err as { code?: string; name?: string };
-          call.fail(new TransportError('connect', false, `request to ${where(url)} not sent (${e.code ?? e.name ?? 'error'})`));
+          call.error(err); // undici reports errors through the handler; this is a backstop
         }
       });
     },
@@ -99,6 +97,11 @@ export function createTransport(options: TransportOptions): Transport {
 class PostCall implements Dispatcher.DispatchHandler {
   timer: NodeJS.Timeout | undefined;
   private controller: Dispatcher.DispatchController | undefined;
+  /**
+   * Set when undici hands over its controller, which it does just before writing the request
+   * (and skips the write if the call was aborted there). Until then nothing was sent.
+   */
+  private started = false;
   private statusCode = 0;
   private chunks: Buffer[] = [];
   private settled = false;
@@ -111,14 +114,16 @@ class PostCall implements Dispatcher.DispatchHandler {
 
   /** The deadline passed: abort (or, not started yet, abort as soon as it starts). */
   expire(): void {
-    const err = new TransportError('timeout', true, `no complete answer from ${where(this.url)} in time (deadline)`);
+    const err = new TransportError('timeout', this.started, `no complete answer from ${where(this.url)} in time (deadline)`);
     this.controller?.abort(err);
     this.fail(err);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.settled) controller.abort(new TransportError('timeout', true, 'deadline passed before the request started'));
+    // The deadline already passed (and was reported as not sent): abort before the write.
+    if (this.settled) controller.abort(new TransportError('timeout', false, 'deadline passed before the request started'));
+    else this.started = true;
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
@@ -141,11 +146,15 @@ class PostCall implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
-    this.fail(classify(err, this.url));
+    this.error(err);
   }
 
-  /** Rejects with `err` unless the call already settled. */
-  fail(err: TransportError): void {
+  /** Settles with `err` as a TransportError, sent or not by whether the request started. */
+  error(err: unknown): void {
+    this.fail(classify(err, this.url, this.started));
+  }
+
+  private fail(err: TransportError): void {
     if (this.settled) return;
     this.settle();
     this.reject(err);
@@ -159,12 +168,16 @@ class PostCall implements Dispatcher.DispatchHandler {
 
 const where = (url: URL): string => `${url.protocol}//${url.host}${url.pathname}`;
 
-function classify(err: unknown, url: URL): TransportError {
+function classify(err: unknown, url: URL, started: boolean): TransportError {
   if (err instanceof TransportError) return err;
   const e = err as { code?: string; name?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code ?? e.name ?? '';
   const at = where(url);
-  if (CONNECT_CODES.has(code)) return new TransportError('connect', false, `could not connect to ${at} (${code})`);
+  if (!started) {
+    return CONNECT_CODES.has(code)
+      ? new TransportError('connect', false, `could not connect to ${at} (${code})`)
+      : new TransportError('reset', false, `request to ${at} failed before it was sent (${code || 'unknown'})`);
+  }
   if (TIMEOUT_CODES.has(code) || e.name === 'TimeoutError' || e.name === 'AbortError') {
     return new TransportError('timeout', true, `no complete answer from ${at} in time (${code})`);
   }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
+import { memoryStore } from '../src/index.js';
 import { startShop, type TestShop } from './helpers/shop.js';
 
 describe('checkoutReturn: nothing approved twice', () => {
@@ -55,5 +56,23 @@ describe('checkoutReturn: nothing approved twice', () => {
     expect(again.body.code).to.equal('NICEPAY_HOOK_FAILED');
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('net-cancelled');
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(1);
+  });
+
+  it('a stored result this instance cannot read is NICEPAY_OUTCOME_UNKNOWN with its TID, and nothing is sent again', async () => {
+    const store = memoryStore();
+    const other = await startShop({ sandbox: shop.sandbox, nicepay: { store } });
+    other.orders.set('unreadable', 2_000);
+    const auth = await shop.sandbox.authenticate({ moid: 'unreadable', amount: 2_000, method: 'CARD' });
+    // As if another instance, on another version, had finished this TID and written its own format.
+    const key = `checkout:${auth.fields.MID}:${auth.fields.TxTid}`;
+    const held = await store.acquire(key, 10_000);
+    if (held.state !== 'acquired') throw new Error('expected to take the key');
+    await store.complete(key, held.token, '{"format":"from elsewhere"}', 60_000);
+    const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    await other.close();
+    expect(res.status).to.equal(502);
+    expect(res.body.code).to.equal('NICEPAY_OUTCOME_UNKNOWN');
+    expect(other.errors.at(-1)).to.include({ tid: auth.fields.TxTid, moid: 'unreadable' });
+    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
   });
 });

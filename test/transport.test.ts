@@ -131,6 +131,18 @@ describe('transport', function () {
     expect(err.message).to.include(`http://${url.host}/webapi/pay_process.jsp`);
   });
 
+  it('a request undici refuses before writing it is a failure that was never sent', async () => {
+    let calls = 0;
+    server = await serve((_req, _body, res) => {
+      calls++;
+      res.end('ok');
+    });
+    const err = await failure(transport.post(server.url, 'x=1', 'text/plain\r\nx-injected: 1'));
+    expect(err).to.include({ sent: false });
+    expect(err.message).to.include('before it was sent');
+    expect(calls).to.equal(0);
+  });
+
   it('a socket reset after the request was sent is a reset that may have been acted on', async () => {
     server = await serve((req) => req.socket.destroy());
     const err = await failure(transport.post(server.url, 'x=1', 'text/plain'));

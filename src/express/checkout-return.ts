@@ -93,7 +93,15 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
     // The request that did the work already holds its outcome: only a duplicate reads the
     // stored record back.
     if (once.fresh && v.stored) return toResult(v.stored, false);
-    return toResult(parseRecord(once.value), !once.fresh);
+    let record: CheckoutRecord;
+    try {
+      record = parseRecord(once.value);
+    } catch {
+      // Another instance (or another version) wrote a result this one cannot read: the TID
+      // went through approval once, so it may be charged.
+      throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `the stored result for TID ${tid} cannot be read; it may be approved: reconcile it`, { tid, moid });
+    }
+    return toResult(record, !once.fresh);
   }
 
   interface Verified {

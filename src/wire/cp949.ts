@@ -1,3 +1,4 @@
+import { endianness } from 'node:os';
 import iconv from 'iconv-lite';
 
 /**
@@ -34,14 +35,18 @@ function pairTable(): Uint16Array {
 }
 
 let scratch = new Uint16Array(1024);
+/** The code units are read back as UTF-16LE bytes: only true of a little-endian Uint16Array. */
+const LITTLE_ENDIAN = endianness() === 'LE';
 
 /**
  * Decodes CP949 bytes made only of ASCII bytes and valid double-byte pairs, giving exactly
  * what iconv-lite gives for them, several times faster (one table lookup per pair, no
- * per-byte decoder state). Returns undefined at the first byte that is neither: the caller
- * then decodes with iconv-lite, which decides what that byte means (or that it is invalid).
+ * per-byte decoder state). Returns undefined at the first byte that is neither (and always on
+ * a big-endian machine): the caller then decodes with iconv-lite, which decides what that
+ * byte means (or that it is invalid).
  */
 export function decodeCp949Pairs(buf: Uint8Array): string | undefined {
+  if (!LITTLE_ENDIAN) return undefined;
   const table = pairTable();
   const n = buf.length;
   if (scratch.length < n) scratch = new Uint16Array(Math.max(n, scratch.length * 2));
