@@ -86,6 +86,18 @@ async function bareSend(url: string, body: Buffer, contentType: string): Promise
   return res.statusCode;
 }
 
+/** A floor route: drain the body, send the next pre-built body to `url()` with bare undici, answer ok. */
+function floorRoute(path: string, url: () => string, contentType: string): void {
+  app.post(path, (req, res) => {
+    drain(req)
+      .then(() => bareSend(url(), takePrebuilt(), contentType))
+      .then((status) => {
+        count(`http-${status}`);
+        res.send('ok');
+      }, (err) => fail(res, err));
+  });
+}
+
 /** checkout-base loads the library from another tree: the same code before a change. */
 const create: typeof createNicepay = kind === 'checkout-base'
   ? ((await import(pathToFileURL(`${process.env.BENCH_BASE!}/src/index.ts`).href)) as { createNicepay: typeof createNicepay }).createNicepay
@@ -112,14 +124,7 @@ switch (kind) {
       nextPrebuilt = 0;
       return prebuilt.length;
     };
-    app.post('/return', (req, res) => {
-      drain(req)
-        .then(() => bareSend(nextAppUrl, takePrebuilt(), 'application/x-www-form-urlencoded; charset=euc-kr'))
-        .then((status) => {
-          count(`http-${status}`);
-          res.send('ok');
-        }, (err) => fail(res, err));
-    });
+    floorRoute('/return', () => nextAppUrl, 'application/x-www-form-urlencoded; charset=euc-kr');
     break;
   }
   case 'checkout-ours':
@@ -202,14 +207,7 @@ switch (kind) {
       nextPrebuilt = 0;
       return prebuilt.length;
     };
-    app.post('/keyin', (req, res) => {
-      drain(req)
-        .then(() => bareSend(sandboxUrl + KEYIN_PATH, takePrebuilt(), 'application/x-www-form-urlencoded; charset=euc-kr'))
-        .then((status) => {
-          count(`http-${status}`);
-          res.send('ok');
-        }, (err) => fail(res, err));
-    });
+    floorRoute('/keyin', () => sandboxUrl + KEYIN_PATH, 'application/x-www-form-urlencoded; charset=euc-kr');
     break;
   }
   case 'keyin-ours': {
@@ -241,14 +239,7 @@ switch (kind) {
       nextPrebuilt = 0;
       return prebuilt.length;
     };
-    app.post('/payout', (req, res) => {
-      drain(req)
-        .then(() => bareSend(sandboxUrl + '/om/api', takePrebuilt(), 'application/json; charset=utf-8'))
-        .then((status) => {
-          count(`http-${status}`);
-          res.send('ok');
-        }, (err) => fail(res, err));
-    });
+    floorRoute('/payout', () => sandboxUrl + '/om/api', 'application/json; charset=utf-8');
     break;
   }
   case 'payout-ours': {
