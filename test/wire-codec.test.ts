@@ -4,6 +4,7 @@ import { byteLength, decodeBytes, encodeText, normalizeCharset } from '../src/wi
 import { decodeForm, encodeForm } from '../src/wire/form-codec.js';
 import { parseKv, serializeKv } from '../src/wire/kv.js';
 import { parseGatewayBody } from '../src/wire/response-body.js';
+import { mapPayment } from '../src/wire/payment-mapper.js';
 
 describe('wire: EUC-KR (CP949) and UTF-8 form codec', () => {
   it('encodes CP949-only syllables as their CP949 bytes (똠 = 8C63, 햏 = C164)', () => {
@@ -78,6 +79,27 @@ describe('wire: KV and response bodies', () => {
     const body = iconv.encode('{"ResultCode":"3001","Amt":1004,"X":null,"BuyerName":"똠"}', 'cp949');
     const f = parseGatewayBody(body, 'euc-kr', 'JSON');
     expect({ ...f }).to.deep.equal({ ResultCode: '3001', Amt: '1004', X: '', BuyerName: '똠' });
+  });
+
+  it('keeps a JSON answer\'s "__proto__" as an own field and freezes the record', () => {
+    const f = parseGatewayBody(Buffer.from('{"__proto__":{"polluted":"x"},"ResultCode":"3001","Amt":"000000001004"}'), 'utf-8', 'JSON');
+    expect(Object.getPrototypeOf(f)).to.equal(Object.prototype);
+    expect(Object.hasOwn(f, '__proto__')).to.equal(true);
+    expect(f['__proto__']).to.equal('{"polluted":"x"}');
+    expect((f as Record<string, unknown>).polluted).to.equal(undefined);
+    expect(Object.isFrozen(f)).to.equal(true);
+    const p = mapPayment(f, 'CARD', 1004);
+    expect(p.raw).to.equal(f, 'the frozen answer is payment.raw as it is');
+    expect(Object.keys(p.raw)).to.deep.equal(['__proto__', 'ResultCode', 'Amt']);
+  });
+
+  it('gives a KV answer\'s fields to payment.raw as a frozen plain copy', () => {
+    const f = parseGatewayBody(Buffer.from('ResultCode=3001&Amt=000000001004'), 'utf-8', 'KV');
+    expect(Object.getPrototypeOf(f)).to.equal(null);
+    const p = mapPayment(f, 'CARD', 1004);
+    expect(Object.getPrototypeOf(p.raw)).to.equal(Object.prototype);
+    expect(Object.isFrozen(p.raw)).to.equal(true);
+    expect({ ...p.raw }).to.deep.equal({ ...f });
   });
 
   it('refuses HTML, arrays and truncated JSON', () => {

@@ -7,10 +7,10 @@ import { SUCCESS_CODES } from '../types/payment.js';
 import { parseAmount } from '../wire/amount.js';
 import type { Charset } from '../wire/charset.js';
 import { APPROVAL_REQUEST_FIELDS, checkFields } from '../wire/field-sizes.js';
-import { encodeForm, type FormFields } from '../wire/form-codec.js';
+import { encodeForm } from '../wire/form-codec.js';
 import { hexEquals } from '../wire/hash.js';
 import { isPayMethod } from '../wire/payment-mapper.js';
-import { type EdiType, parseGatewayBody } from '../wire/response-body.js';
+import { type EdiType, type GatewayFields, parseGatewayBody } from '../wire/response-body.js';
 import { approvalResponseSignature } from '../wire/signatures.js';
 import { netCancel } from './net-cancel.js';
 import { signedApprovalFields } from './signed-form.js';
@@ -44,8 +44,8 @@ export interface ApprovalInput {
  * fields, so the record kept for duplicates can be the answer itself.
  */
 export type ApprovalOutcome =
-  | { kind: 'committed'; method: PayMethod; raw: FormFields; answer: Buffer }
-  | { kind: 'declined'; raw: FormFields; answer: Buffer }
+  | { kind: 'committed'; method: PayMethod; raw: GatewayFields; answer: Buffer }
+  | { kind: 'declined'; raw: GatewayFields; answer: Buffer }
   | { kind: 'failed'; code: NicepayErrorCode; message: string; netCancel: 'succeeded' | 'failed' | 'not-attempted'; resultCode?: string };
 
 /**
@@ -79,7 +79,7 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
     return cancelApproval(ctx, input, 'NICEPAY_OUTCOME_UNKNOWN', `approval outcome unknown (${t.message})`);
   }
 
-  let raw: FormFields;
+  let raw: GatewayFields;
   try {
     raw = parseGatewayBody(body, input.responseCharset, input.ediType);
   } catch (err) {

@@ -7,7 +7,7 @@ import type { ResolvedConfig } from '../config.js';
  * says: a forged return could aim the merchant server at any URL (SSRF, gateway-facts).
  * Credentials in the URL are refused too. The URL itself is not echoed (it is attacker text).
  */
-export function trustedGatewayUrl(value: string, field: 'NextAppURL' | 'NetCancelURL', config: ResolvedConfig): URL {
+export function trustedGatewayUrl(value: string, field: GatewayUrlField, config: ResolvedConfig): URL {
   let url: URL;
   try {
     url = new URL(value);
@@ -29,6 +29,32 @@ export function trustedGatewayUrl(value: string, field: 'NextAppURL' | 'NetCance
     throw new NicepayRequestError('NICEPAY_UNTRUSTED_URL', `${field} must point at ${EXPECTED_PATH[field]} on the gateway host`, 400, field);
   }
   return url;
+}
+
+/** The two gateway URLs an auth return carries. */
+export type GatewayUrlField = 'NextAppURL' | 'NetCancelURL';
+
+/** Most accepted values a checker remembers per field; a real gateway sends one or two. */
+const REMEMBERED = 8;
+
+/**
+ * {@link trustedGatewayUrl} for one configuration, remembering the values it accepted: every
+ * return of a shop names the same few gateway URLs, and parsing one costs a few microseconds
+ * per approval. Only accepted values are remembered, at most {@link REMEMBERED} per field, so
+ * a stream of forged returns can neither grow it nor get past it. The URL objects returned are
+ * shared between requests: callers only read them.
+ */
+export function trustedUrlChecker(config: ResolvedConfig): (value: string, field: GatewayUrlField) => URL {
+  const accepted: Record<GatewayUrlField, Map<string, URL>> = { NextAppURL: new Map(), NetCancelURL: new Map() };
+  return (value, field) => {
+    const known = accepted[field];
+    let url = known.get(value);
+    if (url === undefined) {
+      url = trustedGatewayUrl(value, field, config);
+      if (known.size < REMEMBERED) known.set(value, url);
+    }
+    return url;
+  };
 }
 
 /** The endpoint each URL of the auth return must name. */

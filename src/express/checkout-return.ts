@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { approve, outcomeError } from '../approval/approve.js';
 import { netCancel } from '../approval/net-cancel.js';
-import { trustedGatewayUrl } from '../approval/trusted-url.js';
+import { trustedUrlChecker } from '../approval/trusted-url.js';
 import type { ClientContext } from '../context.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import { runOnce } from '../store/wait-for-result.js';
@@ -10,7 +10,7 @@ import { parseAmount } from '../wire/amount.js';
 import { AUTH_RETURN_FIELDS, AUTH_SUCCESS_REQUIRED, checkFields } from '../wire/field-sizes.js';
 import { decodeForm, type FormFields } from '../wire/form-codec.js';
 import { hexEquals } from '../wire/hash.js';
-import { isPayMethod, mapPayment } from '../wire/payment-mapper.js';
+import { frozenFields, isPayMethod, mapPayment } from '../wire/payment-mapper.js';
 import { authReturnSignature } from '../wire/signatures.js';
 import { type CheckoutReturnOptions, resolveCheckoutOptions } from './checkout-options.js';
 import { type CheckoutRecord, parseRecord, serializeRecord } from './checkout-record.js';
@@ -40,6 +40,7 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
   // Approval and a possible net cancel each take at most connect + response; the hook is
   // bounded too, so a live holder never loses its lock to a duplicate.
   const lockTtlMs = 2 * (config.connectMs + config.responseMs) + opts.hookTimeoutMs + 30_000;
+  const trustedGatewayUrl = trustedUrlChecker(config);
 
   async function handle(req: Request): Promise<CheckoutResult> {
     const { bytes, charset } = await readFormBody(req, { limit: opts.limit, defaultCharset: opts.defaultCharset });
@@ -67,8 +68,8 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
     if (!hexEquals(authReturnSignature(authToken, config.mid, amt, config.merchantKey), form.Signature!)) {
       throw new NicepayRequestError('NICEPAY_SIGNATURE_MISMATCH', 'auth return Signature does not verify (is merchantKey the one of this MID?)', 400, 'Signature');
     }
-    const nextAppUrl = trustedGatewayUrl(form.NextAppURL!, 'NextAppURL', config);
-    const netCancelUrl = trustedGatewayUrl(form.NetCancelURL!, 'NetCancelURL', config);
+    const nextAppUrl = trustedGatewayUrl(form.NextAppURL!, 'NextAppURL');
+    const netCancelUrl = trustedGatewayUrl(form.NetCancelURL!, 'NetCancelURL');
 
     const amountOrPromise = opts.expectedAmount(moid, req);
     const expected = typeof amountOrPromise === 'number' ? amountOrPromise : await amountOrPromise;
@@ -182,7 +183,7 @@ function toResult(s: CheckoutRecord, duplicate: boolean): CheckoutResult {
         : { ...common, status: 'approved', payment };
     }
     case 'declined':
-      return { ...common, status: 'declined', code: s.raw.ResultCode ?? '', message: s.raw.ResultMsg ?? '', raw: Object.freeze({ ...s.raw }) };
+      return { ...common, status: 'declined', code: s.raw.ResultCode ?? '', message: s.raw.ResultMsg ?? '', raw: frozenFields(s.raw) };
     case 'failed':
       throw outcomeError(s, s.tid, s.moid);
   }

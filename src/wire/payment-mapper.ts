@@ -15,17 +15,18 @@ const str = (raw: Raw, key: string): string => (Object.hasOwn(raw, key) ? raw[ke
 const num = (raw: Raw, key: string): number => parseAmount(str(raw, key)) ?? 0;
 
 /**
- * A plain-object copy of the gateway fields, like `{ ...raw }` (own enumerable keys,
- * `__proto__` kept as a key) but several times faster on the null-prototype objects the
- * parsers build, which V8 keeps in dictionary mode and spreads slowly.
+ * The gateway fields as `payment.raw`: a frozen plain object. parseGatewayBody's JSON record
+ * already is one and is used as it is; any other record (a KV answer's null-prototype one, a
+ * stored copy) is copied key by key like `{ ...raw }`, `__proto__` kept as an own key.
  */
-function copyFields(raw: Raw): Record<string, string> {
+export function frozenFields(raw: Raw): Raw {
+  if (Object.getPrototypeOf(raw) === Object.prototype && Object.isFrozen(raw)) return raw;
   const out: Record<string, string> = {};
   for (const key of Object.keys(raw)) {
     if (key === '__proto__') Object.defineProperty(out, key, { value: raw[key], enumerable: true, writable: true, configurable: true });
     else out[key] = raw[key]!;
   }
-  return out;
+  return Object.freeze(out);
 }
 
 function common(raw: Raw, amount: number): PaymentCommon {
@@ -43,7 +44,7 @@ function common(raw: Raw, amount: number): PaymentCommon {
     buyerEmail: str(raw, 'BuyerEmail'),
     buyerTel: str(raw, 'BuyerTel'),
     mallReserved: str(raw, 'MallReserved'),
-    raw: Object.freeze(copyFields(raw)),
+    raw: frozenFields(raw),
   };
 }
 

@@ -1,21 +1,27 @@
 import { type Charset, WireFormatError, decodeBytes } from './charset.js';
-import type { FormFields } from './form-codec.js';
 import { parseKv } from './kv.js';
 
 /** The response format asked for with EdiType. */
 export type EdiType = 'JSON' | 'KV';
 
 /**
- * Parses a gateway response by the CharSet and EdiType that were asked for, whatever
- * Content-Type came back (real responses say text/html). Scalar values become strings;
- * keys land on a null-prototype object so `__proto__` is only a key. Throws
- * WireFormatError when the body is not what was asked for.
+ * A parsed gateway answer: a frozen record whose own properties are the answer's fields, every
+ * value a string. Read fields by their known names or with `Object.hasOwn` (a JSON answer's
+ * record keeps Object.prototype, on which `__proto__` in the answer is only an own key).
  */
-export function parseGatewayBody(body: Uint8Array, charset: Charset, ediType: EdiType): FormFields {
+export type GatewayFields = Readonly<Record<string, string>>;
+
+/**
+ * Parses a gateway response by the CharSet and EdiType that were asked for, whatever
+ * Content-Type came back (real responses say text/html). Scalar values become strings,
+ * null an empty string, nested values their JSON text. Throws WireFormatError when the body
+ * is not what was asked for.
+ */
+export function parseGatewayBody(body: Uint8Array, charset: Charset, ediType: EdiType): GatewayFields {
   if (ediType === 'KV') {
     const fields = parseKv(body, charset);
     if (Object.keys(fields).length === 0) throw new WireFormatError('response is not Key=value pairs');
-    return fields;
+    return Object.freeze(fields);
   }
   const text = decodeBytes(body, charset).replace(/^\uFEFF/, '').trim();
   let parsed: unknown;
@@ -27,14 +33,19 @@ export function parseGatewayBody(body: Uint8Array, charset: Charset, ediType: Ed
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new WireFormatError('response JSON is not an object');
   }
-  const fields: FormFields = Object.create(null) as FormFields;
-  const obj = parsed as Record<string, unknown>;
-  for (const key of Object.keys(obj)) {
-    const value = obj[key];
-    if (typeof value === 'string') fields[key] = value;
-    else if (value === null || value === undefined) fields[key] = '';
-    else if (typeof value === 'object') fields[key] = JSON.stringify(value);
-    else fields[key] = String(value);
+  // JSON.parse defines every key as an own data property (`__proto__` included, which then
+  // shadows the accessor), and answers of one layout share one shape: normalising the values
+  // in place keeps that object, which is cheaper to build, read and freeze than any copy.
+  const fields = parsed as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    if (typeof value !== 'string') fields[key] = scalarText(value);
   }
-  return fields;
+  return Object.freeze(fields as Record<string, string>);
+}
+
+/** A non-string JSON value as the gateway's form-field text would carry it. */
+function scalarText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }

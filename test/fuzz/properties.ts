@@ -39,9 +39,10 @@ export function assertNoPollution(): void {
   if (Object.keys(Object.prototype).length !== 0) throw new Error('Object.prototype gained enumerable keys');
 }
 
-function assertRecord(r: unknown): void {
+/** A record of own string fields whose prototype is `prototype` (null for the form and KV decoders). */
+function assertRecord(r: unknown, prototype: object | null = null): void {
   if (typeof r !== 'object' || r === null) throw new Error('not an object');
-  if (Object.getPrototypeOf(r) !== null) throw new Error('record has a prototype');
+  if (Object.getPrototypeOf(r) !== prototype) throw new Error('record has another prototype');
   for (const [k, v] of Object.entries(r)) if (typeof v !== 'string') throw new Error(`value of ${JSON.stringify(k)} is ${typeof v}`);
 }
 
@@ -136,7 +137,9 @@ export const responseMapper = fc.property(
       assertNoPollution();
       return;
     }
-    assertRecord(fields);
+    // A JSON answer keeps JSON.parse's own object (Object.prototype, `__proto__` an own key); KV's is prototype-less.
+    assertRecord(fields, ediType === 'JSON' ? Object.prototype : null);
+    if (!Object.isFrozen(fields)) throw new Error('parsed answer is not frozen');
     const p = mapPayment(fields, method, amount);
     if (p.method !== method || p.amount !== amount || !Object.isFrozen(p.raw)) throw new Error('mapPayment shape');
     JSON.stringify(p);
