@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { PerformanceObserver } from 'node:perf_hooks';
 
 /** CPU and memory of a process, as a child reports it. */
 export interface ProcStats {
@@ -13,11 +14,20 @@ export interface ProcStats {
   rss: number;
   /** Peak resident set size since the process started, bytes. */
   maxRss: number;
+  /** Wall time spent in garbage collection since the process started, microseconds. */
+  gc: number;
 }
 
+// Every process that loads this module sums its GC pauses (perf_hooks 'gc' entries).
+let gcUs = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcUs += e.duration * 1000;
+}).observe({ entryTypes: ['gc'] });
+
+/** This process's CPU, memory and GC time so far. */
 export function procStats(): ProcStats {
   const cpu = process.cpuUsage();
-  return { user: cpu.user, system: cpu.system, rss: process.memoryUsage().rss, maxRss: process.resourceUsage().maxRSS * 1024 };
+  return { user: cpu.user, system: cpu.system, rss: process.memoryUsage().rss, maxRss: process.resourceUsage().maxRSS * 1024, gc: gcUs };
 }
 
 type Handler = (msg: Record<string, unknown>) => unknown;

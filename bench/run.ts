@@ -73,6 +73,8 @@ interface Round {
   p50Ms: number;
   p99Ms: number;
   cpuUs: number;
+  /** Server child GC pauses, microseconds. */
+  gcUs: number;
   sandboxCpuUs: number;
   non2xx: number;
   errors: number;
@@ -90,6 +92,8 @@ interface Measurement {
   p99Ms: number;
   /** Server child CPU (user + system) per request, microseconds. */
   cpuUsPerReq: number;
+  /** Server child GC pauses per request, microseconds (part of its CPU). */
+  gcUsPerReq: number;
   /** Sandbox CPU per request, microseconds (the other side of every call). */
   sandboxCpuUsPerReq: number;
   peakRssMb: number;
@@ -250,13 +254,13 @@ async function runGroup(sandbox: Child, url: string, kinds: Array<[ServerKind, s
         const cpu = (a: ProcStats, b: ProcStats): number => b.user - a.user + b.system - a.system;
         s.rounds.push({
           requests: res.requests.total, durationS, reqPerSec: res.requests.total / durationS,
-          p50Ms: res.latency.p50, p99Ms: res.latency.p99, cpuUs: cpu(s0, s1), sandboxCpuUs: cpu(b0, b1),
+          p50Ms: res.latency.p50, p99Ms: res.latency.p99, cpuUs: cpu(s0, s1), gcUs: s1.gc - s0.gc, sandboxCpuUs: cpu(b0, b1),
           non2xx: res.non2xx, errors: res.errors + res.timeouts,
         });
       }
       log(`round ${r + 1}/${plan.rounds}: ${kinds.map(([k]) => {
         const last = servers.get(k)!.rounds.at(-1)!;
-        return `${k} ${last.reqPerSec.toFixed(0)} req/s ${(last.cpuUs / last.requests).toFixed(0)} us/req`;
+        return `${k} ${last.reqPerSec.toFixed(0)} req/s ${(last.cpuUs / last.requests).toFixed(0)} us/req (gc ${(last.gcUs / last.requests).toFixed(0)})`;
       }).join(', ')}`);
     }
     const out: Measurement[] = [];
@@ -272,6 +276,7 @@ async function runGroup(sandbox: Child, url: string, kinds: Array<[ServerKind, s
         p50Ms: median(s.rounds.map((r) => r.p50Ms)),
         p99Ms: median(s.rounds.map((r) => r.p99Ms)),
         cpuUsPerReq: sum((r) => r.cpuUs) / requests,
+        gcUsPerReq: sum((r) => r.gcUs) / requests,
         sandboxCpuUsPerReq: sum((r) => r.sandboxCpuUs) / requests,
         peakRssMb: st.maxRss / 1024 / 1024,
         non2xx: sum((r) => r.non2xx),
@@ -281,7 +286,7 @@ async function runGroup(sandbox: Child, url: string, kinds: Array<[ServerKind, s
         verified: await verify(sandbox, kind, requests),
         rounds: s.rounds,
       };
-      log(`${name}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.cpuUsPerReq.toFixed(0)} us CPU/req, ${m.peakRssMb.toFixed(0)} MB; ${JSON.stringify(m.outcomes)}; ${m.verified}`);
+      log(`${name}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.cpuUsPerReq.toFixed(0)} us CPU/req (GC ${m.gcUsPerReq.toFixed(0)}), ${m.peakRssMb.toFixed(0)} MB; ${JSON.stringify(m.outcomes)}; ${m.verified}`);
       if (m.firstErrors.length) log('  first errors:', m.firstErrors);
       out.push(m);
     }

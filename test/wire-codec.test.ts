@@ -41,8 +41,13 @@ describe('wire: EUC-KR (CP949) and UTF-8 form codec', () => {
     expect(() => decodeForm(Buffer.from('Amt=1&Amt=2'), 'utf-8')).to.throw(/more than once/);
     expect(() => decodeForm(Buffer.from('a=1&b=2&c=3'), 'utf-8', { maxFields: 2 })).to.throw(/more than 2/);
     const f = decodeForm(Buffer.from('__proto__=x&constructor=y'), 'utf-8');
-    expect(Object.getPrototypeOf(f)).to.equal(null);
+    expect(Object.keys(f)).to.deep.equal(['__proto__', 'constructor']);
     expect(f.__proto__).to.equal('x');
+    expect(f.constructor).to.equal('y');
+    const g = decodeForm(Buffer.from('a=1'), 'utf-8');
+    expect([g.constructor, g.toString, g.__proto__, g.hasOwnProperty]).to.deep.equal([undefined, undefined, undefined, undefined]);
+    expect(Reflect.ownKeys(Object.getPrototypeOf(g) as object)).to.deep.equal([]);
+    expect(Object.getPrototypeOf(Object.getPrototypeOf(g) as object)).to.equal(null);
     expect(({} as Record<string, unknown>).x).to.equal(undefined);
   });
 
@@ -95,7 +100,7 @@ describe('wire: KV and response bodies', () => {
 
   it('gives a KV answer\'s fields to payment.raw as a frozen plain copy', () => {
     const f = parseGatewayBody(Buffer.from('ResultCode=3001&Amt=000000001004'), 'utf-8', 'KV');
-    expect(Object.getPrototypeOf(f)).to.equal(null);
+    expect(Object.getPrototypeOf(f)).to.not.equal(Object.prototype);
     const p = mapPayment(f, 'CARD', 1004);
     expect(Object.getPrototypeOf(p.raw)).to.equal(Object.prototype);
     expect(Object.isFrozen(p.raw)).to.equal(true);

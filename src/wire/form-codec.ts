@@ -7,8 +7,25 @@ import { type Charset, WireFormatError, decodeBytes, encodeText } from './charse
  * always assumes UTF-8.
  */
 
-/** One decoded form: a null-prototype record, so `__proto__` is just a key. */
+/**
+ * One decoded form: a record made by {@link emptyFields}, whose prototype chain holds no
+ * property, so `__proto__` is just a key and no inherited name (`constructor`, `toString`)
+ * can be read as a field.
+ */
 export type FormFields = Record<string, string>;
+
+/**
+ * The prototype of every {@link FormFields}: an empty, frozen, null-prototype object. It hides
+ * Object.prototype as a null prototype would, but V8 keeps objects that have a prototype in its
+ * fast (shape-based) mode, while every null-prototype object is a hash table: building and
+ * reading a form costs about half as much (the auth return is read on every approval).
+ */
+const NO_INHERITED: object = Object.freeze(Object.create(null) as object);
+
+/** A new, empty {@link FormFields}. */
+export function emptyFields(): FormFields {
+  return Object.create(NO_INHERITED) as FormFields;
+}
 
 const HEX = '0123456789ABCDEF';
 const PLUS = 0x2b;
@@ -16,12 +33,15 @@ const PERCENT = 0x25;
 
 /** Encodes fields in order; values in the wire charset, unreserved bytes left as they are. */
 export function encodeForm(fields: Record<string, string | undefined>, charset: Charset): Buffer {
-  const parts: string[] = [];
-  for (const [key, value] of Object.entries(fields)) {
+  let out = '';
+  let first = true;
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
     if (value === undefined) continue;
-    parts.push(escapeText(key, charset, key) + '=' + escapeText(value, charset, key));
+    out += (first ? '' : '&') + escapeText(key, charset, key) + '=' + escapeText(value, charset, key);
+    first = false;
   }
-  return Buffer.from(parts.join('&'), 'latin1');
+  return Buffer.from(out, 'latin1');
 }
 
 /** Bytes escapeBytes leaves as they are, in both charsets: the common case for keys, ids and digests. */
@@ -61,7 +81,7 @@ export interface DecodeFormOptions {
 export function decodeForm(body: Uint8Array, charset: Charset, options: DecodeFormOptions = {}): FormFields {
   const maxFields = options.maxFields ?? 100;
   const rejectDuplicates = options.rejectDuplicates ?? true;
-  const fields: FormFields = Object.create(null) as FormFields;
+  const fields = emptyFields();
   let count = 0;
   let start = 0;
   const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength);

@@ -1,15 +1,15 @@
 import { type Charset, decodeBytes, encodeText } from './charset.js';
-import type { FormFields } from './form-codec.js';
+import { emptyFields, type FormFields } from './form-codec.js';
 
 /**
  * The gateway's `EdiType=KV` response: `Key=value` pairs joined by `&`, values not escaped.
  * A segment without `=` cannot start a pair, so it is taken as the continuation of the
  * previous value (an `&` inside a value such as MallReserved). The first occurrence of a key
- * wins; keys are stored on a null-prototype object.
+ * wins; keys are stored on an {@link emptyFields} record.
  */
 export function parseKv(body: Uint8Array, charset: Charset): FormFields {
   const text = decodeBytes(body, charset).replace(/\r?\n$/, '');
-  const fields: FormFields = Object.create(null) as FormFields;
+  const fields = emptyFields();
   let lastKey: string | undefined;
   for (const segment of text.split('&')) {
     const eq = segment.indexOf('=');

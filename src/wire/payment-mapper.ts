@@ -16,8 +16,8 @@ const num = (raw: Raw, key: string): number => parseAmount(str(raw, key)) ?? 0;
 
 /**
  * The gateway fields as `payment.raw`: a frozen plain object. parseGatewayBody's JSON record
- * already is one and is used as it is; any other record (a KV answer's null-prototype one, a
- * stored copy) is copied key by key like `{ ...raw }`, `__proto__` kept as an own key.
+ * already is one and is used as it is; any other record (a KV answer's, a stored copy) is
+ * copied key by key like `{ ...raw }`, `__proto__` kept as an own key.
  */
 export function frozenFields(raw: Raw): Raw {
   if (Object.getPrototypeOf(raw) === Object.prototype && Object.isFrozen(raw)) return raw;

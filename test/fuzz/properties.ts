@@ -39,10 +39,19 @@ export function assertNoPollution(): void {
   if (Object.keys(Object.prototype).length !== 0) throw new Error('Object.prototype gained enumerable keys');
 }
 
-/** A record of own string fields whose prototype is `prototype` (null for the form and KV decoders). */
-function assertRecord(r: unknown, prototype: object | null = null): void {
+/**
+ * A record of own string fields. The form and KV decoders' records inherit nothing (every
+ * object on their prototype chain is empty); a JSON answer keeps JSON.parse's Object.prototype.
+ */
+function assertRecord(r: unknown, inherits: 'nothing' | 'Object.prototype' = 'nothing'): void {
   if (typeof r !== 'object' || r === null) throw new Error('not an object');
-  if (Object.getPrototypeOf(r) !== prototype) throw new Error('record has another prototype');
+  if (inherits === 'Object.prototype') {
+    if (Object.getPrototypeOf(r) !== Object.prototype) throw new Error('JSON record has another prototype');
+  } else {
+    for (let p = Object.getPrototypeOf(r) as object | null; p !== null; p = Object.getPrototypeOf(p) as object | null) {
+      if (Reflect.ownKeys(p).length !== 0) throw new Error('record inherits properties');
+    }
+  }
   for (const [k, v] of Object.entries(r)) if (typeof v !== 'string') throw new Error(`value of ${JSON.stringify(k)} is ${typeof v}`);
 }
 
@@ -137,8 +146,8 @@ export const responseMapper = fc.property(
       assertNoPollution();
       return;
     }
-    // A JSON answer keeps JSON.parse's own object (Object.prototype, `__proto__` an own key); KV's is prototype-less.
-    assertRecord(fields, ediType === 'JSON' ? Object.prototype : null);
+    // A JSON answer keeps JSON.parse's own object (`__proto__` an own key); KV's inherits nothing.
+    assertRecord(fields, ediType === 'JSON' ? 'Object.prototype' : 'nothing');
     if (!Object.isFrozen(fields)) throw new Error('parsed answer is not frozen');
     const p = mapPayment(fields, method, amount);
     if (p.method !== method || p.amount !== amount || !Object.isFrozen(p.raw)) throw new Error('mapPayment shape');
