@@ -121,6 +121,28 @@ describe('runOnce when the store misbehaves', () => {
     expect(seen).to.have.length(1);
   });
 
+  it('a synchronous store that throws is handled like one that rejects: 503 before any work, a lost write reported', async () => {
+    let ran = false;
+    const unreadable = failing({ acquire: () => { throw new Error('disk gone'); } });
+    const err = await runOnce(unreadable, 'k', { lockTtlMs: 100, resultTtlMs: 100 }, async () => { ran = true; return 'x'; }).catch((e) => e);
+    expect(err).to.include({ code: 'NICEPAY_STORE_UNAVAILABLE', status: 503 });
+    expect(ran).to.equal(false);
+    const seen: unknown[] = [];
+    const unwritable = failing({ complete: () => { throw new Error('write lost'); } });
+    expect(await runOnce(unwritable, 'k', { lockTtlMs: 1_000, resultTtlMs: 1_000, onStoreError: (e) => seen.push(e) }, async () => 'done')).to.deep.equal({ value: 'done', fresh: true });
+    expect(seen).to.have.length(1);
+  });
+
+  it('a failed work releases the key even when release throws synchronously, and the error is the work\'s', async () => {
+    const store = memoryStore();
+    const releases: string[] = [];
+    const wrapped: IdempotencyStore = { ...store, release: (key, token) => { releases.push(key); store.release(key, token); throw new Error('release hiccup'); } };
+    const err = await runOnce(wrapped, 'k', { lockTtlMs: 60_000, resultTtlMs: 1_000 }, async () => { throw new Error('gateway down'); }).catch((e) => e);
+    expect((err as Error).message).to.equal('gateway down');
+    expect(releases).to.deep.equal(['k']);
+    expect((await store.acquire('k', 1_000)).state).to.equal('acquired');
+  });
+
   it('a waiter gives up with 409 IN_PROGRESS instead of hanging behind a stuck lock', async () => {
     const store = memoryStore();
     await store.acquire('k', 60_000);

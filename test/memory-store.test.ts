@@ -3,6 +3,15 @@ import { memoryStore } from '../src/index.js';
 import { runOnce } from '../src/store/wait-for-result.js';
 
 describe('memoryStore', () => {
+  it('answers synchronously: nothing to await on the approval path', () => {
+    const store = memoryStore();
+    const got = store.acquire('k', 1_000);
+    expect(got).to.not.be.instanceOf(Promise);
+    if (!('state' in got) || got.state !== 'acquired') throw new Error('expected the lock');
+    expect(store.complete('k', got.token, 'v', 1_000)).to.equal(undefined);
+    expect(store.acquire('k', 1_000)).to.deep.equal({ state: 'done', value: 'v' });
+  });
+
   it('locks, caches, and lets a waiter take over after the lock expires', async () => {
     let now = 1_000;
     const store = memoryStore({ now: () => now });

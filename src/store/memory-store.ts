@@ -17,8 +17,8 @@ interface Entry {
 
 /**
  * An in-process {@link IdempotencyStore}: a Map with an in-flight lock and a result cache,
- * both with expiry. Single-threaded JavaScript makes each method atomic. For more than one
- * instance use `redisStore` from `express-nicepay/redis`.
+ * both with expiry. Single-threaded JavaScript makes each method atomic, and each answers
+ * synchronously. For more than one instance use `redisStore` from `express-nicepay/redis`.
  */
 export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore {
   const now = options.now ?? Date.now;
@@ -38,7 +38,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
   }
 
   return {
-    async acquire(key: string, lockTtlMs: number): Promise<AcquireResult> {
+    acquire(key: string, lockTtlMs: number): AcquireResult {
       const t = now();
       const e = entries.get(key);
       if (e?.value !== undefined && e.valueExpires > t) return { state: 'done', value: e.value };
@@ -48,16 +48,16 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
       sweep();
       return { state: 'acquired', token };
     },
-    async complete(key: string, token: string, value: string, resultTtlMs: number): Promise<void> {
+    complete(key: string, token: string, value: string, resultTtlMs: number): void {
       const e = entries.get(key);
       if (e && e.token !== undefined && e.token !== token && e.lockExpires > now()) return;
       entries.set(key, { lockExpires: 0, value, valueExpires: now() + resultTtlMs });
     },
-    async release(key: string, token: string): Promise<void> {
+    release(key: string, token: string): void {
       const e = entries.get(key);
       if (e?.token === token) entries.delete(key);
     },
-    async close(): Promise<void> {
+    close(): void {
       entries.clear();
     },
   };

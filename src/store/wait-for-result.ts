@@ -1,5 +1,5 @@
 import { NicepayError } from '../errors/index.js';
-import type { AcquireResult, IdempotencyStore } from './types.js';
+import type { AcquireResult, IdempotencyStore, MaybePromise } from './types.js';
 
 /** What a caller of {@link runOnce} gets back. */
 export interface RunOnceOutcome {
@@ -39,7 +39,8 @@ export async function runOnce(
   for (;;) {
     let got: AcquireResult;
     try {
-      got = await store.acquire(key, options.lockTtlMs);
+      const answer = store.acquire(key, options.lockTtlMs);
+      got = isPromiseLike(answer) ? await answer : answer;
     } catch (err) {
       // Nothing was done yet: refuse rather than risk doing it twice.
       throw new NicepayError('NICEPAY_STORE_UNAVAILABLE', 'idempotency store unavailable; nothing was sent, retry shortly', { status: 503, cause: err });
@@ -50,15 +51,16 @@ export async function runOnce(
       try {
         value = await work();
       } catch (err) {
-        await store.release(key, got.token).catch(() => undefined); // the lock expires anyway
+        await releaseQuietly(store, key, got.token);
         throw err;
       }
       if (value === undefined) {
-        await store.release(key, got.token).catch(() => undefined);
+        await releaseQuietly(store, key, got.token);
         return undefined;
       }
       try {
-        await store.complete(key, got.token, value, options.resultTtlMs);
+        const stored = store.complete(key, got.token, value, options.resultTtlMs);
+        if (isPromiseLike(stored)) await stored;
       } catch (err) {
         options.onStoreError?.(err);
       }
@@ -69,5 +71,19 @@ export async function runOnce(
     }
     await new Promise((resolve) => setTimeout(resolve, wait));
     wait = Math.min(wait * 2, 250);
+  }
+}
+
+/** True for a promise (or any thenable) a store answered with, rather than the value itself. */
+function isPromiseLike<T>(value: MaybePromise<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** Drops a lock without a result; a failure is ignored, since the lock expires anyway. */
+async function releaseQuietly(store: IdempotencyStore, key: string, token: string): Promise<void> {
+  try {
+    await store.release(key, token);
+  } catch {
+    // the lock expires anyway
   }
 }
