@@ -15,4 +15,6 @@ export interface ClientContext {
   isClosing(): boolean;
   /** Counts calls in flight so close() can wait for them. */
   track<T>(work: Promise<T>): Promise<T>;
+  /** Resolves once no tracked call is in flight. */
+  whenIdle(): Promise<void>;
 }

@@ -59,7 +59,6 @@ export function createNicepay(options: NicepayOptions): Nicepay {
   };
 }
 
-const inflight = new WeakMap<ClientContext, Set<Promise<unknown>>>();
 /** One close promise per context: every close() call waits for the same shutdown. */
 const closing = new WeakMap<ClientContext, Promise<void>>();
 
@@ -67,20 +66,38 @@ function createContext(config: ResolvedConfig): ClientContext {
   const transportOptions = { connectMs: config.connectMs, responseMs: config.responseMs, maxResponseBytes: config.maxResponseBytes };
   const web = createTransport(transportOptions);
   const data = createTransport(transportOptions);
-  const running = new Set<Promise<unknown>>();
+  // A count and one shared callback rather than a set of promises: nothing is allocated per
+  // call beyond the one reaction that observes it settle.
+  let inFlight = 0;
+  let wake: (() => void) | undefined;
+  const settled = (): void => {
+    if (--inFlight === 0 && wake) {
+      const w = wake;
+      wake = undefined;
+      w();
+    }
+  };
   const ctx: ClientContext = {
     config,
     web,
     data,
     isClosing: () => closing.has(ctx),
     track(work) {
-      running.add(work);
-      const done = (): void => void running.delete(work);
-      work.then(done, done);
+      inFlight++;
+      work.then(settled, settled);
       return work;
     },
+    whenIdle() {
+      if (inFlight === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const before = wake;
+        wake = () => {
+          before?.();
+          resolve();
+        };
+      });
+    },
   };
-  inflight.set(ctx, running);
   return ctx;
 }
 
@@ -88,8 +105,7 @@ function closeContext(ctx: ClientContext): Promise<void> {
   let done = closing.get(ctx);
   if (!done) {
     done = (async () => {
-      const running = inflight.get(ctx);
-      while (running && running.size > 0) await Promise.allSettled([...running]);
+      await ctx.whenIdle();
       await Promise.all([ctx.web.close(), ctx.data.close()]);
       // A store the shop passed in may serve other instances: only ours is closed here.
       if (ctx.config.ownsStore) await ctx.config.store.close?.();

@@ -102,6 +102,25 @@ describe('configuration and shutdown', () => {
   });
 });
 
+describe('checkoutReturn when the store cannot write the result', () => {
+  it('answers the buyer with the approval it made, and logs the TID whose result was not stored', async () => {
+    const store = memoryStore();
+    const shop = await startShop({ nicepay: { store: { ...store, complete: () => Promise.reject(new Error('write lost')) } } });
+    try {
+      shop.orders.set('unstored-1', 1004);
+      const auth = await shop.sandbox.authenticate({ moid: 'unstored-1', amount: 1004, method: 'CARD' });
+      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      expect(res.status).to.equal(200);
+      expect(res.body).to.include({ status: 'approved', tid: auth.fields.TxTid });
+      expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
+      const line = shop.captured.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => String(l.msg).includes('approval result not stored'));
+      expect(line).to.include({ level: 'error', tid: auth.fields.TxTid, moid: 'unstored-1', step: 'store', error: 'write lost' });
+    } finally {
+      await shop.close();
+    }
+  });
+});
+
 describe('runOnce when the store misbehaves', () => {
   const failing = (overrides: Partial<IdempotencyStore>): IdempotencyStore => ({ ...memoryStore(), ...overrides });
 
@@ -114,11 +133,10 @@ describe('runOnce when the store misbehaves', () => {
   });
 
   it('a result that cannot be written is still returned to the caller that did the work, and reported', async () => {
-    const seen: unknown[] = [];
     const store = failing({ complete: () => Promise.reject(new Error('write lost')) });
-    const out = await runOnce(store, 'k', { lockTtlMs: 1_000, resultTtlMs: 1_000, onStoreError: (e) => seen.push(e) }, async () => 'done');
-    expect(out).to.deep.equal({ value: 'done', fresh: true });
-    expect(seen).to.have.length(1);
+    const out = await runOnce(store, 'k', { lockTtlMs: 1_000, resultTtlMs: 1_000 }, async () => 'done');
+    expect(out).to.include({ value: 'done', fresh: true });
+    expect((out!.storeError as Error).message).to.equal('write lost');
   });
 
   it('a synchronous store that throws is handled like one that rejects: 503 before any work, a lost write reported', async () => {
@@ -127,10 +145,10 @@ describe('runOnce when the store misbehaves', () => {
     const err = await runOnce(unreadable, 'k', { lockTtlMs: 100, resultTtlMs: 100 }, async () => { ran = true; return 'x'; }).catch((e) => e);
     expect(err).to.include({ code: 'NICEPAY_STORE_UNAVAILABLE', status: 503 });
     expect(ran).to.equal(false);
-    const seen: unknown[] = [];
     const unwritable = failing({ complete: () => { throw new Error('write lost'); } });
-    expect(await runOnce(unwritable, 'k', { lockTtlMs: 1_000, resultTtlMs: 1_000, onStoreError: (e) => seen.push(e) }, async () => 'done')).to.deep.equal({ value: 'done', fresh: true });
-    expect(seen).to.have.length(1);
+    const out = await runOnce(unwritable, 'k', { lockTtlMs: 1_000, resultTtlMs: 1_000 }, async () => 'done');
+    expect(out).to.include({ value: 'done', fresh: true });
+    expect((out!.storeError as Error).message).to.equal('write lost');
   });
 
   it('a failed work releases the key even when release throws synchronously, and the error is the work\'s', async () => {

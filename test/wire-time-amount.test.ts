@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { isValidAmount, padAmount, parseAmount } from '../src/wire/amount.js';
 import { APPROVAL_REQUEST_FIELDS, checkFields } from '../src/wire/field-sizes.js';
 import { fromKst, kstDate8, kstParts, kstTimestamp12, kstTimestamp14, parseKstTimestamp } from '../src/wire/kst.js';
@@ -18,6 +19,35 @@ describe('wire: KST timestamps', () => {
     expect(parseKstTimestamp('20261121')?.toISOString()).to.equal('2026-11-20T15:00:00.000Z');
     expect(parseKstTimestamp('20260230120000')).to.equal(undefined);
     expect(parseKstTimestamp('2026113')).to.equal(undefined);
+  });
+
+  it('agrees with a Date round trip on any digits, and formats any instant as kstParts reads it', () => {
+    // The reference: build the instant, then accept it only if its KST wall time reads back the same.
+    const reference = (text: string): number | undefined => {
+      const s = /^\d{12}$/.test(text) ? '20' + text : /^\d{8}$/.test(text) ? text + '000000' : text;
+      if (!/^\d{14}$/.test(s)) return undefined;
+      const f = [s.slice(0, 4), s.slice(4, 6), s.slice(6, 8), s.slice(8, 10), s.slice(10, 12), s.slice(12, 14)].map(Number) as [number, number, number, number, number, number];
+      const d = fromKst(...f);
+      const k = kstParts(d);
+      return [k.year, k.month, k.day, k.hour, k.minute, k.second].every((v, i) => v === f[i]) ? d.getTime() : undefined;
+    };
+    const digits = (n: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }).map((a) => a.join(''));
+    const near = fc.tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }), fc.integer({ min: 0, max: 25 }), fc.integer({ min: 0, max: 61 }), fc.integer({ min: 0, max: 61 }))
+      .map(([y, ...rest]) => String(y).padStart(4, '0') + rest.map((v) => String(v).padStart(2, '0')).join(''));
+    const text = fc.oneof(digits(8), digits(12), digits(14), near, near.map((t) => t.slice(2)), near.map((t) => t.slice(0, 8)), fc.string({ maxLength: 14 }));
+    fc.assert(fc.property(text, (t) => {
+      expect(parseKstTimestamp(t)?.getTime(), t).to.equal(reference(t));
+    }), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2199-12-31T00:00:00Z'), noInvalidDate: true }), (d) => {
+        const k = kstParts(d);
+        const text = kstTimestamp14(d);
+        expect(text).to.equal(`${k.year}${[k.month, k.day, k.hour, k.minute, k.second].map((v) => String(v).padStart(2, '0')).join('')}`);
+        expect(kstTimestamp14(new Date(d.getTime()))).to.equal(text); // the memo gives the same text back
+        expect(parseKstTimestamp(text)?.getTime()).to.equal(Math.floor(d.getTime() / 1000) * 1000);
+      }),
+      { numRuns: 5_000 },
+    );
   });
 
   it('holds under the TZ this process runs with', () => {

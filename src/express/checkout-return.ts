@@ -84,13 +84,14 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
     }
     if (ctx.isClosing()) throw new NicepayGatewayError('NICEPAY_SHUTTING_DOWN', 'server is shutting down; retry shortly', { tid, moid });
 
-    const onStoreError = (err: unknown): void =>
-      config.logger.error({ tid, moid, step: 'store', error: (err as Error)?.message }, 'approval result not stored: a duplicate may be declined by the gateway');
     const v: Verified = { form, moid, tid, authToken, amount: expected, nextAppUrl, netCancelUrl, stored: undefined };
-    const once = await runOnce(config.store, `checkout:${config.mid}:${tid}`, { lockTtlMs, resultTtlMs: opts.resultTtlMs, onStoreError }, () =>
+    const once = await runOnce(config.store, `checkout:${config.mid}:${tid}`, { lockTtlMs, resultTtlMs: opts.resultTtlMs }, () =>
       ctx.track(approveAndRecord(req, v)),
     );
     if (!once) throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'approval produced no result', { tid, moid });
+    if (once.storeError !== undefined) {
+      config.logger.error({ tid, moid, step: 'store', error: (once.storeError as Error)?.message }, 'approval result not stored: a duplicate may be declined by the gateway');
+    }
     // The request that did the work already holds its outcome: only a duplicate reads the
     // stored record back.
     if (once.fresh && v.stored) return toResult(v.stored, false);

@@ -66,6 +66,9 @@ export function createKeyinClient(ctx: ClientContext): KeyinClient {
       return JSON.stringify(fresh);
     });
     if (!outcome) throw new Error('key-in idempotency store returned no result');
+    if (outcome.storeError !== undefined) {
+      config.logger.error({ tid: fresh?.tid, moid: n.moid, step: 'store', error: (outcome.storeError as Error)?.message }, 'key-in result not stored: a resubmission of this Moid may charge again');
+    }
     const record = outcome.fresh && fresh ? fresh : (JSON.parse(outcome.value) as KeyinRecord);
     const duplicate = !outcome.fresh;
     if (duplicate && record.amount !== n.amount) {

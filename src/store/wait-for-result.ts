@@ -6,6 +6,11 @@ export interface RunOnceOutcome {
   value: string;
   /** False when another request (or instance) did the work and this one reused its result. */
   fresh: boolean;
+  /**
+   * Set when the work ran but its result could not be written (the value is still this
+   * caller's: it did happen). Log it with the key: duplicates may redo the work.
+   */
+  storeError?: unknown;
 }
 
 /** Timing of {@link runOnce}. */
@@ -16,11 +21,6 @@ export interface RunOnceOptions {
   pollMs?: number;
   /** Longest a caller waits behind another holder. @default lockTtlMs + 5000 */
   maxWaitMs?: number;
-  /**
-   * Told when the result could not be written after the work ran (the work's value is still
-   * returned to this caller: it did happen). Log it with the key: duplicates may redo the work.
-   */
-  onStoreError?: (err: unknown) => void;
 }
 
 /**
@@ -62,7 +62,7 @@ export async function runOnce(
         const stored = store.complete(key, got.token, value, options.resultTtlMs);
         if (isPromiseLike(stored)) await stored;
       } catch (err) {
-        options.onStoreError?.(err);
+        return { value, fresh: true, storeError: err };
       }
       return { value, fresh: true };
     }

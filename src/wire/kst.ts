@@ -20,12 +20,21 @@ export function kstParts(date: Date): KstParts {
   };
 }
 
-const p2 = (n: number): string => String(n).padStart(2, '0');
+const p2 = (n: number): string => (n < 10 ? '0' : '') + n;
+
+/** The last second kstTimestamp14 formatted, and its text: requests of one second share it. */
+let memoSecond = NaN;
+let memoText = '';
 
 /** YYYYMMDDHHMISS in KST (EdiDate, trDtm). */
 export function kstTimestamp14(date: Date): string {
+  const second = Math.floor(date.getTime() / 1000);
+  if (second === memoSecond) return memoText;
   const k = kstParts(date);
-  return `${k.year}${p2(k.month)}${p2(k.day)}${p2(k.hour)}${p2(k.minute)}${p2(k.second)}`;
+  const text = `${k.year}${p2(k.month)}${p2(k.day)}${p2(k.hour)}${p2(k.minute)}${p2(k.second)}`;
+  memoSecond = second;
+  memoText = text;
+  return text;
 }
 
 /** YYMMDDHHMISS in KST (AuthDate, the time part of a key-in TID). */
@@ -50,23 +59,31 @@ function digitsAt(s: string, a: number, b: number): number {
   return v;
 }
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysIn(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
+}
+
 /**
  * Parses a KST timestamp of 8 (YYYYMMDD), 12 (YYMMDDHHMISS, 20YY assumed) or 14 digits into
- * an instant. Returns undefined when the text is not a valid calendar time.
+ * an instant. Returns undefined when the text is not a valid calendar time (no 31 Feb, no
+ * hour 24, no year before 100).
  */
 export function parseKstTimestamp(text: string): Date | undefined {
-  let s = text;
-  if (/^\d{12}$/.test(s)) s = '20' + s;
-  else if (/^\d{8}$/.test(s)) s += '000000';
-  if (!/^\d{14}$/.test(s)) return undefined;
-  const y = digitsAt(s, 0, 4), mo = digitsAt(s, 4, 6), d = digitsAt(s, 6, 8);
-  const h = digitsAt(s, 8, 10), mi = digitsAt(s, 10, 12), se = digitsAt(s, 12, 14);
-  // The KST wall time read back must be the one given (no 31 Feb, no hour 24): the same test
-  // as fromKst + kstParts, on one Date instead of two.
-  const wall = new Date(Date.UTC(y, mo - 1, d, h, mi, se));
-  if (wall.getUTCFullYear() !== y || wall.getUTCMonth() + 1 !== mo || wall.getUTCDate() !== d ||
-      wall.getUTCHours() !== h || wall.getUTCMinutes() !== mi || wall.getUTCSeconds() !== se) {
-    return undefined;
+  const n = text.length;
+  if (n !== 8 && n !== 12 && n !== 14) return undefined;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return undefined;
   }
-  return new Date(wall.getTime() - KST_OFFSET_MS);
+  const m = n === 12 ? 2 : 4; // where the month starts
+  const y = n === 12 ? 2000 + digitsAt(text, 0, 2) : digitsAt(text, 0, 4);
+  const mo = digitsAt(text, m, m + 2), d = digitsAt(text, m + 2, m + 4);
+  const h = n === 8 ? 0 : digitsAt(text, m + 4, m + 6);
+  const mi = n === 8 ? 0 : digitsAt(text, m + 6, m + 8);
+  const se = n === 8 ? 0 : digitsAt(text, m + 8, m + 10);
+  if (y < 100 || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || se > 59) return undefined;
+  return new Date(Date.UTC(y, mo - 1, d, h, mi, se) - KST_OFFSET_MS);
 }
