@@ -19,9 +19,11 @@
  * (under a minute, checkout only) just prints. The last line printed is
  *   checkout b/a=<ratio> b/c=<ratio> pipeline=<us>us
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createNicepay } from '../src/index.js';
 import { fromKst, kstParts } from '../src/wire/kst.js';
@@ -109,7 +111,23 @@ interface Measurement {
 const clockIso = payoutMorning();
 const log = (...a: unknown[]): void => console.error('[bench]', ...a);
 
+/**
+ * Builds the package (npm run build) in `root`: the servers load the library from its dist/,
+ * as a shop's server does, rather than from the TypeScript sources through tsx.
+ */
+function buildLibrary(root: string): void {
+  try {
+    execFileSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: 'pipe' });
+  } catch (err) {
+    const e = err as { stdout?: Buffer; stderr?: Buffer };
+    throw new Error(`npm run build failed in ${root}:\n${String(e.stdout ?? '')}${String(e.stderr ?? '')}`);
+  }
+}
+
 async function main(): Promise<void> {
+  log('building the package (dist/)' + (base ? ` here and in ${base}` : ''));
+  buildLibrary(fileURLToPath(new URL('..', import.meta.url)));
+  if (base) buildLibrary(base);
   const started = Date.now();
   const loadBefore = os.loadavg();
   const sandbox = forkTs('./sandbox-process.ts', { BENCH_CLOCK: clockIso });

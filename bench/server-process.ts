@@ -16,18 +16,14 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import axios from 'axios';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { Agent, getGlobalDispatcher, request } from 'undici';
-import { createNicepay } from '../src/index.js';
 import { buildEnvelope, SID } from '../src/data-api/envelope.js';
 import { encryptEncData } from '../src/wire/enc-data.js';
-import { decodeForm, encodeForm } from '../src/wire/form-codec.js';
-import { signedApprovalFields } from '../src/approval/signed-form.js';
-import { readFormBody } from '../src/express/read-body.js';
-import { createTransport } from '../src/transport.js';
-import { parseGatewayBody } from '../src/wire/response-body.js';
+import { encodeForm } from '../src/wire/form-codec.js';
 import { keyinEncPlaintext, KEYIN_PATH } from '../src/wire/keyin-fields.js';
 import { kstDate8, kstTimestamp12, kstTimestamp14 } from '../src/wire/kst.js';
 import { approvalSignData, keyinSignData, payoutEncKey } from '../src/wire/signatures.js';
@@ -98,12 +94,14 @@ function floorRoute(path: string, url: () => string, contentType: string): void 
   });
 }
 
-/** checkout-base loads the library from another tree: the same code before a change. */
-const create: typeof createNicepay = kind === 'checkout-base'
-  ? ((await import(pathToFileURL(`${process.env.BENCH_BASE!}/src/index.ts`).href)) as { createNicepay: typeof createNicepay }).createNicepay
-  : createNicepay;
+/**
+ * The library as a shop runs it: the built package (dist/, which run.ts builds first), not the
+ * TypeScript sources through tsx. checkout-base loads another tree's build: the code before a change.
+ */
+const libRoot = kind === 'checkout-base' ? process.env.BENCH_BASE! : fileURLToPath(new URL('..', import.meta.url));
+const fromBuild = <T>(file: string): Promise<T> => import(pathToFileURL(join(libRoot, 'dist', file)).href) as Promise<T>;
 const nicepay = kind.endsWith('-ours') || kind === 'checkout-base'
-  ? create({ mid: BENCH_MID, merchantKey: BENCH_KEY, baseUrl: sandboxUrl, clock })
+  ? (await fromBuild<typeof import('../src/index.js')>('index.js')).createNicepay({ mid: BENCH_MID, merchantKey: BENCH_KEY, baseUrl: sandboxUrl, clock })
   : undefined;
 
 interface PrepareItem { tid: string; authToken: string; amt: string; nextAppUrl: string }
@@ -140,6 +138,11 @@ switch (kind) {
     break;
   }
   case 'checkout-skeleton': {
+    const { readFormBody } = await fromBuild<typeof import('../src/express/read-body.js')>('express/read-body.js');
+    const { createTransport } = await fromBuild<typeof import('../src/transport.js')>('transport.js');
+    const { decodeForm, encodeForm } = await fromBuild<typeof import('../src/wire/form-codec.js')>('wire/form-codec.js');
+    const { signedApprovalFields } = await fromBuild<typeof import('../src/approval/signed-form.js')>('approval/signed-form.js');
+    const { parseGatewayBody } = await fromBuild<typeof import('../src/wire/response-body.js')>('wire/response-body.js');
     const transport = createTransport({ connectMs: 5_000, responseMs: 30_000, maxResponseBytes: 65_536 });
     const config = { mid: BENCH_MID, merchantKey: BENCH_KEY, clock };
     app.post('/return', (req, res) => {
