@@ -61,7 +61,7 @@ export interface Child {
 
 export function forkTs(file: string, env: Record<string, string>, extraExecArgv: string[] = []): Child {
   const proc = fork(fileURLToPath(new URL(file, import.meta.url)), [], {
-    execArgv: ['--import', 'tsx', ...extraExecArgv],
+    execArgv: ['--import', 'tsx', ...extraExecArgv, ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -36,6 +36,8 @@ const quick = process.argv.includes('--quick');
 const profile = process.argv.includes('--profile');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
 const base = process.argv.find((a) => a.startsWith('--base='))?.slice(7);
+/** --alloc samples what each server allocates per request (V8's sampling heap profiler; slows it a little). */
+const alloc = process.argv.includes('--alloc');
 /** --rate=N caps the load at N req/s: CPU per request then compares code, not how busy each server was. */
 const rateArg = process.argv.find((a) => a.startsWith('--rate='));
 const rate = rateArg === undefined ? undefined : Number(rateArg.slice(7));
@@ -58,7 +60,7 @@ for (const key of ['warmup', 'rounds', 'checkout', 'keyin', 'payout', 'pipeline'
   plan[key] = n;
 }
 /** Only the default full plan is recorded; quick runs and experiments print. */
-const record = !quick && !only && !base && rate === undefined && !process.argv.some((a) => /^--(warmup|rounds|checkout|keyin|payout|pipeline)=/.test(a));
+const record = !quick && !only && !base && !alloc && rate === undefined && !process.argv.some((a) => /^--(warmup|rounds|checkout|keyin|payout|pipeline)=/.test(a));
 
 /** 09:00 KST on the next Monday: a business day, before the 10:30 payout cut-off. */
 function payoutMorning(): string {
@@ -77,6 +79,8 @@ interface Round {
   cpuUs: number;
   /** Server child GC pauses, microseconds. */
   gcUs: number;
+  /** Bytes the server allocated in the round (--alloc), else 0. */
+  allocBytes: number;
   sandboxCpuUs: number;
   non2xx: number;
   errors: number;
@@ -265,20 +269,22 @@ async function runGroup(sandbox: Child, url: string, kinds: Array<[ServerKind, s
         const body = await feeder(sandbox, s.child, kind, `run${r}`, perRound);
         const s0 = await s.child.call<ProcStats>('stats');
         const b0 = await sandbox.call<ProcStats>('stats');
+        if (alloc) await s.child.call('allocStart');
         const res = await load(s.port, path, perRound, body);
+        const allocBytes = alloc ? await s.child.call<number>('allocStop') : 0;
         const durationS = res.activeS;
         const s1 = await s.child.call<ProcStats>('stats');
         const b1 = await sandbox.call<ProcStats>('stats');
         const cpu = (a: ProcStats, b: ProcStats): number => b.user - a.user + b.system - a.system;
         s.rounds.push({
           requests: res.requests.total, durationS, reqPerSec: res.requests.total / durationS,
-          p50Ms: res.latency.p50, p99Ms: res.latency.p99, cpuUs: cpu(s0, s1), gcUs: s1.gc - s0.gc, sandboxCpuUs: cpu(b0, b1),
+          p50Ms: res.latency.p50, p99Ms: res.latency.p99, cpuUs: cpu(s0, s1), gcUs: s1.gc - s0.gc, allocBytes, sandboxCpuUs: cpu(b0, b1),
           non2xx: res.non2xx, errors: res.errors + res.timeouts,
         });
       }
       log(`round ${r + 1}/${plan.rounds}: ${kinds.map(([k]) => {
         const last = servers.get(k)!.rounds.at(-1)!;
-        return `${k} ${last.reqPerSec.toFixed(0)} req/s ${(last.cpuUs / last.requests).toFixed(0)} us/req (gc ${(last.gcUs / last.requests).toFixed(0)})`;
+        return `${k} ${last.reqPerSec.toFixed(0)} req/s ${(last.cpuUs / last.requests).toFixed(0)} us/req (gc ${(last.gcUs / last.requests).toFixed(0)})${alloc ? ` ${(last.allocBytes / last.requests / 1024).toFixed(1)} KB/req` : ''}`;
       }).join(', ')}`);
     }
     const out: Measurement[] = [];

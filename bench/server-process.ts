@@ -15,6 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
+import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -264,8 +265,22 @@ const server = app.listen(0, '127.0.0.1');
 await new Promise<void>((resolve) => server.once('listening', () => resolve()));
 server.keepAliveTimeout = 60_000;
 
+/** --alloc: V8's sampling heap profiler, counting what is allocated whether or not it is collected. */
+const heap = new Session();
+heap.connect();
+interface SampleNode { selfSize: number; children: SampleNode[] }
+const sampledBytes = (n: SampleNode): number => n.children.reduce((a, c) => a + sampledBytes(c), n.selfSize);
+
 serveIpc({
   prepare: (msg) => prepare(msg),
+  async allocStart() {
+    await heap.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+    return true;
+  },
+  async allocStop() {
+    const { profile } = (await heap.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: SampleNode } };
+    return sampledBytes(profile.head);
+  },
   stats: () => ({ ...procStats(), outcomes: { ...outcomes }, firstErrors: [...firstErrors] }),
   reset() {
     for (const k of Object.keys(outcomes)) delete outcomes[k];

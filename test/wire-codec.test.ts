@@ -37,6 +37,15 @@ describe('wire: EUC-KR (CP949) and UTF-8 form codec', () => {
     expect(() => decodeForm(Buffer.from('a=%C3%28'), 'utf-8')).to.throw(/UTF-8/);
   });
 
+  it('unescapes ASCII escapes, plus signs and mixed-case hex the same in both charsets', () => {
+    const body = Buffer.from('NextAppURL=https%3A%2F%2Fh.example%2Fp%3Fa%3D1%2B2&Msg=a+b%2bc%20d&Mail=x%40y.kr');
+    for (const charset of ['euc-kr', 'utf-8'] as const) {
+      expect({ ...decodeForm(body, charset) }).to.deep.equal({ NextAppURL: 'https://h.example/p?a=1+2', Msg: 'a b+c d', Mail: 'x@y.kr' });
+    }
+    expect(() => decodeForm(Buffer.from('a=%2'), 'euc-kr')).to.throw(/percent-escape/);
+    expect(() => decodeForm(Buffer.from('a=%g0'), 'utf-8')).to.throw(/percent-escape/);
+  });
+
   it('rejects duplicate keys and too many fields, keeps __proto__ a plain key', () => {
     expect(() => decodeForm(Buffer.from('Amt=1&Amt=2'), 'utf-8')).to.throw(/more than once/);
     expect(() => decodeForm(Buffer.from('a=1&b=2&c=3'), 'utf-8', { maxFields: 2 })).to.throw(/more than 2/);

@@ -52,9 +52,20 @@ describe('wire: integrity rules against the known-answer vectors', () => {
   it('hexEquals compares in either case and rejects other lengths and values', () => {
     const h = vector('approval response Signature').expect;
     expect(hexEquals(h, h.toUpperCase())).to.equal(true);
+    expect(hexEquals(h.toUpperCase(), h)).to.equal(true);
     expect(hexEquals(h, h.slice(0, -1))).to.equal(false);
     expect(hexEquals(h, h.slice(0, -1) + (h.endsWith('0') ? '1' : '0'))).to.equal(false);
     expect(hexEquals(h, '')).to.equal(false);
+    expect(hexEquals(h, h + '0')).to.equal(false);
+    // Only A-F fold: a character whose low bits match a digit's is not that digit.
+    const withDigit = h.replace(/[0-9]/, (d) => String.fromCharCode(d.charCodeAt(0) - 0x20));
+    expect(withDigit).to.not.equal(h);
+    expect(hexEquals(h, withDigit)).to.equal(false);
+    // Every position counts, first and last included.
+    for (const i of [0, 31, 63]) {
+      const flipped = h.slice(0, i) + (h[i] === 'a' ? 'b' : 'a') + h.slice(i + 1);
+      expect(hexEquals(h, flipped), `position ${i}`).to.equal(false);
+    }
   });
 
   it('decryptEncData refuses non-hex and partial blocks', () => {

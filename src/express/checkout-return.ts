@@ -128,7 +128,7 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
       // Never sent: nothing to remember. Throwing releases the key, so the buyer may retry.
       throw outcomeError(outcome, v.tid, v.moid);
     }
-    let stored: CheckoutRecord = Object.assign(outcome, { moid: v.moid, tid: v.tid, amount: v.amount });
+    let stored: CheckoutRecord = { ...outcome, moid: v.moid, tid: v.tid, amount: v.amount };
     if (outcome.kind === 'committed' && opts.onApproved) {
       try {
         await withTimeout(opts.onApproved(toResult(stored, false) as CommittedCheckout, req), opts.hookTimeoutMs);
@@ -175,16 +175,16 @@ async function withTimeout(work: void | Promise<void>, ms: number): Promise<void
 }
 
 function toResult(s: CheckoutRecord, duplicate: boolean): CheckoutResult {
-  const common = { moid: s.moid, tid: s.tid, amount: s.amount, duplicate };
+  const { moid, tid, amount } = s;
   switch (s.kind) {
     case 'committed': {
-      const payment = mapPayment(s.raw, s.method, s.amount);
+      const payment = mapPayment(s.raw, s.method, amount);
       return payment.method === 'VBANK'
-        ? { ...common, status: 'awaiting-deposit', payment }
-        : { ...common, status: 'approved', payment };
+        ? { moid, tid, amount, duplicate, status: 'awaiting-deposit', payment }
+        : { moid, tid, amount, duplicate, status: 'approved', payment };
     }
     case 'declined':
-      return { ...common, status: 'declined', code: s.raw.ResultCode ?? '', message: s.raw.ResultMsg ?? '', raw: frozenFields(s.raw) };
+      return { moid, tid, amount, duplicate, status: 'declined', code: s.raw.ResultCode ?? '', message: s.raw.ResultMsg ?? '', raw: frozenFields(s.raw) };
     case 'failed':
       throw outcomeError(s, s.tid, s.moid);
   }

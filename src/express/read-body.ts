@@ -11,6 +11,9 @@ export interface ReadBodyOptions {
   defaultCharset: Charset;
 }
 
+/** The charset parameter of a Content-Type, quoted or not. */
+const CHARSET_PARAM = /;\s*charset\s*=\s*("?)([^";\s]+)\1/i;
+
 /** The raw form bytes and the charset they are in. */
 export interface FormBody {
   bytes: Buffer;
@@ -33,11 +36,13 @@ export async function readFormBody(req: Request, options: ReadBodyOptions): Prom
       500,
     );
   }
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const contentType = req.headers['content-type'] ?? '';
+  const semicolon = contentType.indexOf(';');
+  const type = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
     throw new NicepayRequestError('NICEPAY_CONTENT_TYPE_UNSUPPORTED', `unsupported content type ${JSON.stringify(type.slice(0, 60))}; expected application/x-www-form-urlencoded`, 415);
   }
-  const charsetParam = /;\s*charset\s*=\s*("?)([^";\s]+)\1/i.exec(req.headers['content-type'] ?? '')?.[2];
+  const charsetParam = semicolon === -1 ? undefined : CHARSET_PARAM.exec(contentType)?.[2];
   const charset = charsetParam === undefined ? options.defaultCharset : normalizeCharset(charsetParam);
   if (!charset) {
     throw new NicepayRequestError('NICEPAY_CHARSET_UNSUPPORTED', `unsupported charset ${JSON.stringify(charsetParam!.slice(0, 40))}; expected euc-kr or utf-8`, 415);
@@ -47,8 +52,7 @@ export async function readFormBody(req: Request, options: ReadBodyOptions): Prom
     throw new NicepayRequestError('NICEPAY_CONTENT_TYPE_UNSUPPORTED', `unsupported content encoding ${JSON.stringify(encoding.slice(0, 40))}`, 415);
   }
   try {
-    const length = req.headers['content-length'];
-    const bytes = await getRawBody(req, { limit: options.limit, ...(length !== undefined ? { length } : {}) });
+    const bytes = await getRawBody(req, { limit: options.limit, length: req.headers['content-length'] });
     return { bytes, charset };
   } catch (err) {
     const type_ = (err as { type?: string }).type;

@@ -35,6 +35,8 @@ function pairTable(): Uint16Array {
 }
 
 let scratch = new Uint16Array(1024);
+/** The same memory as bytes, to read the code units back as UTF-16LE without a view per call. */
+let scratchBytes = Buffer.from(scratch.buffer);
 /** The code units are read back as UTF-16LE bytes: only true of a little-endian Uint16Array. */
 const LITTLE_ENDIAN = endianness() === 'LE';
 
@@ -49,7 +51,10 @@ export function decodeCp949Pairs(buf: Uint8Array): string | undefined {
   if (!LITTLE_ENDIAN) return undefined;
   const table = pairTable();
   const n = buf.length;
-  if (scratch.length < n) scratch = new Uint16Array(Math.max(n, scratch.length * 2));
+  if (scratch.length < n) {
+    scratch = new Uint16Array(Math.max(n, scratch.length * 2));
+    scratchBytes = Buffer.from(scratch.buffer);
+  }
   const out = scratch;
   let j = 0;
   for (let i = 0; i < n; i++) {
@@ -63,5 +68,5 @@ export function decodeCp949Pairs(buf: Uint8Array): string | undefined {
     if (c === 0) return undefined;
     out[j++] = c;
   }
-  return Buffer.from(out.buffer, out.byteOffset, j * 2).toString('utf16le');
+  return scratchBytes.toString('utf16le', 0, j * 2);
 }

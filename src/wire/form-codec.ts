@@ -110,9 +110,18 @@ export function decodeForm(body: Uint8Array, charset: Charset, options: DecodeFo
 /** ASCII without '%' and '+': the same text in both charsets, nothing to unescape. */
 const PLAIN = /^[\x00-\x24\x26-\x2a\x2c-\x7f]*$/;
 
+/**
+ * ASCII whose escapes are all of bytes below 80 (a URL, an e-mail address): the same text in
+ * both charsets, which decodeURIComponent unescapes without a byte buffer. A malformed escape
+ * does not match and is refused by the byte path.
+ */
+const ASCII_ESCAPED = /^(?:[\x00-\x24\x26-\x7f]|%[0-7][0-9A-Fa-f])*$/;
+
 function decodeSegment(text: string, buf: Buffer, from: number, to: number, charset: Charset, field?: string): string {
   const plain = text.slice(from, to);
-  return PLAIN.test(plain) ? plain : decodeBytes(unescape(buf.subarray(from, to)), charset, field);
+  if (PLAIN.test(plain)) return plain;
+  if (ASCII_ESCAPED.test(plain)) return decodeURIComponent(plain.includes('+') ? plain.replaceAll('+', ' ') : plain);
+  return decodeBytes(unescape(buf.subarray(from, to)), charset, field);
 }
 
 function unescape(segment: Buffer): Buffer {
