@@ -128,7 +128,7 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
       // Never sent: nothing to remember. Throwing releases the key, so the buyer may retry.
       throw outcomeError(outcome, v.tid, v.moid);
     }
-    let stored: CheckoutRecord = { ...outcome, moid: v.moid, tid: v.tid, amount: v.amount };
+    let stored: CheckoutRecord = Object.assign(outcome, { moid: v.moid, tid: v.tid, amount: v.amount });
     if (outcome.kind === 'committed' && opts.onApproved) {
       try {
         await withTimeout(opts.onApproved(toResult(stored, false) as CommittedCheckout, req), opts.hookTimeoutMs);

@@ -29,7 +29,11 @@ export function frozenFields(raw: Raw): Raw {
   return Object.freeze(out);
 }
 
-function common(raw: Raw, amount: number): PaymentCommon {
+/**
+ * The fields every method shares, with `method` last: each method's own branch is then added
+ * to this object (one more property) rather than the whole object being spread into a new one.
+ */
+function common<M extends PayMethod>(raw: Raw, amount: number, method: M): PaymentCommon & { method: M } {
   return {
     tid: str(raw, 'TID'),
     mid: str(raw, 'MID'),
@@ -45,6 +49,7 @@ function common(raw: Raw, amount: number): PaymentCommon {
     buyerTel: str(raw, 'BuyerTel'),
     mallReserved: str(raw, 'MallReserved'),
     raw: frozenFields(raw),
+    method,
   };
 }
 
@@ -57,14 +62,11 @@ function receiptType(code: string): CashReceiptType {
  * `amount` is the already-validated Amt. Pure: no checks beyond shaping.
  */
 export function mapPayment(raw: Raw, method: PayMethod, amount: number): Payment {
-  const base = common(raw, amount);
   switch (method) {
     case 'CARD': {
       const cl = str(raw, 'CardCl');
       const type = str(raw, 'CardType');
-      return {
-        ...base,
-        method,
+      return Object.assign(common(raw, amount, method), {
         card: {
           code: str(raw, 'CardCode'),
           name: str(raw, 'CardName'),
@@ -78,29 +80,25 @@ export function mapPayment(raw: Raw, method: PayMethod, amount: number): Payment
           cardType: type === '01' ? 'personal' : type === '02' ? 'corporate' : type === '03' ? 'overseas' : 'unknown',
           pointAmount: num(raw, 'PointAppAmt'),
           couponAmount: num(raw, 'CouponAmt'),
-        },
-      };
+        } as const,
+      });
     }
     case 'BANK':
-      return {
-        ...base,
-        method,
+      return Object.assign(common(raw, amount, method), {
         bank: { code: str(raw, 'BankCode'), name: str(raw, 'BankName') },
         cashReceipt: { type: receiptType(str(raw, 'RcptType')), tid: str(raw, 'RcptTID'), authCode: str(raw, 'RcptAuthCode') },
-      };
+      });
     case 'VBANK':
-      return {
-        ...base,
-        method,
+      return Object.assign(common(raw, amount, method), {
         virtualAccount: {
           bankCode: str(raw, 'VbankBankCode'),
           bankName: str(raw, 'VbankBankName'),
           accountNumber: str(raw, 'VbankNum'),
           expiresAt: parseKstTimestamp(str(raw, 'VbankExpDate') + (str(raw, 'VbankExpTime') || '235959')),
         },
-      };
+      });
     case 'CELLPHONE':
-      return { ...base, method };
+      return common(raw, amount, method);
     default: {
       const never: never = method;
       throw new Error(`unmapped method ${String(never)}`);
