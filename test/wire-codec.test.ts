@@ -48,6 +48,8 @@ describe('wire: EUC-KR (CP949) and UTF-8 form codec', () => {
 
   it('rejects duplicate keys and too many fields, keeps __proto__ a plain key', () => {
     expect(() => decodeForm(Buffer.from('Amt=1&Amt=2'), 'utf-8')).to.throw(/more than once/);
+    expect(() => decodeForm(Buffer.from('Amt=&Amt=2'), 'utf-8')).to.throw(/more than once/); // an empty first value is still there
+    expect(() => decodeForm(Buffer.from('__proto__=a&__proto__=b'), 'utf-8')).to.throw(/more than once/);
     expect(() => decodeForm(Buffer.from('a=1&b=2&c=3'), 'utf-8', { maxFields: 2 })).to.throw(/more than 2/);
     const f = decodeForm(Buffer.from('__proto__=x&constructor=y'), 'utf-8');
     expect(Object.keys(f)).to.deep.equal(['__proto__', 'constructor']);

@@ -96,7 +96,8 @@ export function decodeForm(body: Uint8Array, charset: Charset, options: DecodeFo
       const keyEnd = eq !== -1 && eq < end ? eq : end;
       const key = decodeSegment(text, buf, start, keyEnd, charset);
       const value = keyEnd < end ? decodeSegment(text, buf, keyEnd + 1, end, charset, key) : '';
-      if (Object.hasOwn(fields, key)) {
+      // The record inherits nothing, so a field is present exactly when it reads as a string.
+      if (fields[key] !== undefined) {
         if (rejectDuplicates) throw new WireFormatError(`form field ${JSON.stringify(key.slice(0, 40))} appears more than once`, key);
       } else {
         fields[key] = value;
