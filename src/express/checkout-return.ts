@@ -41,6 +41,7 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
   // bounded too, so a live holder never loses its lock to a duplicate.
   const lockTtlMs = 2 * (config.connectMs + config.responseMs) + opts.hookTimeoutMs + 30_000;
   const trustedGatewayUrl = trustedUrlChecker(config);
+  const onceOptions = { lockTtlMs, resultTtlMs: opts.resultTtlMs };
 
   async function handle(req: Request): Promise<CheckoutResult> {
     const { bytes, charset } = await readFormBody(req, { limit: opts.limit, defaultCharset: opts.defaultCharset });
@@ -85,7 +86,7 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
     if (ctx.isClosing()) throw new NicepayGatewayError('NICEPAY_SHUTTING_DOWN', 'server is shutting down; retry shortly', { tid, moid });
 
     const v: Verified = { form, moid, tid, authToken, amount: expected, nextAppUrl, netCancelUrl, stored: undefined };
-    const once = await runOnce(config.store, `checkout:${config.mid}:${tid}`, { lockTtlMs, resultTtlMs: opts.resultTtlMs }, () =>
+    const once = await runOnce(config.store, `checkout:${config.mid}:${tid}`, onceOptions, () =>
       ctx.track(approveAndRecord(req, v)),
     );
     if (!once) throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'approval produced no result', { tid, moid });

@@ -8,10 +8,11 @@ export interface MemoryStoreOptions {
   maxEntries?: number;
 }
 
+/** One key's lock and result; every entry has all four fields, so they share one shape. */
 interface Entry {
-  token?: string;
+  token: string | undefined;
   lockExpires: number;
-  value?: string;
+  value: string | undefined;
   valueExpires: number;
 }
 
@@ -44,14 +45,23 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
       if (e?.value !== undefined && e.valueExpires > t) return { state: 'done', value: e.value };
       if (e?.token !== undefined && e.lockExpires > t) return { state: 'busy' };
       const token = `t${++issued}`;
-      entries.set(key, { token, lockExpires: t + lockTtlMs, valueExpires: 0 });
+      const entry: Entry = { token, lockExpires: t + lockTtlMs, value: undefined, valueExpires: 0 };
+      entries.set(key, entry);
       sweep();
       return { state: 'acquired', token };
     },
     complete(key: string, token: string, value: string, resultTtlMs: number): void {
       const e = entries.get(key);
       if (e && e.token !== undefined && e.token !== token && e.lockExpires > now()) return;
-      entries.set(key, { lockExpires: 0, value, valueExpires: now() + resultTtlMs });
+      if (e === undefined) {
+        entries.set(key, { token: undefined, lockExpires: 0, value, valueExpires: now() + resultTtlMs });
+        return;
+      }
+      // The holder's own entry becomes the result: no second object per key.
+      e.token = undefined;
+      e.lockExpires = 0;
+      e.value = value;
+      e.valueExpires = now() + resultTtlMs;
     },
     release(key: string, token: string): void {
       const e = entries.get(key);
