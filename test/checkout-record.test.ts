@@ -37,6 +37,19 @@ describe('checkout record', () => {
     expect({ ...(back.kind === 'declined' ? back.raw : {}) }).to.deep.equal({ ResultCode: '3011', ResultMsg: '한도초과', MallReserved: 'a&b' });
   });
 
+  it('the header line is the JSON of the order fields, whatever the Moid holds (quotes, newlines, Korean)', () => {
+    const answer = Buffer.from('{"ResultCode":"3001"}');
+    const raw = parseGatewayBody(answer, 'utf-8', 'JSON');
+    for (const moid of ['주문"1"', 'a\nb\\c', '\u2028', 'plain']) {
+      const record: CheckoutRecord = { kind: 'committed', method: 'VBANK', raw, answer, ...order, moid };
+      const text = serializeRecord(record, 'utf-8', 'JSON');
+      const firstLine = text.slice(0, text.indexOf('\n'));
+      expect(JSON.parse(firstLine)).to.deep.equal({ kind: 'committed', moid, tid: order.tid, amount: order.amount, charset: 'utf-8', ediType: 'JSON', method: 'VBANK' });
+      expect(firstLine).to.equal(JSON.stringify({ kind: 'committed', moid, tid: order.tid, amount: order.amount, charset: 'utf-8', ediType: 'JSON', method: 'VBANK' }));
+      expect(parseRecord(text)).to.include({ kind: 'committed', moid });
+    }
+  });
+
   it('a failed outcome (no answer) reads back with its code, message and net-cancel result', () => {
     const failed: CheckoutRecord = { kind: 'failed', code: 'NICEPAY_OUTCOME_UNKNOWN', message: 'net cancel FAILED: reconcile', netCancel: 'failed', resultCode: '3001', ...order };
     expect(parseRecord(viaUtf8(serializeRecord(failed, 'euc-kr', 'JSON')))).to.deep.equal(failed);
