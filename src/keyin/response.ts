@@ -1,6 +1,6 @@
 import { parseAmount } from '../wire/amount.js';
-import { type Charset, decodeBytes } from '../wire/charset.js';
-import { parseKv } from '../wire/kv.js';
+import type { Charset } from '../wire/charset.js';
+import { type GatewayFields, parseGatewayBody } from '../wire/response-body.js';
 import { KEYIN_SUCCESS_CODE } from '../wire/keyin-fields.js';
 import type { KeyinEdiType } from './types.js';
 
@@ -16,20 +16,20 @@ export interface SentKeyin {
 
 /** How a key-in answer reads. `unverifiable` means the outcome is unknown. */
 export type KeyinAnswer =
-  | { kind: 'approved'; raw: Record<string, string> }
-  | { kind: 'declined'; code: string; message: string; raw: Record<string, string> }
+  | { kind: 'approved'; raw: GatewayFields }
+  | { kind: 'declined'; code: string; message: string; raw: GatewayFields }
   | { kind: 'unverifiable'; reason: string };
 
 /**
- * Decodes and checks a key-in response: text in the charset asked for, parsed as the EdiType
- * asked for (the Content-Type is ignored, the gateway sends text/html). A 3001 must carry our
+ * Decodes and checks a key-in response with the approval's own parser (parseGatewayBody: the
+ * charset and EdiType asked for, whatever the Content-Type says). A 3001 must carry our
  * TID, MID (when present), Moid (when present) and the amount sent; anything else is a
  * decline, unless it names another transaction. Reasons never contain field values.
  */
 export function readKeyinAnswer(body: Buffer, sent: SentKeyin): KeyinAnswer {
-  let raw: Record<string, string>;
+  let raw: GatewayFields;
   try {
-    raw = sent.ediType === 'KV' ? { ...parseKv(body, sent.charset) } : parseJsonObject(decodeBytes(body, sent.charset));
+    raw = parseGatewayBody(body, sent.charset, sent.ediType);
   } catch {
     return { kind: 'unverifiable', reason: `the answer is not ${sent.ediType} in ${sent.charset}` };
   }
@@ -46,17 +46,4 @@ export function readKeyinAnswer(body: Buffer, sent: SentKeyin): KeyinAnswer {
   // A decline may come without a TID (rejected before one was recorded), but not with another one.
   if (tid !== '' && tid !== sent.tid) return { kind: 'unverifiable', reason: 'the decline names another TID' };
   return { kind: 'declined', code, message: raw.ResultMsg ?? '', raw };
-}
-
-function parseJsonObject(text: string): Record<string, string> {
-  const value: unknown = JSON.parse(text);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not an object');
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [k, v] of Object.entries(value)) {
-    if (typeof v === 'string') out[k] = v;
-    else if (typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
-    else if (v === null) out[k] = '';
-    // Nested values are not part of the key-in answer; unknown fields are ignored (spec, Versioning 1).
-  }
-  return out;
 }
