@@ -36,7 +36,11 @@ const quick = process.argv.includes('--quick');
 const profile = process.argv.includes('--profile');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
 const base = process.argv.find((a) => a.startsWith('--base='))?.slice(7);
-/** --alloc samples what each server allocates per request (V8's sampling heap profiler; slows it a little). */
+/**
+ * --alloc (always on in a full run) adds an untimed pass per server after the rounds that
+ * counts what it allocates per request with V8's sampling heap profiler (collected objects
+ * included): a figure the machine's noise does not move, unlike time.
+ */
 const alloc = process.argv.includes('--alloc');
 /** --rate=N caps the load at N req/s: CPU per request then compares code, not how busy each server was. */
 const rateArg = process.argv.find((a) => a.startsWith('--rate='));
@@ -79,8 +83,6 @@ interface Round {
   cpuUs: number;
   /** Server child GC pauses, microseconds. */
   gcUs: number;
-  /** Bytes the server allocated in the round (--alloc), else 0. */
-  allocBytes: number;
   sandboxCpuUs: number;
   non2xx: number;
   errors: number;
@@ -103,6 +105,8 @@ interface Measurement {
   /** Sandbox CPU per request, microseconds (the other side of every call). */
   sandboxCpuUsPerReq: number;
   peakRssMb: number;
+  /** KB allocated per request, from the untimed allocation pass (full runs and --alloc), else null. */
+  allocKbPerReq: number | null;
   non2xx: number;
   errors: number;
   outcomes: Record<string, number>;
@@ -269,23 +273,32 @@ async function runGroup(sandbox: Child, url: string, kinds: Array<[ServerKind, s
         const body = await feeder(sandbox, s.child, kind, `run${r}`, perRound);
         const s0 = await s.child.call<ProcStats>('stats');
         const b0 = await sandbox.call<ProcStats>('stats');
-        if (alloc) await s.child.call('allocStart');
         const res = await load(s.port, path, perRound, body);
-        const allocBytes = alloc ? await s.child.call<number>('allocStop') : 0;
         const durationS = res.activeS;
         const s1 = await s.child.call<ProcStats>('stats');
         const b1 = await sandbox.call<ProcStats>('stats');
         const cpu = (a: ProcStats, b: ProcStats): number => b.user - a.user + b.system - a.system;
         s.rounds.push({
           requests: res.requests.total, durationS, reqPerSec: res.requests.total / durationS,
-          p50Ms: res.latency.p50, p99Ms: res.latency.p99, cpuUs: cpu(s0, s1), gcUs: s1.gc - s0.gc, allocBytes, sandboxCpuUs: cpu(b0, b1),
+          p50Ms: res.latency.p50, p99Ms: res.latency.p99, cpuUs: cpu(s0, s1), gcUs: s1.gc - s0.gc, sandboxCpuUs: cpu(b0, b1),
           non2xx: res.non2xx, errors: res.errors + res.timeouts,
         });
       }
       log(`round ${r + 1}/${plan.rounds}: ${kinds.map(([k]) => {
         const last = servers.get(k)!.rounds.at(-1)!;
-        return `${k} ${last.reqPerSec.toFixed(0)} req/s ${(last.cpuUs / last.requests).toFixed(0)} us/req (gc ${(last.gcUs / last.requests).toFixed(0)})${alloc ? ` ${(last.allocBytes / last.requests / 1024).toFixed(1)} KB/req` : ''}`;
+        return `${k} ${last.reqPerSec.toFixed(0)} req/s ${(last.cpuUs / last.requests).toFixed(0)} us/req (gc ${(last.gcUs / last.requests).toFixed(0)})`;
       }).join(', ')}`);
+    }
+    const allocKb = new Map<ServerKind, number>();
+    if (record || alloc) {
+      const n = Math.min(perRound, 1000);
+      for (const [kind] of kinds) {
+        const s = servers.get(kind)!;
+        const body = await feeder(sandbox, s.child, kind, 'alloc', n);
+        await s.child.call('allocStart');
+        const res = await load(s.port, path, n, body);
+        allocKb.set(kind, (await s.child.call<number>('allocStop')) / res.requests.total / 1024);
+      }
     }
     const out: Measurement[] = [];
     for (const [kind, name] of kinds) {
@@ -303,6 +316,7 @@ async function runGroup(sandbox: Child, url: string, kinds: Array<[ServerKind, s
         gcUsPerReq: sum((r) => r.gcUs) / requests,
         sandboxCpuUsPerReq: sum((r) => r.sandboxCpuUs) / requests,
         peakRssMb: st.maxRss / 1024 / 1024,
+        allocKbPerReq: allocKb.get(kind) ?? null,
         non2xx: sum((r) => r.non2xx),
         errors: sum((r) => r.errors),
         outcomes: st.outcomes,
@@ -310,7 +324,7 @@ async function runGroup(sandbox: Child, url: string, kinds: Array<[ServerKind, s
         verified: await verify(sandbox, kind, requests),
         rounds: s.rounds,
       };
-      log(`${name}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.cpuUsPerReq.toFixed(0)} us CPU/req (GC ${m.gcUsPerReq.toFixed(0)}), ${m.peakRssMb.toFixed(0)} MB; ${JSON.stringify(m.outcomes)}; ${m.verified}`);
+      log(`${name}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.cpuUsPerReq.toFixed(0)} us CPU/req (GC ${m.gcUsPerReq.toFixed(0)}), ${m.allocKbPerReq === null ? '' : `${m.allocKbPerReq.toFixed(1)} KB allocated/req, `}${m.peakRssMb.toFixed(0)} MB; ${JSON.stringify(m.outcomes)}; ${m.verified}`);
       if (m.firstErrors.length) log('  first errors:', m.firstErrors);
       out.push(m);
     }
@@ -392,7 +406,7 @@ function report(results: Measurement[], pipeline: PipelineResult, loadBefore: nu
   const f = (n: number, d = 0): string => n.toFixed(d);
   const rows = results.map(
     (r) =>
-      `| ${r.name} | ${r.requests} | ${f(r.reqPerSec)} | ${f(r.p50Ms, 1)} | ${f(r.p99Ms, 1)} | ${f(r.cpuUsPerReq)} | ${f(r.sandboxCpuUsPerReq)} | ${f(r.peakRssMb)} | ${r.non2xx + r.errors} |`,
+      `| ${r.name} | ${r.requests} | ${f(r.reqPerSec)} | ${f(r.p50Ms, 1)} | ${f(r.p99Ms, 1)} | ${f(r.cpuUsPerReq)} | ${f(r.gcUsPerReq)} | ${r.allocKbPerReq === null ? '–' : f(r.allocKbPerReq, 1)} | ${f(r.sandboxCpuUsPerReq)} | ${f(r.peakRssMb)} | ${r.non2xx + r.errors} |`,
   );
   const fr = (x: number | null): string => (x === null ? 'n/a' : x.toFixed(3));
   const md = `## Latest run (\`npm run bench${quick ? ' -- --quick' : ''}\`, ${json.date})
@@ -402,10 +416,12 @@ Load average before / after: ${machine.loadAverageBefore.join(' ')} / ${machine.
 (the machine is shared; the sandbox, the measured server and autocannon share its ${machine.cores} cores).
 ${CONNECTIONS} connections; per server ${plan.warmup} warm-up requests, then ${plan.rounds} interleaved rounds (${plan.checkout} checkout,
 ${plan.keyin} key-in, ${plan.payout} payout requests in all); every checkout request carries its own fresh auth return.
-req/s = all measured requests / all load time; p50 and p99 = median over the rounds.
+req/s = all measured requests / all load time; p50 and p99 = median over the rounds. "of which GC": the
+server's main-thread GC pauses (perf_hooks); allocated KB/req: an untimed pass of up to 1000 more requests
+per server under V8's sampling heap profiler, collected objects included (noise does not move it).
 
-| server | requests | req/s | p50 ms | p99 ms | server CPU us/req | sandbox CPU us/req | peak RSS MB | failed |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|
+| server | requests | req/s | p50 ms | p99 ms | server CPU us/req | of which GC | allocated KB/req | sandbox CPU us/req | peak RSS MB | failed |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 ${rows.join('\n')}
 
 Ratios (throughput): checkout b/a = **${fr(ratios.checkoutBoverA)}**, b/c = **${fr(ratios.checkoutBoverC)}**, s/a = ${fr(ratios.checkoutSoverA)},
