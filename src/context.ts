@@ -1,9 +1,9 @@
 import type { ResolvedConfig } from './config.js';
-import type { Transport } from './transport.js';
+import { createTransport, type Transport } from './transport.js';
 
 /**
  * What every interface client shares: the resolved configuration and one transport per host
- * role. Created once by createNicepay; internal, not exported from the package.
+ * role. Created once by createNicepay (createContext); internal, not exported from the package.
  */
 export interface ClientContext {
   config: ResolvedConfig;
@@ -15,6 +15,72 @@ export interface ClientContext {
   isClosing(): boolean;
   /** Counts calls in flight so close() can wait for them. */
   track<T>(work: Promise<T>): Promise<T>;
-  /** Resolves once no tracked call is in flight. */
+  /** How many tracked calls are in flight. */
+  inFlight(): number;
+  /** Resolves the next time no tracked call is in flight (at once when none is). */
   whenIdle(): Promise<void>;
+}
+
+/** One close promise per context: every close() call waits for the same shutdown. */
+const closing = new WeakMap<ClientContext, Promise<void>>();
+
+/** The context of one createNicepay client: its configuration, transports and calls in flight. */
+export function createContext(config: ResolvedConfig): ClientContext {
+  const transportOptions = { connectMs: config.connectMs, responseMs: config.responseMs, maxResponseBytes: config.maxResponseBytes };
+  const web = createTransport(transportOptions);
+  const data = createTransport(transportOptions);
+  // A count and one shared callback rather than a set of promises: nothing is allocated per
+  // call beyond the one reaction that observes it settle.
+  let inFlight = 0;
+  let wake: (() => void) | undefined;
+  const settled = (): void => {
+    if (--inFlight === 0 && wake) {
+      const w = wake;
+      wake = undefined;
+      w();
+    }
+  };
+  const ctx: ClientContext = {
+    config,
+    web,
+    data,
+    isClosing: () => closing.has(ctx),
+    track(work) {
+      inFlight++;
+      work.then(settled, settled);
+      return work;
+    },
+    inFlight: () => inFlight,
+    whenIdle() {
+      if (inFlight === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const before = wake;
+        wake = () => {
+          before?.();
+          resolve();
+        };
+      });
+    },
+  };
+  return ctx;
+}
+
+/**
+ * Shuts a context down once, however often it is called: waits until no tracked call is in
+ * flight (checked again after every wake-up, since a call that settles may start another one,
+ * such as a net cancel), then closes both transports and the store, if this client created it.
+ */
+export function closeContext(ctx: ClientContext): Promise<void> {
+  let done = closing.get(ctx);
+  if (!done) {
+    done = (async () => {
+      // The count is read in the same synchronous step that goes on to close the transports.
+      while (ctx.inFlight() > 0) await ctx.whenIdle();
+      await Promise.all([ctx.web.close(), ctx.data.close()]);
+      // A store the shop passed in may serve other instances: only ours is closed here.
+      if (ctx.config.ownsStore) await ctx.config.store.close?.();
+    })();
+    closing.set(ctx, done);
+  }
+  return done;
 }

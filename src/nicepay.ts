@@ -1,6 +1,5 @@
 import { resolveConfig, type NicepayOptions, type ResolvedConfig } from './config.js';
-import type { ClientContext } from './context.js';
-import { createTransport } from './transport.js';
+import { closeContext, createContext } from './context.js';
 import { checkoutReturn, type CheckoutReturnOptions } from './express/checkout-return.js';
 import type { RequestHandler, Router } from 'express';
 import { createKeyinClient, type KeyinInput, type KeyinResult } from './keyin/index.js';
@@ -57,60 +56,4 @@ export function createNicepay(options: NicepayOptions): Nicepay {
     payout: createPayoutClient(ctx, options.payout),
     recon: createReconClient(ctx),
   };
-}
-
-/** One close promise per context: every close() call waits for the same shutdown. */
-const closing = new WeakMap<ClientContext, Promise<void>>();
-
-function createContext(config: ResolvedConfig): ClientContext {
-  const transportOptions = { connectMs: config.connectMs, responseMs: config.responseMs, maxResponseBytes: config.maxResponseBytes };
-  const web = createTransport(transportOptions);
-  const data = createTransport(transportOptions);
-  // A count and one shared callback rather than a set of promises: nothing is allocated per
-  // call beyond the one reaction that observes it settle.
-  let inFlight = 0;
-  let wake: (() => void) | undefined;
-  const settled = (): void => {
-    if (--inFlight === 0 && wake) {
-      const w = wake;
-      wake = undefined;
-      w();
-    }
-  };
-  const ctx: ClientContext = {
-    config,
-    web,
-    data,
-    isClosing: () => closing.has(ctx),
-    track(work) {
-      inFlight++;
-      work.then(settled, settled);
-      return work;
-    },
-    whenIdle() {
-      if (inFlight === 0) return Promise.resolve();
-      return new Promise<void>((resolve) => {
-        const before = wake;
-        wake = () => {
-          before?.();
-          resolve();
-        };
-      });
-    },
-  };
-  return ctx;
-}
-
-function closeContext(ctx: ClientContext): Promise<void> {
-  let done = closing.get(ctx);
-  if (!done) {
-    done = (async () => {
-      await ctx.whenIdle();
-      await Promise.all([ctx.web.close(), ctx.data.close()]);
-      // A store the shop passed in may serve other instances: only ours is closed here.
-      if (ctx.config.ownsStore) await ctx.config.store.close?.();
-    })();
-    closing.set(ctx, done);
-  }
-  return done;
 }

@@ -77,6 +77,25 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
     expect(calls.filter((c) => c.form.TID === tid)).to.have.length(2);
   });
 
+  it('reads only what the answer carries: a polluted Object.prototype cannot supply a missing field', async () => {
+    const { tid, body } = authReturn('polluted', 8_000);
+    // An answer with no ResultCode and no Moid; something else in the process put both on
+    // Object.prototype. Read as inherited members, they would make it "approved" for the order.
+    answer = (form) => signed({ ResultMsg: '?', TID: form.TID!, MID, Amt: padAmount(8_000), PayMethod: 'CARD' });
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.ResultCode = '3001';
+    proto.Moid = 'polluted';
+    try {
+      const res = await request(shop.app).post('/pay/return').type('form').send(body);
+      expect(res.status).to.equal(502);
+      expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
+    } finally {
+      delete proto.ResultCode;
+      delete proto.Moid;
+    }
+    expect(calls.filter((c) => c.form.TID === tid)).to.have.length(2);
+  });
+
   it('a plain refusal code is declined and nothing is cancelled', async () => {
     const { tid, body } = authReturn('refused', 9_000);
     answer = (form) => ({ ResultCode: 'A123', ResultMsg: '인증 금액과 승인 금액이 다릅니다', TID: form.TID!, MID, Moid: 'refused', Amt: form.Amt! });

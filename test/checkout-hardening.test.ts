@@ -135,8 +135,12 @@ describe('runOnce when the store misbehaves', () => {
   it('a result that cannot be written is still returned to the caller that did the work, and reported', async () => {
     const store = failing({ complete: () => Promise.reject(new Error('write lost')) });
     const out = await runOnce(store, 'k', { lockTtlMs: 1_000, resultTtlMs: 1_000 }, async () => 'done');
-    expect(out).to.include({ value: 'done', fresh: true });
+    expect(out).to.include({ value: 'done', fresh: true, stored: false });
     expect((out!.storeError as Error).message).to.equal('write lost');
+    // A store that rejects with nothing at all is still reported as not stored.
+    const silent = failing({ complete: () => Promise.reject(undefined) });
+    expect(await runOnce(silent, 'k2', { lockTtlMs: 1_000, resultTtlMs: 1_000 }, async () => 'done')).to.deep.equal({ value: 'done', fresh: true, stored: false, storeError: undefined });
+    expect(await runOnce(memoryStore(), 'k3', { lockTtlMs: 1_000, resultTtlMs: 1_000 }, async () => 'done')).to.deep.equal({ value: 'done', fresh: true, stored: true });
   });
 
   it('a synchronous store that throws is handled like one that rejects: 503 before any work, a lost write reported', async () => {
@@ -147,7 +151,7 @@ describe('runOnce when the store misbehaves', () => {
     expect(ran).to.equal(false);
     const unwritable = failing({ complete: () => { throw new Error('write lost'); } });
     const out = await runOnce(unwritable, 'k', { lockTtlMs: 1_000, resultTtlMs: 1_000 }, async () => 'done');
-    expect(out).to.include({ value: 'done', fresh: true });
+    expect(out).to.include({ value: 'done', fresh: true, stored: false });
     expect((out!.storeError as Error).message).to.equal('write lost');
   });
 

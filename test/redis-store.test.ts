@@ -203,7 +203,7 @@ describe('redisStore (against a real redis-server)', function () {
       expect(crashed.state).to.equal('acquired');
       const started = Date.now();
       const out = await runOnce(b, 'tid', { lockTtlMs: 150, resultTtlMs: 60_000, pollMs: 5 }, async () => 'retried');
-      expect(out).to.deep.equal({ value: 'retried', fresh: true });
+      expect(out).to.deep.equal({ value: 'retried', fresh: true, stored: true });
       expect(Date.now() - started).to.be.at.least(100);
     });
 
@@ -249,7 +249,7 @@ describe('redisStore (against a real redis-server)', function () {
         await runOnce(a, 'k', { lockTtlMs: 10_000, resultTtlMs: 60_000 }, async () => { throw new Error('gateway down'); });
       } catch (e) { err = e; }
       expect((err as Error).message).to.equal('gateway down');
-      expect(await runOnce(b, 'k', { lockTtlMs: 10_000, resultTtlMs: 60_000 }, async () => 'ok')).to.deep.equal({ value: 'ok', fresh: true });
+      expect(await runOnce(b, 'k', { lockTtlMs: 10_000, resultTtlMs: 60_000 }, async () => 'ok')).to.deep.equal({ value: 'ok', fresh: true, stored: true });
     });
   });
 

@@ -7,6 +7,8 @@ import http from 'node:http';
 import { expect } from 'chai';
 import request from 'supertest';
 import { startShop, type TestShop } from './helpers/shop.js';
+import { resolveConfig } from '../src/config.js';
+import { closeContext, createContext } from '../src/context.js';
 
 describe('shutdown', function () {
   this.timeout(20_000);
@@ -66,5 +68,45 @@ describe('shutdown', function () {
     await shop.sandbox.close();
     expect(Date.now() - started).to.be.lessThan(500);
     agent.destroy();
+  });
+});
+
+describe('closeContext', () => {
+  const config = resolveConfig({ mid: 'nicepay00m', merchantKey: 'k'.repeat(88), baseUrl: 'https://webapi.nicepay.co.kr' });
+  const deferred = () => {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    return { promise, resolve };
+  };
+
+  it('waits for a call that a settling call starts (a net cancel after an approval), not just the ones in flight at close()', async () => {
+    const ctx = createContext(config);
+    const first = deferred();
+    const second = deferred();
+    let secondTracked = false;
+    ctx.track(first.promise);
+    // Registered after track's own reaction: runs just after the count reached 0.
+    void first.promise.then(() => {
+      ctx.track(second.promise);
+      secondTracked = true;
+    });
+    let closed = false;
+    const closing = closeContext(ctx).then(() => (closed = true));
+    first.resolve();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(secondTracked).to.equal(true);
+    expect(closed, 'close() must still wait for the second call').to.equal(false);
+    second.resolve();
+    await closing;
+    expect(closed).to.equal(true);
+    expect(ctx.inFlight()).to.equal(0);
+  });
+
+  it('is one shutdown: resolves at once when nothing is in flight, the same promise every time', async () => {
+    const ctx = createContext(config);
+    const a = closeContext(ctx);
+    expect(closeContext(ctx)).to.equal(a);
+    await a;
+    expect(ctx.isClosing()).to.equal(true);
   });
 });

@@ -42,9 +42,18 @@ describe('trustedUrlChecker: the gateway URLs of auth returns, remembered once a
     }
   });
 
+  it('remembers neither values with a query nor values not in normal form, so replays cannot take the slots', () => {
+    const check = trustedUrlChecker(config);
+    for (let i = 0; i < 20; i++) check(`${NEXT}?n=${i}`, 'NextAppURL');
+    const odd = 'HTTPS://webapi.nicepay.co.kr/webapi/pay_process.jsp';
+    expect(check(odd, 'NextAppURL')).to.not.equal(check(odd, 'NextAppURL'));
+    expect(check(`${NEXT}?n=1`, 'NextAppURL')).to.not.equal(check(`${NEXT}?n=1`, 'NextAppURL'));
+    expect(check(NEXT, 'NextAppURL')).to.equal(check(NEXT, 'NextAppURL'));
+  });
+
   it('remembers a bounded number of values: past it, accepted values are parsed anew each time', () => {
     const check = trustedUrlChecker(config);
-    const urls = Array.from({ length: 12 }, (_, i) => `${NEXT}?n=${i}`);
+    const urls = Array.from({ length: 12 }, (_, i) => `https://webapi.nicepay.co.kr/p${i}/pay_process.jsp`);
     const firstPass = urls.map((u) => check(u, 'NextAppURL'));
     const secondPass = urls.map((u) => check(u, 'NextAppURL'));
     const reused = secondPass.filter((u, i) => u === firstPass[i]).length;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { decryptEncData, encryptEncData } from '../src/wire/enc-data.js';
-import { hexEquals } from '../src/wire/hash.js';
+import { hexEquals, safeEquals } from '../src/wire/hash.js';
 import {
   approvalResponseSignature,
   approvalSignData,
@@ -66,6 +66,15 @@ describe('wire: integrity rules against the known-answer vectors', () => {
       const flipped = h.slice(0, i) + (h[i] === 'a' ? 'b' : 'a') + h.slice(i + 1);
       expect(hexEquals(h, flipped), `position ${i}`).to.equal(false);
     }
+  });
+
+  it('safeEquals compares exactly, case included (tokens are not hex)', () => {
+    const token = 'NICETOKN' + 'AB12'.repeat(8);
+    expect(safeEquals(token, token)).to.equal(true);
+    expect(safeEquals(token, token.toLowerCase())).to.equal(false);
+    expect(safeEquals(token, token.slice(0, -1))).to.equal(false);
+    expect(safeEquals(token, token + 'A')).to.equal(false);
+    expect(safeEquals('', '')).to.equal(true);
   });
 
   it('decryptEncData refuses non-hex and partial blocks', () => {

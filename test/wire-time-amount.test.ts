@@ -43,11 +43,20 @@ describe('wire: KST timestamps', () => {
         const k = kstParts(d);
         const text = kstTimestamp14(d);
         expect(text).to.equal(`${k.year}${[k.month, k.day, k.hour, k.minute, k.second].map((v) => String(v).padStart(2, '0')).join('')}`);
-        expect(kstTimestamp14(new Date(d.getTime()))).to.equal(text); // the memo gives the same text back
         expect(parseKstTimestamp(text)?.getTime()).to.equal(Math.floor(d.getTime() / 1000) * 1000);
       }),
       { numRuns: 5_000 },
     );
+  });
+
+  it('formats each second afresh: the same second gives the same text, the next second the next text', () => {
+    const d = fromKst(2026, 12, 31, 23, 59, 58);
+    expect(kstTimestamp14(d)).to.equal('20261231235958');
+    expect(kstTimestamp14(new Date(d.getTime() + 999))).to.equal('20261231235958');
+    expect(kstTimestamp14(new Date(d.getTime() + 1_000))).to.equal('20261231235959');
+    expect(kstTimestamp14(new Date(d.getTime() + 2_000))).to.equal('20270101000000');
+    expect(kstTimestamp14(d)).to.equal('20261231235958');
+    expect(kstTimestamp14(new Date(d.getTime() - 86_400_000))).to.equal('20261230235958');
   });
 
   it('holds under the TZ this process runs with', () => {

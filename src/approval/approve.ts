@@ -10,7 +10,7 @@ import { APPROVAL_REQUEST_FIELDS, checkFields } from '../wire/field-sizes.js';
 import { encodeForm } from '../wire/form-codec.js';
 import { hexEquals } from '../wire/hash.js';
 import { isPayMethod } from '../wire/payment-mapper.js';
-import { type EdiType, type GatewayFields, parseGatewayBody } from '../wire/response-body.js';
+import { type EdiType, type GatewayFields, ownField, parseGatewayBody } from '../wire/response-body.js';
 import { approvalResponseSignature } from '../wire/signatures.js';
 import { netCancel } from './net-cancel.js';
 import { signedApprovalFields } from './signed-form.js';
@@ -94,8 +94,8 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
     return cancelApproval(ctx, input, 'NICEPAY_OUTCOME_UNKNOWN', `approval answer unreadable (${(err as Error).message})`);
   }
 
-  const resultCode = raw.ResultCode ?? '';
-  const methodText = raw.PayMethod || input.payMethod;
+  const resultCode = ownField(raw, 'ResultCode') ?? '';
+  const methodText = ownField(raw, 'PayMethod') || input.payMethod;
   const method = isPayMethod(methodText) ? methodText : undefined;
   const success = method !== undefined && SUCCESS_CODES[method] === resultCode;
   // Silent by default: build no log object for the no-op logger.
@@ -125,14 +125,17 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
   }
 
   // The Signature covers the response's own Amt string, as received (gateway-facts).
-  const respAmt = raw.Amt ?? '';
-  const expected = approvalResponseSignature(raw.TID ?? '', raw.MID ?? '', respAmt, config.merchantKey);
-  if (!hexEquals(expected, raw.Signature ?? '')) {
+  const respAmt = ownField(raw, 'Amt') ?? '';
+  const respTid = ownField(raw, 'TID') ?? '';
+  const respMid = ownField(raw, 'MID') ?? '';
+  const expected = approvalResponseSignature(respTid, respMid, respAmt, config.merchantKey);
+  if (!hexEquals(expected, ownField(raw, 'Signature') ?? '')) {
     return cancelApproval(ctx, input, 'NICEPAY_SIGNATURE_MISMATCH', 'approval answer Signature does not verify', resultCode);
   }
   // The auth return's Moid is not signed: the gateway's own Moid must name the same order,
   // or a buyer could pay order A and have order B marked paid.
-  if (raw.TID !== input.tid || raw.MID !== config.mid || (raw.Moid !== undefined && raw.Moid !== input.moid)) {
+  const respMoid = ownField(raw, 'Moid');
+  if (respTid !== input.tid || respMid !== config.mid || (respMoid !== undefined && respMoid !== input.moid)) {
     return cancelApproval(ctx, input, 'NICEPAY_SIGNATURE_MISMATCH', 'approval answer is for another TID, MID or order', resultCode);
   }
   if (parseAmount(respAmt) !== input.amount) {

@@ -3,7 +3,7 @@ import type { NetCancelOutcome } from '../errors/index.js';
 import { parseAmount } from '../wire/amount.js';
 import { hexEquals } from '../wire/hash.js';
 import { encodeForm } from '../wire/form-codec.js';
-import { parseGatewayBody } from '../wire/response-body.js';
+import { ownField, parseGatewayBody } from '../wire/response-body.js';
 import { netCancelResponseSignature } from '../wire/signatures.js';
 import { signedApprovalFields } from './signed-form.js';
 
@@ -42,12 +42,12 @@ export async function netCancel(ctx: ClientContext, input: NetCancelInput): Prom
   try {
     const res = await ctx.web.post(input.netCancelUrl, form, 'application/x-www-form-urlencoded; charset=euc-kr');
     const fields = parseGatewayBody(res.body, 'utf-8', 'JSON');
-    resultCode = fields.ResultCode;
+    resultCode = ownField(fields, 'ResultCode');
     if (resultCode !== undefined && CANCEL_SUCCESS.has(resultCode)) {
       // Confirmed only by a signed answer for the whole amount: a reversal of some other
       // amount, or an unsigned 2001, leaves the shop to reconcile rather than trust it.
-      const cancelAmt = fields.CancelAmt ?? '';
-      const signed = hexEquals(netCancelResponseSignature(input.tid, config.mid, cancelAmt, config.merchantKey), fields.Signature ?? '');
+      const cancelAmt = ownField(fields, 'CancelAmt') ?? '';
+      const signed = hexEquals(netCancelResponseSignature(input.tid, config.mid, cancelAmt, config.merchantKey), ownField(fields, 'Signature') ?? '');
       outcome = signed && parseAmount(cancelAmt) === input.amount ? 'succeeded' : 'failed';
     }
   } catch {

@@ -40,8 +40,8 @@ const REMEMBERED = 8;
 /**
  * {@link trustedGatewayUrl} for one configuration, remembering the values it accepted: every
  * return of a shop names the same few gateway URLs, and parsing one costs a few microseconds
- * per approval. Only accepted values are remembered, at most {@link REMEMBERED} per field, so
- * a stream of forged returns can neither grow it nor get past it. The URL objects returned are
+ * per approval. Only accepted values in normal form without a query are remembered, at most
+ * {@link REMEMBERED} per field, so a stream of forged returns can neither grow it nor get past it. The URL objects returned are
  * shared between requests: callers only read them.
  */
 export function trustedUrlChecker(config: ResolvedConfig): (value: string, field: GatewayUrlField) => URL {
@@ -51,7 +51,9 @@ export function trustedUrlChecker(config: ResolvedConfig): (value: string, field
     let url = known.get(value);
     if (url === undefined) {
       url = trustedGatewayUrl(value, field, config);
-      if (known.size < REMEMBERED) known.set(value, url);
+      // Only the gateway's own form of its endpoints (no query, already normalised): a buyer
+      // replaying a return with query variants cannot fill the slots the real URLs need.
+      if (known.size < REMEMBERED && url.search === '' && url.href === value) known.set(value, url);
     }
     return url;
   };

@@ -4,11 +4,12 @@ import { netCancel } from '../approval/net-cancel.js';
 import { trustedUrlChecker } from '../approval/trusted-url.js';
 import type { ClientContext } from '../context.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
-import { runOnce } from '../store/wait-for-result.js';
+import { runOnce, storeErrorText } from '../store/wait-for-result.js';
 import type { CheckoutResult, CommittedCheckout } from '../types/checkout.js';
 import { parseAmount } from '../wire/amount.js';
 import { AUTH_RETURN_FIELDS, AUTH_SUCCESS_REQUIRED, checkFields } from '../wire/field-sizes.js';
 import { decodeForm, type FormFields } from '../wire/form-codec.js';
+import { ownField } from '../wire/response-body.js';
 import { hexEquals } from '../wire/hash.js';
 import { frozenFields, isPayMethod, mapPayment } from '../wire/payment-mapper.js';
 import { authReturnSignature } from '../wire/signatures.js';
@@ -90,8 +91,8 @@ export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOption
       ctx.track(approveAndRecord(req, v)),
     );
     if (!once) throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'approval produced no result', { tid, moid });
-    if (once.storeError !== undefined) {
-      config.logger.error({ tid, moid, step: 'store', error: (once.storeError as Error)?.message }, 'approval result not stored: a duplicate may be declined by the gateway');
+    if (!once.stored) {
+      config.logger.error({ tid, moid, step: 'store', error: storeErrorText(once.storeError) }, 'approval result not stored: a duplicate may be declined by the gateway');
     }
     // The request that did the work already holds its outcome: only a duplicate reads the
     // stored record back.
@@ -185,7 +186,7 @@ function toResult(s: CheckoutRecord, duplicate: boolean): CheckoutResult {
         : { moid, tid, amount, duplicate, status: 'approved', payment };
     }
     case 'declined':
-      return { moid, tid, amount, duplicate, status: 'declined', code: s.raw.ResultCode ?? '', message: s.raw.ResultMsg ?? '', raw: frozenFields(s.raw) };
+      return { moid, tid, amount, duplicate, status: 'declined', code: ownField(s.raw, 'ResultCode') ?? '', message: ownField(s.raw, 'ResultMsg') ?? '', raw: frozenFields(s.raw) };
     case 'failed':
       throw outcomeError(s, s.tid, s.moid);
   }

@@ -1,6 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
-import { runOnce } from '../store/wait-for-result.js';
+import { runOnce, storeErrorText } from '../store/wait-for-result.js';
 import { TransportError } from '../transport.js';
 import { KEYIN_PATH } from '../wire/keyin-fields.js';
 import { kstTimestamp14 } from '../wire/kst.js';
@@ -66,8 +66,8 @@ export function createKeyinClient(ctx: ClientContext): KeyinClient {
       return JSON.stringify(fresh);
     });
     if (!outcome) throw new Error('key-in idempotency store returned no result');
-    if (outcome.storeError !== undefined) {
-      config.logger.error({ tid: fresh?.tid, moid: n.moid, step: 'store', error: (outcome.storeError as Error)?.message }, 'key-in result not stored: a resubmission of this Moid may charge again');
+    if (!outcome.stored) {
+      config.logger.error({ tid: fresh?.tid, moid: n.moid, step: 'store', error: storeErrorText(outcome.storeError) }, 'key-in result not stored: a resubmission of this Moid may charge again');
     }
     const record = outcome.fresh && fresh ? fresh : (JSON.parse(outcome.value) as KeyinRecord);
     const duplicate = !outcome.fresh;

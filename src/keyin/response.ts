@@ -1,6 +1,6 @@
 import { parseAmount } from '../wire/amount.js';
 import type { Charset } from '../wire/charset.js';
-import { type GatewayFields, parseGatewayBody } from '../wire/response-body.js';
+import { type GatewayFields, ownField, parseGatewayBody } from '../wire/response-body.js';
 import { KEYIN_SUCCESS_CODE } from '../wire/keyin-fields.js';
 import type { KeyinEdiType } from './types.js';
 
@@ -33,17 +33,19 @@ export function readKeyinAnswer(body: Buffer, sent: SentKeyin): KeyinAnswer {
   } catch {
     return { kind: 'unverifiable', reason: `the answer is not ${sent.ediType} in ${sent.charset}` };
   }
-  const code = raw.ResultCode ?? '';
+  const code = ownField(raw, 'ResultCode') ?? '';
   if (!/^[A-Za-z0-9]{4}$/.test(code)) return { kind: 'unverifiable', reason: 'the answer has no 4-character ResultCode' };
-  const tid = raw.TID ?? '';
+  const tid = ownField(raw, 'TID') ?? '';
   if (code === KEYIN_SUCCESS_CODE) {
     if (tid !== sent.tid) return { kind: 'unverifiable', reason: 'the approval names another TID' };
-    if (raw.MID !== undefined && raw.MID !== sent.mid) return { kind: 'unverifiable', reason: 'the approval names another MID' };
-    if (raw.Moid !== undefined && raw.Moid !== sent.moid) return { kind: 'unverifiable', reason: 'the approval names another Moid' };
-    if (parseAmount(raw.Amt ?? '') !== sent.amount) return { kind: 'unverifiable', reason: 'the approval reports another Amt than was sent' };
+    const mid = ownField(raw, 'MID');
+    const moid = ownField(raw, 'Moid');
+    if (mid !== undefined && mid !== sent.mid) return { kind: 'unverifiable', reason: 'the approval names another MID' };
+    if (moid !== undefined && moid !== sent.moid) return { kind: 'unverifiable', reason: 'the approval names another Moid' };
+    if (parseAmount(ownField(raw, 'Amt') ?? '') !== sent.amount) return { kind: 'unverifiable', reason: 'the approval reports another Amt than was sent' };
     return { kind: 'approved', raw };
   }
   // A decline may come without a TID (rejected before one was recorded), but not with another one.
   if (tid !== '' && tid !== sent.tid) return { kind: 'unverifiable', reason: 'the decline names another TID' };
-  return { kind: 'declined', code, message: raw.ResultMsg ?? '', raw };
+  return { kind: 'declined', code, message: ownField(raw, 'ResultMsg') ?? '', raw };
 }

@@ -7,9 +7,11 @@ export interface RunOnceOutcome {
   /** False when another request (or instance) did the work and this one reused its result. */
   fresh: boolean;
   /**
-   * Set when the work ran but its result could not be written (the value is still this
+   * False when the work ran but its result could not be written (the value is still this
    * caller's: it did happen). Log it with the key: duplicates may redo the work.
    */
+  stored: boolean;
+  /** What the store threw or rejected with, when `stored` is false (may be any value). */
   storeError?: unknown;
 }
 
@@ -45,7 +47,7 @@ export async function runOnce(
       // Nothing was done yet: refuse rather than risk doing it twice.
       throw new NicepayError('NICEPAY_STORE_UNAVAILABLE', 'idempotency store unavailable; nothing was sent, retry shortly', { status: 503, cause: err });
     }
-    if (got.state === 'done') return { value: got.value, fresh: false };
+    if (got.state === 'done') return { value: got.value, fresh: false, stored: true };
     if (got.state === 'acquired') {
       let value: string | undefined;
       try {
@@ -62,9 +64,9 @@ export async function runOnce(
         const stored = store.complete(key, got.token, value, options.resultTtlMs);
         if (isPromiseLike(stored)) await stored;
       } catch (err) {
-        return { value, fresh: true, storeError: err };
+        return { value, fresh: true, stored: false, storeError: err };
       }
-      return { value, fresh: true };
+      return { value, fresh: true, stored: true };
     }
     if (Date.now() >= deadline) {
       throw new NicepayError('NICEPAY_IN_PROGRESS', 'another request for the same transaction is still being processed; retry shortly', { status: 409 });
@@ -86,4 +88,9 @@ async function releaseQuietly(store: IdempotencyStore, key: string, token: strin
   } catch {
     // the lock expires anyway
   }
+}
+
+/** A store failure for a log line: its message, or what was thrown when it is not an Error. */
+export function storeErrorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err).slice(0, 200);
 }

@@ -79,9 +79,13 @@ export function checkFields(table: FieldTable, values: Readonly<Record<string, s
       if (spec.required) return { field, rule: 'required', message: `${field} is required` };
       continue;
     }
-    const size = byteLength(value, charset);
-    if (size > spec.max) {
-      return { field, rule: 'too-long', message: `${field} is ${size} bytes in ${charset}; at most ${spec.max} allowed` };
+    // No UTF-16 code unit takes more than 3 bytes in either charset (an astral character is two
+    // units and 4 bytes): a value that short cannot be too long, and needs no counting.
+    if (value.length * 3 > spec.max) {
+      const size = byteLength(value, charset);
+      if (size > spec.max) {
+        return { field, rule: 'too-long', message: `${field} is ${size} bytes in ${charset}; at most ${spec.max} allowed` };
+      }
     }
     if (spec.pattern && !spec.pattern.test(value)) {
       return { field, rule: 'format', message: `${field} does not have the expected format` };

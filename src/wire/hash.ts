@@ -14,14 +14,25 @@ export function sha256Hex(input: string): string {
  * for a digit. Nothing is allocated: this runs twice per approval.
  */
 export function hexEquals(expected: string, received: string): boolean {
+  return constantTimeCompare(expected, received, true);
+}
+
+/** Compares two strings in constant time, exactly (case counts): for tokens that are not hex. */
+export function safeEquals(expected: string, received: string): boolean {
+  return constantTimeCompare(expected, received, false);
+}
+
+function constantTimeCompare(expected: string, received: string, foldHex: boolean): boolean {
   const n = expected.length;
   let diff = n ^ received.length;
   for (let i = 0; i < n; i++) {
     // charCodeAt is NaN past the end of `received`: the lengths already differ then.
-    diff |= foldHex(expected.charCodeAt(i)) ^ foldHex(received.charCodeAt(i));
+    const a = expected.charCodeAt(i);
+    const b = received.charCodeAt(i);
+    diff |= foldHex ? fold(a) ^ fold(b) : a ^ b;
   }
   return diff === 0;
 }
 
 /** A-F as a-f; any other code unit as it is. */
-const foldHex = (c: number): number => (c >= 0x41 && c <= 0x46 ? c + 0x20 : c);
+const fold = (c: number): number => (c >= 0x41 && c <= 0x46 ? c + 0x20 : c);

@@ -6,10 +6,19 @@ export type EdiType = 'JSON' | 'KV';
 
 /**
  * A parsed gateway answer: a frozen record whose own properties are the answer's fields, every
- * value a string. Read fields by their known names or with `Object.hasOwn` (a JSON answer's
- * record keeps Object.prototype, on which `__proto__` in the answer is only an own key).
+ * value a string. Read fields with {@link ownField}: a JSON answer's record keeps
+ * Object.prototype (`__proto__` in the answer is only an own key).
  */
 export type GatewayFields = Readonly<Record<string, string>>;
+
+/**
+ * A field the answer itself carries, or undefined: never a member inherited from
+ * Object.prototype, even if something in the process has polluted it. Read gateway fields
+ * through this.
+ */
+export function ownField(fields: GatewayFields, name: string): string | undefined {
+  return Object.hasOwn(fields, name) ? fields[name] : undefined;
+}
 
 /**
  * Parses a gateway response by the CharSet and EdiType that were asked for, whatever

@@ -79,7 +79,7 @@ const formBytesArb = fc.oneof(
   fc.integer({ min: 1, max: 2_000 }).map((n) => Buffer.from(`Amt=${'9'.repeat(n)}&Amt=1`)),
 );
 
-/** decodeForm on arbitrary bytes: WireFormatError or a null-prototype record of strings. */
+/** decodeForm on arbitrary bytes: WireFormatError or a record of strings that inherits nothing. */
 export const formCodec = fc.property(formBytesArb, charsetArb, fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }), (bytes, charset, maxFields) => {
   try {
     const r = decodeForm(bytes, charset, maxFields === undefined ? {} : { maxFields });

@@ -1,5 +1,5 @@
 import { padAmount, parseAmount } from '../../wire/amount.js';
-import { hexEquals, sha256Hex } from '../../wire/hash.js';
+import { hexEquals, safeEquals, sha256Hex } from '../../wire/hash.js';
 import { kstTimestamp14 } from '../../wire/kst.js';
 import { approvalSignData, netCancelResponseSignature } from '../../wire/signatures.js';
 import type { LedgerEntry } from '../ledger.js';
@@ -68,7 +68,7 @@ function netCancel(state: SandboxState, f: Record<string, string>): Record<strin
   if (missing) return declined(NET_CANCEL_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`, ctx);
   if (!signDataMatches(f, entry, merchant)) return declined(NET_CANCEL_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.', ctx);
   if (!entry || entry.mid !== merchant.mid) return declined(NET_CANCEL_CODES.unknownTid, '취소할 거래가 존재하지 않습니다.', ctx);
-  if (entry.source === 'window' && !hexEquals(entry.extra.authToken ?? '', field(f, 'AuthToken'))) {
+  if (entry.source === 'window' && !safeEquals(entry.extra.authToken ?? '', field(f, 'AuthToken'))) {
     return declined(NET_CANCEL_CODES.invalidAuth, '유효하지 않은 인증 거래입니다 (AuthToken 불일치).', ctx);
   }
   if (parseAmount(field(f, 'Amt')) !== entry.amount) return declined(NET_CANCEL_CODES.amountMismatch, '취소 금액이 거래 금액과 일치하지 않습니다.', ctx);

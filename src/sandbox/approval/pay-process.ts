@@ -1,5 +1,5 @@
 import { padAmount, parseAmount } from '../../wire/amount.js';
-import { hexEquals } from '../../wire/hash.js';
+import { hexEquals, safeEquals } from '../../wire/hash.js';
 import { kstTimestamp12 } from '../../wire/kst.js';
 import { approvalResponseSignature, approvalSignData } from '../../wire/signatures.js';
 import type { LedgerEntry } from '../ledger.js';
@@ -72,7 +72,7 @@ function approve(state: SandboxState, f: Record<string, string>, entry: LedgerEn
   if (!/^\d{14}$/.test(field(f, 'EdiDate'))) return declined(APPROVAL_CODES.badEdiDate, '요청 일시(EdiDate) 형식이 올바르지 않습니다.', ctx);
   const expected = approvalSignData(field(f, 'AuthToken'), merchant.mid, field(f, 'Amt'), field(f, 'EdiDate'), merchant.merchantKey);
   if (!hexEquals(expected, field(f, 'SignData'))) return declined(APPROVAL_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.', ctx);
-  if (!entry || entry.source !== 'window' || entry.mid !== merchant.mid || !hexEquals(entry.extra.authToken ?? '', field(f, 'AuthToken'))) {
+  if (!entry || entry.source !== 'window' || entry.mid !== merchant.mid || !safeEquals(entry.extra.authToken ?? '', field(f, 'AuthToken'))) {
     return declined(APPROVAL_CODES.invalidAuth, '유효하지 않은 인증 거래입니다 (TID 또는 AuthToken 불일치).', ctx);
   }
   if (entry.status === 'approved' || entry.status === 'awaiting-deposit') {
