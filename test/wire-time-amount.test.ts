@@ -90,4 +90,18 @@ describe('wire: amounts and field sizes', () => {
     expect(checkFields(APPROVAL_REQUEST_FIELDS, { ...base, Amt: '10a' }, 'euc-kr')).to.include({ field: 'Amt', rule: 'format' });
     expect(checkFields(APPROVAL_REQUEST_FIELDS, { ...base, TID: '' }, 'euc-kr')).to.include({ field: 'TID', rule: 'required' });
   });
+
+  it('refuses exactly the values longer than the field in bytes, for any text (ASCII, Hangul, emoji)', () => {
+    const table = { X: { max: 12, required: false } };
+    const text = fc.array(fc.constantFrom('a', '가', '똠', 'é', '😀', '\u{10FFFF}'), { maxLength: 14 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(text, fc.constantFrom('utf-8', 'euc-kr') as fc.Arbitrary<'utf-8' | 'euc-kr'>, (value, charset) => {
+        // EUC-KR can carry none of the non-Korean letters here; count them as 2, like the codec does.
+        const bytes = charset === 'utf-8' ? Buffer.byteLength(value, 'utf8') : [...value].reduce((n, ch) => n + (ch.charCodeAt(0) < 0x80 ? 1 : 2), 0);
+        const problem = checkFields(table, { X: value }, charset);
+        expect(problem?.rule === 'too-long', `${charset} ${JSON.stringify(value)} (${bytes} bytes)`).to.equal(bytes > 12);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
 });
