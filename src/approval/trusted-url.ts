@@ -41,8 +41,8 @@ const REMEMBERED = 8;
  * {@link trustedGatewayUrl} for one configuration, remembering the values it accepted: every
  * return of a shop names the same few gateway URLs, and parsing one costs a few microseconds
  * per approval. Only accepted values in normal form without a query are remembered, at most
- * {@link REMEMBERED} per field, so a stream of forged returns can neither grow it nor get past it. The URL objects returned are
- * shared between requests: callers only read them.
+ * {@link REMEMBERED} per field, so a stream of forged returns can neither grow it nor get past
+ * it. The URL objects returned are shared between requests: callers only read them.
  */
 export function trustedUrlChecker(config: ResolvedConfig): (value: string, field: GatewayUrlField) => URL {
   const accepted: Record<GatewayUrlField, Map<string, URL>> = { NextAppURL: new Map(), NetCancelURL: new Map() };
