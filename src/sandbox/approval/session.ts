@@ -4,6 +4,7 @@ import { hexEquals } from '../../wire/hash.js';
 import { windowSignData } from '../../wire/signatures.js';
 import type { SandboxState } from '../types.js';
 import { isMethod, randomAlnum } from './util.js';
+import { moduleSlot } from '../module-state.js';
 
 /** One open payment window: the merchant's validated request, waiting for the buyer. */
 export interface WindowSession {
@@ -38,12 +39,7 @@ export interface ApprovalModuleState {
 
 /** The approval module's state, created on first use. */
 export function moduleState(state: SandboxState): ApprovalModuleState {
-  let s = state.modules.get('approval') as ApprovalModuleState | undefined;
-  if (!s) {
-    s = { sessions: new Map() };
-    state.modules.set('approval', s);
-  }
-  return s;
+  return moduleSlot<ApprovalModuleState>(state, 'approval', () => ({ sessions: new Map() }));
 }
 
 const MAX_BYTES: Readonly<Record<string, number>> = {

@@ -1,4 +1,5 @@
 import type { SandboxState } from '../types.js';
+import { moduleSlot } from '../module-state.js';
 
 /*
  * The data host's books: balances, sub-merchants, payouts, the bank's account-holder
@@ -92,21 +93,16 @@ export const MODULE_NAME = 'data-host';
 
 /** The data host state of a sandbox, created on first use. */
 export function dataHostState(state: SandboxState): DataHostState {
-  let ds = state.modules.get(MODULE_NAME) as DataHostState | undefined;
-  if (!ds) {
-    ds = {
-      balances: new Map(),
-      subMerchants: new Map(),
-      payouts: [],
-      nextSeq: 1,
-      holders: new Map(),
-      closedAccounts: new Set(),
-      holidays: new Set(),
-      receipts: [],
-    };
-    state.modules.set(MODULE_NAME, ds);
-  }
-  return ds;
+  return moduleSlot<DataHostState>(state, MODULE_NAME, () => ({
+    balances: new Map(),
+    subMerchants: new Map(),
+    payouts: [],
+    nextSeq: 1,
+    holders: new Map(),
+    closedAccounts: new Set(),
+    holidays: new Set(),
+    receipts: [],
+  }));
 }
 
 export const accountKey = (bankCd: string, accntNo: string): string => `${bankCd}:${accntNo.replace(/-/g, '')}`;

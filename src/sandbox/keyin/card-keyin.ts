@@ -10,6 +10,7 @@ import { keyinSignData } from '../../wire/signatures.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { KEYIN_DECLINES, SANDBOX_TEST_CARDS, type SandboxTestCard } from './cards.js';
 import { encodeKeyinReply, keyinReplyFormat, keyinResponse } from './reply.js';
+import { moduleSlot } from '../module-state.js';
 
 /** Per-sandbox state of the key-in endpoint: every TID that passed the signature check, with its call count. */
 export interface KeyinModuleState {
@@ -18,12 +19,7 @@ export interface KeyinModuleState {
 
 /** The key-in module's state inside a sandbox (created on first use). */
 export function keyinState(state: SandboxState): KeyinModuleState {
-  let s = state.modules.get('keyin') as KeyinModuleState | undefined;
-  if (!s) {
-    s = { seen: new Map() };
-    state.modules.set('keyin', s);
-  }
-  return s;
+  return moduleSlot<KeyinModuleState>(state, 'keyin', () => ({ seen: new Map() }));
 }
 
 type Decline = { code: string; message: string };
