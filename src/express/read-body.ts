@@ -27,16 +27,11 @@ export interface FormBody {
  * as such rather than as a confusing empty form.
  */
 export async function readFormBody(req: Request, options: ReadBodyOptions): Promise<FormBody> {
-  const alreadyParsed = (req as { _body?: boolean })._body === true || req.readableEnded;
-  if (alreadyParsed) {
-    throw new NicepayRequestError(
-      'NICEPAY_BODY_ALREADY_PARSED',
-      'the request body was already read by another body parser; mount checkoutReturn before express.urlencoded() ' +
-        '(or exclude its route) so it can decode the EUC-KR bytes itself',
-      500,
-    );
-  }
-  const contentType = req.headers['content-type'] ?? '';
+  // Every request of an Express app has a hidden class of its own, so each property read on
+  // `req` is a slow lookup: the headers are read once, and a body another parser consumed is
+  // recognised from raw-body's own "not readable" answer rather than probed up front.
+  const headers = req.headers;
+  const contentType = headers['content-type'] ?? '';
   const semicolon = contentType.indexOf(';');
   const type = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
@@ -47,15 +42,23 @@ export async function readFormBody(req: Request, options: ReadBodyOptions): Prom
   if (!charset) {
     throw new NicepayRequestError('NICEPAY_CHARSET_UNSUPPORTED', `unsupported charset ${JSON.stringify(charsetParam!.slice(0, 40))}; expected euc-kr or utf-8`, 415);
   }
-  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  const encoding = (headers['content-encoding'] ?? 'identity').toLowerCase();
   if (encoding !== 'identity') {
     throw new NicepayRequestError('NICEPAY_CONTENT_TYPE_UNSUPPORTED', `unsupported content encoding ${JSON.stringify(encoding.slice(0, 40))}`, 415);
   }
   try {
-    const bytes = await getRawBody(req, { limit: options.limit, length: req.headers['content-length'] });
+    const bytes = await getRawBody(req, { limit: options.limit, length: headers['content-length'] });
     return { bytes, charset };
   } catch (err) {
     const type_ = (err as { type?: string }).type;
+    if (type_ === 'stream.not.readable' && ((req as { _body?: boolean })._body === true || req.readableEnded)) {
+      throw new NicepayRequestError(
+        'NICEPAY_BODY_ALREADY_PARSED',
+        'the request body was already read by another body parser; mount checkoutReturn before express.urlencoded() ' +
+          '(or exclude its route) so it can decode the EUC-KR bytes itself',
+        500,
+      );
+    }
     if (type_ === 'entity.too.large') {
       throw new NicepayRequestError('NICEPAY_BODY_TOO_LARGE', `request body is larger than the limit of ${options.limit} bytes`, 413, undefined, err);
     }
