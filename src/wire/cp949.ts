@@ -51,11 +51,7 @@ export function decodeCp949Pairs(buf: Uint8Array): string | undefined {
   if (!LITTLE_ENDIAN) return undefined;
   const table = pairTable();
   const n = buf.length;
-  if (scratch.length < n) {
-    scratch = new Uint16Array(Math.max(n, scratch.length * 2));
-    scratchBytes = Buffer.from(scratch.buffer);
-  }
-  const out = scratch;
+  const out = scratchFor(n);
   let j = 0;
   for (let i = 0; i < n; i++) {
     const b = buf[i]!;
@@ -69,4 +65,38 @@ export function decodeCp949Pairs(buf: Uint8Array): string | undefined {
     out[j++] = c;
   }
   return scratchBytes.toString('utf16le', 0, j * 2);
+}
+
+/**
+ * {@link decodeCp949Pairs} of a latin1 string's characters taken as the bytes (each below
+ * 100): for a value already read out of latin1 text, with no Buffer made for it.
+ */
+export function decodeCp949PairsOfLatin1(text: string): string | undefined {
+  if (!LITTLE_ENDIAN) return undefined;
+  const table = pairTable();
+  const n = text.length;
+  const out = scratchFor(n);
+  let j = 0;
+  for (let i = 0; i < n; i++) {
+    const b = text.charCodeAt(i);
+    if (b < 0x80) {
+      out[j++] = b;
+      continue;
+    }
+    const trail = i + 1 < n ? text.charCodeAt(++i) : 0x100;
+    if (b > 0xff || trail > 0xff) return undefined;
+    const c = table[(b << 8) | trail]!;
+    if (c === 0) return undefined;
+    out[j++] = c;
+  }
+  return scratchBytes.toString('utf16le', 0, j * 2);
+}
+
+/** The scratch code units, grown to hold `n`. */
+function scratchFor(n: number): Uint16Array {
+  if (scratch.length < n) {
+    scratch = new Uint16Array(Math.max(n, scratch.length * 2));
+    scratchBytes = Buffer.from(scratch.buffer);
+  }
+  return scratch;
 }
