@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import iconv from 'iconv-lite';
 import { byteLength, decodeBytes, encodeText, normalizeCharset } from '../src/wire/charset.js';
 import { decodeForm, encodeForm } from '../src/wire/form-codec.js';
@@ -44,6 +45,53 @@ describe('wire: EUC-KR (CP949) and UTF-8 form codec', () => {
     }
     expect(() => decodeForm(Buffer.from('a=%2'), 'euc-kr')).to.throw(/percent-escape/);
     expect(() => decodeForm(Buffer.from('a=%g0'), 'utf-8')).to.throw(/percent-escape/);
+  });
+
+  it('decodes any body exactly as splitting, unescaping every part to bytes and decoding would', () => {
+    // The reference: no shortcut for plain or ASCII-escaped parts, every part through bytes.
+    const reference = (body: Buffer, charset: 'euc-kr' | 'utf-8'): unknown => {
+      try {
+        const out: Record<string, string> = {};
+        for (const segment of body.toString('latin1').split('&')) {
+          if (segment === '') continue;
+          const eq = segment.indexOf('=');
+          const [k, v] = eq === -1 ? [segment, undefined] : [segment.slice(0, eq), segment.slice(eq + 1)];
+          const part = (p: string): string => {
+            const bytes: number[] = [];
+            for (let i = 0; i < p.length; i++) {
+              if (p[i] === '+') bytes.push(0x20);
+              else if (p[i] === '%') {
+                if (!/^[0-9A-Fa-f]{2}$/.test(p.slice(i + 1, i + 3))) throw new Error('escape');
+                bytes.push(parseInt(p.slice(i + 1, i + 3), 16));
+                i += 2;
+              } else bytes.push(p.charCodeAt(i));
+            }
+            return decodeBytes(Buffer.from(bytes), charset);
+          };
+          const key = part(k!);
+          if (Object.hasOwn(out, key)) throw new Error('duplicate');
+          out[key] = v === undefined ? '' : part(v);
+        }
+        return out;
+      } catch {
+        return 'error';
+      }
+    };
+    const actual = (body: Buffer, charset: 'euc-kr' | 'utf-8'): unknown => {
+      try {
+        return { ...decodeForm(body, charset, { maxFields: 1_000 }) };
+      } catch {
+        return 'error';
+      }
+    };
+    const piece = fc.constantFrom('a', 'Z', '9', '=', '&', '+', '%', '%4', '%41', '%2B', '%26', '%3D', '%7e', '%C8%AB', '%c8', '%8Cc', '%EA%B0%80', '%G1', '\xb0\xa1', '\xc8', '~', ' ');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 14 }), fc.constantFrom('euc-kr', 'utf-8') as fc.Arbitrary<'euc-kr' | 'utf-8'>, (pieces, charset) => {
+        const body = Buffer.from(pieces.join(''), 'latin1');
+        expect(actual(body, charset)).to.deep.equal(reference(body, charset));
+      }),
+      { numRuns: 5000 },
+    );
   });
 
   it('rejects duplicate keys and too many fields, keeps __proto__ a plain key', () => {

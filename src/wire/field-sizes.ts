@@ -1,4 +1,5 @@
 import { type Charset, byteLength } from './charset.js';
+import { inheritsNothing } from './form-codec.js';
 
 /** One field of a request table: its maximum size in bytes of the wire encoding. */
 export interface FieldSpec {
@@ -73,8 +74,10 @@ function entriesOf(table: FieldTable): ReadonlyArray<readonly [string, FieldSpec
  * decides what to send). Returns the first problem, or undefined.
  */
 export function checkFields(table: FieldTable, values: Readonly<Record<string, string | undefined>>, charset: Charset): FieldProblem | undefined {
+  // A decoded form inherits nothing: its fields need no own-property check.
+  const own = inheritsNothing(values);
   for (const [field, spec] of entriesOf(table)) {
-    const value = Object.hasOwn(values, field) ? values[field] : undefined;
+    const value = own || Object.hasOwn(values, field) ? values[field] : undefined;
     if (value === undefined || value === '') {
       if (spec.required) return { field, rule: 'required', message: `${field} is required` };
       continue;

@@ -27,6 +27,14 @@ export function emptyFields(): FormFields {
   return Object.create(NO_INHERITED) as FormFields;
 }
 
+/**
+ * True for a record made by {@link emptyFields}: every field it reads as is its own, so no
+ * `Object.hasOwn` is needed before reading one.
+ */
+export function inheritsNothing(record: object): boolean {
+  return Object.getPrototypeOf(record) === NO_INHERITED;
+}
+
 const HEX = '0123456789ABCDEF';
 const PLUS = 0x2b;
 const PERCENT = 0x25;
@@ -87,15 +95,22 @@ export function decodeForm(body: Uint8Array, charset: Charset, options: DecodeFo
   const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   // One char per byte, so string indices are byte offsets; plain segments are read from it directly.
   const text = buf.toString('latin1');
+  // A segment is plain (ASCII without '%' or '+': the same text in both charsets) when no escape
+  // starts before its end and the body has no raw byte from 80 up (browsers escape those). The
+  // next escape is found with indexOf as the scan passes it: no pattern test per segment.
+  const rawHigh = RAW_HIGH.test(text);
+  let escapeAt = -1;
   while (start <= text.length) {
     let end = text.indexOf('&', start);
     if (end === -1) end = text.length;
     if (end > start) {
       if (++count > maxFields) throw new WireFormatError(`form has more than ${maxFields} fields`);
+      if (escapeAt < start) escapeAt = nextEscape(text, start);
       const eq = text.indexOf('=', start);
       const keyEnd = eq !== -1 && eq < end ? eq : end;
-      const key = decodeSegment(text, buf, start, keyEnd, charset);
-      const value = keyEnd < end ? decodeSegment(text, buf, keyEnd + 1, end, charset, key) : '';
+      const key = decodeSegment(text, buf, start, keyEnd, !rawHigh && escapeAt >= keyEnd, charset);
+      if (escapeAt <= keyEnd) escapeAt = nextEscape(text, keyEnd + 1);
+      const value = keyEnd < end ? decodeSegment(text, buf, keyEnd + 1, end, !rawHigh && escapeAt >= end, charset, key) : '';
       // The record inherits nothing, so a field is present exactly when it reads as a string.
       if (fields[key] !== undefined) {
         if (rejectDuplicates) throw new WireFormatError(`form field ${JSON.stringify(key.slice(0, 40))} appears more than once`, key);
@@ -108,8 +123,16 @@ export function decodeForm(body: Uint8Array, charset: Charset, options: DecodeFo
   return fields;
 }
 
-/** ASCII without '%' and '+': the same text in both charsets, nothing to unescape. */
-const PLAIN = /^[\x00-\x24\x26-\x2a\x2c-\x7f]*$/;
+/** A byte from 80 up, in the latin1 reading of a body. */
+const RAW_HIGH = /[\x80-\xff]/;
+
+/** Where the next '%' or '+' at or after `from` is; the text's length when there is none. */
+function nextEscape(text: string, from: number): number {
+  const percent = text.indexOf('%', from);
+  const plus = text.indexOf('+', from);
+  if (percent === -1) return plus === -1 ? text.length : plus;
+  return plus === -1 || percent < plus ? percent : plus;
+}
 
 /**
  * ASCII whose escapes are all of bytes below 80 (a URL, an e-mail address): the same text in
@@ -118,10 +141,10 @@ const PLAIN = /^[\x00-\x24\x26-\x2a\x2c-\x7f]*$/;
  */
 const ASCII_ESCAPED = /^(?:[\x00-\x24\x26-\x7f]|%[0-7][0-9A-Fa-f])*$/;
 
-function decodeSegment(text: string, buf: Buffer, from: number, to: number, charset: Charset, field?: string): string {
-  const plain = text.slice(from, to);
-  if (PLAIN.test(plain)) return plain;
-  if (ASCII_ESCAPED.test(plain)) return decodeURIComponent(plain.includes('+') ? plain.replaceAll('+', ' ') : plain);
+function decodeSegment(text: string, buf: Buffer, from: number, to: number, plain: boolean, charset: Charset, field?: string): string {
+  const segment = text.slice(from, to);
+  if (plain) return segment;
+  if (ASCII_ESCAPED.test(segment)) return decodeURIComponent(segment.includes('+') ? segment.replaceAll('+', ' ') : segment);
   return decodeBytes(unescape(buf.subarray(from, to)), charset, field);
 }
 
