@@ -132,8 +132,9 @@ switch (kind) {
       '/return',
       nicepay!.checkoutReturn({ expectedAmount: (moid) => (moid.startsWith('bench') ? BENCH_AMOUNT : undefined) }),
       (req, res) => {
-        count(req.checkout!.status);
-        res.send(req.checkout!.status);
+        const { status } = req.checkout!;
+        count(status);
+        res.send(status);
       },
     );
     break;

@@ -1,0 +1,125 @@
+/**
+ * `npm run bench:instructions [-- --base=<dir>] [-- --no-floor]`: machine instructions per
+ * approval, counted by valgrind (cachegrind), for the floor and checkoutReturn.
+ *
+ * Time on this shared machine moves by ±5 % between runs of the same code; an instruction count
+ * moves by well under 1 %, so it can tell a 1 % change apart. Each server runs twice under
+ * valgrind with the same warm-up and a different number of approvals after it; the difference
+ * divided by the difference in approvals is the cost of one approval in steady state (start-up,
+ * module loading and warm-up cancel out). It is split into the program's own work ("mutator":
+ * JavaScript, builtins, runtime, crypto), garbage collection and the optimizing compiler, by
+ * function name. Needs valgrind (Debian: apt-get install valgrind); about a minute per server.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import { createSandbox } from '../src/sandbox/index.js';
+import { encodeForm } from '../src/wire/form-codec.js';
+import { kstTimestamp14 } from '../src/wire/kst.js';
+import { approvalSignData } from '../src/wire/signatures.js';
+import { BENCH_AMOUNT, BENCH_KEY, BENCH_MID } from './ipc.js';
+
+const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const WARMUP = Number(arg('warmup') ?? 2000);
+const SHORT = Number(arg('short') ?? 1000);
+const LONG = Number(arg('long') ?? 3000);
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = fileURLToPath(new URL('..', import.meta.url));
+const roots: Array<[string, string]> = [
+  ...(process.argv.includes('--no-floor') ? [] : [['floor', 'floor'] as [string, string]]),
+  ['ours', root],
+  ...(arg('base') ? [['base', arg('base')!] as [string, string]] : []),
+];
+
+/** Instructions by function for one valgrind run of `approvals` approvals after the warm-up. */
+async function countRun(what: string, libRoot: string, approvals: number, sandboxUrl: string, sandbox: ReturnType<typeof createSandbox>, tag: string): Promise<string> {
+  const returns: Array<Awaited<ReturnType<typeof sandbox.authenticate>>> = [];
+  for (let i = 0; i < WARMUP + approvals; i++) {
+    returns.push(await sandbox.authenticate({ moid: `${tag}-${i}`, amount: BENCH_AMOUNT, method: 'CARD', charset: 'euc-kr', goodsName: '벤치 상품', buyerName: '홍길동' }));
+  }
+  const tmp = os.tmpdir();
+  const floorFile = join(tmp, `express-nicepay-instructions-${process.pid}.json`);
+  if (what === 'floor') {
+    const ediDate = kstTimestamp14(new Date());
+    const bodies = returns.map(({ fields: f }) => encodeForm({
+      TID: f.TxTid, AuthToken: f.AuthToken, MID: BENCH_MID, Amt: f.Amt, EdiDate: ediDate,
+      SignData: approvalSignData(f.AuthToken!, BENCH_MID, f.Amt!, ediDate, BENCH_KEY), CharSet: 'euc-kr', EdiType: 'JSON',
+    }, 'euc-kr').toString('latin1'));
+    writeFileSync(floorFile, JSON.stringify({ url: returns[0]!.fields.NextAppURL, bodies }));
+  }
+  const out = join(tmp, `express-nicepay-cachegrind-${process.pid}-${tag}.out`);
+  const child = spawn('valgrind', ['--tool=cachegrind', '--cache-sim=no', `--cachegrind-out-file=${out}`, 'node', join(here, 'instructions-server.mjs')], {
+    cwd: here,
+    env: { ...process.env, KIND: what === 'floor' ? 'floor' : 'ours', ROOT: libRoot, FLOOR_FILE: floorFile, SANDBOX_URL: sandboxUrl, MID: BENCH_MID, KEY: BENCH_KEY, AMOUNT: String(BENCH_AMOUNT) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      const m = /listening (\d+)/.exec(String(d));
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', () => reject(new Error(`server under valgrind exited:\n${stderr.slice(-2000)}`)));
+  });
+  const agent = new Agent();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < returns.length) {
+      const r = returns[next++]!;
+      const res = await request(`http://127.0.0.1:${port}/return`, { method: 'POST', body: r.body, headers: { 'content-type': r.contentType }, dispatcher: agent });
+      const text = await res.body.text();
+      if (text !== 'approved') throw new Error(`${what}: answered ${res.statusCode} ${text}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  await agent.close();
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.on('exit', resolve));
+  rmSync(floorFile, { force: true });
+  return out;
+}
+
+const GC = /Scaveng|Marking|Sweep|MarkCompact|Heap::|heap::|Evacuat|RememberedSet|SlotSet|MemoryChunk|ConcurrentMark|GCTracer|IterateMaybeWeak|IteratePointers|IncrementalMarking|MinorMC|BodyDescriptor|LargeObjectSpace|PagedSpace|SemiSpace|Page::|Worklist/;
+const COMPILER = /compiler::|Compiler|Pipeline|maglev|Maglev|baseline::|Zone::|turboshaft|CodeAssembler|RegAlloc|LiveRange|Instruction/;
+
+/** Instructions per approval between two runs, split into mutator, GC and compiler. */
+function perApproval(shortOut: string, longOut: string): { total: number; mutator: number; gc: number; compiler: number } {
+  const diff = join(os.tmpdir(), `express-nicepay-cachegrind-${process.pid}.diff`);
+  writeFileSync(diff, execFileSync('cg_diff', [shortOut, longOut], { maxBuffer: 1 << 30 }));
+  const annotated = execFileSync('cg_annotate', ['--threshold=0', diff], { maxBuffer: 1 << 30 }).toString();
+  for (const f of [diff, shortOut, longOut]) rmSync(f, { force: true });
+  const split = { total: 0, mutator: 0, gc: 0, compiler: 0 };
+  const seen = new Set<string>();
+  for (const line of annotated.split('\n')) {
+    if (line.startsWith('-- Auto-annotated') || line.startsWith('-- User-annotated')) break;
+    const m = /^\s*(-?[\d,]+)\s+\(\s*-?[\d.]+%\)\s+(.*)$/.exec(line);
+    if (!m || m[2]!.includes('PROGRAM TOTALS') || seen.has(m[2]!)) continue;
+    seen.add(m[2]!);
+    const n = Number(m[1]!.replaceAll(',', ''));
+    split.total += n;
+    if (GC.test(m[2]!)) split.gc += n;
+    else if (COMPILER.test(m[2]!)) split.compiler += n;
+    else split.mutator += n;
+  }
+  const per = LONG - SHORT;
+  return { total: split.total / per, mutator: split.mutator / per, gc: split.gc / per, compiler: split.compiler / per };
+}
+
+const sandbox = createSandbox({ merchants: [{ mid: BENCH_MID, merchantKey: BENCH_KEY }] });
+const { url } = await sandbox.listen(0, '127.0.0.1');
+try {
+  console.log(`instructions per approval (cachegrind; ${WARMUP} warm-up, ${LONG} - ${SHORT} approvals)`);
+  for (const [what, libRoot] of roots) {
+    const short = await countRun(what, libRoot, SHORT, url, sandbox, `${what}-s`);
+    const long = await countRun(what, libRoot, LONG, url, sandbox, `${what}-l`);
+    const r = perApproval(short, long);
+    const k = (n: number): string => `${(n / 1000).toFixed(0)}k`;
+    console.log(`${what.padEnd(6)} mutator ${k(r.mutator)}  gc ${k(r.gc)}  compiler ${k(r.compiler)}  total ${k(r.total)}${what === 'floor' ? '' : `  (${libRoot})`}`);
+  }
+} finally {
+  await sandbox.close();
+}
