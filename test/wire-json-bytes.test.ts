@@ -14,8 +14,7 @@ import { parseGatewayBody } from '../src/wire/response-body.js';
 /** The way before the shortcut: decode the whole answer, drop a BOM, parse. */
 function reference(bytes: Uint8Array, charset: Charset): unknown {
   try {
-    const text = decodeBytes(bytes, charset);
-    return { ok: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) };
+    return { ok: JSON.parse(decodeBytes(bytes, charset).replace(/^\uFEFF/, '').trim()) };
   } catch (err) {
     return { error: (err as Error).name === 'SyntaxError' ? 'SyntaxError' : (err as Error).message };
   }
@@ -93,6 +92,18 @@ describe('wire: JSON answers read through their latin1 bytes', function () {
       const mixed = Buffer.concat([encodeText('{"A":"카드', charset), Buffer.from('\\u00e9"}')]);
       expect(parseJsonBytes(mixed, charset).value).to.deep.equal({ A: '카드é' });
     }
+    // A key's raw bytes left uncounted while escapes in a value make up the number.
+    const keyed = Buffer.concat([iconv.encode('{"카":"v","a":"카', 'cp949'), Buffer.from('\\u00e9\\u00e9"}')]);
+    expect(parseJsonBytes(keyed, 'euc-kr').value).to.deep.equal({ 카: 'v', a: '카éé' });
+    // Whitespace JSON does not know, around the answer, is dropped as before.
+    for (const [charset, around] of [['euc-kr', ' {"A":"카"}\u3000\v'], ['utf-8', '\ufeff {"A":"카"}\u3000\u00a0\v']] as const) {
+      expect(parseJsonBytes(encodeText(around, charset), charset).value).to.deep.equal({ A: '카' });
+    }
+  });
+
+  it('reads an answer whose one long value holds many runs of Korean', () => {
+    const msg = '가 '.repeat(20_000);
+    expect((parseJsonBytes(iconv.encode(`{"ResultMsg":"${msg}","B":"나"}`, 'cp949'), 'euc-kr').value as Record<string, string>)).to.deep.equal({ ResultMsg: msg, B: '나' });
   });
 
   it('turns non-string values into text whether or not the answer is read through latin1', () => {

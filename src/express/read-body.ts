@@ -27,9 +27,10 @@ export interface FormBody {
  * as such rather than as a confusing empty form.
  */
 export async function readFormBody(req: Request, options: ReadBodyOptions): Promise<FormBody> {
-  // Every request of an Express app has a hidden class of its own, so each property read on
-  // `req` is a slow lookup: the headers are read once, and a body another parser consumed is
-  // recognised from raw-body's own "not readable" answer rather than probed up front.
+  // Every request of an Express app has a hidden class of its own (it sets each request's
+  // prototype), so each property read on `req` is a runtime lookup (bench/RESULTS.md, "Counting
+  // instructions"): the headers are read once, and a body another parser consumed is recognised
+  // from raw-body's own "not readable" answer rather than probed up front.
   const headers = req.headers;
   const contentType = headers['content-type'] ?? '';
   const semicolon = contentType.indexOf(';');

@@ -69,7 +69,7 @@ export function decodeCp949Pairs(buf: Uint8Array): string | undefined {
 
 /**
  * {@link decodeCp949Pairs} of a latin1 string's characters taken as the bytes (each below
- * 100): for a value already read out of latin1 text, with no Buffer made for it.
+ * 0x100): for a value already read out of latin1 text, with no Buffer made for it.
  */
 export function decodeCp949PairsOfLatin1(text: string): string | undefined {
   if (!LITTLE_ENDIAN) return undefined;

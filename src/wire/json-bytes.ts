@@ -19,9 +19,8 @@ export function parseJsonBytes(body: Uint8Array, charset: Charset): JsonBytes {
   const latin1 = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1');
   const parsed = parseAsLatin1(latin1, charset);
   if (parsed !== undefined) return { value: parsed, text: latin1 };
-  const decoded = decodeBytes(body, charset);
-  // JSON.parse skips JSON's own whitespace; only a byte-order mark has to go.
-  const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
+  // As before the shortcut: a byte-order mark and any surrounding whitespace go.
+  const text = decodeBytes(body, charset).replace(/^\uFEFF/, '').trim();
   return { value: JSON.parse(text), text };
 }
 
@@ -54,14 +53,19 @@ function parseAsLatin1(latin1: string, charset: Charset): Record<string, unknown
   let run = HIGH_RUNS.exec(latin1);
   // All ASCII: the same characters in both charsets, nothing to decode.
   if (run === null) return fields;
-  // An escape of a character from 80 up would read like a raw byte; the count below catches
-  // one inside a value it decodes, and this is the quicker way out.
+  // An escape of a character from 80 up reads like a raw byte, and can make the count below
+  // agree while a key's raw bytes go uncounted: with raw non-ASCII bytes, no escapes at all.
   if (latin1.includes('\\u')) return undefined;
   let highBytes = 0;
   const keys: string[] = [];
+  let scannedTo = 0;
   for (; run !== null; run = HIGH_RUNS.exec(latin1)) {
     highBytes += run[0].length;
-    const key = keyOfValueAt(latin1, run.index);
+    // Each stretch of text is scanned back over once: a run with no `":` between it and the
+    // previous run is in the same value (or the count will disagree), so a long value with
+    // many runs costs its length, not its length times its runs.
+    const key = keyOfValueAt(latin1, run.index, scannedTo);
+    scannedTo = run.index + run[0].length;
     if (key !== undefined && !keys.includes(key)) keys.push(key);
   }
   // Each non-ASCII byte of a value is one character from 80 up of the parsed value (escapes are
@@ -87,16 +91,17 @@ function parseAsLatin1(latin1: string, charset: Charset): Record<string, unknown
 
 /**
  * The key of the `"key":"value"` pair whose value holds position `at`, as the compact JSON the
- * gateway writes has it. A guess that may be wrong (a value may hold an escaped `":`): the caller
- * only trusts it when the counts agree.
+ * gateway writes has it, or undefined when no `":` lies between `notBefore` and `at`. A guess
+ * that may be wrong (a value may hold an escaped `":`): the caller only trusts the counts.
  */
-function keyOfValueAt(text: string, at: number): string | undefined {
-  // Back to the `":` before the value (values are short), then to the quote that opens the key.
+function keyOfValueAt(text: string, at: number, notBefore: number): string | undefined {
+  // Back to the `":` before the value, but not past `notBefore`; then to the key's opening quote.
   let separator = at - 1;
-  while (separator > 0 && !(text.charCodeAt(separator) === COLON && text.charCodeAt(separator - 1) === QUOTE)) separator--;
+  while (separator > notBefore && !(text.charCodeAt(separator) === COLON && text.charCodeAt(separator - 1) === QUOTE)) separator--;
+  if (separator <= notBefore) return undefined;
   let open = separator - 2;
   while (open >= 0 && text.charCodeAt(open) !== QUOTE) open--;
-  return separator <= 0 || open < 0 ? undefined : text.slice(open + 1, separator - 1);
+  return open < 0 ? undefined : text.slice(open + 1, separator - 1);
 }
 
 const QUOTE = 0x22;
