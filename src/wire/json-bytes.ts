@@ -8,9 +8,8 @@ import { decodeCp949PairsOfLatin1 } from './cp949.js';
  * (CP949 trail bytes are 41-5A, 61-7A and 81-FE; UTF-8's are 80-BF), so the answer's bytes read
  * as latin1 (one character per byte) parse to the same structure. Only the string values that
  * hold bytes from 80 up then need decoding: a few short Korean values (ResultMsg, GoodsName,
- * BuyerName, CardName ...) instead of the ~1 KB answer, and JSON.parse reads one-byte text.
- * This takes about a twentieth of the instructions of an approval off (measured with
- * cachegrind, bench/RESULTS.md).
+ * BuyerName, CardName ...) instead of the ~1 KB answer, and JSON.parse reads one-byte text:
+ * no 1.9 KB two-byte copy of the answer, and a cheaper parse (cachegrind, bench/RESULTS.md).
  *
  * Whenever the shortcut cannot prove its result equal to decoding first, it gives up and the
  * answer is decoded and parsed whole, so errors and results are the same as before.
