@@ -75,7 +75,8 @@ function parseAsLatin1(latin1: string, charset: Charset): Record<string, unknown
   try {
     for (const key of keys) {
       const value = ownString(fields, key);
-      if (value === undefined || highChars(value) === 0) continue;
+      // An all-ASCII value (a key guessed wrong) decodes to itself: no second count needed.
+      if (value === undefined) continue;
       // A UTF-8 decoder drops a byte-order mark at the start of its input: one that starts a
       // value is kept by the full decode, so that value goes that way.
       if (charset === 'utf-8' && value.startsWith('\xef\xbb\xbf')) return undefined;
