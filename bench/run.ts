@@ -9,7 +9,7 @@
  *
  * --profile writes a V8 CPU profile of each server child to $TMPDIR/express-nicepay-bench-profiles/<kind>/;
  * --only=<kind prefix>[,...] runs a subset (e.g. --only=checkout-floor,checkout-ours);
- * --warmup=N, --rounds=N, --checkout=N, --keyin=N, --payout=N, --pipeline=N override the plan's sizes.
+ * --warmup=N, --rewarm=N, --rounds=N, --checkout=N, --keyin=N, --payout=N, --pipeline=N override the plan's sizes.
  * --base=<dir> adds (b0), checkoutReturn from the tree at <dir> (e.g. a `git worktree` of the
  * commit before a change, with node_modules linked), measured in the same interleaved rounds.
  * --rate=N caps the load at N req/s (for comparing CPU per request at equal load).
@@ -58,11 +58,19 @@ const CONNECTIONS = 16;
  * warm-up measures the library half-compiled: with 1,000 warm-up requests its first rounds ran
  * at 60-70 % of the floor's rate, and b/a came out 0.81-0.86 where 8,000 gave 0.91-0.96 in the
  * same hour. A shop's server runs for days; the benchmark measures that steady state.
+ *
+ * `rewarm` untimed requests go to each server just before each of its rounds. Interleaving
+ * leaves every server idle while the others run, and a server coming back from a pause is cold
+ * (caches, branch predictors, a shrunk young generation) for its first few hundred requests,
+ * which costs the server with more code and data more: with 1,000-request chunks after 2 s
+ * pauses, checkoutReturn used 20-26 % more CPU per request than the floor, and 6-22 % with 300
+ * untimed requests before each chunk (CPU per thread from /proc, bench/RESULTS.md). Under
+ * sustained load, which is what throughput means, a server is never cold.
  */
 const plan = quick
-  ? { rounds: 3, warmup: { checkout: 5000, keyin: 0, payout: 0 }, checkout: 1800, keyin: 0, payout: 0, pipeline: 20_000, pipelineTrials: 2 }
-  : { rounds: 10, warmup: { checkout: 10_000, keyin: 5_000, payout: 1_000 }, checkout: 15_000, keyin: 5_000, payout: 2_500, pipeline: 100_000, pipelineTrials: 5 };
-for (const key of ['warmup', 'rounds', 'checkout', 'keyin', 'payout', 'pipeline'] as const) {
+  ? { rounds: 3, warmup: { checkout: 5000, keyin: 0, payout: 0 }, rewarm: 200, checkout: 1800, keyin: 0, payout: 0, pipeline: 20_000, pipelineTrials: 2 }
+  : { rounds: 12, warmup: { checkout: 10_000, keyin: 5_000, payout: 1_000 }, rewarm: 300, checkout: 18_000, keyin: 5_000, payout: 2_500, pipeline: 100_000, pipelineTrials: 5 };
+for (const key of ['warmup', 'rewarm', 'rounds', 'checkout', 'keyin', 'payout', 'pipeline'] as const) {
   const arg = process.argv.find((a) => a.startsWith(`--${key}=`));
   if (arg === undefined) continue;
   const n = Number(arg.slice(key.length + 3));
@@ -88,7 +96,7 @@ function roundOrder(n: number, r: number): number[] {
   return n % 2 === 1 && Math.floor(r / n) % 2 === 1 ? row.reverse() : row;
 }
 /** Only the default full plan is recorded; quick runs and experiments print. */
-const record = !quick && !only && !base && !alloc && rate === undefined && !process.argv.some((a) => /^--(warmup|rounds|checkout|keyin|payout|pipeline)=/.test(a));
+const record = !quick && !only && !base && !alloc && rate === undefined && !process.argv.some((a) => /^--(warmup|rewarm|rounds|checkout|keyin|payout|pipeline)=/.test(a));
 
 /** 09:00 KST on the next Monday: a business day, before the 10:30 payout cut-off. */
 function payoutMorning(): string {
@@ -295,6 +303,8 @@ async function runGroup(sandbox: Child, url: string, group: Group, kinds: Array<
       const order = roundOrder(kinds.length, r).map((i) => kinds[i]!);
       for (const [kind] of order) {
         const s = servers.get(kind)!;
+        // Untimed: a server that sat idle while the others ran starts cold (see `rewarm`).
+        if (plan.rewarm) await load(s.port, path, plan.rewarm, await feeder(sandbox, s.child, kind, `rewarm${r}`, plan.rewarm));
         const body = await feeder(sandbox, s.child, kind, `run${r}`, perRound);
         const s0 = await s.child.call<ProcStats>('stats');
         const b0 = await sandbox.call<ProcStats>('stats');
@@ -439,7 +449,7 @@ function report(results: Measurement[], pipeline: PipelineResult, loadBefore: nu
 Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.os}, Node ${machine.node}.
 Load average before / after: ${machine.loadAverageBefore.join(' ')} / ${machine.loadAverageAfter.join(' ')}
 (the machine is shared; the sandbox, the measured server and autocannon share its ${machine.cores} cores).
-${CONNECTIONS} connections; per server ${plan.warmup.checkout} / ${plan.warmup.keyin} / ${plan.warmup.payout} warm-up requests (checkout / key-in / payout), then ${plan.rounds} interleaved rounds (${plan.checkout} checkout,
+${CONNECTIONS} connections; per server ${plan.warmup.checkout} / ${plan.warmup.keyin} / ${plan.warmup.payout} warm-up requests (checkout / key-in / payout), then ${plan.rounds} interleaved rounds, each after ${plan.rewarm} untimed requests (${plan.checkout} checkout,
 ${plan.keyin} key-in, ${plan.payout} payout requests in all); every checkout request carries its own fresh auth return.
 req/s = all measured requests / all load time; p50 and p99 = median over the rounds. "of which GC": the
 server's main-thread GC pauses (perf_hooks); allocated KB/req: an untimed pass of up to 1000 more requests

@@ -1,0 +1,134 @@
+/**
+ * `npm run bench:threads [-- --base=<dir>] [-- --pause=1500 --rewarm=300]`: server CPU per
+ * approval, thread by thread (the main thread, V8's workers for GC and compilation), for the
+ * floor and checkoutReturn (and checkoutReturn of another tree), one server at a time.
+ *
+ * Each server gets `--warmup` approvals, then `--n` more in chunks of `--chunk`; with `--pause`
+ * it sits idle that long between chunks, as the servers of `npm run bench` do while the others
+ * run, and with `--rewarm` that many untimed approvals go before each chunk. CPU comes from
+ * /proc/<pid>/task/<tid>/stat (10 ms ticks: keep chunks at a thousand approvals or more). The
+ * load comes from this process, with the sandbox in it: the server has a core to itself, unlike
+ * in `npm run bench`. Linux only.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import { createSandbox } from '../src/sandbox/index.js';
+import { encodeForm } from '../src/wire/form-codec.js';
+import { kstTimestamp14 } from '../src/wire/kst.js';
+import { approvalSignData } from '../src/wire/signatures.js';
+import { BENCH_AMOUNT, BENCH_KEY, BENCH_MID } from './ipc.js';
+
+const arg = (name: string, fallback: number): number => {
+  const raw = process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const n = raw === undefined ? fallback : Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${name}=${raw}: expected a whole number`);
+  return n;
+};
+const WARMUP = arg('warmup', 10_000);
+const N = arg('n', 30_000);
+const CHUNK = Math.max(1, arg('chunk', 1500));
+const PAUSE_MS = arg('pause', 0);
+const REWARM = arg('rewarm', 0);
+const base = process.argv.find((a) => a.startsWith('--base='))?.slice(7);
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = fileURLToPath(new URL('..', import.meta.url));
+const servers: Array<[string, string]> = [['floor', root], ['ours', root], ...(base ? [['base', base] as [string, string]] : [])];
+
+/** CPU time in µs so far of each thread of `pid`, the main thread as "main", the rest by name. */
+function cpuByThread(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended
+    }
+    const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, in clock ticks of 10 ms
+    byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10_000);
+  }
+  return byName;
+}
+
+async function measure(what: string, libRoot: string, sandboxUrl: string, sandbox: ReturnType<typeof createSandbox>): Promise<void> {
+  const chunks = Math.ceil(N / CHUNK);
+  const returns: Array<Awaited<ReturnType<typeof sandbox.authenticate>>> = [];
+  for (let i = 0; i < WARMUP + chunks * (REWARM + CHUNK); i++) {
+    returns.push(await sandbox.authenticate({ moid: `${what}-${i}`, amount: BENCH_AMOUNT, method: 'CARD', charset: 'euc-kr', goodsName: '벤치 상품', buyerName: '홍길동' }));
+  }
+  const floorFile = join(os.tmpdir(), `express-nicepay-threads-${process.pid}.json`);
+  if (what === 'floor') {
+    const ediDate = kstTimestamp14(new Date());
+    const bodies = returns.map(({ fields: f }) => encodeForm({
+      TID: f.TxTid, AuthToken: f.AuthToken, MID: BENCH_MID, Amt: f.Amt, EdiDate: ediDate,
+      SignData: approvalSignData(f.AuthToken!, BENCH_MID, f.Amt!, ediDate, BENCH_KEY), CharSet: 'euc-kr', EdiType: 'JSON',
+    }, 'euc-kr').toString('latin1'));
+    writeFileSync(floorFile, JSON.stringify({ url: returns[0]!.fields.NextAppURL, bodies }));
+  }
+  const child = spawn('node', [join(here, 'instructions-server.mjs')], {
+    env: { ...process.env, KIND: what === 'floor' ? 'floor' : 'ours', ROOT: libRoot, FLOOR_FILE: floorFile, SANDBOX_URL: sandboxUrl, MID: BENCH_MID, KEY: BENCH_KEY, AMOUNT: String(BENCH_AMOUNT) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      const m = /listening (\d+)/.exec(String(d));
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`${what} server exited (${code})`)));
+  });
+  const agent = new Agent();
+  let next = 0;
+  const drive = async (upTo: number): Promise<void> => {
+    const worker = async (): Promise<void> => {
+      while (next < upTo) {
+        const r = returns[next++]!;
+        const res = await request(`http://127.0.0.1:${port}/return`, { method: 'POST', body: r.body, headers: { 'content-type': r.contentType }, dispatcher: agent });
+        const text = await res.body.text();
+        if (text !== 'approved') throw new Error(`${what}: answered ${res.statusCode} ${text}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+  };
+  await drive(WARMUP);
+  const total = new Map<string, number>();
+  const perChunk: number[] = [];
+  let busyMs = 0;
+  for (let c = 0; c < chunks; c++) {
+    if (PAUSE_MS) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+    await drive(next + REWARM);
+    const before = cpuByThread(child.pid!);
+    const t0 = performance.now();
+    await drive(next + CHUNK);
+    busyMs += performance.now() - t0;
+    let chunkUs = 0;
+    for (const [name, us] of cpuByThread(child.pid!)) {
+      const d = us - (before.get(name) ?? 0);
+      total.set(name, (total.get(name) ?? 0) + d);
+      chunkUs += d;
+    }
+    perChunk.push(Math.round(chunkUs / CHUNK));
+  }
+  await agent.close();
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.on('exit', resolve));
+  rmSync(floorFile, { force: true });
+  const measured = chunks * CHUNK;
+  const threads = [...total].filter(([, us]) => us / measured >= 0.5).map(([name, us]) => `${name} ${(us / measured).toFixed(1)}`);
+  const all = [...total.values()].reduce((a, b) => a + b, 0) / measured;
+  console.log(`${what.padEnd(5)} ${(measured / busyMs * 1000).toFixed(0).padStart(5)} req/s  CPU ${all.toFixed(1)} us/approval (${threads.join(', ')})  by chunk: ${perChunk.join(' ')}${what === 'base' ? `  (${libRoot})` : ''}`);
+}
+
+const sandbox = createSandbox({ merchants: [{ mid: BENCH_MID, merchantKey: BENCH_KEY }] });
+const { url } = await sandbox.listen(0, '127.0.0.1');
+try {
+  console.log(`server CPU per approval by thread: ${WARMUP} warm-up, ${N} in chunks of ${CHUNK}${PAUSE_MS ? `, ${PAUSE_MS} ms idle before each` : ''}${REWARM ? `, ${REWARM} untimed before each` : ''}`);
+  for (const [what, libRoot] of servers) await measure(what, libRoot, url, sandbox);
+} finally {
+  await sandbox.close();
+}
