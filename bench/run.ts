@@ -288,9 +288,9 @@ const median = (xs: number[]): number => {
 };
 
 async function runGroup(sandbox: Child, url: string, group: Group, kinds: Array<[ServerKind, string]>, path: string, total: number, feeder: Feeder): Promise<Measurement[]> {
-  const servers = new Map<ServerKind, { child: Child; port: number; rounds: Round[] }>();
+  const servers = new Map<ServerKind, { child: Child; port: number; rounds: Round[]; untimed: number }>();
   try {
-    for (const [kind] of kinds) servers.set(kind, { ...(await startServer(kind, url)), rounds: [] });
+    for (const [kind] of kinds) servers.set(kind, { ...(await startServer(kind, url)), rounds: [], untimed: 0 });
     for (const [kind, name] of kinds) {
       const s = servers.get(kind)!;
       const warmup = plan.warmup[group];
@@ -303,9 +303,11 @@ async function runGroup(sandbox: Child, url: string, group: Group, kinds: Array<
       const order = roundOrder(kinds.length, r).map((i) => kinds[i]!);
       for (const [kind] of order) {
         const s = servers.get(kind)!;
-        // Untimed: a server that sat idle while the others ran starts cold (see `rewarm`).
-        if (plan.rewarm) await load(s.port, path, plan.rewarm, await feeder(sandbox, s.child, kind, `rewarm${r}`, plan.rewarm));
-        const body = await feeder(sandbox, s.child, kind, `run${r}`, perRound);
+        // One batch for the untimed re-warm and the round, fetched first: a server that sat
+        // idle while the others ran starts cold (see `rewarm`), and the round follows its
+        // re-warm at once. The re-warm may overrun by a few requests: it has SPARE of its own.
+        const body = await feeder(sandbox, s.child, kind, `run${r}`, (plan.rewarm ? plan.rewarm + SPARE : 0) + perRound);
+        if (plan.rewarm) s.untimed += (await load(s.port, path, plan.rewarm, body)).requests.total;
         const s0 = await s.child.call<ProcStats>('stats');
         const b0 = await sandbox.call<ProcStats>('stats');
         const res = await load(s.port, path, perRound, body);
@@ -356,7 +358,7 @@ async function runGroup(sandbox: Child, url: string, group: Group, kinds: Array<
         errors: sum((r) => r.errors),
         outcomes: st.outcomes,
         firstErrors: st.firstErrors,
-        verified: await verify(sandbox, kind, requests),
+        verified: await verify(sandbox, kind, requests, s.untimed),
         rounds: s.rounds,
       };
       log(`${name}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.cpuUsPerReq.toFixed(0)} us CPU/req (GC ${m.gcUsPerReq.toFixed(0)}), ${m.allocKbPerReq === null ? '' : `${m.allocKbPerReq.toFixed(1)} KB allocated/req, `}${m.peakRssMb.toFixed(0)} MB; ${JSON.stringify(m.outcomes)}; ${m.verified}`);
@@ -370,10 +372,10 @@ async function runGroup(sandbox: Child, url: string, group: Group, kinds: Array<
 }
 
 /** What the sandbox recorded for the measured rounds of `kind`. */
-async function verify(sandbox: Child, kind: ServerKind, requests: number): Promise<string> {
+async function verify(sandbox: Child, kind: ServerKind, requests: number, untimed: number): Promise<string> {
   if (kind.startsWith('checkout')) {
     const byStatus = await sandbox.call<Record<string, number>>('count', { prefix: `bench-${kind}-run` });
-    return `ledger: ${byStatus.approved ?? 0} approved for ${requests} measured requests`;
+    return `ledger: ${byStatus.approved ?? 0} approved for ${requests + untimed} requests (${requests} measured, ${untimed} re-warm)`;
   }
   if (kind.startsWith('keyin')) {
     const byStatus = await sandbox.call<Record<string, number>>('count', { prefix: kind === 'keyin-floor' ? 'kfloor-' : 'kours-' });
