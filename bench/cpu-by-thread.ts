@@ -56,6 +56,13 @@ function cpuByThread(pid: number): Map<string, number> {
   return byName;
 }
 
+/** Of the whole process so far: user and system CPU in µs, and page faults that needed no I/O. */
+function processStat(pid: number): { userUs: number; systemUs: number; minorFaults: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { userUs: Number(fields[11]) * 10_000, systemUs: Number(fields[12]) * 10_000, minorFaults: Number(fields[7]) };
+}
+
 async function measure(what: string, libRoot: string, sandboxUrl: string, sandbox: ReturnType<typeof createSandbox>): Promise<void> {
   const chunks = Math.ceil(N / CHUNK);
   const returns: Array<Awaited<ReturnType<typeof sandbox.authenticate>>> = [];
@@ -99,13 +106,17 @@ async function measure(what: string, libRoot: string, sandboxUrl: string, sandbo
   const total = new Map<string, number>();
   const perChunk: number[] = [];
   let busyMs = 0;
+  const proc = { userUs: 0, systemUs: 0, minorFaults: 0 };
   for (let c = 0; c < chunks; c++) {
     if (PAUSE_MS) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
     await drive(next + REWARM);
     const before = cpuByThread(child.pid!);
+    const p0 = processStat(child.pid!);
     const t0 = performance.now();
     await drive(next + CHUNK);
     busyMs += performance.now() - t0;
+    const p1 = processStat(child.pid!);
+    for (const k of ['userUs', 'systemUs', 'minorFaults'] as const) proc[k] += p1[k] - p0[k];
     let chunkUs = 0;
     for (const [name, us] of cpuByThread(child.pid!)) {
       const d = us - (before.get(name) ?? 0);
@@ -121,7 +132,8 @@ async function measure(what: string, libRoot: string, sandboxUrl: string, sandbo
   const measured = chunks * CHUNK;
   const threads = [...total].filter(([, us]) => us / measured >= 0.5).map(([name, us]) => `${name} ${(us / measured).toFixed(1)}`);
   const all = [...total.values()].reduce((a, b) => a + b, 0) / measured;
-  console.log(`${what.padEnd(5)} ${(measured / busyMs * 1000).toFixed(0).padStart(5)} req/s  CPU ${all.toFixed(1)} us/approval (${threads.join(', ')})  by chunk: ${perChunk.join(' ')}${what === 'base' ? `  (${libRoot})` : ''}`);
+  const per = (n: number): string => (n / measured).toFixed(1);
+  console.log(`${what.padEnd(5)} ${(measured / busyMs * 1000).toFixed(0).padStart(5)} req/s  CPU ${all.toFixed(1)} us/approval (${threads.join(', ')}; user ${per(proc.userUs)}, system ${per(proc.systemUs)}; ${per(proc.minorFaults)} page faults)  by chunk: ${perChunk.join(' ')}${what === 'base' ? `  (${libRoot})` : ''}`);
 }
 
 const sandbox = createSandbox({ merchants: [{ mid: BENCH_MID, merchantKey: BENCH_KEY }] });
