@@ -10,17 +10,11 @@
  * load comes from this process, with the sandbox in it: the server has a core to itself, unlike
  * in `npm run bench`. Linux only.
  */
-import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
 import { createSandbox } from '../src/sandbox/index.js';
-import { encodeForm } from '../src/wire/form-codec.js';
-import { kstTimestamp14 } from '../src/wire/kst.js';
-import { approvalSignData } from '../src/wire/signatures.js';
-import { BENCH_AMOUNT, BENCH_KEY, BENCH_MID } from './ipc.js';
+import { BENCH_KEY, BENCH_MID } from './ipc.js';
+import { SHOP_SCRIPT, startShop } from './standalone-shop.js';
 
 const arg = (name: string, fallback: number): number => {
   const raw = process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -34,7 +28,6 @@ const CHUNK = Math.max(1, arg('chunk', 1500));
 const PAUSE_MS = arg('pause', 0);
 const REWARM = arg('rewarm', 0);
 const base = process.argv.find((a) => a.startsWith('--base='))?.slice(7);
-const here = fileURLToPath(new URL('.', import.meta.url));
 const root = fileURLToPath(new URL('..', import.meta.url));
 const servers: Array<[string, string]> = [['floor', root], ['ours', root], ...(base ? [['base', base] as [string, string]] : [])];
 
@@ -65,43 +58,10 @@ function processStat(pid: number): { userUs: number; systemUs: number; minorFaul
 
 async function measure(what: string, libRoot: string, sandboxUrl: string, sandbox: ReturnType<typeof createSandbox>): Promise<void> {
   const chunks = Math.ceil(N / CHUNK);
-  const returns: Array<Awaited<ReturnType<typeof sandbox.authenticate>>> = [];
-  for (let i = 0; i < WARMUP + chunks * (REWARM + CHUNK); i++) {
-    returns.push(await sandbox.authenticate({ moid: `${what}-${i}`, amount: BENCH_AMOUNT, method: 'CARD', charset: 'euc-kr', goodsName: '벤치 상품', buyerName: '홍길동' }));
-  }
-  const floorFile = join(os.tmpdir(), `express-nicepay-threads-${process.pid}.json`);
-  if (what === 'floor') {
-    const ediDate = kstTimestamp14(new Date());
-    const bodies = returns.map(({ fields: f }) => encodeForm({
-      TID: f.TxTid, AuthToken: f.AuthToken, MID: BENCH_MID, Amt: f.Amt, EdiDate: ediDate,
-      SignData: approvalSignData(f.AuthToken!, BENCH_MID, f.Amt!, ediDate, BENCH_KEY), CharSet: 'euc-kr', EdiType: 'JSON',
-    }, 'euc-kr').toString('latin1'));
-    writeFileSync(floorFile, JSON.stringify({ url: returns[0]!.fields.NextAppURL, bodies }));
-  }
-  const child = spawn('node', [join(here, 'instructions-server.mjs')], {
-    env: { ...process.env, KIND: what === 'floor' ? 'floor' : 'ours', ROOT: libRoot, FLOOR_FILE: floorFile, SANDBOX_URL: sandboxUrl, MID: BENCH_MID, KEY: BENCH_KEY, AMOUNT: String(BENCH_AMOUNT) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      const m = /listening (\d+)/.exec(String(d));
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', (code) => reject(new Error(`${what} server exited (${code})`)));
-  });
-  const agent = new Agent();
+  const shop = await startShop(what === 'floor' ? 'floor' : 'ours', libRoot, sandbox, sandboxUrl, WARMUP + chunks * (REWARM + CHUNK), what, 'node', [SHOP_SCRIPT]);
+  const { child } = shop;
   let next = 0;
-  const drive = async (upTo: number): Promise<void> => {
-    const worker = async (): Promise<void> => {
-      while (next < upTo) {
-        const r = returns[next++]!;
-        const res = await request(`http://127.0.0.1:${port}/return`, { method: 'POST', body: r.body, headers: { 'content-type': r.contentType }, dispatcher: agent });
-        const text = await res.body.text();
-        if (text !== 'approved') throw new Error(`${what}: answered ${res.statusCode} ${text}`);
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, worker));
-  };
+  const drive = (upTo: number): Promise<void> => shop.drive((next = upTo));
   await drive(WARMUP);
   const total = new Map<string, number>();
   const perChunk: number[] = [];
@@ -125,10 +85,7 @@ async function measure(what: string, libRoot: string, sandboxUrl: string, sandbo
     }
     perChunk.push(Math.round(chunkUs / CHUNK));
   }
-  await agent.close();
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.on('exit', resolve));
-  rmSync(floorFile, { force: true });
+  await shop.stop();
   const measured = chunks * CHUNK;
   const threads = [...total].filter(([, us]) => us / measured >= 0.5).map(([name, us]) => `${name} ${(us / measured).toFixed(1)}`);
   const all = [...total.values()].reduce((a, b) => a + b, 0) / measured;

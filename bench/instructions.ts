@@ -10,23 +10,19 @@
  * JavaScript, builtins, runtime, crypto), garbage collection and the optimizing compiler, by
  * function name. Needs valgrind (Debian: apt-get install valgrind); about a minute per server.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
 import { createSandbox } from '../src/sandbox/index.js';
-import { encodeForm } from '../src/wire/form-codec.js';
-import { kstTimestamp14 } from '../src/wire/kst.js';
-import { approvalSignData } from '../src/wire/signatures.js';
-import { BENCH_AMOUNT, BENCH_KEY, BENCH_MID } from './ipc.js';
+import { BENCH_KEY, BENCH_MID } from './ipc.js';
+import { SHOP_SCRIPT, startShop } from './standalone-shop.js';
 
 const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const WARMUP = Number(arg('warmup') ?? 2000);
 const SHORT = Number(arg('short') ?? 1000);
 const LONG = Number(arg('long') ?? 3000);
-const here = fileURLToPath(new URL('.', import.meta.url));
 const root = fileURLToPath(new URL('..', import.meta.url));
 const roots: Array<[string, string]> = [
   ...(process.argv.includes('--no-floor') ? [] : [['floor', 'floor'] as [string, string]]),
@@ -36,50 +32,11 @@ const roots: Array<[string, string]> = [
 
 /** Instructions by function for one valgrind run of `approvals` approvals after the warm-up. */
 async function countRun(what: string, libRoot: string, approvals: number, sandboxUrl: string, sandbox: ReturnType<typeof createSandbox>, tag: string): Promise<string> {
-  const returns: Array<Awaited<ReturnType<typeof sandbox.authenticate>>> = [];
-  for (let i = 0; i < WARMUP + approvals; i++) {
-    returns.push(await sandbox.authenticate({ moid: `${tag}-${i}`, amount: BENCH_AMOUNT, method: 'CARD', charset: 'euc-kr', goodsName: '벤치 상품', buyerName: '홍길동' }));
-  }
-  const tmp = os.tmpdir();
-  const floorFile = join(tmp, `express-nicepay-instructions-${process.pid}.json`);
-  if (what === 'floor') {
-    const ediDate = kstTimestamp14(new Date());
-    const bodies = returns.map(({ fields: f }) => encodeForm({
-      TID: f.TxTid, AuthToken: f.AuthToken, MID: BENCH_MID, Amt: f.Amt, EdiDate: ediDate,
-      SignData: approvalSignData(f.AuthToken!, BENCH_MID, f.Amt!, ediDate, BENCH_KEY), CharSet: 'euc-kr', EdiType: 'JSON',
-    }, 'euc-kr').toString('latin1'));
-    writeFileSync(floorFile, JSON.stringify({ url: returns[0]!.fields.NextAppURL, bodies }));
-  }
-  const out = join(tmp, `express-nicepay-cachegrind-${process.pid}-${tag}.out`);
-  const child = spawn('valgrind', ['--tool=cachegrind', '--cache-sim=no', `--cachegrind-out-file=${out}`, 'node', join(here, 'instructions-server.mjs')], {
-    cwd: here,
-    env: { ...process.env, KIND: what === 'floor' ? 'floor' : 'ours', ROOT: libRoot, FLOOR_FILE: floorFile, SANDBOX_URL: sandboxUrl, MID: BENCH_MID, KEY: BENCH_KEY, AMOUNT: String(BENCH_AMOUNT) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d));
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      const m = /listening (\d+)/.exec(String(d));
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', () => reject(new Error(`server under valgrind exited:\n${stderr.slice(-2000)}`)));
-  });
-  const agent = new Agent();
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < returns.length) {
-      const r = returns[next++]!;
-      const res = await request(`http://127.0.0.1:${port}/return`, { method: 'POST', body: r.body, headers: { 'content-type': r.contentType }, dispatcher: agent });
-      const text = await res.body.text();
-      if (text !== 'approved') throw new Error(`${what}: answered ${res.statusCode} ${text}`);
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
-  await agent.close();
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.on('exit', resolve));
-  rmSync(floorFile, { force: true });
+  const out = join(os.tmpdir(), `express-nicepay-cachegrind-${process.pid}-${tag}.out`);
+  const shop = await startShop(what === 'floor' ? 'floor' : 'ours', libRoot, sandbox, sandboxUrl, WARMUP + approvals, tag,
+    'valgrind', ['--tool=cachegrind', '--cache-sim=no', `--cachegrind-out-file=${out}`, 'node', SHOP_SCRIPT], 'pipe');
+  await shop.drive(WARMUP + approvals);
+  await shop.stop();
   return out;
 }
 
