@@ -14,7 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createSandbox } from '../src/sandbox/index.js';
 import { BENCH_KEY, BENCH_MID } from './ipc.js';
-import { SHOP_SCRIPT, startShop } from './standalone-shop.js';
+import { buildTree, SHOP_SCRIPT, startShop } from './standalone-shop.js';
 
 const arg = (name: string, fallback: number): number => {
   const raw = process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -62,30 +62,33 @@ async function measure(what: string, libRoot: string, sandboxUrl: string, sandbo
   const { child } = shop;
   let next = 0;
   const drive = (upTo: number): Promise<void> => shop.drive((next = upTo));
-  await drive(WARMUP);
   const total = new Map<string, number>();
   const perChunk: number[] = [];
   let busyMs = 0;
   const proc = { userUs: 0, systemUs: 0, minorFaults: 0 };
-  for (let c = 0; c < chunks; c++) {
-    if (PAUSE_MS) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
-    await drive(next + REWARM);
-    const before = cpuByThread(child.pid!);
-    const p0 = processStat(child.pid!);
-    const t0 = performance.now();
-    await drive(next + CHUNK);
-    busyMs += performance.now() - t0;
-    const p1 = processStat(child.pid!);
-    for (const k of ['userUs', 'systemUs', 'minorFaults'] as const) proc[k] += p1[k] - p0[k];
-    let chunkUs = 0;
-    for (const [name, us] of cpuByThread(child.pid!)) {
-      const d = us - (before.get(name) ?? 0);
-      total.set(name, (total.get(name) ?? 0) + d);
-      chunkUs += d;
+  try {
+    await drive(WARMUP);
+    for (let c = 0; c < chunks; c++) {
+      if (PAUSE_MS) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+      await drive(next + REWARM);
+      const before = cpuByThread(child.pid!);
+      const p0 = processStat(child.pid!);
+      const t0 = performance.now();
+      await drive(next + CHUNK);
+      busyMs += performance.now() - t0;
+      const p1 = processStat(child.pid!);
+      for (const k of ['userUs', 'systemUs', 'minorFaults'] as const) proc[k] += p1[k] - p0[k];
+      let chunkUs = 0;
+      for (const [name, us] of cpuByThread(child.pid!)) {
+        const d = us - (before.get(name) ?? 0);
+        total.set(name, (total.get(name) ?? 0) + d);
+        chunkUs += d;
+      }
+      perChunk.push(Math.round(chunkUs / CHUNK));
     }
-    perChunk.push(Math.round(chunkUs / CHUNK));
+  } finally {
+    await shop.stop();
   }
-  await shop.stop();
   const measured = chunks * CHUNK;
   const threads = [...total].filter(([, us]) => us / measured >= 0.5).map(([name, us]) => `${name} ${(us / measured).toFixed(1)}`);
   const all = [...total.values()].reduce((a, b) => a + b, 0) / measured;
@@ -93,6 +96,7 @@ async function measure(what: string, libRoot: string, sandboxUrl: string, sandbo
   console.log(`${what.padEnd(5)} ${(measured / busyMs * 1000).toFixed(0).padStart(5)} req/s  CPU ${all.toFixed(1)} us/approval (${threads.join(', ')}; user ${per(proc.userUs)}, system ${per(proc.systemUs)}; ${per(proc.minorFaults)} page faults)  by chunk: ${perChunk.join(' ')}${what === 'base' ? `  (${libRoot})` : ''}`);
 }
 
+if (base) buildTree(base);
 const sandbox = createSandbox({ merchants: [{ mid: BENCH_MID, merchantKey: BENCH_KEY }] });
 const { url } = await sandbox.listen(0, '127.0.0.1');
 try {

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSandbox } from '../src/sandbox/index.js';
 import { BENCH_KEY, BENCH_MID } from './ipc.js';
-import { SHOP_SCRIPT, startShop } from './standalone-shop.js';
+import { buildTree, SHOP_SCRIPT, startShop } from './standalone-shop.js';
 
 const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const WARMUP = Number(arg('warmup') ?? 2000);
@@ -35,8 +35,11 @@ async function countRun(what: string, libRoot: string, approvals: number, sandbo
   const out = join(os.tmpdir(), `express-nicepay-cachegrind-${process.pid}-${tag}.out`);
   const shop = await startShop(what === 'floor' ? 'floor' : 'ours', libRoot, sandbox, sandboxUrl, WARMUP + approvals, tag,
     'valgrind', ['--tool=cachegrind', '--cache-sim=no', `--cachegrind-out-file=${out}`, 'node', SHOP_SCRIPT], 'pipe');
-  await shop.drive(WARMUP + approvals);
-  await shop.stop();
+  try {
+    await shop.drive(WARMUP + approvals);
+  } finally {
+    await shop.stop();
+  }
   return out;
 }
 
@@ -66,6 +69,7 @@ function perApproval(shortOut: string, longOut: string): { total: number; mutato
   return { total: split.total / per, mutator: split.mutator / per, gc: split.gc / per, compiler: split.compiler / per };
 }
 
+if (arg('base')) buildTree(arg('base')!);
 const sandbox = createSandbox({ merchants: [{ mid: BENCH_MID, merchantKey: BENCH_KEY }] });
 const { url } = await sandbox.listen(0, '127.0.0.1');
 try {

@@ -59,22 +59,24 @@ const CONNECTIONS = 16;
  * at 60-70 % of the floor's rate, and b/a came out 0.81-0.86 where 8,000 gave 0.91-0.96 in the
  * same hour. A shop's server runs for days; the benchmark measures that steady state.
  *
- * `rewarm` untimed requests go to each server just before each of its rounds. Interleaving
- * leaves every server idle while the others run, and a server coming back from a pause is cold
- * (caches, branch predictors, a shrunk young generation) for its first few hundred requests,
- * which costs the server with more code and data more: with 1,000-request chunks after 2 s
- * pauses, checkoutReturn used 20-26 % more CPU per request than the floor, and 6-22 % with 300
- * untimed requests before each chunk (CPU per thread from /proc, bench/RESULTS.md). Under
+ * `rewarm` untimed requests (at most a round's own size) go to each server just before each of
+ * its rounds. Interleaving leaves every server idle while the others run, and a server coming
+ * back from a pause is cold (caches, branch predictors, a shrunk young generation) for its first
+ * requests: with 1,000-request chunks after 2 s pauses, both servers used 36-55 % more CPU per
+ * request than under continuous load, and checkoutReturn 22-26 % more than the floor (6-20 %
+ * with 300 untimed requests before each chunk; a few runs each, bench/RESULTS.md). Under
  * sustained load, which is what throughput means, a server is never cold.
  */
 const plan = quick
   ? { rounds: 3, warmup: { checkout: 5000, keyin: 0, payout: 0 }, rewarm: 200, checkout: 1800, keyin: 0, payout: 0, pipeline: 20_000, pipelineTrials: 2 }
-  : { rounds: 12, warmup: { checkout: 10_000, keyin: 5_000, payout: 1_000 }, rewarm: 300, checkout: 18_000, keyin: 5_000, payout: 2_500, pipeline: 100_000, pipelineTrials: 5 };
+  : { rounds: 12, warmup: { checkout: 10_000, keyin: 5_000, payout: 1_000 }, rewarm: 300, checkout: 18_000, keyin: 6_000, payout: 2_400, pipeline: 100_000, pipelineTrials: 5 };
 for (const key of ['warmup', 'rewarm', 'rounds', 'checkout', 'keyin', 'payout', 'pipeline'] as const) {
   const arg = process.argv.find((a) => a.startsWith(`--${key}=`));
   if (arg === undefined) continue;
   const n = Number(arg.slice(key.length + 3));
   if (!Number.isSafeInteger(n) || n < 0 || (key === 'rounds' && n === 0)) throw new Error(`${arg}: expected a whole number${key === 'rounds' ? ' above 0' : ''}`);
+  // autocannon refuses a load of fewer requests than connections.
+  if ((key === 'warmup' || key === 'rewarm') && n > 0 && n < CONNECTIONS) throw new Error(`${arg}: expected 0 or at least ${CONNECTIONS} (one request per connection)`);
   if (key === 'warmup') plan.warmup = { checkout: n, keyin: n, payout: n };
   else plan[key] = n;
 }
@@ -82,11 +84,12 @@ type Group = keyof typeof plan.warmup;
 
 /**
  * The order of the servers in round `r`: rows of a Williams Latin square. Over n rounds (2n
- * for an odd n) every server runs once in every position and directly after every other server
- * equally often. A plain rotation (a b c, b c a, c a b) would give each server the same
- * predecessor every time, so whatever one server leaves behind (the official-sample approach
- * leaves a thousand closed connections and the sandbox's garbage per round) would always fall
- * on the same next one.
+ * for an odd n) every server runs once in every position and, within the rounds, directly after
+ * every other server equally often (the change from one round's last server to the next
+ * round's first is not balanced). A plain rotation (a b c, b c a, c a b) gives each server the
+ * same predecessor inside every round, so whatever one server leaves behind (the
+ * official-sample approach leaves a thousand closed connections and the sandbox's garbage per
+ * round) would always fall on the same next one.
  */
 function roundOrder(n: number, r: number): number[] {
   const first: number[] = [];
@@ -299,15 +302,16 @@ async function runGroup(sandbox: Child, url: string, group: Group, kinds: Array<
       await s.child.call('reset');
     }
     const perRound = Math.ceil(total / plan.rounds);
+    const rewarm = Math.min(plan.rewarm, perRound);
     for (let r = 0; r < plan.rounds; r++) {
       const order = roundOrder(kinds.length, r).map((i) => kinds[i]!);
       for (const [kind] of order) {
         const s = servers.get(kind)!;
         // One batch for the untimed re-warm and the round, fetched first: a server that sat
         // idle while the others ran starts cold (see `rewarm`), and the round follows its
-        // re-warm at once. The re-warm may overrun by a few requests: it has SPARE of its own.
-        const body = await feeder(sandbox, s.child, kind, `run${r}`, (plan.rewarm ? plan.rewarm + SPARE : 0) + perRound);
-        if (plan.rewarm) s.untimed += (await load(s.port, path, plan.rewarm, body)).requests.total;
+        // re-warm at once. SPARE more in case a reconnect makes the re-warm take a few extra.
+        const body = await feeder(sandbox, s.child, kind, `run${r}`, (rewarm ? rewarm + SPARE : 0) + perRound);
+        if (rewarm) s.untimed += (await load(s.port, path, rewarm, body)).requests.total;
         const s0 = await s.child.call<ProcStats>('stats');
         const b0 = await sandbox.call<ProcStats>('stats');
         const res = await load(s.port, path, perRound, body);
@@ -379,9 +383,9 @@ async function verify(sandbox: Child, kind: ServerKind, requests: number, untime
   }
   if (kind.startsWith('keyin')) {
     const byStatus = await sandbox.call<Record<string, number>>('count', { prefix: kind === 'keyin-floor' ? 'kfloor-' : 'kours-' });
-    return `ledger (warm-up included): ${JSON.stringify(byStatus)}`;
+    return `ledger (warm-up and re-warm included): ${JSON.stringify(byStatus)}`;
   }
-  return `sandbox books: ${await sandbox.call<number>('payouts')} payout requests in all (both servers, warm-up included)`;
+  return `sandbox books: ${await sandbox.call<number>('payouts')} payout requests in all (both servers, warm-up and re-warm included)`;
 }
 
 /** The pipeline is noisy on a shared machine: best of a few trials. */
@@ -451,7 +455,7 @@ function report(results: Measurement[], pipeline: PipelineResult, loadBefore: nu
 Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.os}, Node ${machine.node}.
 Load average before / after: ${machine.loadAverageBefore.join(' ')} / ${machine.loadAverageAfter.join(' ')}
 (the machine is shared; the sandbox, the measured server and autocannon share its ${machine.cores} cores).
-${CONNECTIONS} connections; per server ${plan.warmup.checkout} / ${plan.warmup.keyin} / ${plan.warmup.payout} warm-up requests (checkout / key-in / payout), then ${plan.rounds} interleaved rounds, each after ${plan.rewarm} untimed requests (${plan.checkout} checkout,
+${CONNECTIONS} connections; per server ${plan.warmup.checkout} / ${plan.warmup.keyin} / ${plan.warmup.payout} warm-up requests (checkout / key-in / payout), then ${plan.rounds} interleaved rounds, each after ${plan.rewarm} untimed requests (at most the round's size) (${plan.checkout} checkout,
 ${plan.keyin} key-in, ${plan.payout} payout requests in all); every checkout request carries its own fresh auth return.
 req/s = all measured requests / all load time; p50 and p99 = median over the rounds. "of which GC": the
 server's main-thread GC pauses (perf_hooks); allocated KB/req: an untimed pass of up to 1000 more requests

@@ -3,7 +3,7 @@
  * the floor or checkoutReturn) started as a plain child process against an in-process sandbox,
  * fed real auth returns by 16 concurrent connections from the parent.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,11 @@ type AuthReturn = Awaited<ReturnType<Sandbox['authenticate']>>;
 
 /** The server script; run it with `node` (or under valgrind, before `node`). */
 export const SHOP_SCRIPT = join(fileURLToPath(new URL('.', import.meta.url)), 'instructions-server.mjs');
+
+/** Builds the library in another tree (`--base`), as `npm run bench` does, so its dist/ is current. */
+export function buildTree(dir: string): void {
+  execFileSync('npm', ['run', '-s', 'build'], { cwd: dir, stdio: 'inherit' });
+}
 
 /** A running shop server and the auth returns meant for it. */
 export interface StandaloneShop {
@@ -59,13 +64,19 @@ export async function startShop(
   });
   let errText = '';
   child.stderr?.on('data', (d: Buffer) => (errText += d));
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      const m = /listening (\d+)/.exec(String(d));
-      if (m) resolve(Number(m[1]));
+  let port: number;
+  try {
+    port = await new Promise<number>((resolve, reject) => {
+      child.stdout!.on('data', (d: Buffer) => {
+        const m = /listening (\d+)/.exec(String(d));
+        if (m) resolve(Number(m[1]));
+      });
+      child.on('exit', (code) => reject(new Error(`${kind} server exited (${code})${errText ? `:\n${errText.slice(-2000)}` : ''}`)));
     });
-    child.on('exit', (code) => reject(new Error(`${kind} server exited (${code})${errText ? `:\n${errText.slice(-2000)}` : ''}`)));
-  });
+  } catch (err) {
+    rmSync(floorFile, { force: true });
+    throw err;
+  }
   const agent = new Agent();
   let next = 0;
   return {
@@ -87,7 +98,10 @@ export async function startShop(
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.on('exit', resolve));
         child.kill('SIGTERM');
+        // The server exits on SIGTERM; valgrind may take a while to write its counts.
+        const insist = setTimeout(() => child.kill('SIGKILL'), 60_000);
         await exited;
+        clearTimeout(insist);
       }
       rmSync(floorFile, { force: true });
     },
