@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { memoryStore } from '../src/index.js';
+import type { AcquireResult, IdempotencyStore } from '../src/store/types.js';
 import { runOnce } from '../src/store/wait-for-result.js';
 
 describe('memoryStore', () => {
@@ -67,4 +69,75 @@ describe('memoryStore', () => {
     expect((await store.acquire('k49', 1_000)).state).to.equal('done');
     expect((await store.acquire('k0', 1_000)).state).to.equal('acquired');
   });
+
+  it('answers every sequence of calls exactly as a plain Map-based store does', () => {
+    const key = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'checkout:m:한글');
+    const token = fc.oneof(fc.constant('held'), fc.constantFrom('t1', 't2', 't3', 'x'));
+    // Few distinct durations, so that calls land exactly on an expiry instant now and then.
+    const ttl = fc.constantFrom(10, 20, 30);
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('acquire' as const), key, ttl }),
+      fc.record({ kind: fc.constant('complete' as const), key, token, ttl, value: fc.string({ maxLength: 30, unit: 'binary' }) }),
+      fc.record({ kind: fc.constant('release' as const), key, token }),
+      fc.record({ kind: fc.constant('wait' as const), ms: fc.constantFrom(0, 5, 10, 20) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 120 }), fc.integer({ min: 1, max: 6 }), (ops, maxEntries) => {
+        let now = 1_000;
+        const clock = { now: () => now, maxEntries };
+        const store = memoryStore(clock);
+        const model = mapStore(clock);
+        const held = new Map<string, string>(); // the last token each key was acquired with
+        for (const o of ops) {
+          if (o.kind === 'wait') now += o.ms;
+          else if (o.kind === 'acquire') {
+            const got = store.acquire(o.key, o.ttl);
+            expect(got).to.deep.equal(model.acquire(o.key, o.ttl));
+            if ((got as AcquireResult).state === 'acquired') held.set(o.key, (got as { token: string }).token);
+          } else {
+            const t = o.token === 'held' ? (held.get(o.key) ?? 'none') : o.token;
+            if (o.kind === 'complete') {
+              store.complete(o.key, t, o.value, o.ttl);
+              model.complete(o.key, t, o.value, o.ttl);
+            } else {
+              store.release(o.key, t);
+              model.release(o.key, t);
+            }
+          }
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
+
+/** The reference: memoryStore as it was, a Map of entry objects (insertion order for eviction). */
+function mapStore({ now, maxEntries }: { now: () => number; maxEntries: number }): IdempotencyStore & { acquire(key: string, ttl: number): AcquireResult } {
+  type Entry = { token?: string; lockExpires: number; value?: string; valueExpires: number };
+  const entries = new Map<string, Entry>();
+  let issued = 0;
+  const live = (e: Entry | undefined, t: number) => e?.token !== undefined && e.lockExpires > t;
+  return {
+    acquire(key, lockTtlMs) {
+      const t = now();
+      const e = entries.get(key);
+      if (e?.value !== undefined && e.valueExpires > t) return { state: 'done', value: e.value };
+      if (live(e, t)) return { state: 'busy' };
+      const token = `t${++issued}`;
+      entries.set(key, { token, lockExpires: t + lockTtlMs, valueExpires: 0 });
+      for (const [k, x] of entries) {
+        if (entries.size <= maxEntries) break;
+        if (!live(x, t)) entries.delete(k);
+      }
+      return { state: 'acquired', token };
+    },
+    complete(key, token, value, resultTtlMs) {
+      const e = entries.get(key);
+      if (live(e, now()) && e!.token !== token) return;
+      entries.set(key, { lockExpires: 0, value, valueExpires: now() + resultTtlMs });
+    },
+    release(key, token) {
+      if (entries.get(key)?.token === token) entries.delete(key);
+    },
+  };
+}

@@ -1,3 +1,4 @@
+import { EntryTable } from './entry-table.js';
 import type { AcquireResult, IdempotencyStore } from './types.js';
 
 /** Options of {@link memoryStore}. */
@@ -8,67 +9,69 @@ export interface MemoryStoreOptions {
   maxEntries?: number;
 }
 
-/** One key's lock and result; every entry has all four fields, so they share one shape. */
-interface Entry {
-  token: string | undefined;
-  lockExpires: number;
-  value: string | undefined;
-  valueExpires: number;
-}
-
 /**
- * An in-process {@link IdempotencyStore}: a Map with an in-flight lock and a result cache,
- * both with expiry. Single-threaded JavaScript makes each method atomic, and each answers
- * synchronously. For more than one instance use `redisStore` from `express-nicepay/redis`.
+ * An in-process {@link IdempotencyStore}: an in-flight lock and a result cache per key, both
+ * with expiry. Single-threaded JavaScript makes each method atomic, and each answers
+ * synchronously. Keys and results are kept as bytes outside the JavaScript heap (see
+ * EntryTable), so a store holding 100,000 approvals adds no work to garbage collection.
+ * For more than one instance use `redisStore` from `express-nicepay/redis`.
  */
 export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore {
   const now = options.now ?? Date.now;
   const maxEntries = options.maxEntries ?? 100_000;
-  const entries = new Map<string, Entry>();
+  const table = new EntryTable();
   // A lock token only has to differ from every other token of this store: a counter will do.
   let issued = 0;
 
+  /** True when `id` holds a lock that has not expired. */
+  function locked(id: number, t: number): boolean {
+    return table.token[id] !== 0 && table.lockExpires[id]! > t;
+  }
+
+  /** Drops the oldest entries that hold no live lock until at most maxEntries remain. */
   function sweep(): void {
-    if (entries.size <= maxEntries) return;
+    if (table.size <= maxEntries) return;
     const t = now();
-    for (const [key, e] of entries) {
-      if (entries.size <= maxEntries) break;
-      const lockLive = e.token !== undefined && e.lockExpires > t;
-      if (!lockLive && (e.value === undefined || e.valueExpires <= t || entries.size > maxEntries)) entries.delete(key);
+    for (let id = table.head; id !== -1 && table.size > maxEntries; ) {
+      const next = table.after(id);
+      if (!locked(id, t)) table.remove(id);
+      id = next;
     }
   }
 
   return {
     acquire(key: string, lockTtlMs: number): AcquireResult {
       const t = now();
-      const e = entries.get(key);
-      if (e?.value !== undefined && e.valueExpires > t) return { state: 'done', value: e.value };
-      if (e?.token !== undefined && e.lockExpires > t) return { state: 'busy' };
-      const token = `t${++issued}`;
-      const entry: Entry = { token, lockExpires: t + lockTtlMs, value: undefined, valueExpires: 0 };
-      entries.set(key, entry);
+      let id = table.find(key);
+      if (id !== -1) {
+        if (table.hasValue(id) && table.valueExpires[id]! > t) return { state: 'done', value: table.value(id) };
+        if (locked(id, t)) return { state: 'busy' };
+        table.clearValue(id);
+      } else {
+        id = table.insert(key);
+      }
+      const n = ++issued;
+      table.token[id] = n;
+      table.lockExpires[id] = t + lockTtlMs;
       sweep();
-      return { state: 'acquired', token };
+      return { state: 'acquired', token: `t${n}` };
     },
     complete(key: string, token: string, value: string, resultTtlMs: number): void {
-      const e = entries.get(key);
-      if (e && e.token !== undefined && e.token !== token && e.lockExpires > now()) return;
-      if (e === undefined) {
-        entries.set(key, { token: undefined, lockExpires: 0, value, valueExpires: now() + resultTtlMs });
-        return;
-      }
-      // The holder's own entry becomes the result: no second object per key.
-      e.token = undefined;
-      e.lockExpires = 0;
-      e.value = value;
-      e.valueExpires = now() + resultTtlMs;
+      let id = table.find(key);
+      if (id !== -1 && locked(id, now()) && `t${table.token[id]}` !== token) return;
+      if (id === -1) id = table.insert(key);
+      // The holder's own entry becomes the result: the lock goes and the value takes its place.
+      table.token[id] = 0;
+      table.lockExpires[id] = 0;
+      table.setValue(id, value);
+      table.valueExpires[id] = now() + resultTtlMs;
     },
     release(key: string, token: string): void {
-      const e = entries.get(key);
-      if (e?.token === token) entries.delete(key);
+      const id = table.find(key);
+      if (id !== -1 && table.token[id] !== 0 && `t${table.token[id]}` === token) table.remove(id);
     },
     close(): void {
-      entries.clear();
+      table.clear();
     },
   };
 }
