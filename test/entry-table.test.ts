@@ -19,6 +19,8 @@ const value = fc.oneof(
   fc.constantFrom('', '{"ok":true}', '한글 결제 승인'),
   fc.string({ maxLength: 3000, unit: 'binary', size: 'max' }), // lone surrogates included
   fc.string({ maxLength: 200, unit: 'grapheme' }),
+  // A stored record: JSON, then the gateway's answer bytes as Latin-1 characters.
+  fc.string({ maxLength: 2000, size: 'max', unit: fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c)) }),
 );
 const op = fc.oneof(
   fc.record({ kind: fc.constant('insert' as const), key }),

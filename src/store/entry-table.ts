@@ -5,8 +5,8 @@
  * that every major GC marks, and each finished approval's record survives two scavenges
  * before it settles in the old space. Here an approval leaves no live object behind.
  *
- * Keys are kept as UTF-16 code units and values as UTF-8 (or UTF-16 when they hold a
- * surrogate), so both come back exactly as given. Insertion order is a linked list of
+ * Keys are kept as UTF-16 code units and values as Latin-1, UTF-8 or UTF-16, whichever is
+ * exact for the value, so both come back exactly as given. Insertion order is a linked list of
  * entry ids, oldest first, for eviction.
  */
 
@@ -15,10 +15,16 @@ const TOMBSTONE = -2;
 const NONE = -1;
 /** Arena regions start on 8-byte boundaries, so a key's code units align for the Uint16 view. */
 const ALIGN = 8;
+const ABOVE_LATIN1 = /[^\x00-\xff]/;
 const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** A value's encoding in the arena. */
-const Encoding = { None: 0, Utf8: 1, Utf16: 2 } as const;
+const Encoding = { None: 0, Latin1: 1, Utf8: 2, Utf16: 3 } as const;
+type Encoding = (typeof Encoding)[keyof typeof Encoding];
+/** Buffer's name of each encoding (index 0, no value, is never read). */
+const NAMES: readonly BufferEncoding[] = ['latin1', 'latin1', 'utf8', 'utf16le'];
+/** Most bytes each encoding writes per UTF-16 code unit. */
+const WIDTH = [0, 1, 3, 2] as const;
 
 /**
  * Entries addressed by id: find, insert and remove by key; a lock token and two expiry times
@@ -145,20 +151,22 @@ export class EntryTable {
   value(id: number): string {
     const off = this.valOff[id]!;
     const end = off + this.valBytes[id]!;
-    return this.arena.toString(this.valEnc[id] === Encoding.Utf8 ? 'utf8' : 'utf16le', off, end);
+    return this.arena.toString(NAMES[this.valEnc[id]!]!, off, end);
   }
 
   /** Sets entry `id`'s value, replacing any it had. */
   setValue(id: number, value: string): void {
     this.clearValue(id);
-    const wide = SURROGATE.test(value);
-    // UTF-8 takes at most 3 bytes per UTF-16 code unit; the unused tail is given back below.
-    const off = this.reserve(value.length * (wide ? 2 : 3));
-    const bytes = this.arena.write(value, off, wide ? 'utf16le' : 'utf8');
+    // A stored record is mostly Latin-1 (the gateway's answer bytes, one character each), which
+    // is a plain copy; UTF-8 is exact for any other text without surrogates; UTF-16 for the rest.
+    const enc: Encoding = !ABOVE_LATIN1.test(value) ? Encoding.Latin1 : !SURROGATE.test(value) ? Encoding.Utf8 : Encoding.Utf16;
+    // UTF-8 may take fewer bytes than reserved; the unused tail is given back below.
+    const off = this.reserve(value.length * WIDTH[enc]);
+    const bytes = this.arena.write(value, off, NAMES[enc]!);
     this.used = off + align(bytes);
     this.valOff[id] = off;
     this.valBytes[id] = bytes;
-    this.valEnc[id] = wide ? Encoding.Utf16 : Encoding.Utf8;
+    this.valEnc[id] = enc;
   }
 
   /** Drops entry `id`'s value, if it has one. */
@@ -223,14 +231,15 @@ export class EntryTable {
 
   /**
    * Makes room for `bytes` at the arena's end and returns where they go. When they do not
-   * fit, the live regions move into a fresh arena at least twice their size, in insertion
-   * order: each byte written is copied at most once more on average.
+   * fit, the live regions move, in insertion order, into a fresh arena twice the size of
+   * what is live then (never below the first size): the arena holds at most twice the live
+   * bytes, it shrinks after mass removal, and each byte written is copied at most once more
+   * on average.
    */
   private reserve(bytes: number): number {
     if (this.used + bytes <= this.arena.length) return this.used;
     const live = this.used - this.dead;
-    let length = this.arena.length;
-    while (live + bytes + ALIGN > length / 2) length *= 2;
+    const length = Math.max(align(this.arenaBytes), align(2 * (live + bytes)));
     if (length > 0x7fff_fff8) throw new RangeError('memoryStore: more than 2 GiB of keys and values');
     const from = this.arena;
     const to = Buffer.allocUnsafeSlow(length);
