@@ -30,10 +30,10 @@ const op = fc.oneof(
 );
 
 describe('EntryTable (memoryStore keeps keys and values off the heap)', () => {
-  it('agrees with a Map on every key, value and the insertion order, through growth and compaction', () => {
+  it('agrees with a Map on every key, value and the insertion order, through growth and slab turnover', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 400 }), (ops) => {
-        // A small first arena, so that compaction and growth happen many times per run.
+        // Small slabs, so that values get slabs of their own, slabs fill, empty and go sparse.
         const table = new EntryTable(256);
         const model = new Map<string, string | undefined>();
         for (const o of ops) {
@@ -83,16 +83,36 @@ describe('EntryTable (memoryStore keeps keys and values off the heap)', () => {
     for (let i = 19_000; i < 20_000; i++) expect(table.value(table.find(`checkout:m:${i}`))).to.equal(record(i));
   });
 
-  it('gives the bytes of removed keys and values back: the arena stays near twice what is live', () => {
+  it('holds about what is live when entries leave oldest first, as memoryStore evicts them', () => {
     const table = new EntryTable(256);
     for (let i = 0; i < 100_000; i++) {
       const id = table.insert(`key-${i}`);
       if (i % 2 === 0) table.setValue(id, 'x'.repeat(100));
       if (i >= 100) table.remove(table.find(`key-${i - 100}`));
     }
-    // 100 live keys of 24 bytes (9 code units, aligned) and 50 values of 104: 7,600 bytes.
-    // The arena doubles only while live bytes exceed half of it: 16 KiB is enough.
-    expect(table.arenaSize).to.be.at.most(16 * 1024);
+    // 100 live keys of 24 bytes (9 code units, aligned), 2,400 bytes, in 256-byte slabs, each
+    // at least a quarter live; 50 values of 104 in slabs of their own (over half a slab).
+    expect(table.bytesHeld).to.be.within(2_400 + 5_200, 4 * 2_400 + 256 + 5_200);
+  });
+
+  it('empties slabs that scattered removals left sparse, keeping every survivor exact', () => {
+    const table = new EntryTable(); // 1 MiB slabs
+    const record = (i: number) => `{"tid":"TX${i}"}\n${'\xb0\xa1'.repeat(500)}`;
+    for (let i = 0; i < 50_000; i++) table.setValue(table.insert(`k${i}`), record(i));
+    expect(table.bytesHeld).to.be.above(50_000 * 1_000);
+    for (let i = 0; i < 50_000; i++) if (i % 50 !== 0) table.remove(table.find(`k${i}`));
+    // 1,000 survivors of ~1,030 bytes: no slab may stay less than a quarter live, so at most
+    // four times that, plus the slab being filled.
+    expect(table.bytesHeld).to.be.at.most(4 * 1_030_000 + 1024 * 1024);
+    for (let i = 0; i < 50_000; i += 50) expect(table.value(table.find(`k${i}`))).to.equal(record(i));
+    expect(table.size).to.equal(1_000);
+  });
+
+  it('keeps an empty key with an empty value after every slab it was written in is gone', () => {
+    const table = new EntryTable(64);
+    table.setValue(table.insert(''), '');
+    for (let i = 0; i < 100; i++) table.remove(table.insert(`filler-${i}`));
+    expect(table.value(table.find(''))).to.equal('');
   });
 
   it('clear() forgets every entry', () => {

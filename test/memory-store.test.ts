@@ -80,6 +80,7 @@ describe('memoryStore', () => {
       fc.record({ kind: fc.constant('complete' as const), key, token, ttl, value: fc.string({ maxLength: 30, unit: 'binary' }) }),
       fc.record({ kind: fc.constant('release' as const), key, token }),
       fc.record({ kind: fc.constant('wait' as const), ms: fc.constantFrom(0, 5, 10, 20) }),
+      fc.record({ kind: fc.constant('close' as const) }),
     );
     fc.assert(
       fc.property(fc.array(op, { maxLength: 120 }), fc.integer({ min: 1, max: 6 }), (ops, maxEntries) => {
@@ -90,6 +91,10 @@ describe('memoryStore', () => {
         const held = new Map<string, string>(); // the last token each key was acquired with
         for (const o of ops) {
           if (o.kind === 'wait') now += o.ms;
+          else if (o.kind === 'close') {
+            store.close?.();
+            model.close?.();
+          }
           else if (o.kind === 'acquire') {
             const got = store.acquire(o.key, o.ttl);
             expect(got).to.deep.equal(model.acquire(o.key, o.ttl));
@@ -138,6 +143,9 @@ function mapStore({ now, maxEntries }: { now: () => number; maxEntries: number }
     },
     release(key, token) {
       if (entries.get(key)?.token === token) entries.delete(key);
+    },
+    close() {
+      entries.clear();
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The table behind memoryStore, kept off the JavaScript heap: entry fields live in typed
- * arrays and every key and value is copied into one growing Buffer. A Map of strings and
- * entry objects costs nothing per call, but each kept entry is two or three heap objects
+ * arrays and every key and value is copied into slabs of bytes (ByteSlabs). A Map of strings
+ * and entry objects costs nothing per call, but each kept entry is two or three heap objects
  * that every major GC marks, and each finished approval's record survives two scavenges
  * before it settles in the old space. Here an approval leaves no live object behind.
  *
@@ -9,22 +9,19 @@
  * exact for the value, so both come back exactly as given. Insertion order is a linked list of
  * entry ids, oldest first, for eviction.
  */
+import { ByteSlabs } from './byte-slabs.js';
 
 const EMPTY = -1;
 const TOMBSTONE = -2;
 const NONE = -1;
-/** Arena regions start on 8-byte boundaries, so a key's code units align for the Uint16 view. */
-const ALIGN = 8;
 const ABOVE_LATIN1 = /[^\x00-\xff]/;
 const SURROGATE = /[\uD800-\uDFFF]/;
 
-/** A value's encoding in the arena. */
+/** A value's encoding in the slabs. */
 const Encoding = { None: 0, Latin1: 1, Utf8: 2, Utf16: 3 } as const;
 type Encoding = (typeof Encoding)[keyof typeof Encoding];
 /** Buffer's name of each encoding (index 0, no value, is never read). */
 const NAMES: readonly BufferEncoding[] = ['latin1', 'latin1', 'utf8', 'utf16le'];
-/** Most bytes each encoding writes per UTF-16 code unit. */
-const WIDTH = [0, 1, 3, 2] as const;
 
 /**
  * Entries addressed by id: find, insert and remove by key; a lock token and two expiry times
@@ -39,8 +36,10 @@ export class EntryTable {
   valueExpires = new Float64Array(0);
 
   private hash = new Int32Array(0);
+  private keySlab = new Int32Array(0);
   private keyOff = new Int32Array(0);
   private keyLen = new Int32Array(0);
+  private valSlab = new Int32Array(0);
   private valOff = new Int32Array(0);
   private valBytes = new Int32Array(0);
   private valEnc = new Uint8Array(0);
@@ -53,15 +52,11 @@ export class EntryTable {
   private slots = new Int32Array(16).fill(EMPTY);
   private tombstones = 0;
 
-  private arena: Buffer;
-  private units: Uint16Array;
-  private used = 0;
-  private dead = 0;
+  private slabs: ByteSlabs;
 
-  /** @param arenaBytes first size of the byte arena (it doubles as needed); a multiple of 8 */
-  constructor(private readonly arenaBytes = 64 * 1024) {
-    this.arena = Buffer.allocUnsafeSlow(align(arenaBytes));
-    this.units = new Uint16Array(this.arena.buffer, this.arena.byteOffset, this.arena.length >>> 1);
+  /** @param slabBytes size of the Buffers keys and values are kept in */
+  constructor(private readonly slabBytes = 1024 * 1024) {
+    this.slabs = new ByteSlabs(slabBytes);
   }
 
   /** Number of entries. */
@@ -70,9 +65,9 @@ export class EntryTable {
   head = NONE;
   private tail = NONE;
 
-  /** Bytes the arena holds now (live, dead and free). */
-  get arenaSize(): number {
-    return this.arena.length;
+  /** Bytes the slabs hold now (live, and freed but not yet reused). */
+  get bytesHeld(): number {
+    return this.slabs.size;
   }
 
   /** The entry after `id` in insertion order, or -1. */
@@ -93,16 +88,18 @@ export class EntryTable {
 
   /** Adds `key` (which must not be present) as the newest entry, with no lock and no value. */
   insert(key: string): number {
+    // Room first: if Node cannot allocate it, this throws before anything has changed.
+    const off = this.slabs.alloc(key.length * 2);
+    const slab = this.slabs.lastSlab;
     if ((this.size + this.tombstones + 1) * 2 > this.slots.length) this.rehash(this.size + 1);
     if (this.freeCount === 0) this.grow();
     const id = this.free[--this.freeCount]!;
     const h = hashOf(key);
-    const off = this.reserve(key.length * 2);
-    const units = this.units;
+    const units = this.slabs.units(slab);
     const base = off >>> 1;
     for (let i = 0; i < key.length; i++) units[base + i] = key.charCodeAt(i);
-    this.used = off + align(key.length * 2);
     this.hash[id] = h;
+    this.keySlab[id] = slab;
     this.keyOff[id] = off;
     this.keyLen[id] = key.length;
     this.valEnc[id] = Encoding.None;
@@ -117,21 +114,24 @@ export class EntryTable {
     else this.next[this.tail] = id;
     this.tail = id;
     this.size++;
+    this.tidy();
     return id;
   }
 
-  /** Removes entry `id` and frees its bytes. */
+  /** Removes entry `id` (from find() or insert()) and frees its bytes. */
   remove(id: number): void {
     const mask = this.slots.length - 1;
-    for (let i = this.hash[id]! & mask; ; i = (i + 1) & mask) {
-      if (this.slots[i] === id) {
+    for (let i = (this.hash[id] ?? 0) & mask; ; i = (i + 1) & mask) {
+      const at = this.slots[i];
+      if (at === id) {
         this.slots[i] = TOMBSTONE;
         this.tombstones++;
         break;
       }
+      if (at === EMPTY) throw new RangeError(`EntryTable.remove: no entry ${id}`);
     }
-    this.clearValue(id);
-    this.dead += align(this.keyLen[id]! * 2);
+    this.dropValue(id);
+    this.slabs.free(this.keySlab[id]!, this.keyLen[id]! * 2);
     const p = this.prev[id]!;
     const n = this.next[id]!;
     if (p === NONE) this.head = n;
@@ -140,6 +140,7 @@ export class EntryTable {
     else this.prev[n] = p;
     this.free[this.freeCount++] = id;
     this.size--;
+    this.tidy();
   }
 
   /** True when entry `id` holds a value. */
@@ -151,41 +152,80 @@ export class EntryTable {
   value(id: number): string {
     const off = this.valOff[id]!;
     const end = off + this.valBytes[id]!;
-    return this.arena.toString(NAMES[this.valEnc[id]!]!, off, end);
+    // An empty value takes no bytes, and its slab may be gone.
+    if (end === off) return '';
+    return this.slabs.bytes(this.valSlab[id]!).toString(NAMES[this.valEnc[id]!]!, off, end);
   }
 
-  /** Sets entry `id`'s value, replacing any it had. */
+  /**
+   * Sets entry `id`'s value, replacing any it had. If Node cannot allocate room this throws,
+   * and the entry keeps the value it had.
+   */
   setValue(id: number, value: string): void {
-    this.clearValue(id);
     // A stored record is mostly Latin-1 (the gateway's answer bytes, one character each), which
     // is a plain copy; UTF-8 is exact for any other text without surrogates; UTF-16 for the rest.
     const enc: Encoding = !ABOVE_LATIN1.test(value) ? Encoding.Latin1 : !SURROGATE.test(value) ? Encoding.Utf8 : Encoding.Utf16;
-    // UTF-8 may take fewer bytes than reserved; the unused tail is given back below.
-    const off = this.reserve(value.length * WIDTH[enc]);
-    const bytes = this.arena.write(value, off, NAMES[enc]!);
-    this.used = off + align(bytes);
+    const size = enc === Encoding.Utf8 ? Buffer.byteLength(value, 'utf8') : value.length * (enc === Encoding.Latin1 ? 1 : 2);
+    const off = this.slabs.alloc(size);
+    const slab = this.slabs.lastSlab;
+    this.dropValue(id);
+    this.valBytes[id] = this.slabs.bytes(slab).write(value, off, size, NAMES[enc]!);
+    this.valSlab[id] = slab;
     this.valOff[id] = off;
-    this.valBytes[id] = bytes;
     this.valEnc[id] = enc;
+    this.tidy();
   }
 
   /** Drops entry `id`'s value, if it has one. */
   clearValue(id: number): void {
+    this.dropValue(id);
+    this.tidy();
+  }
+
+  private dropValue(id: number): void {
     if (this.valEnc[id] === Encoding.None) return;
-    this.dead += align(this.valBytes[id]!);
+    this.slabs.free(this.valSlab[id]!, this.valBytes[id]!);
     this.valEnc[id] = Encoding.None;
     this.valBytes[id] = 0;
   }
 
+  /**
+   * Empties the slabs that scattered frees left sparse: their live regions move to the
+   * current slab. One pass over the entries per slab emptied, and a slab is reported only once
+   * three quarters of it were freed, so the cost per freed byte stays constant.
+   */
+  private tidy(): void {
+    for (let slab = this.slabs.takeSparse(); slab !== -1; slab = this.slabs.takeSparse()) {
+      for (let id = this.head; id !== NONE && this.slabs.liveIn(slab) > 0; id = this.next[id]!) {
+        if (this.keySlab[id] === slab) {
+          this.keyOff[id] = this.move(slab, this.keyOff[id]!, this.keyLen[id]! * 2);
+          this.keySlab[id] = this.slabs.lastSlab;
+        }
+        if (this.valEnc[id] !== Encoding.None && this.valSlab[id] === slab) {
+          this.valOff[id] = this.move(slab, this.valOff[id]!, this.valBytes[id]!);
+          this.valSlab[id] = this.slabs.lastSlab;
+        }
+      }
+    }
+  }
+
+  /** Copies a region out of `slab` into new room and frees it there; returns its new offset. */
+  private move(slab: number, off: number, bytes: number): number {
+    const to = this.slabs.alloc(bytes);
+    this.slabs.bytes(slab).copy(this.slabs.bytes(this.slabs.lastSlab), to, off, off + bytes);
+    this.slabs.free(slab, bytes);
+    return to;
+  }
+
   /** Empties the table and gives its memory back. */
   clear(): void {
-    Object.assign(this, new EntryTable(this.arenaBytes));
+    Object.assign(this, new EntryTable(this.slabBytes));
   }
 
   private keyIs(id: number, key: string): boolean {
     const len = this.keyLen[id]!;
     if (len !== key.length) return false;
-    const units = this.units;
+    const units = this.slabs.units(this.keySlab[id]!);
     const base = this.keyOff[id]! >>> 1;
     for (let i = 0; i < len; i++) if (units[base + i] !== key.charCodeAt(i)) return false;
     return true;
@@ -216,8 +256,10 @@ export class EntryTable {
     this.lockExpires = resized(this.lockExpires, capacity);
     this.valueExpires = resized(this.valueExpires, capacity);
     this.hash = resized(this.hash, capacity);
+    this.keySlab = resized(this.keySlab, capacity);
     this.keyOff = resized(this.keyOff, capacity);
     this.keyLen = resized(this.keyLen, capacity);
+    this.valSlab = resized(this.valSlab, capacity);
     this.valOff = resized(this.valOff, capacity);
     this.valBytes = resized(this.valBytes, capacity);
     this.valEnc = resized(this.valEnc, capacity);
@@ -229,39 +271,7 @@ export class EntryTable {
     this.capacity = capacity;
   }
 
-  /**
-   * Makes room for `bytes` at the arena's end and returns where they go. When they do not
-   * fit, the live regions move, in insertion order, into a fresh arena twice the size of
-   * what is live then (never below the first size): the arena holds at most twice the live
-   * bytes, it shrinks after mass removal, and each byte written is copied at most once more
-   * on average.
-   */
-  private reserve(bytes: number): number {
-    if (this.used + bytes <= this.arena.length) return this.used;
-    const live = this.used - this.dead;
-    const length = Math.max(align(this.arenaBytes), align(2 * (live + bytes)));
-    if (length > 0x7fff_fff8) throw new RangeError('memoryStore: more than 2 GiB of keys and values');
-    const from = this.arena;
-    const to = Buffer.allocUnsafeSlow(length);
-    let at = 0;
-    for (let id = this.head; id !== NONE; id = this.next[id]!) {
-      const keyBytes = this.keyLen[id]! * 2;
-      from.copy(to, at, this.keyOff[id]!, this.keyOff[id]! + keyBytes);
-      this.keyOff[id] = at;
-      at += align(keyBytes);
-      if (this.valEnc[id] !== Encoding.None) {
-        const valBytes = this.valBytes[id]!;
-        from.copy(to, at, this.valOff[id]!, this.valOff[id]! + valBytes);
-        this.valOff[id] = at;
-        at += align(valBytes);
-      }
-    }
-    this.arena = to;
-    this.units = new Uint16Array(to.buffer, to.byteOffset, to.length >>> 1);
-    this.used = at;
-    this.dead = 0;
-    return at;
-  }
+
 }
 
 /** FNV-1a over a string's UTF-16 code units. */
@@ -269,10 +279,6 @@ function hashOf(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return h & 0x7fffffff;
-}
-
-function align(bytes: number): number {
-  return (bytes + ALIGN - 1) & ~(ALIGN - 1);
 }
 
 type TypedArray = Float64Array | Int32Array | Uint8Array;

@@ -5,15 +5,20 @@ import type { AcquireResult, IdempotencyStore } from './types.js';
 export interface MemoryStoreOptions {
   /** Clock for expiry, injectable for tests. @default Date.now */
   now?: () => number;
-  /** Most entries kept; the oldest finished ones are dropped first. @default 100000 */
+  /**
+   * Most entries kept: past it, the oldest entries that hold no live lock are dropped first
+   * (when a result is dropped early, a late duplicate of that TID goes to the gateway again).
+   * @default 100000
+   */
   maxEntries?: number;
 }
 
 /**
  * An in-process {@link IdempotencyStore}: an in-flight lock and a result cache per key, both
  * with expiry. Single-threaded JavaScript makes each method atomic, and each answers
- * synchronously. Keys and results are kept as bytes outside the JavaScript heap (see
- * EntryTable), so a store holding 100,000 approvals adds no work to garbage collection.
+ * synchronously. Keys and results are kept as bytes in 1 MiB Buffers, outside the JavaScript
+ * heap (see EntryTable), so a store holding 100,000 approvals adds no work to garbage
+ * collection, and no call copies more than one Buffer's worth.
  * For more than one instance use `redisStore` from `express-nicepay/redis`.
  */
 export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore {
@@ -60,10 +65,11 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
       let id = table.find(key);
       if (id !== -1 && locked(id, now()) && `t${table.token[id]}` !== token) return;
       if (id === -1) id = table.insert(key);
-      // The holder's own entry becomes the result: the lock goes and the value takes its place.
+      // The holder's own entry becomes the result. The value goes in first: if it cannot be
+      // kept (the store is full), this throws with the lock still held.
+      table.setValue(id, value);
       table.token[id] = 0;
       table.lockExpires[id] = 0;
-      table.setValue(id, value);
       table.valueExpires[id] = now() + resultTtlMs;
     },
     release(key: string, token: string): void {
