@@ -118,6 +118,8 @@ interface Round {
   cpuUs: number;
   /** Server child GC pauses, microseconds. */
   gcUs: number;
+  /** Server child's main thread alone, microseconds (NaN without /proc). */
+  mainCpuUs: number;
   sandboxCpuUs: number;
   non2xx: number;
   errors: number;
@@ -321,14 +323,18 @@ async function runGroup(sandbox: Child, url: string, group: Group, kinds: Array<
         const cpu = (a: ProcStats, b: ProcStats): number => b.user - a.user + b.system - a.system;
         s.rounds.push({
           requests: res.requests.total, durationS, reqPerSec: res.requests.total / durationS,
-          p50Ms: res.latency.p50, p99Ms: res.latency.p99, cpuUs: cpu(s0, s1), gcUs: s1.gc - s0.gc, sandboxCpuUs: cpu(b0, b1),
+          p50Ms: res.latency.p50, p99Ms: res.latency.p99, cpuUs: cpu(s0, s1), gcUs: s1.gc - s0.gc,
+          mainCpuUs: (s1.mainCpu ?? NaN) - (s0.mainCpu ?? NaN), sandboxCpuUs: cpu(b0, b1),
           non2xx: res.non2xx, errors: res.errors + res.timeouts,
         });
       }
+      // Per request: all threads' CPU, then the main thread's alone and GC pauses, so that a
+      // slow round shows whether JavaScript or V8's helper threads took the extra time.
       log(`round ${r + 1}/${plan.rounds}: ${kinds.map(([k]) => {
         const last = servers.get(k)!.rounds.at(-1)!;
-        return `${k} ${last.reqPerSec.toFixed(0)} req/s ${(last.cpuUs / last.requests).toFixed(0)} us/req (gc ${(last.gcUs / last.requests).toFixed(0)})`;
-      }).join(', ')}`);
+        const per = (us: number): string => (us / last.requests).toFixed(0);
+        return `${k} ${last.reqPerSec.toFixed(0)} req/s ${per(last.cpuUs)} us/req (main ${per(last.mainCpuUs)}, gc ${per(last.gcUs)})`;
+      }).join(', ')}; order ${roundOrder(kinds.length, r).map((i) => kinds[i]![0].replace(/^[a-z]+-/, '')).join(' > ')}`);
     }
     const allocKb = new Map<ServerKind, number>();
     if (record || alloc) {
