@@ -13,7 +13,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createSandbox } from '../src/sandbox/index.js';
-import { BENCH_KEY, BENCH_MID } from './ipc.js';
+import { BENCH_KEY, BENCH_MID, procStatFields, TICK_US } from './ipc.js';
 import { buildTree, SHOP_SCRIPT, startShop } from './standalone-shop.js';
 
 const arg = (name: string, fallback: number): number => {
@@ -42,18 +42,16 @@ function cpuByThread(pid: number): Map<string, number> {
       continue; // the thread ended
     }
     const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime, in clock ticks of 10 ms
-    byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10_000);
+    const fields = procStatFields(stat);
+    byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * TICK_US);
   }
   return byName;
 }
 
 /** Of the whole process so far: user and system CPU in µs, and page faults that needed no I/O. */
 function processStat(pid: number): { userUs: number; systemUs: number; minorFaults: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { userUs: Number(fields[11]) * 10_000, systemUs: Number(fields[12]) * 10_000, minorFaults: Number(fields[7]) };
+  const fields = procStatFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  return { userUs: Number(fields[11]) * TICK_US, systemUs: Number(fields[12]) * TICK_US, minorFaults: Number(fields[7]) };
 }
 
 async function measure(what: string, libRoot: string, sandboxUrl: string, sandbox: ReturnType<typeof createSandbox>): Promise<void> {

@@ -37,13 +37,22 @@ export function procStats(): ProcStats {
   return { user: cpu.user, system: cpu.system, rss: process.memoryUsage().rss, maxRss: process.resourceUsage().maxRSS * 1024, gc: gcUs, mainCpu: mainThreadCpu() };
 }
 
-/** utime + stime of this process's main thread from /proc (Linux; clock ticks of 10 ms). */
+/**
+ * The fields of a Linux /proc/…/stat line after the command name (which is in parentheses and
+ * may hold spaces): [7] minor page faults, [11] utime and [12] stime in clock ticks (TICK_US).
+ */
+export function procStatFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** Microseconds per clock tick of /proc's CPU times. */
+export const TICK_US = 10_000;
+
+/** utime + stime of this process's main thread from /proc, microseconds (Linux only). */
 function mainThreadCpu(): number | undefined {
   try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+    const fields = procStatFields(readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8'));
+    return (Number(fields[11]) + Number(fields[12])) * TICK_US;
   } catch {
     return undefined;
   }
