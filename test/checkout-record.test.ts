@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import iconv from 'iconv-lite';
 import { type CheckoutRecord, parseRecord, serializeRecord } from '../src/express/checkout-record.js';
+import { latin1Text } from '../src/wire/charset.js';
 import { parseGatewayBody } from '../src/wire/response-body.js';
 
 const order = { moid: '주문-1', tid: 'nicepay00m01012611230900001234', amount: 1004 };
@@ -18,12 +19,12 @@ describe('checkout record', () => {
   it('a committed EUC-KR JSON answer reads back byte for byte, Korean and CP949-only syllables included', () => {
     const answer = iconv.encode('{"ResultCode":"3001","ResultMsg":"카드 결제 성공","BuyerName":"똠햏","Amt":"1004","X":"a\\nb"}', 'cp949');
     const raw = parseGatewayBody(answer, 'euc-kr', 'JSON');
-    const record: CheckoutRecord = { kind: 'committed', method: 'CARD', raw, answer, ...order };
+    const record: CheckoutRecord = { kind: 'committed', method: 'CARD', raw, answer: latin1Text(answer), ...order };
     for (const text of [serializeRecord(record, 'euc-kr', 'JSON'), viaUtf8(serializeRecord(record, 'euc-kr', 'JSON'))]) {
       const back = parseRecord(text);
       expect(back).to.include({ kind: 'committed', ...order });
       expect(back.kind === 'committed' && back.method).to.equal('CARD');
-      expect(back.kind !== 'failed' && back.answer.equals(answer)).to.equal(true);
+      expect(back.kind !== 'failed' && Buffer.from(back.answer, 'latin1').equals(answer)).to.equal(true);
       expect({ ...(back.kind !== 'failed' ? back.raw : {}) }).to.deep.equal({ ...raw });
       expect(back.kind !== 'failed' && back.raw.BuyerName).to.equal('똠햏');
     }
@@ -32,7 +33,7 @@ describe('checkout record', () => {
   it('a declined UTF-8 KV answer reads back with its own charset and format', () => {
     const answer = Buffer.from('ResultCode=3011&ResultMsg=한도초과&MallReserved=a&b', 'utf8');
     const raw = parseGatewayBody(answer, 'utf-8', 'KV');
-    const back = parseRecord(serializeRecord({ kind: 'declined', raw, answer, ...order }, 'utf-8', 'KV'));
+    const back = parseRecord(serializeRecord({ kind: 'declined', raw, answer: latin1Text(answer), ...order }, 'utf-8', 'KV'));
     expect(back.kind).to.equal('declined');
     expect({ ...(back.kind === 'declined' ? back.raw : {}) }).to.deep.equal({ ResultCode: '3011', ResultMsg: '한도초과', MallReserved: 'a&b' });
   });
@@ -41,7 +42,7 @@ describe('checkout record', () => {
     const answer = Buffer.from('{"ResultCode":"3001"}');
     const raw = parseGatewayBody(answer, 'utf-8', 'JSON');
     for (const moid of ['주문"1"', 'a\nb\\c', '\u2028', 'plain']) {
-      const record: CheckoutRecord = { kind: 'committed', method: 'VBANK', raw, answer, ...order, moid };
+      const record: CheckoutRecord = { kind: 'committed', method: 'VBANK', raw, answer: latin1Text(answer), ...order, moid };
       const text = serializeRecord(record, 'utf-8', 'JSON');
       const firstLine = text.slice(0, text.indexOf('\n'));
       expect(JSON.parse(firstLine)).to.deep.equal({ kind: 'committed', moid, tid: order.tid, amount: order.amount, charset: 'utf-8', ediType: 'JSON', method: 'VBANK' });

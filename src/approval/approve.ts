@@ -5,12 +5,12 @@ import { TransportError } from '../transport.js';
 import type { PayMethod } from '../types/payment.js';
 import { SUCCESS_CODES } from '../types/payment.js';
 import { parseAmount } from '../wire/amount.js';
-import type { Charset } from '../wire/charset.js';
+import { type Charset, latin1Text } from '../wire/charset.js';
 import { APPROVAL_REQUEST_FIELDS, checkFields } from '../wire/field-sizes.js';
 import { encodeForm } from '../wire/form-codec.js';
 import { hexEquals } from '../wire/hash.js';
 import { isPayMethod } from '../wire/payment-mapper.js';
-import { type EdiType, type GatewayFields, ownField, parseGatewayBody } from '../wire/response-body.js';
+import { type EdiType, type GatewayFields, ownField, parseGatewayLatin1 } from '../wire/response-body.js';
 import { approvalResponseSignature } from '../wire/signatures.js';
 import { netCancel } from './net-cancel.js';
 import { signedApprovalFields } from './signed-form.js';
@@ -40,12 +40,13 @@ export interface ApprovalInput {
 /**
  * What became of an approval: committed (approved or virtual account issued), declined, or
  * failed after a net cancel was tried. A committed or declined outcome carries the gateway's
- * answer as received (`answer`, in the CharSet and EdiType asked for) beside its parsed
- * fields, so the record kept for duplicates can be the answer itself.
+ * answer as received (`answer`: its bytes, in the CharSet and EdiType asked for, as latin1 text
+ * of one character per byte) beside its parsed fields, so the record kept for duplicates can be
+ * the answer itself.
  */
 export type ApprovalOutcome =
-  | { kind: 'committed'; method: PayMethod; raw: GatewayFields; answer: Buffer }
-  | { kind: 'declined'; raw: GatewayFields; answer: Buffer }
+  | { kind: 'committed'; method: PayMethod; raw: GatewayFields; answer: string }
+  | { kind: 'declined'; raw: GatewayFields; answer: string }
   | { kind: 'failed'; code: NicepayErrorCode; message: string; netCancel: 'succeeded' | 'failed' | 'not-attempted'; resultCode?: string };
 
 /**
@@ -74,10 +75,10 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
 
   const started = Date.now();
 
-  let body: Buffer;
+  let answer: string;
   try {
     const res = await ctx.web.post(input.nextAppUrl, encodeForm(fields, 'euc-kr'), 'application/x-www-form-urlencoded; charset=euc-kr');
-    body = res.body;
+    answer = latin1Text(res.body);
   } catch (err) {
     const t = err instanceof TransportError ? err : new TransportError('reset', true, 'approval call failed');
     config.logger.warn({ tid: input.tid, moid: input.moid, step: 'approve', failure: t.kind, durationMs: Date.now() - started }, t.message);
@@ -89,7 +90,7 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
 
   let raw: GatewayFields;
   try {
-    raw = parseGatewayBody(body, input.responseCharset, input.ediType);
+    raw = parseGatewayLatin1(answer, input.responseCharset, input.ediType);
   } catch (err) {
     return cancelApproval(ctx, input, 'NICEPAY_OUTCOME_UNKNOWN', `approval answer unreadable (${(err as Error).message})`);
   }
@@ -121,7 +122,7 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
         resultCode,
       };
     }
-    return { kind: 'declined', raw, answer: body };
+    return { kind: 'declined', raw, answer };
   }
 
   // The Signature covers the response's own Amt string, as received (gateway-facts).
@@ -141,7 +142,7 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
   if (parseAmount(respAmt) !== input.amount) {
     return cancelApproval(ctx, input, 'NICEPAY_AMOUNT_MISMATCH', 'approval answer Amt differs from the order amount', resultCode);
   }
-  return { kind: 'committed', method, raw, answer: body };
+  return { kind: 'committed', method, raw, answer };
 }
 
 /** Net-cancels an approval whose outcome cannot be used and says what became of it. */

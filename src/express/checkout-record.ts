@@ -1,7 +1,7 @@
 import type { ApprovalOutcome } from '../approval/approve.js';
 import type { PayMethod } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';
-import { type EdiType, parseGatewayBody } from '../wire/response-body.js';
+import { type EdiType, parseGatewayLatin1 } from '../wire/response-body.js';
 
 /** One TID's approval outcome with the order it belongs to: what duplicates are answered from. */
 export type CheckoutRecord = ApprovalOutcome & { moid: string; tid: string; amount: number };
@@ -35,7 +35,7 @@ export function serializeRecord(r: CheckoutRecord, charset: Charset, ediType: Ed
       // tree of concatenations, and the store keeps the record for a day (~300 bytes more per TID).
       const header: RecordHeader = { kind: r.kind, moid: r.moid, tid: r.tid, amount: r.amount, charset, ediType };
       if (r.kind === 'committed') header.method = r.method;
-      return JSON.stringify(header) + '\n' + r.answer.toString('latin1');
+      return JSON.stringify(header) + '\n' + r.answer;
     }
     case 'failed':
       return JSON.stringify(r);
@@ -51,8 +51,8 @@ export function parseRecord(text: string): CheckoutRecord {
   if (nl === -1 || !header.charset || !header.ediType || (kind === 'committed' && !header.method)) {
     throw new Error(`stored checkout record for ${String(tid)} is incomplete`);
   }
-  const answer = Buffer.from(text.slice(nl + 1), 'latin1');
-  const raw = parseGatewayBody(answer, header.charset, header.ediType);
+  const answer = text.slice(nl + 1);
+  const raw = parseGatewayLatin1(answer, header.charset, header.ediType);
   return kind === 'committed'
     ? { kind, method: header.method!, raw, answer, moid, tid, amount }
     : { kind, raw, answer, moid, tid, amount };

@@ -26,6 +26,15 @@ export function normalizeCharset(label: string | undefined): Charset | undefined
   return undefined;
 }
 
+/**
+ * Bytes as latin1 text, one character (U+0000-U+00FF) per byte: a lossless reading of any bytes
+ * that JSON.parse, indexOf and a string-valued store can work on; `Buffer.from(text, 'latin1')`
+ * gives the bytes back.
+ */
+export function latin1Text(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+}
+
 const utf8Strict = new TextDecoder('utf-8', { fatal: true });
 const ASCII_TEXT = /^[\x00-\x7f]*$/;
 

@@ -1,4 +1,4 @@
-import { type Charset, decodeBytes } from './charset.js';
+import { type Charset, decodeBytes, latin1Text } from './charset.js';
 import { decodeCp949PairsOfLatin1 } from './cp949.js';
 
 /**
@@ -15,11 +15,15 @@ import { decodeCp949PairsOfLatin1 } from './cp949.js';
  * answer is decoded and parsed whole, so errors and results are the same as before.
  */
 export function parseJsonBytes(body: Uint8Array, charset: Charset): JsonBytes {
-  const latin1 = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1');
+  return parseJsonLatin1(latin1Text(body), charset);
+}
+
+/** {@link parseJsonBytes} of an answer already read as latin1 text (one character per byte). */
+export function parseJsonLatin1(latin1: string, charset: Charset): JsonBytes {
   const parsed = parseAsLatin1(latin1, charset);
   if (parsed !== undefined) return { value: parsed, text: latin1 };
   // As before the shortcut: a byte-order mark and any surrounding whitespace go.
-  const text = decodeBytes(body, charset).replace(/^\uFEFF/, '').trim();
+  const text = decodeBytes(Buffer.from(latin1, 'latin1'), charset).replace(/^\uFEFF/, '').trim();
   return { value: JSON.parse(text), text };
 }
 
@@ -30,8 +34,12 @@ export interface JsonBytes {
   text: string;
 }
 
-/** Runs of bytes from 80 up, in the latin1 reading of an answer. */
-const HIGH_RUNS = /[\x80-\xff]+/g;
+/**
+ * A byte from 80 up, and one below, in the latin1 reading of an answer: `test()` with `g` moves
+ * `lastIndex` past the match and builds no match array (exec would, for each run).
+ */
+const HIGH_BYTE = /[\x80-\xff]/g;
+const LOW_BYTE = /[\x00-\x7f]/g;
 
 /**
  * The answer parsed from its latin1 reading with its non-ASCII values decoded, or undefined when
@@ -48,25 +56,29 @@ function parseAsLatin1(latin1: string, charset: Charset): Record<string, unknown
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
   const fields = parsed as Record<string, unknown>;
-  HIGH_RUNS.lastIndex = 0;
-  let run = HIGH_RUNS.exec(latin1);
+  HIGH_BYTE.lastIndex = 0;
   // All ASCII: the same characters in both charsets, nothing to decode.
-  if (run === null) return fields;
+  if (!HIGH_BYTE.test(latin1)) return fields;
   // An escape of a character from 80 up reads like a raw byte, and can make the count below
   // agree while a key's raw bytes go uncounted: with raw non-ASCII bytes, no escapes at all.
   if (latin1.includes('\\u')) return undefined;
   let highBytes = 0;
   const keys: string[] = [];
   let scannedTo = 0;
-  for (; run !== null; run = HIGH_RUNS.exec(latin1)) {
-    highBytes += run[0].length;
+  do {
+    // A run of bytes from 80 up: from the one just found to the next byte below 80.
+    const start = HIGH_BYTE.lastIndex - 1;
+    LOW_BYTE.lastIndex = start;
+    const end = LOW_BYTE.test(latin1) ? LOW_BYTE.lastIndex - 1 : latin1.length;
+    highBytes += end - start;
     // Each stretch of text is scanned back over once: a run with no `":` between it and the
     // previous run is in the same value (or the count will disagree), so a long value with
     // many runs costs its length, not its length times its runs.
-    const key = keyOfValueAt(latin1, run.index, scannedTo);
-    scannedTo = run.index + run[0].length;
+    const key = keyOfValueAt(latin1, start, scannedTo);
+    scannedTo = end;
     if (key !== undefined && !keys.includes(key)) keys.push(key);
-  }
+    HIGH_BYTE.lastIndex = end;
+  } while (HIGH_BYTE.test(latin1));
   // Each non-ASCII byte of a value is one character from 80 up of the parsed value (escapes are
   // ASCII). When the values found hold as many as the whole answer, they hold all of them.
   let found = 0;

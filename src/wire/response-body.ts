@@ -1,5 +1,5 @@
-import { type Charset, WireFormatError } from './charset.js';
-import { parseJsonBytes } from './json-bytes.js';
+import { type Charset, latin1Text, WireFormatError } from './charset.js';
+import { parseJsonLatin1 } from './json-bytes.js';
 import { parseKv } from './kv.js';
 
 /** The response format asked for with EdiType. */
@@ -28,15 +28,28 @@ export function ownField(fields: GatewayFields, name: string): string | undefine
  * is not what was asked for.
  */
 export function parseGatewayBody(body: Uint8Array, charset: Charset, ediType: EdiType): GatewayFields {
-  if (ediType === 'KV') {
-    const fields = parseKv(body, charset);
-    if (Object.keys(fields).length === 0) throw new WireFormatError('response is not Key=value pairs');
-    return Object.freeze(fields);
-  }
+  return ediType === 'KV' ? kvFields(body, charset) : jsonFields(latin1Text(body), charset);
+}
+
+/**
+ * {@link parseGatewayBody} of an answer held as its latin1 reading (one character per byte,
+ * see `latin1Text`), as an approval keeps it for its stored record: no second copy of the bytes.
+ */
+export function parseGatewayLatin1(latin1: string, charset: Charset, ediType: EdiType): GatewayFields {
+  return ediType === 'KV' ? kvFields(Buffer.from(latin1, 'latin1'), charset) : jsonFields(latin1, charset);
+}
+
+function kvFields(body: Uint8Array, charset: Charset): GatewayFields {
+  const fields = parseKv(body, charset);
+  if (Object.keys(fields).length === 0) throw new WireFormatError('response is not Key=value pairs');
+  return Object.freeze(fields);
+}
+
+function jsonFields(latin1: string, charset: Charset): GatewayFields {
   let parsed: unknown;
   let text: string;
   try {
-    ({ value: parsed, text } = parseJsonBytes(body, charset));
+    ({ value: parsed, text } = parseJsonLatin1(latin1, charset));
   } catch (err) {
     if (err instanceof WireFormatError) throw err;
     throw new WireFormatError('response is not JSON');
