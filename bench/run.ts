@@ -7,7 +7,8 @@
  * sandbox ledger) or, for key-in and payout, triggers a fresh charge / payout request, so
  * every approval is real; the sandbox ledger is checked afterwards.
  *
- * --profile writes a V8 CPU profile of each server child to $TMPDIR/express-nicepay-bench-profiles/<kind>/;
+ * --profile writes a V8 CPU profile of each server child to $TMPDIR/express-nicepay-bench-profiles/<kind>/
+ *   (with --alloc, also <kind>.heapprofile: the sampled allocations);
  * --only=<kind prefix>[,...] runs a subset (e.g. --only=checkout-floor,checkout-ours);
  * --warmup=N, --rewarm=N, --rounds=N, --checkout=N, --keyin=N, --payout=N, --pipeline=N override the plan's sizes.
  * --base=<dir> adds (b0), checkoutReturn from the tree at <dir> (e.g. a `git worktree` of the
@@ -216,8 +217,10 @@ async function main(): Promise<void> {
 
 /** Forks a server kind and waits for its port. */
 async function startServer(kind: ServerKind, url: string): Promise<{ child: Child; port: number }> {
-  const extra = profile ? ['--cpu-prof', `--cpu-prof-dir=${join(os.tmpdir(), 'express-nicepay-bench-profiles', kind)}`] : [];
-  const child = forkTs('./server-process.ts', { BENCH_KIND: kind, SANDBOX_URL: url, BENCH_CLOCK: clockIso, ...(base ? { BENCH_BASE: base } : {}) }, extra);
+  const profileDir = join(os.tmpdir(), 'express-nicepay-bench-profiles', kind);
+  const extra = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const env = { BENCH_KIND: kind, SANDBOX_URL: url, BENCH_CLOCK: clockIso, ...(base ? { BENCH_BASE: base } : {}), ...(profile ? { BENCH_HEAP_PROFILE_DIR: profileDir } : {}) };
+  const child = forkTs('./server-process.ts', env, extra);
   const { port } = (await child.ready) as unknown as { port: number };
   return { child, port };
 }

@@ -14,6 +14,7 @@
  *   payout-floor / payout-ours   pre-built envelopes vs nicepay.payout.request(...)
  */
 import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
@@ -280,6 +281,11 @@ serveIpc({
   },
   async allocStop() {
     const { profile } = (await heap.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: SampleNode } };
+    // With --profile too, the sampled allocations go beside the CPU profile (open in DevTools' Memory tab).
+    if (process.env.BENCH_HEAP_PROFILE_DIR) {
+      mkdirSync(process.env.BENCH_HEAP_PROFILE_DIR, { recursive: true });
+      writeFileSync(join(process.env.BENCH_HEAP_PROFILE_DIR, `${kind}.heapprofile`), JSON.stringify(profile));
+    }
     return sampledBytes(profile.head);
   },
   stats: () => ({ ...procStats(), outcomes: { ...outcomes }, firstErrors: [...firstErrors] }),
