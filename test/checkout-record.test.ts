@@ -51,6 +51,24 @@ describe('checkout record', () => {
     }
   });
 
+  it('the stored text is the header line and the answer bytes one latin1 character each (the format records already kept use)', () => {
+    const cases = [
+      { kind: 'committed', method: 'CARD', charset: 'euc-kr', ediType: 'JSON', bytes: iconv.encode('{"ResultCode":"3001","ResultMsg":"카드 결제 성공"}', 'cp949') },
+      { kind: 'declined', charset: 'utf-8', ediType: 'KV', bytes: Buffer.from('ResultCode=3011&ResultMsg=한도초과', 'utf8') },
+    ] as const;
+    for (const c of cases) {
+      const method = 'method' in c ? { method: c.method } : {};
+      const header = { kind: c.kind, moid: order.moid, tid: order.tid, amount: order.amount, charset: c.charset, ediType: c.ediType, ...method };
+      const stored = JSON.stringify(header) + '\n' + c.bytes.toString('latin1');
+      const raw = parseGatewayBody(c.bytes, c.charset, c.ediType);
+      const record = { kind: c.kind, ...method, raw, answer: latin1Text(c.bytes), ...order } as CheckoutRecord;
+      expect(serializeRecord(record, c.charset, c.ediType)).to.equal(stored);
+      const back = parseRecord(viaUtf8(stored));
+      expect(back).to.include({ kind: c.kind, ...order });
+      expect({ ...(back.kind !== 'failed' ? back.raw : {}) }).to.deep.equal({ ...raw });
+    }
+  });
+
   it('a failed outcome (no answer) reads back with its code, message and net-cancel result', () => {
     const failed: CheckoutRecord = { kind: 'failed', code: 'NICEPAY_OUTCOME_UNKNOWN', message: 'net cancel FAILED: reconcile', netCancel: 'failed', resultCode: '3001', ...order };
     expect(parseRecord(viaUtf8(serializeRecord(failed, 'euc-kr', 'JSON')))).to.deep.equal(failed);

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import iconv from 'iconv-lite';
-import { type Charset, decodeBytes, encodeText } from '../src/wire/charset.js';
+import { type Charset, decodeBytes, encodeText, latin1Text } from '../src/wire/charset.js';
 import { decodeCp949Pairs, decodeCp949PairsOfLatin1 } from '../src/wire/cp949.js';
 import { parseJsonBytes } from '../src/wire/json-bytes.js';
 import { parseGatewayBody } from '../src/wire/response-body.js';
@@ -98,6 +98,18 @@ describe('wire: JSON answers read through their latin1 bytes', function () {
     // Whitespace JSON does not know, around the answer, is dropped as before.
     for (const [charset, around] of [['euc-kr', ' {"A":"카"}\u3000\v'], ['utf-8', '\ufeff {"A":"카"}\u3000\u00a0\v']] as const) {
       expect(parseJsonBytes(encodeText(around, charset), charset).value).to.deep.equal({ A: '카' });
+    }
+  });
+
+  it('parses an answer with several runs of Korean per value from its latin1 reading, in both charsets', () => {
+    // The equivalence properties hold even when the run count is wrong (the full decode takes
+    // over): this checks that a real-shaped answer does take the latin1 path.
+    const json = '{"ResultMsg":"카드 결제 성공","GoodsName":"똠 상품 (a) 나","BuyerName":"홍길동","Amt":"1004","CardName":"신한"}';
+    for (const charset of ['euc-kr', 'utf-8'] as const) {
+      const body = encodeText(json, charset);
+      const { value, text } = parseJsonBytes(body, charset);
+      expect(text).to.equal(latin1Text(body));
+      expect(value).to.deep.equal(JSON.parse(json));
     }
   });
 

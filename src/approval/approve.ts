@@ -75,10 +75,10 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
 
   const started = Date.now();
 
-  let answer: string;
+  let body: Buffer;
   try {
     const res = await ctx.web.post(input.nextAppUrl, encodeForm(fields, 'euc-kr'), 'application/x-www-form-urlencoded; charset=euc-kr');
-    answer = latin1Text(res.body);
+    body = res.body;
   } catch (err) {
     const t = err instanceof TransportError ? err : new TransportError('reset', true, 'approval call failed');
     config.logger.warn({ tid: input.tid, moid: input.moid, step: 'approve', failure: t.kind, durationMs: Date.now() - started }, t.message);
@@ -88,6 +88,8 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
     return cancelApproval(ctx, input, 'NICEPAY_OUTCOME_UNKNOWN', `approval outcome unknown (${t.message})`);
   }
 
+  // Read as latin1 once: the parse works on this text, and the stored record keeps it.
+  const answer = latin1Text(body);
   let raw: GatewayFields;
   try {
     raw = parseGatewayLatin1(answer, input.responseCharset, input.ediType);

@@ -33,7 +33,8 @@ export function parseGatewayBody(body: Uint8Array, charset: Charset, ediType: Ed
 
 /**
  * {@link parseGatewayBody} of an answer held as its latin1 reading (one character per byte,
- * see `latin1Text`), as an approval keeps it for its stored record: no second copy of the bytes.
+ * see `latin1Text`), as an approval keeps it for its stored record. A JSON answer is parsed from
+ * that text itself (no second copy); a KV answer goes back to bytes first.
  */
 export function parseGatewayLatin1(latin1: string, charset: Charset, ediType: EdiType): GatewayFields {
   return ediType === 'KV' ? kvFields(Buffer.from(latin1, 'latin1'), charset) : jsonFields(latin1, charset);
