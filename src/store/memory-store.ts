@@ -28,6 +28,9 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
   // A lock token only has to differ from every other token of this store: a counter will do.
   let issued = 0;
 
+  /** The token text of lock number `n`, as acquire() hands it out. */
+  const tokenText = (n: number): string => `t${n}`;
+
   /** True when `id` holds a lock that has not expired. */
   function locked(id: number, t: number): boolean {
     return table.token[id] !== 0 && table.lockExpires[id]! > t;
@@ -59,11 +62,11 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
       table.token[id] = n;
       table.lockExpires[id] = t + lockTtlMs;
       sweep();
-      return { state: 'acquired', token: `t${n}` };
+      return { state: 'acquired', token: tokenText(n) };
     },
     complete(key: string, token: string, value: string, resultTtlMs: number): void {
       let id = table.find(key);
-      if (id !== -1 && locked(id, now()) && `t${table.token[id]}` !== token) return;
+      if (id !== -1 && locked(id, now()) && tokenText(table.token[id]!) !== token) return;
       if (id === -1) id = table.insert(key);
       // The holder's own entry becomes the result. The value goes in first: if it cannot be
       // kept (the store is full), this throws with the lock still held.
@@ -74,7 +77,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
     },
     release(key: string, token: string): void {
       const id = table.find(key);
-      if (id !== -1 && table.token[id] !== 0 && `t${table.token[id]}` === token) table.remove(id);
+      if (id !== -1 && table.token[id] !== 0 && tokenText(table.token[id]!) === token) table.remove(id);
     },
     close(): void {
       table.clear();
