@@ -13,7 +13,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createSandbox } from '../src/sandbox/index.js';
-import { BENCH_KEY, BENCH_MID, procStatFields, TICK_US } from './ipc.js';
+import { BENCH_KEY, BENCH_MID, procStatFields, statCpuUs, TICK_US } from './ipc.js';
 import { buildTree, SHOP_SCRIPT, startShop } from './standalone-shop.js';
 
 const arg = (name: string, fallback: number): number => {
@@ -42,8 +42,7 @@ function cpuByThread(pid: number): Map<string, number> {
       continue; // the thread ended
     }
     const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const fields = procStatFields(stat);
-    byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * TICK_US);
+    byName.set(name, (byName.get(name) ?? 0) + statCpuUs(procStatFields(stat)));
   }
   return byName;
 }

@@ -48,11 +48,15 @@ export function procStatFields(stat: string): string[] {
 /** Microseconds per clock tick of /proc's CPU times. */
 export const TICK_US = 10_000;
 
+/** utime + stime of {@link procStatFields}' fields, microseconds. */
+export function statCpuUs(fields: string[]): number {
+  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
+}
+
 /** utime + stime of this process's main thread from /proc, microseconds (Linux only). */
 function mainThreadCpu(): number | undefined {
   try {
-    const fields = procStatFields(readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8'));
-    return (Number(fields[11]) + Number(fields[12])) * TICK_US;
+    return statCpuUs(procStatFields(readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8')));
   } catch {
     return undefined;
   }

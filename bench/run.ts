@@ -337,7 +337,7 @@ async function runGroup(sandbox: Child, url: string, group: Group, kinds: Array<
         const last = servers.get(k)!.rounds.at(-1)!;
         const per = (us: number): string => (us / last.requests).toFixed(0);
         return `${k} ${last.reqPerSec.toFixed(0)} req/s ${per(last.cpuUs)} us/req (main ${per(last.mainCpuUs)}, gc ${per(last.gcUs)})`;
-      }).join(', ')}; order ${roundOrder(kinds.length, r).map((i) => kinds[i]![0].replace(/^[a-z]+-/, '')).join(' > ')}`);
+      }).join(', ')}; order ${order.map(([k]) => k.replace(/^[a-z]+-/, '')).join(' > ')}`);
     }
     const allocKb = new Map<ServerKind, number>();
     if (record || alloc) {
