@@ -38,7 +38,7 @@ function callGateway(auth: AuthReturn, o: GatewayCall = {}): Promise<Reply> {
   const f = auth.fields;
   const amt = o.amt ?? f.Amt!;
   const token = o.authToken ?? f.AuthToken!;
-  const ediDate = kstTimestamp14(new Date());
+  const ediDate = kstTimestamp14(sandbox.clock.now());
   const fields = {
     TID: o.tid ?? f.TxTid!, AuthToken: token, MID, Amt: amt, EdiDate: ediDate,
     SignData: o.signData ?? approvalSignData(token, MID, amt, ediDate, KEY),
@@ -81,7 +81,7 @@ describe('sandbox interface A', () => {
       expect(f.NextAppURL).to.equal(`${sandbox.url}/webapi/pay_process.jsp`);
       expect(f.NetCancelURL).to.equal(`${sandbox.url}/webapi/cancel_process.jsp`);
       expect(f.Signature).to.equal(authReturnSignature(f.AuthToken!, MID, '1004', KEY));
-      expect(a.contentType).to.equal('application/x-www-form-urlencoded; charset=euc-kr');
+      expect(a.contentType, 'a browser names no charset').to.equal('application/x-www-form-urlencoded');
       expect({ ...decodeForm(a.body, 'euc-kr') }).to.deep.equal(f);
       expect(a.body.toString('latin1')).to.include('ReqReserved=%BF%B9%BE%E0%3D1');
       const e = sandbox.ledger.get(f.TxTid!)!;
@@ -106,7 +106,7 @@ describe('sandbox interface A', () => {
       expect(a.fields.AuthResultMsg).to.equal('사용자가 결제를 취소하였습니다');
       expect(a.fields).to.not.have.property('AuthToken');
       expect(a.fields).to.not.have.property('TxTid');
-      expect(a.contentType).to.equal('application/x-www-form-urlencoded; charset=utf-8');
+      expect(a.contentType, 'a browser names no charset').to.equal('application/x-www-form-urlencoded');
       expect(decodeForm(a.body, 'utf-8').AuthResultMsg).to.equal('사용자가 결제를 취소하였습니다');
       expect(sandbox.ledger.entries().length).to.equal(before);
     });
@@ -196,7 +196,7 @@ describe('sandbox interface A', () => {
       const p = parse(await callGateway(a, { signData: 'f'.repeat(64) }));
       expect(p.ResultCode).to.equal('A211');
       expect(p.ResultMsg).to.match(/SignData/);
-      expect(p).to.not.have.property('Signature');
+      expect(p.Signature, 'signed like every answer').to.equal(approvalResponseSignature(a.fields.TxTid!, MID, '000000001004', KEY));
       expect(statusOf(a)).to.equal('authenticated');
       expect(sandbox.ledger.get(a.fields.TxTid!)!.approvalCalls).to.equal(1);
       expect(parse(await callGateway(a)).ResultCode, 'token still usable').to.equal('3001');
@@ -211,19 +211,20 @@ describe('sandbox interface A', () => {
       expect(statusOf(a)).to.equal('approved');
     });
 
-    it('declines a tampered Amt with A123 and keeps the token for the right amount', async () => {
+    it('declines a tampered Amt with A123 and burns the token; a padded Amt is the same amount', async () => {
       const a = await auth();
       const p = parse(await callGateway(a, { amt: '4' }));
       expect(p.ResultCode).to.equal('A123');
-      expect(statusOf(a)).to.equal('authenticated');
-      expect(parse(await callGateway(a, { amt: '000000001004' })).ResultCode, 'padded Amt is the same amount').to.equal('3001');
+      expect(statusOf(a)).to.equal('declined');
+      expect(parse(await callGateway(a)).ResultCode, 'the token is burnt').to.equal('I003');
+      expect(parse(await callGateway(await auth(), { amt: '000000001004' })).ResultCode, 'padded Amt is the same amount').to.equal('3001');
     });
 
-    it('declines an unknown TID or a token that was not issued for it with A127', async () => {
+    it('declines an unknown TID or a token that was not issued for it with W010 (A127 is a duplicate Moid)', async () => {
       const a = await auth();
       const b = await auth();
-      expect(parse(await callGateway(a, { tid: 'nicepay00m01012501312330009999' })).ResultCode).to.equal('A127');
-      expect(parse(await callGateway(a, { authToken: b.fields.AuthToken! })).ResultCode).to.equal('A127');
+      expect(parse(await callGateway(a, { tid: 'nicepay00m01012501312330009999' })).ResultCode).to.equal('W010');
+      expect(parse(await callGateway(a, { authToken: b.fields.AuthToken! })).ResultCode).to.equal('W010');
       expect(statusOf(a)).to.equal('authenticated');
       expect(statusOf(b)).to.equal('authenticated');
     });
@@ -356,7 +357,7 @@ describe('sandbox interface A', () => {
 
     it('refuses an unknown TID, a wrong SignData and a plain cancel', async () => {
       const a = await auth();
-      expect(parse(await callGateway(a, { netCancel: true, tid: 'nicepay00m01012501312330000000' })).ResultCode).to.equal('2003');
+      expect(parse(await callGateway(a, { netCancel: true, tid: 'nicepay00m01012501312330000000' })).ResultCode).to.equal('2012');
       expect(parse(await callGateway(a, { netCancel: true, signData: '0'.repeat(64) })).ResultCode).to.equal('A211');
       const plain = parse(await post(a.fields.NetCancelURL!, encodeForm({ TID: a.fields.TxTid!, MID }, 'euc-kr'), 'application/x-www-form-urlencoded'));
       expect(plain.ResultCode).to.not.equal('2001');
@@ -416,14 +417,13 @@ describe('sandbox interface A', () => {
     const confirm = (fields: Record<string, string>): Promise<Reply> =>
       post(`${sandbox.url}/window/confirm`, encodeForm(fields, 'utf-8'), 'application/x-www-form-urlencoded');
     const openWindow = async (over: Record<string, string> = {}): Promise<string> => {
-      const charset = over.CharSet === 'utf-8' ? 'utf-8' : 'euc-kr';
-      const r = await post(`${sandbox.url}/window`, encodeForm(windowFields(over), charset), 'application/x-www-form-urlencoded');
+      const r = await post(`${sandbox.url}/window`, encodeForm(windowFields(over), 'euc-kr'), 'application/x-www-form-urlencoded');
       expect(r.status).to.equal(200);
       return page(r);
     };
 
     it('GET /window renders the order in Korean with the method radios and buttons', async () => {
-      const q = new URLSearchParams(windowFields({ Amt: '1234567', PayMethod: 'VBANK' }));
+      const q = encodeForm(windowFields({ Amt: '1234567', PayMethod: 'VBANK' }), 'euc-kr').toString('latin1');
       const res = await request(`${sandbox.url}/window?${q}`);
       expect(res.statusCode).to.equal(200);
       expect(res.headers['content-type']).to.equal('text/html; charset=utf-8');
@@ -435,10 +435,10 @@ describe('sandbox interface A', () => {
       expect(html).to.include('현금영수증').and.not.match(/<(script|link|img)[^>]+src=/);
     });
 
-    it('POST /window decodes an EUC-KR form with CP949-only syllables, and a UTF-8 one with CharSet=utf-8', async () => {
+    it('POST /window decodes an EUC-KR form with CP949-only syllables, also with CharSet=utf-8 (the answers\' charset)', async () => {
       const html = await openWindow({ GoodsName: '똠 세트', BuyerName: '햏햏' });
       expect(html).to.include('똠 세트').and.include('햏햏').and.include('1,004원');
-      const utf = await post(`${sandbox.url}/window`, encodeForm(windowFields({ CharSet: 'utf-8', GoodsName: '똠얌' }), 'utf-8'), 'application/x-www-form-urlencoded');
+      const utf = await post(`${sandbox.url}/window`, encodeForm(windowFields({ CharSet: 'utf-8', GoodsName: '똠얌' }), 'euc-kr'), 'application/x-www-form-urlencoded');
       expect(page(utf)).to.include('똠얌');
     });
 

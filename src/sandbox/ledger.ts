@@ -34,6 +34,8 @@ export interface Ledger {
   add(entry: LedgerEntry): void;
   /** The transaction with this TID, if any (the live entry, not a copy). */
   get(tid: string): LedgerEntry | undefined;
+  /** The merchant's transactions with this Moid, in booking order (live entries). */
+  byMoid(mid: string, moid: string): readonly LedgerEntry[];
   /** Changes a transaction's status and tells the listeners. */
   update(tid: string, status: LedgerStatus, at: Date): LedgerEntry;
   /** Every transaction, in booking order. */
@@ -49,13 +51,21 @@ export interface Ledger {
 /** Creates an empty ledger. */
 export function createLedger(): Ledger {
   const byTid = new Map<string, LedgerEntry>();
+  /** MID + NUL + Moid -> entries, for the duplicate-Moid rule (one lookup, not a scan). */
+  const byOrder = new Map<string, LedgerEntry[]>();
+  const orderKey = (mid: string, moid: string): string => `${mid}\u0000${moid}`;
   const listeners: LedgerListener[] = [];
   return {
     add(entry) {
       byTid.set(entry.tid, entry);
+      const key = orderKey(entry.mid, entry.moid);
+      const list = byOrder.get(key);
+      if (list) list.push(entry);
+      else byOrder.set(key, [entry]);
       for (const l of listeners) l(entry, undefined);
     },
     get: (tid) => byTid.get(tid),
+    byMoid: (mid, moid) => byOrder.get(orderKey(mid, moid)) ?? [],
     update(tid, status, at) {
       const e = byTid.get(tid);
       if (!e) throw new Error(`sandbox ledger has no transaction ${tid}`);
@@ -73,6 +83,7 @@ export function createLedger(): Ledger {
     },
     clear() {
       byTid.clear();
+      byOrder.clear();
     },
   };
 }

@@ -38,7 +38,7 @@ export function createSandboxServer(modules: readonly SandboxModule[], state: Sa
       if (!handler) {
         answer = { status: 404, headers: { 'content-type': 'text/plain' }, body: `sandbox: no route ${req.method} ${url.pathname}` };
       } else {
-        const request: SandboxRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body };
+        const request: SandboxRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, rawQuery: url.search.slice(1), headers: req.headers, body };
         answer = await handler(request, state);
       }
     } catch (err) {

@@ -21,6 +21,8 @@ export interface SandboxRequest {
   /** Path without the query. */
   path: string;
   query: URLSearchParams;
+  /** The query as sent, without the '?' (its escapes may be EUC-KR bytes, which `query` cannot keep). */
+  rawQuery?: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
 }

@@ -20,6 +20,8 @@ export interface BuyerChoice {
   cashReceipt?: CashReceiptChoice;
   /** The buyer pressed 취소 instead of 결제하기. */
   cancel?: boolean;
+  /** The buyer chose 거절: authentication succeeds, the approval is refused (3011). */
+  decline?: boolean;
 }
 
 /** The authentication return the window posts to the merchant's ReturnURL, before encoding. */
@@ -63,6 +65,7 @@ export function completeAuthentication(state: SandboxState, s: WindowSession, ch
     extra: {
       authToken, tokenUsed: '0', charset: s.charset, buyerEmail: s.buyerEmail, buyerTel: s.buyerTel,
       mallReserved: s.mallReserved, reqReserved: s.reqReserved, returnUrl: s.returnUrl,
+      ...(choice.decline ? { buyerOutcome: 'decline' } : {}),
     },
   };
   state.ledger.add(entry);
@@ -96,6 +99,11 @@ export interface AuthenticateOptions {
   cashReceipt?: CashReceiptChoice;
   /** The buyer presses 취소: AuthResultCode is not 0000 and nothing is booked. */
   cancel?: boolean;
+  /**
+   * The buyer picks 거절 (decline): the auth return is a normal 0000 with a token, and the
+   * approval of that token is refused with 3011 as an issuer would refuse it.
+   */
+  decline?: boolean;
   mallReserved?: string;
   reqReserved?: string;
 }
@@ -106,7 +114,10 @@ export interface AuthReturn {
   fields: Record<string, string>;
   /** The form-urlencoded body, in the return's charset. */
   body: Buffer;
-  /** 'application/x-www-form-urlencoded; charset=euc-kr' (or utf-8). */
+  /**
+   * 'application/x-www-form-urlencoded' with no charset parameter, as a browser posts a form
+   * (lifecycle-facts 1): the return route must know the charset from its own configuration.
+   */
   contentType: string;
 }
 
@@ -115,7 +126,7 @@ export function toAuthReturn(c: AuthCompletion): AuthReturn {
   return {
     fields: c.fields,
     body: encodeForm(c.fields, c.charset),
-    contentType: `application/x-www-form-urlencoded; charset=${c.charset}`,
+    contentType: 'application/x-www-form-urlencoded',
   };
 }
 
@@ -141,6 +152,12 @@ export async function authenticate(state: SandboxState, opts: AuthenticateOption
     returnUrl: 'http://merchant.invalid/return', charset: opts.charset ?? 'euc-kr',
     reqReserved: opts.reqReserved ?? '', mallReserved: opts.mallReserved ?? '',
   };
-  const choice: BuyerChoice = { method: opts.method, ...(opts.cashReceipt ? { cashReceipt: opts.cashReceipt } : {}), ...(opts.cancel ? { cancel: true } : {}) };
+  if (opts.cancel && opts.decline) throw new TypeError('sandbox.authenticate: cancel and decline are two different buyer choices; pick one');
+  const choice: BuyerChoice = {
+    method: opts.method,
+    ...(opts.cashReceipt ? { cashReceipt: opts.cashReceipt } : {}),
+    ...(opts.cancel ? { cancel: true } : {}),
+    ...(opts.decline ? { decline: true } : {}),
+  };
   return toAuthReturn(completeAuthentication(state, session, choice));
 }

@@ -1,4 +1,5 @@
 import iconv from 'iconv-lite';
+import { padAmount, parseAmount } from '../../wire/amount.js';
 import { type Charset, encodeText, normalizeCharset } from '../../wire/charset.js';
 import { decodeForm } from '../../wire/form-codec.js';
 import { serializeKv } from '../../wire/kv.js';
@@ -11,19 +12,39 @@ export interface ReplyFormat {
   ediType: 'JSON' | 'KV';
 }
 
-/** The default format, used when the request itself could not be read. */
+/** The default format, used when the request names none. */
 export const DEFAULT_FORMAT: ReplyFormat = { charset: 'euc-kr', ediType: 'JSON' };
 
+/** A gateway request as read: its fields, or why it could not be read and how to answer that. */
+export type GatewayForm = { fields: Record<string, string> } | { unreadable: string; format: ReplyFormat };
+
 /**
- * Reads a gateway request (pay_process / cancel_process): form-urlencoded in the Content-Type
- * charset, EUC-KR when none is named. Undefined when the body cannot be decoded.
+ * Reads a gateway request (pay_process / cancel_process). The spec gives interface A requests
+ * as form-urlencoded EUC-KR, so the body is always read as EUC-KR (CP949): a Content-Type that
+ * declares another charset is refused rather than honoured, and so are bytes that are not
+ * CP949, a malformed escape and a repeated field (a request that can be read two ways).
+ * When the body cannot be read, the CharSet and EdiType it asked for are still found in its
+ * ASCII text, so even that refusal is answered as the caller asked.
  */
-export function readGatewayForm(req: SandboxRequest): Record<string, string> | undefined {
-  try {
-    return decodeForm(req.body, headerCharset(req.headers) ?? 'euc-kr');
-  } catch {
-    return undefined;
+export function readGatewayForm(req: SandboxRequest): GatewayForm {
+  const declared = req.headers['content-type'];
+  const named = /;\s*charset\s*=/i.test(declared ?? '');
+  if (named && headerCharset(req.headers) !== 'euc-kr') {
+    return { unreadable: '요청 전문은 EUC-KR이어야 합니다 (Content-Type의 charset이 euc-kr이 아닙니다).', format: sniffFormat(req.body) };
   }
+  try {
+    return { fields: decodeForm(req.body, 'euc-kr') };
+  } catch {
+    return { unreadable: '요청 전문을 해석할 수 없습니다 (EUC-KR 폼 형식 오류 또는 중복 항목).', format: sniffFormat(req.body) };
+  }
+}
+
+/** CharSet and EdiType found in the ASCII text of a body that could not be decoded. */
+function sniffFormat(body: Buffer): ReplyFormat {
+  const text = body.toString('latin1');
+  const charset = /(?:^|&)CharSet=([A-Za-z0-9_-]+)(?:&|$)/.exec(text)?.[1];
+  const ediType = /(?:^|&)EdiType=([A-Za-z]+)(?:&|$)/.exec(text)?.[1];
+  return replyFormat({ ...(charset ? { CharSet: charset } : {}), ...(ediType ? { EdiType: ediType } : {}) });
 }
 
 /** The reply format a decoded request asks for. */
@@ -33,9 +54,13 @@ export function replyFormat(fields: Record<string, string>): ReplyFormat {
   return { charset, ediType };
 }
 
-/** Reads one field of a decoded form ('' when absent), trimmed. */
+/**
+ * Reads one field of a decoded form ('' when absent) exactly as sent: the spec says AuthToken
+ * and TxTid are used unmodified, and a signed value with added white space is another value,
+ * so nothing is trimmed.
+ */
 export function field(fields: Record<string, string>, key: string): string {
-  return Object.hasOwn(fields, key) ? fields[key]!.trim() : '';
+  return Object.hasOwn(fields, key) ? fields[key]! : '';
 }
 
 function encodeLossy(text: string, charset: Charset): Buffer {
@@ -70,4 +95,14 @@ export function gatewayResponse(body: Buffer, format: ReplyFormat, status = 200)
 /** A declined answer: ResultCode and Korean ResultMsg plus whatever context is known. */
 export function declined(code: string, message: string, context: Record<string, string> = {}): Record<string, string> {
   return { ResultCode: code, ResultMsg: message, ...context };
+}
+
+/**
+ * An amount field as every answer carries it: 12 digits, zero-padded (gateway-facts, approval
+ * "The response Amt is documented as 12-digit zero-padded"). A request amount that is not
+ * digits is answered as sent, so the refusal still shows what came in.
+ */
+export function paddedAmount(text: string): string {
+  const n = parseAmount(text);
+  return n === undefined ? text : padAmount(n);
 }

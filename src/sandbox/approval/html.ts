@@ -18,7 +18,8 @@ const HTML_UTF8 = { 'content-type': 'text/html; charset=utf-8', 'cache-control':
 /**
  * The payment window (UTF-8): the order, the four methods (radio `PayMethod`, ids
  * `#method-CARD` ...), the cash-receipt choice for BANK/VBANK and the buttons `#approve`
- * (결제하기) and `#cancel` (취소), posting to /window/confirm with the session id.
+ * (결제하기), `#decline` (승인 거절 시험: authenticates, then the approval is refused) and
+ * `#cancel` (취소), posting to /window/confirm with the session id.
  */
 export function renderWindowPage(s: WindowSession, notice?: string): SandboxResponse {
   const selected = s.payMethod ?? 'CARD';
@@ -47,6 +48,7 @@ ${methods}
 <label>발급 번호 <input type="text" name="RcptIdentity" id="rcpt-identity" maxlength="20" inputmode="numeric"></label>
 </fieldset>
 <button type="submit" name="Action" value="approve" id="approve">결제하기</button>
+<button type="submit" name="Action" value="decline" id="decline">승인 거절 시험</button>
 <button type="submit" name="Action" value="cancel" id="cancel">취소</button>
 </form>`;
   return { status: 200, headers: HTML_UTF8, body: Buffer.from(page('결제창', body, 'utf-8'), 'utf8') };

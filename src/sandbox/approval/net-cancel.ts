@@ -1,80 +1,110 @@
-import { padAmount, parseAmount } from '../../wire/amount.js';
-import { hexEquals, safeEquals, sha256Hex } from '../../wire/hash.js';
+import { parseAmount } from '../../wire/amount.js';
+import { safeEquals, sha256Hex } from '../../wire/hash.js';
 import { kstTimestamp14 } from '../../wire/kst.js';
 import { approvalSignData, netCancelResponseSignature } from '../../wire/signatures.js';
+import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
 import type { SandboxMerchant, SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { answerWithFault } from './fault-wrap.js';
-import { DEFAULT_FORMAT, declined, encodeReply, field, gatewayResponse, readGatewayForm, replyFormat } from './gateway-io.js';
+import { declined, encodeReply, field, gatewayResponse, paddedAmount, readGatewayForm, replyFormat } from './gateway-io.js';
+import { netCancelWindowPassed } from './rules.js';
 import { randomDigits } from './util.js';
 
-/** Result codes of the cancel endpoint. */
+/**
+ * Result codes of the cancel endpoint. 2001, 2020 (gateway-facts) and 2012, 2028, 2032
+ * (lifecycle-facts cancel codes) keep the meaning given there; A211 is the facts' signature
+ * error; the W0xx codes, 2099 and 9999 are the sandbox's own (docs/sandbox.md).
+ */
 export const NET_CANCEL_CODES = {
   success: '2001',
-  unknownTid: '2003',
-  amountMismatch: '2012',
+  unknownTid: '2012',
+  windowPassed: '2020',
+  partialNotAllowed: '2028',
+  amountTooLarge: '2032',
   notSupported: '2099',
   undecodable: 'W009',
   unknownMid: 'W005',
   missingField: 'W001',
+  badEdiDate: 'W004',
   badSignData: 'A211',
-  invalidAuth: 'A127',
+  invalidAuth: 'W010',
   notProcessed: '9999',
 } as const;
 
 /**
  * `POST /webapi/cancel_process.jsp`. With NetCancel=1 (망취소): checks MID, SignData
- * (approval formula over the request's AuthToken; for key-in TIDs, which have no token, also
- * sha256(MID + Amt + EdiDate + key)), the TID and the amount, then marks the transaction
- * 'net-cancelled' (approved, awaiting deposit or only authenticated: a later approval is
- * refused) and answers 2001 with CancelAmt, CancelDate, CancelTime, CancelNum, RemainAmt and
- * Signature = sha256(TID + MID + CancelAmt + key). A repeated net cancel answers the same
- * 2001. A plain cancel (no NetCancel) is not supported by the sandbox (2099).
+ * (approval formula over the request's AuthToken, lower-case hex; for key-in TIDs, which have
+ * no token, also sha256(MID + Amt + EdiDate + key)), the TID (2012), the token (W010), the
+ * amount (2032 larger, 2028 smaller: a net cancel reverses the whole transaction), EdiDate
+ * (W004) and the net-cancel window (2020), then marks the transaction 'net-cancelled'
+ * (approved, awaiting deposit or only authenticated: a later approval is refused) and answers
+ * 2001 with CancelAmt, CancelDate, CancelTime, CancelNum, RemainAmt and Signature =
+ * sha256(TID + MID + CancelAmt + key). A repeated net cancel answers the same 2001, even past
+ * the window (it reports what was done). A plain cancel (no NetCancel) is answered 2099.
  */
 export function cancelProcess(req: SandboxRequest, state: SandboxState): SandboxResponse {
-  const f = readGatewayForm(req);
-  if (!f) {
-    return gatewayResponse(encodeReply(declined(NET_CANCEL_CODES.undecodable, '요청 전문을 해석할 수 없습니다.'), DEFAULT_FORMAT), DEFAULT_FORMAT);
+  const read = readGatewayForm(req);
+  if ('unreadable' in read) {
+    return gatewayResponse(encodeReply(declined(NET_CANCEL_CODES.undecodable, read.unreadable), read.format), read.format);
   }
+  const f = read.fields;
   const format = replyFormat(f);
-  const ctx = { TID: field(f, 'TID'), MID: field(f, 'MID') };
+  const merchant = state.merchants.get(field(f, 'MID'));
   if (field(f, 'NetCancel') !== '1') {
     const msg = '샌드박스는 일반 취소를 지원하지 않습니다. 망취소(NetCancel=1)만 처리합니다.';
-    return gatewayResponse(encodeReply(declined(NET_CANCEL_CODES.notSupported, msg, ctx), format), format);
+    return gatewayResponse(encodeReply(refusal(NET_CANCEL_CODES.notSupported, msg, f, merchant), format), format);
   }
-  const key = state.merchants.get(field(f, 'MID'))?.merchantKey ?? '';
   return answerWithFault(state, 'net-cancel', {
     format,
-    process: () => netCancel(state, f),
-    notCommitted: () => declined(NET_CANCEL_CODES.notProcessed, '샌드박스: 요청이 처리되지 않았습니다.', ctx),
+    process: () => netCancel(state, f, merchant),
+    notCommitted: () => refusal(NET_CANCEL_CODES.notProcessed, '샌드박스: 요청이 처리되지 않았습니다.', f, merchant),
     amountField: 'CancelAmt',
-    sign: (r) => netCancelResponseSignature(r.TID ?? '', r.MID ?? '', r.CancelAmt ?? '', key),
+    sign: (r) => netCancelResponseSignature(r.TID ?? '', r.MID ?? '', r.CancelAmt ?? '', merchant?.merchantKey ?? ''),
   });
 }
 
-function signDataMatches(f: Record<string, string>, entry: LedgerEntry | undefined, m: Required<SandboxMerchant>): boolean {
-  const [token, amt, edi, sign] = [field(f, 'AuthToken'), field(f, 'Amt'), field(f, 'EdiDate'), field(f, 'SignData')];
-  if (hexEquals(approvalSignData(token, m.mid, amt, edi, m.merchantKey), sign)) return true;
-  return entry?.source === 'keyin' && hexEquals(sha256Hex(m.mid + amt + edi + m.merchantKey), sign);
+/** A refusal shaped like the cancel answer: TID, MID, 12-digit CancelAmt and, with a known merchant, a Signature. */
+function refusal(code: string, message: string, f: Record<string, string>, merchant: Required<SandboxMerchant> | undefined): Record<string, string> {
+  const tid = field(f, 'TID');
+  const cancelAmt = paddedAmount(field(f, 'Amt'));
+  return declined(code, message, {
+    TID: tid, MID: field(f, 'MID'), CancelAmt: cancelAmt,
+    ...(merchant ? { Signature: netCancelResponseSignature(tid, merchant.mid, cancelAmt, merchant.merchantKey) } : {}),
+  });
 }
 
-function netCancel(state: SandboxState, f: Record<string, string>): Record<string, string> {
-  const ctx = { TID: field(f, 'TID'), MID: field(f, 'MID') };
-  const merchant = state.merchants.get(field(f, 'MID'));
-  if (!merchant) return declined(NET_CANCEL_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.', ctx);
+/** SignData in lower-case hex, compared exactly (gateway-facts: "SignData output is lowercase hex"). */
+function signDataMatches(f: Record<string, string>, entry: LedgerEntry | undefined, m: Required<SandboxMerchant>): boolean {
+  const [token, amt, edi, sign] = [field(f, 'AuthToken'), field(f, 'Amt'), field(f, 'EdiDate'), field(f, 'SignData')];
+  if (safeEquals(approvalSignData(token, m.mid, amt, edi, m.merchantKey), sign)) return true;
+  return entry?.source === 'keyin' && safeEquals(sha256Hex(m.mid + amt + edi + m.merchantKey), sign);
+}
+
+function netCancel(state: SandboxState, f: Record<string, string>, merchant: Required<SandboxMerchant> | undefined): Record<string, string> {
+  const refuse = (code: string, message: string): Record<string, string> => refusal(code, message, f, merchant);
+  if (!merchant) return refuse(NET_CANCEL_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.');
   const entry = state.ledger.get(field(f, 'TID'));
   const required = entry?.source === 'keyin' ? ['TID', 'Amt', 'EdiDate', 'SignData'] : ['TID', 'AuthToken', 'Amt', 'EdiDate', 'SignData'];
   const missing = required.find((k) => !field(f, k));
-  if (missing) return declined(NET_CANCEL_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`, ctx);
-  if (!signDataMatches(f, entry, merchant)) return declined(NET_CANCEL_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.', ctx);
-  if (!entry || entry.mid !== merchant.mid) return declined(NET_CANCEL_CODES.unknownTid, '취소할 거래가 존재하지 않습니다.', ctx);
+  if (missing) return refuse(NET_CANCEL_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`);
+  if (!signDataMatches(f, entry, merchant)) return refuse(NET_CANCEL_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.');
+  if (!entry || entry.mid !== merchant.mid) return refuse(NET_CANCEL_CODES.unknownTid, '취소할 거래가 존재하지 않습니다.');
   if (entry.source === 'window' && !safeEquals(entry.extra.authToken ?? '', field(f, 'AuthToken'))) {
-    return declined(NET_CANCEL_CODES.invalidAuth, '유효하지 않은 인증 거래입니다 (AuthToken 불일치).', ctx);
+    return refuse(NET_CANCEL_CODES.invalidAuth, '유효하지 않은 인증 거래입니다 (TID와 AuthToken이 함께 발급된 값이 아닙니다).');
   }
-  if (parseAmount(field(f, 'Amt')) !== entry.amount) return declined(NET_CANCEL_CODES.amountMismatch, '취소 금액이 거래 금액과 일치하지 않습니다.', ctx);
+  const amount = parseAmount(field(f, 'Amt'));
+  if (amount === undefined || amount > entry.amount) return refuse(NET_CANCEL_CODES.amountTooLarge, '취소 금액이 취소 가능 금액보다 큽니다.');
+  if (amount < entry.amount) return refuse(NET_CANCEL_CODES.partialNotAllowed, '망취소는 거래 금액 전체만 취소할 수 있습니다.');
+  const now = state.clock.now();
+  const ediDate = field(f, 'EdiDate');
+  const timeProblem = ediDate.length === 14 ? checkGatewayTime(ediDate, now) : 'format';
+  if (timeProblem) {
+    const why = timeProblem === 'format' ? 'YYYYMMDDHHMISS 14자리 한국 표준시여야 합니다' : '게이트웨이 시각(한국 표준시)과 맞지 않습니다';
+    return refuse(NET_CANCEL_CODES.badEdiDate, `요청 일시(EdiDate)가 ${why}.`);
+  }
   const x = entry.extra;
   if (entry.status !== 'net-cancelled') {
-    const now = state.clock.now();
+    if (netCancelWindowPassed(entry, now)) return refuse(NET_CANCEL_CODES.windowPassed, '망취소 가능 시간이 지났습니다. 일반 취소를 이용해 주십시오.');
     const stamp = kstTimestamp14(now);
     x.cancelDate = stamp.slice(0, 8);
     x.cancelTime = stamp.slice(8);
@@ -82,7 +112,7 @@ function netCancel(state: SandboxState, f: Record<string, string>): Record<strin
     x.tokenUsed = '1';
     state.ledger.update(entry.tid, 'net-cancelled', now);
   }
-  const cancelAmt = padAmount(entry.amount);
+  const cancelAmt = paddedAmount(String(entry.amount));
   return {
     ResultCode: NET_CANCEL_CODES.success, ResultMsg: '취소 성공',
     TID: entry.tid, MID: entry.mid, Moid: entry.moid, PayMethod: entry.method,

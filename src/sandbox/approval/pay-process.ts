@@ -1,96 +1,144 @@
-import { padAmount, parseAmount } from '../../wire/amount.js';
-import { hexEquals, safeEquals } from '../../wire/hash.js';
+import { parseAmount } from '../../wire/amount.js';
+import { safeEquals } from '../../wire/hash.js';
 import { kstTimestamp12 } from '../../wire/kst.js';
 import { approvalResponseSignature, approvalSignData } from '../../wire/signatures.js';
+import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
-import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
+import type { SandboxMerchant, SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { answerWithFault } from './fault-wrap.js';
-import { DEFAULT_FORMAT, declined, encodeReply, field, gatewayResponse, readGatewayForm, replyFormat } from './gateway-io.js';
+import { declined, encodeReply, field, gatewayResponse, paddedAmount, readGatewayForm, replyFormat } from './gateway-io.js';
 import { methodFields } from './method-fields.js';
+import { approvedMoidHolder, burnToken, tokenExpired } from './rules.js';
 import { randomDigits } from './util.js';
 
-/** Result codes the approval endpoint answers besides the per-method success codes. */
+/**
+ * Result codes the approval endpoint answers besides the per-method success codes. Codes from
+ * gateway-facts.md keep the meaning given there (A211 signature error, 1682 identical approval
+ * already succeeded, I003 re-request of an authenticated transaction, A127 duplicate Moid, A123
+ * amount differs); the W0xx codes, 3011 and 9999 are the sandbox's own (docs/sandbox.md).
+ */
 export const APPROVAL_CODES = {
   undecodable: 'W009',
   unknownMid: 'W005',
   missingField: 'W001',
   badEdiDate: 'W004',
   badSignData: 'A211',
-  invalidAuth: 'A127',
+  invalidAuth: 'W010',
+  tokenExpired: 'W011',
   alreadyApproved: '1682',
   tokenUsed: 'I003',
+  duplicateMoid: 'A127',
   amountMismatch: 'A123',
+  buyerDeclined: '3011',
   notProcessed: '9999',
 } as const;
+
+/** The ResultMsg of the issuer's refusal (the window's 거절 choice and the `decline` fault). */
+export const ISSUER_DECLINE_MSG = '카드사 승인 거절(한도초과)';
 
 const REQUIRED = ['TID', 'AuthToken', 'MID', 'Amt', 'EdiDate', 'SignData'] as const;
 
 /**
  * `POST /webapi/pay_process.jsp`: approves an authenticated window transaction. Checks in
- * order: body decodable, MID known, required fields, SignData (A211), TID and AuthToken as
- * issued (A127), TID already approved (1682), token already used or transaction cancelled
- * (I003), Amt equal to the authenticated amount (A123). Every call naming a booked TID counts
- * in `entry.approvalCalls`, faults and failures included.
+ * order: body readable as EUC-KR (W009), MID known (W005), required fields (W001), SignData in
+ * lower-case hex (A211), TID and AuthToken issued together (W010), TID already approved
+ * (1682), token used or transaction closed (I003), token expired (W011); then, with the
+ * token burnt on failure: EdiDate a KST time near the clock (W004), the Moid not already
+ * approved for the merchant (A127), Amt equal to the authenticated amount (A123), the buyer's
+ * 거절 choice (3011). Every call naming a booked TID counts in `entry.approvalCalls`.
  */
 export function payProcess(req: SandboxRequest, state: SandboxState): SandboxResponse {
-  const f = readGatewayForm(req);
-  if (!f) {
-    const body = encodeReply(declined(APPROVAL_CODES.undecodable, '요청 전문을 해석할 수 없습니다.'), DEFAULT_FORMAT);
-    return gatewayResponse(body, DEFAULT_FORMAT);
+  const read = readGatewayForm(req);
+  if ('unreadable' in read) {
+    return gatewayResponse(encodeReply(declined(APPROVAL_CODES.undecodable, read.unreadable), read.format), read.format);
   }
+  const f = read.fields;
   const entry = state.ledger.get(field(f, 'TID'));
   if (entry) entry.approvalCalls++;
-  const key = state.merchants.get(field(f, 'MID'))?.merchantKey;
+  const merchant = state.merchants.get(field(f, 'MID'));
   return answerWithFault(state, 'approve', {
     format: replyFormat(f),
-    process: () => approve(state, f, entry),
-    notCommitted: () => declined(APPROVAL_CODES.notProcessed, '샌드박스: 요청이 처리되지 않았습니다.', context(f, entry)),
+    process: () => approve(state, f, entry, merchant),
+    notCommitted: () => refusal(APPROVAL_CODES.notProcessed, '샌드박스: 요청이 처리되지 않았습니다.', f, entry, merchant),
     decline: (code, message) => {
-      if (entry?.status === 'authenticated') state.ledger.update(entry.tid, 'declined', state.clock.now());
-      return declined(code, message, context(f, entry));
+      if (entry?.status === 'authenticated') burnToken(state, entry);
+      return refusal(code, message, f, entry, merchant);
     },
     amountField: 'Amt',
-    sign: (r) => approvalResponseSignature(r.TID ?? '', r.MID ?? '', r.Amt ?? '', key ?? ''),
+    sign: (r) => approvalResponseSignature(r.TID ?? '', r.MID ?? '', r.Amt ?? '', merchant?.merchantKey ?? ''),
   });
 }
 
-/** Fields of a declined answer: what the request and the ledger know. */
-function context(f: Record<string, string>, entry: LedgerEntry | undefined): Record<string, string> {
-  return {
-    TID: field(f, 'TID'), MID: field(f, 'MID'), Moid: entry?.moid ?? '', Amt: field(f, 'Amt'),
+/**
+ * A refusal shaped like every answer: the request's TID and MID, the 12-digit Amt, what the
+ * ledger knows, and a Signature over TID + MID + Amt when the merchant (its key) is known.
+ */
+function refusal(
+  code: string,
+  message: string,
+  f: Record<string, string>,
+  entry: LedgerEntry | undefined,
+  merchant: Required<SandboxMerchant> | undefined,
+): Record<string, string> {
+  const tid = field(f, 'TID');
+  const amt = paddedAmount(field(f, 'Amt'));
+  return declined(code, message, {
+    TID: tid, MID: field(f, 'MID'), Moid: entry?.moid ?? '', Amt: amt,
     PayMethod: entry?.method ?? '', MallReserved: field(f, 'MallReserved'),
-  };
+    ...(merchant ? { Signature: approvalResponseSignature(tid, merchant.mid, amt, merchant.merchantKey) } : {}),
+  });
 }
 
 /** The checks and, when they pass, the commit; returns the response fields. */
-function approve(state: SandboxState, f: Record<string, string>, entry: LedgerEntry | undefined): Record<string, string> {
-  const ctx = context(f, entry);
-  const merchant = state.merchants.get(field(f, 'MID'));
-  if (!merchant) return declined(APPROVAL_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.', ctx);
+function approve(
+  state: SandboxState,
+  f: Record<string, string>,
+  entry: LedgerEntry | undefined,
+  merchant: Required<SandboxMerchant> | undefined,
+): Record<string, string> {
+  const refuse = (code: string, message: string): Record<string, string> => refusal(code, message, f, entry, merchant);
+  if (!merchant) return refuse(APPROVAL_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.');
   const missing = REQUIRED.find((k) => !field(f, k));
-  if (missing) return declined(APPROVAL_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`, ctx);
-  if (!/^\d{14}$/.test(field(f, 'EdiDate'))) return declined(APPROVAL_CODES.badEdiDate, '요청 일시(EdiDate) 형식이 올바르지 않습니다.', ctx);
+  if (missing) return refuse(APPROVAL_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`);
+  // gateway-facts: "SignData output is lowercase hex" — compared exactly, so upper case fails.
   const expected = approvalSignData(field(f, 'AuthToken'), merchant.mid, field(f, 'Amt'), field(f, 'EdiDate'), merchant.merchantKey);
-  if (!hexEquals(expected, field(f, 'SignData'))) return declined(APPROVAL_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.', ctx);
+  if (!safeEquals(expected, field(f, 'SignData'))) return refuse(APPROVAL_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.');
   if (!entry || entry.source !== 'window' || entry.mid !== merchant.mid || !safeEquals(entry.extra.authToken ?? '', field(f, 'AuthToken'))) {
-    return declined(APPROVAL_CODES.invalidAuth, '유효하지 않은 인증 거래입니다 (TID 또는 AuthToken 불일치).', ctx);
+    return refuse(APPROVAL_CODES.invalidAuth, '유효하지 않은 인증 거래입니다 (TID와 AuthToken이 함께 발급된 값이 아닙니다).');
   }
   if (entry.status === 'approved' || entry.status === 'awaiting-deposit') {
-    return declined(APPROVAL_CODES.alreadyApproved, '동일한 승인 거래가 이미 성공하였습니다.', ctx);
+    return refuse(APPROVAL_CODES.alreadyApproved, '동일한 승인 거래가 이미 성공하였습니다.');
   }
   if (entry.extra.tokenUsed === '1' || entry.status !== 'authenticated') {
-    return declined(APPROVAL_CODES.tokenUsed, '이미 처리된 인증 거래입니다. 재요청할 수 없습니다.', ctx);
-  }
-  if (parseAmount(field(f, 'Amt')) !== entry.amount) {
-    return declined(APPROVAL_CODES.amountMismatch, '인증 금액과 승인 요청 금액이 일치하지 않습니다.', ctx);
+    return refuse(APPROVAL_CODES.tokenUsed, '이미 처리된 인증 거래입니다. 재요청할 수 없습니다.');
   }
   const now = state.clock.now();
+  // Expiry is a fact of the clock, not an event: every later attempt is answered W011 again.
+  if (tokenExpired(entry, now)) {
+    return refuse(APPROVAL_CODES.tokenExpired, '인증 유효 시간이 지났습니다. 결제를 다시 진행해 주십시오.');
+  }
+  // From here the request is the merchant's (SignData) for this token: a refusal burns it.
+  const burn = (code: string, message: string): Record<string, string> => {
+    burnToken(state, entry);
+    return refuse(code, message);
+  };
+  const ediDate = field(f, 'EdiDate');
+  const timeProblem = ediDate.length === 14 ? checkGatewayTime(ediDate, now) : 'format';
+  if (timeProblem === 'format') return burn(APPROVAL_CODES.badEdiDate, '요청 일시(EdiDate)는 YYYYMMDDHHMISS 14자리 한국 표준시여야 합니다.');
+  if (timeProblem === 'skew') return burn(APPROVAL_CODES.badEdiDate, '요청 일시(EdiDate)가 게이트웨이 시각(한국 표준시)과 맞지 않습니다.');
+  if (approvedMoidHolder(state, entry.mid, entry.moid, entry.tid)) {
+    return burn(APPROVAL_CODES.duplicateMoid, '이미 승인된 주문번호(Moid)입니다.');
+  }
+  if (parseAmount(field(f, 'Amt')) !== entry.amount) {
+    return burn(APPROVAL_CODES.amountMismatch, '인증 금액과 승인 요청 금액이 일치하지 않습니다.');
+  }
+  if (entry.extra.buyerOutcome === 'decline') return burn(APPROVAL_CODES.buyerDeclined, ISSUER_DECLINE_MSG);
   entry.extra.tokenUsed = '1';
   entry.extra.authDate = kstTimestamp12(now);
   entry.extra.authCode = entry.method === 'VBANK' ? '' : randomDigits(8);
   const block = methodFields(state, entry);
   state.ledger.update(entry.tid, entry.method === 'VBANK' ? 'awaiting-deposit' : 'approved', now);
-  const amt12 = padAmount(entry.amount);
+  const amt12 = paddedAmount(String(entry.amount));
   const x = entry.extra;
   return {
     ResultCode: block.ResultCode!, ResultMsg: block.ResultMsg!,

@@ -1,7 +1,8 @@
 import type { PayMethod } from '../../types/payment.js';
 import { type Charset, byteLength, encodeText, normalizeCharset } from '../../wire/charset.js';
-import { hexEquals } from '../../wire/hash.js';
+import { safeEquals } from '../../wire/hash.js';
 import { windowSignData } from '../../wire/signatures.js';
+import { checkGatewayTime } from '../gateway-time.js';
 import type { SandboxState } from '../types.js';
 import { isMethod, randomAlnum } from './util.js';
 import { moduleSlot } from '../module-state.js';
@@ -47,20 +48,25 @@ const MAX_BYTES: Readonly<Record<string, number>> = {
 };
 
 /**
- * Validates the payment window's request fields (MID known, Amt positive digits, SignData =
- * sha256(EdiDate + MID + Amt + key), ReturnURL absolute http(s), sizes, charset) and opens a
- * session for it, or says which field is wrong.
+ * Validates the payment window's request fields (MID known, Amt positive digits, EdiDate a KST
+ * time within the tolerance of the sandbox clock, SignData = sha256(EdiDate + MID + Amt + key)
+ * in lower-case hex, ReturnURL absolute http(s), sizes in bytes of the answers' charset,
+ * CharSet) and opens a session for it, or says which field is wrong. Values are taken exactly
+ * as sent: a signed value with added white space is another value.
  */
 export function openSession(state: SandboxState, f: Record<string, string>): WindowSession | WindowProblem {
-  const get = (k: string): string => (Object.hasOwn(f, k) ? f[k]!.trim() : '');
+  const get = (k: string): string => (Object.hasOwn(f, k) ? f[k]! : '');
   const mid = get('MID');
   const merchant = state.merchants.get(mid);
   if (!merchant) return { field: 'MID', message: '등록되지 않은 상점 아이디입니다.' };
   const amt = get('Amt');
   if (!/^\d{1,12}$/.test(amt) || Number(amt) <= 0) return { field: 'Amt', message: '결제 금액은 0보다 큰 숫자여야 합니다.' };
   const ediDate = get('EdiDate');
-  if (!/^\d{14}$/.test(ediDate)) return { field: 'EdiDate', message: '요청 일시는 YYYYMMDDHHMISS 14자리여야 합니다.' };
-  if (!hexEquals(windowSignData(ediDate, mid, amt, merchant.merchantKey), get('SignData'))) {
+  const timeProblem = ediDate.length === 14 ? checkGatewayTime(ediDate, state.clock.now()) : 'format';
+  if (timeProblem === 'format') return { field: 'EdiDate', message: '요청 일시는 YYYYMMDDHHMISS 14자리 한국 표준시여야 합니다.' };
+  if (timeProblem === 'skew') return { field: 'EdiDate', message: '요청 일시가 게이트웨이 시각(한국 표준시)과 맞지 않습니다.' };
+  // lifecycle-facts 1: the window's SignData is lower-case hex, compared exactly.
+  if (!safeEquals(windowSignData(ediDate, mid, amt, merchant.merchantKey), get('SignData'))) {
     return { field: 'SignData', message: '위변조 검증 데이터가 일치하지 않습니다.' };
   }
   if (!get('Moid')) return { field: 'Moid', message: '주문번호가 없습니다.' };
@@ -78,7 +84,7 @@ export function openSession(state: SandboxState, f: Record<string, string>): Win
     } catch {
       return { field, message: '선택한 문자셋으로 표현할 수 없는 문자가 있습니다.' };
     }
-    if (byteLength(value, 'euc-kr') > max) return { field, message: `최대 ${max}바이트까지 입력할 수 있습니다.` };
+    if (byteLength(value, outCharset) > max) return { field, message: `최대 ${max}바이트까지 입력할 수 있습니다.` };
   }
   const session: WindowSession = {
     id: randomAlnum(24),

@@ -68,17 +68,6 @@ export function headerCharset(headers: IncomingHttpHeaders): Charset | undefined
   return m ? normalizeCharset(m[2]) : undefined;
 }
 
-/**
- * The charset a form body is written in: the Content-Type charset when it names one,
- * otherwise the body's own ASCII `CharSet=` field, otherwise `fallback`.
- */
-export function formCharset(headers: IncomingHttpHeaders, body: Buffer, fallback: Charset): Charset {
-  const fromHeader = headerCharset(headers);
-  if (fromHeader) return fromHeader;
-  const m = /(?:^|&)CharSet=([A-Za-z0-9_-]+)/.exec(body.toString('latin1'));
-  return (m && normalizeCharset(m[1])) || fallback;
-}
-
 /** A short unique marker put in every gateway response as an unlisted field (SandboxTrace). */
 export function traceId(): string {
   return 'sbx-' + randomBytes(6).toString('hex');

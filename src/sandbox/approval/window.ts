@@ -1,15 +1,22 @@
-import { WireFormatError } from '../../wire/charset.js';
+import { type Charset, WireFormatError } from '../../wire/charset.js';
 import { decodeForm } from '../../wire/form-codec.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { type BuyerChoice, completeAuthentication } from './auth-return.js';
 import { renderAutoPost, renderErrorPage, renderWindowPage } from './html.js';
 import { moduleState, openSession } from './session.js';
-import { formCharset, isMethod } from './util.js';
+import { headerCharset, isMethod } from './util.js';
 
-/** Decodes a form body in its charset, or returns the error page naming what broke. */
-function readForm(req: SandboxRequest, fallback: 'euc-kr' | 'utf-8'): { fields: Record<string, string> } | { error: SandboxResponse } {
+/**
+ * Decodes form bytes in `charset`, or returns the error page naming what broke. A
+ * Content-Type that declares another charset is refused: the bytes are read one way only.
+ */
+function readForm(req: SandboxRequest, bytes: Buffer, charset: Charset): { fields: Record<string, string> } | { error: SandboxResponse } {
+  const declared = /;\s*charset\s*=/i.test(req.headers['content-type'] ?? '');
+  if (declared && headerCharset(req.headers) !== charset) {
+    return { error: renderErrorPage({ field: 'Content-Type', message: `요청은 ${charset} 폼이어야 합니다.` }) };
+  }
   try {
-    return { fields: decodeForm(req.body, formCharset(req.headers, req.body, fallback)) };
+    return { fields: decodeForm(bytes, charset) };
   } catch (err) {
     if (!(err instanceof WireFormatError)) throw err;
     return { error: renderErrorPage({ field: err.field ?? '요청 본문', message: '요청을 해석할 수 없습니다 (문자셋 또는 형식 오류).' }) };
@@ -22,29 +29,34 @@ function show(state: SandboxState, fields: Record<string, string>): SandboxRespo
   return 'id' in s ? renderWindowPage(s) : renderErrorPage(s);
 }
 
-/** `GET /window?MID=...`: the window opened by a link (query read as UTF-8). */
+/**
+ * `GET /window?MID=...`: the window opened by a link. The query's escapes are EUC-KR bytes,
+ * like the POST form's (decoded with the CP949 codec, never URLSearchParams).
+ */
 export function getWindow(req: SandboxRequest, state: SandboxState): SandboxResponse {
-  const fields: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [k, v] of req.query) if (!Object.hasOwn(fields, k)) fields[k] = v;
-  return show(state, fields);
+  const read = readForm(req, Buffer.from(req.rawQuery ?? '', 'latin1'), 'euc-kr');
+  return 'error' in read ? read.error : show(state, read.fields);
 }
 
 /**
- * `POST /window`: the merchant page's form, EUC-KR unless the Content-Type charset or the
- * form's CharSet field says utf-8.
+ * `POST /window`: the merchant page's form, always read as EUC-KR. The form's CharSet field
+ * chooses the encoding of the answers (the auth return), not of this request
+ * (lifecycle-facts 1: "CharSet | the encoding of the answers the shop wants").
  */
 export function postWindow(req: SandboxRequest, state: SandboxState): SandboxResponse {
-  const read = readForm(req, 'euc-kr');
+  const read = readForm(req, req.body, 'euc-kr');
   return 'error' in read ? read.error : show(state, read.fields);
 }
 
 /**
  * `POST /window/confirm`: the window's own form (UTF-8) with SessionId, Action
- * (approve | cancel), PayMethod, RcptType and RcptIdentity. Answers the auto-post page that
- * carries the auth return to the merchant's ReturnURL; the session is single-use.
+ * (approve | decline | cancel), PayMethod, RcptType and RcptIdentity. Answers the auto-post
+ * page that carries the auth return to the merchant's ReturnURL; the session is single-use.
+ * `decline` authenticates like `approve`, but the approval of that token is refused as an
+ * issuer would refuse it (3011), so a person can try the shop's decline path by hand.
  */
 export function confirmWindow(req: SandboxRequest, state: SandboxState): SandboxResponse {
-  const read = readForm(req, 'utf-8');
+  const read = readForm(req, req.body, 'utf-8');
   if ('error' in read) return read.error;
   const form = read.fields;
   const get = (k: string): string => (Object.hasOwn(form, k) ? form[k]!.trim() : '');
@@ -54,11 +66,10 @@ export function confirmWindow(req: SandboxRequest, state: SandboxState): Sandbox
   const method = get('PayMethod') || session.payMethod || 'CARD';
   if (!isMethod(method)) return { ...renderWindowPage(session, '결제수단을 선택하세요.'), status: 400 };
   const choice: BuyerChoice = { method };
-  if (get('Action') === 'cancel') {
-    choice.cancel = true;
-  } else if (get('Action') && get('Action') !== 'approve') {
-    return { ...renderWindowPage(session, '알 수 없는 요청입니다.'), status: 400 };
-  }
+  const action = get('Action');
+  if (action === 'cancel') choice.cancel = true;
+  else if (action === 'decline') choice.decline = true;
+  else if (action && action !== 'approve') return { ...renderWindowPage(session, '알 수 없는 요청입니다.'), status: 400 };
   const rcptType = get('RcptType');
   if (!choice.cancel && rcptType && (method === 'BANK' || method === 'VBANK')) {
     const identity = get('RcptIdentity').replace(/-/g, '');
