@@ -229,7 +229,7 @@ describe('example-app (the shop on a real sandbox)', () => {
     expect(textOf(res.text, 'error-message')).to.equal('주문을 찾을 수 없습니다.');
   });
 
-  it('shows the same result on a repeated return and net-cancels a second payment of a paid order', async () => {
+  it('shows the same result on a repeated return; the gateway refuses a second payment of a paid order (A127)', async () => {
     const { moid, amount } = await checkout('haeng-mug');
     const first = await sandbox.authenticate({ moid, amount, method: 'CARD' });
     expect(dataStatus((await postReturn(first)).text)).to.equal('approved');
@@ -237,11 +237,13 @@ describe('example-app (the shop on a real sandbox)', () => {
     expect(dataStatus(again.text)).to.equal('approved');
     expect(sandbox.ledger.get(first.fields.TxTid!)?.approvalCalls).to.equal(1);
 
+    // gateway-facts "1681 / A127 duplicate Moid": the gateway itself refuses the second
+    // payment, so nothing is charged and the paid order stays as it was.
     const second = await sandbox.authenticate({ moid, amount, method: 'BANK' });
     const res = await postReturn(second);
-    expect(res.status).to.equal(500);
-    expect(textOf(res.text, 'error-code')).to.equal('NICEPAY_HOOK_FAILED');
-    expect(sandbox.ledger.get(second.fields.TxTid!)?.status).to.equal('net-cancelled');
+    expect(res.status).to.equal(200);
+    expect(textOf(res.text, 'result-code')).to.equal('A127');
+    expect(sandbox.ledger.get(second.fields.TxTid!)?.status).to.equal('declined');
     expect(shop.db.order(moid)).to.include({ status: 'paid', method: 'CARD', tid: first.fields.TxTid });
   });
 

@@ -1,0 +1,286 @@
+import { expect } from 'chai';
+import iconv from 'iconv-lite';
+import { request } from 'undici';
+import { createSandbox, type AuthReturn, type Sandbox } from '../src/sandbox/index.js';
+import { AUTH_TOKEN_TTL_MS, NET_CANCEL_WINDOW_MS } from '../src/sandbox/approval/rules.js';
+import { GATEWAY_TIME_TOLERANCE_MS } from '../src/sandbox/gateway-time.js';
+import { encodeForm } from '../src/wire/form-codec.js';
+import { fromKst, kstTimestamp14 } from '../src/wire/kst.js';
+import { approvalResponseSignature, approvalSignData, netCancelResponseSignature, windowSignData } from '../src/wire/signatures.js';
+import { parseReply, postBytes, sendHandForm, type RawReply } from './helpers/gateway-form.js';
+import { MERCHANT_KEY as KEY, MID } from './helpers/shop.js';
+
+/** 2026-11-24 14:00:00 KST, frozen: every rule below is measured on this virtual clock. */
+const START = fromKst(2026, 11, 24, 14, 0, 0);
+/** The same instant's digits written in UTC (what a UTC server's local time prints). */
+const utcDigits = (d: Date): string => d.toISOString().replace(/\D/g, '').slice(0, 14);
+
+describe('sandbox approval side: as strict as the documented gateway', () => {
+  let sandbox: Sandbox;
+  let seq = 0;
+  const auth = (extra: Partial<Parameters<Sandbox['authenticate']>[0]> = {}): Promise<AuthReturn> =>
+    sandbox.authenticate({ moid: `strict-${++seq}`, amount: 1004, method: 'CARD', ...extra });
+  const send = (a: AuthReturn, o: Parameters<typeof sendHandForm>[3] = {}): Promise<RawReply> => sendHandForm(sandbox, a, KEY, o);
+  const answer = async (a: AuthReturn, o: Parameters<typeof sendHandForm>[3] = {}): Promise<Record<string, string>> => parseReply(await send(a, o));
+  const statusOf = (a: AuthReturn): string | undefined => sandbox.ledger.get(a.fields.TxTid!)?.status;
+
+  beforeEach(async () => {
+    sandbox = createSandbox({ clock: () => START });
+    sandbox.clock.freeze();
+    sandbox.clock.set(START);
+    await sandbox.listen(0);
+  });
+  afterEach(() => sandbox.close());
+
+  describe('EdiDate: KST, within the tolerance of the sandbox clock', () => {
+    it('approval refuses the same instant written in UTC with W004 and burns the token', async () => {
+      const a = await auth();
+      const p = await answer(a, { ediDate: utcDigits(sandbox.clock.now()) });
+      expect(p.ResultCode).to.equal('W004');
+      expect(p.ResultMsg).to.match(/EdiDate/);
+      expect(statusOf(a)).to.equal('declined');
+      expect((await answer(a)).ResultCode, 'a burnt token is a re-request').to.equal('I003');
+    });
+
+    it('approval accepts a KST time inside the tolerance and refuses one just outside it', async () => {
+      const near = new Date(START.getTime() + GATEWAY_TIME_TOLERANCE_MS - 1000);
+      const far = new Date(START.getTime() - GATEWAY_TIME_TOLERANCE_MS - 1000);
+      expect((await answer(await auth(), { ediDate: kstTimestamp14(far) })).ResultCode).to.equal('W004');
+      expect((await answer(await auth(), { ediDate: kstTimestamp14(near) })).ResultCode).to.equal('3001');
+    });
+
+    it('net cancel refuses a UTC EdiDate with W004 and cancels nothing; the KST one cancels', async () => {
+      const a = await auth();
+      expect((await answer(a)).ResultCode).to.equal('3001');
+      const p = await answer(a, { netCancel: true, ediDate: utcDigits(sandbox.clock.now()) });
+      expect(p.ResultCode).to.equal('W004');
+      expect(statusOf(a)).to.equal('approved');
+      expect((await answer(a, { netCancel: true })).ResultCode).to.equal('2001');
+      expect(statusOf(a)).to.equal('net-cancelled');
+    });
+
+    it('the payment window refuses a UTC EdiDate with a 400 page naming EdiDate', async () => {
+      const edi = utcDigits(sandbox.clock.now());
+      const form = { MID, Amt: '1004', Moid: 'w-1', GoodsName: 'goods', ReturnURL: 'https://shop.example/r', EdiDate: edi, SignData: windowSignData(edi, MID, '1004', KEY) };
+      const r = await postBytes(`${sandbox.url}/window`, encodeForm(form, 'euc-kr'), 'application/x-www-form-urlencoded');
+      expect(r.status).to.equal(400);
+      expect(r.bytes.toString('utf8')).to.include('<strong id="error-field">EdiDate</strong>');
+    });
+  });
+
+  describe('values taken unmodified', () => {
+    it('a TID or AuthToken with added white space is another value (W010), and the real token survives', async () => {
+      const a = await auth();
+      expect((await answer(a, { tid: `${a.fields.TxTid} ` })).ResultCode).to.equal('W010');
+      expect((await answer(a, { authToken: ` ${a.fields.AuthToken}` })).ResultCode).to.equal('W010');
+      expect(statusOf(a)).to.equal('authenticated');
+      expect((await answer(a)).ResultCode).to.equal('3001');
+    });
+
+    it('a SignData with a trailing space fails (A211); an Amt with a leading space is not the amount (A123)', async () => {
+      const a = await auth();
+      const edi = kstTimestamp14(sandbox.clock.now());
+      const good = approvalSignData(a.fields.AuthToken!, MID, '1004', edi, KEY);
+      expect((await answer(a, { ediDate: edi, signData: `${good} ` })).ResultCode).to.equal('A211');
+      expect(statusOf(a), 'an unauthenticated attempt changes nothing').to.equal('authenticated');
+      const p = await answer(a, { amt: ' 1004' });
+      expect(p.ResultCode).to.equal('A123');
+    });
+
+    it('an EdiDate with a trailing space is not a timestamp (W004)', async () => {
+      const edi = `${kstTimestamp14(sandbox.clock.now())} `;
+      expect((await answer(await auth(), { ediDate: edi })).ResultCode).to.equal('W004');
+    });
+  });
+
+  describe('SignData: lower-case hex only', () => {
+    it('approval, net cancel and the window refuse the upper-case form of a correct SignData', async () => {
+      const a = await auth();
+      const edi = kstTimestamp14(sandbox.clock.now());
+      const upper = approvalSignData(a.fields.AuthToken!, MID, '1004', edi, KEY).toUpperCase();
+      expect((await answer(a, { ediDate: edi, signData: upper })).ResultCode).to.equal('A211');
+      expect((await answer(a)).ResultCode).to.equal('3001');
+      expect((await answer(a, { netCancel: true, ediDate: edi, signData: upper })).ResultCode).to.equal('A211');
+      expect(statusOf(a)).to.equal('approved');
+      const form = { MID, Amt: '1004', Moid: 'w-2', GoodsName: 'goods', ReturnURL: 'https://shop.example/r', EdiDate: edi, SignData: windowSignData(edi, MID, '1004', KEY).toUpperCase() };
+      const r = await postBytes(`${sandbox.url}/window`, encodeForm(form, 'euc-kr'), 'application/x-www-form-urlencoded');
+      expect(r.status).to.equal(400);
+      expect(r.bytes.toString('utf8')).to.include('<strong id="error-field">SignData</strong>');
+    });
+  });
+
+  describe('AuthToken lifetime and burning', () => {
+    it('approves just inside the token lifetime', async () => {
+      const a = await auth();
+      sandbox.clock.advance(AUTH_TOKEN_TTL_MS);
+      expect((await answer(a)).ResultCode).to.equal('3001');
+    });
+
+    it('refuses an expired token with W011 on every attempt, committing nothing', async () => {
+      const a = await auth();
+      sandbox.clock.advance(AUTH_TOKEN_TTL_MS + 1000);
+      expect((await answer(a)).ResultCode).to.equal('W011');
+      expect((await answer(a)).ResultCode).to.equal('W011');
+      expect(sandbox.ledger.committed()).to.have.length(0);
+    });
+
+    it('a token offered for another TID burns neither (W010), so a third party cannot spoil a payment', async () => {
+      const a = await auth();
+      const b = await auth();
+      expect((await answer(a, { authToken: b.fields.AuthToken! })).ResultCode).to.equal('W010');
+      expect((await answer(a)).ResultCode).to.equal('3001');
+      expect((await answer(b)).ResultCode).to.equal('3001');
+    });
+  });
+
+  describe('net-cancel window', () => {
+    it('net-cancels up to the window after the approval and answers 2020 after it, leaving the payment', async () => {
+      const a = await auth();
+      const b = await auth();
+      expect((await answer(a)).ResultCode).to.equal('3001');
+      expect((await answer(b)).ResultCode).to.equal('3001');
+      sandbox.clock.advance(NET_CANCEL_WINDOW_MS);
+      expect((await answer(a, { netCancel: true })).ResultCode).to.equal('2001');
+      sandbox.clock.advance(1000);
+      const late = await answer(b, { netCancel: true });
+      expect(late.ResultCode).to.equal('2020');
+      expect(statusOf(b)).to.equal('approved');
+      const again = await answer(a, { netCancel: true });
+      expect(again.ResultCode, 'a done net cancel is still reported as done').to.equal('2001');
+    });
+  });
+
+  describe('duplicate Moid (gateway-facts: 1681 / A127)', () => {
+    it('refuses a second approval of a Moid already approved for the merchant with A127 and burns its token', async () => {
+      const first = await auth({ moid: 'same-order' });
+      const second = await auth({ moid: 'same-order' });
+      expect((await answer(first)).ResultCode).to.equal('3001');
+      const p = await answer(second);
+      expect(p.ResultCode).to.equal('A127');
+      expect(p.ResultMsg).to.match(/Moid/);
+      expect(statusOf(second)).to.equal('declined');
+      expect(statusOf(first)).to.equal('approved');
+    });
+
+    it('a net cancel erases the approval, so the order may be paid again; another merchant\'s Moid is its own', async () => {
+      const first = await auth({ moid: 'retry-order' });
+      expect((await answer(first)).ResultCode).to.equal('3001');
+      expect((await answer(first, { netCancel: true })).ResultCode).to.equal('2001');
+      const retry = await auth({ moid: 'retry-order' });
+      expect((await answer(retry)).ResultCode).to.equal('3001');
+      const other = await sandbox.authenticate({ mid: 'nictest04m', moid: 'retry-order', amount: 1004, method: 'CARD' });
+      const otherKey = 'b+zhZ4yOZ7FsH8pm5lhDfHZEb79tIwnjsdA0FBXh86yLc6BJeFVrZFXhAoJ3gEWgrWwN+lJMV0W4hvDdbe4Sjw==';
+      expect(parseReply(await sendHandForm(sandbox, other, otherKey)).ResultCode).to.equal('3001');
+    });
+  });
+
+  describe('refusals are shaped like every answer', () => {
+    it('a declined answer carries the 12-digit Amt and a Signature over TID + MID + Amt', async () => {
+      const a = await auth();
+      const p = await answer(a, { amt: '4' });
+      expect(p).to.include({ ResultCode: 'A123', Amt: '000000000004', TID: a.fields.TxTid, MID });
+      expect(p.Signature).to.equal(approvalResponseSignature(a.fields.TxTid!, MID, '000000000004', KEY));
+    });
+
+    it('a net-cancel refusal carries the 12-digit CancelAmt and its Signature', async () => {
+      const a = await auth();
+      const p = await answer(a, { netCancel: true, amt: '99999' });
+      expect(p).to.include({ ResultCode: '2032', CancelAmt: '000000099999' });
+      expect(p.Signature).to.equal(netCancelResponseSignature(a.fields.TxTid!, MID, '000000099999', KEY));
+      expect((await answer(a, { netCancel: true, amt: '4' })).ResultCode, 'a net cancel is never partial').to.equal('2028');
+      expect((await answer(a, { netCancel: true, tid: 'nicepay00m01012611241400000000' })).ResultCode, 'lifecycle-facts: no such transaction').to.equal('2012');
+    });
+
+    it('W-code answers come in the CharSet and EdiType asked for', async () => {
+      const a = await auth();
+      const missing = encodeForm({ TID: a.fields.TxTid!, MID, Amt: '1004', CharSet: 'utf-8', EdiType: 'KV' }, 'euc-kr');
+      const r = await postBytes(a.fields.NextAppURL!, missing, 'application/x-www-form-urlencoded');
+      expect(r.contentType).to.equal('text/html;charset=utf-8');
+      const p = parseReply(r, 'utf-8', 'KV');
+      expect(p.ResultCode).to.equal('W001');
+      expect(r.bytes.includes(Buffer.from('필수', 'utf8'))).to.equal(true);
+      const broken = await postBytes(a.fields.NextAppURL!, Buffer.from('TID=%ZZ&CharSet=utf-8'), 'application/x-www-form-urlencoded');
+      expect(parseReply(broken, 'utf-8').ResultCode).to.equal('W009');
+      expect(broken.bytes.includes(Buffer.from('요청', 'utf8')), 'an unreadable body is answered in its CharSet too').to.equal(true);
+    });
+
+    it('a request that declares a charset other than EUC-KR, or repeats a field, is refused (W009)', async () => {
+      const a = await auth();
+      const body = encodeForm({ TID: a.fields.TxTid!, AuthToken: a.fields.AuthToken!, MID, Amt: '1004' }, 'utf-8');
+      expect(parseReply(await postBytes(a.fields.NextAppURL!, body, 'application/x-www-form-urlencoded; charset=utf-8')).ResultCode).to.equal('W009');
+      const twice = Buffer.concat([body, Buffer.from('&Amt=4')]);
+      expect(parseReply(await postBytes(a.fields.NextAppURL!, twice, 'application/x-www-form-urlencoded')).ResultCode).to.equal('W009');
+      expect(statusOf(a)).to.equal('authenticated');
+    });
+  });
+
+  describe('the payment window', () => {
+    const windowForm = (over: Record<string, string> = {}): Record<string, string> => {
+      const edi = kstTimestamp14(sandbox.clock.now());
+      return {
+        MID, Amt: '1004', Moid: `win-${++seq}`, GoodsName: '똠양꿍', BuyerName: '김햏', ReturnURL: 'https://shop.example/pay/return',
+        EdiDate: edi, SignData: windowSignData(edi, MID, '1004', KEY), ...over,
+      };
+    };
+    const sessionOf = (html: string): string => /name="SessionId" value="([^"]+)"/.exec(html)![1]!;
+    const hidden = (html: string): Record<string, string> => {
+      const out: Record<string, string> = {};
+      for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) out[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)));
+      return out;
+    };
+    const open = async (over: Record<string, string> = {}): Promise<string> => {
+      const r = await postBytes(`${sandbox.url}/window`, encodeForm(windowForm(over), 'euc-kr'), 'application/x-www-form-urlencoded');
+      expect(r.status, r.bytes.toString('utf8')).to.equal(200);
+      return r.bytes.toString('utf8');
+    };
+    const confirm = (session: string, action: string): Promise<RawReply> =>
+      postBytes(`${sandbox.url}/window/confirm`, encodeForm({ SessionId: session, PayMethod: 'CARD', Action: action }, 'utf-8'), 'application/x-www-form-urlencoded');
+
+    it('reads the window request as EUC-KR even with CharSet=utf-8, which chooses the answers\' charset', async () => {
+      const html = await open({ CharSet: 'utf-8' });
+      expect(html).to.include('똠양꿍').and.include('김햏');
+      const r = await confirm(sessionOf(html), 'approve');
+      expect(r.contentType).to.equal('text/html; charset=utf-8');
+      const page = r.bytes.toString('utf8');
+      // A plain form: no enctype, so the browser posts application/x-www-form-urlencoded with no charset.
+      expect(page).to.match(/<form id="return-form" method="post" action="[^"]+" accept-charset="utf-8">/);
+      expect(hidden(page).AuthResultMsg).to.equal('인증 성공');
+    });
+
+    it('a window request that declares charset=utf-8 is refused: window requests are EUC-KR', async () => {
+      const r = await postBytes(`${sandbox.url}/window`, encodeForm(windowForm({ CharSet: 'utf-8' }), 'utf-8'), 'application/x-www-form-urlencoded; charset=utf-8');
+      expect(r.status).to.equal(400);
+      expect(r.bytes.toString('utf8')).to.include('<strong id="error-field">Content-Type</strong>');
+    });
+
+    it('GET /window reads EUC-KR escapes in the query', async () => {
+      const q = encodeForm(windowForm({ GoodsName: '햏 세트' }), 'euc-kr').toString('latin1');
+      const res = await request(`${sandbox.url}/window?${q}`);
+      expect(res.statusCode).to.equal(200);
+      expect(await res.body.text()).to.include('햏 세트');
+    });
+
+    it('lets a person pick a decline: the auth return is 0000, the approval is refused 3011, signed and padded', async () => {
+      const html = await open();
+      expect(html).to.match(/<button type="submit" name="Action" value="decline" id="decline">/);
+      const r = await confirm(sessionOf(html), 'decline');
+      const f = hidden(iconv.decode(r.bytes, 'cp949'));
+      expect(f.AuthResultCode).to.equal('0000');
+      const a: AuthReturn = { fields: f, body: Buffer.alloc(0), contentType: '' };
+      const p = await answer(a);
+      expect(p).to.include({ ResultCode: '3011', Amt: '000000001004' });
+      expect(p.Signature).to.equal(approvalResponseSignature(f.TxTid!, MID, '000000001004', KEY));
+      expect(statusOf(a)).to.equal('declined');
+      expect(sandbox.ledger.committed()).to.have.length(0);
+    });
+
+    it('sandbox.authenticate({ decline: true }) does the same without a browser, posted with no charset parameter', async () => {
+      const a = await auth({ decline: true, charset: 'utf-8' });
+      expect(a.contentType).to.equal('application/x-www-form-urlencoded');
+      expect((await answer(a)).ResultCode).to.equal('3011');
+      let err: unknown;
+      try { await auth({ decline: true, cancel: true }); } catch (e) { err = e; }
+      expect(String(err)).to.match(/cancel and decline/);
+    });
+  });
+});
