@@ -1,0 +1,29 @@
+/**
+ * The sandbox window's 승인 거절 시험 button in a real browser: a person can try the shop's
+ * decline path by hand. The window authenticates (0000, a token), the browser posts the return
+ * with no charset parameter, and the shop's approval is refused as an issuer would refuse it.
+ */
+import { expect } from 'chai';
+import { useShopInBrowser } from './harness.js';
+
+describe('e2e: the payment window lets a person pick a decline', () => {
+  const e2e = useShopInBrowser();
+
+  it('승인 거절 시험: the shop shows the refusal, the order is declined and nothing is charged', async () => {
+    const { page, shopUrl } = e2e;
+    await page.goto(shopUrl);
+    await page.click('#buy-kimchi');
+    await page.waitForSelector('#pay-submit');
+    const moid = (await page.textContent('#order-moid'))!.trim();
+    await page.click('#pay-submit');
+    await page.waitForSelector('#window-form');
+    await page.check('#method-CARD');
+    await Promise.all([page.waitForURL(`${shopUrl}/pay/return`), page.click('#decline')]);
+    await page.waitForSelector('#result-status');
+    expect(await page.getAttribute('#result-status', 'data-status')).to.equal('declined');
+    expect(await page.textContent('#result-code')).to.equal('3011');
+    expect(e2e.shop.db.order(moid)).to.include({ status: 'declined', tid: null });
+    expect(e2e.sandbox.ledger.committed().filter((e) => e.moid === moid)).to.have.length(0);
+    expect(e2e.sandbox.ledger.entries().find((e) => e.moid === moid)?.status).to.equal('declined');
+  });
+});
