@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
  */
 const root = fileURLToPath(new URL('..', import.meta.url));
 const mocha = fileURLToPath(new URL('../node_modules/mocha/bin/mocha.js', import.meta.url));
-const FILES = ['test/sandbox-strict.test.ts', 'test/sandbox-official-sample.test.ts'];
+const FILES = ['test/sandbox-strict.test.ts', 'test/sandbox-window.test.ts', 'test/sandbox-official-sample.test.ts'];
 const ZONES: Array<[string, number]> = [['UTC', 0], ['America/Los_Angeles', 480]];
 
 describe('sandbox approval rules under TZ=UTC and TZ=America/Los_Angeles (child processes)', function () {

@@ -19,6 +19,8 @@ export type { SandboxDataHost, SandboxBalance, SandboxBalanceEntry, SandboxCashR
 export type { Fault, FaultKind, FaultQueue, FaultTarget } from './faults.js';
 export type { Ledger, LedgerEntry, LedgerListener, LedgerStatus } from './ledger.js';
 export type { AuthenticateOptions, AuthReturn, CashReceiptChoice } from './approval/index.js';
+export { APPROVAL_CODES, NET_CANCEL_CODES, AUTH_TOKEN_TTL_MS, NET_CANCEL_WINDOW_MS } from './approval/index.js';
+export { GATEWAY_TIME_TOLERANCE_MS } from './gateway-time.js';
 
 /** The gateway's published test merchants (gateway-facts.md), used when none are given. */
 export const TEST_MERCHANTS: readonly SandboxMerchant[] = [

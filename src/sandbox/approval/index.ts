@@ -7,6 +7,7 @@ export { authenticate, AUTH_CANCELLED_CODE, AUTH_CANCELLED_MSG } from './auth-re
 export type { AuthReturn, AuthenticateOptions, CashReceiptChoice } from './auth-return.js';
 export { APPROVAL_CODES } from './pay-process.js';
 export { NET_CANCEL_CODES } from './net-cancel.js';
+export { AUTH_TOKEN_TTL_MS, NET_CANCEL_WINDOW_MS } from './rules.js';
 
 /**
  * Interface A of the sandbox: the payment window (GET/POST /window, POST /window/confirm),
