@@ -6,7 +6,8 @@ import { createNicepay, NicepayConfigError, NicepayError, type Nicepay } from '.
 import { NicepayDataApiError, NicepayRequestError } from '../src/errors/index.js';
 import { createSandbox, KEYIN_DECLINES, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { SANDBOX_DATA_CODES } from '../src/sandbox/data-host/envelope.js';
-import { rejection } from './helpers/data-host.js';
+import { fromKst } from '../src/wire/kst.js';
+import { DATA_KEY, DATA_MID, DATA_USR_ID, rejection, startDataHost } from './helpers/data-host.js';
 import { startRawGateway, type CapturedRequest, type RawGateway } from './helpers/raw-gateway.js';
 
 /*
@@ -340,6 +341,39 @@ describe('wire audit (issue 21): the sandbox holds requests to the spec text (it
       expect(e).to.be.instanceOf(NicepayError);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('issue 18 item 5: no encKey in any raw, against the sandbox that echoes the request', () => {
+  it('balance, register, request, cancel, results and cash receipts return reqInfo without the encKey that was sent', async () => {
+    const rig = await startDataHost(fromKst(2026, 11, 23, 9, 0));
+    try {
+      const { nicepay, sandbox } = rig;
+      const now = kst14(sandbox.clock.now());
+      const keys = ['0101001', '0105001', '0102001', '0103001', '0101002'].map((sid) => sha256(sid + DATA_MID + now + DATA_KEY));
+      keys.push(sha256('0301002' + DATA_USR_ID + now + DATA_KEY));
+      sandbox.dataHost.deposit(DATA_MID, 100);
+      const results: Array<{ raw: Record<string, unknown> }> = [];
+      results.push(await nicepay.payout.balance());
+      results.push(await nicepay.payout.registerSubMerchant({ subId: 's1', subNm: 'n', subCoNo: '1', bankCd: '004', accntNo: '1', accntNm: 'a' }));
+      const first = await nicepay.payout.request({ subId: 's1', amount: 1, dupCheck: false });
+      results.push(first, await nicepay.payout.request({ subId: 's1', amount: 2, dupCheck: false }));
+      results.push(await nicepay.payout.cancel({ subId: 's1', settlmntDt: '20261123', seq: first.seq }));
+      results.push(await nicepay.recon.cashReceipts({ usrId: DATA_USR_ID, dt: '20261123', orgSvcCd: '04', idCl: '2', searchID: DATA_MID }));
+      rig.at(2026, 11, 23, 16, 0);
+      const later = kst14(sandbox.clock.now());
+      keys.push(sha256('0101002' + DATA_MID + later + DATA_KEY));
+      results.push(await nicepay.payout.results({ settlmntDt: '20261123' }));
+      for (const r of results) {
+        const echo = r.raw['reqInfo'] as { header: { sid: string }; body: Record<string, unknown> };
+        expect(echo.body, echo.header.sid).to.not.have.property('encKey');
+        expect(Object.keys(echo.body).length, echo.header.sid).to.be.greaterThan(0);
+        const text = JSON.stringify(r);
+        for (const k of keys) expect(text).to.not.include(k);
+      }
+    } finally {
+      await rig.close();
     }
   });
 });
