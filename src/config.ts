@@ -9,7 +9,7 @@ import type { PayoutOptions } from './payout/types.js';
 
 /** Options of {@link createNicepay}. */
 export interface NicepayOptions {
-  /** Merchant id: 10 characters, issued by the gateway (e.g. `nicepay00m`). */
+  /** Merchant id: 10 letters or digits ending in a lower-case `m`, issued by the gateway (e.g. `nicepay00m`). */
   mid: string;
   /** Merchant key. Never appears in a log line, an error message or `toJSON()`. */
   merchantKey: string;
