@@ -9,7 +9,7 @@ import type { PayoutOptions } from './payout/types.js';
 
 /** Options of {@link createNicepay}. */
 export interface NicepayOptions {
-  /** Merchant id: 10 characters, issued by the gateway (e.g. `nicepay00m`). */
+  /** Merchant id: 10 letters or digits ending in a lower-case `m`, issued by the gateway (e.g. `nicepay00m`). */
   mid: string;
   /** Merchant key. Never appears in a log line, an error message or `toJSON()`. */
   merchantKey: string;
@@ -64,7 +64,7 @@ export interface ResolvedConfig {
 export function resolveConfig(options: NicepayOptions): ResolvedConfig {
   if (typeof options !== 'object' || options === null) throw new NicepayConfigError('options', 'an object');
   const { mid, merchantKey } = options;
-  if (typeof mid !== 'string' || !/^[A-Za-z0-9]{10}$/.test(mid)) throw new NicepayConfigError('mid', 'a 10-character merchant id');
+  if (!isMid(mid)) throw new NicepayConfigError('mid', "a 10-character merchant id ending in a lower-case 'm' (e.g. nicepay00m)");
   if (typeof merchantKey !== 'string' || merchantKey.length < 16) {
     throw new NicepayConfigError('merchantKey', 'the merchant key string (at least 16 characters)');
   }
@@ -130,4 +130,13 @@ function parseBase(value: string | URL | undefined, name: string): URL {
 function positive(n: unknown, name: string): number {
   if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) throw new NicepayConfigError(name, 'a positive number');
   return n;
+}
+
+/**
+ * The spec's merchant-id shape: 10 letters or digits, the last a lower-case `m`
+ * (gateway-interface.md, "TID format"). Same rule as src/wire MID_PATTERN, kept here so
+ * config stays free of wire imports.
+ */
+function isMid(mid: unknown): mid is string {
+  return typeof mid === 'string' && /^[A-Za-z0-9]{9}m$/.test(mid);
 }

@@ -33,7 +33,8 @@ function fakeContext(reply: (sent: Sent) => string | Error, clock = fromKst(2026
       sent.push(s);
       const r = reply(s);
       if (r instanceof Error) throw r;
-      return { statusCode: 200, body: Buffer.from(r, 'utf8') };
+      // A real answer names the sid it answers: `ok` leaves it for the transport to fill in.
+      return { statusCode: 200, body: Buffer.from(r.replace('"sid":"@sid"', JSON.stringify({ sid: s.json.header.sid }).slice(1, -1)), 'utf8') };
     },
     async close() {},
   };
@@ -42,8 +43,8 @@ function fakeContext(reply: (sent: Sent) => string | Error, clock = fromKst(2026
   return { ctx, sent };
 }
 
-const ok = (body: Record<string, unknown>, sid = '') => JSON.stringify({ header: { sid, trDtm: '20261121093001', gubun: 'R', resCode: '0000', resMsg: '정상' }, body });
-const fail = (resCode: unknown, resMsg = '오류') => JSON.stringify({ header: { sid: '0101001', trDtm: '20261121093001', gubun: 'R', resCode, resMsg }, body: {} });
+const ok = (body: Record<string, unknown>, sid = '@sid') => JSON.stringify({ header: { sid, trDtm: '20261121093001', gubun: 'R', resCode: '0000', resMsg: '정상' }, body });
+const fail = (resCode: unknown, resMsg = '오류', sid = '0102001') => JSON.stringify({ header: { sid, trDtm: '20261121093001', gubun: 'R', resCode, resMsg }, body: {} });
 
 describe('data host envelope and encKey', () => {
   it('balance: envelope, trDtm in KST and encKey match the payout vector', async () => {
@@ -179,8 +180,8 @@ describe('data host answers: errors', () => {
   });
 
   it('resCode as a JSON number is read as 4 digits', () => {
-    expect(parseDataResponse(fail(0), '0101001').header.resCode).to.equal('0000');
-    expect(() => parseDataResponse(fail(1003), '0101001')).to.throw(NicepayDataApiError).with.property('resCode', '1003');
+    expect(parseDataResponse(fail(0, '', '0101001'), '0101001').header.resCode).to.equal('0000');
+    expect(() => parseDataResponse(fail(1003, '', '0101001'), '0101001')).to.throw(NicepayDataApiError).with.property('resCode', '1003');
   });
 
   it('malformed answers: NICEPAY_GATEWAY_ERROR for a query, NICEPAY_OUTCOME_UNKNOWN for a state change', () => {

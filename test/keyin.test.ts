@@ -7,7 +7,7 @@ import { createSandbox, KEYIN_DECLINES, SANDBOX_TEST_CARDS, TEST_MERCHANTS, type
 import { encryptEncData } from '../src/wire/enc-data.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { keyinEncPlaintext } from '../src/wire/keyin-fields.js';
-import { kstParts, kstTimestamp12, kstTimestamp14 } from '../src/wire/kst.js';
+import { fromKst, kstParts, kstTimestamp12, kstTimestamp14 } from '../src/wire/kst.js';
 import { keyinSignData } from '../src/wire/signatures.js';
 import { captureLogger } from './helpers/capture.js';
 import { rejectedWith } from './helpers/rejected.js';
@@ -127,10 +127,18 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
   }
 
   it('answers expired for a card whose expiry has passed on the gateway clock', async () => {
-    const k = kstParts(new Date());
-    sandbox.clock.set(new Date(Date.UTC(k.year + 4, 0, 15)));
-    const r = await nicepay.keyin(input());
-    expect(r).to.include({ status: 'declined', code: KEYIN_DECLINES.expired.code, message: '유효기간이 만료된 카드입니다' });
+    // The client's clock is still in the expiry month (23:55 KST on its last day); the
+    // gateway's is 8 minutes later, in the next month: within the timestamp tolerance, so
+    // the request is taken, and the card has expired there.
+    const year = 2000 + Number(FUTURE.slice(0, 2));
+    const client = make({ clock: () => fromKst(year, 7, 31, 23, 55) });
+    sandbox.clock.set(fromKst(year, 8, 1, 0, 3));
+    try {
+      const r = await client.keyin(input());
+      expect(r).to.include({ status: 'declined', code: KEYIN_DECLINES.expired.code, message: '유효기간이 만료된 카드입니다' });
+    } finally {
+      await client.close();
+    }
   });
 
   it('gives 50 concurrent key-ins 50 distinct TIDs', async () => {
@@ -143,6 +151,7 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
   it('keeps TIDs unique under a frozen clock, redrawing a suffix already issued in that second', async () => {
     const frozen = new Date('2026-11-21T01:30:00Z');
     const fixed = make({ clock: () => frozen });
+    sandbox.clock.set(frozen); // the gateway refuses an EdiDate or TID time off its own clock
     try {
       const results = await Promise.all(Array.from({ length: 50 }, () => fixed.keyin(input())));
       const tids = results.map((r) => approved(r).tid);
@@ -166,13 +175,14 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
     const plaintext = keyinEncPlaintext({ number: '4111111111111111', expiry: '2912', buyerAuthNum: '800101', password2: '12' });
     expect(plaintext).to.equal(v.input.plaintext);
     expect(encryptEncData(plaintext, KEY)).to.equal(v.expect);
-    expect(keyinEncPlaintext({ number: '4111111111111111', expiry: '2912' })).to.equal('CardNo=4111111111111111&CardExpire=2912');
+    // Without a birth date or password the keys are still sent, empty (the spec's plaintext).
+    expect(keyinEncPlaintext({ number: '4111111111111111', expiry: '2912' })).to.equal('CardNo=4111111111111111&CardExpire=2912&BuyerAuthNum=&CardPwd=');
     const sv = vectors.vectors.find((x) => x.name === 'card key-in SignData')!;
     expect(keyinSignData(MID, sv.input.Amt!, sv.input.EdiDate!, sv.input.Moid!, KEY)).to.equal(sv.expect);
 
     // Post the vector's EncData (upper-case, as the Java samples emit it) straight to the sandbox.
-    const now = new Date();
-    sandbox.clock.set(new Date(Date.UTC(2029, 5, 1)));
+    const now = new Date(Date.UTC(2029, 5, 1));
+    sandbox.clock.set(now);
     const ediDate = kstTimestamp14(now);
     const tid = `${MID}0101${kstTimestamp12(now)}Vec1`;
     const m = moid('vector');

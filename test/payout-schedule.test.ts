@@ -3,6 +3,7 @@ import { fromKst } from '../src/wire/kst.js';
 import { NicepayConfigError, NicepayDataApiError, NicepayScheduleError } from '../src/errors/index.js';
 import {
   checkBusinessDay,
+  checkCrossBorderCutoff,
   checkCutoff,
   checkNotPast,
   checkPayoutCancel,
@@ -63,6 +64,14 @@ describe('payout schedule rules (pure, KST)', () => {
     expect(rule(() => checkPayoutRequest('20261128', fromKst(2026, 11, 23, 9, 0), weekdaysOnly))).to.equal('non-business-day');
   });
 
+  it('cross-border wallet payouts: by 23:59 KST of the day before (spec, Limits)', () => {
+    expect(rule(() => checkCrossBorderCutoff('20261124', fromKst(2026, 11, 23, 23, 59, 59)))).to.equal(undefined);
+    expect(rule(() => checkCrossBorderCutoff('20261124', fromKst(2026, 11, 24, 0, 0)))).to.equal('cross-border-cutoff');
+    // A same-day request before 10:30 is fine for others, too late for a cross-border payout.
+    expect(rule(() => checkPayoutRequest('20261124', fromKst(2026, 11, 24, 9, 0), weekdaysOnly))).to.equal(undefined);
+    expect(rule(() => checkPayoutRequest('20261124', fromKst(2026, 11, 24, 9, 0), weekdaysOnly, true))).to.equal('cross-border-cutoff');
+  });
+
   it('registration blackout from 23:00 to 01:00 KST', () => {
     expect(rule(() => checkRegistrationWindow(fromKst(2026, 11, 23, 22, 59, 59)))).to.equal(undefined);
     expect(rule(() => checkRegistrationWindow(fromKst(2026, 11, 23, 23, 0)))).to.equal('registration-blackout');
@@ -96,6 +105,7 @@ describe('payout schedule: client pre-checks send nothing', () => {
     ['registration at 23:00', (r) => (r.at(2026, 11, 23, 23, 0), r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's2' })), 'registration-blackout'],
     ['modification at 00:30', (r) => (r.at(2026, 11, 24, 0, 30), r.nicepay.payout.updateSubMerchant(seller)), 'registration-blackout'],
     ['results at 15:59', (r) => (r.at(2026, 11, 23, 15, 59), r.nicepay.payout.results({ settlmntDt: '20261123' })), 'results-not-ready'],
+    ['cross-border same-day request at 09:00', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, crossBorder: true }), 'cross-border-cutoff'],
   ];
   for (const [name, run, expected] of cases) {
     it(`${name} → ${expected}`, async () => {
@@ -136,12 +146,13 @@ describe('payout schedule: the sandbox gateway enforces the same rules (schedule
   afterEach(() => rig.close());
 
   const cases: Array<[string, (r: DataHostRig) => Promise<unknown>, string, string]> = [
-    ['past settlmntDt', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261120' }), '1107', 'past-cutoff'],
+    ['past settlmntDt', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261120' }), '1109', 'unlisted-code'], // the sandbox's own code (1107 is the 10:30 cut-off)
     ['Saturday settlmntDt', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261128' }), '1001', 'non-business-day'],
     ['holiday settlmntDt', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261125' }), '1001', 'non-business-day'],
     ['same-day request at 10:30', (r) => (r.at(2026, 11, 23, 10, 30), r.nicepay.payout.request({ subId: 's1', amount: 1 })), '1107', 'past-cutoff'],
     ['registration at 23:30', (r) => (r.at(2026, 11, 23, 23, 30), r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's2' })), '1108', 'unlisted-code'],
-    ['results at 15:59', (r) => (r.at(2026, 11, 23, 15, 59), r.nicepay.payout.results({ settlmntDt: '20261123' })), '1104', 'no-request-data'],
+    ['results at 15:59', (r) => (r.at(2026, 11, 23, 15, 59), r.nicepay.payout.results({ settlmntDt: '20261123' })), '1110', 'unlisted-code'], // the sandbox's own code
+    ['cross-border payout for today at 00:00', (r) => (r.at(2026, 11, 23, 0, 0), r.sandbox.dataHost.markCrossBorder(DATA_MID, 's1'), r.nicepay.payout.request({ subId: 's1', amount: 1, crossBorder: true })), '1112', 'unlisted-code'],
     ['request for an unknown subId', (r) => r.nicepay.payout.request({ subId: 'nobody', amount: 1 }), '1105', 'unknown-sub-merchant'],
     ['modification of an unknown subId', (r) => r.nicepay.payout.updateSubMerchant({ ...seller, subId: 'nobody' }), '1105', 'unknown-sub-merchant'],
     ['new registration of an existing subId', (r) => r.nicepay.payout.registerSubMerchant(seller), '1106', 'sub-merchant-exists'],
@@ -178,6 +189,17 @@ describe('payout schedule: the sandbox gateway enforces the same rules (schedule
     expect(err).to.include({ resCode: '1107' });
     expect(err.resMsg).to.include('되돌릴 수 없습니다');
     expect(rig.sandbox.dataHost.payouts()[0]!.status).to.equal('성공');
+  });
+
+  it('a cross-border sub-merchant is paid when asked the day before, refused from 00:00 of the payout day', async () => {
+    rig.sandbox.dataHost.markCrossBorder(DATA_MID, 's1');
+    rig.at(2026, 11, 23, 23, 59, 59);
+    const ok = await rig.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261124', crossBorder: true });
+    expect(ok.seq).to.be.a('string');
+    rig.at(2026, 11, 24, 0, 0);
+    const err = await rejection(rig.nicepay.payout.request({ subId: 's1', amount: 2, settlmntDt: '20261124', dupCheck: false }));
+    expect(err).to.include({ resCode: '1112' });
+    expect(rig.sandbox.dataHost.payouts().map((p) => p.amount)).to.deep.equal([1]);
   });
 
   it('dupCheck false allows two payouts to one seller on one day', async () => {

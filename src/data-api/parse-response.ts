@@ -1,4 +1,5 @@
 import { NicepayDataApiError, NicepayGatewayError } from '../errors/index.js';
+import { decodeBytes } from '../wire/charset.js';
 import { reasonOf } from './res-codes.js';
 import { isObject, text, type JsonObject } from './lenient.js';
 
@@ -23,18 +24,30 @@ export const RES_CODE_OK = '0000';
 /**
  * Parses the bytes of a data host answer and applies the spec's success rule.
  *
- * - not JSON, not `{ header: {...} }`, or no resCode: NicepayGatewayError. When `mutating`
- *   (register, request, cancel) the request reached the gateway and may have been acted on,
- *   so the code is NICEPAY_OUTCOME_UNKNOWN; for a query it is NICEPAY_GATEWAY_ERROR.
+ * - not strict UTF-8 (an invalid byte is an error, never U+FFFD), not JSON, not
+ *   `{ header: {...} }`, no resCode, or a header that is not the answer to this request
+ *   (gubun other than `R`, sid other than the one sent; spec, Envelope): NicepayGatewayError.
+ *   When `mutating` (register, request, cancel) the request reached the gateway and may have
+ *   been acted on, so the code is NICEPAY_OUTCOME_UNKNOWN; for a query it is
+ *   NICEPAY_GATEWAY_ERROR. The message says what came back (header values are codes, not secrets).
  * - resCode other than 0000: NicepayDataApiError with a stable `reason` (res-codes.ts);
  *   `outcomeUnknown` for 8xxx / 9xxx.
+ *
+ * The returned body never holds an encKey: the gateway echoes the request as reqInfo, and an
+ * encKey covers only sid + mid + trDtm, so a leaked one would sign another body for that
+ * second. Every `encKey` member is removed, however deep (see {@link withoutSecrets}).
  */
 export function parseDataResponse(raw: Buffer | string, sid: string, mutating = false): DataResponse {
   const unusable = (why: string, cause?: unknown): NicepayGatewayError =>
     mutating
       ? new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `data host answer to ${sid} is unusable (${why}); the request may have been processed: check before retrying`, { cause })
       : new NicepayGatewayError('NICEPAY_GATEWAY_ERROR', `data host answer to ${sid} is unusable (${why})`, { cause });
-  const source = typeof raw === 'string' ? raw : raw.toString('utf8');
+  let source: string;
+  try {
+    source = typeof raw === 'string' ? raw : decodeBytes(raw, 'utf-8');
+  } catch (err) {
+    throw unusable('not valid UTF-8', err);
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(source.replace(/^\uFEFF/, ''));
@@ -43,17 +56,52 @@ export function parseDataResponse(raw: Buffer | string, sid: string, mutating = 
   }
   if (!isObject(parsed) || !isObject(parsed['header'])) throw unusable('no header object');
   const h = parsed['header'];
+  const gubun = h['gubun'];
+  if (gubun !== 'R') throw unusable(`header.gubun is ${quoted(gubun)}, expected "R" (a response)`);
+  const answeredSid = h['sid'];
+  if (answeredSid !== sid) throw unusable(`header.sid is ${quoted(answeredSid)}, expected "${sid}" (the sid sent)`);
   let resCode = text(h, 'resCode').trim();
   if (resCode === '') throw unusable('no header.resCode');
   if (/^\d{1,3}$/.test(resCode)) resCode = resCode.padStart(4, '0'); // a number 0 or 1003 sent as JSON number
   const header: DataResponseHeader = {
-    sid: text(h, 'sid'),
+    sid,
     trDtm: text(h, 'trDtm'),
-    gubun: text(h, 'gubun'),
+    gubun,
     resCode,
     resMsg: text(h, 'resMsg'),
   };
   if (resCode !== RES_CODE_OK) throw new NicepayDataApiError(resCode, header.resMsg, reasonOf(resCode), sid);
-  const body = isObject(parsed['body']) ? parsed['body'] : {};
+  const body = isObject(parsed['body']) ? withoutSecrets(parsed['body']) : {};
   return { header, body };
+}
+
+/** A header value for an error message: short JSON text, so "", 'R ' and 42 read apart. */
+function quoted(value: unknown): string {
+  if (value === undefined) return 'missing';
+  const t = JSON.stringify(value) ?? String(value);
+  return t.length > 40 ? `${t.slice(0, 40)}…` : t;
+}
+
+/** Member names that hold a request secret echoed back (reqInfo.body.encKey, any spelling). */
+const SECRET_KEY = /^enckey$/i;
+
+/**
+ * The body without any `encKey` member at any depth (reqInfo echoes the request, and
+ * unknown fields may be added without notice, so no single path is assumed). Objects and
+ * arrays holding one are copied; the rest is returned as parsed.
+ */
+export function withoutSecrets(body: JsonObject): JsonObject {
+  return scrub(body) as JsonObject;
+}
+
+function scrub(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(scrub);
+  if (!isObject(value)) return value;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (SECRET_KEY.test(k)) continue;
+    // defineProperty: a `__proto__` member stays an own key, as JSON.parse made it.
+    Object.defineProperty(out, k, { value: scrub(v), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }

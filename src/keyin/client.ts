@@ -29,8 +29,10 @@ export function createKeyinClient(ctx: ClientContext): KeyinClient {
   /** One real call to the gateway; returns what to cache, or throws when nothing was sent. */
   async function charge(n: NormalizedKeyin): Promise<KeyinRecord> {
     const started = Date.now();
-    const tid = issueKeyinTid(config.mid, config.clock());
-    const request = buildKeyinRequest(n, config.mid, config.merchantKey, tid, kstTimestamp14(config.clock()));
+    // One reading of the clock per request: the TID's time part and EdiDate name the same second.
+    const now = config.clock();
+    const tid = issueKeyinTid(config.mid, now);
+    const request = buildKeyinRequest(n, config.mid, config.merchantKey, tid, kstTimestamp14(now));
     const base = { tid, moid: n.moid, amount: n.amount, goodsName: n.goodsName, buyerName: n.buyerName ?? '', buyerEmail: n.buyerEmail ?? '', buyerTel: n.buyerTel ?? '' };
     const log = { tid, moid: n.moid, step: 'keyin' };
     let body: Buffer;

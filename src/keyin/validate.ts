@@ -59,9 +59,11 @@ export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyi
 
   const card = input.card as KeyinInput['card'] | undefined;
   if (typeof card !== 'object' || card === null) throw fieldInvalid('card', 'must be an object with number and expiry');
-  if (typeof card.number !== 'string') throw fieldInvalid('card.number', 'must be a string of 13-19 digits');
+  if (typeof card.number !== 'string') throw fieldInvalid('card.number', 'must be a string of 13-16 digits');
   const cardNumber = card.number.replace(/[\s-]/g, '');
-  if (!/^\d{13,19}$/.test(cardNumber)) throw fieldInvalid('card.number', 'must be 13-19 digits');
+  // The spec's EncData CardNo holds at most 16 bytes (gateway-interface.md, B): a 17-19 digit
+  // card cannot be keyed in, whatever ISO/IEC 7812 allows (docs/keyin.md, "Card numbers").
+  if (!/^\d{13,16}$/.test(cardNumber)) throw fieldInvalid('card.number', "must be 13-16 digits (the gateway's key-in CardNo holds at most 16)");
   if (!luhnValid(cardNumber)) throw fieldInvalid('card.number', 'fails the Luhn check digit; check for a typing error');
   const expiry = checkExpiry(card.expiry, now);
   const buyerAuthNum = optionalDigits(card.buyerAuthNum, 'card.buyerAuthNum', /^(?:\d{6}|\d{10})$/, 'must be 6 digits (birth date YYMMDD) or 10 digits (business registration number)');
@@ -74,6 +76,14 @@ export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyi
   const charset = input.charset === undefined ? 'euc-kr' : normalizeCharset(input.charset);
   if (!charset) throw fieldInvalid('charset', "must be 'euc-kr' or 'utf-8'");
   if (input.interestFree !== undefined && typeof input.interestFree !== 'boolean') throw fieldInvalid('interestFree', 'must be a boolean');
+
+  const mallReserved = text(input.mallReserved, 'mallReserved', 500, false);
+  // A KV answer is `Key=value&…` with nothing escaped, and MallReserved comes back as sent
+  // (gateway-interface.md, B result): an `&` or `=` in it would read as further fields, so
+  // such a value is refused up front rather than misread (docs/keyin.md, "KV answers").
+  if (ediType === 'KV' && mallReserved !== undefined && /[&=]/.test(mallReserved)) {
+    throw fieldInvalid('mallReserved', "must not contain '&' or '=' when ediType is 'KV' (the KV answer cannot carry them unambiguously); use ediType 'JSON'");
+  }
 
   return {
     moid,
@@ -88,7 +98,7 @@ export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyi
     buyerName: text(buyer.name, 'buyer.name', 30, false),
     buyerEmail: text(buyer.email, 'buyer.email', 60, false),
     buyerTel: text(buyer.tel, 'buyer.tel', 20, false),
-    mallReserved: text(input.mallReserved, 'mallReserved', 500, false),
+    mallReserved,
     charset,
     ediType,
   };

@@ -108,7 +108,9 @@ export function createPayoutClient(ctx: ClientContext, options?: PayoutOptions):
       const dupCheck = input.dupCheck ?? true;
       if (typeof dupCheck !== 'boolean') throw invalid('dupCheck', 'a boolean');
       const accntDesc = str(input.accntDesc, 'accntDesc', false);
-      if (opts.scheduleChecks) checkPayoutRequest(settlmntDt, now(), opts.businessDays);
+      const crossBorder = input.crossBorder ?? false;
+      if (typeof crossBorder !== 'boolean') throw invalid('crossBorder', 'a boolean');
+      if (opts.scheduleChecks) checkPayoutRequest(settlmntDt, now(), opts.businessDays, crossBorder);
       const res = await call(
         SID.payoutRequest,
         PAYOUT_REQUEST_FIELDS,

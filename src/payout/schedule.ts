@@ -15,7 +15,8 @@ export type ScheduleRule =
   | 'request-cutoff'
   | 'cancel-cutoff'
   | 'registration-blackout'
-  | 'results-not-ready';
+  | 'results-not-ready'
+  | 'cross-border-cutoff';
 
 /** 10:30 KST: payout request and cancel cut-off of the payout day. */
 export const CUTOFF = { hour: 10, minute: 30 } as const;
@@ -89,10 +90,21 @@ export function checkResultsReady(settlmntDt: string, now: Date): void {
   }
 }
 
-/** All rules of a payout request. */
-export function checkPayoutRequest(settlmntDt: string, now: Date, businessDays: BusinessDays): void {
+/**
+ * Cross-border wallet payouts: requested by 23:59 KST of the day before the payout date
+ * (gateway-interface.md, Limits), so from 00:00 KST of that day on it is too late.
+ */
+export function checkCrossBorderCutoff(settlmntDt: string, now: Date): void {
+  if (now.getTime() >= kstTimeOn(settlmntDt, 0, 0).getTime()) {
+    throw new NicepayScheduleError('cross-border-cutoff', `a cross-border wallet payout for ${settlmntDt} must be requested by 23:59 KST of the day before`);
+  }
+}
+
+/** All rules of a payout request; `crossBorder` adds the day-before rule of cross-border wallet payouts. */
+export function checkPayoutRequest(settlmntDt: string, now: Date, businessDays: BusinessDays, crossBorder = false): void {
   checkNotPast(settlmntDt, now);
   checkBusinessDay(settlmntDt, businessDays);
+  if (crossBorder) checkCrossBorderCutoff(settlmntDt, now);
   checkCutoff(settlmntDt, now, 'request');
 }
 

@@ -98,6 +98,14 @@ export interface PayoutRequestInput {
   dupCheck?: boolean;
   /** Text shown on the recipient's account, up to 30 bytes. @default the registered text */
   accntDesc?: string;
+  /**
+   * The sub-merchant is paid through a cross-border wallet service: the request must be made
+   * by 23:59 KST of the day before settlmntDt (gateway-interface.md, Limits), so a same-day
+   * request fails fast with rule 'cross-border-cutoff'. Nothing of it goes on the wire: the
+   * gateway knows the contract.
+   * @default false
+   */
+  crossBorder?: boolean;
 }
 
 /** Result of a payout request. */

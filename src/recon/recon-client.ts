@@ -1,7 +1,7 @@
 import type { ClientContext } from '../context.js';
 import { callDataHost } from '../data-api/call.js';
 import { NicepayRequestError } from '../errors/index.js';
-import { CASH_RECEIPT_FIELDS, SID } from '../wire/data-fields.js';
+import { CASH_RECEIPT_FIELDS, ORG_SVC_CODES, SID } from '../wire/data-fields.js';
 import type { FieldTable } from '../wire/field-sizes.js';
 import { parseKstTimestamp } from '../wire/kst.js';
 import { reconEncKey } from '../wire/signatures.js';
@@ -35,6 +35,13 @@ export function createReconClient(ctx: ClientContext): ReconClient {
         if (query[f] !== undefined && typeof query[f] !== 'string') {
           throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `recon ${f} must be a string when set`, 400, f);
         }
+      }
+      // Checked at run time: the OrgSvcCd type narrows only typed callers (spec D's list).
+      if (!(ORG_SVC_CODES as readonly string[]).includes(query.orgSvcCd)) {
+        throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `recon orgSvcCd must be one of ${ORG_SVC_CODES.join(', ')} (card, bank transfer, virtual account, cash receipt, CMS)`, 400, 'orgSvcCd');
+      }
+      if (!/^[234]$/.test(query.idCl)) {
+        throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'recon idCl must be 2 (MID), 3 (GID) or 4 (AID)', 400, 'idCl');
       }
       if (!/^\d{8}$/.test(query.dt) || !parseKstTimestamp(query.dt)) {
         throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'recon dt must be a calendar date YYYYMMDD', 400, 'dt');

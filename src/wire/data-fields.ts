@@ -1,4 +1,5 @@
 import type { FieldTable } from './field-sizes.js';
+import { MID_PATTERN } from './keyin-fields.js';
 
 /*
  * The data host's message ids and request field tables (gateway-interface.md, "C. Payout
@@ -20,7 +21,19 @@ export const SID = {
 export type DataSid = (typeof SID)[keyof typeof SID];
 
 const DATE8 = /^\d{8}$/;
-const common = { mid: { max: 10, required: true }, encKey: { max: 255, required: true } } as const;
+/**
+ * encKey is hex(sha256(...)): 64 lower-case hex digits (gateway-interface.md, Authentication:
+ * "lowercase hex assumed by the hex() notation"; gateway-facts.md: SignData is lowercase hex).
+ * One decision for every signed value the project sends (docs/sandbox.md).
+ */
+const ENC_KEY = /^[0-9a-f]{64}$/;
+const common = { mid: { max: 10, required: true, pattern: MID_PATTERN }, encKey: { max: 255, required: true, pattern: ENC_KEY } } as const;
+
+/**
+ * orgSvcCd values of the reconciliation request (gateway-interface.md, D): 01 card, 02 bank
+ * transfer, 03 virtual account, 04 cash receipt, 26 CMS account simple payment.
+ */
+export const ORG_SVC_CODES = ['01', '02', '03', '04', '26'] as const;
 
 /** Balance query (0101001): mid and encKey only. */
 export const BALANCE_FIELDS: FieldTable = { ...common };
@@ -70,9 +83,9 @@ export const PAYOUT_RESULTS_FIELDS: FieldTable = {
  */
 export const CASH_RECEIPT_FIELDS: FieldTable = {
   usrId: { max: 20, required: true },
-  encKey: { max: 256, required: true },
+  encKey: { max: 256, required: true, pattern: ENC_KEY },
   dt: { max: 8, required: true, pattern: DATE8 },
-  orgSvcCd: { max: 2, required: true, pattern: /^\d{2}$/ },
+  orgSvcCd: { max: 2, required: true, pattern: new RegExp(`^(?:${ORG_SVC_CODES.join('|')})$`) },
   idCl: { max: 1, required: true, pattern: /^[234]$/ },
   searchID: { max: 10, required: true },
 };

@@ -6,13 +6,19 @@ import type { FieldSpec, FieldTable } from './field-sizes.js';
  * Hangul syllables. Used by the client before sending and by the sandbox on receipt.
  */
 
+/**
+ * The shape of a merchant id: 10 characters, the last a lower-case `m` (gateway-interface.md,
+ * "TID format": "MID (10, the merchant id, whose last character is a lowercase m)").
+ */
+export const MID_PATTERN = /^[A-Za-z0-9]{9}m$/;
+
 const req = (max: number, pattern?: RegExp): FieldSpec => ({ max, required: true, ...(pattern ? { pattern } : {}) });
 const opt = (max: number, pattern?: RegExp): FieldSpec => ({ max, required: false, ...(pattern ? { pattern } : {}) });
 
 /** The key-in request form (B table), in the order the client sends it. */
 export const KEYIN_REQUEST_FIELDS: FieldTable = {
   TID: req(30, /^[A-Za-z0-9]{30}$/),
-  MID: req(10),
+  MID: req(10, MID_PATTERN),
   EdiDate: req(14, /^\d{14}$/),
   Moid: req(64),
   Amt: req(12, /^\d+$/),
@@ -30,16 +36,21 @@ export const KEYIN_REQUEST_FIELDS: FieldTable = {
 };
 
 /**
- * The EncData plaintext sub-fields (B, second table). The spec gives CardNo 16 bytes; card
- * numbers run to 19 digits (ISO/IEC 7812), and the client accepts 13-19, so 19 is allowed
- * here. BuyerAuthNum and CardPwd are required or not by the merchant's contract.
+ * The EncData plaintext sub-fields (B, second table). Sizes are maximums: CardNo holds at
+ * most 16 digits, so a 14-digit Diners or 15-digit AMEX card fits and a 17-19 digit card
+ * cannot be keyed in (docs/keyin.md). Fewer than 13 digits is no card number (ISO/IEC 7812):
+ * the sandbox refuses it too. BuyerAuthNum and CardPwd are always present as keys and may be
+ * empty; whether they must be filled is the merchant's contract.
  */
 export const KEYIN_ENC_FIELDS: FieldTable = {
-  CardNo: req(19, /^\d{13,19}$/),
+  CardNo: req(16, /^\d{13,16}$/),
   CardExpire: req(4, /^\d{4}$/),
   BuyerAuthNum: opt(13, /^(?:\d{6}|\d{10})$/),
   CardPwd: opt(2, /^\d{2}$/),
 };
+
+/** The EncData keys in the spec's order (Authentication: CardNo=…&CardExpire=…&BuyerAuthNum=…&CardPwd=…). */
+export const KEYIN_ENC_KEYS = ['CardNo', 'CardExpire', 'BuyerAuthNum', 'CardPwd'] as const;
 
 /** Key-in path on {base_url}. */
 export const KEYIN_PATH = '/webapi/card_keyin.jsp';
@@ -47,22 +58,27 @@ export const KEYIN_PATH = '/webapi/card_keyin.jsp';
 /** ResultCode of an approved key-in (gateway-interface.md, Errors 2). */
 export const KEYIN_SUCCESS_CODE = '3001';
 
-/** Builds the EncData plaintext: CardNo and CardExpire, then BuyerAuthNum and CardPwd only when given. */
+/**
+ * Builds the EncData plaintext exactly as the spec writes it: all four keys in order, a key
+ * not given sent empty (`…&BuyerAuthNum=&CardPwd=`), as NICEPAY's own key-in sample does.
+ */
 export function keyinEncPlaintext(card: { number: string; expiry: string; buyerAuthNum?: string | undefined; password2?: string | undefined }): string {
-  let text = `CardNo=${card.number}&CardExpire=${card.expiry}`;
-  if (card.buyerAuthNum !== undefined) text += `&BuyerAuthNum=${card.buyerAuthNum}`;
-  if (card.password2 !== undefined) text += `&CardPwd=${card.password2}`;
-  return text;
+  return `CardNo=${card.number}&CardExpire=${card.expiry}&BuyerAuthNum=${card.buyerAuthNum ?? ''}&CardPwd=${card.password2 ?? ''}`;
 }
 
-/** Splits an EncData plaintext back into its sub-fields (the sandbox's side). */
-export function parseKeyinEncPlaintext(text: string): Record<string, string> {
+/**
+ * Splits an EncData plaintext back into its sub-fields (the sandbox's side). Only the spec's
+ * shape is read: the four keys, once each, in order; anything else (a key missing, repeated,
+ * reordered or unknown) gives undefined. Values are kept as sent (no trimming).
+ */
+export function parseKeyinEncPlaintext(text: string): Record<string, string> | undefined {
+  const parts = text.split('&');
+  if (parts.length !== KEYIN_ENC_KEYS.length) return undefined;
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const part of text.split('&')) {
-    const eq = part.indexOf('=');
-    if (eq <= 0) continue;
-    const key = part.slice(0, eq);
-    if (!Object.hasOwn(out, key)) out[key] = part.slice(eq + 1);
+  for (let i = 0; i < parts.length; i++) {
+    const prefix = `${KEYIN_ENC_KEYS[i]}=`;
+    if (!parts[i]!.startsWith(prefix)) return undefined;
+    out[KEYIN_ENC_KEYS[i]!] = parts[i]!.slice(prefix.length);
   }
   return out;
 }

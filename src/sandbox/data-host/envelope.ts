@@ -1,9 +1,13 @@
+import { decodeBytes } from '../../wire/charset.js';
 import { kstTimestamp14 } from '../../wire/kst.js';
+import { checkGatewayTime } from '../gateway-time.js';
 import { checkFields, type FieldTable } from '../../wire/field-sizes.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 
 /** A refusal: the envelope's resCode and resMsg. */
 export class DataHostRefusal extends Error {
+  /** The request's sid when it was readable, so the refusal answers under it. */
+  sid = '';
   constructor(readonly resCode: string, readonly resMsg: string) {
     super(`${resCode} ${resMsg}`);
   }
@@ -19,13 +23,37 @@ export interface DataHostRequest {
   raw: unknown;
 }
 
-/** Parses and checks the envelope shape; body values must be strings (0270 otherwise). */
-export function readEnvelope(req: SandboxRequest): DataHostRequest {
+/**
+ * Codes the sandbox's data host invents where the documents list none (gateway-facts.md gives
+ * the list it follows elsewhere). docs/sandbox.md, "Sandbox: key-in and data host", lists them.
+ */
+export const SANDBOX_DATA_CODES = {
+  /** Sub-merchant registration or modification 23:00-01:00 KST (spec, Errors 5). */
+  registrationBlackout: '1108',
+  /** A payout date before today (spec, Errors 4); 1107 is the 10:30 cut-off in the facts. */
+  pastDate: '1109',
+  /** Results queried before 16:00 KST of the payout day (spec, Limits). */
+  resultsNotReady: '1110',
+  /** A modification carrying another subCoNo (spec: "cannot be changed"). */
+  subCoNoChanged: '1111',
+  /** A cross-border sub-merchant's payout requested on or after its payout day (spec, Limits). */
+  crossBorderCutoff: '1112',
+  /** trDtm more than the tolerance away from the gateway clock (a UTC time, say). */
+  trDtmSkew: '1113',
+} as const;
+
+/**
+ * Parses and checks the envelope: strict UTF-8 JSON `{ header, body }`; header gubun `S`,
+ * resCode and resMsg empty (spec, Envelope); trDtm a KST time within the tolerance of the
+ * sandbox clock `now` (gateway-time.ts); body values strings (0270 otherwise). Nothing is
+ * trimmed: a value is taken as sent.
+ */
+export function readEnvelope(req: SandboxRequest, now: Date): DataHostRequest {
   let raw: unknown;
   try {
-    raw = JSON.parse(req.body.toString('utf8'));
+    raw = JSON.parse(decodeBytes(req.body, 'utf-8'));
   } catch {
-    throw new DataHostRefusal('0101', '전문 형식 오류 (JSON이 아닙니다)');
+    throw new DataHostRefusal('0101', '전문 형식 오류 (UTF-8 JSON이 아닙니다)');
   }
   const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   if (!isObj(raw) || !isObj(raw['header']) || !isObj(raw['body'])) throw new DataHostRefusal('0101', '전문 형식 오류 (header/body)');
@@ -33,9 +61,22 @@ export function readEnvelope(req: SandboxRequest): DataHostRequest {
   const sid = typeof header['sid'] === 'string' ? header['sid'] : '';
   const trDtm = typeof header['trDtm'] === 'string' ? header['trDtm'] : '';
   if (!sid) throw new DataHostRefusal('0210', '필수값 누락: sid');
-  if (!/^\d{14}$/.test(trDtm)) throw new DataHostRefusal('0270', '형식 오류: trDtm');
+  try {
+    return readHeaderAndBody(raw, raw['body'], header, sid, trDtm, now);
+  } catch (err) {
+    if (err instanceof DataHostRefusal) err.sid = sid;
+    throw err;
+  }
+}
+
+function readHeaderAndBody(raw: unknown, rawBody: Record<string, unknown>, header: Record<string, unknown>, sid: string, trDtm: string, now: Date): DataHostRequest {
+  if (header['gubun'] !== 'S') throw new DataHostRefusal('0101', '전문 형식 오류: gubun (요청은 S)');
+  if (header['resCode'] !== '' || header['resMsg'] !== '') throw new DataHostRefusal('0101', '전문 형식 오류: resCode/resMsg (요청은 빈 값)');
+  const timeProblem = checkGatewayTime(trDtm, now);
+  if (timeProblem === 'format' || !/^\d{14}$/.test(trDtm)) throw new DataHostRefusal('0270', '형식 오류: trDtm');
+  if (timeProblem === 'skew') throw new DataHostRefusal(SANDBOX_DATA_CODES.trDtmSkew, 'trDtm이 게이트웨이 시각(KST)과 10분 이상 다릅니다');
   const body: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw['body'])) {
+  for (const [k, v] of Object.entries(rawBody)) {
     if (typeof v !== 'string') throw new DataHostRefusal('0270', `형식 오류: ${k} (문자열이어야 합니다)`);
     body[k] = v;
   }

@@ -10,6 +10,7 @@ import {
   balanceOf,
   dataHostState,
   MODULE_NAME,
+  subKey,
   type SandboxBalance,
   type SandboxCashReceipt,
   type SandboxPayout,
@@ -41,6 +42,11 @@ export interface SandboxDataHost {
   closeAccount(bankCd: string, accntNo: string): void;
   /** Makes a weekday a non-business day (payout requests for it give 1001). */
   addHoliday(yyyymmdd: string): void;
+  /**
+   * Marks a sub-merchant as paid through a cross-border wallet service: its payout requests
+   * must arrive by 23:59 KST of the day before the payout date (spec, Limits), else 1112.
+   */
+  markCrossBorder(mid: string, subId: string): void;
   /** The merchant's balance, after running the payouts due on the virtual clock. */
   balance(mid: string): SandboxBalance;
   /** Payout requests (copies), after running the payouts due. */
@@ -72,6 +78,9 @@ export function dataHostFacade(state: SandboxState): SandboxDataHost {
     },
     addHoliday(yyyymmdd) {
       ds().holidays.add(yyyymmdd);
+    },
+    markCrossBorder(mid, subId) {
+      ds().crossBorder.add(subKey(mid, subId));
     },
     balance(mid) {
       run();

@@ -3,10 +3,10 @@ import { hexEquals } from '../../wire/hash.js';
 import { payoutEncKey } from '../../wire/signatures.js';
 import type { FieldTable } from '../../wire/field-sizes.js';
 import type { SandboxHandler, SandboxState } from '../types.js';
-import { answer, checkBody, DataHostRefusal, readEnvelope, withFaults, type DataHostRequest } from './envelope.js';
+import { answer, checkBody, DataHostRefusal, readEnvelope, SANDBOX_DATA_CODES, withFaults, type DataHostRequest } from './envelope.js';
 import { executePayouts } from './execute.js';
 import { parseKstTimestamp } from '../../wire/kst.js';
-import { executionDue, inBlackout, isBusinessDay, pastCutoff, resultsReady, today } from './schedule.js';
+import { executionDue, inBlackout, isBusinessDay, pastCrossBorderCutoff, pastCutoff, resultsReady, today } from './schedule.js';
 import { accountKey, balanceOf, dataHostState, mask, subKey, type DataHostState, type SandboxPayout } from './state.js';
 
 /*
@@ -46,7 +46,7 @@ const balance: Op = (ds, { body }) => {
 const subMerchant: Op = (ds, { body }, now) => {
   const mid = body['mid']!;
   const subId = body['subId']!;
-  if (inBlackout(now)) throw new DataHostRefusal('1108', '23:00~01:00 은행 전환 시간에는 하위몰 등록/변경이 불가합니다');
+  if (inBlackout(now)) throw new DataHostRefusal(SANDBOX_DATA_CODES.registrationBlackout, '23:00~01:00 은행 전환 시간에는 하위몰 등록/변경이 불가합니다');
   const existing = ds.subMerchants.get(subKey(mid, subId));
   const rec = {
     mid,
@@ -63,7 +63,7 @@ const subMerchant: Op = (ds, { body }, now) => {
     verifyHolder(ds, rec.bankCd, rec.accntNo, rec.accntNm);
   } else {
     if (!existing) throw new DataHostRefusal('1105', '등록되지 않은 하위몰 ID 입니다');
-    if (existing.subCoNo !== rec.subCoNo) throw new DataHostRefusal('0270', '사업자번호(subCoNo)는 변경할 수 없습니다');
+    if (existing.subCoNo !== rec.subCoNo) throw new DataHostRefusal(SANDBOX_DATA_CODES.subCoNoChanged, '사업자번호(subCoNo)는 변경할 수 없습니다');
     if (existing.bankCd !== rec.bankCd || existing.accntNo !== rec.accntNo || existing.accntNm !== rec.accntNm) {
       verifyHolder(ds, rec.bankCd, rec.accntNo, rec.accntNm);
     }
@@ -76,11 +76,15 @@ const request: Op = (ds, { body }, now) => {
   const mid = body['mid']!;
   const { settlmntDt, subId } = body as Record<'settlmntDt' | 'subId', string>;
   if (!parseKstTimestamp(settlmntDt)) throw new DataHostRefusal('0270', '형식 오류: settlmntDt');
-  if (today(now) > settlmntDt) throw new DataHostRefusal('1107', '지급일자가 과거입니다');
+  if (today(now) > settlmntDt) throw new DataHostRefusal(SANDBOX_DATA_CODES.pastDate, '지급일자가 과거입니다');
   if (!isBusinessDay(ds, settlmntDt)) throw new DataHostRefusal('1001', '영업일이 아닙니다');
   if (pastCutoff(settlmntDt, now)) throw new DataHostRefusal('1107', '당일 지급요청은 10:30 이전에만 가능합니다');
   const sub = ds.subMerchants.get(subKey(mid, subId));
   if (!sub) throw new DataHostRefusal('1105', '등록되지 않은 하위몰 ID 입니다');
+  // Cross-border wallet sub-merchants: by 23:59 KST of the day before (spec, Limits).
+  if (ds.crossBorder.has(subKey(mid, subId)) && pastCrossBorderCutoff(settlmntDt, now)) {
+    throw new DataHostRefusal(SANDBOX_DATA_CODES.crossBorderCutoff, '해외 지갑 서비스 하위몰의 지급요청은 지급일 전날 23:59까지만 가능합니다');
+  }
   const dupChkYn = body['dupChkYn']!;
   if (dupChkYn === 'Y' && ds.payouts.some((p) => p.mid === mid && p.subId === subId && p.settlmntDt === settlmntDt && p.status !== '삭제')) {
     throw new DataHostRefusal('1103', '동일 일자에 이미 등록된 지급요청이 있습니다');
@@ -107,6 +111,7 @@ const cancel: Op = (ds, { body }, now) => {
   if (!p || p.subId !== body['subId'] || p.settlmntDt !== body['settlmntDt'] || p.status === '삭제') {
     throw new DataHostRefusal('1104', '취소할 지급요청이 없습니다');
   }
+  // Both are 1107 in the facts' meaning: a payout leaves 요청 only at 11:00, past the 10:30 cut-off.
   if (p.status !== '요청') throw new DataHostRefusal('1107', '처리가 완료된 지급은 되돌릴 수 없습니다');
   if (pastCutoff(p.settlmntDt, now)) throw new DataHostRefusal('1107', '지급취소는 지급일 10:30 이전에만 가능합니다');
   p.status = '삭제';
@@ -116,7 +121,7 @@ const cancel: Op = (ds, { body }, now) => {
 const results: Op = (ds, { body }, now) => {
   const mid = body['mid']!;
   const settlmntDt = body['settlmntDt']!;
-  if (!resultsReady(settlmntDt, now)) throw new DataHostRefusal('1104', '지급결과는 지급일 16:00 이후 조회할 수 있습니다');
+  if (!resultsReady(settlmntDt, now)) throw new DataHostRefusal(SANDBOX_DATA_CODES.resultsNotReady, '지급결과는 지급일 16:00 이후 조회할 수 있습니다');
   const subId = body['subId'] ?? '';
   const rows = ds.payouts.filter((p) => p.mid === mid && p.settlmntDt === settlmntDt && (subId === '' || p.subId === subId));
   const detail = rows.map((p, i) => {
@@ -169,7 +174,7 @@ export const omApi: SandboxHandler = (httpReq, state) =>
     executePayouts(ds, now, executionDue);
     let sid = '';
     try {
-      const req = readEnvelope(httpReq);
+      const req = readEnvelope(httpReq, now);
       sid = req.sid;
       const op = OPS[req.sid];
       const table = TABLES[req.sid];
@@ -179,7 +184,7 @@ export const omApi: SandboxHandler = (httpReq, state) =>
       const out = op(ds, req, now);
       return answer(state, sid, '0000', '정상처리', { ...out, reqInfo: req.raw });
     } catch (err) {
-      if (err instanceof DataHostRefusal) return answer(state, sid, err.resCode, err.resMsg, {});
+      if (err instanceof DataHostRefusal) return answer(state, err.sid || sid, err.resCode, err.resMsg, {});
       throw err;
     }
   });

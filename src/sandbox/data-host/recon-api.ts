@@ -16,7 +16,7 @@ export const reconApi: SandboxHandler = (httpReq, state: SandboxState) =>
   withFaults(state, () => {
     let sid = '';
     try {
-      const req = readEnvelope(httpReq);
+      const req = readEnvelope(httpReq, state.clock.now());
       sid = req.sid;
       if (req.sid !== SID.cashReceipts) throw new DataHostRefusal('0102', `알 수 없는 sid: ${req.sid}`);
       checkBody(CASH_RECEIPT_FIELDS, req.body);
@@ -37,7 +37,7 @@ export const reconApi: SandboxHandler = (httpReq, state: SandboxState) =>
         }));
       return answer(state, sid, '0000', '정상처리', { reqDt: dt, authCl: '2', dataCnt: data.length, data, reqInfo: req.raw });
     } catch (err) {
-      if (err instanceof DataHostRefusal) return answer(state, sid, err.resCode, err.resMsg, {});
+      if (err instanceof DataHostRefusal) return answer(state, err.sid || sid, err.resCode, err.resMsg, {});
       throw err;
     }
   });

@@ -24,6 +24,8 @@ export function isBusinessDay(ds: DataHostState, yyyymmdd: string): boolean {
 
 /** Request and cancel cut-off: 10:30 KST of the payout day. */
 export const pastCutoff = (settlmntDt: string, now: Date): boolean => now.getTime() >= at(settlmntDt, 10, 30).getTime();
+/** Cross-border wallet payout cut-off: 23:59 KST of the day before, i.e. refused from 00:00 of the payout day. */
+export const pastCrossBorderCutoff = (settlmntDt: string, now: Date): boolean => now.getTime() >= at(settlmntDt, 0).getTime();
 /** Execution: from 11:00 KST of the payout day. */
 export const executionDue = (settlmntDt: string, now: Date): boolean => now.getTime() >= at(settlmntDt, 11).getTime();
 /** Results: from 16:00 KST of the payout day. */

@@ -86,6 +86,8 @@ export interface DataHostState {
   holders: Map<string, string>;
   closedAccounts: Set<string>;
   holidays: Set<string>;
+  /** Sub-merchants (`${mid} ${subId}`) paid through a cross-border wallet service. */
+  crossBorder: Set<string>;
   receipts: SandboxCashReceipt[];
 }
 
@@ -101,6 +103,7 @@ export function dataHostState(state: SandboxState): DataHostState {
     holders: new Map(),
     closedAccounts: new Set(),
     holidays: new Set(),
+    crossBorder: new Set(),
     receipts: [],
   }));
 }

@@ -4,8 +4,9 @@ import { decryptEncData } from '../../wire/enc-data.js';
 import { checkFields } from '../../wire/field-sizes.js';
 import { type FormFields, decodeForm } from '../../wire/form-codec.js';
 import { hexEquals } from '../../wire/hash.js';
-import { KEYIN_ENC_FIELDS, KEYIN_REQUEST_FIELDS, KEYIN_SUCCESS_CODE, parseKeyinEncPlaintext } from '../../wire/keyin-fields.js';
-import { kstParts, kstTimestamp12, parseKstTimestamp } from '../../wire/kst.js';
+import { KEYIN_ENC_FIELDS, KEYIN_REQUEST_FIELDS, KEYIN_SUCCESS_CODE, MID_PATTERN, parseKeyinEncPlaintext } from '../../wire/keyin-fields.js';
+import { kstParts, kstTimestamp12 } from '../../wire/kst.js';
+import { checkGatewayTime } from '../gateway-time.js';
 import { keyinSignData } from '../../wire/signatures.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { KEYIN_DECLINES, SANDBOX_TEST_CARDS, type SandboxTestCard } from './cards.js';
@@ -78,13 +79,21 @@ export function cardKeyin(req: SandboxRequest, state: SandboxState): SandboxResp
 function processKeyin(form: FormFields | undefined, state: SandboxState): Record<string, string> {
   if (!form) return answer({}, KEYIN_DECLINES.badField);
   const mid = field(form, 'MID');
+  // The MID's shape (10 characters ending in a lower-case m) before the merchant lookup.
+  if (!MID_PATTERN.test(mid)) return badField(form, 'MID');
   const merchant = state.merchants.get(mid);
   if (!merchant) return answer(form, KEYIN_DECLINES.unknownMerchant);
   const problem = checkFields(KEYIN_REQUEST_FIELDS, form, 'euc-kr');
-  if (problem) return answer(form, { code: KEYIN_DECLINES.badField.code, message: `${KEYIN_DECLINES.badField.message} (${problem.field})` });
+  if (problem) return badField(form, problem.field);
+  // A KV answer escapes nothing: an '&' or '=' in MallReserved could not come back as sent
+  // (sandbox assumption, docs/sandbox.md "Sandbox: key-in and data host").
+  if (field(form, 'EdiType') === 'KV' && /[&=]/.test(field(form, 'MallReserved'))) return badField(form, 'MallReserved');
+  const now = state.clock.now();
+  // EdiDate and the TID's time part are KST within the documented tolerance (gateway-time.ts).
+  if (checkGatewayTime(field(form, 'EdiDate'), now)) return badField(form, 'EdiDate');
   const tid = field(form, 'TID');
   const tidTime = tid.slice(14, 26);
-  if (!tid.startsWith(`${mid}0101`) || !/^\d{12}$/.test(tidTime) || !parseKstTimestamp(tidTime) || !/^[0-9A-Za-z]{4}$/.test(tid.slice(26))) {
+  if (!tid.startsWith(`${mid}0101`) || !/^\d{12}$/.test(tidTime) || checkGatewayTime(tidTime, now) || !/^[0-9A-Za-z]{4}$/.test(tid.slice(26))) {
     return answer(form, KEYIN_DECLINES.badTid);
   }
   const amt = field(form, 'Amt');
@@ -104,17 +113,17 @@ function processKeyin(form: FormFields | undefined, state: SandboxState): Record
   }
   seen.set(tid, 1);
 
-  let enc: Record<string, string>;
+  // EncData must be the spec's plaintext: all four keys in order, empty where not given.
+  let enc: Record<string, string> | undefined;
   try {
     enc = parseKeyinEncPlaintext(decryptEncData(field(form, 'EncData'), merchant.merchantKey));
   } catch {
-    return answer(form, KEYIN_DECLINES.badEncData);
+    enc = undefined;
   }
-  if (checkFields(KEYIN_ENC_FIELDS, enc, 'euc-kr')) return answer(form, KEYIN_DECLINES.badEncData);
+  if (!enc || checkFields(KEYIN_ENC_FIELDS, enc, 'euc-kr')) return answer(form, KEYIN_DECLINES.badEncData);
   if (merchant.keyinRequiresAuthNum && !enc.BuyerAuthNum) return answer(form, KEYIN_DECLINES.authNumRequired);
   if (merchant.keyinRequiresPassword && !enc.CardPwd) return answer(form, KEYIN_DECLINES.passwordRequired);
 
-  const now = state.clock.now();
   const card = SANDBOX_TEST_CARDS[enc.CardNo!];
   const book = (status: 'approved' | 'declined'): void => state.ledger.add({
     tid, mid, moid: field(form, 'Moid'), amount, method: 'CARD', status, source: 'keyin',
@@ -138,6 +147,11 @@ function processKeyin(form: FormFields | undefined, state: SandboxState): Record
     AuthDate: kstTimestamp12(now),
     CcPartCl: '1',
   });
+}
+
+/** The badField answer naming the field (never its value). */
+function badField(form: FormFields, name: string): Record<string, string> {
+  return answer(form, { code: KEYIN_DECLINES.badField.code, message: `${KEYIN_DECLINES.badField.message} (${name})` });
 }
 
 function expired(yymm: string, now: Date): boolean {
