@@ -53,7 +53,7 @@ export function createNicepay(options: NicepayOptions): Nicepay {
     mid: config.mid,
     keyin: (input) => keyinClient.keyin(input),
     keyinRouter: (opts) => keyinRouter(keyinClient, opts),
-    payout: createPayoutClient(ctx, options.payout),
+    payout: createPayoutClient(ctx),
     recon: createReconClient(ctx),
   };
 }

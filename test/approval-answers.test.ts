@@ -72,7 +72,7 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
     const before = shop.approved.length;
     const res = await request(shop.app).post('/pay/return').type('form').send(body);
     expect(res.status).to.equal(502);
-    expect(res.body).to.include({ code: 'NICEPAY_SIGNATURE_MISMATCH', netCancel: 'succeeded' });
+    expect(res.body).to.include({ code: 'NICEPAY_ANSWER_UNVERIFIED', netCancel: 'succeeded' });
     expect(shop.approved.length).to.equal(before);
     expect(calls.filter((c) => c.form.TID === tid)).to.have.length(2);
   });

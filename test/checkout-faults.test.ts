@@ -31,8 +31,8 @@ describe('checkoutReturn when the approval answer cannot be trusted', () => {
     { kind: 'html', code: 'NICEPAY_OUTCOME_UNKNOWN' },
     { kind: 'drop', code: 'NICEPAY_OUTCOME_UNKNOWN' },
     { kind: 'truncate', code: 'NICEPAY_OUTCOME_UNKNOWN' },
-    { kind: 'bad-signature', code: 'NICEPAY_SIGNATURE_MISMATCH' },
-    { kind: 'alter-amount', code: 'NICEPAY_AMOUNT_MISMATCH' },
+    { kind: 'bad-signature', code: 'NICEPAY_ANSWER_UNVERIFIED' },
+    { kind: 'alter-amount', code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH' },
   ];
   for (const c of cases) {
     it(`${c.kind}: net-cancels, reports ${c.code}, and the gateway keeps nothing`, async () => {

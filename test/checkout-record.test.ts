@@ -6,11 +6,11 @@
  */
 import { expect } from 'chai';
 import iconv from 'iconv-lite';
-import { type CheckoutRecord, parseRecord, serializeRecord } from '../src/express/checkout-record.js';
+import { type CheckoutRecord, parseRecord, serializeRecord } from '../src/approval/checkout-record.js';
 import { latin1Text } from '../src/wire/charset.js';
 import { parseGatewayBody } from '../src/wire/response-body.js';
 
-const order = { moid: '주문-1', tid: 'nicepay00m01012611230900001234', amount: 1004 };
+const order = { moid: '주문-1', tid: 'nicepay00m01012611230900001234', amount: 1004, tokenDigest: 'ab'.repeat(32) };
 
 /** What a Redis round trip does to the text: UTF-8 out, UTF-8 back. */
 const viaUtf8 = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
@@ -45,8 +45,8 @@ describe('checkout record', () => {
       const record: CheckoutRecord = { kind: 'committed', method: 'VBANK', raw, answer: latin1Text(answer), ...order, moid };
       const text = serializeRecord(record, 'utf-8', 'JSON');
       const firstLine = text.slice(0, text.indexOf('\n'));
-      expect(JSON.parse(firstLine)).to.deep.equal({ kind: 'committed', moid, tid: order.tid, amount: order.amount, charset: 'utf-8', ediType: 'JSON', method: 'VBANK' });
-      expect(firstLine).to.equal(JSON.stringify({ kind: 'committed', moid, tid: order.tid, amount: order.amount, charset: 'utf-8', ediType: 'JSON', method: 'VBANK' }));
+      expect(JSON.parse(firstLine)).to.deep.equal({ kind: 'committed', moid, tid: order.tid, amount: order.amount, tokenDigest: order.tokenDigest, charset: 'utf-8', ediType: 'JSON', method: 'VBANK' });
+      expect(firstLine).to.equal(JSON.stringify({ kind: 'committed', moid, tid: order.tid, amount: order.amount, tokenDigest: order.tokenDigest, charset: 'utf-8', ediType: 'JSON', method: 'VBANK' }));
       expect(parseRecord(text)).to.include({ kind: 'committed', moid });
     }
   });
@@ -58,7 +58,7 @@ describe('checkout record', () => {
     ] as const;
     for (const c of cases) {
       const method = 'method' in c ? { method: c.method } : {};
-      const header = { kind: c.kind, moid: order.moid, tid: order.tid, amount: order.amount, charset: c.charset, ediType: c.ediType, ...method };
+      const header = { kind: c.kind, moid: order.moid, tid: order.tid, amount: order.amount, tokenDigest: order.tokenDigest, charset: c.charset, ediType: c.ediType, ...method };
       const stored = JSON.stringify(header) + '\n' + c.bytes.toString('latin1');
       const raw = parseGatewayBody(c.bytes, c.charset, c.ediType);
       const record = { kind: c.kind, ...method, raw, answer: latin1Text(c.bytes), ...order } as CheckoutRecord;

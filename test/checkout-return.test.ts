@@ -86,11 +86,16 @@ describe('checkoutReturn against the sandbox', () => {
   });
 
   it('keeps CP949-only syllables (똠, 햏) intact from window to typed result, EUC-KR and UTF-8', async () => {
-    for (const charset of ['euc-kr', 'utf-8'] as const) {
-      const { result } = await pay(shop, { buyerName: '김똠햏', goodsName: '뷁 세트', charset });
-      if (result.status !== 'approved') throw new Error(`not approved: ${JSON.stringify(result)}`);
-      expect(result.payment.buyerName).to.equal('김똠햏');
-      expect(result.payment.goodsName).to.equal('뷁 세트');
+    const utf8 = await startShop({ sandbox: shop.sandbox, nicepay: { charset: 'utf-8' } });
+    try {
+      for (const [s, charset] of [[shop, 'euc-kr'], [utf8, 'utf-8']] as const) {
+        const { result } = await pay(s, { buyerName: '김똠햏', goodsName: '뷁 세트', charset });
+        if (result.status !== 'approved') throw new Error(`not approved: ${JSON.stringify(result)}`);
+        expect(result.payment.buyerName).to.equal('김똠햏');
+        expect(result.payment.goodsName).to.equal('뷁 세트');
+      }
+    } finally {
+      await utf8.close();
     }
   });
 

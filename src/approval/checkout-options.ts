@@ -1,34 +1,47 @@
-import type { Request } from 'express';
 import { NicepayConfigError } from '../errors/index.js';
 import type { CommittedCheckout } from '../types/checkout.js';
+import type { EdiType } from '../wire/response-body.js';
 import type { Charset } from '../wire/charset.js';
 import { normalizeCharset } from '../wire/charset.js';
-import type { EdiType } from '../wire/response-body.js';
+import { isObject } from '../util/is-object.js';
 
-/** Options of `nicepay.checkoutReturn()`, set per route. */
-export interface CheckoutReturnOptions {
+/** What `onApproved` receives beside the result and the request. */
+export interface HookContext {
+  /**
+   * Aborted once `hookTimeoutMs` has passed: the hook should then give up, undo what it did
+   * and reject. Whatever the hook's own promise finally does decides the payment: resolved,
+   * it is kept; rejected, it is net-cancelled (docs/reliability.md, "A slow onApproved").
+   */
+  signal: AbortSignal;
+}
+
+/**
+ * Options of the checkout-return client, set per route. `Req` is whatever the adapter passes
+ * through to the shop's hooks (Express's Request for `checkoutReturn`); the client never
+ * reads it.
+ */
+export interface CheckoutOptions<Req = unknown> {
   /**
    * Required. The shop's own amount for an order, in won: the auth return's Amt is
    * buyer-controlled input. Return undefined (or null) for an unknown Moid: the request
    * then fails with 404 NICEPAY_UNKNOWN_ORDER before any gateway call.
    */
-  expectedAmount: (moid: string, req: Request) => number | undefined | null | Promise<number | undefined | null>;
+  expectedAmount: (moid: string, req: Req) => number | undefined | null | Promise<number | undefined | null>;
   /**
    * Runs once per TID after the gateway committed the payment (approved, or virtual account
-   * issued), before `req.checkout` is set. If it throws, the approval is net-cancelled and
+   * issued), before the result is returned. If it rejects, the approval is net-cancelled and
    * the request fails with NICEPAY_HOOK_FAILED, so the gateway never keeps a payment the
-   * shop did not record.
+   * shop did not record. Past `hookTimeoutMs` its `signal` aborts, and its own promise still
+   * decides.
    */
-  onApproved?: (result: CommittedCheckout, req: Request) => void | Promise<void>;
+  onApproved?: (result: CommittedCheckout, req: Req, context: HookContext) => void | Promise<void>;
   /**
-   * Longest onApproved may take. Past it the hook counts as failed (the approval is
-   * net-cancelled), so the idempotency lock never expires under a running hook. @default 30000
+   * When onApproved's `signal` aborts, asking it to give up. The outcome waits for the hook's
+   * promise either way, so the gateway and the shop never disagree. @default 30000
    */
   hookTimeoutMs?: number;
   /** Largest auth-return body, in bytes. @default 16384 */
   limit?: number;
-  /** Charset of a return whose Content-Type names none. @default 'euc-kr' */
-  defaultCharset?: Charset;
   /** CharSet asked of the approval response. @default 'euc-kr' */
   responseCharset?: Charset;
   /** EdiType asked of the approval response. @default 'JSON' */
@@ -38,24 +51,25 @@ export interface CheckoutReturnOptions {
 }
 
 /** The options with every default filled in. */
-export interface ResolvedCheckoutOptions extends Required<Omit<CheckoutReturnOptions, 'onApproved'>> {
-  onApproved: CheckoutReturnOptions['onApproved'];
+export interface ResolvedCheckoutOptions<Req = unknown> extends Required<Omit<CheckoutOptions<Req>, 'onApproved'>> {
+  onApproved: CheckoutOptions<Req>['onApproved'];
 }
 
-/** Validates the route options when the middleware is created, naming the bad option. */
-export function resolveCheckoutOptions(options: CheckoutReturnOptions): ResolvedCheckoutOptions {
-  if (typeof options !== 'object' || options === null) throw new NicepayConfigError('checkoutReturn(options)', 'an object');
+/** Validates the route options when the route is created, naming the bad option. */
+export function resolveCheckoutOptions<Req>(options: CheckoutOptions<Req>): ResolvedCheckoutOptions<Req> {
+  if (!isObject(options)) throw new NicepayConfigError('checkoutReturn(options)', 'an object');
+  if ('defaultCharset' in options) {
+    // Issue 18 item 9: the return is decoded by the charset the window was opened with.
+    throw new NicepayConfigError('defaultCharset', "no longer a route option: set `charset` on createNicepay(), the one charset of the window and its return");
+  }
   if (typeof options.expectedAmount !== 'function') {
     throw new NicepayConfigError('expectedAmount', "a function (moid, req) => the order's amount; the auth return's Amt cannot be trusted");
   }
   if (options.onApproved !== undefined && typeof options.onApproved !== 'function') throw new NicepayConfigError('onApproved', 'a function');
   const limit = options.limit ?? 16_384;
   if (!Number.isSafeInteger(limit) || limit <= 0) throw new NicepayConfigError('limit', 'a positive number of bytes');
-  const charset = (name: string, v: Charset | undefined): Charset => {
-    const c = normalizeCharset(v ?? 'euc-kr');
-    if (!c) throw new NicepayConfigError(name, "'euc-kr' or 'utf-8'");
-    return c;
-  };
+  const responseCharset = normalizeCharset(options.responseCharset ?? 'euc-kr');
+  if (!responseCharset) throw new NicepayConfigError('responseCharset', "'euc-kr' or 'utf-8'");
   const ediType = options.ediType ?? 'JSON';
   if (ediType !== 'JSON' && ediType !== 'KV') throw new NicepayConfigError('ediType', "'JSON' or 'KV'");
   const hookTimeoutMs = options.hookTimeoutMs ?? 30_000;
@@ -66,8 +80,7 @@ export function resolveCheckoutOptions(options: CheckoutReturnOptions): Resolved
     expectedAmount: options.expectedAmount,
     onApproved: options.onApproved,
     limit,
-    defaultCharset: charset('defaultCharset', options.defaultCharset),
-    responseCharset: charset('responseCharset', options.responseCharset),
+    responseCharset,
     ediType,
     resultTtlMs,
     hookTimeoutMs,
