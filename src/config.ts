@@ -32,7 +32,10 @@ export interface NicepayOptions {
   timeouts?: Timeouts;
   /** Largest gateway response accepted, in bytes. @default 65536 */
   maxResponseBytes?: number;
-  /** Idempotency store shared by all instances of a shop. @default memoryStore() */
+  /**
+   * Idempotency store shared by all instances of a shop. One passed in stays the shop's:
+   * `close()` closes only the default it creates. @default memoryStore()
+   */
   store?: IdempotencyStore;
   /**
    * pino-compatible logger; every object it receives is redacted first (keys, card data).
