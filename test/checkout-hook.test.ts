@@ -1,7 +1,8 @@
 /**
  * onApproved and hookTimeoutMs (issue 18 item 3): the payment follows what the shop's hook
  * finally does, so the gateway and the shop never disagree. The timeout only aborts the
- * hook's signal; the hooks here wait for that abort (a controllable promise, no sleeps).
+ * hook's signal; the hooks here wait for that abort (a controllable promise, no sleeps), and
+ * one that never settles is reported, not cancelled, a second hookTimeoutMs later.
  */
 import { expect } from 'chai';
 import request from 'supertest';
@@ -76,6 +77,23 @@ describe('checkoutReturn: onApproved past hookTimeoutMs', () => {
       expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'succeeded' });
       expect(recorded).to.deep.equal([]);
       expect(base.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('net-cancelled');
+    } finally {
+      await shop.close();
+    }
+  });
+
+  it('a hook that never settles: no net cancel behind its back, HOOK_FAILED to reconcile, the request and close() still end', async () => {
+    const shop = await startShop({ sandbox: base.sandbox, route: { hookTimeoutMs: 20, onApproved: () => new Promise<void>(() => undefined) } });
+    try {
+      const { auth, res } = await pay(shop, 'hung-hook');
+      expect(res.status).to.equal(500);
+      expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted' });
+      expect(shop.errors.at(-1)).to.include({ outcomeUnknown: true, tid: auth.fields.TxTid });
+      // The gateway keeps the payment: the hook may still record it; nothing was reversed.
+      expect(base.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
+      const again = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      expect(again.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted' });
+      expect(base.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(1);
     } finally {
       await shop.close();
     }

@@ -41,8 +41,9 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
   const opts = resolveCheckoutOptions(options);
   const { config } = ctx;
   // Approval and a possible net cancel each take at most connect + response; the hook is
-  // asked to stop at hookTimeoutMs and given 30 s more, so a live holder keeps its lock.
-  const lockTtlMs = 2 * (config.connectMs + config.responseMs) + opts.hookTimeoutMs + 30_000;
+  // asked to stop at hookTimeoutMs and waited for as long again (approved-hook.ts), plus
+  // slack, so a live holder never loses its lock to a duplicate.
+  const lockTtlMs = 2 * (config.connectMs + config.responseMs) + 2 * opts.hookTimeoutMs + 30_000;
   const onceOptions = { lockTtlMs, resultTtlMs: opts.resultTtlMs };
   const codec = checkoutRecordCodec(opts.responseCharset, opts.ediType);
 
@@ -121,11 +122,23 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
   }
 
   async function afterHook(record: CheckoutRecord & { kind: 'committed' }, v: VerifiedReturn, req: Req): Promise<CheckoutRecord> {
-    const { tid, moid, amount } = record;
+    const { tid, moid, amount, tokenDigest } = record;
     const verdict = await runApprovedHook(opts.onApproved!, toCheckoutResult(record, false) as CommittedCheckout, req, opts.hookTimeoutMs);
-    if (verdict.ok) {
+    if (verdict.kind === 'resolved') {
       if (verdict.late) config.logger.warn({ tid, moid, step: 'on-approved' }, 'onApproved settled after its signal aborted; it resolved, so the payment is kept');
       return record;
+    }
+    if (verdict.kind === 'hung') {
+      // Neither kept nor cancelled for sure: the hook may still record the order, so a net
+      // cancel now could split the truth the other way. The shop reconciles the TID.
+      config.logger.error({ tid, moid, step: 'on-approved', netCancel: 'not-attempted' }, 'onApproved never settled after its signal aborted; the payment was not cancelled');
+      return {
+        kind: 'failed',
+        code: 'NICEPAY_HOOK_FAILED',
+        message: `onApproved did not settle within ${opts.hookTimeoutMs} ms after its signal aborted; the payment was NOT cancelled and the order may or may not be recorded: reconcile TID ${tid}`,
+        netCancel: 'not-attempted',
+        moid, tid, amount, tokenDigest,
+      };
     }
     const nc = await netCancel(ctx, { netCancelUrl: v.netCancelUrl, tid, authToken: v.authToken, amount });
     const err = verdict.error as Error | undefined;
@@ -135,10 +148,7 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
       code: 'NICEPAY_HOOK_FAILED',
       message: `onApproved failed (${String(err?.message ?? err).slice(0, 200)}); net cancel ${nc === 'succeeded' ? 'succeeded: nothing was charged' : 'FAILED: reconcile TID ' + tid}`,
       netCancel: nc,
-      moid,
-      tid,
-      amount,
-      tokenDigest: record.tokenDigest,
+      moid, tid, amount, tokenDigest,
     };
   }
 

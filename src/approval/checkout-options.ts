@@ -36,8 +36,10 @@ export interface CheckoutOptions<Req = unknown> {
    */
   onApproved?: (result: CommittedCheckout, req: Req, context: HookContext) => void | Promise<void>;
   /**
-   * When onApproved's `signal` aborts, asking it to give up. The outcome waits for the hook's
-   * promise either way, so the gateway and the shop never disagree. @default 30000
+   * When onApproved's `signal` aborts, asking it to give up. The hook's own promise still
+   * decides if it settles within as long again (resolved: kept; rejected: net-cancelled), so
+   * the gateway and the shop never disagree; one that never settles fails the request with
+   * NICEPAY_HOOK_FAILED and no net cancel, to reconcile. @default 30000
    */
   hookTimeoutMs?: number;
   /** Largest auth-return body, in bytes. @default 16384 */

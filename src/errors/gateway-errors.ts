@@ -37,7 +37,12 @@ export class NicepayGatewayError extends NicepayError {
     this.moid = init.moid;
     this.netCancel = init.netCancel;
     this.resultCode = init.resultCode;
-    this.outcomeUnknown = init.netCancel === 'failed' || (MAY_HAVE_MOVED.has(code) && init.netCancel !== 'succeeded');
+    // A hook that never settled leaves a committed payment neither cancelled nor surely
+    // recorded (netCancel 'not-attempted'): the shop must reconcile it too.
+    this.outcomeUnknown =
+      init.netCancel === 'failed' ||
+      (MAY_HAVE_MOVED.has(code) && init.netCancel !== 'succeeded') ||
+      (code === 'NICEPAY_HOOK_FAILED' && init.netCancel === 'not-attempted');
   }
 }
 
