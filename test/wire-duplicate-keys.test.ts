@@ -9,6 +9,7 @@ import { createNicepay } from '../src/index.js';
 import { hasDuplicateKeys } from '../src/wire/duplicate-keys.js';
 import { decodeForm } from '../src/wire/form-codec.js';
 import { padAmount } from '../src/wire/amount.js';
+import { parseDataResponse } from '../src/data-api/parse-response.js';
 
 describe('hasDuplicateKeys', () => {
   it('finds a JSON key named twice at any depth, escapes resolved', () => {
@@ -64,5 +65,15 @@ describe('key-in: an answer that names a field twice', () => {
     } finally {
       await nicepay.close();
     }
+  });
+});
+
+describe('data host: an answer that names a field twice', () => {
+  it('is NICEPAY_OUTCOME_UNKNOWN for a state change and NICEPAY_GATEWAY_ERROR for a query, whichever copy is last', () => {
+    const answer = '{"header":{"sid":"0102001","resCode":"9999","resCode":"0000"},"body":{"seq":"1"}}';
+    expect(() => parseDataResponse(answer, '0102001', true)).to.throw().with.property('code', 'NICEPAY_OUTCOME_UNKNOWN');
+    expect(() => parseDataResponse(answer, '0101001', false)).to.throw().with.property('code', 'NICEPAY_GATEWAY_ERROR');
+    const body = '{"header":{"resCode":"0000"},"body":{"seq":"1","seq":"2"}}';
+    expect(() => parseDataResponse(body, '0102001', true)).to.throw(/named twice/);
   });
 });

@@ -1,4 +1,5 @@
 import { NicepayDataApiError, NicepayGatewayError } from '../errors/index.js';
+import { hasDuplicateKeys } from '../wire/duplicate-keys.js';
 import { reasonOf } from './res-codes.js';
 import { isObject, text, type JsonObject } from './lenient.js';
 
@@ -35,6 +36,9 @@ export function parseDataResponse(raw: Buffer | string, sid: string, mutating = 
       ? new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `data host answer to ${sid} is unusable (${why}); the request may have been processed: check before retrying`, { cause })
       : new NicepayGatewayError('NICEPAY_GATEWAY_ERROR', `data host answer to ${sid} is unusable (${why})`, { cause });
   const source = typeof raw === 'string' ? raw : raw.toString('utf8');
+  // A field named twice reads one way to JSON.parse (last wins) and maybe another to the
+  // gateway: for a state change the outcome is unknown (issue 18 item 6).
+  if (hasDuplicateKeys(source, 'JSON')) throw unusable('a field is named twice');
   let parsed: unknown;
   try {
     parsed = JSON.parse(source.replace(/^\uFEFF/, ''));
