@@ -50,7 +50,7 @@ export function keyinRouter(client: KeyinClient, routeOptions: KeyinRouterOption
         throw new NicepayRequestError('NICEPAY_CONTENT_TYPE_UNSUPPORTED', 'send the key-in as application/json or application/x-www-form-urlencoded', 415);
       }
       const f = body as Record<string, unknown>;
-      const card = readCard(f);
+      const c = takeCardFields(f);
       const moid = field(f, 'moid', true)!;
       const expected = await options.expectedAmount(moid, req);
       if (expected === undefined || expected === null) throw new NicepayRequestError('NICEPAY_UNKNOWN_ORDER', `no order ${moid} is awaiting payment`, 404, 'moid');
@@ -66,7 +66,12 @@ export function keyinRouter(client: KeyinClient, routeOptions: KeyinRouterOption
         moid,
         amount: expected,
         goodsName: typeof goodsName === 'function' ? await goodsName(moid, req) : goodsName ?? field(f, 'goodsName', true)!,
-        card,
+        card: {
+          number: field(c, 'cardNumber', true)!,
+          expiry: field(c, 'cardExpiry', true)!,
+          ...optional('buyerAuthNum', field(c, 'buyerAuthNum', false)),
+          ...optional('password2', field(c, 'cardPassword2', false)),
+        },
         ...optional('quota', field(f, 'quota', false)),
         buyer: { ...optional('name', field(f, 'buyerName', false)), ...optional('email', field(f, 'buyerEmail', false)), ...optional('tel', field(f, 'buyerTel', false)) },
       };
@@ -89,20 +94,16 @@ export function keyinRouter(client: KeyinClient, routeOptions: KeyinRouterOption
 }
 
 /**
- * Reads the card fields and deletes them from the posted body, whether or not they are valid,
- * so they leave `req.body` before anything else can fail.
+ * Moves the card fields out of the posted body, before anything can fail, so they leave
+ * `req.body` whatever happens next; they are validated later, in the usual order.
  */
-function readCard(f: Record<string, unknown>): KeyinInput['card'] {
-  try {
-    return {
-      number: field(f, 'cardNumber', true)!,
-      expiry: field(f, 'cardExpiry', true)!,
-      ...optional('buyerAuthNum', field(f, 'buyerAuthNum', false)),
-      ...optional('password2', field(f, 'cardPassword2', false)),
-    };
-  } finally {
-    for (const name of CARD_FIELDS) delete f[name];
+function takeCardFields(f: Record<string, unknown>): Record<string, unknown> {
+  const taken: Record<string, unknown> = {};
+  for (const name of CARD_FIELDS) {
+    if (Object.hasOwn(f, name)) taken[name] = f[name];
+    delete f[name];
   }
+  return taken;
 }
 
 /** A posted string field; arrays (a repeated key) and objects are refused. */
