@@ -5,7 +5,9 @@ import { debugLogger } from './debug-logger.js';
 import { redactingLogger } from './redact.js';
 import type { Timeouts } from './transport.js';
 import { NicepayConfigError } from './errors/index.js';
-import type { PayoutOptions } from './payout/types.js';
+import { type BusinessDays, weekdaysOnly } from './business-days.js';
+import { type Charset, normalizeCharset } from './wire/charset.js';
+import { isObject } from './util/is-object.js';
 
 /** Options of {@link createNicepay}. */
 export interface NicepayOptions {
@@ -30,7 +32,10 @@ export interface NicepayOptions {
   timeouts?: Timeouts;
   /** Largest gateway response accepted, in bytes. @default 65536 */
   maxResponseBytes?: number;
-  /** Idempotency store shared by all instances of a shop. @default memoryStore() */
+  /**
+   * Idempotency store shared by all instances of a shop. One passed in stays the shop's:
+   * `close()` closes only the default it creates. @default memoryStore()
+   */
   store?: IdempotencyStore;
   /**
    * pino-compatible logger; every object it receives is redacted first (keys, card data).
@@ -41,6 +46,37 @@ export interface NicepayOptions {
   clock?: () => Date;
   /** Payout client (interface C) options. @default { scheduleChecks: true, businessDays: Monday-Friday } */
   payout?: PayoutOptions;
+  /**
+   * The charset the payment window is opened with (its `CharSet`), and so the one the buyer's
+   * browser posts the auth return in: browsers name no charset in that request, so the return
+   * route decodes by this setting, and refuses a return that declares another one.
+   * @default 'euc-kr'
+   */
+  charset?: Charset;
+}
+
+/** Options of the payout client (`createNicepay({ payout })`). */
+export interface PayoutOptions {
+  /**
+   * Check the schedule rules (past date, business day, 10:30 cut-off, 23:00-01:00
+   * registration blackout, results from 16:00) before sending, so a call that the gateway
+   * would refuse fails fast with a NicepayScheduleError naming the rule. Turn off to let
+   * the gateway decide (it checks the same rules; see docs/payout.md).
+   * @default true
+   */
+  scheduleChecks?: boolean;
+  /**
+   * Says whether a KST date (YYYYMMDD) is a business day. Plug in the Korean bank-holiday
+   * calendar here; the library ships none.
+   * @default Monday to Friday are business days
+   */
+  businessDays?: (yyyymmdd: string) => boolean;
+}
+
+/** {@link PayoutOptions} with the defaults filled in. */
+export interface ResolvedPayoutOptions {
+  scheduleChecks: boolean;
+  businessDays: BusinessDays;
 }
 
 /** The normalised configuration every module reads; nothing downstream checks for undefined. */
@@ -58,11 +94,14 @@ export interface ResolvedConfig {
   ownsStore: boolean;
   logger: Logger;
   clock: () => Date;
+  /** The payment window's CharSet, which the auth return is decoded by (option `charset`). */
+  windowCharset: Charset;
+  payout: ResolvedPayoutOptions;
 }
 
 /** Validates and fills the options once, at creation (body-parser's normalizeOptions habit). */
 export function resolveConfig(options: NicepayOptions): ResolvedConfig {
-  if (typeof options !== 'object' || options === null) throw new NicepayConfigError('options', 'an object');
+  if (!isObject(options)) throw new NicepayConfigError('options', 'an object');
   const { mid, merchantKey } = options;
   if (!isMid(mid)) throw new NicepayConfigError('mid', "a 10-character merchant id ending in a lower-case 'm' (e.g. nicepay00m)");
   if (typeof merchantKey !== 'string' || merchantKey.length < 16) {
@@ -88,6 +127,8 @@ export function resolveConfig(options: NicepayOptions): ResolvedConfig {
   if (typeof store.acquire !== 'function' || typeof store.complete !== 'function' || typeof store.release !== 'function') {
     throw new NicepayConfigError('store', 'an IdempotencyStore (acquire, complete, release)');
   }
+  const windowCharset = normalizeCharset(options.charset ?? 'euc-kr');
+  if (!windowCharset) throw new NicepayConfigError('charset', "'euc-kr' or 'utf-8'");
   return {
     mid,
     merchantKey,
@@ -101,7 +142,18 @@ export function resolveConfig(options: NicepayOptions): ResolvedConfig {
     ownsStore: options.store === undefined,
     logger: redactingLogger(logger),
     clock,
+    windowCharset,
+    payout: resolvePayout(options.payout),
   };
+}
+
+function resolvePayout(options: PayoutOptions | undefined): ResolvedPayoutOptions {
+  if (options !== undefined && !isObject(options)) throw new NicepayConfigError('payout', 'an object');
+  const scheduleChecks = options?.scheduleChecks ?? true;
+  if (typeof scheduleChecks !== 'boolean') throw new NicepayConfigError('payout.scheduleChecks', 'a boolean');
+  const businessDays: unknown = options?.businessDays ?? weekdaysOnly;
+  if (typeof businessDays !== 'function') throw new NicepayConfigError('payout.businessDays', 'a function (yyyymmdd: string) => boolean');
+  return { scheduleChecks, businessDays: businessDays as BusinessDays };
 }
 
 /** `host` or `host:port` as URL.host spells it for the scheme (a default port dropped). */

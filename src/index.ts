@@ -7,7 +7,8 @@ export { createNicepay, type Nicepay } from './nicepay.js';
 export type { NicepayOptions } from './config.js';
 export type { Timeouts } from './transport.js';
 export type { Logger } from './logger.js';
-export type { CheckoutReturnOptions } from './express/checkout-options.js';
+export type { CheckoutReturnOptions } from './express/checkout-return.js';
+export type { HookContext } from './approval/checkout-options.js';
 export type {
   CheckoutResult,
   ApprovedCheckout,
@@ -44,7 +45,7 @@ export {
   type GatewayErrorInit,
 } from './errors/index.js';
 export type { Charset } from './wire/charset.js';
-export type { KeyinInput, KeyinResult, ApprovedKeyin, DeclinedKeyin, KeyinCard, KeyinBuyer, KeyinEdiType } from './keyin/index.js';
+export type { KeyinInput, KeyinResult, ApprovedKeyin, DeclinedKeyin, KeyinCard, KeyinBuyer } from './keyin/index.js';
 export type { KeyinRouterOptions } from './express/keyin-router.js';
 export type { EdiType } from './wire/response-body.js';
 export type {

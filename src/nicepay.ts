@@ -13,7 +13,9 @@ export interface Nicepay {
   checkoutReturn(options: CheckoutReturnOptions): RequestHandler;
   /**
    * Waits for calls in flight (approvals, net cancels, key-ins) to finish, then closes the
-   * HTTP agents and the store. Calls made after close() reject with NICEPAY_SHUTTING_DOWN.
+   * HTTP agents and the default memoryStore it created. A `store` the shop passed in is left
+   * open (it may serve other clients): close it yourself after this. Calls made after close()
+   * reject with NICEPAY_SHUTTING_DOWN.
    */
   close(): Promise<void>;
   /** The merchant id this instance was created for. */
@@ -53,7 +55,7 @@ export function createNicepay(options: NicepayOptions): Nicepay {
     mid: config.mid,
     keyin: (input) => keyinClient.keyin(input),
     keyinRouter: (opts) => keyinRouter(keyinClient, opts),
-    payout: createPayoutClient(ctx, options.payout),
+    payout: createPayoutClient(ctx),
     recon: createReconClient(ctx),
   };
 }

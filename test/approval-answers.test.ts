@@ -15,7 +15,7 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
   let gateway: Server;
   let url = '';
   let shop: TestShop;
-  let answer: (form: Record<string, string>) => Record<string, string> = () => ({});
+  let answer: (form: Record<string, string>) => Record<string, string> | string = () => ({});
   const calls: Array<{ path: string; form: Record<string, string> }> = [];
 
   before(async () => {
@@ -29,7 +29,7 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
           ? { ResultCode: '2001', ResultMsg: '취소 성공', TID: form.TID!, CancelAmt: padAmount(Number(form.Amt)), Signature: netCancelResponseSignature(form.TID!, MID, padAmount(Number(form.Amt)), MERCHANT_KEY) }
           : answer(form);
         res.writeHead(200, { 'content-type': 'text/html' });
-        res.end(JSON.stringify(body));
+        res.end(typeof body === 'string' ? body : JSON.stringify(body));
       });
     });
     await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', r));
@@ -66,13 +66,55 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
     expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal(['/webapi/pay_process.jsp', '/webapi/cancel_process.jsp']);
   });
 
+  it('an answer naming ResultCode twice (a signed 3001 and a 9999) is an unknown outcome: net-cancelled, never declined (issue 18 item 6)', async () => {
+    const { tid, body } = authReturn('two-codes', 6_000);
+    answer = (form) => {
+      const ok = signed({ ResultCode: '3001', ResultMsg: '성공', TID: form.TID!, MID, Moid: 'two-codes', Amt: padAmount(6_000), PayMethod: 'CARD' });
+      // JSON.parse keeps the last ResultCode (a decline), a KV reader the first (a payment).
+      return JSON.stringify(ok).replace(/}$/, ',"ResultCode":"9999"}');
+    };
+    const before = shop.approved.length;
+    const res = await request(shop.app).post('/pay/return').type('form').send(body);
+    expect(res.status).to.equal(502);
+    expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
+    expect(String((shop.errors.at(-1) as Error).message)).to.match(/twice/);
+    expect(shop.approved.length).to.equal(before);
+    expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal(['/webapi/pay_process.jsp', '/webapi/cancel_process.jsp']);
+  });
+
+  it('a net-cancel answer naming a field twice confirms nothing: netCancel failed, outcome unknown', async () => {
+    const { body } = authReturn('two-cancel', 6_100);
+    answer = () => ({ ResultCode: '3001' }); // unsigned: net-cancelled
+    const real = gateway.listeners('request')[0] as (req: unknown, res: unknown) => void;
+    gateway.removeAllListeners('request');
+    gateway.on('request', (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+      if (!req.url?.endsWith('cancel_process.jsp')) return real(req, res);
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const form = decodeForm(Buffer.concat(chunks), 'euc-kr');
+        const ok = { ResultCode: '2001', TID: form.TID!, CancelAmt: padAmount(6_100), Signature: netCancelResponseSignature(form.TID!, MID, padAmount(6_100), MERCHANT_KEY) };
+        // Last-wins JSON.parse would read the trailing 2001 and call the reversal confirmed.
+        res.end(JSON.stringify(ok).replace(/^{/, '{"ResultCode":"9999",'));
+      });
+    });
+    try {
+      const res = await request(shop.app).post('/pay/return').type('form').send(body);
+      expect(res.status).to.equal(502);
+      expect(res.body).to.include({ netCancel: 'failed' });
+    } finally {
+      gateway.removeAllListeners('request');
+      gateway.on('request', real);
+    }
+  });
+
   it('an approval of another order (Moid) is net-cancelled, and the shop records nothing', async () => {
     const { tid, body } = authReturn('order-B', 7_000);
     answer = (form) => signed({ ResultCode: '3001', ResultMsg: '성공', TID: form.TID!, MID, Moid: 'order-A', Amt: padAmount(7_000), PayMethod: 'CARD' });
     const before = shop.approved.length;
     const res = await request(shop.app).post('/pay/return').type('form').send(body);
     expect(res.status).to.equal(502);
-    expect(res.body).to.include({ code: 'NICEPAY_SIGNATURE_MISMATCH', netCancel: 'succeeded' });
+    expect(res.body).to.include({ code: 'NICEPAY_ANSWER_UNVERIFIED', netCancel: 'succeeded' });
     expect(shop.approved.length).to.equal(before);
     expect(calls.filter((c) => c.form.TID === tid)).to.have.length(2);
   });

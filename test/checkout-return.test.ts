@@ -86,11 +86,16 @@ describe('checkoutReturn against the sandbox', () => {
   });
 
   it('keeps CP949-only syllables (똠, 햏) intact from window to typed result, EUC-KR and UTF-8', async () => {
-    for (const charset of ['euc-kr', 'utf-8'] as const) {
-      const { result } = await pay(shop, { buyerName: '김똠햏', goodsName: '뷁 세트', charset });
-      if (result.status !== 'approved') throw new Error(`not approved: ${JSON.stringify(result)}`);
-      expect(result.payment.buyerName).to.equal('김똠햏');
-      expect(result.payment.goodsName).to.equal('뷁 세트');
+    const utf8 = await startShop({ sandbox: shop.sandbox, nicepay: { charset: 'utf-8' } });
+    try {
+      for (const [s, charset] of [[shop, 'euc-kr'], [utf8, 'utf-8']] as const) {
+        const { result } = await pay(s, { buyerName: '김똠햏', goodsName: '뷁 세트', charset });
+        if (result.status !== 'approved') throw new Error(`not approved: ${JSON.stringify(result)}`);
+        expect(result.payment.buyerName).to.equal('김똠햏');
+        expect(result.payment.goodsName).to.equal('뷁 세트');
+      }
+    } finally {
+      await utf8.close();
     }
   });
 
@@ -160,4 +165,37 @@ describe('checkoutReturn against the sandbox', () => {
     expect(other.approved).to.have.length(0);
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
   });
+});
+
+describe('checkoutReturn: every response CharSet x EdiType', () => {
+  const combos = [
+    { responseCharset: 'euc-kr', ediType: 'JSON' },
+    { responseCharset: 'euc-kr', ediType: 'KV' },
+    { responseCharset: 'utf-8', ediType: 'JSON' },
+    { responseCharset: 'utf-8', ediType: 'KV' },
+  ] as const;
+  for (const route of combos) {
+    describe(`${route.responseCharset} / ${route.ediType}`, () => {
+      let shop: TestShop;
+      before(async () => {
+        shop = await startShop({ route });
+      });
+      after(() => shop.close());
+
+      for (const method of ['CARD', 'BANK', 'VBANK', 'CELLPHONE'] as const) {
+        it(`${method}: decoded by what was asked, Korean intact, Signature verified`, async () => {
+          const moid = `fmt-${route.responseCharset}-${route.ediType}-${method}`;
+          shop.orders.set(moid, 12_345);
+          const auth = await shop.sandbox.authenticate({ moid, amount: 12_345, method, buyerName: '박똠햏' });
+          const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+          expect(res.status, JSON.stringify(res.body)).to.equal(200);
+          expect(res.body.status).to.equal(method === 'VBANK' ? 'awaiting-deposit' : 'approved');
+          expect(res.body.payment.method).to.equal(method);
+          expect(res.body.payment.amount).to.equal(12_345);
+          expect(res.body.payment.buyerName).to.equal('박똠햏');
+          expect(res.body.payment.resultMessage).to.match(/[가-힣]/);
+        });
+      }
+    });
+  }
 });

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { resolveConfig } from '../src/config.js';
 import type { ClientContext } from '../src/context.js';
-import { DATA_RES_REASONS, parseDataResponse, reasonOf } from '../src/data-api/index.js';
+import { DATA_RES_REASONS, reasonOf } from '../src/data-api/res-codes.js';
+import { parseDataResponse } from '../src/data-api/parse-response.js';
 import { NicepayDataApiError, NicepayGatewayError, NicepayRequestError } from '../src/errors/index.js';
 import { mapBalance, mapResults, payoutStatus } from '../src/payout/map-response.js';
 import { createPayoutClient } from '../src/payout/index.js';
@@ -41,6 +42,11 @@ function fakeContext(reply: (sent: Sent) => string | Error, clock = fromKst(2026
   const config = resolveConfig({ mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'https://web.example', dataUrl: 'https://data.example/prefix/', clock: () => clock });
   const ctx: ClientContext = { config, web: transport, data: transport, isClosing: () => false, track: (w) => w, inFlight: () => 0, whenIdle: () => Promise.resolve() };
   return { ctx, sent };
+}
+
+/** The context with `payout.scheduleChecks: false`, as createNicepay resolves it. */
+function withoutScheduleChecks(ctx: ClientContext): ClientContext {
+  return { ...ctx, config: { ...ctx.config, payout: { ...ctx.config.payout, scheduleChecks: false } } };
 }
 
 const ok = (body: Record<string, unknown>, sid = '@sid') => JSON.stringify({ header: { sid, trDtm: '20261121093001', gubun: 'R', resCode: '0000', resMsg: '정상' }, body });
@@ -82,7 +88,7 @@ describe('data host envelope and encKey', () => {
 
   it('register and update carry reqType 0 and 1', async () => {
     const { ctx, sent } = fakeContext((s) => ok({ mid: DATA_MID, subId: 's1', reqType: s.json.body.reqType }));
-    const p = createPayoutClient(ctx, { scheduleChecks: false });
+    const p = createPayoutClient(withoutScheduleChecks(ctx));
     const input = { subId: 's1', subNm: 'n', subCoNo: '1', bankCd: '004', accntNo: '1', accntNm: 'a' };
     expect((await p.registerSubMerchant(input)).reqType).to.equal('0');
     expect((await p.updateSubMerchant({ ...input, memo: 'm' })).reqType).to.equal('1');
@@ -106,7 +112,7 @@ describe('data host answers: spelling variants and numbers as strings', () => {
   it('payout request: dupChkYn or dupYn', async () => {
     for (const [key, value, expected] of [['dupYn', 'N', false], ['dupChkYn', 'N', false], ['dupYn', 'Y', true], ['dupchkyn', 'y', true]] as const) {
       const { ctx } = fakeContext(() => ok({ seq: 77, settlmntAmt: 5000, [key]: value }));
-      const r = await createPayoutClient(ctx, { scheduleChecks: false }).request({ subId: 's1', amount: 5000, settlmntDt: '20261123', dupCheck: !expected });
+      const r = await createPayoutClient(withoutScheduleChecks(ctx)).request({ subId: 's1', amount: 5000, settlmntDt: '20261123', dupCheck: !expected });
       expect(r.dupCheck, `${key}=${value}`).to.equal(expected);
       expect(r.seq).to.equal('77');
     }
@@ -163,7 +169,7 @@ describe('data host answers: errors', () => {
     for (const [resCode, reason] of Object.entries(DATA_RES_REASONS)) {
       const err = (() => { try { parseDataResponse(fail(resCode, '메시지'), '0102001'); } catch (e) { return e; } })() as NicepayDataApiError;
       expect(err, resCode).to.be.instanceOf(NicepayDataApiError);
-      expect(err).to.include({ resCode, reason, resMsg: '메시지', sid: '0102001', outcomeUnknown: false, code: 'NICEPAY_GATEWAY_ERROR' });
+      expect(err).to.include({ resCode, reason, resMsg: '메시지', sid: '0102001', outcomeUnknown: false, code: 'NICEPAY_DATA_HOST_REFUSED' });
       expect(err.message).to.include(resCode);
     }
     expect(DATA_RES_REASONS['1003']).to.equal('account-holder-mismatch');
@@ -211,14 +217,14 @@ describe('data host answers: errors', () => {
 
   it('a payout request accepted without a seq is an unknown outcome, not a success', async () => {
     const { ctx } = fakeContext(() => ok({}));
-    const e = await rejection(createPayoutClient(ctx, { scheduleChecks: false }).request({ subId: 's', amount: 1, settlmntDt: '20261123' }));
+    const e = await rejection(createPayoutClient(withoutScheduleChecks(ctx)).request({ subId: 's', amount: 1, settlmntDt: '20261123' }));
     expect(e).to.be.instanceOf(NicepayGatewayError);
     expect(e).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', outcomeUnknown: true });
   });
 
   it('field sizes are checked in UTF-8 bytes before sending, naming the field', async () => {
     const { ctx, sent } = fakeContext(() => ok({ seq: '000001' }));
-    const p = createPayoutClient(ctx, { scheduleChecks: false });
+    const p = createPayoutClient(withoutScheduleChecks(ctx));
     // 10 Hangul = 30 bytes is fine, 11 = 33 bytes is not (accntDesc 30).
     await p.request({ subId: 's', amount: 1, settlmntDt: '20261123', accntDesc: '가'.repeat(10) });
     const e = await rejection(p.request({ subId: 's', amount: 1, settlmntDt: '20261123', accntDesc: '가'.repeat(11) }));
@@ -236,7 +242,7 @@ describe('data host answers: errors', () => {
 
   it('bad call input is a NicepayRequestError naming the field; nothing is sent', async () => {
     const { ctx, sent } = fakeContext(() => ok({}));
-    const p = createPayoutClient(ctx, { scheduleChecks: false });
+    const p = createPayoutClient(withoutScheduleChecks(ctx));
     for (const amount of [0, -1, 1.5, 1e15, Number.NaN, '100' as unknown as number]) {
       expect(await rejection(p.request({ subId: 's', amount }))).to.include({ field: 'amount', code: 'NICEPAY_FIELD_INVALID' });
     }

@@ -49,8 +49,8 @@ const APPROVAL_FAULTS: ReadonlyArray<{ name: string; fault: FaultSpec; code: str
   { name: 'HTTP 500', fault: { kind: 'status-500' }, code: 'NICEPAY_OUTCOME_UNKNOWN' },
   { name: 'HTML error page', fault: { kind: 'html' }, code: 'NICEPAY_OUTCOME_UNKNOWN' },
   { name: 'truncated JSON', fault: { kind: 'truncate' }, code: 'NICEPAY_OUTCOME_UNKNOWN' },
-  { name: 'bad signature', fault: { kind: 'bad-signature' }, code: 'NICEPAY_SIGNATURE_MISMATCH' },
-  { name: 'altered amount (consistently signed)', fault: { kind: 'alter-amount' }, code: 'NICEPAY_AMOUNT_MISMATCH' },
+  { name: 'bad signature', fault: { kind: 'bad-signature' }, code: 'NICEPAY_ANSWER_UNVERIFIED' },
+  { name: 'altered amount (consistently signed)', fault: { kind: 'alter-amount' }, code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH' },
 ];
 
 /**
@@ -163,14 +163,14 @@ describe('fault matrix: sandbox faults x methods, approval and key-in, ledger ag
         });
       }
 
-      it('net cancel fails after a bad signature: NICEPAY_SIGNATURE_MISMATCH, outcome unknown, TID to reconcile', async () => {
+      it('net cancel fails after a bad signature: NICEPAY_ANSWER_UNVERIFIED, outcome unknown, TID to reconcile', async () => {
         const r = await pay(method, [{ target: 'approve', kind: 'bad-signature' }, { target: 'net-cancel', kind: 'status-500' }]);
-        expectOutcome(r, { code: 'NICEPAY_SIGNATURE_MISMATCH', netCancel: 'failed', outcomeUnknown: true, ledger: 'committed' });
+        expectOutcome(r, { code: 'NICEPAY_ANSWER_UNVERIFIED', netCancel: 'failed', outcomeUnknown: true, ledger: 'committed' });
       });
 
-      it('net cancel fails after an altered amount: NICEPAY_AMOUNT_MISMATCH, outcome unknown', async () => {
+      it('net cancel fails after an altered amount: NICEPAY_ANSWER_AMOUNT_MISMATCH, outcome unknown', async () => {
         const r = await pay(method, [{ target: 'approve', kind: 'alter-amount' }, { target: 'net-cancel', kind: 'html' }]);
-        expectOutcome(r, { code: 'NICEPAY_AMOUNT_MISMATCH', netCancel: 'failed', outcomeUnknown: true, ledger: 'committed' });
+        expectOutcome(r, { code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH', netCancel: 'failed', outcomeUnknown: true, ledger: 'committed' });
       });
     });
   }

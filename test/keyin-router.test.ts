@@ -206,6 +206,37 @@ describe('keyinRouter', () => {
     expect(res.body.tid).to.match(/^nictest04m0101/);
   });
 
+  it('removes card number, expiry, birth date and password digits from req.body once read (issue 18 item 8)', async () => {
+    const seen: Array<Record<string, unknown>> = [];
+    const orders = new Map<string, number>();
+    const app = express();
+    app.use('/keyin', nicepay.keyinRouter({ expectedAmount: (m) => orders.get(m), requireHttps: false }));
+    app.post('/keyin', (req, res) => {
+      seen.push({ ...req.body });
+      res.json({ status: req.keyin!.status });
+    });
+    const onError: ErrorRequestHandler = (err, req, res, _next) => {
+      seen.push({ ...req.body });
+      res.status((err as { status?: number }).status ?? 500).json({ code: (err as { code?: string }).code });
+    };
+    app.use(onError);
+    const secret = { cardNumber: '5555555555554444', cardExpiry: FUTURE, buyerAuthNum: '860719', cardPassword2: '97' };
+    const ok = newMoid();
+    orders.set(ok, 1_000);
+    for (const [body, type] of [
+      [{ moid: ok, goodsName: 'x', ...secret }, 'json'],                           // approved: the shop's handler
+      [{ moid: newMoid(), goodsName: 'x', ...secret }, 'form'],                   // unknown order: the error handler
+      [{ moid: ok, goodsName: 'x', ...secret, cardNumber: '5555555555554445' }, 'json'], // invalid card: the error handler
+    ] as const) {
+      await request(app).post('/keyin').type(type).send(body);
+    }
+    expect(seen).to.have.length(3);
+    for (const b of seen) {
+      expect(b).to.have.property('moid');
+      for (const name of ['cardNumber', 'cardExpiry', 'buyerAuthNum', 'cardPassword2']) expect(b, name).to.not.have.property(name);
+    }
+  });
+
   it('rejects invalid options when the router is created', () => {
     expect(() => nicepay.keyinRouter({} as KeyinRouterOptions)).to.throw(/expectedAmount/);
     expect(() => nicepay.keyinRouter({ expectedAmount: () => 1, requireHttps: 'no' as unknown as boolean })).to.throw(/requireHttps/);
@@ -236,7 +267,8 @@ describe('keyinRouter', () => {
     expect(all).to.include('"status":"approved"');
     for (const v of ['5555555555554444', '4000000000000069', '5555555555554445', '8607190', KEY]) expect(all).to.not.include(v);
     expect(all).to.not.match(/CardNo=\d|CardExpire=|CardPwd=|BuyerAuthNum=|EncData=/);
-    const short = all.replace(/\d{7,}/g, '#').replace(/"durationMs":\d+/g, '');
+    // Moids (r-<seq>-<ms>) and stack frames (file.ts:line:col) are not card data, whatever digits they hold.
+    const short = all.replace(/r-\d+-\d+/g, 'r-#').replace(/\.ts:\d+:\d+/g, '.ts').replace(/\d{7,}/g, '#').replace(/"durationMs":\d+/g, '');
     for (const v of [FUTURE, '860719', '978']) expect(short).to.not.match(new RegExp(`(?<!\\d)${v}(?!\\d)`));
     expect(short).to.not.match(/(?<!\d)97(?!\d)/);
   });

@@ -195,13 +195,27 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
     expect(json).to.include({ ResultCode: '3001', TID: tid, Amt: '000000001004', CardNo: '411111******1111' });
   });
 
-  it('charges a resubmitted Moid once and returns the first result as a duplicate', async () => {
+  it('charges a resubmitted Moid once and returns the first result as a duplicate to the same card', async () => {
     const req = input();
     const first = approved(await nicepay.keyin(req));
-    const second = approved(await nicepay.keyin({ ...req, card: { ...req.card, number: '5555555555554444' } }));
+    // The same card, typed with separators this time: the same card for the digest.
+    const spaced = req.card.number.replace(/(\d{4})(?=\d)/g, '$1 ');
+    const second = approved(await nicepay.keyin({ ...req, card: { ...req.card, number: spaced } }));
     expect(second.duplicate).to.equal(true);
     expect(second.tid).to.equal(first.tid);
     expect(second.payment.card.name).to.equal(first.payment.card.name);
+    expect(approvalsOf(req.moid)).to.have.length(1);
+  });
+
+  it('never shows a paid Moid\'s result to another card: 409 NICEPAY_DUPLICATE_MISMATCH, nothing sent (issue 18 item 4)', async () => {
+    const req = input();
+    const first = approved(await nicepay.keyin(req));
+    for (const card of [{ ...req.card, number: '5555555555554444' }, { ...req.card, expiry: String(Number(req.card.expiry) + 100) }]) {
+      const err = await rejection(nicepay.keyin({ ...req, card }));
+      expect(err).to.include({ code: 'NICEPAY_DUPLICATE_MISMATCH', status: 409 });
+      expect(JSON.stringify(err)).to.not.include(first.tid);
+      expect(JSON.stringify(err)).to.not.include(first.payment.card.maskedNumber);
+    }
     expect(approvalsOf(req.moid)).to.have.length(1);
   });
 
@@ -223,12 +237,14 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
     }
   });
 
-  it('caches a decline: the same Moid resubmitted returns the decline without a new call', async () => {
+  it('caches a decline: the same Moid and card resubmitted returns the decline without a new call; another card gets 409', async () => {
     const req = input({}, { number: '4000000000009995' });
     const first = await nicepay.keyin(req);
-    const again = await nicepay.keyin({ ...req, card: { ...req.card, number: '4111111111111111' } });
+    const again = await nicepay.keyin(req);
     expect(first).to.include({ status: 'declined', duplicate: false });
     expect(again).to.include({ status: 'declined', duplicate: true, tid: first.tid, message: '한도가 초과되었습니다' });
+    const other = await rejection(nicepay.keyin({ ...req, card: { ...req.card, number: '4111111111111111' } }));
+    expect(other).to.include({ code: 'NICEPAY_DUPLICATE_MISMATCH', status: 409 });
     expect(sandbox.ledger.entries().filter((e) => e.moid === req.moid)).to.have.length(1);
   });
 
@@ -236,7 +252,7 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
     const req = input();
     approved(await nicepay.keyin(req));
     const err = await rejection(nicepay.keyin({ ...req, amount: 2000 }));
-    expect(err).to.include({ code: 'NICEPAY_AMOUNT_MISMATCH', status: 409, field: 'amount' });
+    expect(err).to.include({ code: 'NICEPAY_DUPLICATE_MISMATCH', status: 409, field: 'moid' });
     expect(approvalsOf(req.moid)).to.have.length(1);
   });
 

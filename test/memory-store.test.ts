@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { memoryStore } from '../src/index.js';
 import type { AcquireResult, IdempotencyStore } from '../src/store/types.js';
-import { runOnce } from '../src/store/wait-for-result.js';
+import { runOnce } from '../src/store/run-once.js';
 
 describe('memoryStore', () => {
   it('answers synchronously: nothing to await on the approval path', () => {

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { createClient, type RedisClientType } from 'redis';
 import { NicepayConfigError } from '../src/errors/index.js';
 import { redisStore, type RedisStoreOptions } from '../src/store/redis-store.js';
-import { runOnce } from '../src/store/wait-for-result.js';
+import { runOnce } from '../src/store/run-once.js';
 import type { IdempotencyStore } from '../src/store/types.js';
 import { freePort, startRedisServer, type RedisServer } from './helpers/redis-server.js';
 

@@ -1,11 +1,12 @@
 import type { ClientContext } from '../context.js';
-import { NicepayGatewayError, NicepayRequestError, type NicepayErrorCode } from '../errors/index.js';
+import { type CodeOf, NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import { silentLogger } from '../logger.js';
-import { TransportError } from '../transport.js';
+import { asTransportError, transportOutcome } from '../transport-failure.js';
 import type { PayMethod } from '../types/payment.js';
 import { SUCCESS_CODES } from '../types/payment.js';
 import { parseAmount } from '../wire/amount.js';
 import { type Charset, latin1Text } from '../wire/charset.js';
+import { hasDuplicateKeys } from '../wire/duplicate-keys.js';
 import { APPROVAL_REQUEST_FIELDS, checkFields } from '../wire/field-sizes.js';
 import { encodeForm } from '../wire/form-codec.js';
 import { hexEquals } from '../wire/hash.js';
@@ -47,7 +48,7 @@ export interface ApprovalInput {
 export type ApprovalOutcome =
   | { kind: 'committed'; method: PayMethod; raw: GatewayFields; answer: string }
   | { kind: 'declined'; raw: GatewayFields; answer: string }
-  | { kind: 'failed'; code: NicepayErrorCode; message: string; netCancel: 'succeeded' | 'failed' | 'not-attempted'; resultCode?: string };
+  | { kind: 'failed'; code: CodeOf<'NicepayGatewayError'>; message: string; netCancel: 'succeeded' | 'failed' | 'not-attempted'; resultCode?: string };
 
 /**
  * Interface A: posts the approval to NextAppURL, then trusts nothing it did not verify.
@@ -71,7 +72,7 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
     MallReserved: input.mallReserved || undefined,
   };
   const problem = checkFields(APPROVAL_REQUEST_FIELDS, fields, 'euc-kr');
-  if (problem) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `approval request: ${problem.message}`, 400, problem.field);
+  if (problem) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `approval request: ${problem.message}`, problem.field);
 
   const started = Date.now();
 
@@ -80,9 +81,9 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
     const res = await ctx.web.post(input.nextAppUrl, encodeForm(fields, 'euc-kr'), 'application/x-www-form-urlencoded; charset=euc-kr');
     body = res.body;
   } catch (err) {
-    const t = err instanceof TransportError ? err : new TransportError('reset', true, 'approval call failed');
+    const t = asTransportError(err, 'approval call');
     config.logger.warn({ tid: input.tid, moid: input.moid, step: 'approve', failure: t.kind, durationMs: Date.now() - started }, t.message);
-    if (!t.sent) {
+    if (transportOutcome(t) === 'not-sent') {
       return { kind: 'failed', code: 'NICEPAY_GATEWAY_UNREACHABLE', message: `approval not sent: ${t.message}; nothing was charged`, netCancel: 'not-attempted' };
     }
     return cancelApproval(ctx, input, 'NICEPAY_OUTCOME_UNKNOWN', `approval outcome unknown (${t.message})`);
@@ -90,6 +91,11 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
 
   // Read as latin1 once: the parse works on this text, and the stored record keeps it.
   const answer = latin1Text(body);
+  // An answer naming a field twice reads one way to JSON.parse (last wins) and another to KV
+  // (first wins): whichever we picked, the gateway may have meant the other (issue 18 item 6).
+  if (hasDuplicateKeys(answer, input.ediType)) {
+    return cancelApproval(ctx, input, 'NICEPAY_OUTCOME_UNKNOWN', 'approval answer names a field twice, so it can be read two ways');
+  }
   let raw: GatewayFields;
   try {
     raw = parseGatewayLatin1(answer, input.responseCharset, input.ediType);
@@ -133,22 +139,22 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
   const respMid = ownField(raw, 'MID') ?? '';
   const expected = approvalResponseSignature(respTid, respMid, respAmt, config.merchantKey);
   if (!hexEquals(expected, ownField(raw, 'Signature') ?? '')) {
-    return cancelApproval(ctx, input, 'NICEPAY_SIGNATURE_MISMATCH', 'approval answer Signature does not verify', resultCode);
+    return cancelApproval(ctx, input, 'NICEPAY_ANSWER_UNVERIFIED', 'approval answer Signature does not verify', resultCode);
   }
   // The auth return's Moid is not signed: the gateway's own Moid must name the same order,
   // or a buyer could pay order A and have order B marked paid.
   const respMoid = ownField(raw, 'Moid');
   if (respTid !== input.tid || respMid !== config.mid || (respMoid !== undefined && respMoid !== input.moid)) {
-    return cancelApproval(ctx, input, 'NICEPAY_SIGNATURE_MISMATCH', 'approval answer is for another TID, MID or order', resultCode);
+    return cancelApproval(ctx, input, 'NICEPAY_ANSWER_UNVERIFIED', 'approval answer is for another TID, MID or order', resultCode);
   }
   if (parseAmount(respAmt) !== input.amount) {
-    return cancelApproval(ctx, input, 'NICEPAY_AMOUNT_MISMATCH', 'approval answer Amt differs from the order amount', resultCode);
+    return cancelApproval(ctx, input, 'NICEPAY_ANSWER_AMOUNT_MISMATCH', 'approval answer Amt differs from the order amount', resultCode);
   }
   return { kind: 'committed', method, raw, answer };
 }
 
 /** Net-cancels an approval whose outcome cannot be used and says what became of it. */
-async function cancelApproval(ctx: ClientContext, input: ApprovalInput, code: NicepayErrorCode, why: string, resultCode?: string): Promise<ApprovalOutcome> {
+async function cancelApproval(ctx: ClientContext, input: ApprovalInput, code: CodeOf<'NicepayGatewayError'>, why: string, resultCode?: string): Promise<ApprovalOutcome> {
   const outcome = await netCancel(ctx, { netCancelUrl: input.netCancelUrl, tid: input.tid, authToken: input.authToken, amount: input.amount });
   const message = `${why}; net cancel ${outcome === 'succeeded' ? 'succeeded: nothing was charged' : 'FAILED: the payment may be approved at the gateway, reconcile TID ' + input.tid}`;
   return { kind: 'failed', code, message, netCancel: outcome, ...(resultCode ? { resultCode } : {}) };

@@ -1,6 +1,7 @@
 import type { ClientContext } from '../context.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import { TransportError } from '../transport.js';
+import { transportOutcome } from '../transport-failure.js';
 import { checkFields, type FieldTable } from '../wire/field-sizes.js';
 import { kstTimestamp14 } from '../wire/kst.js';
 import { buildEnvelope, type DataPath } from './envelope.js';
@@ -79,8 +80,9 @@ function transportFailure(err: unknown, call: DataCall): NicepayGatewayError {
   if (!(err instanceof TransportError)) {
     return new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `data host call ${call.sid} failed unexpectedly`, { cause: err });
   }
-  if (!err.sent) return new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `data host ${call.sid}: ${err.message}`, { cause: err });
-  if (err.kind === 'status' && !call.mutating) {
+  const outcome = transportOutcome(err);
+  if (outcome === 'not-sent') return new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `data host ${call.sid}: ${err.message}`, { cause: err });
+  if (outcome === 'http-status' && !call.mutating) {
     return new NicepayGatewayError('NICEPAY_GATEWAY_ERROR', `data host ${call.sid}: ${err.message}`, { cause: err });
   }
   return new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `data host ${call.sid}: ${err.message}; the outcome is unknown`, { cause: err });

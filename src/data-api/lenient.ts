@@ -11,10 +11,9 @@ import { NicepayGatewayError } from '../errors/index.js';
 /** A JSON object as parsed. */
 export type JsonObject = Record<string, unknown>;
 
-/** True for a plain JSON object. */
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** True for a plain JSON object (the package's one isObject). */
+export { isObject } from '../util/is-object.js';
+import { isObject } from '../util/is-object.js';
 
 /**
  * The value of the first of `names` present in `obj`; exact spelling first, then a

@@ -1,5 +1,6 @@
 import { NicepayDataApiError, NicepayGatewayError } from '../errors/index.js';
 import { decodeBytes } from '../wire/charset.js';
+import { hasDuplicateKeys } from '../wire/duplicate-keys.js';
 import { reasonOf } from './res-codes.js';
 import { isObject, text, type JsonObject } from './lenient.js';
 
@@ -48,6 +49,9 @@ export function parseDataResponse(raw: Buffer | string, sid: string, mutating = 
   } catch (err) {
     throw unusable('not valid UTF-8', err);
   }
+  // A field named twice reads one way to JSON.parse (last wins) and maybe another to the
+  // gateway: for a state change the outcome is unknown (issue 18 item 6).
+  if (hasDuplicateKeys(source, 'JSON')) throw unusable('a field is named twice');
   let parsed: unknown;
   try {
     parsed = JSON.parse(source.replace(/^\uFEFF/, ''));

@@ -1,4 +1,5 @@
-import { NicepayError, type NetCancelOutcome, type NicepayErrorCode } from './nicepay-error.js';
+import { type CodeOf } from './codes.js';
+import { brandOf, NicepayError, type NetCancelOutcome } from './nicepay-error.js';
 
 /** What is known about a request whose answer could not be used. */
 export interface GatewayErrorInit {
@@ -12,18 +13,16 @@ export interface GatewayErrorInit {
   cause?: unknown;
 }
 
-const STATUS: Partial<Record<NicepayErrorCode, number>> = {
-  NICEPAY_GATEWAY_UNREACHABLE: 503,
-  NICEPAY_SHUTTING_DOWN: 503,
-  NICEPAY_HOOK_FAILED: 500,
-};
+/** Codes after which the gateway may have committed money unless a net cancel succeeded. */
+const MAY_HAVE_MOVED: ReadonlySet<string> = new Set(['NICEPAY_OUTCOME_UNKNOWN', 'NICEPAY_ANSWER_UNVERIFIED', 'NICEPAY_ANSWER_AMOUNT_MISMATCH']);
 
 /**
- * The gateway could not be used: unreachable, timed out, answered garbage or a forged
- * signature. `outcomeUnknown` says whether money may have moved; for an approval,
- * `netCancel` says whether the reversal was confirmed.
+ * The gateway could not be used: unreachable, timed out, answered garbage or an answer that
+ * does not verify, or the shop's hook failed after it committed. `outcomeUnknown` says whether
+ * money may have moved; for an approval, `netCancel` says whether the reversal was confirmed.
  */
 export class NicepayGatewayError extends NicepayError {
+  static override readonly brand: symbol = brandOf('NicepayGatewayError');
   override name = 'NicepayGatewayError';
   readonly tid: string | undefined;
   readonly moid: string | undefined;
@@ -32,25 +31,32 @@ export class NicepayGatewayError extends NicepayError {
   /** True when the gateway may have committed the payment. */
   readonly outcomeUnknown: boolean;
 
-  constructor(code: NicepayErrorCode, message: string, init: GatewayErrorInit = {}) {
-    super(code, message, { status: STATUS[code] ?? 502, cause: init.cause });
+  constructor(code: CodeOf<'NicepayGatewayError'>, message: string, init: GatewayErrorInit = {}) {
+    super(code, message, { cause: init.cause });
     this.tid = init.tid;
     this.moid = init.moid;
     this.netCancel = init.netCancel;
     this.resultCode = init.resultCode;
-    this.outcomeUnknown = init.netCancel === 'failed' || (code === 'NICEPAY_OUTCOME_UNKNOWN' && init.netCancel !== 'succeeded');
+    // A hook that never settled leaves a committed payment neither cancelled nor surely
+    // recorded (netCancel 'not-attempted'): the shop must reconcile it too.
+    this.outcomeUnknown =
+      init.netCancel === 'failed' ||
+      (MAY_HAVE_MOVED.has(code) && init.netCancel !== 'succeeded') ||
+      (code === 'NICEPAY_HOOK_FAILED' && init.netCancel === 'not-attempted');
   }
 }
 
 /**
- * The data host (payout, reconciliation) answered with resCode other than 0000.
- * `code` is stable where gateway-facts.md lists the resCode; `outcomeUnknown` for 8xxx / 9xxx.
+ * The data host (payout, reconciliation) answered with resCode other than 0000:
+ * NICEPAY_DATA_HOST_REFUSED. `reason` is stable where gateway-facts.md lists the resCode;
+ * `outcomeUnknown` for 8xxx / 9xxx.
  */
 export class NicepayDataApiError extends NicepayError {
+  static override readonly brand: symbol = brandOf('NicepayDataApiError');
   override name = 'NicepayDataApiError';
   readonly outcomeUnknown: boolean;
   constructor(readonly resCode: string, readonly resMsg: string, readonly reason: string, readonly sid: string) {
-    super('NICEPAY_GATEWAY_ERROR', `data host refused ${sid}: ${resCode} ${reason}${resMsg ? ` (${resMsg})` : ''}`, { status: 502 });
+    super('NICEPAY_DATA_HOST_REFUSED', `data host refused ${sid}: ${resCode} ${reason}${resMsg ? ` (${resMsg})` : ''}`);
     this.outcomeUnknown = /^[89]/.test(resCode);
   }
 }

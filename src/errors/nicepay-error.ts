@@ -1,35 +1,23 @@
-/** Marks our errors across two copies of the package (instanceof would fail there). */
-const BRAND = Symbol.for('express-nicepay.error');
+import { type NicepayErrorCode, statusOf } from './codes.js';
+
+export type { NicepayErrorCode } from './codes.js';
+
+/**
+ * The brand of the base class: marks our errors across two copies of the package (instanceof
+ * by prototype fails there). Kept as it was so older copies recognise newer errors.
+ */
+const BASE_BRAND = Symbol.for('express-nicepay.error');
+
+/** The brand of one error class, shared by every copy of the package (Symbol.for). */
+export function brandOf(className: string): symbol {
+  return Symbol.for(`express-nicepay.error.${className}`);
+}
 
 /** What became of the net cancel sent after an approval whose outcome was unknown. */
 export type NetCancelOutcome = 'succeeded' | 'failed' | 'not-attempted';
 
-/** Stable machine-readable error codes. Branch on these, never on messages. */
-export type NicepayErrorCode =
-  | 'NICEPAY_CONFIG_INVALID'
-  | 'NICEPAY_BODY_TOO_LARGE'
-  | 'NICEPAY_BODY_MALFORMED'
-  | 'NICEPAY_BODY_ALREADY_PARSED'
-  | 'NICEPAY_CONTENT_TYPE_UNSUPPORTED'
-  | 'NICEPAY_CHARSET_UNSUPPORTED'
-  | 'NICEPAY_FIELD_INVALID'
-  | 'NICEPAY_UNTRUSTED_URL'
-  | 'NICEPAY_UNKNOWN_ORDER'
-  | 'NICEPAY_AMOUNT_MISMATCH'
-  | 'NICEPAY_SIGNATURE_MISMATCH'
-  | 'NICEPAY_INSECURE_TRANSPORT'
-  | 'NICEPAY_GATEWAY_UNREACHABLE'
-  | 'NICEPAY_OUTCOME_UNKNOWN'
-  | 'NICEPAY_GATEWAY_ERROR'
-  | 'NICEPAY_HOOK_FAILED'
-  | 'NICEPAY_IN_PROGRESS'
-  | 'NICEPAY_STORE_UNAVAILABLE'
-  | 'NICEPAY_SCHEDULE_VIOLATION'
-  | 'NICEPAY_SHUTTING_DOWN';
-
-/** Constructor fields shared by every error of the package. */
+/** Constructor fields shared by every error of the package. The status comes from the code. */
 export interface NicepayErrorInit {
-  status: number;
   /** Whether the message may be shown to the client (http-errors' `expose`). @default status < 500 */
   expose?: boolean;
   /** The form field the error is about, when there is one (never its value). */
@@ -39,10 +27,13 @@ export interface NicepayErrorInit {
 
 /**
  * Base of every error express-nicepay throws or passes to `next(err)`, in the http-errors
- * shape Express users know: `status`, a stable `code`, `expose`. Messages and `toJSON()`
- * never contain a merchant key or card data.
+ * shape Express users know: `status`, a stable `code`, `expose`. Each code has one status and
+ * one class (src/errors/codes.ts). Messages and `toJSON()` never contain a merchant key or
+ * card data.
  */
 export class NicepayError extends Error {
+  /** This class's brand; each subclass declares its own (see {@link brandOf}). */
+  static readonly brand: symbol = BASE_BRAND;
   override name = 'NicepayError';
   readonly code: NicepayErrorCode;
   readonly status: number;
@@ -51,14 +42,20 @@ export class NicepayError extends Error {
   readonly expose: boolean;
   readonly field: string | undefined;
 
-  constructor(code: NicepayErrorCode, message: string, init: NicepayErrorInit) {
+  /** Each code is thrown by the one class codes.ts names (the subclasses); not by the base itself. */
+  constructor(code: NicepayErrorCode, message: string, init: NicepayErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    const status = statusOf(code);
     this.code = code;
-    this.status = init.status;
-    this.statusCode = init.status;
-    this.expose = init.expose ?? init.status < 500;
+    this.status = status;
+    this.statusCode = status;
+    this.expose = init.expose ?? status < 500;
     this.field = init.field;
-    Object.defineProperty(this, BRAND, { value: true });
+    // One non-enumerable brand per class of the chain that declares one, so a subclass's
+    // instanceof holds across copies of the package but never for a sibling class.
+    for (let ctor: unknown = new.target; typeof ctor === 'function' && ctor !== Error; ctor = Object.getPrototypeOf(ctor)) {
+      if (Object.hasOwn(ctor, 'brand')) Object.defineProperty(this, (ctor as unknown as { brand: symbol }).brand, { value: true });
+    }
   }
 
   /** A plain, secret-free object for logs and API responses. */
@@ -70,13 +67,20 @@ export class NicepayError extends Error {
     return out;
   }
 
-  /** Recognises errors of another copy of the package too (a brand, not the prototype chain). */
+  /**
+   * `err instanceof X` is true for an instance of X or of its subclasses, from this copy of the
+   * package (prototype chain) or another one (X's brand). A static method is inherited, so it
+   * reads the brand of the class it is called on (`this`), never the base's.
+   */
   static override [Symbol.hasInstance](value: unknown): boolean {
-    return isNicepayError(value);
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(this, 'brand')) return false;
+    const brand = (this as unknown as { brand: symbol }).brand;
+    return (value as Record<symbol, unknown>)[brand] === true;
   }
 }
 
 /** True for any error of this package, even from another copy of it. */
 export function isNicepayError(value: unknown): value is NicepayError {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BASE_BRAND] === true;
 }

@@ -1,32 +1,25 @@
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { NicepayConfigError, NicepayGatewayError, NicepayRequestError, isNicepayError } from '../errors/index.js';
 import type { KeyinClient, KeyinInput, KeyinResult } from '../keyin/types.js';
+import { type KeyinRouterOptions, resolveKeyinRouterOptions } from './keyin-router-options.js';
 
-/** Options of `nicepay.keyinRouter()`. */
-export interface KeyinRouterOptions {
-  /**
-   * Required. The shop's own amount for an order, in won: it is what gets charged. Return
-   * undefined (or null) for an unknown Moid: 404 NICEPAY_UNKNOWN_ORDER. A posted `amount`
-   * that differs is refused with 400 NICEPAY_AMOUNT_MISMATCH.
-   */
-  expectedAmount: (moid: string, req: Request) => number | undefined | null | Promise<number | undefined | null>;
-  /**
-   * Runs once per approved Moid, before `req.keyin` is set; not for duplicates nor declines.
-   * Key-in has no net cancel, so if it throws the card stays charged and the request fails
-   * with 500 NICEPAY_HOOK_FAILED carrying the TID: record the payment from there.
-   */
-  onApproved?: (result: KeyinResult & { status: 'approved' }, req: Request) => void | Promise<void>;
-  /**
-   * Refuse plain-HTTP requests with 403 NICEPAY_INSECURE_TRANSPORT (card data must travel
-   * over TLS). Behind a TLS-terminating proxy set Express's `trust proxy` so `req.secure`
-   * is true. Set false only for local development and tests. @default true
-   */
-  requireHttps?: boolean;
-  /** Goods name to charge under, instead of the posted `goodsName`. @default the posted goodsName */
-  goodsName?: string | ((moid: string, req: Request) => string | Promise<string>);
-  /** Largest request body, in bytes. @default 4096 */
-  limit?: number;
+export type { KeyinRouterOptions } from './keyin-router-options.js';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Set by `keyinRouter`: the key-in's result (approved or declined). */
+      keyin?: KeyinResult;
+    }
+  }
 }
+
+/**
+ * The posted fields that carry cardholder data. They are removed from `req.body` once read,
+ * so no later handler, logger or error handler of the shop ever sees them (issue 18 item 8).
+ */
+const CARD_FIELDS = ['cardNumber', 'cardExpiry', 'buyerAuthNum', 'cardPassword2'] as const;
 
 /** The form field each KeyinInput path is posted as, to name fields in errors. */
 const FORM_NAMES: ReadonlyArray<[string, string]> = [
@@ -41,16 +34,9 @@ const FORM_NAMES: ReadonlyArray<[string, string]> = [
  * `next()`: mount your own handler after the router to render it. Failures go to
  * `next(err)` as NicepayError. Card data never reaches a log, an error or `req.keyin`.
  */
-export function keyinRouter(client: KeyinClient, options: KeyinRouterOptions): Router {
-  if (typeof options !== 'object' || options === null) throw new NicepayConfigError('keyinRouter(options)', 'an object');
-  if (typeof options.expectedAmount !== 'function') throw new NicepayConfigError('expectedAmount', "a function (moid, req) => the order's amount");
-  if (options.onApproved !== undefined && typeof options.onApproved !== 'function') throw new NicepayConfigError('onApproved', 'a function');
-  const requireHttps = options.requireHttps ?? true;
-  if (typeof requireHttps !== 'boolean') throw new NicepayConfigError('requireHttps', 'a boolean');
-  const goodsName = options.goodsName;
-  if (goodsName !== undefined && typeof goodsName !== 'string' && typeof goodsName !== 'function') throw new NicepayConfigError('goodsName', 'a string or a function (moid, req) => string');
-  const limit = options.limit ?? 4096;
-  if (!Number.isSafeInteger(limit) || limit <= 0) throw new NicepayConfigError('limit', 'a positive number of bytes');
+export function keyinRouter(client: KeyinClient, routeOptions: KeyinRouterOptions): Router {
+  const options = resolveKeyinRouterOptions(routeOptions);
+  const { requireHttps, goodsName, limit } = options;
 
   const router = Router();
   const refuseInsecure = (req: Request, _res: Response, next: NextFunction): void => {
@@ -64,12 +50,13 @@ export function keyinRouter(client: KeyinClient, options: KeyinRouterOptions): R
         throw new NicepayRequestError('NICEPAY_CONTENT_TYPE_UNSUPPORTED', 'send the key-in as application/json or application/x-www-form-urlencoded', 415);
       }
       const f = body as Record<string, unknown>;
+      const c = takeCardFields(f);
       const moid = field(f, 'moid', true)!;
       const expected = await options.expectedAmount(moid, req);
       if (expected === undefined || expected === null) throw new NicepayRequestError('NICEPAY_UNKNOWN_ORDER', `no order ${moid} is awaiting payment`, 404, 'moid');
       if (!Number.isSafeInteger(expected) || expected <= 0) {
         // The shop's own hook is wrong: not the buyer's fault, so not a 4xx.
-        throw new NicepayRequestError('NICEPAY_CONFIG_INVALID', 'expectedAmount must return a positive integer number of won', 500);
+        throw new NicepayConfigError('expectedAmount', 'it must return a positive integer number of won');
       }
       const posted = f.amount;
       if (posted !== undefined && posted !== '' && String(posted) !== String(expected)) {
@@ -80,10 +67,10 @@ export function keyinRouter(client: KeyinClient, options: KeyinRouterOptions): R
         amount: expected,
         goodsName: typeof goodsName === 'function' ? await goodsName(moid, req) : goodsName ?? field(f, 'goodsName', true)!,
         card: {
-          number: field(f, 'cardNumber', true)!,
-          expiry: field(f, 'cardExpiry', true)!,
-          ...optional('buyerAuthNum', field(f, 'buyerAuthNum', false)),
-          ...optional('password2', field(f, 'cardPassword2', false)),
+          number: field(c, 'cardNumber', true)!,
+          expiry: field(c, 'cardExpiry', true)!,
+          ...optional('buyerAuthNum', field(c, 'buyerAuthNum', false)),
+          ...optional('password2', field(c, 'cardPassword2', false)),
         },
         ...optional('quota', field(f, 'quota', false)),
         buyer: { ...optional('name', field(f, 'buyerName', false)), ...optional('email', field(f, 'buyerEmail', false)), ...optional('tel', field(f, 'buyerTel', false)) },
@@ -104,6 +91,19 @@ export function keyinRouter(client: KeyinClient, options: KeyinRouterOptions): R
   };
   router.post('/', refuseInsecure, express.json({ limit }), express.urlencoded({ extended: false, limit }), safeBodyErrors, handle);
   return router;
+}
+
+/**
+ * Moves the card fields out of the posted body, before anything can fail, so they leave
+ * `req.body` whatever happens next; they are validated later, in the usual order.
+ */
+function takeCardFields(f: Record<string, unknown>): Record<string, unknown> {
+  const taken: Record<string, unknown> = {};
+  for (const name of CARD_FIELDS) {
+    if (Object.hasOwn(f, name)) taken[name] = f[name];
+    delete f[name];
+  }
+  return taken;
 }
 
 /** A posted string field; arrays (a repeated key) and objects are refused. */

@@ -1,7 +1,11 @@
 import type { ClientContext } from '../context.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
-import { runOnce, storeErrorText } from '../store/wait-for-result.js';
+import { type RecordCodec, runOnce, storeErrorText } from '../store/run-once.js';
 import { TransportError } from '../transport.js';
+import { transportOutcome } from '../transport-failure.js';
+import { digestEquals, secretDigest } from '../util/secret-digest.js';
+import { latin1Text } from '../wire/charset.js';
+import { hasDuplicateKeys } from '../wire/duplicate-keys.js';
 import { KEYIN_PATH } from '../wire/keyin-fields.js';
 import { kstTimestamp14 } from '../wire/kst.js';
 import { buildKeyinRequest } from './request.js';
@@ -16,6 +20,9 @@ export const KEYIN_RESULT_TTL_MS = 24 * 60 * 60 * 1000;
 /** Slack added to the outbound timeouts for the in-flight lock of a Moid. */
 const LOCK_SLACK_MS = 10_000;
 
+/** Key-in records are plain JSON: the answer's fields, never card data (CardNo is masked). */
+const KEYIN_CODEC: RecordCodec<KeyinRecord> = { serialize: (r) => JSON.stringify(r), parse: (t) => JSON.parse(t) as KeyinRecord };
+
 /**
  * Creates the key-in client (interface B) over a client context. Each call is validated,
  * then charged at most once per Moid through the context's idempotency store (key
@@ -27,25 +34,31 @@ export function createKeyinClient(ctx: ClientContext): KeyinClient {
   const lockTtlMs = config.connectMs + config.responseMs + LOCK_SLACK_MS;
 
   /** One real call to the gateway; returns what to cache, or throws when nothing was sent. */
-  async function charge(n: NormalizedKeyin): Promise<KeyinRecord> {
+  async function charge(n: NormalizedKeyin, cardDigest: string): Promise<KeyinRecord> {
     const started = Date.now();
     // One reading of the clock per request: the TID's time part and EdiDate name the same second.
     const now = config.clock();
     const tid = issueKeyinTid(config.mid, now);
     const request = buildKeyinRequest(n, config.mid, config.merchantKey, tid, kstTimestamp14(now));
-    const base = { tid, moid: n.moid, amount: n.amount, goodsName: n.goodsName, buyerName: n.buyerName ?? '', buyerEmail: n.buyerEmail ?? '', buyerTel: n.buyerTel ?? '' };
+    const base = { tid, moid: n.moid, amount: n.amount, cardDigest, goodsName: n.goodsName, buyerName: n.buyerName ?? '', buyerEmail: n.buyerEmail ?? '', buyerTel: n.buyerTel ?? '' };
     const log = { tid, moid: n.moid, step: 'keyin' };
     let body: Buffer;
     try {
       ({ body } = await ctx.web.post(url, request.body, 'application/x-www-form-urlencoded; charset=euc-kr'));
     } catch (err) {
       if (!(err instanceof TransportError)) throw err;
-      if (!err.sent) {
+      if (transportOutcome(err) === 'not-sent') {
         config.logger.warn({ ...log, durationMs: Date.now() - started }, 'key-in gateway unreachable; nothing was sent');
         throw new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `key-in of order ${n.moid} was not sent: ${err.message}; nothing was charged, it may be retried`, { tid, moid: n.moid, cause: err });
       }
       config.logger.error({ ...log, durationMs: Date.now() - started, failure: err.kind }, 'key-in outcome unknown');
       return { ...base, kind: 'unknown', reason: err.message };
+    }
+    // An answer naming a field twice can be read two ways; key-in has no net cancel, so its
+    // outcome is unknown (issue 18 item 6).
+    if (hasDuplicateKeys(latin1Text(body), n.ediType)) {
+      config.logger.error({ ...log, durationMs: Date.now() - started }, 'key-in outcome unknown: answer names a field twice');
+      return { ...base, kind: 'unknown', reason: 'the answer names a field twice, so it can be read two ways' };
     }
     const answer = readKeyinAnswer(body, { tid, mid: config.mid, moid: n.moid, amount: n.amount, charset: n.charset, ediType: n.ediType });
     const durationMs = Date.now() - started;
@@ -62,26 +75,27 @@ export function createKeyinClient(ctx: ClientContext): KeyinClient {
   }
 
   async function run(n: NormalizedKeyin): Promise<KeyinResult> {
-    let fresh: KeyinRecord | undefined;
-    const outcome = await runOnce(config.store, `keyin:${config.mid}:${n.moid}`, { lockTtlMs, resultTtlMs: KEYIN_RESULT_TTL_MS }, async () => {
-      fresh = await charge(n);
-      return JSON.stringify(fresh);
-    });
+    // Binds the Moid's result to the card that paid it (a keyed digest: never the number), so a
+    // resubmission with another card is refused rather than shown the first buyer's payment.
+    const cardDigest = secretDigest(config.merchantKey, 'keyin-card', n.cardNumber, n.expiry);
+    const outcome = await runOnce(config.store, `keyin:${config.mid}:${n.moid}`, { lockTtlMs, resultTtlMs: KEYIN_RESULT_TTL_MS }, () => charge(n, cardDigest), KEYIN_CODEC);
     if (!outcome) throw new Error('key-in idempotency store returned no result');
+    const record = outcome.value;
     if (!outcome.stored) {
-      config.logger.error({ tid: fresh?.tid, moid: n.moid, step: 'store', error: storeErrorText(outcome.storeError) }, 'key-in result not stored: a resubmission of this Moid may charge again');
+      config.logger.error({ tid: record.tid, moid: n.moid, step: 'store', error: storeErrorText(outcome.storeError) }, 'key-in result not stored: a resubmission of this Moid may charge again');
     }
-    const record = outcome.fresh && fresh ? fresh : (JSON.parse(outcome.value) as KeyinRecord);
     const duplicate = !outcome.fresh;
-    if (duplicate && record.amount !== n.amount) {
-      throw new NicepayRequestError('NICEPAY_AMOUNT_MISMATCH', `order ${n.moid} was already submitted for key-in with another amount; use a new Moid for a new charge`, 409, 'amount');
+    // Issue 18 item 4: only the same card and amount get the stored result; anything else is a
+    // new charge under a used Moid, refused without a gateway call.
+    if (duplicate && (record.amount !== n.amount || typeof record.cardDigest !== 'string' || !digestEquals(record.cardDigest, cardDigest))) {
+      throw new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `order ${n.moid} was already submitted for key-in with another card or amount; nothing was sent: use a new Moid for a new charge`, 'moid');
     }
     return recordToResult(record, config.mid, duplicate);
   }
 
   return {
     async keyin(input: KeyinInput): Promise<KeyinResult> {
-      if (ctx.isClosing()) throw new NicepayGatewayError('NICEPAY_SHUTTING_DOWN', 'server is shutting down: no new key-in is accepted; retry shortly');
+      if (ctx.isClosing()) throw new NicepayRequestError('NICEPAY_SHUTTING_DOWN', 'server is shutting down: no new key-in is accepted; retry shortly');
       const n = validateKeyinInput(input, config.clock());
       return ctx.track(run(n));
     },

@@ -1,4 +1,3 @@
 /** Interface B, card key-in: the client, its input and result types. */
 export { createKeyinClient, KEYIN_RESULT_TTL_MS } from './client.js';
-export { luhnValid } from './validate.js';
-export type { ApprovedKeyin, DeclinedKeyin, KeyinBuyer, KeyinCard, KeyinClient, KeyinEdiType, KeyinInput, KeyinResult } from './types.js';
+export type { ApprovedKeyin, DeclinedKeyin, KeyinBuyer, KeyinCard, KeyinClient, KeyinInput, KeyinResult } from './types.js';

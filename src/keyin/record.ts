@@ -17,6 +17,8 @@ interface RecordBase {
   tid: string;
   moid: string;
   amount: number;
+  /** Keyed digest of the card number and expiry that were charged (never the number). */
+  cardDigest: string;
   goodsName: string;
   buyerName: string;
   buyerEmail: string;

@@ -1,5 +1,6 @@
 import type { CardPayment } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';
+import type { EdiType } from '../wire/response-body.js';
 
 /** Card data of one key-in. Sent only inside EncData; never logged, stored or echoed. */
 export interface KeyinCard {
@@ -20,8 +21,11 @@ export interface KeyinBuyer {
   tel?: string;
 }
 
-/** Response format asked of the gateway (EdiType). */
-export type KeyinEdiType = 'JSON' | 'KV';
+/**
+ * The EdiType of interface A, under the name key-in modules used before both were one type.
+ * @deprecated use EdiType; not exported from the package.
+ */
+export type KeyinEdiType = EdiType;
 
 /** Input of `nicepay.keyin()` (the key-in client, interface B). */
 export interface KeyinInput {
@@ -42,7 +46,7 @@ export interface KeyinInput {
   /** Encoding the gateway answers in (the request form is always EUC-KR). @default 'euc-kr' */
   charset?: Charset;
   /** Response format. @default 'JSON' */
-  ediType?: KeyinEdiType;
+  ediType?: EdiType;
 }
 
 /** The gateway approved the key-in (ResultCode 3001): the card was charged. */
@@ -86,14 +90,4 @@ export interface KeyinClient {
    * once and resolves to the first result with `duplicate: true`, declines included.
    */
   keyin(input: KeyinInput): Promise<KeyinResult>;
-}
-
-declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
-  namespace Express {
-    interface Request {
-      /** Set by `keyinRouter`: the key-in's result (approved or declined). */
-      keyin?: KeyinResult;
-    }
-  }
 }

@@ -1,7 +1,7 @@
 import type { ClientContext } from '../context.js';
 import { callDataHost } from '../data-api/call.js';
 import { amount, pick, text } from '../data-api/lenient.js';
-import { NicepayConfigError, NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import { kstDate8 } from '../wire/kst.js';
 import { payoutEncKey } from '../wire/signatures.js';
 import { BALANCE_FIELDS, PAYOUT_CANCEL_FIELDS, PAYOUT_REQUEST_FIELDS, PAYOUT_RESULTS_FIELDS, SID, SUB_MERCHANT_FIELDS } from '../wire/data-fields.js';
@@ -12,28 +12,12 @@ import {
   checkRegistrationWindow,
   checkResultsReady,
   isDate8,
-  weekdaysOnly,
-  type BusinessDays,
 } from './schedule.js';
 import type { FieldTable } from '../wire/field-sizes.js';
-import type { PayoutClient, PayoutOptions, SubMerchantInput, SubMerchantResult } from './types.js';
+import type { PayoutClient, SubMerchantInput, SubMerchantResult } from './types.js';
 
 /** Largest settlmntAmt: 14 digits. */
 const MAX_PAYOUT_AMOUNT = 99_999_999_999_999;
-
-interface ResolvedPayoutOptions {
-  scheduleChecks: boolean;
-  businessDays: BusinessDays;
-}
-
-function resolve(options: PayoutOptions | undefined): ResolvedPayoutOptions {
-  if (options !== undefined && (typeof options !== 'object' || options === null)) throw new NicepayConfigError('payout', 'an object');
-  const scheduleChecks = options?.scheduleChecks ?? true;
-  if (typeof scheduleChecks !== 'boolean') throw new NicepayConfigError('payout.scheduleChecks', 'a boolean');
-  const businessDays = options?.businessDays ?? weekdaysOnly;
-  if (typeof businessDays !== 'function') throw new NicepayConfigError('payout.businessDays', 'a function (yyyymmdd: string) => boolean');
-  return { scheduleChecks, businessDays };
-}
 
 function invalid(field: string, wants: string): NicepayRequestError {
   return new NicepayRequestError('NICEPAY_FIELD_INVALID', `payout ${field} is invalid: ${wants}`, 400, field);
@@ -55,8 +39,9 @@ function str(value: unknown, field: string, required = true): string | undefined
  * each call checks its input (NicepayRequestError, field named), then the schedule rules
  * unless `scheduleChecks: false` (NicepayScheduleError), then sends.
  */
-export function createPayoutClient(ctx: ClientContext, options?: PayoutOptions): PayoutClient {
-  const opts = resolve(options);
+export function createPayoutClient(ctx: ClientContext): PayoutClient {
+  // Resolved with every other option, at createNicepay (config.ts).
+  const opts = ctx.config.payout;
   const { mid, merchantKey } = ctx.config;
   const now = (): Date => ctx.config.clock();
 

@@ -27,16 +27,8 @@ export const RESULTS_FROM = { hour: 16, minute: 0 } as const;
 /** 23:00-01:00 KST: sub-merchant registration and modification are impossible (bank switch time). */
 export const BLACKOUT = { fromHour: 23, toHour: 1 } as const;
 
-/** Business-day predicate over KST dates (YYYYMMDD). */
-export type BusinessDays = (yyyymmdd: string) => boolean;
-
-/** Monday to Friday (KST calendar); no holidays. */
-export const weekdaysOnly: BusinessDays = (yyyymmdd) => {
-  const d = parseKstTimestamp(yyyymmdd);
-  if (!d) return false;
-  const wd = kstParts(d).weekday;
-  return wd >= 1 && wd <= 5;
-};
+export { type BusinessDays, weekdaysOnly } from '../business-days.js';
+import type { BusinessDays } from '../business-days.js';
 
 /** The instant of hh:mm KST on a YYYYMMDD date. */
 export function kstTimeOn(yyyymmdd: string, hour: number, minute: number): Date {

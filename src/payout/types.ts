@@ -3,23 +3,8 @@
  * Amounts are whole won as numbers; dates are YYYYMMDD strings in KST.
  */
 
-/** Options of the payout client (`createNicepay({ payout })`). */
-export interface PayoutOptions {
-  /**
-   * Check the schedule rules (past date, business day, 10:30 cut-off, 23:00-01:00
-   * registration blackout, results from 16:00) before sending, so a call that the gateway
-   * would refuse fails fast with a NicepayScheduleError naming the rule. Turn off to let
-   * the gateway decide (it checks the same rules; see docs/payout.md).
-   * @default true
-   */
-  scheduleChecks?: boolean;
-  /**
-   * Says whether a KST date (YYYYMMDD) is a business day. Plug in the Korean bank-holiday
-   * calendar here; the library ships none.
-   * @default Monday to Friday are business days
-   */
-  businessDays?: (yyyymmdd: string) => boolean;
-}
+/** Options of the payout client (`createNicepay({ payout })`); resolved with the others in config.ts. */
+export type { PayoutOptions } from '../config.js';
 
 /** What the balance's latest entry was (lastcl 00 / 01 / 10). */
 export type BalanceEntryKind = 'settlement' | 'deposit' | 'payout' | 'unknown';

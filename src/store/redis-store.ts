@@ -4,6 +4,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { NicepayConfigError } from '../errors/index.js';
+import { isObject } from '../util/is-object.js';
+import { withTimeout as settleWithin } from '../util/with-timeout.js';
+import { assertRedisInstalled, loadRedis } from './redis-module.js';
 import type { AcquireResult, IdempotencyStore } from './types.js';
 
 /**
@@ -117,10 +120,6 @@ interface OwnedClient extends RedisStoreClient {
   destroy?(): void;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
-
 function validate(options: unknown): void {
   if (!isObject(options)) throw new NicepayConfigError('redisStore options', 'an object with `client` or `url`');
   const { client, url, prefix, commandTimeoutMs, onError } = options;
@@ -179,11 +178,7 @@ function asString(value: unknown): string | undefined {
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`redisStore: ${what} timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return settleWithin(promise, ms, () => new Error(`redisStore: ${what} timed out after ${ms} ms`));
 }
 
 /**
@@ -200,7 +195,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  * const nicepay = createNicepay({ ..., store: redisStore({ client }) });
  * ```
  *
- * @throws NicepayConfigError naming the option, for bad options.
+ * @throws NicepayConfigError naming the option, for bad options, and (option `url`) when the
+ *   optional `redis` package is not installed: at creation, with the install hint.
  */
 export function redisStore(options: RedisStoreOptions): IdempotencyStore {
   validate(options);
@@ -215,12 +211,13 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
   if (options.client !== undefined) {
     ready = Promise.resolve(options.client);
   } else {
+    assertRedisInstalled();
     const url = options.url;
     const onError = options.onError ?? (() => {});
     ready = (async () => {
       let mod: typeof import('redis');
       try {
-        mod = await import('redis');
+        mod = await loadRedis();
       } catch (cause) {
         throw new Error('redisStore: `url` needs the optional peer dependency "redis" (npm install redis)', { cause });
       }

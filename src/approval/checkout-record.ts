@@ -1,10 +1,15 @@
-import type { ApprovalOutcome } from '../approval/approve.js';
 import type { PayMethod } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';
 import { type EdiType, parseGatewayLatin1 } from '../wire/response-body.js';
+import type { RecordCodec } from '../store/run-once.js';
+import type { ApprovalOutcome } from './approve.js';
 
-/** One TID's approval outcome with the order it belongs to: what duplicates are answered from. */
-export type CheckoutRecord = ApprovalOutcome & { moid: string; tid: string; amount: number };
+/**
+ * One return's approval outcome with the order it belongs to: what duplicates are answered
+ * from. `tokenDigest` binds it to the AuthToken that produced it (issue 18 item 2): it is
+ * served only to a return carrying the same token.
+ */
+export type CheckoutRecord = ApprovalOutcome & { moid: string; tid: string; amount: number; tokenDigest: string };
 
 /** The first line of a stored record: everything but the gateway's answer. */
 interface RecordHeader {
@@ -12,6 +17,7 @@ interface RecordHeader {
   moid: string;
   tid: string;
   amount: number;
+  tokenDigest: string;
   method?: PayMethod;
   charset?: Charset;
   ediType?: EdiType;
@@ -33,7 +39,7 @@ export function serializeRecord(r: CheckoutRecord, charset: Charset, ediType: Ed
     case 'declined': {
       // JSON.stringify gives the header as one flat string; a template of its parts would be a
       // tree of concatenations, and the store keeps the record for a day (~300 bytes more per TID).
-      const header: RecordHeader = { kind: r.kind, moid: r.moid, tid: r.tid, amount: r.amount, charset, ediType };
+      const header: RecordHeader = { kind: r.kind, moid: r.moid, tid: r.tid, amount: r.amount, tokenDigest: r.tokenDigest, charset, ediType };
       if (r.kind === 'committed') header.method = r.method;
       return JSON.stringify(header) + '\n' + r.answer;
     }
@@ -46,7 +52,8 @@ export function serializeRecord(r: CheckoutRecord, charset: Charset, ediType: Ed
 export function parseRecord(text: string): CheckoutRecord {
   const nl = text.indexOf('\n');
   const header = JSON.parse(nl === -1 ? text : text.slice(0, nl)) as RecordHeader;
-  const { kind, moid, tid, amount } = header;
+  const { kind, moid, tid, amount, tokenDigest } = header;
+  if (typeof tokenDigest !== 'string') throw new Error(`stored checkout record for ${String(tid)} is not bound to a token`);
   if (kind === 'failed') return header as CheckoutRecord;
   if (nl === -1 || !header.charset || !header.ediType || (kind === 'committed' && !header.method)) {
     throw new Error(`stored checkout record for ${String(tid)} is incomplete`);
@@ -54,6 +61,11 @@ export function parseRecord(text: string): CheckoutRecord {
   const answer = text.slice(nl + 1);
   const raw = parseGatewayLatin1(answer, header.charset, header.ediType);
   return kind === 'committed'
-    ? { kind, method: header.method!, raw, answer, moid, tid, amount }
-    : { kind, raw, answer, moid, tid, amount };
+    ? { kind, method: header.method!, raw, answer, moid, tid, amount, tokenDigest }
+    : { kind, raw, answer, moid, tid, amount, tokenDigest };
+}
+
+/** The store codec of checkout records answered in `charset` / `ediType`. */
+export function checkoutRecordCodec(charset: Charset, ediType: EdiType): RecordCodec<CheckoutRecord> {
+  return { serialize: (r) => serializeRecord(r, charset, ediType), parse: parseRecord };
 }

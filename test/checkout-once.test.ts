@@ -1,7 +1,13 @@
+/**
+ * Nothing is approved twice: concurrent and later duplicates of one return get the first
+ * request's result, across instances sharing a store, and a result the store could not keep
+ * is still the buyer's.
+ */
 import { expect } from 'chai';
 import request from 'supertest';
 import { memoryStore } from '../src/index.js';
-import { startShop, type TestShop } from './helpers/shop.js';
+import { secretDigest } from '../src/util/secret-digest.js';
+import { MERCHANT_KEY, startShop, type TestShop } from './helpers/shop.js';
 
 describe('checkoutReturn: nothing approved twice', () => {
   let shop: TestShop;
@@ -64,7 +70,8 @@ describe('checkoutReturn: nothing approved twice', () => {
     other.orders.set('unreadable', 2_000);
     const auth = await shop.sandbox.authenticate({ moid: 'unreadable', amount: 2_000, method: 'CARD' });
     // As if another instance, on another version, had finished this TID and written its own format.
-    const key = `checkout:${auth.fields.MID}:${auth.fields.TxTid}`;
+    const digest = secretDigest(MERCHANT_KEY, 'checkout-auth-token', auth.fields.AuthToken!);
+    const key = `checkout:${auth.fields.MID}:${auth.fields.TxTid}:${digest.slice(0, 32)}`;
     const held = await store.acquire(key, 10_000);
     if (held.state !== 'acquired') throw new Error('expected to take the key');
     await store.complete(key, held.token, '{"format":"from elsewhere"}', 60_000);
@@ -74,5 +81,24 @@ describe('checkoutReturn: nothing approved twice', () => {
     expect(res.body.code).to.equal('NICEPAY_OUTCOME_UNKNOWN');
     expect(other.errors.at(-1)).to.include({ tid: auth.fields.TxTid, moid: 'unreadable' });
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
+  });
+});
+
+describe('checkoutReturn when the store cannot write the result', () => {
+  it('answers the buyer with the approval it made, and logs the TID whose result was not stored', async () => {
+    const store = memoryStore();
+    const shop = await startShop({ nicepay: { store: { ...store, complete: () => Promise.reject(new Error('write lost')) } } });
+    try {
+      shop.orders.set('unstored-1', 1004);
+      const auth = await shop.sandbox.authenticate({ moid: 'unstored-1', amount: 1004, method: 'CARD' });
+      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      expect(res.status).to.equal(200);
+      expect(res.body).to.include({ status: 'approved', tid: auth.fields.TxTid });
+      expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
+      const line = shop.captured.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => String(l.msg).includes('approval result not stored'));
+      expect(line).to.include({ level: 'error', tid: auth.fields.TxTid, moid: 'unstored-1', step: 'store', error: 'write lost' });
+    } finally {
+      await shop.close();
+    }
   });
 });

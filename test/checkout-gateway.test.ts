@@ -1,6 +1,10 @@
+/**
+ * What the middleware does when the gateway's answer cannot be used or the gateway cannot be
+ * reached: net cancel where money may have moved, nothing cached when nothing was sent.
+ */
 import { expect } from 'chai';
 import request from 'supertest';
-import type { FaultKind } from '../src/sandbox/index.js';
+import { createSandbox, type FaultKind } from '../src/sandbox/index.js';
 import { MERCHANT_KEY, startShop, type TestShop } from './helpers/shop.js';
 
 let seq = 0;
@@ -31,8 +35,8 @@ describe('checkoutReturn when the approval answer cannot be trusted', () => {
     { kind: 'html', code: 'NICEPAY_OUTCOME_UNKNOWN' },
     { kind: 'drop', code: 'NICEPAY_OUTCOME_UNKNOWN' },
     { kind: 'truncate', code: 'NICEPAY_OUTCOME_UNKNOWN' },
-    { kind: 'bad-signature', code: 'NICEPAY_SIGNATURE_MISMATCH' },
-    { kind: 'alter-amount', code: 'NICEPAY_AMOUNT_MISMATCH' },
+    { kind: 'bad-signature', code: 'NICEPAY_ANSWER_UNVERIFIED' },
+    { kind: 'alter-amount', code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH' },
   ];
   for (const c of cases) {
     it(`${c.kind}: net-cancels, reports ${c.code}, and the gateway keeps nothing`, async () => {
@@ -71,53 +75,27 @@ describe('checkoutReturn when the approval answer cannot be trusted', () => {
   });
 });
 
-describe('checkoutReturn and NextAppURL / NetCancelURL (SSRF)', () => {
-  let shop: TestShop;
-  let hits = 0;
-  let trap: import('node:http').Server;
-  let trapUrl = '';
-  before(async () => {
-    shop = await startShop();
-    const http = await import('node:http');
-    trap = http.createServer((_req, res) => {
-      hits++;
-      res.end('{}');
-    });
-    await new Promise<void>((r) => trap.listen(0, '127.0.0.1', r));
-    trapUrl = `http://127.0.0.1:${(trap.address() as import('node:net').AddressInfo).port}`;
-  });
-  after(async () => {
-    await shop.close();
-    await new Promise((r) => trap.close(r));
-  });
-
-  for (const field of ['NextAppURL', 'NetCancelURL'] as const) {
-    it(`refuses a ${field} on an untrusted host; that host receives nothing`, async () => {
-      const moid = `ssrf-${field}`;
-      shop.orders.set(moid, 1004);
-      const auth = await shop.sandbox.authenticate({ moid, amount: 1004, method: 'CARD' });
-      const { encodeForm } = await import('../src/wire/form-codec.js');
-      const body = encodeForm({ ...auth.fields, [field]: `${trapUrl}/webapi/pay_process.jsp` }, 'euc-kr');
-      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(body.toString('latin1'));
-      expect(res.status).to.equal(400);
-      expect(res.body.code).to.equal('NICEPAY_UNTRUSTED_URL');
-      expect(res.body.message).to.include(field).and.not.include(trapUrl);
-      expect(hits).to.equal(0);
-      expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
-    });
-  }
-
-  it('refuses another scheme and embedded credentials on the trusted host', async () => {
-    const moid = 'ssrf-scheme';
-    shop.orders.set(moid, 1004);
-    const auth = await shop.sandbox.authenticate({ moid, amount: 1004, method: 'CARD' });
-    const { encodeForm } = await import('../src/wire/form-codec.js');
-    const next = new URL(auth.fields.NextAppURL!);
-    for (const bad of [next.href.replace('http:', 'https:'), next.href.replace('//', '//user:pw@')]) {
-      const body = encodeForm({ ...auth.fields, NextAppURL: bad }, 'euc-kr');
-      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(body.toString('latin1'));
-      expect(res.body.code).to.equal('NICEPAY_UNTRUSTED_URL');
+describe('checkoutReturn when the gateway cannot be reached', () => {
+  it('reports 503 UNREACHABLE, caches nothing, and a retry approves once the gateway is back', async () => {
+    const sandbox = createSandbox();
+    const { url } = await sandbox.listen(0);
+    const port = Number(new URL(url).port);
+    const shop = await startShop({ sandbox });
+    try {
+      shop.orders.set('down', 1004);
+      const auth = await sandbox.authenticate({ moid: 'down', amount: 1004, method: 'BANK' });
+      await sandbox.close();
+      const first = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      expect(first.status).to.equal(503);
+      expect(first.body).to.include({ code: 'NICEPAY_GATEWAY_UNREACHABLE', netCancel: 'not-attempted' });
+      await sandbox.listen(port);
+      const second = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      expect(second.status).to.equal(200);
+      expect(second.body).to.include({ status: 'approved', duplicate: false });
+      expect(sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(1);
+    } finally {
+      await shop.close();
+      await sandbox.close();
     }
-    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
   });
 });

@@ -1,9 +1,22 @@
-import { NicepayError } from '../errors/index.js';
+import { NicepayRequestError } from '../errors/index.js';
 import type { AcquireResult, IdempotencyStore, MaybePromise } from './types.js';
 
+/**
+ * How a caller's result becomes the store's text and back. `parse` reads only what
+ * `serialize` wrote; it may throw (the caller's own error) for a record it cannot use.
+ */
+export interface RecordCodec<T> {
+  serialize(value: T): string;
+  parse(text: string): T;
+}
+
+/** The codec of a caller whose result already is the stored text. */
+export const TEXT_CODEC: RecordCodec<string> = { serialize: (v) => v, parse: (t) => t };
+
 /** What a caller of {@link runOnce} gets back. */
-export interface RunOnceOutcome {
-  value: string;
+export interface RunOnceOutcome<T> {
+  /** The work's own value when it ran here, else the stored result parsed by the codec. */
+  value: T;
   /** False when another request (or instance) did the work and this one reused its result. */
   fresh: boolean;
   /**
@@ -28,14 +41,17 @@ export interface RunOnceOptions {
 /**
  * Runs `work` at most once per key across everything sharing the store. Concurrent callers
  * wait for the first one's result; if the holder dies, its lock expires and a waiter takes
- * over. `work` returns the value to cache, or undefined to release the key without caching.
+ * over. `work` returns the value to keep (written with `codec.serialize`), or undefined to
+ * release the key without keeping anything. The caller that did the work gets its value as
+ * it is; a duplicate gets `codec.parse` of the stored text.
  */
-export async function runOnce(
+export async function runOnce<T = string>(
   store: IdempotencyStore,
   key: string,
   options: RunOnceOptions,
-  work: () => Promise<string | undefined>,
-): Promise<RunOnceOutcome | undefined> {
+  work: () => Promise<T | undefined>,
+  codec: RecordCodec<T> = TEXT_CODEC as unknown as RecordCodec<T>,
+): Promise<RunOnceOutcome<T> | undefined> {
   let wait = options.pollMs ?? 10;
   const deadline = Date.now() + (options.maxWaitMs ?? options.lockTtlMs + 5_000);
   for (;;) {
@@ -45,11 +61,11 @@ export async function runOnce(
       got = isPromiseLike(answer) ? await answer : answer;
     } catch (err) {
       // Nothing was done yet: refuse rather than risk doing it twice.
-      throw new NicepayError('NICEPAY_STORE_UNAVAILABLE', 'idempotency store unavailable; nothing was sent, retry shortly', { status: 503, cause: err });
+      throw new NicepayRequestError('NICEPAY_STORE_UNAVAILABLE', 'idempotency store unavailable; nothing was sent, retry shortly', undefined, err);
     }
-    if (got.state === 'done') return { value: got.value, fresh: false, stored: true };
+    if (got.state === 'done') return { value: codec.parse(got.value), fresh: false, stored: true };
     if (got.state === 'acquired') {
-      let value: string | undefined;
+      let value: T | undefined;
       try {
         value = await work();
       } catch (err) {
@@ -61,7 +77,7 @@ export async function runOnce(
         return undefined;
       }
       try {
-        const stored = store.complete(key, got.token, value, options.resultTtlMs);
+        const stored = store.complete(key, got.token, codec.serialize(value), options.resultTtlMs);
         if (isPromiseLike(stored)) await stored;
       } catch (err) {
         return { value, fresh: true, stored: false, storeError: err };
@@ -69,7 +85,7 @@ export async function runOnce(
       return { value, fresh: true, stored: true };
     }
     if (Date.now() >= deadline) {
-      throw new NicepayError('NICEPAY_IN_PROGRESS', 'another request for the same transaction is still being processed; retry shortly', { status: 409 });
+      throw new NicepayRequestError('NICEPAY_IN_PROGRESS', 'another request for the same transaction is still being processed; retry shortly');
     }
     await new Promise((resolve) => setTimeout(resolve, wait));
     wait = Math.min(wait * 2, 250);

@@ -1,0 +1,160 @@
+import type { ClientContext } from '../context.js';
+import { NicepayConfigError, NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { runOnce, storeErrorText } from '../store/run-once.js';
+import type { CheckoutResult, CommittedCheckout } from '../types/checkout.js';
+import { digestEquals, secretDigest } from '../util/secret-digest.js';
+import { parseAmount } from '../wire/amount.js';
+import type { Charset } from '../wire/charset.js';
+import { approve, outcomeError } from './approve.js';
+import { runApprovedHook } from './approved-hook.js';
+import { returnBodyCharset, verifyAuthReturn, type VerifiedReturn } from './auth-return.js';
+import { type CheckoutOptions, resolveCheckoutOptions } from './checkout-options.js';
+import { type CheckoutRecord, checkoutRecordCodec, parseRecord } from './checkout-record.js';
+import { toCheckoutResult } from './checkout-result.js';
+import { netCancel } from './net-cancel.js';
+import { claimTid } from './tid-claim.js';
+
+/** The checkout-return flow of interface A, free of any web framework. */
+export interface CheckoutClient<Req = unknown> {
+  /** Largest auth-return body to read, in bytes (the route's `limit`). */
+  readonly limit: number;
+  /**
+   * The charset to decode the body by, from the request's Content-Type and Content-Encoding;
+   * throws 415 before anything is read. See {@link returnBodyCharset}.
+   */
+  bodyCharset(contentType: string | undefined, contentEncoding: string | undefined): Charset;
+  /**
+   * Verifies an auth return (its raw bytes, in `charset`) and approves it at most once per
+   * TxTid and AuthToken, net-cancelling anything whose outcome is unknown. Resolves to the
+   * result, or rejects with a NicepayError. `req` only reaches the shop's hooks.
+   */
+  complete(bytes: Uint8Array, charset: Charset, req: Req): Promise<CheckoutResult>;
+}
+
+/**
+ * Creates the checkout-return client for one route. In order: decode and verify the return;
+ * stop on a failed authentication; check the shop's own amount; then approve at most once per
+ * (TxTid, AuthToken) through the store, bound to that token (docs/security.md, "A TxTid is
+ * bound to its AuthToken"), and run onApproved.
+ */
+export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutOptions<Req>): CheckoutClient<Req> {
+  const opts = resolveCheckoutOptions(options);
+  const { config } = ctx;
+  // Approval and a possible net cancel each take at most connect + response; the hook is
+  // asked to stop at hookTimeoutMs and waited for as long again (approved-hook.ts), plus
+  // slack, so a live holder never loses its lock to a duplicate.
+  const lockTtlMs = 2 * (config.connectMs + config.responseMs) + 2 * opts.hookTimeoutMs + 30_000;
+  const onceOptions = { lockTtlMs, resultTtlMs: opts.resultTtlMs };
+  const codec = checkoutRecordCodec(opts.responseCharset, opts.ediType);
+
+  async function complete(bytes: Uint8Array, charset: Charset, req: Req): Promise<CheckoutResult> {
+    const v = verifyAuthReturn(bytes, charset, config);
+    if (!('kind' in v)) return v;
+    const { moid, tid } = v;
+    const amountOrPromise = opts.expectedAmount(moid, req);
+    const expected = typeof amountOrPromise === 'number' ? amountOrPromise : await amountOrPromise;
+    if (expected === undefined || expected === null) {
+      throw new NicepayRequestError('NICEPAY_UNKNOWN_ORDER', 'no order with this Moid (expectedAmount returned nothing)', 'Moid');
+    }
+    if (!Number.isSafeInteger(expected) || expected <= 0) {
+      throw new NicepayConfigError('expectedAmount', 'it must return a positive integer number of won');
+    }
+    if (parseAmount(v.amt) !== expected) {
+      throw new NicepayRequestError('NICEPAY_AMOUNT_MISMATCH', "auth return Amt differs from the order's amount; nothing was approved", 'Amt');
+    }
+    if (ctx.isClosing()) throw new NicepayRequestError('NICEPAY_SHUTTING_DOWN', 'server is shutting down; nothing was sent, retry shortly');
+
+    const tokenDigest = secretDigest(config.merchantKey, 'checkout-auth-token', v.authToken);
+    // The key holds the token's digest: a return with another token on this TxTid never
+    // reads, waits on or overwrites this token's result (issue 18 item 2).
+    const key = `checkout:${config.mid}:${tid}:${tokenDigest.slice(0, 32)}`;
+    const once = await runOnce(config.store, key, onceOptions, () => ctx.track(approveAndRecord(v, expected, tokenDigest, req)), {
+      serialize: codec.serialize,
+      parse: (text) => readStored(text, tid, moid),
+    });
+    if (!once) throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'approval produced no result', { tid, moid });
+    if (!once.stored) {
+      config.logger.error({ tid, moid, step: 'store', error: storeErrorText(once.storeError) }, 'approval result not stored: a duplicate may be declined by the gateway');
+    }
+    if (!digestEquals(once.value.tokenDigest, tokenDigest)) {
+      throw new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `TID ${tid} was presented with another AuthToken; its result is not served and nothing was sent`, 'AuthToken');
+    }
+    return toCheckoutResult(once.value, !once.fresh);
+  }
+
+  /** A duplicate's stored record; one this instance cannot read means the TID may be charged. */
+  function readStored(text: string, tid: string, moid: string): CheckoutRecord {
+    try {
+      return parseRecord(text);
+    } catch {
+      throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `the stored result for TID ${tid} cannot be read; it may be approved: reconcile it`, { tid, moid });
+    }
+  }
+
+  async function approveAndRecord(v: VerifiedReturn, amount: number, tokenDigest: string, req: Req): Promise<CheckoutRecord> {
+    const { tid, moid } = v;
+    const claim = await claimTid(config.store, `checkout-tid:${config.mid}:${tid}`, tokenDigest, lockTtlMs);
+    let record: CheckoutRecord | undefined;
+    try {
+      const outcome = await approve(ctx, {
+        nextAppUrl: v.nextAppUrl,
+        netCancelUrl: v.netCancelUrl,
+        tid,
+        authToken: v.authToken,
+        amount,
+        moid,
+        payMethod: v.payMethod,
+        responseCharset: opts.responseCharset,
+        ediType: opts.ediType,
+      });
+      if (outcome.kind === 'failed' && outcome.code === 'NICEPAY_GATEWAY_UNREACHABLE') {
+        // Never sent: nothing to remember. Throwing releases both keys, so the buyer may retry.
+        throw outcomeError(outcome, tid, moid);
+      }
+      record = Object.assign(outcome, { moid, tid, amount, tokenDigest });
+      if (record.kind === 'committed' && opts.onApproved) record = await afterHook(record, v, req);
+      return record;
+    } finally {
+      // Only a token the gateway accepted (or may have) owns the TID; a decline or a call
+      // never sent leaves it free, so a forged return posted first never blocks the buyer.
+      await claim.settle(record !== undefined && record.kind !== 'declined', config.logger, opts.resultTtlMs);
+    }
+  }
+
+  async function afterHook(record: CheckoutRecord & { kind: 'committed' }, v: VerifiedReturn, req: Req): Promise<CheckoutRecord> {
+    const { tid, moid, amount, tokenDigest } = record;
+    const verdict = await runApprovedHook(opts.onApproved!, toCheckoutResult(record, false) as CommittedCheckout, req, opts.hookTimeoutMs);
+    if (verdict.kind === 'resolved') {
+      if (verdict.late) config.logger.warn({ tid, moid, step: 'on-approved' }, 'onApproved settled after its signal aborted; it resolved, so the payment is kept');
+      return record;
+    }
+    if (verdict.kind === 'hung') {
+      // Neither kept nor cancelled for sure: the hook may still record the order, so a net
+      // cancel now could split the truth the other way. The shop reconciles the TID.
+      config.logger.error({ tid, moid, step: 'on-approved', netCancel: 'not-attempted' }, 'onApproved never settled after its signal aborted; the payment was not cancelled');
+      return {
+        kind: 'failed',
+        code: 'NICEPAY_HOOK_FAILED',
+        message: `onApproved did not settle within ${opts.hookTimeoutMs} ms after its signal aborted; the payment was NOT cancelled and the order may or may not be recorded: reconcile TID ${tid}`,
+        netCancel: 'not-attempted',
+        moid, tid, amount, tokenDigest,
+      };
+    }
+    const nc = await netCancel(ctx, { netCancelUrl: v.netCancelUrl, tid, authToken: v.authToken, amount });
+    const err = verdict.error as Error | undefined;
+    config.logger.error({ tid, moid, step: 'on-approved', netCancel: nc, late: verdict.late, error: err?.message }, 'onApproved failed');
+    return {
+      kind: 'failed',
+      code: 'NICEPAY_HOOK_FAILED',
+      message: `onApproved failed (${String(err?.message ?? err).slice(0, 200)}); net cancel ${nc === 'succeeded' ? 'succeeded: nothing was charged' : 'FAILED: reconcile TID ' + tid}`,
+      netCancel: nc,
+      moid, tid, amount, tokenDigest,
+    };
+  }
+
+  return {
+    limit: opts.limit,
+    bodyCharset: (contentType, contentEncoding) => returnBodyCharset(contentType, contentEncoding, config.windowCharset),
+    complete,
+  };
+}

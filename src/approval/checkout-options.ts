@@ -1,0 +1,90 @@
+import { NicepayConfigError } from '../errors/index.js';
+import type { CommittedCheckout } from '../types/checkout.js';
+import type { EdiType } from '../wire/response-body.js';
+import type { Charset } from '../wire/charset.js';
+import { normalizeCharset } from '../wire/charset.js';
+import { isObject } from '../util/is-object.js';
+
+/** What `onApproved` receives beside the result and the request. */
+export interface HookContext {
+  /**
+   * Aborted once `hookTimeoutMs` has passed: the hook should then give up, undo what it did
+   * and reject. Whatever the hook's own promise finally does decides the payment: resolved,
+   * it is kept; rejected, it is net-cancelled (docs/reliability.md, "A slow onApproved").
+   */
+  signal: AbortSignal;
+}
+
+/**
+ * Options of the checkout-return client, set per route. `Req` is whatever the adapter passes
+ * through to the shop's hooks (Express's Request for `checkoutReturn`); the client never
+ * reads it.
+ */
+export interface CheckoutOptions<Req = unknown> {
+  /**
+   * Required. The shop's own amount for an order, in won: the auth return's Amt is
+   * buyer-controlled input. Return undefined (or null) for an unknown Moid: the request
+   * then fails with 404 NICEPAY_UNKNOWN_ORDER before any gateway call.
+   */
+  expectedAmount: (moid: string, req: Req) => number | undefined | null | Promise<number | undefined | null>;
+  /**
+   * Runs once per TID after the gateway committed the payment (approved, or virtual account
+   * issued), before the result is returned. If it rejects, the approval is net-cancelled and
+   * the request fails with NICEPAY_HOOK_FAILED, so the gateway never keeps a payment the
+   * shop did not record. Past `hookTimeoutMs` its `signal` aborts, and its own promise still
+   * decides.
+   */
+  onApproved?: (result: CommittedCheckout, req: Req, context: HookContext) => void | Promise<void>;
+  /**
+   * When onApproved's `signal` aborts, asking it to give up. The hook's own promise still
+   * decides if it settles within as long again (resolved: kept; rejected: net-cancelled), so
+   * the gateway and the shop never disagree; one that never settles fails the request with
+   * NICEPAY_HOOK_FAILED and no net cancel, to reconcile. @default 30000
+   */
+  hookTimeoutMs?: number;
+  /** Largest auth-return body, in bytes. @default 16384 */
+  limit?: number;
+  /** CharSet asked of the approval response. @default 'euc-kr' */
+  responseCharset?: Charset;
+  /** EdiType asked of the approval response. @default 'JSON' */
+  ediType?: EdiType;
+  /** How long a TID's result is kept for duplicates, in ms. @default 86400000 (24 h) */
+  resultTtlMs?: number;
+}
+
+/** The options with every default filled in. */
+export interface ResolvedCheckoutOptions<Req = unknown> extends Required<Omit<CheckoutOptions<Req>, 'onApproved'>> {
+  onApproved: CheckoutOptions<Req>['onApproved'];
+}
+
+/** Validates the route options when the route is created, naming the bad option. */
+export function resolveCheckoutOptions<Req>(options: CheckoutOptions<Req>): ResolvedCheckoutOptions<Req> {
+  if (!isObject(options)) throw new NicepayConfigError('checkoutReturn(options)', 'an object');
+  if ('defaultCharset' in options) {
+    // Issue 18 item 9: the return is decoded by the charset the window was opened with.
+    throw new NicepayConfigError('defaultCharset', "no longer a route option: set `charset` on createNicepay(), the one charset of the window and its return");
+  }
+  if (typeof options.expectedAmount !== 'function') {
+    throw new NicepayConfigError('expectedAmount', "a function (moid, req) => the order's amount; the auth return's Amt cannot be trusted");
+  }
+  if (options.onApproved !== undefined && typeof options.onApproved !== 'function') throw new NicepayConfigError('onApproved', 'a function');
+  const limit = options.limit ?? 16_384;
+  if (!Number.isSafeInteger(limit) || limit <= 0) throw new NicepayConfigError('limit', 'a positive number of bytes');
+  const responseCharset = normalizeCharset(options.responseCharset ?? 'euc-kr');
+  if (!responseCharset) throw new NicepayConfigError('responseCharset', "'euc-kr' or 'utf-8'");
+  const ediType = options.ediType ?? 'JSON';
+  if (ediType !== 'JSON' && ediType !== 'KV') throw new NicepayConfigError('ediType', "'JSON' or 'KV'");
+  const hookTimeoutMs = options.hookTimeoutMs ?? 30_000;
+  if (!Number.isSafeInteger(hookTimeoutMs) || hookTimeoutMs <= 0) throw new NicepayConfigError('hookTimeoutMs', 'a positive number of ms');
+  const resultTtlMs = options.resultTtlMs ?? 86_400_000;
+  if (!Number.isSafeInteger(resultTtlMs) || resultTtlMs <= 0) throw new NicepayConfigError('resultTtlMs', 'a positive number of ms');
+  return {
+    expectedAmount: options.expectedAmount,
+    onApproved: options.onApproved,
+    limit,
+    responseCharset,
+    ediType,
+    resultTtlMs,
+    hookTimeoutMs,
+  };
+}

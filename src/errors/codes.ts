@@ -1,0 +1,64 @@
+/**
+ * Every error code the package throws, with the one class and the one HTTP status it always
+ * has (issue 17 §2: a shop branches on `code` alone). To add a code, add a row here: the
+ * error classes take their status from this table, and test/errors.test.ts checks each row.
+ */
+export const ERROR_CODES = {
+  /** A bad option, thrown by a factory at start-up (or a shop hook returning a bad value). */
+  NICEPAY_CONFIG_INVALID: { class: 'NicepayConfigError', status: 500 },
+  /** Another body parser consumed the auth return first: a mount-order mistake. */
+  NICEPAY_BODY_ALREADY_PARSED: { class: 'NicepayRequestError', status: 500 },
+  NICEPAY_BODY_TOO_LARGE: { class: 'NicepayRequestError', status: 413 },
+  NICEPAY_BODY_MALFORMED: { class: 'NicepayRequestError', status: 400 },
+  NICEPAY_CONTENT_TYPE_UNSUPPORTED: { class: 'NicepayRequestError', status: 415 },
+  /** A charset the route does not decode: unknown, or not the one the window was opened with. */
+  NICEPAY_CHARSET_UNSUPPORTED: { class: 'NicepayRequestError', status: 415 },
+  NICEPAY_FIELD_INVALID: { class: 'NicepayRequestError', status: 400 },
+  NICEPAY_UNTRUSTED_URL: { class: 'NicepayRequestError', status: 400 },
+  NICEPAY_UNKNOWN_ORDER: { class: 'NicepayRequestError', status: 404 },
+  /** The buyer-supplied amount (auth-return Amt, posted key-in amount) is not the order's. */
+  NICEPAY_AMOUNT_MISMATCH: { class: 'NicepayRequestError', status: 400 },
+  /** The buyer's auth return does not verify: forged or for another merchant key. */
+  NICEPAY_SIGNATURE_MISMATCH: { class: 'NicepayRequestError', status: 400 },
+  /**
+   * A TID or Moid already processed is presented with another AuthToken, card or amount: the
+   * stored result is not served, nothing is sent, the rightful buyer is unaffected.
+   */
+  NICEPAY_DUPLICATE_MISMATCH: { class: 'NicepayRequestError', status: 409 },
+  NICEPAY_INSECURE_TRANSPORT: { class: 'NicepayRequestError', status: 403 },
+  /** A duplicate waited longer than the lock for the first request's result. */
+  NICEPAY_IN_PROGRESS: { class: 'NicepayRequestError', status: 409 },
+  /** The idempotency store could not be read: nothing was sent. */
+  NICEPAY_STORE_UNAVAILABLE: { class: 'NicepayRequestError', status: 503 },
+  /** close() was called: nothing was sent. */
+  NICEPAY_SHUTTING_DOWN: { class: 'NicepayRequestError', status: 503 },
+  NICEPAY_SCHEDULE_VIOLATION: { class: 'NicepayScheduleError', status: 422 },
+  /** Could not connect: nothing was sent, nothing charged. */
+  NICEPAY_GATEWAY_UNREACHABLE: { class: 'NicepayGatewayError', status: 503 },
+  /** The gateway may have acted and its answer cannot be used (see `netCancel`). */
+  NICEPAY_OUTCOME_UNKNOWN: { class: 'NicepayGatewayError', status: 502 },
+  /** A success answer whose Signature, TID, MID or Moid does not verify: money may have moved. */
+  NICEPAY_ANSWER_UNVERIFIED: { class: 'NicepayGatewayError', status: 502 },
+  /** A verified success answer for another amount than the order's: money may have moved. */
+  NICEPAY_ANSWER_AMOUNT_MISMATCH: { class: 'NicepayGatewayError', status: 502 },
+  /** An answer to a query (no state change) that cannot be used. */
+  NICEPAY_GATEWAY_ERROR: { class: 'NicepayGatewayError', status: 502 },
+  /** The shop's onApproved failed (or timed out). */
+  NICEPAY_HOOK_FAILED: { class: 'NicepayGatewayError', status: 500 },
+  /** The data host answered a resCode other than 0000 (see `resCode`, `reason`). */
+  NICEPAY_DATA_HOST_REFUSED: { class: 'NicepayDataApiError', status: 502 },
+} as const satisfies Record<string, { class: ErrorClassName; status: number }>;
+
+/** The name of each error class, as the table names it. */
+export type ErrorClassName = 'NicepayConfigError' | 'NicepayRequestError' | 'NicepayScheduleError' | 'NicepayGatewayError' | 'NicepayDataApiError';
+
+/** Stable machine-readable error codes. Branch on these, never on messages. */
+export type NicepayErrorCode = keyof typeof ERROR_CODES;
+
+/** The codes one class is thrown with. */
+export type CodeOf<C extends ErrorClassName> = { [K in NicepayErrorCode]: (typeof ERROR_CODES)[K]['class'] extends C ? K : never }[NicepayErrorCode];
+
+/** The HTTP status of a code, from the table. */
+export function statusOf(code: NicepayErrorCode): number {
+  return ERROR_CODES[code].status;
+}

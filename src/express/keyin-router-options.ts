@@ -1,0 +1,55 @@
+import type { Request } from 'express';
+import { NicepayConfigError } from '../errors/index.js';
+import type { KeyinResult } from '../keyin/types.js';
+import { isObject } from '../util/is-object.js';
+
+/** Options of `nicepay.keyinRouter()`. */
+export interface KeyinRouterOptions {
+  /**
+   * Required. The shop's own amount for an order, in won: it is what gets charged. Return
+   * undefined (or null) for an unknown Moid: 404 NICEPAY_UNKNOWN_ORDER. A posted `amount`
+   * that differs is refused with 400 NICEPAY_AMOUNT_MISMATCH.
+   */
+  expectedAmount: (moid: string, req: Request) => number | undefined | null | Promise<number | undefined | null>;
+  /**
+   * Runs once per approved Moid, before `req.keyin` is set; not for duplicates nor declines.
+   * Key-in has no net cancel, so if it throws the card stays charged and the request fails
+   * with 500 NICEPAY_HOOK_FAILED carrying the TID: record the payment from there.
+   */
+  onApproved?: (result: KeyinResult & { status: 'approved' }, req: Request) => void | Promise<void>;
+  /**
+   * Refuse plain-HTTP requests with 403 NICEPAY_INSECURE_TRANSPORT (card data must travel
+   * over TLS). Behind a TLS-terminating proxy set Express's `trust proxy` so `req.secure`
+   * is true. Set false only for local development and tests. @default true
+   */
+  requireHttps?: boolean;
+  /** Goods name to charge under, instead of the posted `goodsName`. @default the posted goodsName */
+  goodsName?: string | ((moid: string, req: Request) => string | Promise<string>);
+  /** Largest request body, in bytes. @default 4096 */
+  limit?: number;
+}
+
+/** The router options with every default filled in. */
+export interface ResolvedKeyinRouterOptions {
+  expectedAmount: KeyinRouterOptions['expectedAmount'];
+  onApproved: KeyinRouterOptions['onApproved'];
+  requireHttps: boolean;
+  goodsName: KeyinRouterOptions['goodsName'];
+  limit: number;
+}
+
+/** Validates the router options once, when the router is created, naming the bad option. */
+export function resolveKeyinRouterOptions(options: KeyinRouterOptions): ResolvedKeyinRouterOptions {
+  if (!isObject(options)) throw new NicepayConfigError('keyinRouter(options)', 'an object');
+  if (typeof options.expectedAmount !== 'function') throw new NicepayConfigError('expectedAmount', "a function (moid, req) => the order's amount");
+  if (options.onApproved !== undefined && typeof options.onApproved !== 'function') throw new NicepayConfigError('onApproved', 'a function');
+  const requireHttps = options.requireHttps ?? true;
+  if (typeof requireHttps !== 'boolean') throw new NicepayConfigError('requireHttps', 'a boolean');
+  const goodsName = options.goodsName;
+  if (goodsName !== undefined && typeof goodsName !== 'string' && typeof goodsName !== 'function') {
+    throw new NicepayConfigError('goodsName', 'a string or a function (moid, req) => string');
+  }
+  const limit = options.limit ?? 4096;
+  if (!Number.isSafeInteger(limit) || limit <= 0) throw new NicepayConfigError('limit', 'a positive number of bytes');
+  return { expectedAmount: options.expectedAmount, onApproved: options.onApproved, requireHttps, goodsName, limit };
+}

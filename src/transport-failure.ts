@@ -1,0 +1,20 @@
+import { TransportError } from './transport.js';
+
+/**
+ * What a failed outbound call means for the money, shared by approval, key-in and the data
+ * host: `not-sent` (the request provably never left: nothing happened, it may be retried),
+ * `http-status` (the gateway answered with an error status) or `unknown` (sent, then timed out
+ * or lost: the gateway may have acted).
+ */
+export type TransportOutcome = 'not-sent' | 'http-status' | 'unknown';
+
+/** A failure as a TransportError (anything else thrown counts as a reset after sending). */
+export function asTransportError(err: unknown, what: string): TransportError {
+  return err instanceof TransportError ? err : new TransportError('reset', true, `${what} failed`);
+}
+
+/** Classifies a transport failure; see {@link TransportOutcome}. */
+export function transportOutcome(err: TransportError): TransportOutcome {
+  if (!err.sent) return 'not-sent';
+  return err.kind === 'status' ? 'http-status' : 'unknown';
+}

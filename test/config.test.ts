@@ -1,0 +1,99 @@
+/**
+ * resolveConfig and the per-route option resolvers: every option is checked once, at
+ * creation, by a NicepayConfigError naming it, and defaults are filled in one place.
+ */
+import { expect } from 'chai';
+import { createNicepay, memoryStore, NicepayConfigError } from '../src/index.js';
+import { resolveConfig } from '../src/config.js';
+import { weekdaysOnly } from '../src/business-days.js';
+import { MERCHANT_KEY, MID } from './helpers/shop.js';
+
+const good = { mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:1' };
+
+function configError(make: () => unknown): NicepayConfigError {
+  try {
+    make();
+  } catch (e) {
+    expect(e).to.be.instanceOf(NicepayConfigError);
+    return e as NicepayConfigError;
+  }
+  throw new Error('expected a NicepayConfigError');
+}
+
+describe('resolveConfig', () => {
+  it('names the bad option and never echoes the key', () => {
+    const bad: Array<[Record<string, unknown>, string]> = [
+      [{ ...good, mid: 'short' }, 'mid'],
+      [{ ...good, merchantKey: 'x' }, 'merchantKey'],
+      [{ ...good, baseUrl: 'ftp://x' }, 'baseUrl'],
+      [{ ...good, trustedHosts: [] }, 'trustedHosts'],
+      [{ ...good, timeouts: { connectMs: -1 } }, 'timeouts.connectMs'],
+      [{ ...good, logger: { info() {} } }, 'logger'],
+      [{ ...good, charset: 'latin1' }, 'charset'],
+      [{ ...good, payout: 'yes' }, 'payout'],
+      [{ ...good, payout: { scheduleChecks: 'no' } }, 'payout.scheduleChecks'],
+      [{ ...good, payout: { businessDays: [] } }, 'payout.businessDays'],
+      [{ ...good, store: {} }, 'store'],
+    ];
+    for (const [opts, name] of bad) {
+      const err = configError(() => createNicepay(opts as never));
+      expect(err.message, name).to.include(name);
+      expect(JSON.stringify(err) + err.message).to.not.include(MERCHANT_KEY);
+    }
+  });
+
+  it('fills every default once: window charset, payout schedule, timeouts, an owned memory store', () => {
+    const c = resolveConfig(good);
+    expect(c).to.include({ windowCharset: 'euc-kr', connectMs: 5_000, responseMs: 30_000, maxResponseBytes: 65_536, ownsStore: true });
+    expect(c.payout).to.deep.equal({ scheduleChecks: true, businessDays: weekdaysOnly });
+    expect(c.dataUrl.href).to.equal(c.baseUrl.href);
+    expect([...c.trustedHosts]).to.deep.equal(['127.0.0.1:1']);
+  });
+
+  it('takes the window charset by any of its names, and payout options as given', () => {
+    const holidays = (d: string): boolean => d !== '20261225';
+    const store = memoryStore();
+    const c = resolveConfig({ ...good, charset: 'UTF8' as never, payout: { scheduleChecks: false, businessDays: holidays }, store });
+    expect(c.windowCharset).to.equal('utf-8');
+    expect(c.payout).to.deep.equal({ scheduleChecks: false, businessDays: holidays });
+    expect(c.ownsStore).to.equal(false);
+    expect(c.store).to.equal(store);
+    expect(resolveConfig({ ...good, charset: 'cp949' as never }).windowCharset).to.equal('euc-kr');
+  });
+
+  it('normalises trustedHosts as URL.host does (case, default port) and refuses non-hosts', () => {
+    const base = { mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'https://webapi.nicepay.co.kr' };
+    const config = resolveConfig({ ...base, trustedHosts: ['DC1-API.nicepay.co.kr:443', 'dc2-api.nicepay.co.kr:8443'] });
+    expect([...config.trustedHosts]).to.deep.equal(['dc1-api.nicepay.co.kr', 'dc2-api.nicepay.co.kr:8443']);
+    expect(() => resolveConfig({ ...base, trustedHosts: ['https://x.example/path'] })).to.throw(/trustedHosts/);
+  });
+});
+
+describe('route options are resolved when the route is created', () => {
+  it('checkoutReturn: requires expectedAmount, names a bad option, and refuses the old defaultCharset', async () => {
+    const nicepay = createNicepay(good);
+    try {
+      expect(() => nicepay.checkoutReturn({} as never)).to.throw(/expectedAmount/);
+      expect(() => nicepay.checkoutReturn({ expectedAmount: () => 1, ediType: 'XML' as never })).to.throw(/ediType/);
+      for (const [opt, value] of [['limit', 0], ['hookTimeoutMs', -1], ['resultTtlMs', 1.5], ['responseCharset', 'latin1'], ['onApproved', 'yes']] as const) {
+        expect(configError(() => nicepay.checkoutReturn({ expectedAmount: () => 1, [opt]: value } as never)).message).to.include(opt);
+      }
+      const old = configError(() => nicepay.checkoutReturn({ expectedAmount: () => 1, defaultCharset: 'utf-8' } as never));
+      expect(old.message).to.include('defaultCharset').and.include('charset');
+    } finally {
+      await nicepay.close();
+    }
+  });
+
+  it('keyinRouter: requires expectedAmount and names a bad option', async () => {
+    const nicepay = createNicepay(good);
+    try {
+      expect(() => nicepay.keyinRouter({} as never)).to.throw(/expectedAmount/);
+      for (const [opt, value] of [['requireHttps', 'no'], ['limit', -5], ['goodsName', 42], ['onApproved', {}]] as const) {
+        expect(configError(() => nicepay.keyinRouter({ expectedAmount: () => 1, [opt]: value } as never)).message).to.include(opt);
+      }
+    } finally {
+      await nicepay.close();
+    }
+  });
+});

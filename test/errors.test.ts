@@ -1,0 +1,117 @@
+/**
+ * One code, one meaning (issue 17 §2): every code the package throws has one class and one
+ * status, from the table in src/errors/codes.ts; `instanceof` of each class holds for that
+ * class (and its subclasses) only, across two copies of the package too.
+ */
+import { expect } from 'chai';
+import {
+  NicepayConfigError,
+  NicepayDataApiError,
+  NicepayError,
+  NicepayGatewayError,
+  NicepayRequestError,
+  NicepayScheduleError,
+  isNicepayError,
+  type NicepayErrorCode,
+} from '../src/index.js';
+import { ERROR_CODES, statusOf } from '../src/errors/index.js';
+
+/** Builds an error of `code` the way the package does. */
+function make(code: NicepayErrorCode): NicepayError {
+  const row = ERROR_CODES[code];
+  switch (row.class) {
+    case 'NicepayConfigError':
+      return new NicepayConfigError('x', 'y');
+    case 'NicepayScheduleError':
+      return new NicepayScheduleError('past-date', 'm');
+    case 'NicepayDataApiError':
+      return new NicepayDataApiError('3001', 'msg', 'reason', '0101001');
+    case 'NicepayGatewayError':
+      return new NicepayGatewayError(code as never, 'm');
+    case 'NicepayRequestError':
+      return new NicepayRequestError(code as never, 'm');
+  }
+}
+
+const CLASSES = { NicepayConfigError, NicepayRequestError, NicepayScheduleError, NicepayGatewayError, NicepayDataApiError } as const;
+
+/** A second copy of the package, as a shop with two installs would have: fresh classes, same brands. */
+async function secondCopy(): Promise<typeof import('../src/errors/index.js')> {
+  return (await import(`../src/errors/index.js?copy=${Math.random()}`)) as typeof import('../src/errors/index.js');
+}
+
+describe('error codes', () => {
+  it('every code has one class and one status, and errors of that class carry them', () => {
+    const codes = Object.keys(ERROR_CODES) as NicepayErrorCode[];
+    expect(codes.length).to.be.greaterThan(20);
+    for (const code of codes) {
+      const err = make(code);
+      const row = ERROR_CODES[code];
+      expect(err.code, code).to.equal(code);
+      expect(err.name, code).to.equal(row.class);
+      expect(err).to.be.instanceOf(CLASSES[row.class]);
+      expect(err.status, code).to.equal(row.status).and.equal(statusOf(code));
+      expect(err.statusCode, code).to.equal(row.status);
+      expect(err.expose, code).to.equal(row.class !== 'NicepayConfigError' && row.status < 500);
+    }
+  });
+
+  it('a status passed the old way cannot change a code\'s status', () => {
+    const err = new NicepayRequestError('NICEPAY_SHUTTING_DOWN', 'm', 400, 'f');
+    expect(err).to.include({ status: 503, field: 'f' });
+  });
+
+  it('the split codes mean one thing each: the buyer\'s forgery (400) is not the gateway\'s unverifiable answer (502)', () => {
+    expect(ERROR_CODES.NICEPAY_SIGNATURE_MISMATCH).to.deep.equal({ class: 'NicepayRequestError', status: 400 });
+    expect(ERROR_CODES.NICEPAY_ANSWER_UNVERIFIED).to.deep.equal({ class: 'NicepayGatewayError', status: 502 });
+    expect(ERROR_CODES.NICEPAY_AMOUNT_MISMATCH).to.deep.equal({ class: 'NicepayRequestError', status: 400 });
+    expect(ERROR_CODES.NICEPAY_ANSWER_AMOUNT_MISMATCH).to.deep.equal({ class: 'NicepayGatewayError', status: 502 });
+    expect(ERROR_CODES.NICEPAY_DUPLICATE_MISMATCH).to.deep.equal({ class: 'NicepayRequestError', status: 409 });
+    expect(ERROR_CODES.NICEPAY_SHUTTING_DOWN).to.deep.equal({ class: 'NicepayRequestError', status: 503 });
+    expect(new NicepayGatewayError('NICEPAY_ANSWER_UNVERIFIED', 'm').outcomeUnknown).to.equal(true);
+    expect(new NicepayGatewayError('NICEPAY_ANSWER_UNVERIFIED', 'm', { netCancel: 'succeeded' }).outcomeUnknown).to.equal(false);
+  });
+
+  it('toJSON carries no brand and no statusCode/expose noise', () => {
+    const json = new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'm', { tid: 't' }).toJSON();
+    expect(json).to.deep.equal({ name: 'NicepayGatewayError', code: 'NICEPAY_OUTCOME_UNKNOWN', status: 502, message: 'm', tid: 't', outcomeUnknown: true });
+  });
+});
+
+describe('instanceof of each error class', () => {
+  const samples = {
+    NicepayConfigError: () => new NicepayConfigError('x', 'y'),
+    NicepayRequestError: () => new NicepayRequestError('NICEPAY_FIELD_INVALID', 'm'),
+    NicepayScheduleError: () => new NicepayScheduleError('past-date', 'm'),
+    NicepayGatewayError: () => new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'm'),
+    NicepayDataApiError: () => new NicepayDataApiError('3001', 'msg', 'r', 's'),
+  } as const;
+
+  for (const name of Object.keys(samples) as Array<keyof typeof samples>) {
+    it(`${name}: true only for its own instances, in this copy and another one`, async () => {
+      const other = await secondCopy();
+      expect(other.NicepayError).to.not.equal(NicepayError);
+      for (const [candidate, build] of Object.entries(samples)) {
+        const mine = build();
+        const same = candidate === name;
+        expect(mine instanceof CLASSES[name], `${candidate} instanceof ${name}`).to.equal(same);
+        expect(mine instanceof other[name], `${candidate} instanceof other copy's ${name}`).to.equal(same);
+        expect(mine instanceof NicepayError).to.equal(true);
+        expect(mine instanceof other.NicepayError).to.equal(true);
+        expect(isNicepayError(mine)).to.equal(true);
+      }
+      expect(new Error('plain') instanceof CLASSES[name]).to.equal(false);
+      expect({ code: 'NICEPAY_FIELD_INVALID' } instanceof CLASSES[name]).to.equal(false);
+      expect((null as unknown as object) instanceof CLASSES[name]).to.equal(false);
+    });
+  }
+
+  it('a subclass of a package class is an instance of it, and a shop\'s own subclass keeps ordinary instanceof', () => {
+    class ShopError extends NicepayGatewayError {}
+    const e = new ShopError('NICEPAY_OUTCOME_UNKNOWN', 'm');
+    expect(e instanceof ShopError).to.equal(true);
+    expect(e instanceof NicepayGatewayError).to.equal(true);
+    expect(new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'm') instanceof ShopError).to.equal(false);
+    expect(e instanceof NicepayScheduleError).to.equal(false);
+  });
+});
