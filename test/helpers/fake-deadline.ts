@@ -16,12 +16,17 @@ const HOLD_FROM_MS = 1_000;
 /** How far the held time jumps: past any client deadline a test configures, short of the sandbox's delays. */
 const JUMP_MS = 30_000;
 
+/** The timers {@link withHeldTimers} holds. */
+export interface HeldTimers {
+  /** Fires at once, in the order they are due, the held timers due within `ms` from now. */
+  jump(ms: number): void;
+}
+
 /**
- * Runs `call` (one request that meets a queued `delay` fault of the sandbox); each time the
- * sandbox takes a `delay` fault, every timer of 1 s or more armed since `call` began and due
- * within 30 s fires at once. Resolves with what `call` resolves with.
+ * Runs `run` with every timer of 1 s or more that it arms held: each still fires for real
+ * when due, unless `jump` fires it first. Shorter timers are untouched.
  */
-export async function pastClientDeadline<T>(sandbox: Pick<Sandbox, 'faults'>, call: () => Promise<T>): Promise<T> {
+export async function withHeldTimers<T>(run: (timers: HeldTimers) => Promise<T>): Promise<T> {
   const realSet = globalThis.setTimeout;
   const realClear = globalThis.clearTimeout;
   const held = new Map<NodeJS.Timeout, { due: number; run: () => void }>();
@@ -39,8 +44,8 @@ export async function pastClientDeadline<T>(sandbox: Pick<Sandbox, 'faults'>, ca
     if (handle !== undefined) held.delete(handle);
     realClear(handle);
   }) as typeof clearTimeout;
-  const jump = (): void => {
-    const horizon = Date.now() + JUMP_MS;
+  const jump = (ms: number): void => {
+    const horizon = Date.now() + ms;
     const due = [...held].filter(([, t]) => t.due <= horizon).sort(([, a], [, b]) => a.due - b.due);
     for (const [handle, t] of due) {
       if (!held.delete(handle)) continue; // cleared by an earlier one
@@ -48,19 +53,33 @@ export async function pastClientDeadline<T>(sandbox: Pick<Sandbox, 'faults'>, ca
       t.run();
     }
   };
-  const faults = sandbox.faults;
-  const take = faults.take;
-  faults.take = (target) => {
-    const fault = take.call(faults, target);
-    // After the handler that took it returns: by then every timer of the call is armed.
-    if (fault?.kind === 'delay') setImmediate(jump);
-    return fault;
-  };
   try {
-    return await call();
+    return await run({ jump });
   } finally {
-    faults.take = take;
     globalThis.setTimeout = realSet;
     globalThis.clearTimeout = realClear;
   }
+}
+
+/**
+ * Runs `call` (one request that meets a queued `delay` fault of the sandbox); each time the
+ * sandbox takes a `delay` fault, every timer of 1 s or more armed since `call` began and due
+ * within 30 s fires at once. Resolves with what `call` resolves with.
+ */
+export async function pastClientDeadline<T>(sandbox: Pick<Sandbox, 'faults'>, call: () => Promise<T>): Promise<T> {
+  return withHeldTimers(async (timers) => {
+    const faults = sandbox.faults;
+    const take = faults.take;
+    faults.take = (target) => {
+      const fault = take.call(faults, target);
+      // After the handler that took it returns: by then every timer of the call is armed.
+      if (fault?.kind === 'delay') setImmediate(() => timers.jump(JUMP_MS));
+      return fault;
+    };
+    try {
+      return await call();
+    } finally {
+      faults.take = take;
+    }
+  });
 }
