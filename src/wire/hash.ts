@@ -1,8 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 /** Lowercase hex SHA-256 of the UTF-8 bytes of `input` (the spec's hex(sha256(...)) notation). */
 export function sha256Hex(input: string): string {
-  return createHash('sha256').update(input, 'utf8').digest('hex');
+  // Node's one-shot digest (strings are hashed as UTF-8): as plain as createHash, and cheaper.
+  return hash('sha256', input, 'hex');
 }
 
 /**
