@@ -91,7 +91,7 @@ const MAX_CONNECTIONS = Math.max(...gateways.map((g) => CONNECTIONS[g]));
  * back from a pause is cold (caches, branch predictors, a shrunk young generation) for its first
  * requests: with 1,000-request chunks after 2 s pauses, both servers used 36-55 % more CPU per
  * request than under continuous load, and checkoutReturn 22-26 % more than the floor (6-20 %
- * with 300 untimed requests before each chunk; a few runs each, bench/RESULTS.md). Under
+ * with 300 untimed requests before each chunk; a few runs each). Under
  * sustained load, which is what throughput means, a server is never cold.
  */
 const plan = quick
