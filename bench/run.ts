@@ -1,29 +1,39 @@
 /**
  * `npm run bench [-- --quick] [-- --profile]`: load-tests the approval path on loopback.
  *
- * One sandbox process (bench/sandbox-process.ts) serves every run. Each measured server runs
- * in its own process (bench/server-process.ts), one after the other, loaded by autocannon from
- * this process. Every request carries a fresh auth return (its own TxTid, booked in the
- * sandbox ledger) or, for key-in and payout, triggers a fresh charge / payout request, so
- * every approval is real; the sandbox ledger is checked afterwards.
+ * Two gateways, one after the other: the sandbox (bench/sandbox-process.ts), a real
+ * stateful gateway whose own work (signature checks, ledger) is part of every request, and a
+ * stub (bench/stub-gateway-process.ts) that answers precomputed signed JSON, as cheap a gateway
+ * as there can be, so the middleware's own cost shows. Each measured server runs in its own
+ * process (bench/server-process.ts), one after the other, loaded by autocannon from this
+ * process. Every request carries a fresh auth return (its own TxTid, used once) or, for key-in
+ * and payout (sandbox only), triggers a fresh charge / payout request; what the gateway
+ * recorded is checked afterwards.
+ *
+ * --gateway=sandbox|stub|both (default both) picks the gateways;
+ * --connections=N overrides the load's connections (default 16 against the sandbox, 32 against the stub);
+ * --latency=MS makes the stub hold every answer MS ms (a production-like gateway: try
+ *   --gateway=stub --latency=200 --connections=400).
  *
  * --profile writes a V8 CPU profile of each server child to $TMPDIR/express-nicepay-bench-profiles/<kind>/
  *   (with --alloc, also <kind>.heapprofile: the sampled allocations);
  * --only=<kind prefix>[,...] runs a subset (e.g. --only=checkout-floor,checkout-ours);
  * --warmup=N, --rewarm=N, --rounds=N, --checkout=N, --keyin=N, --payout=N, --pipeline=N override the plan's sizes.
- * --base=<dir> adds (b0), checkoutReturn from the tree at <dir> (e.g. a `git worktree` of the
- * commit before a change, with node_modules linked), measured in the same interleaved rounds.
+ * --base=<rev or dir> adds (b0), checkoutReturn from another tree, measured in the same
+ *   interleaved rounds: a git revision (e.g. --base=main, --base=HEAD~3) is checked out into a
+ *   temporary `git worktree` with this tree's node_modules linked, and removed afterwards; a
+ *   directory is used as it is.
  * --rate=N caps the load at N req/s (for comparing CPU per request at equal load).
  * A run with --only, --base, --rate or a size override is an experiment: it prints and writes nothing.
  *
- * A full run writes bench/results.json and the generated part of bench/RESULTS.md; --quick
- * (under a minute, checkout only) just prints. The last line printed is
- *   checkout b/a=<ratio> b/c=<ratio> pipeline=<us>us
+ * A full run writes bench/results.json (an output, not committed) and the generated part of
+ * bench/RESULTS.md; --quick (checkout only) just prints. The last line printed is
+ *   checkout b/a=<ratio> b/c=<ratio> stub b/a=<ratio> stub b/c=<ratio> pipeline=<us>us
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createNicepay } from '../src/index.js';
@@ -36,7 +46,20 @@ import type { ServerKind } from './server-process.js';
 const quick = process.argv.includes('--quick');
 const profile = process.argv.includes('--profile');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
-const base = process.argv.find((a) => a.startsWith('--base='))?.slice(7);
+const baseArg = process.argv.find((a) => a.startsWith('--base='))?.slice(7);
+const gatewayArg = process.argv.find((a) => a.startsWith('--gateway='))?.slice(10) ?? 'both';
+if (!['sandbox', 'stub', 'both'].includes(gatewayArg)) throw new Error(`--gateway=${gatewayArg}: expected sandbox, stub or both`);
+type Gateway = 'sandbox' | 'stub';
+const gateways: Gateway[] = gatewayArg === 'both' ? ['sandbox', 'stub'] : [gatewayArg as Gateway];
+const wholeArg = (name: string): number | undefined => {
+  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
+  if (arg === undefined) return undefined;
+  const n = Number(arg.slice(name.length + 3));
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${arg}: expected a whole number`);
+  return n;
+};
+const connectionsArg = wholeArg('connections');
+const latencyMs = wholeArg('latency') ?? 0;
 /**
  * --alloc (always on in a full run) adds an untimed pass per server after the rounds that
  * counts what it allocates per request with V8's sampling heap profiler (collected objects
@@ -48,7 +71,10 @@ const rateArg = process.argv.find((a) => a.startsWith('--rate='));
 const rate = rateArg === undefined ? undefined : Number(rateArg.slice(7));
 if (rate !== undefined && !(Number.isSafeInteger(rate) && rate > 0)) throw new Error(`${rateArg}: expected a whole number of requests per second`);
 
-const CONNECTIONS = 16;
+/** Connections of the load against each gateway (the stub's as the held-out load test had it). */
+const CONNECTIONS: Record<Gateway, number> = { sandbox: connectionsArg ?? 16, stub: connectionsArg ?? 32 };
+/** The most connections of any gateway run: the least a warm-up may be (one request per connection). */
+const MAX_CONNECTIONS = Math.max(...gateways.map((g) => CONNECTIONS[g]));
 /**
  * The servers of one comparison are measured in interleaved rounds rather than one long run
  * each, so that load from other processes on a shared machine falls on all of them alike.
@@ -65,7 +91,7 @@ const CONNECTIONS = 16;
  * back from a pause is cold (caches, branch predictors, a shrunk young generation) for its first
  * requests: with 1,000-request chunks after 2 s pauses, both servers used 36-55 % more CPU per
  * request than under continuous load, and checkoutReturn 22-26 % more than the floor (6-20 %
- * with 300 untimed requests before each chunk; a few runs each, bench/RESULTS.md). Under
+ * with 300 untimed requests before each chunk; a few runs each). Under
  * sustained load, which is what throughput means, a server is never cold.
  */
 const plan = quick
@@ -77,7 +103,7 @@ for (const key of ['warmup', 'rewarm', 'rounds', 'checkout', 'keyin', 'payout', 
   const n = Number(arg.slice(key.length + 3));
   if (!Number.isSafeInteger(n) || n < 0 || (key === 'rounds' && n === 0)) throw new Error(`${arg}: expected a whole number${key === 'rounds' ? ' above 0' : ''}`);
   // autocannon refuses a load of fewer requests than connections.
-  if ((key === 'warmup' || key === 'rewarm') && n > 0 && n < CONNECTIONS) throw new Error(`${arg}: expected 0 or at least ${CONNECTIONS} (one request per connection)`);
+  if ((key === 'warmup' || key === 'rewarm') && n > 0 && n < MAX_CONNECTIONS) throw new Error(`${arg}: expected 0 or at least ${MAX_CONNECTIONS} (one request per connection)`);
   if (key === 'warmup') plan.warmup = { checkout: n, keyin: n, payout: n };
   else plan[key] = n;
 }
@@ -100,7 +126,10 @@ function roundOrder(n: number, r: number): number[] {
   return n % 2 === 1 && Math.floor(r / n) % 2 === 1 ? row.reverse() : row;
 }
 /** Only the default full plan is recorded; quick runs and experiments print. */
-const record = !quick && !only && !base && !alloc && rate === undefined && !process.argv.some((a) => /^--(warmup|rewarm|rounds|checkout|keyin|payout|pipeline)=/.test(a));
+const record = !quick && !only && !baseArg && !alloc && rate === undefined && gatewayArg === 'both' && connectionsArg === undefined && latencyMs === 0
+  && !process.argv.some((a) => /^--(warmup|rewarm|rounds|checkout|keyin|payout|pipeline)=/.test(a));
+/** The tree of --base, once resolved (a directory, or a temporary worktree of a revision). */
+let base: string | undefined;
 
 /** 09:00 KST on the next Monday: a business day, before the 10:30 payout cut-off. */
 function payoutMorning(): string {
@@ -129,6 +158,7 @@ interface Round {
 interface Measurement {
   name: string;
   kind: ServerKind;
+  gateway: Gateway;
   requests: number;
   durationS: number;
   /** Total requests over total load time, all rounds. */
@@ -170,44 +200,83 @@ function buildLibrary(root: string): void {
   }
 }
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The tree --base names: a directory as it is, or a git revision checked out (detached) into a
+ * temporary worktree that shares this tree's node_modules. Returns it and its clean-up.
+ */
+function resolveBase(arg: string): { dir: string; remove: () => void } {
+  if (existsSync(arg) && statSync(arg).isDirectory()) return { dir: arg, remove: () => {} };
+  const dir = join(mkdtempSync(join(os.tmpdir(), 'express-nicepay-base-')), 'tree');
+  try {
+    execFileSync('git', ['worktree', 'add', '--detach', dir, arg], { cwd: ROOT, stdio: 'pipe' });
+  } catch (err) {
+    throw new Error(`--base=${arg}: neither a directory nor a git revision (${String((err as { stderr?: Buffer }).stderr ?? err).trim()})`);
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return {
+    dir,
+    remove: () => {
+      execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: ROOT, stdio: 'pipe' });
+      rmSync(dirname(dir), { recursive: true, force: true });
+    },
+  };
+}
+
 async function main(): Promise<void> {
+  const resolved = baseArg ? resolveBase(baseArg) : undefined;
+  base = resolved?.dir;
+  try {
+    await measureAll();
+  } finally {
+    resolved?.remove();
+  }
+}
+
+async function measureAll(): Promise<void> {
   log('building the package (dist/)' + (base ? ` here and in ${base}` : ''));
-  buildLibrary(fileURLToPath(new URL('..', import.meta.url)));
+  buildLibrary(ROOT);
   if (base) buildLibrary(base);
   const started = Date.now();
   const loadBefore = os.loadavg();
-  const sandbox = forkTs('./sandbox-process.ts', { BENCH_CLOCK: clockIso });
-  const { url } = (await sandbox.ready) as unknown as { url: string };
-  log(`sandbox at ${url}, virtual clock from ${clockIso}`);
   const results: Measurement[] = [];
   const want = (k: string): boolean => !only || only.some((o) => k.startsWith(o));
 
-  try {
-    const checkout = (
-      [
-        ['checkout-floor', '(a) floor: pre-built approval, bare undici'],
-        ['checkout-ours', '(b) express-nicepay checkoutReturn'],
-        ...(base ? [['checkout-base', `(b0) checkoutReturn of ${base}`]] : []),
-        // Where the gap to the floor comes from: the plumbing alone, without the checks (full runs).
-        ...(!quick ? [['checkout-skeleton', "(s) checkoutReturn's plumbing only: no check, store or mapping"]] : []),
-        ['checkout-sample', '(c) official-sample approach (urlencoded + axios)'],
-      ] as Array<[ServerKind, string]>
-    ).filter(([k]) => want(k));
-    if (checkout.length) results.push(...(await runGroup(sandbox, url, 'checkout', checkout, '/return', plan.checkout, checkoutFeeder)));
+  for (const gateway of gateways) {
+    const env: Record<string, string> = gateway === 'stub' ? { BENCH_LATENCY_MS: String(latencyMs) } : { BENCH_CLOCK: clockIso };
+    const sandbox = forkTs(gateway === 'stub' ? './stub-gateway-process.ts' : './sandbox-process.ts', env);
+    const { url } = (await sandbox.ready) as unknown as { url: string };
+    log(gateway === 'stub' ? `stub gateway at ${url}${latencyMs ? `, ${latencyMs} ms per answer` : ''}` : `sandbox at ${url}, virtual clock from ${clockIso}`);
+    const tag = gateway === 'stub' ? '[stub] ' : '';
+    try {
+      const checkout = (
+        [
+          ['checkout-floor', `${tag}(a) floor: pre-built approval, bare undici`],
+          ['checkout-ours', `${tag}(b) express-nicepay checkoutReturn`],
+          ...(base ? [['checkout-base', `${tag}(b0) checkoutReturn of ${baseArg}`]] : []),
+          // Where the gap to the floor comes from: the plumbing alone, without the checks (full runs).
+          ...(!quick && gateway === 'sandbox' ? [['checkout-skeleton', "(s) checkoutReturn's plumbing only: no check, store or mapping"]] : []),
+          ['checkout-sample', `${tag}(c) official-sample approach (urlencoded + axios)`],
+        ] as Array<[ServerKind, string]>
+      ).filter(([k]) => want(k));
+      if (checkout.length) results.push(...(await runGroup(sandbox, url, gateway, 'checkout', checkout, '/return', plan.checkout, checkoutFeeder)));
+      if (gateway === 'stub') continue; // key-in and payout: against the sandbox only
 
-    const keyin = ([['keyin-floor', 'key-in floor: pre-built form, bare undici'], ['keyin-ours', 'key-in nicepay.keyin()']] as Array<[ServerKind, string]>).filter(([k]) => want(k));
-    if (plan.keyin && keyin.length) results.push(...(await runGroup(sandbox, url, 'keyin', keyin, '/keyin', plan.keyin, simpleFeeder)));
+      const keyin = ([['keyin-floor', 'key-in floor: pre-built form, bare undici'], ['keyin-ours', 'key-in nicepay.keyin()']] as Array<[ServerKind, string]>).filter(([k]) => want(k));
+      if (plan.keyin && keyin.length) results.push(...(await runGroup(sandbox, url, gateway, 'keyin', keyin, '/keyin', plan.keyin, simpleFeeder)));
 
-    const payout = ([['payout-floor', 'payout floor: pre-built envelope, bare undici'], ['payout-ours', 'payout nicepay.payout.request()']] as Array<[ServerKind, string]>).filter(([k]) => want(k));
-    if (plan.payout && payout.length) {
-      // One sub-merchant, registered at 09:00 KST on the virtual clock the server children share.
-      const admin = createNicepay({ mid: BENCH_MID, merchantKey: BENCH_KEY, baseUrl: url, clock: () => new Date(new Date(clockIso).getTime() + (Date.now() - started)) });
-      await admin.payout.registerSubMerchant({ subId: BENCH_SUB_ID, subNm: '벤치 하위몰', subCoNo: '1234567890', bankCd: '004', accntNo: '12345678901234', accntNm: '홍길동' });
-      await admin.close();
-      results.push(...(await runGroup(sandbox, url, 'payout', payout, '/payout', plan.payout, simpleFeeder)));
+      const payout = ([['payout-floor', 'payout floor: pre-built envelope, bare undici'], ['payout-ours', 'payout nicepay.payout.request()']] as Array<[ServerKind, string]>).filter(([k]) => want(k));
+      if (plan.payout && payout.length) {
+        // One sub-merchant, registered at 09:00 KST on the virtual clock the server children share.
+        const admin = createNicepay({ mid: BENCH_MID, merchantKey: BENCH_KEY, baseUrl: url, clock: () => new Date(new Date(clockIso).getTime() + (Date.now() - started)) });
+        await admin.payout.registerSubMerchant({ subId: BENCH_SUB_ID, subNm: '벤치 하위몰', subCoNo: '1234567890', bankCd: '004', accntNo: '12345678901234', accntNm: '홍길동' });
+        await admin.close();
+        results.push(...(await runGroup(sandbox, url, gateway, 'payout', payout, '/payout', plan.payout, simpleFeeder)));
+      }
+    } finally {
+      await sandbox.stop();
     }
-  } finally {
-    await sandbox.stop();
   }
 
   log('pipeline micro-benchmark');
@@ -233,7 +302,7 @@ type BodyFn = () => { body: string; contentType: string };
  * notices that `amount` is reached on its 1-second tick, so its own duration (and anything
  * computed from it) is quantised to whole seconds.
  */
-function load(port: number, path: string, n: number, body?: BodyFn): Promise<autocannon.Result & { activeS: number }> {
+function load(port: number, path: string, n: number, connections: number, body?: BodyFn): Promise<autocannon.Result & { activeS: number }> {
   const requests: autocannon.Request[] = [
     body
       ? {
@@ -249,7 +318,7 @@ function load(port: number, path: string, n: number, body?: BodyFn): Promise<aut
   const t0 = process.hrtime.bigint();
   let last = t0;
   return new Promise((resolve, reject) => {
-    const inst = autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, amount: n, requests, timeout: 30, ...(rate ? { overallRate: rate } : {}) }, (err, res) =>
+    const inst = autocannon({ url: `http://127.0.0.1:${port}`, connections, amount: n, requests, timeout: 30, ...(rate ? { overallRate: rate } : {}) }, (err, res) =>
       err ? reject(err) : resolve({ ...res, activeS: Number(last - t0) / 1e9 }),
     );
     inst.on('response', () => {
@@ -265,7 +334,7 @@ function load(port: number, path: string, n: number, body?: BodyFn): Promise<aut
  */
 type Feeder = (sandbox: Child, child: Child, kind: ServerKind, tag: string, n: number) => Promise<BodyFn | undefined>;
 
-const SPARE = CONNECTIONS * 2;
+const SPARE = MAX_CONNECTIONS * 2;
 
 const checkoutFeeder: Feeder = async (sandbox, child, kind, tag, n) => {
   // The sample's urlencoded parser only takes UTF-8 bodies (415 on charset=euc-kr), so its
@@ -295,15 +364,16 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-async function runGroup(sandbox: Child, url: string, group: Group, kinds: Array<[ServerKind, string]>, path: string, total: number, feeder: Feeder): Promise<Measurement[]> {
+async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Group, kinds: Array<[ServerKind, string]>, path: string, total: number, feeder: Feeder): Promise<Measurement[]> {
   const servers = new Map<ServerKind, { child: Child; port: number; rounds: Round[]; untimed: number }>();
+  const connections = CONNECTIONS[gateway];
   try {
     for (const [kind] of kinds) servers.set(kind, { ...(await startServer(kind, url)), rounds: [], untimed: 0 });
     for (const [kind, name] of kinds) {
       const s = servers.get(kind)!;
       const warmup = plan.warmup[group];
       log(`${name}: warm-up ${warmup}`);
-      if (warmup) await load(s.port, path, warmup, await feeder(sandbox, s.child, kind, 'warm', warmup));
+      if (warmup) await load(s.port, path, warmup, connections, await feeder(sandbox, s.child, kind, 'warm', warmup));
       await s.child.call('reset');
     }
     const perRound = Math.ceil(total / plan.rounds);
@@ -316,10 +386,10 @@ async function runGroup(sandbox: Child, url: string, group: Group, kinds: Array<
         // idle while the others ran starts cold (see `rewarm`), and the round follows its
         // re-warm at once. SPARE more in case a reconnect makes the re-warm take a few extra.
         const body = await feeder(sandbox, s.child, kind, `run${r}`, (rewarm ? rewarm + SPARE : 0) + perRound);
-        if (rewarm) s.untimed += (await load(s.port, path, rewarm, body)).requests.total;
+        if (rewarm) s.untimed += (await load(s.port, path, rewarm, connections, body)).requests.total;
         const s0 = await s.child.call<ProcStats>('stats');
         const b0 = await sandbox.call<ProcStats>('stats');
-        const res = await load(s.port, path, perRound, body);
+        const res = await load(s.port, path, perRound, connections, body);
         const durationS = res.activeS;
         const s1 = await s.child.call<ProcStats>('stats');
         const b1 = await sandbox.call<ProcStats>('stats');
@@ -346,7 +416,7 @@ async function runGroup(sandbox: Child, url: string, group: Group, kinds: Array<
         const s = servers.get(kind)!;
         const body = await feeder(sandbox, s.child, kind, 'alloc', n);
         await s.child.call('allocStart');
-        const res = await load(s.port, path, n, body);
+        const res = await load(s.port, path, n, connections, body);
         allocKb.set(kind, (await s.child.call<number>('allocStop')) / res.requests.total / 1024);
       }
     }
@@ -358,7 +428,7 @@ async function runGroup(sandbox: Child, url: string, group: Group, kinds: Array<
       const requests = sum((r) => r.requests);
       const durationS = sum((r) => r.durationS);
       const m: Measurement = {
-        name, kind, requests, durationS,
+        name, kind, gateway, requests, durationS,
         reqPerSec: requests / durationS,
         p50Ms: median(s.rounds.map((r) => r.p50Ms)),
         p99Ms: median(s.rounds.map((r) => r.p99Ms)),
@@ -371,7 +441,7 @@ async function runGroup(sandbox: Child, url: string, group: Group, kinds: Array<
         errors: sum((r) => r.errors),
         outcomes: st.outcomes,
         firstErrors: st.firstErrors,
-        verified: await verify(sandbox, kind, requests, s.untimed),
+        verified: await verify(sandbox, gateway, kind, requests, s.untimed),
         rounds: s.rounds,
       };
       log(`${name}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.cpuUsPerReq.toFixed(0)} us CPU/req (GC ${m.gcUsPerReq.toFixed(0)}), ${m.allocKbPerReq === null ? '' : `${m.allocKbPerReq.toFixed(1)} KB allocated/req, `}${m.peakRssMb.toFixed(0)} MB; ${JSON.stringify(m.outcomes)}; ${m.verified}`);
@@ -385,7 +455,11 @@ async function runGroup(sandbox: Child, url: string, group: Group, kinds: Array<
 }
 
 /** What the sandbox recorded for the measured rounds of `kind`. */
-async function verify(sandbox: Child, kind: ServerKind, requests: number, untimed: number): Promise<string> {
+async function verify(sandbox: Child, gateway: Gateway, kind: ServerKind, requests: number, untimed: number): Promise<string> {
+  if (gateway === 'stub') {
+    const c = await sandbox.call<{ approved: number; unanswerable: number }>('count', { prefix: `bench-${kind}-run` });
+    return `stub: ${c.approved} precomputed answers sent for ${requests + untimed} requests (${requests} measured, ${untimed} re-warm); ${c.unanswerable} requests in all it had no answer for`;
+  }
   if (kind.startsWith('checkout')) {
     const byStatus = await sandbox.call<Record<string, number>>('count', { prefix: `bench-${kind}-run` });
     return `ledger: ${byStatus.approved ?? 0} approved for ${requests + untimed} requests (${requests} measured, ${untimed} re-warm)`;
@@ -408,7 +482,7 @@ async function bestPipeline(iterations: number, trials: number): Promise<Pipelin
 }
 
 function report(results: Measurement[], pipeline: PipelineResult, loadBefore: number[], elapsedMs: number): void {
-  const by = (k: ServerKind): Measurement | undefined => results.find((r) => r.kind === k);
+  const by = (k: ServerKind, gateway: Gateway = 'sandbox'): Measurement | undefined => results.find((r) => r.kind === k && r.gateway === gateway);
   const ratio = (x: Measurement | undefined, y: Measurement | undefined): number | null =>
     x && y ? Math.round((x.reqPerSec / y.reqPerSec) * 1000) / 1000 : null;
   const cpus = os.cpus();
@@ -439,14 +513,25 @@ function report(results: Measurement[], pipeline: PipelineResult, loadBefore: nu
     Object.fromEntries(RATIOS.map(([name, x, y]) => [name, f(by(x), by(y))])) as Record<(typeof RATIOS)[number][0], number | null>;
   const ratios = table(ratio);
   const pairedRatios = table(paired);
+  const STUB_RATIOS = [
+    ['checkoutBoverA', 'checkout-ours', 'checkout-floor'],
+    ['checkoutBoverC', 'checkout-ours', 'checkout-sample'],
+    ['checkoutBoverB0', 'checkout-ours', 'checkout-base'],
+  ] as const;
+  const stubTable = (f: typeof ratio): Record<(typeof STUB_RATIOS)[number][0], number | null> =>
+    Object.fromEntries(STUB_RATIOS.map(([name, x, y]) => [name, f(by(x, 'stub'), by(y, 'stub'))])) as Record<(typeof STUB_RATIOS)[number][0], number | null>;
+  const stubRatios = stubTable(ratio);
+  const stubPairedRatios = stubTable(paired);
   const json = {
     date: new Date().toISOString(),
     mode: quick ? 'quick' : 'full',
     machine,
-    settings: { connections: CONNECTIONS, ...plan, sandboxClockStart: clockIso },
+    settings: { connections: CONNECTIONS, stubLatencyMs: latencyMs, ...plan, sandboxClockStart: clockIso },
     results,
     ratios,
     pairedRatios,
+    stubRatios,
+    stubPairedRatios,
     pipeline,
     elapsedS: Math.round(elapsedMs / 100) / 10,
   };
@@ -464,7 +549,7 @@ function report(results: Measurement[], pipeline: PipelineResult, loadBefore: nu
 Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.os}, Node ${machine.node}.
 Load average before / after: ${machine.loadAverageBefore.join(' ')} / ${machine.loadAverageAfter.join(' ')}
 (the machine is shared; the sandbox, the measured server and autocannon share its ${machine.cores} cores).
-${CONNECTIONS} connections; per server ${plan.warmup.checkout} / ${plan.warmup.keyin} / ${plan.warmup.payout} warm-up requests (checkout / key-in / payout), then ${plan.rounds} interleaved rounds, each after ${plan.rewarm} untimed requests (at most the round's size) (${plan.checkout} checkout,
+${CONNECTIONS.sandbox} connections against the sandbox, ${CONNECTIONS.stub} against the stub gateway${latencyMs ? ` (holding each answer ${latencyMs} ms)` : ''}; per server ${plan.warmup.checkout} / ${plan.warmup.keyin} / ${plan.warmup.payout} warm-up requests (checkout / key-in / payout), then ${plan.rounds} interleaved rounds, each after ${plan.rewarm} untimed requests (at most the round's size) (${plan.checkout} checkout,
 ${plan.keyin} key-in, ${plan.payout} payout requests in all); every checkout request carries its own fresh auth return.
 req/s = all measured requests / all load time; p50 and p99 = median over the rounds. "of which GC": the
 server's main-thread GC pauses (perf_hooks); allocated KB/req: an untimed pass of up to 1000 more requests
@@ -478,6 +563,8 @@ Ratios (throughput): checkout b/a = **${fr(ratios.checkoutBoverA)}**, b/c = **${
 key-in ours/floor = ${fr(ratios.keyinOursOverFloor)}, payout ours/floor = ${fr(ratios.payoutOursOverFloor)}.
 Median of the per-round ratios: checkout b/a = ${fr(pairedRatios.checkoutBoverA)}, b/c = ${fr(pairedRatios.checkoutBoverC)}, s/a = ${fr(pairedRatios.checkoutSoverA)},
 key-in ${fr(pairedRatios.keyinOursOverFloor)}, payout ${fr(pairedRatios.payoutOursOverFloor)}${base ? `, b/b0 = ${fr(pairedRatios.checkoutBoverB0)}` : ''}.
+Against the stub gateway: checkout b/a = **${fr(stubRatios.checkoutBoverA)}**, b/c = **${fr(stubRatios.checkoutBoverC)}**; median of the per-round ratios:
+b/a = ${fr(stubPairedRatios.checkoutBoverA)}, b/c = ${fr(stubPairedRatios.checkoutBoverC)}${base ? `, b/b0 = ${fr(stubPairedRatios.checkoutBoverB0)}` : ''}.
 
 What the gateway side recorded:
 ${results.map((r) => `- ${r.name}: ${r.verified}`).join('\n')}
@@ -499,7 +586,8 @@ ${Object.entries(pipeline.stages).map(([k, v]) => `- ${k}: ${f(v, 2)} us`).join(
     const next = a !== -1 && b > a ? old.slice(0, a + START.length) + '\n' + md + old.slice(b) : `${old}\n${START}\n${md}${END}\n`;
     writeFileSync(file, next);
   }
-  console.log(`checkout b/a=${fr(ratios.checkoutBoverA)} b/c=${fr(ratios.checkoutBoverC)} pipeline=${f(pipeline.usPerApproval, 1)}us`);
+  const ab = base ? ` b/b0=${fr(pairedRatios.checkoutBoverB0)} stub b/b0=${fr(stubPairedRatios.checkoutBoverB0)}` : '';
+  console.log(`checkout b/a=${fr(ratios.checkoutBoverA)} b/c=${fr(ratios.checkoutBoverC)} stub b/a=${fr(stubRatios.checkoutBoverA)} stub b/c=${fr(stubRatios.checkoutBoverC)}${ab} pipeline=${f(pipeline.usPerApproval, 1)}us`);
 }
 
 await main();

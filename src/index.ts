@@ -30,7 +30,7 @@ export type {
 } from './types/payment.js';
 export { SUCCESS_CODES } from './types/payment.js';
 export { memoryStore, type MemoryStoreOptions } from './store/memory-store.js';
-export type { IdempotencyStore, AcquireResult, MaybePromise } from './store/types.js';
+export type { IdempotencyStore, AcquireResult } from './store/types.js';
 export {
   NicepayError,
   NicepayRequestError,

@@ -13,7 +13,7 @@ const good = { mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9
 /** A memory store that counts close() calls. */
 function countingStore(): IdempotencyStore & { closes: number } {
   const inner = memoryStore();
-  const s = { ...inner, closes: 0, close: () => { s.closes++; return inner.close?.(); } };
+  const s = { ...inner, closes: 0, close: async () => { s.closes++; await inner.close?.(); } };
   return s;
 }
 

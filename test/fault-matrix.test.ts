@@ -12,12 +12,17 @@ import { createNicepay, type KeyinResult, type Nicepay, type PayMethod } from '.
 import { kstParts } from '../src/wire/kst.js';
 import { TEST_MERCHANTS, type Fault } from '../src/sandbox/index.js';
 import { captureLogger } from './helpers/capture.js';
+import { pastClientDeadline } from './helpers/fake-deadline.js';
 import { startShop, type TestShop } from './helpers/shop.js';
 
 const METHODS: readonly PayMethod[] = ['CARD', 'BANK', 'VBANK', 'CELLPHONE'];
-/** Short client timeouts keep the timeout cases fast; delays answer well after them. */
-const TIMEOUTS = { connectMs: 500, responseMs: 300 };
-const LATE_MS = 800;
+/**
+ * Client timeouts generous enough for a loaded machine. The delay cases do not wait for them:
+ * pastClientDeadline fakes the time past the deadline once the sandbox stalls, and the sandbox
+ * answer (LATE_MS) never comes within that.
+ */
+const TIMEOUTS = { connectMs: 5_000, responseMs: 5_000 };
+const LATE_MS = 600_000;
 /** The key-in test merchant. */
 const DATA_MID = 'nictest04m';
 const DATA_KEY = TEST_MERCHANTS.find((m) => m.mid === DATA_MID)!.merchantKey;
@@ -119,7 +124,8 @@ describe('fault matrix: sandbox faults x methods, approval and key-in, ledger ag
     const auth = await shop.sandbox.authenticate({ moid, amount, method });
     for (const f of faults) shop.sandbox.faults.inject(f);
     const before = shop.errors.length;
-    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const post = async () => request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const res = faults.some((f) => f.kind === 'delay') ? await pastClientDeadline(shop.sandbox, post) : await post();
     const err = shop.errors.length > before ? (shop.errors.at(-1) as GatewayErrorShape) : undefined;
     if (err?.outcomeUnknown && err.tid) unknownTids.add(err.tid);
     return { res, tid: auth.fields.TxTid!, err };
@@ -180,7 +186,8 @@ describe('fault matrix: sandbox faults x methods, approval and key-in, ledger ag
       const moid = `fk-${++seq}`;
       for (const f of faults) shop.sandbox.faults.inject({ target: 'keyin', ...f });
       try {
-        const r: KeyinResult = await keyin.keyin({ moid, amount: 1_004, goodsName: 'fault matrix', card: { number: '4111111111111111', expiry: FUTURE_EXPIRY } });
+        const call = () => keyin.keyin({ moid, amount: 1_004, goodsName: 'fault matrix', card: { number: '4111111111111111', expiry: FUTURE_EXPIRY } });
+        const r: KeyinResult = faults.some((f) => f.kind === 'delay') ? await pastClientDeadline(shop.sandbox, call) : await call();
         if (r.status === 'approved') keyinApproved.push(r.tid);
         return { moid, result: r, err: undefined };
       } catch (err) {

@@ -1,19 +1,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { memoryStore } from '../src/index.js';
+import { memoryStore, NicepayConfigError } from '../src/index.js';
+import { ENTRY_OVERHEAD_BYTES } from '../src/store/memory-store.js';
 import type { AcquireResult, IdempotencyStore } from '../src/store/types.js';
 import { runOnce } from '../src/store/run-once.js';
 
 describe('memoryStore', () => {
-  it('answers synchronously: nothing to await on the approval path', () => {
-    const store = memoryStore();
-    const got = store.acquire('k', 1_000);
-    expect(got).to.not.be.instanceOf(Promise);
-    if (!('state' in got) || got.state !== 'acquired') throw new Error('expected the lock');
-    expect(store.complete('k', got.token, 'v', 1_000)).to.equal(undefined);
-    expect(store.acquire('k', 1_000)).to.deep.equal({ state: 'done', value: 'v' });
-  });
-
   it('locks, caches, and lets a waiter take over after the lock expires', async () => {
     let now = 1_000;
     const store = memoryStore({ now: () => now });
@@ -70,7 +62,55 @@ describe('memoryStore', () => {
     expect((await store.acquire('k0', 1_000)).state).to.equal('acquired');
   });
 
-  it('answers every sequence of calls exactly as a plain Map-based store does', () => {
+  it('bounds its bytes as well as its entries: big results push out the oldest', async () => {
+    const value = 'x'.repeat(1_000); // 2,000 bytes in memory
+    const store = memoryStore({ maxBytes: 3 * (ENTRY_OVERHEAD_BYTES + 2 * (3 + 1_000)) });
+    for (let i = 10; i < 20; i++) await completeNow(store, `k${i}`, value, 60_000);
+    // Newest first: asking for a missing key takes a lock, which is an entry of its own.
+    for (const i of [19, 18, 17]) expect((await store.acquire(`k${i}`, 1_000)).state, `k${i}`).to.equal('done');
+    expect((await store.acquire('k16', 1_000)).state).to.equal('acquired');
+  });
+
+  it('refuses a result larger than maxBytes, leaving the lock held', async () => {
+    const store = memoryStore({ maxBytes: 1_000 });
+    const a = await store.acquire('k', 1_000);
+    if (a.state !== 'acquired') throw new Error('narrowing');
+    let thrown: unknown;
+    await store.complete('k', a.token, 'x'.repeat(1_000), 1_000).catch((err: unknown) => (thrown = err));
+    expect(thrown).to.be.instanceOf(RangeError);
+    expect((await store.acquire('k', 1_000)).state).to.equal('busy');
+  });
+
+  it('never evicts a live lock to make room', async () => {
+    const store = memoryStore({ maxEntries: 2 });
+    const locks = [await store.acquire('a', 10_000), await store.acquire('b', 10_000), await store.acquire('c', 10_000)];
+    expect(locks.map((l) => l.state)).to.deep.equal(['acquired', 'acquired', 'acquired']);
+    for (const k of ['a', 'b', 'c']) expect((await store.acquire(k, 10_000)).state).to.equal('busy');
+  });
+
+  it('a flood of fresh keys evicts expired entries before any other buyer\'s live result (issue 18 item 2)', async () => {
+    let now = 0;
+    const store = memoryStore({ now: () => now, maxEntries: 100 });
+    // 30 buyers' results that live a day, then 60 newer entries that have expired by the flood
+    // (so "oldest first" alone would evict the buyers).
+    for (let i = 0; i < 30; i++) await completeNow(store, `buyer${i}`, `paid ${i}`, 86_400_000);
+    for (let i = 0; i < 60; i++) await completeNow(store, `short${i}`, 'stale', 1_000);
+    now = 5_000;
+    // The flood: 70 fresh keys, each a lock then a (declined) result, as forged TxTids would.
+    for (let i = 0; i < 70; i++) await completeNow(store, `flood${i}`, 'declined', 86_400_000);
+    for (let i = 0; i < 30; i++) expect(await store.acquire(`buyer${i}`, 1_000)).to.deep.equal({ state: 'done', value: `paid ${i}` });
+    // Only once nothing expired is left does a live result go, the oldest first (docs/reliability.md).
+    await completeNow(store, 'flood70', 'declined', 86_400_000);
+    expect((await store.acquire('buyer1', 1_000)).state).to.equal('done');
+    expect((await store.acquire('buyer0', 1_000)).state).to.equal('acquired');
+  });
+
+  it('refuses bounds that are not positive integers, naming the option', () => {
+    expect(() => memoryStore({ maxEntries: 0 })).to.throw(NicepayConfigError, /maxEntries/);
+    expect(() => memoryStore({ maxBytes: 1.5 })).to.throw(NicepayConfigError, /maxBytes/);
+  });
+
+  it('answers every sequence of calls as a store that sweeps everything at each bound does', async () => {
     const key = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'checkout:m:한글');
     const token = fc.oneof(fc.constant('held'), fc.constantFrom('t1', 't2', 't3', 'x'));
     // Few distinct durations, so that calls land exactly on an expiry instant now and then.
@@ -82,69 +122,90 @@ describe('memoryStore', () => {
       fc.record({ kind: fc.constant('wait' as const), ms: fc.constantFrom(0, 5, 10, 20) }),
       fc.record({ kind: fc.constant('close' as const) }),
     );
-    fc.assert(
-      fc.property(fc.array(op, { maxLength: 120 }), fc.integer({ min: 1, max: 6 }), (ops, maxEntries) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 120 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 200, max: 800 }), async (ops, maxEntries, maxBytes) => {
         let now = 1_000;
-        const clock = { now: () => now, maxEntries };
+        const clock = { now: () => now, maxEntries, maxBytes };
         const store = memoryStore(clock);
-        const model = mapStore(clock);
+        const model = sweepingStore(clock);
         const held = new Map<string, string>(); // the last token each key was acquired with
         for (const o of ops) {
           if (o.kind === 'wait') now += o.ms;
           else if (o.kind === 'close') {
-            store.close?.();
-            model.close?.();
-          }
-          else if (o.kind === 'acquire') {
-            const got = store.acquire(o.key, o.ttl);
+            await store.close?.();
+            model.close();
+          } else if (o.kind === 'acquire') {
+            const got = await store.acquire(o.key, o.ttl);
             expect(got).to.deep.equal(model.acquire(o.key, o.ttl));
-            if ((got as AcquireResult).state === 'acquired') held.set(o.key, (got as { token: string }).token);
+            if (got.state === 'acquired') held.set(o.key, got.token);
           } else {
             const t = o.token === 'held' ? (held.get(o.key) ?? 'none') : o.token;
             if (o.kind === 'complete') {
-              store.complete(o.key, t, o.value, o.ttl);
-              model.complete(o.key, t, o.value, o.ttl);
+              const failed = await store.complete(o.key, t, o.value, o.ttl).then(() => false, () => true);
+              expect(failed).to.equal(model.complete(o.key, t, o.value, o.ttl));
             } else {
-              store.release(o.key, t);
+              await store.release(o.key, t);
               model.release(o.key, t);
             }
           }
         }
       }),
-      { numRuns: 500 },
+      { numRuns: 300 },
     );
   });
 });
 
-/** The reference: memoryStore as it was, a Map of entry objects (insertion order for eviction). */
-function mapStore({ now, maxEntries }: { now: () => number; maxEntries: number }): IdempotencyStore & { acquire(key: string, ttl: number): AcquireResult } {
-  type Entry = { token?: string; lockExpires: number; value?: string; valueExpires: number };
+/** Acquires `key` and stores `value` at once (the work took no time). */
+async function completeNow(store: IdempotencyStore, key: string, value: string, ttl: number): Promise<void> {
+  const a = await store.acquire(key, 1_000);
+  if (a.state !== 'acquired') throw new Error(`${key}: ${a.state}`);
+  await store.complete(key, a.token, value, ttl);
+}
+
+/**
+ * The reference: the same rules written the slow, obvious way: every time a bound is passed,
+ * drop every expired entry, then the oldest entries without a live lock.
+ */
+function sweepingStore({ now, maxEntries, maxBytes }: { now: () => number; maxEntries: number; maxBytes: number }) {
+  type Entry = { token?: string; value?: string; expires: number };
   const entries = new Map<string, Entry>();
   let issued = 0;
-  const live = (e: Entry | undefined, t: number) => e?.token !== undefined && e.lockExpires > t;
+  const size = (k: string, e: Entry) => ENTRY_OVERHEAD_BYTES + 2 * (k.length + (e.token?.length ?? 0) + (e.value?.length ?? 0));
+  const total = () => [...entries].reduce((n, [k, e]) => n + size(k, e), 0);
+  const over = () => entries.size > maxEntries || total() > maxBytes;
+  const set = (k: string, e: Entry) => {
+    entries.delete(k);
+    entries.set(k, e);
+  };
+  function evict(t: number, keep: string): void {
+    if (!over()) return;
+    for (const [k, e] of [...entries]) if (e.expires <= t) entries.delete(k);
+    for (const [k, e] of [...entries]) if (over() && k !== keep && e.token === undefined) entries.delete(k);
+  }
   return {
-    acquire(key, lockTtlMs) {
+    acquire(key: string, ttl: number): AcquireResult {
       const t = now();
       const e = entries.get(key);
-      if (e?.value !== undefined && e.valueExpires > t) return { state: 'done', value: e.value };
-      if (live(e, t)) return { state: 'busy' };
+      if (e && e.expires > t) return e.value !== undefined ? { state: 'done', value: e.value } : { state: 'busy' };
       const token = `t${++issued}`;
-      entries.set(key, { token, lockExpires: t + lockTtlMs, valueExpires: 0 });
-      for (const [k, x] of entries) {
-        if (entries.size <= maxEntries) break;
-        if (!live(x, t)) entries.delete(k);
-      }
+      set(key, { token, expires: t + ttl });
+      evict(t, key);
       return { state: 'acquired', token };
     },
-    complete(key, token, value, resultTtlMs) {
+    /** True when the store refuses the result (too big). */
+    complete(key: string, token: string, value: string, ttl: number): boolean {
+      const t = now();
       const e = entries.get(key);
-      if (live(e, now()) && e!.token !== token) return;
-      entries.set(key, { lockExpires: 0, value, valueExpires: now() + resultTtlMs });
+      if (e?.token !== undefined && e.token !== token && e.expires > t) return false;
+      if (size(key, { value, expires: 0 }) > maxBytes) return true;
+      set(key, { value, expires: t + ttl });
+      evict(t, key);
+      return false;
     },
-    release(key, token) {
+    release(key: string, token: string): void {
       if (entries.get(key)?.token === token) entries.delete(key);
     },
-    close() {
+    close(): void {
       entries.clear();
     },
   };

@@ -100,7 +100,6 @@ describe('two shop processes on one Redis', function () {
       const j = Math.floor(Math.random() * (i + 1));
       [jobs[i], jobs[j]] = [jobs[j]!, jobs[i]!];
     }
-    const started = Date.now();
     const answers = await Promise.all(
       jobs.map(async ({ auth, instance }) => {
         const res = await instance.pool.request({
@@ -113,7 +112,6 @@ describe('two shop processes on one Redis', function () {
         return { statusCode: res.statusCode, body, tid: auth.fields.TxTid! };
       }),
     );
-    const elapsedMs = Date.now() - started;
 
     const failures = answers.filter((a) => a.statusCode !== 200 || a.body.status !== 'approved' || a.body.tid !== a.tid);
     expect(failures.slice(0, 5), `${failures.length} failed:\n${instances.map((i) => i.log).join('\n')}`).to.deep.equal([]);
@@ -127,8 +125,9 @@ describe('two shop processes on one Redis', function () {
     const stats = await Promise.all(instances.map((i) => i.ask<{ approved: string[] }>('stats')));
     const all = stats.flatMap((s) => s.approved);
     expect(all, 'onApproved calls across both instances').to.have.length(TIDS);
-    expect(new Set(all).size).to.equal(TIDS);
-    expect(stats.every((s) => s.approved.length > 0), 'both instances approved some').to.equal(true);
-    console.log(`      1000 returns in ${elapsedMs} ms; onApproved per instance: ${stats.map((s) => s.approved.length).join(' + ')}`);
+    // One onApproved per TID across both processes, for exactly the TIDs approved. Which
+    // instance won each race is up to the scheduler: that is not part of the guarantee.
+    expect([...new Set(all)].sort()).to.deep.equal(auths.map((a) => a.fields.TxTid!).sort());
+    for (const e of entries) expect(e.approvalCalls, e.tid).to.equal(1);
   });
 });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import iconv from 'iconv-lite';
 import { request } from 'undici';
+import { withHeldTimers } from './helpers/fake-deadline.js';
 import { createSandbox, type AuthReturn, type Sandbox } from '../src/sandbox/index.js';
 import type { PayMethod } from '../src/types/payment.js';
 import { padAmount } from '../src/wire/amount.js';
@@ -20,15 +21,15 @@ const NOW = fromKst(2025, 1, 31, 23, 30, 0);
 interface Reply { status: number; contentType: string; bytes: Buffer }
 interface GatewayCall {
   amt?: string; signData?: string; authToken?: string; tid?: string; charset?: Charset; ediType?: 'JSON' | 'KV';
-  mallReserved?: string; netCancel?: boolean; timeoutMs?: number;
+  mallReserved?: string; netCancel?: boolean; signal?: AbortSignal;
 }
 
 let sandbox: Sandbox;
 let moidSeq = 0;
 const nextMoid = (): string => `order-${++moidSeq}`;
 
-async function post(url: string, body: Buffer, contentType: string, timeoutMs?: number): Promise<Reply> {
-  const res = await request(url, { method: 'POST', body, headers: { 'content-type': contentType }, ...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}) });
+async function post(url: string, body: Buffer, contentType: string, signal?: AbortSignal): Promise<Reply> {
+  const res = await request(url, { method: 'POST', body, headers: { 'content-type': contentType }, ...(signal ? { signal } : {}) });
   const bytes = Buffer.from(await res.body.arrayBuffer());
   return { status: res.statusCode, contentType: String(res.headers['content-type']), bytes };
 }
@@ -45,7 +46,7 @@ function callGateway(auth: AuthReturn, o: GatewayCall = {}): Promise<Reply> {
     CharSet: o.charset, EdiType: o.ediType, MallReserved: o.mallReserved, NetCancel: o.netCancel ? '1' : undefined,
   };
   const url = o.netCancel ? f.NetCancelURL! : f.NextAppURL!;
-  return post(url, encodeForm(fields, 'euc-kr'), 'application/x-www-form-urlencoded; charset=euc-kr', o.timeoutMs);
+  return post(url, encodeForm(fields, 'euc-kr'), 'application/x-www-form-urlencoded; charset=euc-kr', o.signal);
 }
 
 function parse(r: Reply, charset: Charset = 'euc-kr', ediType: 'JSON' | 'KV' = 'JSON'): Record<string, string> {
@@ -56,6 +57,33 @@ const auth = (method: PayMethod = 'CARD', extra: Partial<Parameters<Sandbox['aut
   sandbox.authenticate({ moid: nextMoid(), amount: 1004, method, ...extra });
 
 const statusOf = (a: AuthReturn): string | undefined => sandbox.ledger.get(a.fields.TxTid!)?.status;
+
+/** Resolves when the sandbox takes its next queued `delay` fault: the call has reached it and stalls. */
+function stalled(): Promise<void> {
+  const faults = sandbox.faults;
+  const take = faults.take;
+  return new Promise((resolve) => {
+    faults.take = (target) => {
+      const fault = take.call(faults, target);
+      if (fault?.kind === 'delay') {
+        faults.take = take;
+        setImmediate(resolve); // after the handler returns and the stall has begun
+      }
+      return fault;
+    };
+  });
+}
+
+/** Calls the gateway like a client that gives up once the call stalls; undefined when it gave up. */
+async function callAndGiveUp(a: AuthReturn, o: GatewayCall = {}): Promise<Reply | undefined> {
+  const controller = new AbortController();
+  void stalled().then(() => controller.abort());
+  try {
+    return await callGateway(a, { ...o, signal: controller.signal });
+  } catch {
+    return undefined;
+  }
+}
 
 describe('sandbox interface A', () => {
   before(async () => {
@@ -245,21 +273,27 @@ describe('sandbox interface A', () => {
     const inject = (kind: Parameters<Sandbox['faults']['inject']>[0]['kind'], extra: { delayMs?: number; commit?: boolean } = {}): void =>
       sandbox.faults.inject({ target: 'approve', kind, ...extra });
 
-    it('delay: commits, then answers after delayMs (past the client timeout)', async () => {
+    it('delay: commits, then stalls its answer (the client gives up first)', async () => {
       const a = await auth();
-      inject('delay', { delayMs: 400 });
-      let err: unknown;
-      try { await callGateway(a, { timeoutMs: 100 }); } catch (e) { err = e; }
-      expect(err, 'the client gave up first').to.be.instanceOf(Error);
+      inject('delay'); // 60 s by default
+      expect(await callAndGiveUp(a), 'the client gave up first').to.equal(undefined);
       expect(statusOf(a)).to.equal('approved');
     });
 
-    it('delay with commit:false: never commits; a retry approves', async () => {
+    it('delay with commit:false: never commits, answers only once delayMs has passed; a retry approves', async () => {
       const a = await auth();
-      inject('delay', { delayMs: 400, commit: false });
-      const started = Date.now();
-      const late = parse(await callGateway(a));
-      expect(Date.now() - started).to.be.at.least(380);
+      inject('delay', { delayMs: 5_000, commit: false });
+      const late = await withHeldTimers(async (timers) => {
+        let answered = false;
+        const call = callGateway(a).then((r) => {
+          answered = true;
+          return r;
+        });
+        await stalled();
+        expect(answered, 'no answer before delayMs').to.equal(false);
+        timers.jump(5_000);
+        return parse(await call);
+      });
       expect(late.ResultCode).to.not.equal('3001');
       expect(statusOf(a)).to.equal('authenticated');
       expect(parse(await callGateway(a)).ResultCode).to.equal('3001');
@@ -370,9 +404,10 @@ describe('sandbox interface A', () => {
       it(`fault ${kind}: the answer is lost; the net cancel ${commits ? 'is' : 'is not'} committed`, async () => {
         const a = await auth();
         await callGateway(a);
-        sandbox.faults.inject({ target: 'net-cancel', kind, delayMs: 300 });
+        sandbox.faults.inject({ target: 'net-cancel', kind });
         let r: Reply | undefined;
-        try { r = await callGateway(a, { netCancel: true, timeoutMs: 100 }); } catch { r = undefined; }
+        if (kind === 'delay') r = await callAndGiveUp(a, { netCancel: true });
+        else try { r = await callGateway(a, { netCancel: true }); } catch { r = undefined; }
         if (kind === 'drop' || kind === 'delay') expect(r).to.equal(undefined);
         if (kind === 'status-500') expect(r?.status).to.equal(500);
         if (kind === 'html' || kind === 'truncate') expect(() => parse(r!)).to.throw();

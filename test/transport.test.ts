@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createTransport, TransportError, type Transport, type TransportOptions } from '../src/transport.js';
 import { rejectedWith } from './helpers/rejected.js';
+import { withHeldTimers } from './helpers/fake-deadline.js';
 
 type Handler = (req: http.IncomingMessage, body: Buffer, res: http.ServerResponse) => void;
 
@@ -96,28 +97,40 @@ describe('transport', function () {
     expect(err).to.include({ kind: 'too-large', sent: true });
   });
 
-  it('an answer that trickles in past connect + response time is cut off as a timeout', async () => {
-    // Each byte comes well inside undici's body timeout, so only the overall deadline can stop it.
-    const quick = createTransport({ connectMs: 100, responseMs: 300, maxResponseBytes: 4_096 });
-    let stopped = false;
+  it('an answer that trickles in past connect + response time is cut off by the deadline and aborted', async () => {
+    // Each byte comes well inside undici's body timeout, so only the overall deadline can stop
+    // it. The deadline is held and fired once the answer is dripping (no waiting for it).
+    const slow = createTransport({ connectMs: 5_000, responseMs: 5_000, maxResponseBytes: 4_096 });
+    let dripping!: () => void;
+    const isDripping = new Promise<void>((r) => (dripping = r));
+    let aborted!: () => void;
+    const wasAborted = new Promise<void>((r) => (aborted = r));
     server = await serve((_req, _body, res) => {
       res.writeHead(200);
+      let sent = 0;
       const drip = setInterval(() => {
-        if (res.destroyed) {
-          stopped = true;
-          clearInterval(drip);
-        } else res.write('.');
-      }, 50);
+        if (res.destroyed) return;
+        res.write('.');
+        if (++sent === 3) dripping();
+      }, 20);
+      res.on('close', () => {
+        clearInterval(drip);
+        aborted();
+      });
     });
-    const started = Date.now();
     try {
-      const err = await failure(quick.post(server.url, 'x=1', 'text/plain'));
+      const err = await withHeldTimers(async (timers) => {
+        const call = failure(slow.post(server!.url, 'x=1', 'text/plain'));
+        await isDripping;
+        timers.jump(10_000);
+        return call;
+      });
       expect(err).to.include({ kind: 'timeout', sent: true });
-      expect(Date.now() - started).to.be.within(350, 2_000);
-      for (let i = 0; i < 40 && !stopped; i++) await new Promise((r) => setTimeout(r, 25));
-      expect(stopped, 'the connection was aborted, not left dripping').to.equal(true);
+      expect(err.message).to.include('(deadline)');
+      // The connection was aborted, not left dripping: the server sees it close.
+      await wasAborted;
     } finally {
-      await quick.close();
+      await slow.close();
     }
   });
 

@@ -1,7 +1,10 @@
 import { expect } from 'chai';
-import { trustedUrlChecker } from '../src/approval/trusted-url.js';
+import request from 'supertest';
+import { gatewayEndpoint, trustedGatewayUrl, trustedUrlChecker } from '../src/approval/trusted-url.js';
 import { resolveConfig } from '../src/config.js';
 import { NicepayRequestError } from '../src/errors/index.js';
+import { encodeForm } from '../src/wire/form-codec.js';
+import { startShop } from './helpers/shop.js';
 
 const config = resolveConfig({ mid: 'nicepay00m', merchantKey: 'k'.repeat(88), baseUrl: 'https://webapi.nicepay.co.kr' });
 const NEXT = 'https://webapi.nicepay.co.kr/webapi/pay_process.jsp';
@@ -12,52 +15,103 @@ function refusal(fn: () => unknown): NicepayRequestError {
     fn();
   } catch (err) {
     expect(err).to.be.instanceOf(NicepayRequestError);
+    expect((err as NicepayRequestError).code).to.equal('NICEPAY_UNTRUSTED_URL');
     return err as NicepayRequestError;
   }
   throw new Error('expected a refusal');
 }
 
-describe('trustedUrlChecker: the gateway URLs of auth returns, remembered once accepted', () => {
-  it('accepts the gateway endpoints and hands back the same parsed URL for the same text', () => {
+describe('trustedGatewayUrl: only the exact documented endpoints (issue 18 item 1)', () => {
+  it('accepts the two endpoints on the configured scheme and a trusted host', () => {
+    expect(trustedGatewayUrl(NEXT, 'NextAppURL', config).href).to.equal(NEXT);
+    expect(trustedGatewayUrl(CANCEL, 'NetCancelURL', config).href).to.equal(CANCEL);
     const check = trustedUrlChecker(config);
-    const first = check(NEXT, 'NextAppURL');
-    expect(first.href).to.equal(NEXT);
-    expect(check(NEXT, 'NextAppURL')).to.equal(first);
-    expect(check(CANCEL, 'NetCancelURL').pathname).to.equal('/webapi/cancel_process.jsp');
+    expect(check(NEXT, 'NextAppURL').pathname).to.equal('/webapi/pay_process.jsp');
   });
 
-  it('never lets a value accepted for one field through as the other (a swapped pair is refused)', () => {
-    const check = trustedUrlChecker(config);
-    check(NEXT, 'NextAppURL');
-    check(CANCEL, 'NetCancelURL');
-    expect(refusal(() => check(NEXT, 'NetCancelURL')).code).to.equal('NICEPAY_UNTRUSTED_URL');
-    expect(refusal(() => check(CANCEL, 'NextAppURL')).code).to.equal('NICEPAY_UNTRUSTED_URL');
+  it('refuses a swapped pair', () => {
+    expect(refusal(() => trustedGatewayUrl(NEXT, 'NetCancelURL', config)).field).to.equal('NetCancelURL');
+    expect(refusal(() => trustedGatewayUrl(CANCEL, 'NextAppURL', config)).field).to.equal('NextAppURL');
   });
 
-  it('refuses a forged value every time it comes back', () => {
-    const check = trustedUrlChecker(config);
-    for (let i = 0; i < 3; i++) {
-      expect(refusal(() => check('https://evil.example/webapi/pay_process.jsp', 'NextAppURL')).field).to.equal('NextAppURL');
-      expect(refusal(() => check('http://webapi.nicepay.co.kr/webapi/pay_process.jsp', 'NextAppURL')).code).to.equal('NICEPAY_UNTRUSTED_URL');
+  it('refuses any other path, even one that ends in the endpoint name', () => {
+    for (const path of ['/no/such/path/pay_process.jsp', '/pay_process.jsp', '/webapi/pay_process.jsp/', '/webapi//pay_process.jsp', '/WEBAPI/pay_process.jsp', '/x/webapi/pay_process.jsp']) {
+      refusal(() => trustedGatewayUrl(`https://webapi.nicepay.co.kr${path}`, 'NextAppURL', config));
     }
   });
 
-  it('remembers neither values with a query nor values not in normal form, so replays cannot take the slots', () => {
-    const check = trustedUrlChecker(config);
-    for (let i = 0; i < 20; i++) check(`${NEXT}?n=${i}`, 'NextAppURL');
-    const odd = 'HTTPS://webapi.nicepay.co.kr/webapi/pay_process.jsp';
-    expect(check(odd, 'NextAppURL')).to.not.equal(check(odd, 'NextAppURL'));
-    expect(check(`${NEXT}?n=1`, 'NextAppURL')).to.not.equal(check(`${NEXT}?n=1`, 'NextAppURL'));
-    expect(check(NEXT, 'NextAppURL')).to.equal(check(NEXT, 'NextAppURL'));
+  it('refuses a query (even an empty one), a fragment, credentials, another scheme or host', () => {
+    for (const value of [
+      `${NEXT}?a=1`, `${NEXT}?`, `${NEXT}#x`, `${NEXT}#`,
+      'https://user:pw@webapi.nicepay.co.kr/webapi/pay_process.jsp',
+      'http://webapi.nicepay.co.kr/webapi/pay_process.jsp',
+      'https://evil.example/webapi/pay_process.jsp',
+      'https://webapi.nicepay.co.kr.evil.example/webapi/pay_process.jsp',
+      '/webapi/pay_process.jsp',
+    ]) {
+      const err = refusal(() => trustedGatewayUrl(value, 'NextAppURL', config));
+      expect(err.message).to.not.include('evil').and.not.include('pw');
+    }
   });
 
-  it('remembers a bounded number of values: past it, accepted values are parsed anew each time', () => {
-    const check = trustedUrlChecker(config);
-    const urls = Array.from({ length: 12 }, (_, i) => `https://webapi.nicepay.co.kr/p${i}/pay_process.jsp`);
-    const firstPass = urls.map((u) => check(u, 'NextAppURL'));
-    const secondPass = urls.map((u) => check(u, 'NextAppURL'));
-    const reused = secondPass.filter((u, i) => u === firstPass[i]).length;
-    expect(reused).to.equal(8);
-    expect(secondPass.map((u) => u.href)).to.deep.equal(urls);
+  it('gatewayEndpoint builds an endpoint on baseUrl\'s scheme and host, whatever path baseUrl has', () => {
+    const prefixed = resolveConfig({ mid: 'nicepay00m', merchantKey: 'k'.repeat(88), baseUrl: 'http://127.0.0.1:8080/some/prefix/' });
+    expect(gatewayEndpoint(prefixed, '/webapi/cancel_process.jsp').href).to.equal('http://127.0.0.1:8080/webapi/cancel_process.jsp');
+    expect(gatewayEndpoint(config, '/webapi/cancel_process.jsp').href).to.equal(CANCEL);
+  });
+});
+
+describe('checkoutReturn refuses a genuine return whose gateway URL is not the exact endpoint', () => {
+  it('a trusted host with /no/such/path/pay_process.jsp, or with a query: no approval and no net cancel', async () => {
+    const shop = await startShop();
+    try {
+      const root = shop.sandbox.url;
+      const forged = [
+        { NextAppURL: `${root}/no/such/path/pay_process.jsp` },
+        { NextAppURL: `${root}/webapi/pay_process.jsp?x=1` },
+        { NetCancelURL: `${root}/no/such/path/cancel_process.jsp` },
+        { NetCancelURL: `${root}/webapi/cancel_process.jsp?x=1` },
+      ];
+      for (const [i, swap] of forged.entries()) {
+        shop.orders.set(`exact-url-${i}`, 1004);
+        const auth = await shop.sandbox.authenticate({ moid: `exact-url-${i}`, amount: 1004, method: 'CARD' });
+        const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType)
+          .send(encodeForm({ ...auth.fields, ...swap }, 'euc-kr').toString('latin1'));
+        expect(res.status).to.equal(400);
+        expect(res.body.code).to.equal('NICEPAY_UNTRUSTED_URL');
+        const entry = shop.sandbox.ledger.get(auth.fields.TxTid!)!;
+        expect(entry.approvalCalls).to.equal(0);
+        expect(entry.status).to.equal('authenticated');
+        expect(entry.cancelledAt).to.equal(undefined);
+      }
+      expect(shop.approved).to.have.length(0);
+    } finally {
+      await shop.close();
+    }
+  });
+
+  it('a paid buyer replaying their own return with a bad NextAppURL cannot get the payment net-cancelled', async () => {
+    const shop = await startShop();
+    // A second instance with its own store: the first instance's stored result is not there
+    // (another process, or the result expired), so only the URL check stands in the way.
+    const other = await startShop({ sandbox: shop.sandbox });
+    try {
+      shop.orders.set('paid-replay', 1004);
+      other.orders.set('paid-replay', 1004);
+      const auth = await shop.sandbox.authenticate({ moid: 'paid-replay', amount: 1004, method: 'CARD' });
+      const paid = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      expect(paid.status).to.equal(200);
+      const replay = encodeForm({ ...auth.fields, NextAppURL: `${shop.sandbox.url}/no/such/path/pay_process.jsp` }, 'euc-kr');
+      const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(replay.toString('latin1'));
+      expect(res.status).to.equal(400);
+      expect(res.body.code).to.equal('NICEPAY_UNTRUSTED_URL');
+      const entry = shop.sandbox.ledger.get(auth.fields.TxTid!)!;
+      expect(entry.status).to.equal('approved');
+      expect(entry.approvalCalls).to.equal(1);
+      expect(entry.cancelledAt).to.equal(undefined);
+    } finally {
+      await other.close();
+      await shop.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { NicepayRequestError } from '../errors/index.js';
-import type { AcquireResult, IdempotencyStore, MaybePromise } from './types.js';
+import type { AcquireResult, IdempotencyStore } from './types.js';
 
 /**
  * How a caller's result becomes the store's text and back. `parse` reads only what
@@ -57,8 +57,7 @@ export async function runOnce<T = string>(
   for (;;) {
     let got: AcquireResult;
     try {
-      const answer = store.acquire(key, options.lockTtlMs);
-      got = isPromiseLike(answer) ? await answer : answer;
+      got = await store.acquire(key, options.lockTtlMs);
     } catch (err) {
       // Nothing was done yet: refuse rather than risk doing it twice.
       throw new NicepayRequestError('NICEPAY_STORE_UNAVAILABLE', 'idempotency store unavailable; nothing was sent, retry shortly', undefined, err);
@@ -77,8 +76,7 @@ export async function runOnce<T = string>(
         return undefined;
       }
       try {
-        const stored = store.complete(key, got.token, codec.serialize(value), options.resultTtlMs);
-        if (isPromiseLike(stored)) await stored;
+        await store.complete(key, got.token, codec.serialize(value), options.resultTtlMs);
       } catch (err) {
         return { value, fresh: true, stored: false, storeError: err };
       }
@@ -90,11 +88,6 @@ export async function runOnce<T = string>(
     await new Promise((resolve) => setTimeout(resolve, wait));
     wait = Math.min(wait * 2, 250);
   }
-}
-
-/** True for a promise (or any thenable) a store answered with, rather than the value itself. */
-function isPromiseLike<T>(value: MaybePromise<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 /** Drops a lock without a result; a failure is ignored, since the lock expires anyway. */

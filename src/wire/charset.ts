@@ -1,5 +1,4 @@
 import iconv from 'iconv-lite';
-import { decodeCp949Pairs } from './cp949.js';
 
 /** The two encodings the gateway speaks (the `CharSet` field). */
 export type Charset = 'euc-kr' | 'utf-8';
@@ -61,9 +60,6 @@ export function decodeBytes(bytes: Uint8Array, charset: Charset, field?: string)
   // With no byte above 7F there is no double-byte lead (81-FE), so each byte is its ASCII
   // character in CP949: an all-ASCII field (most of a gateway form) skips iconv.
   if (isAscii(buf)) return buf.toString('latin1');
-  // ASCII and valid pairs (all a real answer holds) by table; anything else by iconv-lite.
-  const fast = decodeCp949Pairs(buf);
-  if (fast !== undefined) return fast;
   const text = iconv.decode(buf, 'cp949');
   if (text.includes('\uFFFD')) throw new WireFormatError('bytes are not valid EUC-KR (CP949)', field);
   return text;

@@ -22,19 +22,10 @@ export function kstParts(date: Date): KstParts {
 
 const p2 = (n: number): string => (n < 10 ? '0' : '') + n;
 
-/** The last second kstTimestamp14 formatted, and its text: requests of one second share it. */
-let memoSecond = NaN;
-let memoText = '';
-
 /** YYYYMMDDHHMISS in KST (EdiDate, trDtm). */
 export function kstTimestamp14(date: Date): string {
-  const second = Math.floor(date.getTime() / 1000);
-  if (second === memoSecond) return memoText;
   const k = kstParts(date);
-  const text = `${k.year}${p2(k.month)}${p2(k.day)}${p2(k.hour)}${p2(k.minute)}${p2(k.second)}`;
-  memoSecond = second;
-  memoText = text;
-  return text;
+  return `${k.year}${p2(k.month)}${p2(k.day)}${p2(k.hour)}${p2(k.minute)}${p2(k.second)}`;
 }
 
 /** YYMMDDHHMISS in KST (AuthDate, the time part of a key-in TID). */

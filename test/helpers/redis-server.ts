@@ -1,7 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import net from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A loopback port nobody listens on right now. */
 export async function freePort(): Promise<number> {
@@ -43,14 +42,24 @@ export async function startRedisServer(): Promise<RedisServer> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
-  child.stdout?.on('data', (d: Buffer) => { log += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { log += d.toString(); });
-  const deadline = Date.now() + 10_000;
-  while (!(await pong(port))) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited early:\n${log}`);
-    if (Date.now() > deadline) throw new Error(`redis-server did not answer PING:\n${log}`);
-    await sleep(50);
-  }
+  // redis-server says when it accepts connections: wait for that line, not poll on a timer.
+  await new Promise<void>((resolve, reject) => {
+    const guard = setTimeout(() => reject(new Error(`redis-server did not get ready:\n${log}`)), 10_000);
+    const onData = (d: Buffer): void => {
+      log += d.toString();
+      if (log.includes('Ready to accept connections')) {
+        clearTimeout(guard);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', () => {
+      clearTimeout(guard);
+      reject(new Error(`redis-server exited early:\n${log}`));
+    });
+  });
+  if (!(await pong(port))) throw new Error(`redis-server did not answer PING:\n${log}`);
   return {
     url: `redis://127.0.0.1:${port}`,
     async stop() {

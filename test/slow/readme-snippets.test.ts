@@ -14,7 +14,7 @@ import { expect } from 'chai';
  */
 
 const run = promisify(execFile);
-const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = resolve(import.meta.dirname, '../..');
 const README = join(ROOT, 'README.md');
 const DIR = join(ROOT, 'test', '.snippets');
 const TSC = join(ROOT, 'node_modules', '.bin', 'tsc');

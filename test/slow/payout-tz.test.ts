@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
  * for most of the payout day.
  */
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const mocha = fileURLToPath(new URL('../node_modules/mocha/bin/mocha.js', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const mocha = fileURLToPath(new URL('../../node_modules/mocha/bin/mocha.js', import.meta.url));
 const FILES = ['test/payout-schedule.test.ts', 'test/payout-day.test.ts', 'test/data-api.test.ts', 'test/recon.test.ts'];
 
 /** Minutes returned by getTimezoneOffset() on 2026-01-01 under each zone. */

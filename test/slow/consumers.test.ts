@@ -13,7 +13,7 @@ import { expect } from 'chai';
  */
 
 const run = promisify(execFile);
-const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURES = join(ROOT, 'test', 'consumers');
 const TSC = join(ROOT, 'node_modules', '.bin', 'tsc');
 

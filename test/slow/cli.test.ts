@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
-import { fromKst, kstDate8 } from '../src/wire/kst.js';
-import { DATA_KEY, DATA_MID, DATA_USR_ID, startDataHost, type DataHostRig } from './helpers/data-host.js';
-import { MERCHANT_KEY, MID, startShop, type TestShop } from './helpers/shop.js';
+import { fromKst, kstDate8 } from '../../src/wire/kst.js';
+import { DATA_KEY, DATA_MID, DATA_USR_ID, startDataHost, type DataHostRig } from '../helpers/data-host.js';
+import { MERCHANT_KEY, MID, startShop, type TestShop } from '../helpers/shop.js';
 
 /*
  * The express-nicepay CLI as a script sees it: spawned from source (node --import tsx, the
@@ -12,7 +12,7 @@ import { MERCHANT_KEY, MID, startShop, type TestShop } from './helpers/shop.js';
  * documented exit codes (0 ok, 1 gateway, 2 usage, 3 configuration, 4 outcome unknown).
  */
 
-const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = ['--import', 'tsx', resolve(ROOT, 'src/cli/index.ts')];
 
 interface CliRun {
