@@ -1,7 +1,7 @@
 import type { SandboxModule, SandboxState } from './types.js';
 import { transStatus } from './status/trans-status.js';
 import { deposit, type DepositOptions } from './notify/deposit.js';
-import { pendingNotices, runDueNotices } from './notify/deliveries.js';
+import { noticesIdle, pendingNotices, runDueNotices } from './notify/deliveries.js';
 
 export type { DepositOptions } from './notify/deposit.js';
 export { CANCEL_CODES, CANCEL_PERIOD_MS } from './cancel/cancel-process.js';
@@ -24,12 +24,14 @@ export interface SandboxNotices {
   runDue(): Promise<number>;
   /** Notices not yet answered OK that will be retried. */
   pending(): number;
+  /** Resolves once no delivery is under way (a cancel's notice leaves just after its answer). */
+  idle(): Promise<void>;
 }
 
 /** The facade's lifecycle members, over one sandbox's state. */
 export function lifecycleFacade(state: SandboxState): { deposit(tid: string, options?: DepositOptions): Promise<void>; notices: SandboxNotices } {
   return {
     deposit: (tid, options) => deposit(state, tid, options),
-    notices: { runDue: () => runDueNotices(state), pending: () => pendingNotices(state) },
+    notices: { runDue: () => runDueNotices(state), pending: () => pendingNotices(state), idle: () => noticesIdle(state) },
   };
 }

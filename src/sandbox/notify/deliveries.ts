@@ -27,9 +27,17 @@ interface PendingNotice {
 /** The notice queue of one sandbox (kept in `state.modules`). */
 interface NoticeState {
   pending: PendingNotice[];
+  /** Deliveries under way (a cancel's notice leaves after its answer). */
+  inFlight: Set<Promise<number>>;
 }
 
-const noticeState = (state: SandboxState): NoticeState => moduleSlot<NoticeState>(state, 'notify', () => ({ pending: [] }));
+const noticeState = (state: SandboxState): NoticeState => moduleSlot<NoticeState>(state, 'notify', () => ({ pending: [], inFlight: new Set() }));
+
+/** Resolves once no delivery is under way (a cancel's notice, sent after the cancel answered). */
+export async function noticesIdle(state: SandboxState): Promise<void> {
+  const s = noticeState(state);
+  while (s.inFlight.size > 0) await Promise.allSettled([...s.inFlight]);
+}
 
 /** How a notice is first delivered: at once, twice at once, or late (after `lateMs` of virtual time). */
 export interface NoticeTiming {
@@ -70,8 +78,17 @@ export function pendingNotices(state: SandboxState): number {
   return noticeState(state).pending.length;
 }
 
+/** One delivery, tracked so {@link noticesIdle} can wait for it. */
+function deliver(state: SandboxState, n: PendingNotice): Promise<number> {
+  const work = deliverOnce(state, n);
+  const inFlight = noticeState(state).inFlight;
+  inFlight.add(work);
+  void work.finally(() => inFlight.delete(work)).catch(() => undefined);
+  return work;
+}
+
 /** One delivery (two at once for a duplicate), recorded in the ledger; reschedules or retires the notice. */
-async function deliver(state: SandboxState, n: PendingNotice): Promise<number> {
+async function deliverOnce(state: SandboxState, n: PendingNotice): Promise<number> {
   n.busy = true;
   const copies = n.duplicate ? 2 : 1;
   n.duplicate = false;
