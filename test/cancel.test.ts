@@ -3,7 +3,7 @@ import { createNicepay, isNicepayError, NicepayError, type CancelResult, type Ni
 import { startLifecycleShop, MERCHANT_KEY, MID, type LifecycleShop } from './helpers/lifecycle-shop.js';
 import { rejectedWith } from './helpers/rejected.js';
 
-const rejected = (p: Promise<unknown>): Promise<NicepayError & Record<string, unknown>> => rejectedWith(p, NicepayError) as Promise<NicepayError & Record<string, unknown>>;
+const rejected = (p: Promise<unknown>): Promise<NicepayGatewayError> => rejectedWith(p, NicepayError) as Promise<NicepayGatewayError>;
 
 describe('cancel: every outcome against the sandbox', () => {
   let shop: LifecycleShop;
@@ -99,7 +99,7 @@ describe('cancel: every outcome against the sandbox', () => {
     it(`${code} is a retry-later error that did nothing; the retry with the same key cancels`, async () => {
       const card = await shop.pay('CARD', 1000);
       shop.sandbox.faults.inject({ target: 'cancel', kind: 'decline', resultCode: code, resultMsg: '잠시 후 재시도' });
-      const err = (await rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' }))) as NicepayGatewayError;
+      const err = (await rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' })));
       expect(err).to.include({ code: 'NICEPAY_RETRY_LATER', status: 503, outcomeUnknown: false, resultCode: code });
       expect(shop.sandbox.ledger.get(card.tid)!.status).to.equal('approved');
       expect(await shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' })).to.include({ status: 'cancelled', duplicate: false });
@@ -110,10 +110,10 @@ describe('cancel: every outcome against the sandbox', () => {
     it(`an unverifiable answer (${kind}) is an unknown outcome that says what the status inquiry reports; a repeat sends nothing`, async () => {
       const card = await shop.pay('CARD', 1000);
       shop.sandbox.faults.inject({ target: 'cancel', kind });
-      const err = (await rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' }))) as NicepayGatewayError;
+      const err = (await rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' })));
       expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', outcomeUnknown: true, tid: card.tid });
       expect(err.message).to.include('MAY have happened').and.include('reports the TID as cancelled');
-      const again = (await rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' }))) as NicepayGatewayError;
+      const again = (await rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' })));
       expect(again.code).to.equal('NICEPAY_OUTCOME_UNKNOWN');
       expect(shop.sandbox.ledger.get(card.tid)!.cancels).to.have.length(1);
       expect(JSON.stringify(err)).to.not.include(MERCHANT_KEY.slice(0, 16));
@@ -123,14 +123,14 @@ describe('cancel: every outcome against the sandbox', () => {
   it('a timeout after sending is an unknown outcome', async () => {
     const card = await shop.pay('CARD', 1000);
     shop.sandbox.faults.inject({ target: 'cancel', kind: 'delay', delayMs: 5_000, commit: false });
-    const err = (await rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' }))) as NicepayGatewayError;
+    const err = (await rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' })));
     expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', outcomeUnknown: true });
     expect(err.message).to.include('reports the TID as approved');
   });
 
   it('an unreachable gateway did nothing and says so', async () => {
     const np = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9', timeouts: { connectMs: 500, responseMs: 500 } });
-    const err = (await rejected(np.cancel({ tid: `${MID}01012611240930ZZZZ`, moid: 'm', amount: 1, reason: 'x' }))) as NicepayGatewayError;
+    const err = (await rejected(np.cancel({ tid: `${MID}01012611240930ZZZZ`, moid: 'm', amount: 1, reason: 'x' })));
     expect(err).to.include({ code: 'NICEPAY_GATEWAY_UNREACHABLE', outcomeUnknown: false });
     expect(isNicepayError(await rejected(np.status(`${MID}01012611240930ZZZZ`)))).to.equal(true);
     await np.close();
