@@ -7,7 +7,7 @@ import { cancelResponseSignature, cancelSignData } from '../../wire/lifecycle-si
 import { safeEquals } from '../../wire/hash.js';
 import { answerWithFault } from '../approval/fault-wrap.js';
 import { DEFAULT_FORMAT, declined, encodeReply, field, gatewayResponse, replyFormat } from '../approval/gateway-io.js';
-import { randomDigits } from '../approval/util.js';
+import { headerCharset, randomDigits } from '../approval/util.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
 import { queueNotice } from '../notify/deliveries.js';
@@ -46,7 +46,8 @@ const REQUIRED = ['TID', 'MID', 'Moid', 'CancelAmt', 'CancelMsg', 'PartialCancel
 
 /**
  * `POST /webapi/cancel_process.jsp` without NetCancel=1: a full or partial cancel, or the refund
- * of a paid virtual account to a refund account. The body is read as EUC-KR whatever the
+ * of a paid virtual account to a refund account. The body is read as EUC-KR (one labelled UTF-8
+ * whose text differs in the two readings is refused, W009) whatever the
  * Content-Type says (CancelMsg is always EUC-KR). Checks in order: MID, required fields, sizes,
  * EdiDate (KST, checkGatewayTime), SignData = sha256(MID + CancelAmt + EdiDate + key) in
  * lower-case hex, the transaction, then the cancel rules; answers with CancelAmt and RemainAmt
@@ -57,8 +58,11 @@ export function plainCancel(req: SandboxRequest, state: SandboxState): SandboxRe
   let f: Record<string, string>;
   try {
     f = decodeForm(req.body, 'euc-kr');
+    // A client that says its Korean text is UTF-8 sent the wrong bytes: the gateway would read
+    // them as EUC-KR and keep garbage as the reason. Refuse it (the text differs by charset).
+    if (headerCharset(req.headers) === 'utf-8' && !sameText(f, req.body)) throw new Error('CancelMsg is not EUC-KR');
   } catch {
-    return gatewayResponse(encodeReply(declined(CANCEL_CODES.undecodable, '요청 전문을 해석할 수 없습니다 (EUC-KR).'), DEFAULT_FORMAT), DEFAULT_FORMAT);
+    return gatewayResponse(encodeReply(declined(CANCEL_CODES.undecodable, '요청 전문을 해석할 수 없습니다 (CancelMsg는 EUC-KR이어야 합니다).'), DEFAULT_FORMAT), DEFAULT_FORMAT);
   }
   const merchant = state.merchants.get(field(f, 'MID'));
   const key = merchant?.merchantKey ?? '';
@@ -148,4 +152,15 @@ function cancel(state: SandboxState, f: Record<string, string>, merchant: Requir
 
 function notifyCancel(state: SandboxState, merchant: Required<SandboxMerchant>, entry: LedgerEntry, amount: number, at: Date): Promise<void> {
   return queueNotice(state, merchant, entry, 'cancel', cancelNoticeFields(entry, merchant, amount, at));
+}
+
+/** True when the body reads the same as UTF-8 and as EUC-KR (only ASCII does). */
+function sameText(eucKr: Record<string, string>, body: Buffer): boolean {
+  let utf8: Record<string, string>;
+  try {
+    utf8 = decodeForm(body, 'utf-8');
+  } catch {
+    return false;
+  }
+  return Object.keys(eucKr).every((k) => utf8[k] === eucKr[k]);
 }
