@@ -27,8 +27,7 @@ export type NicepayErrorCode =
   | 'NICEPAY_SCHEDULE_VIOLATION'
   | 'NICEPAY_SHUTTING_DOWN'
   | 'NICEPAY_RETRY_LATER'
-  | 'NICEPAY_CANCEL_EXCEEDS_REMAINING'
-  | 'NICEPAY_NOTICE_REFUSED';
+  | 'NICEPAY_CANCEL_EXCEEDS_REMAINING';
 
 /** Constructor fields shared by every error of the package. */
 export interface NicepayErrorInit {
