@@ -75,6 +75,8 @@ describe('lifecycle: window, cancel, status and deposit notices against the sand
 
     it('partial, then full of the rest, then one too many', async () => {
       const paid = await shop.pay('CARD', 1004);
+      const balance = () => shop.sandbox.dataHost.balance(MID).remainAmt;
+      const before = balance();
       const a = cancelled(await shop.nicepay.cancel({ tid: paid.tid, moid: paid.moid, amount: 500, reason: 'partial', partial: true }));
       expect(a).to.include({ cancelledAmount: 500, remainingAmount: 504 });
       expect((await shop.nicepay.status(paid.tid)).status).to.equal('approved'); // a partial cancel does not show
@@ -82,6 +84,7 @@ describe('lifecycle: window, cancel, status and deposit notices against the sand
       expect(b).to.include({ cancelledAmount: 504, remainingAmount: 0 });
       const c = await shop.nicepay.cancel({ tid: paid.tid, moid: paid.moid, amount: 100, reason: 'again', partial: true });
       expect(c).to.include({ status: 'refused', code: '2015', reason: 'already-cancelled' });
+      expect(before - balance()).to.equal(1004); // the payout balance gave back what was cancelled
       expect(shop.sandbox.ledger.get(paid.tid)!.cancels!.map((x) => x.amount)).to.deep.equal([500, 504]);
     });
 

@@ -9,6 +9,7 @@ import { answerWithFault } from '../approval/fault-wrap.js';
 import { DEFAULT_FORMAT, declined, encodeReply, field, gatewayResponse, replyFormat } from '../approval/gateway-io.js';
 import { headerCharset, randomDigits } from '../approval/util.js';
 import { checkGatewayTime } from '../gateway-time.js';
+import { balanceOf, dataHostState } from '../data-host/state.js';
 import type { LedgerEntry } from '../ledger.js';
 import { queueNotice } from '../notify/deliveries.js';
 import { cancelNoticeFields } from '../notify/notice-fields.js';
@@ -136,6 +137,9 @@ function cancel(state: SandboxState, f: Record<string, string>, merchant: Requir
     amount, remaining: left, partial, resultCode, cancelNum, at: now, reason: field(f, 'CancelMsg'),
     ...(paidVbank ? { refundAccount: { bankCode: refund.bankCode, number: `****${refund.number.slice(-4)}`, holder: refund.holder } } : {}),
   });
+  // Money the data host credited at approval (or deposit) goes back out of the payout balance,
+  // as a net cancel's does (data-host/ledger-feed.ts).
+  if (entry.status === 'approved') balanceOf(dataHostState(state), entry.mid).remainAmt -= amount;
   if (left === 0) state.ledger.update(entry.tid, 'cancelled', now);
   const cancelAmt = padAmount(amount);
   const fields = {
