@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import express from 'express';
 import request from 'supertest';
 import { createNicepay, type DepositNotice } from '../src/index.js';
@@ -126,7 +127,7 @@ describe('notifications: deposit and cancel notices', () => {
 });
 
 describe('notifications: source address', () => {
-  const makeApp = (opts: { allowedIps?: string[]; trustProxy?: boolean | number }, seen: DepositNotice[]) => {
+  const makeApp = (opts: { allowedIps?: string[]; trustProxy?: boolean | number; expectedAmount?: () => { amount: number; tid: string } }, seen: DepositNotice[]) => {
     const np = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9' });
     const app = express();
     app.post('/n', np.notifications({ expectedAmount: () => 1000, onDeposit: (n) => void seen.push(n), ...opts }));
@@ -151,6 +152,36 @@ describe('notifications: source address', () => {
     const real = await request(app).post('/n').set('content-type', FORM).set('x-forwarded-for', '203.0.113.9, 211.33.136.39').send(body);
     expect([real.status, real.text]).to.deep.equal([200, 'OK']);
     expect(seen).to.have.length(1);
+    await np.close();
+  });
+
+  it('arbitrary bodies from an allowed address never get OK nor reach the hook', async () => {
+    const seen: DepositNotice[] = [];
+    const { app, np } = makeApp({ allowedIps: ['127.0.0.1'], expectedAmount: () => ({ amount: 1000, tid: `${MID}03012611240930ABCD` }) }, seen);
+    const valid = depositBody(`${MID}03012611240930ABCD`, 'ORDER-1', 1000);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
+          // a valid notice with one byte changed or a field repeated
+          fc.tuple(fc.nat({ max: valid.length - 1 }), fc.integer({ min: 0, max: 255 })).map(([i, b]) => {
+            const copy = Buffer.from(valid);
+            copy[i] = b;
+            return copy;
+          }).filter((b) => !b.equals(valid)),
+          fc.constant(Buffer.concat([valid, Buffer.from('&MOID=ORDER-2')])),
+        ),
+        async (body) => {
+          const res = await request(app).post('/n').set('content-type', FORM).send(body.toString('latin1'));
+          // A changed byte may still be a valid notice for order ORDER-1 (say in VbankName): then it is a deposit.
+          if (res.text === 'OK') expect(seen.at(-1)?.moid).to.equal('ORDER-1');
+          else expect(res.text).to.equal('FAIL');
+        },
+      ),
+      { numRuns: 60 },
+    );
+    expect(seen.length).to.be.at.most(1); // one deposit, however often and however altered it was sent
+    expect(seen.every((n) => n.tid === `${MID}03012611240930ABCD` && n.amount === 1000)).to.equal(true);
     await np.close();
   });
 
