@@ -92,6 +92,8 @@ describe('cancel: every outcome against the sandbox', () => {
     expect(holder).to.include({ field: 'refundAccount.holder' });
     expect((await rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1.5, reason: 'x' }))).field).to.equal('amount');
     expect((await rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: '' }))).field).to.equal('reason');
+    expect((await rejected(shop.nicepay.cancel({ tid: ` ${card.tid}`, moid: card.moid, amount: 1000, reason: 'x' }))).field).to.equal('tid');
+    expect((await rejected(shop.nicepay.status(`${card.tid} `))).field).to.equal('tid');
     expect(shop.sandbox.ledger.get(card.tid)!.cancels ?? []).to.have.length(0);
   });
 

@@ -30,11 +30,18 @@ const str = (v: unknown, field: string): string => {
   return v.trim();
 };
 
+/** An identifier taken exactly as given: one with surrounding spaces is refused, not trimmed. */
+const exact = (v: unknown, field: string): string => {
+  const text = str(v, field);
+  if (text !== v) throw bad(field, `${field} has surrounding whitespace`);
+  return text;
+};
+
 /** Checks a cancel's input once; the error names the option, never its value. */
 export function validateCancel(input: CancelInput): NormalizedCancel {
   if (typeof input !== 'object' || input === null) throw bad('input', 'input must be an object');
-  const tid = str(input.tid, 'tid');
-  const moid = str(input.moid, 'moid');
+  const tid = exact(input.tid, 'tid');
+  const moid = exact(input.moid, 'moid');
   if (!isValidAmount(input.amount)) throw bad('amount', 'amount must be a whole number of won from 1 to 999,999,999,999');
   const reason = str(input.reason, 'reason');
   if (input.partial !== undefined && typeof input.partial !== 'boolean') throw bad('partial', 'partial must be true or false');

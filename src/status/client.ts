@@ -23,10 +23,12 @@ export function createStatusClient(ctx: ClientContext): StatusFn {
   const { config } = ctx;
   const url = new URL(config.baseUrl.pathname.replace(/\/+$/, '') + STATUS_PATH, config.baseUrl);
   return async function status(tid: string): Promise<TransactionStatus> {
-    if (typeof tid !== 'string' || tid.trim() === '') throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'status: tid is required (a non-empty string)', 400, 'tid');
+    if (typeof tid !== 'string' || tid.trim() === '' || tid !== tid.trim()) {
+      throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'status: tid is required (a non-empty string without surrounding whitespace)', 400, 'tid');
+    }
     if (ctx.isClosing()) throw new NicepayGatewayError('NICEPAY_SHUTTING_DOWN', 'server is shutting down: no new status inquiry is sent; retry shortly', { tid });
     const ediDate = kstTimestamp14(config.clock());
-    const fields = { TID: tid.trim(), MID: config.mid, EdiDate: ediDate, SignData: statusSignData(tid.trim(), config.mid, ediDate, config.merchantKey), CharSet: 'utf-8', EdiType: 'JSON' };
+    const fields = { TID: tid, MID: config.mid, EdiDate: ediDate, SignData: statusSignData(tid, config.mid, ediDate, config.merchantKey), CharSet: 'utf-8', EdiType: 'JSON' };
     const problem = checkFields(STATUS_REQUEST_FIELDS, fields, 'euc-kr');
     if (problem) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `status: ${problem.message}`, 400, problem.field === 'TID' ? 'tid' : problem.field);
     return ctx.track(ask(fields.TID, encodeForm(fields, 'euc-kr')));
