@@ -1,11 +1,15 @@
 import { createNicepay, type CancelInput, type Nicepay } from '../index.js';
 import { type Command, type CliValues, required } from './command.js';
-import { ENV_HELP, readCredentials } from './env.js';
+import { readCredentials } from './env.js';
 import { CliConfigError, EXIT, UsageError } from './exit-codes.js';
 import { type CliIo, toJson } from './output.js';
 
-/** The payment host the cancel and status commands call (the data host is another). */
-const BASE_URL_HELP = `  NICEPAY_BASE_URL      payment web API host, e.g. https://webapi.nicepay.co.kr or a sandbox URL`;
+/** The environment of the cancel and status commands: the payment host instead of the data host. */
+const WEB_ENV_HELP = `Environment:
+  NICEPAY_MID           merchant id (10 characters)
+  NICEPAY_MERCHANT_KEY  merchant key (never printed)
+  NICEPAY_BASE_URL      payment web API host, e.g. https://webapi.nicepay.co.kr or a sandbox URL
+  DEBUG=express-nicepay log each gateway call to stderr (keys and card data redacted)`;
 
 /**
  * Runs `fn` with a client on NICEPAY_BASE_URL (cancel and status are payment-host calls) and
@@ -59,8 +63,7 @@ Options:
   --refund-bank CODE    the refund account's 3-digit bank code
   --refund-holder NAME  the refund account holder's name
 
-${ENV_HELP}
-${BASE_URL_HELP}`,
+${WEB_ENV_HELP}`,
   options: {
     tid: { type: 'string' }, moid: { type: 'string' }, amount: { type: 'string' }, reason: { type: 'string' },
     partial: { type: 'boolean' }, remaining: { type: 'string' }, key: { type: 'string' },
@@ -108,8 +111,7 @@ cancels: treat it as advice when resolving an unknown outcome.
 Options:
   --tid TID   the transaction id (required)
 
-${ENV_HELP}
-${BASE_URL_HELP}`,
+${WEB_ENV_HELP}`,
   options: { tid: { type: 'string' } },
   async run(values, io) {
     const tid = required(values, 'tid', 'the transaction id');
