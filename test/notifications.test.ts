@@ -127,7 +127,7 @@ describe('notifications: deposit and cancel notices', () => {
 });
 
 describe('notifications: source address', () => {
-  const makeApp = (opts: { allowedIps?: string[]; trustProxy?: boolean | number; expectedAmount?: () => { amount: number; tid: string } }, seen: DepositNotice[]) => {
+  const makeApp = (opts: { allowedIps?: string[]; trustProxy?: boolean | number; expectedAmount?: (moid: string) => { amount: number; tid: string } | undefined }, seen: DepositNotice[]) => {
     const np = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9' });
     const app = express();
     app.post('/n', np.notifications({ expectedAmount: () => 1000, onDeposit: (n) => void seen.push(n), ...opts }));
@@ -157,7 +157,7 @@ describe('notifications: source address', () => {
 
   it('arbitrary bodies from an allowed address never get OK nor reach the hook', async () => {
     const seen: DepositNotice[] = [];
-    const { app, np } = makeApp({ allowedIps: ['127.0.0.1'], expectedAmount: () => ({ amount: 1000, tid: `${MID}03012611240930ABCD` }) }, seen);
+    const { app, np } = makeApp({ allowedIps: ['127.0.0.1'], expectedAmount: (moid) => (moid === 'ORDER-1' ? { amount: 1000, tid: `${MID}03012611240930ABCD` } : undefined) }, seen);
     const valid = depositBody(`${MID}03012611240930ABCD`, 'ORDER-1', 1000);
     await fc.assert(
       fc.asyncProperty(
