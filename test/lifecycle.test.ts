@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import request from 'supertest';
 import { createNicepay, type CancelResult } from '../src/index.js';
 import { fromKst } from '../src/wire/kst.js';
 import { startLifecycleShop, MERCHANT_KEY, MID, type LifecycleShop } from './helpers/lifecycle-shop.js';
@@ -108,6 +109,22 @@ describe('lifecycle: window, cancel, status and deposit notices against the sand
     it('reports not-found for a TID the gateway never approved', async () => {
       const s = await shop.nicepay.status(`${MID}01011911140118081234`);
       expect(s).to.include({ status: 'not-found', authCode: undefined, authDate: undefined });
+    });
+
+    it('reports a net-cancelled approval as cancelled and a declined one as not-found', async () => {
+      shop.sandbox.faults.inject({ target: 'approve', kind: 'html' }); // answer lost: the client net-cancels
+      const moid = `ORDER-NC-${Date.now()}`;
+      shop.orders.set(moid, { amount: 1004 });
+      const auth = await shop.sandbox.authenticate({ moid, amount: 1004, method: 'CARD' });
+      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      expect(res.status).to.equal(502);
+      expect(shop.sandbox.ledger.get(auth.fields.TxTid!)!.status).to.equal('net-cancelled');
+      expect((await shop.nicepay.status(auth.fields.TxTid!)).status).to.equal('cancelled');
+
+      shop.sandbox.faults.inject({ target: 'approve', kind: 'decline' });
+      const declined = await shop.pay('CARD', 1004);
+      expect(declined.status).to.equal('declined');
+      expect((await shop.nicepay.status(declined.tid)).status).to.equal('not-found');
     });
 
     it('reports an issued virtual account as approved', async () => {

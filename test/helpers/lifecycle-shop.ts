@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
@@ -96,5 +96,12 @@ export async function startLifecycleShop(options: LifecycleShopOptions = {}): Pr
       ...options.notify,
     }),
   );
+  // Errors become JSON answers (and are recorded for the secret scan) instead of stderr noise.
+  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
+    captured.record(err);
+    const e = err as { status?: number; code?: string };
+    res.status(e.status ?? 500).json({ code: e.code });
+  };
+  app.use(onError);
   return shop;
 }
