@@ -140,6 +140,9 @@ describe('notifications: source address', () => {
     const { app, np } = makeApp({}, seen);
     const res = await request(app).post('/n').set('content-type', FORM).set('x-forwarded-for', '121.133.126.10').send(body);
     expect([res.status, res.text]).to.deep.equal([403, 'FAIL']);
+    // The source is checked before the body is read: a huge body from elsewhere is not a 413.
+    const huge = await request(app).post('/n').set('content-type', FORM).send('x='.padEnd(100_000, 'a'));
+    expect([huge.status, huge.text]).to.deep.equal([403, 'FAIL']);
     expect(seen).to.have.length(0);
     await np.close();
   });

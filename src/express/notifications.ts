@@ -7,23 +7,21 @@ import type { NotificationsOptions } from '../notify/types.js';
 import { readFormBody } from './read-body.js';
 
 /**
- * The route the gateway posts payment notifications to (결제데이터통보). It reads the raw body
- * itself (mount it before any body parser), hands the bytes and the source address to the
- * notifications client and writes its answer: exactly `OK`, or `FAIL` with a 4xx/5xx status.
- * It always answers: nothing follows it.
+ * The route the gateway posts payment notifications to (결제데이터통보). It hands the source
+ * address and a reader of the raw body (mount it before any body parser) to the notifications
+ * client and writes its answer: exactly `OK`, or `FAIL` with a 4xx/5xx status. It always
+ * answers: nothing follows it (a setup mistake, such as a body already parsed, goes to next).
  */
 export function notifications(ctx: ClientContext, options: NotificationsOptions): RequestHandler {
   const opts = resolveNotificationsOptions(options);
   const handle = createNoticeHandler(ctx, opts);
   return function nicepayNotifications(req: Request, res: Response, next: NextFunction): void {
-    readFormBody(req, { limit: opts.limit, defaultCharset: 'euc-kr' })
-      .then(({ bytes }) =>
-        handle({
-          socketAddress: req.socket.remoteAddress,
-          forwardedFor: opts.proxyHops > 0 ? String(req.headers['x-forwarded-for'] ?? '') : undefined,
-          body: bytes,
-        }),
-      )
+    handle({
+      socketAddress: req.socket.remoteAddress,
+      forwardedFor: opts.proxyHops > 0 ? String(req.headers['x-forwarded-for'] ?? '') : undefined,
+      // Read only after the source address was accepted.
+      body: async () => (await readFormBody(req, { limit: opts.limit, defaultCharset: 'euc-kr' })).bytes,
+    })
       .then(
         (answer) => {
           res.status(answer.status).type('text/plain').send(answer.body);

@@ -16,8 +16,11 @@ export interface IncomingNotice {
   socketAddress: string | undefined;
   /** The X-Forwarded-For header, read only when proxies are trusted. */
   forwardedFor: string | undefined;
-  /** The raw body: form-urlencoded EUC-KR. */
-  body: Buffer;
+  /**
+   * The raw body (form-urlencoded EUC-KR), or how to read it: it is read only once the source
+   * address was accepted, so a foreign sender costs nothing.
+   */
+  body: Buffer | (() => Promise<Buffer>);
 }
 
 /** Fields never kept or passed on: captures show an undocumented merchant key (lifecycle-facts §3). */
@@ -50,8 +53,10 @@ export function createNoticeHandler(ctx: ClientContext, opts: ResolvedNotificati
     let form: FormFields;
     try {
       // Notices are EUC-KR whatever the header says (there is no charset parameter to rely on).
-      form = decodeForm(n.body, 'euc-kr', { maxFields: 80 });
+      form = decodeForm(typeof n.body === 'function' ? await n.body() : n.body, 'euc-kr', { maxFields: 80 });
     } catch (err) {
+      // A body the reader refused (wrong media type, too large) is passed on with its own status.
+      if (err instanceof NicepayError) throw err;
       return refuse(400, 'malformed', `body is not an EUC-KR form (${(err as Error).message})`);
     }
     const get = (k: string): string => (form[k] ?? '').trim();
