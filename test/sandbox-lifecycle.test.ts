@@ -94,6 +94,12 @@ describe('sandbox: plain cancel and status inquiry strictness', () => {
     await np.close();
   });
 
+  it('refuses notice settings the merchant admin would not take', () => {
+    expect(() => createSandbox({ merchants: [{ mid: MID, merchantKey: KEY, notificationUrl: '/relative' }] })).to.throw(/notificationUrl/);
+    expect(() => createSandbox({ merchants: [{ mid: MID, merchantKey: KEY, notificationRetry: { intervalMinutes: 0, count: 3 } }] })).to.throw(/1 to 10/);
+    expect(() => createSandbox({ merchants: [{ mid: MID, merchantKey: KEY, notificationRetry: { intervalMinutes: 5, count: 11 } }] })).to.throw(/1 to 10/);
+  });
+
   it('deposit() refuses what is not an unpaid virtual account', async () => {
     let message = '';
     try {

@@ -10,7 +10,7 @@ import { type AuthenticateOptions, type AuthReturn, approvalModule, authenticate
 import { keyinModule } from './keyin/index.js';
 import { createDataHostModule, dataHostFacade, type SandboxDataHost } from './data-host/index.js';
 import { createSandboxServer } from './server.js';
-import { lifecycleFacade, lifecycleModule, type DepositOptions, type SandboxNotices } from './lifecycle.js';
+import { checkNoticeSettings, lifecycleFacade, lifecycleModule, type DepositOptions, type SandboxNotices } from './lifecycle.js';
 import type { SandboxMerchant, SandboxModule, SandboxState } from './types.js';
 
 export type { SandboxMerchant } from './types.js';
@@ -81,6 +81,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       partialCancel: true,
       ...m,
     });
+    checkNoticeSettings(m);
   }
   let baseUrl = '';
   const state: SandboxState = {

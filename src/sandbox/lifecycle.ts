@@ -1,4 +1,4 @@
-import type { SandboxModule, SandboxState } from './types.js';
+import type { SandboxMerchant, SandboxModule, SandboxState } from './types.js';
 import { transStatus } from './status/trans-status.js';
 import { deposit, type DepositOptions } from './notify/deposit.js';
 import { noticesIdle, pendingNotices, runDueNotices } from './notify/deliveries.js';
@@ -34,4 +34,26 @@ export function lifecycleFacade(state: SandboxState): { deposit(tid: string, opt
     deposit: (tid, options) => deposit(state, tid, options),
     notices: { runDue: () => runDueNotices(state), pending: () => pendingNotices(state), idle: () => noticesIdle(state) },
   };
+}
+
+/**
+ * Refuses notice settings the merchant admin would not accept: notificationUrl an absolute
+ * http(s) URL, retries every 1-10 minutes, 1-10 times (lifecycle-facts §3).
+ */
+export function checkNoticeSettings(m: SandboxMerchant): void {
+  if (m.notificationUrl !== undefined && m.notificationUrl !== '') {
+    let ok = false;
+    try {
+      const u = new URL(m.notificationUrl);
+      ok = u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new Error(`sandbox merchant ${m.mid}: notificationUrl must be an absolute http(s) URL`);
+  }
+  const r = m.notificationRetry;
+  const inRange = (n: unknown): boolean => Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 10;
+  if (r !== undefined && !(inRange(r.intervalMinutes) && inRange(r.count))) {
+    throw new Error(`sandbox merchant ${m.mid}: notificationRetry needs intervalMinutes and count from 1 to 10`);
+  }
 }
