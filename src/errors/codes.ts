@@ -45,6 +45,10 @@ export const ERROR_CODES = {
   NICEPAY_GATEWAY_ERROR: { class: 'NicepayGatewayError', status: 502 },
   /** The shop's onApproved failed (or timed out). */
   NICEPAY_HOOK_FAILED: { class: 'NicepayGatewayError', status: 500 },
+  /** The gateway asked to retry later (cancel 2056 card-company timeout, 1227 backup database): nothing was done. */
+  NICEPAY_RETRY_LATER: { class: 'NicepayGatewayError', status: 503 },
+  /** A partial cancel larger than the remaining amount the shop passed: nothing was sent. */
+  NICEPAY_CANCEL_EXCEEDS_REMAINING: { class: 'NicepayRequestError', status: 422 },
   /** The data host answered a resCode other than 0000 (see `resCode`, `reason`). */
   NICEPAY_DATA_HOST_REFUSED: { class: 'NicepayDataApiError', status: 502 },
 } as const satisfies Record<string, { class: ErrorClassName; status: number }>;

@@ -9,6 +9,7 @@ import { answerWithFault } from './fault-wrap.js';
 import { declined, encodeReply, field, gatewayResponse, paddedAmount, readGatewayForm, replyFormat } from './gateway-io.js';
 import { netCancelWindowPassed } from './rules.js';
 import { randomDigits } from './util.js';
+import { plainCancel } from '../cancel/cancel-process.js';
 
 /**
  * Result codes of the cancel endpoint. 2001, 2020 (gateway-facts) and 2012, 2028, 2032
@@ -40,7 +41,8 @@ export const NET_CANCEL_CODES = {
  * (approved, awaiting deposit or only authenticated: a later approval is refused) and answers
  * 2001 with CancelAmt, CancelDate, CancelTime, CancelNum, RemainAmt and Signature =
  * sha256(TID + MID + CancelAmt + key). A repeated net cancel answers the same 2001, even past
- * the window (it reports what was done). A plain cancel (no NetCancel) is answered 2099.
+ * the window (it reports what was done). A plain cancel (no NetCancel) is served by
+ * ../cancel/cancel-process.ts.
  */
 export function cancelProcess(req: SandboxRequest, state: SandboxState): SandboxResponse {
   const read = readGatewayForm(req);
@@ -50,10 +52,7 @@ export function cancelProcess(req: SandboxRequest, state: SandboxState): Sandbox
   const f = read.fields;
   const format = replyFormat(f);
   const merchant = state.merchants.get(field(f, 'MID'));
-  if (field(f, 'NetCancel') !== '1') {
-    const msg = '샌드박스는 일반 취소를 지원하지 않습니다. 망취소(NetCancel=1)만 처리합니다.';
-    return gatewayResponse(encodeReply(refusal(NET_CANCEL_CODES.notSupported, msg, f, merchant), format), format);
-  }
+  if (field(f, 'NetCancel') !== '1') return plainCancel(req, state);
   return answerWithFault(state, 'net-cancel', {
     format,
     process: () => netCancel(state, f, merchant),
