@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ClientContext } from '../context.js';
 import { isNicepayError } from '../errors/index.js';
-import { createNoticeHandler } from '../notify/handler.js';
+import { createNoticeHandler, noticeBodyCharset } from '../notify/handler.js';
 import { resolveNotificationsOptions } from '../notify/options.js';
 import type { NotificationsOptions } from '../notify/types.js';
 import { readFormBody } from './read-body.js';
@@ -20,7 +20,7 @@ export function notifications(ctx: ClientContext, options: NotificationsOptions)
       socketAddress: req.socket.remoteAddress,
       forwardedFor: opts.proxyHops > 0 ? String(req.headers['x-forwarded-for'] ?? '') : undefined,
       // Read only after the source address was accepted.
-      body: async () => (await readFormBody(req, { limit: opts.limit, bodyCharset: () => 'euc-kr' })).bytes,
+      body: async () => (await readFormBody(req, { limit: opts.limit, bodyCharset: noticeBodyCharset })).bytes,
     })
       .then(
         (answer) => {

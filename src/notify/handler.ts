@@ -1,6 +1,8 @@
 import type { ClientContext } from '../context.js';
 import { NicepayError } from '../errors/index.js';
 import { onceThroughStore, storeErrorText } from '../cancel/once.js';
+import { returnBodyCharset } from '../approval/auth-return.js';
+import type { Charset } from '../wire/charset.js';
 import { parseAmount } from '../wire/amount.js';
 import { decodeForm, type FormFields } from '../wire/form-codec.js';
 import { parseKstTimestamp } from '../wire/kst.js';
@@ -9,6 +11,14 @@ import type { CancelNotice, DepositNotice, NoticeAnswer } from './types.js';
 
 /** How long a handled notice answers its repeats: the gateway retries for at most 10 x 10 min. */
 const NOTICE_RESULT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * The charset a notice body is read in: notices are EUC-KR forms (lifecycle-facts §3) and name
+ * no charset; a body of another type, or one declaring another charset, is refused (415).
+ */
+export function noticeBodyCharset(contentType: string | undefined, contentEncoding: string | undefined): Charset {
+  return returnBodyCharset(contentType, contentEncoding, 'euc-kr');
+}
 
 /** One notice as the transport delivered it. */
 export interface IncomingNotice {
