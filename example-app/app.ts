@@ -8,6 +8,7 @@
 import express, { type Express, type Router } from 'express';
 import { fileURLToPath } from 'node:url';
 import { createNicepay, type Logger, type Nicepay, type NicepayOptions } from '../src/index.js';
+import { adminCredentials, type AdminOptions } from './admin-auth.js';
 import { openDb, type ShopDb } from './db.js';
 import { errorHandler, notFound } from './error-page.js';
 import { adminRoutes } from './routes/admin.js';
@@ -43,6 +44,8 @@ export interface ShopOptions {
   logger?: Logger;
   /** Extra createNicepay options (timeouts, store, clock ...). */
   nicepay?: Partial<NicepayOptions>;
+  /** Back-office login (ADMIN_USER / ADMIN_PASSWORD in server.ts). @default user 'admin', a generated one-time password */
+  admin?: AdminOptions;
 }
 
 /** What every router of the shop gets. */
@@ -54,10 +57,15 @@ export interface ShopContext {
   merchantKey: string;
   windowUrl: string;
   publicUrl: string | undefined;
+  /** The shop's clock (the client's `clock` when given): payout dates and cut-offs agree with it. */
+  clock: () => Date;
 }
 
+/** What {@link createShop} returns. */
 export interface Shop {
   app: Express;
+  /** The back-office login; `generated` when the password was made up here (print it once). */
+  admin: { user: string; password: string; generated: boolean };
   db: ShopDb;
   nicepay: Nicepay;
   /** Waits for payments in flight, then closes the NICEPAY client and the database. */
@@ -77,6 +85,7 @@ const trimSlash = (url: string): string => url.replace(/\/+$/, '');
 
 export function createShop(options: ShopOptions): Shop {
   const logger = options.logger ?? consoleLogger;
+  const admin = adminCredentials(options.admin);
   const nicepay = createNicepay({
     mid: options.mid,
     merchantKey: options.merchantKey,
@@ -95,6 +104,7 @@ export function createShop(options: ShopOptions): Shop {
     merchantKey: options.merchantKey,
     windowUrl: trimSlash(options.windowUrl ?? options.baseUrl),
     publicUrl: options.publicUrl ? trimSlash(options.publicUrl) : undefined,
+    clock: options.nicepay?.clock ?? (() => new Date()),
   };
 
   const app = express();
@@ -114,8 +124,9 @@ export function createShop(options: ShopOptions): Shop {
     // ── Extension points (issue 2) — one line each, with the router in routes/<name>.ts ──
     // Card key-in checkout, built on nicepay.keyinRouter({ expectedAmount, onApproved }):
     ['/keyin', keyinRoutes(ctx)],
-    // Back office: payout (nicepay.payout) and cash-receipt reconciliation (nicepay.recon):
-    ['/admin', adminRoutes(ctx)],
+    // Back office behind a login and CSRF tokens: payout (nicepay.payout) and cash-receipt
+    // reconciliation (nicepay.recon). /pay/return above stays reachable without a login.
+    ['/admin', adminRoutes(ctx, admin, options.admin?.sessionSecret)],
   ];
   for (const [path, router] of routers) app.use(path, router);
   app.use(notFound);
@@ -124,6 +135,7 @@ export function createShop(options: ShopOptions): Shop {
   let closed: Promise<void> | undefined;
   return {
     app,
+    admin,
     db,
     nicepay,
     close: () =>

@@ -3,6 +3,13 @@
  * the gateway sandbox in-process and pays against it; with it, it talks to that gateway.
  *
  *   PORT                  shop port (default 3000)
+ *   HOST                  address to bind (default 127.0.0.1: only this machine; another
+ *                         address exposes the shop, back office included, to the network)
+ *   ADMIN_USER, ADMIN_PASSWORD  back-office login (default user admin; without a password a
+ *                         one-time one is generated and printed at start-up)
+ *   SESSION_SECRET        signs the back-office session cookie (default: random per start)
+ *   TRUST_PROXY           Express "trust proxy" value behind a TLS-terminating proxy, so the
+ *                         session cookie gets Secure (e.g. loopback, or 1)
  *   SHOP_URL              public origin for ReturnURL (default: from the request's Host)
  *   SHOP_DB               SQLite file (default example-app/data/shop.db; ':memory:' works)
  *   SANDBOX_PORT          embedded sandbox port (default: any free port)
@@ -33,6 +40,8 @@ function portFrom(name: string, fallback: number): number {
 }
 
 const port = portFrom('PORT', 3000);
+const host = env.HOST || '127.0.0.1';
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 let sandbox: Sandbox | undefined;
 let gateway: Pick<ShopOptions, 'mid' | 'merchantKey' | 'baseUrl' | 'dataUrl' | 'windowUrl' | 'trustedHosts'>;
 let gatewayLabel: string;
@@ -69,20 +78,34 @@ try {
     logger: pino({ level: env.LOG_LEVEL ?? 'info', redact: ['merchantKey', '*.merchantKey'] }),
     ...(env.SHOP_URL ? { publicUrl: env.SHOP_URL } : {}),
     ...(env.SHOP_DB ? { dbFile: env.SHOP_DB } : {}),
+    admin: {
+      ...(env.ADMIN_USER ? { user: env.ADMIN_USER } : {}),
+      ...(env.ADMIN_PASSWORD ? { password: env.ADMIN_PASSWORD } : {}),
+      ...(env.SESSION_SECRET ? { sessionSecret: env.SESSION_SECRET } : {}),
+    },
   });
+  if (env.TRUST_PROXY) shop.app.set('trust proxy', /^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY);
 } catch (err) {
   await sandbox?.close();
   fail((err as Error).message);
 }
 
-const server = shop.app.listen(port);
+const server = shop.app.listen(port, host);
 server.on('error', (err: NodeJS.ErrnoException) => {
   void sandbox?.close();
   fail(err.code === 'EADDRINUSE' ? `port ${port} is in use; set PORT to another one` : err.message);
 });
 server.on('listening', () => {
-  const { port: actual } = server.address() as AddressInfo;
-  console.log(`express-nicepay example shop: ${env.SHOP_URL ?? `http://localhost:${actual}`} (gateway: ${gatewayLabel})`);
+  const { port: actual, address } = server.address() as AddressInfo;
+  const bound = address.includes(':') ? `[${address}]` : address;
+  console.log(`express-nicepay example shop: ${env.SHOP_URL ?? `http://${bound}:${actual}`} (gateway: ${gatewayLabel}; listening on ${bound}:${actual})`);
+  if (!LOOPBACK.has(host)) {
+    console.warn(`express-nicepay example shop: WARNING: HOST=${host} exposes the shop and its back office to the network; serve it over HTTPS and set ADMIN_PASSWORD`);
+  }
+  if (shop.admin.generated) {
+    // Printed once, on the terminal of whoever started the shop; never logged elsewhere.
+    console.log(`express-nicepay example shop: back office ${env.SHOP_URL ?? `http://${bound}:${actual}`}/admin  user ${shop.admin.user}  one-time password ${shop.admin.password}  (set ADMIN_PASSWORD to choose one)`);
+  }
 });
 
 let stopping = false;

@@ -1,6 +1,6 @@
 /** The back office in a real browser: balance and cash-receipt reconciliation after a purchase. */
 import { expect } from 'chai';
-import { useShopInBrowser } from './harness.js';
+import { loginAsAdmin, useShopInBrowser } from './harness.js';
 
 const kstToday = (): string => new Date(Date.now() + 9 * 3_600_000).toISOString().slice(0, 10).replace(/-/g, '');
 
@@ -19,7 +19,7 @@ describe('e2e: example shop in Chromium (back office)', () => {
     await Promise.all([page.waitForURL(`${shopUrl}/pay/return`), page.click('#approve')]);
     expect(await page.getAttribute('#result-status', 'data-status')).to.equal('approved');
 
-    await page.goto(`${shopUrl}/admin`);
+    await loginAsAdmin(e2e, '/admin');
     expect(await page.textContent('#balance-amount')).to.equal('8,900원');
 
     await page.click('#admin-nav >> text=현금영수증 대사');

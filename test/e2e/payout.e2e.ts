@@ -1,7 +1,7 @@
 /** The back office's payout pages in a real browser, on the sandbox's virtual clock. */
 import { expect } from 'chai';
 import { fromKst } from '../../src/wire/kst.js';
-import { useShopInBrowser } from './harness.js';
+import { loginAsAdmin, useShopInBrowser } from './harness.js';
 
 // A Monday: 2026-11-23, 09:00 KST (before the 10:30 request cut-off).
 const PAYOUT_DAY = '20261123';
@@ -14,7 +14,7 @@ describe('e2e: example shop in Chromium (back office payouts)', () => {
     const { page, shopUrl, sandbox, shop } = e2e;
     sandbox.dataHost.deposit(shop.nicepay.mid, 100_000);
 
-    await page.goto(`${shopUrl}/admin/sub-merchants`);
+    await loginAsAdmin(e2e, '/admin/sub-merchants');
     await page.fill('#sub-id', 'seller-01');
     await page.fill('#sub-nm', '똠방각하 상회');
     await page.fill('#sub-co-no', '1234567890');
@@ -30,8 +30,15 @@ describe('e2e: example shop in Chromium (back office payouts)', () => {
     await page.fill('#payout-amount', '30000');
     await page.fill('#payout-date', PAYOUT_DAY);
     await page.click('#payout-submit');
-    await page.waitForSelector('#payout-seq');
-    expect(await page.textContent('#admin-ok')).to.include('30,000원');
+    // The confirmation step shows the amount and the target before anything moves.
+    await page.waitForSelector('#confirm-form');
+    expect(await page.textContent('#confirm-amount')).to.equal('30,000원');
+    expect(await page.textContent('#confirm-target')).to.include('seller-01');
+    expect(sandbox.dataHost.payouts(shop.nicepay.mid)).to.have.length(0);
+    await page.click('#confirm-submit');
+    await page.waitForSelector('#admin-ok');
+    expect(await page.textContent('#admin-ok')).to.match(/지급을 요청했습니다 \(순번 \d+\)/);
+    expect(sandbox.dataHost.payouts(shop.nicepay.mid)).to.have.length(1);
 
     // Execution runs 11:00-14:00; results may be read from 16:00 of the payout day.
     sandbox.clock.set(fromKst(2026, 11, 23, 16, 0, 5));
