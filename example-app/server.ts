@@ -98,14 +98,18 @@ server.on('error', (err: NodeJS.ErrnoException) => {
 server.on('listening', () => {
   const { port: actual, address } = server.address() as AddressInfo;
   const bound = address.includes(':') ? `[${address}]` : address;
-  console.log(`express-nicepay example shop: ${env.SHOP_URL ?? `http://${bound}:${actual}`} (gateway: ${gatewayLabel}; listening on ${bound}:${actual})`);
+  const shopUrl = env.SHOP_URL ?? `http://${bound}:${actual}`;
   if (!LOOPBACK.has(host)) {
     console.warn(`express-nicepay example shop: WARNING: HOST=${host} exposes the shop and its back office to the network; serve it over HTTPS and set ADMIN_PASSWORD`);
   }
-  if (shop.admin.generated) {
-    // Printed once, on the terminal of whoever started the shop; never logged elsewhere.
-    console.log(`express-nicepay example shop: back office ${env.SHOP_URL ?? `http://${bound}:${actual}`}/admin  user ${shop.admin.user}  one-time password ${shop.admin.password}  (set ADMIN_PASSWORD to choose one)`);
-  }
+  // One write, so a script reading the first line also sees the password line with it.
+  // The generated password is printed once, on the terminal of whoever started the shop.
+  console.log([
+    `express-nicepay example shop: ${shopUrl} (gateway: ${gatewayLabel}; listening on ${bound}:${actual})`,
+    ...(shop.admin.generated
+      ? [`express-nicepay example shop: back office ${shopUrl}/admin  user ${shop.admin.user}  one-time password ${shop.admin.password}  (set ADMIN_PASSWORD to choose one)`]
+      : []),
+  ].join('\n'));
 });
 
 let stopping = false;
