@@ -16,6 +16,7 @@ import { checkoutRoutes } from './routes/checkout.js';
 import { keyinRoutes } from './routes/keyin.js';
 import { orderRoutes } from './routes/orders.js';
 import { productRoutes } from './routes/products.js';
+import { resultRoutes } from './routes/result.js';
 import { returnRoutes } from './routes/return.js';
 
 /** Options of {@link createShop}. */
@@ -121,6 +122,8 @@ export function createShop(options: ShopOptions): Shop {
     ['/', checkoutRoutes(ctx)],
     ['/', returnRoutes(ctx)],
     ['/', orderRoutes(ctx)],
+    // GET /orders/:moid: the result page the return and key-in POSTs redirect to (PRG).
+    ['/', resultRoutes(ctx)],
     // ── Extension points (issue 2) — one line each, with the router in routes/<name>.ts ──
     // Card key-in checkout, built on nicepay.keyinRouter({ expectedAmount, onApproved }):
     ['/keyin', keyinRoutes(ctx)],

@@ -70,6 +70,8 @@ export const STATUS_LABEL: Readonly<Record<string, string>> = {
   paid: '결제 완료',
   'awaiting-deposit': '입금 대기',
   declined: '결제 실패',
+  // Display only: a pending order the buyer left in the window (still payable).
+  cancelled: '구매자 취소',
 };
 
 /** Pay method → Korean label. */
@@ -86,7 +88,7 @@ export const METHOD_LABEL: Readonly<Record<PayMethod, string>> = {
 const STYLE = `
 :root{--accent:#1f6feb;--muted:#667085;--ok:#0a7a43;--warn:#b54708;--bad:#b42318}
 *{box-sizing:border-box}
-body{font-family:"Apple SD Gothic Neo","Malgun Gothic","Noto Sans KR","NanumGothic",system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2939;line-height:1.6;overflow-wrap:anywhere}
+body{font-family:"Apple SD Gothic Neo","Malgun Gothic","Noto Sans KR","NanumGothic",system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2939;line-height:1.6;overflow-wrap:anywhere;word-break:keep-all}
 header{background:#fff;border-bottom:1px solid #e4e7ec}
 header .wrap{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem 1.5rem}
 header a{color:inherit;text-decoration:none}
@@ -111,7 +113,7 @@ input[type=text],input[type=email],input[type=tel],input[type=password],select{p
 table{border-collapse:collapse;width:100%;background:#fff;overflow-wrap:normal}
 th,td{text-align:left;padding:.5rem;border-bottom:1px solid #e4e7ec;font-size:.95rem;vertical-align:top}
 th,td.status,td.method,td.amount,td.date{white-space:nowrap}
-td{min-width:4.5rem}
+td{min-width:4.5rem}td.goods{min-width:8rem}td.moid,td.tid{overflow-wrap:normal}
 dl{display:grid;grid-template-columns:minmax(5rem,9rem) 1fr;gap:.3rem 1rem}dt{color:var(--muted)}dd{margin:0;min-width:0}
 .status-approved,.status-paid{color:var(--ok)}.status-awaiting-deposit,.status-pending{color:var(--warn)}
 .status-declined,.status-auth-failed,.status-error,.status-cancelled{color:var(--bad)}
