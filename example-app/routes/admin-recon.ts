@@ -71,7 +71,7 @@ export function adminReconRoutes(ctx: ShopContext): Router {
       return;
     }
     // The wide table scrolls inside its own box; the page itself never scrolls sideways.
-    const rows = items.map((i) => html`<tr data-tid="${i.tid}">${cols.map(([h, f]) => html`<td${h === '금액' ? html` class="amount"` : ''}>${h === '금액' ? won(Number(f(i))) : f(i)}</td>`)}</tr>`);
+    const rows = items.map((i) => html`<tr data-tid="${i.tid}">${cols.map(([h, f]) => html`<td${h === '금액' ? html` class="amount"` : h === '상품명' ? html` class="goods"` : ''}>${h === '금액' ? won(Number(f(i))) : f(i)}</td>`)}</tr>`);
     adminPage(req, res, dateError ? 400 : 200, '현금영수증 대사', html`${errorNotice(dateError, 'date-error')}<form id="recon-form" method="get" action="/admin/recon" class="card">
 <label>조회일 (YYYYMMDD) <input type="text" name="date" id="recon-date" value="${date}" maxlength="8"></label>
 <label>원거래 <select name="orgSvcCd" id="recon-org">${ORG_SVC.map(([c, l]) => html`<option value="${c}"${c === orgSvcCd ? html` selected` : ''}>${l}</option>`)}</select></label>

@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { fromKst } from '../../src/wire/kst.js';
 import { loginAsAdmin, useShopInBrowser } from './harness.js';
+import { checkLayout } from './layout.js';
 
 // A Monday: 2026-11-23, 09:00 KST (before the 10:30 request cut-off).
 const PAYOUT_DAY = '20261123';
@@ -24,6 +25,8 @@ describe('e2e: example shop in Chromium (back office payouts)', () => {
     await page.click('#sub-merchant-submit');
     await page.waitForSelector('#admin-ok');
     expect(await page.textContent('#sub-merchants')).to.include('똠방각하 상회');
+    expect(await page.textContent('#admin-ok')).to.equal('서브몰 seller-01을 등록했습니다.');
+    await checkLayout(page, 'admin-sub-merchants');
 
     await page.goto(`${shopUrl}/admin/payouts?date=${PAYOUT_DAY}`);
     await page.selectOption('#payout-sub-id', 'seller-01');
@@ -48,5 +51,6 @@ describe('e2e: example shop in Chromium (back office payouts)', () => {
     expect(await row.getAttribute('data-status')).to.equal('succeeded');
     expect(await row.textContent()).to.include('seller-01').and.include('30,000원').and.include('지급 완료');
     expect(await page.textContent('#payout-summary')).to.include('성공 1건');
+    await checkLayout(page, 'admin-payout-results');
   });
 });
