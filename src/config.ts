@@ -41,6 +41,8 @@ export interface NicepayOptions {
   clock?: () => Date;
   /** Payout client (interface C) options. @default { scheduleChecks: true, businessDays: Monday-Friday } */
   payout?: PayoutOptions;
+  /** The payment window's CharSet: what paymentWindow() asks for and the return is decoded by. @default 'euc-kr' */
+  charset?: 'euc-kr' | 'utf-8';
 }
 
 /** The normalised configuration every module reads; nothing downstream checks for undefined. */
@@ -58,6 +60,8 @@ export interface ResolvedConfig {
   ownsStore: boolean;
   logger: Logger;
   clock: () => Date;
+  /** The payment window's charset (option `charset`), shared by paymentWindow and checkoutReturn. */
+  windowCharset: 'euc-kr' | 'utf-8';
 }
 
 /** Validates and fills the options once, at creation (body-parser's normalizeOptions habit). */
@@ -101,7 +105,15 @@ export function resolveConfig(options: NicepayOptions): ResolvedConfig {
     ownsStore: options.store === undefined,
     logger: redactingLogger(logger),
     clock,
+    windowCharset: windowCharset(options.charset),
   };
+}
+
+/** The `charset` option: the window's encoding, 'euc-kr' unless 'utf-8' is asked for. */
+function windowCharset(value: unknown): 'euc-kr' | 'utf-8' {
+  if (value === undefined) return 'euc-kr';
+  if (value !== 'euc-kr' && value !== 'utf-8') throw new NicepayConfigError('charset', "'euc-kr' or 'utf-8'");
+  return value;
 }
 
 /** `host` or `host:port` as URL.host spells it for the scheme (a default port dropped). */

@@ -56,3 +56,8 @@ export type {
   ReconClient, CashReceiptQuery, CashReceiptList, CashReceiptItem, CashReceiptState, CashReceiptStatus, CashReceiptPurpose, OrgSvcCd, IdCl,
 } from './recon/index.js';
 export { DATA_RES_REASONS } from './data-api/res-codes.js';
+export type { PaymentWindowOrder, PaymentWindowFields, WindowBuyer } from './window/types.js';
+export type { CancelInput, CancelResult, CancelledResult, RefundPendingResult, CancelRefusedResult, CancelCommon, RefundAccount, CancelRefusalReason } from './cancel/types.js';
+export type { TransactionStatus } from './status/types.js';
+export type { NotificationsOptions, DepositNotice, CancelNotice, ExpectedOrder, NoticeAnswer } from './notify/types.js';
+export { GATEWAY_NOTICE_IPS } from './notify/options.js';

@@ -6,6 +6,14 @@ import { createKeyinClient, type KeyinInput, type KeyinResult } from './keyin/in
 import { keyinRouter, type KeyinRouterOptions } from './express/keyin-router.js';
 import { createPayoutClient, type PayoutClient } from './payout/index.js';
 import { createReconClient, type ReconClient } from './recon/index.js';
+import { paymentWindow } from './window/payment-window.js';
+import type { PaymentWindowFields, PaymentWindowOrder } from './window/types.js';
+import { createCancelClient } from './cancel/client.js';
+import type { CancelInput, CancelResult } from './cancel/types.js';
+import { createStatusClient } from './status/client.js';
+import type { TransactionStatus } from './status/types.js';
+import { notifications } from './express/notifications.js';
+import type { NotificationsOptions } from './notify/types.js';
 
 /** The object createNicepay returns: every interface of the gateway for one merchant. */
 export interface Nicepay {
@@ -37,6 +45,25 @@ export interface Nicepay {
   readonly payout: PayoutClient;
   /** Cash-receipt reconciliation (interface D) on `dataUrl`. */
   readonly recon: ReconClient;
+  /**
+   * The signed payment-window request of an order (EdiDate in KST, SignData, CharSet): render
+   * the fields into the form the gateway's `goPay(form)` submits. See docs/lifecycle.md.
+   */
+  paymentWindow(order: PaymentWindowOrder): PaymentWindowFields;
+  /**
+   * Cancels (fully or partly) or refunds a paid virtual account. Resolves to cancelled,
+   * refund-pending or refused; rejects when nothing was done (NICEPAY_GATEWAY_UNREACHABLE,
+   * NICEPAY_RETRY_LATER) or the outcome is unknown (NICEPAY_OUTCOME_UNKNOWN). The same
+   * (TID, amount, idempotencyKey) is sent once. See docs/lifecycle.md.
+   */
+  cancel(input: CancelInput): Promise<CancelResult>;
+  /**
+   * Express route for the gateway's payment notifications (virtual-account deposits, cancels):
+   * answers exactly `OK` once the hook resolved. Mount before any body parser.
+   */
+  notifications(options: NotificationsOptions): RequestHandler;
+  /** The gateway's transaction status inquiry: advice, not proof (no signature, no amount). */
+  status(tid: string): Promise<TransactionStatus>;
 }
 
 /**
@@ -47,6 +74,8 @@ export function createNicepay(options: NicepayOptions): Nicepay {
   const config: ResolvedConfig = resolveConfig(options);
   const ctx = createContext(config);
   const keyinClient = createKeyinClient(ctx);
+  const statusClient = createStatusClient(ctx);
+  const cancelClient = createCancelClient(ctx, statusClient);
   return {
     checkoutReturn: (opts) => checkoutReturn(ctx, opts),
     close: () => closeContext(ctx),
@@ -55,5 +84,9 @@ export function createNicepay(options: NicepayOptions): Nicepay {
     keyinRouter: (opts) => keyinRouter(keyinClient, opts),
     payout: createPayoutClient(ctx, options.payout),
     recon: createReconClient(ctx),
+    paymentWindow: (order) => paymentWindow(config, order),
+    cancel: (input) => cancelClient(input),
+    notifications: (opts) => notifications(ctx, opts),
+    status: (tid) => statusClient(tid),
   };
 }

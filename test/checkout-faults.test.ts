@@ -57,6 +57,7 @@ describe('checkoutReturn when the approval answer cannot be trusted', () => {
     const err = shop.errors.at(-1) as { outcomeUnknown?: boolean; message: string };
     expect(err.outcomeUnknown).to.equal(true);
     expect(err.message).to.include(tid);
+    expect(err.message).to.include('the status inquiry reports the TID as approved');
     expect(shop.sandbox.ledger.get(tid)?.status).to.equal('approved');
   });
 

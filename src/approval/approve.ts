@@ -13,6 +13,7 @@ import { isPayMethod } from '../wire/payment-mapper.js';
 import { type EdiType, type GatewayFields, ownField, parseGatewayLatin1 } from '../wire/response-body.js';
 import { approvalResponseSignature } from '../wire/signatures.js';
 import { netCancel } from './net-cancel.js';
+import { statusAdvice } from '../status/advice.js';
 import { signedApprovalFields } from './signed-form.js';
 
 /** Every success code of any method (gateway-facts: 0000 for methods outside the spec). */
@@ -150,7 +151,8 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
 /** Net-cancels an approval whose outcome cannot be used and says what became of it. */
 async function cancelApproval(ctx: ClientContext, input: ApprovalInput, code: NicepayErrorCode, why: string, resultCode?: string): Promise<ApprovalOutcome> {
   const outcome = await netCancel(ctx, { netCancelUrl: input.netCancelUrl, tid: input.tid, authToken: input.authToken, amount: input.amount });
-  const message = `${why}; net cancel ${outcome === 'succeeded' ? 'succeeded: nothing was charged' : 'FAILED: the payment may be approved at the gateway, reconcile TID ' + input.tid}`;
+  const advice = outcome === 'succeeded' ? '' : `; ${await statusAdvice(ctx, input.tid)}`;
+  const message = `${why}; net cancel ${outcome === 'succeeded' ? 'succeeded: nothing was charged' : 'FAILED: the payment may be approved at the gateway, reconcile TID ' + input.tid}${advice}`;
   return { kind: 'failed', code, message, netCancel: outcome, ...(resultCode ? { resultCode } : {}) };
 }
 

@@ -6,9 +6,10 @@ import type { CliIo } from './output.js';
 import { payoutBalance, payoutResults } from './payout-commands.js';
 import { reconCashReceipts } from './recon-commands.js';
 import { sandboxCommand } from './sandbox-command.js';
+import { cancelCommand, statusCommand } from './lifecycle-commands.js';
 
 /** Every subcommand, in the order --help lists them. */
-export const COMMANDS: readonly Command[] = [sandboxCommand, payoutBalance, payoutResults, reconCashReceipts];
+export const COMMANDS: readonly Command[] = [sandboxCommand, payoutBalance, payoutResults, reconCashReceipts, cancelCommand, statusCommand];
 
 const TOP_HELP = `Usage: express-nicepay <command> [options]
 

@@ -16,6 +16,7 @@ const STATUS: Partial<Record<NicepayErrorCode, number>> = {
   NICEPAY_GATEWAY_UNREACHABLE: 503,
   NICEPAY_SHUTTING_DOWN: 503,
   NICEPAY_HOOK_FAILED: 500,
+  NICEPAY_RETRY_LATER: 503,
 };
 
 /**

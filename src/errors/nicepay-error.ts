@@ -25,7 +25,9 @@ export type NicepayErrorCode =
   | 'NICEPAY_IN_PROGRESS'
   | 'NICEPAY_STORE_UNAVAILABLE'
   | 'NICEPAY_SCHEDULE_VIOLATION'
-  | 'NICEPAY_SHUTTING_DOWN';
+  | 'NICEPAY_SHUTTING_DOWN'
+  | 'NICEPAY_RETRY_LATER'
+  | 'NICEPAY_CANCEL_EXCEEDS_REMAINING';
 
 /** Constructor fields shared by every error of the package. */
 export interface NicepayErrorInit {

@@ -10,6 +10,7 @@ import { type AuthenticateOptions, type AuthReturn, approvalModule, authenticate
 import { keyinModule } from './keyin/index.js';
 import { createDataHostModule, dataHostFacade, type SandboxDataHost } from './data-host/index.js';
 import { createSandboxServer } from './server.js';
+import { lifecycleFacade, lifecycleModule, type DepositOptions, type SandboxNotices } from './lifecycle.js';
 import type { SandboxMerchant, SandboxModule, SandboxState } from './types.js';
 
 export type { SandboxMerchant } from './types.js';
@@ -19,6 +20,9 @@ export type { SandboxDataHost, SandboxBalance, SandboxBalanceEntry, SandboxCashR
 export type { Fault, FaultKind, FaultQueue, FaultTarget } from './faults.js';
 export type { Ledger, LedgerEntry, LedgerListener, LedgerStatus } from './ledger.js';
 export type { AuthenticateOptions, AuthReturn, CashReceiptChoice } from './approval/index.js';
+export type { DepositOptions, SandboxNotices } from './lifecycle.js';
+export type { LedgerCancel, LedgerDeposit, LedgerNoticeDelivery } from './ledger.js';
+export { CANCEL_CODES, CANCEL_PERIOD_MS, STATUS_CODES } from './lifecycle.js';
 
 /** The gateway's published test merchants (gateway-facts.md), used when none are given. */
 export const TEST_MERCHANTS: readonly SandboxMerchant[] = [
@@ -53,6 +57,14 @@ export interface Sandbox {
    * merchant's ReturnURL. Needs `listen()` first (NextAppURL points at the sandbox).
    */
   authenticate(opts: AuthenticateOptions): Promise<AuthReturn>;
+  /**
+   * The buyer pays a virtual account (TID awaiting deposit): the ledger entry becomes
+   * 'approved' and a deposit notice goes to the merchant's notificationUrl. Resolves once the
+   * first delivery was answered. See docs/sandbox.md.
+   */
+  deposit(tid: string, options?: DepositOptions): Promise<void>;
+  /** Payment notices: run the deliveries due on the virtual clock (retries, late ones). */
+  readonly notices: SandboxNotices;
 }
 
 /** Creates the stateful gateway simulator of interfaces A-D. */
@@ -63,6 +75,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       keyinRequiresAuthNum: false,
       keyinRequiresPassword: false,
       usrId: `${m.mid}admin`,
+      notificationUrl: '',
+      notifyCancels: false,
+      notificationRetry: { intervalMinutes: 1, count: 3 },
+      partialCancel: true,
       ...m,
     });
   }
@@ -79,6 +95,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   modules.push(approvalModule);
   modules.push(createDataHostModule(state));
   modules.push(keyinModule);
+  modules.push(lifecycleModule);
   const server = createSandboxServer(modules, state);
 
   return {
@@ -95,6 +112,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ledger: state.ledger,
     faults: state.faults,
     dataHost: dataHostFacade(state),
+    ...lifecycleFacade(state),
     authenticate(opts) {
       if (!baseUrl) return Promise.reject(new Error('sandbox is not listening yet: await sandbox.listen() first'));
       return authenticate(state, opts);

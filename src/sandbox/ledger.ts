@@ -1,7 +1,46 @@
 import type { PayMethod } from '../types/payment.js';
 
 /** Where a sandbox transaction stands. */
-export type LedgerStatus = 'authenticated' | 'approved' | 'awaiting-deposit' | 'declined' | 'net-cancelled' | 'auth-cancelled';
+export type LedgerStatus = 'authenticated' | 'approved' | 'awaiting-deposit' | 'declined' | 'net-cancelled' | 'auth-cancelled' | 'cancelled';
+
+/** One cancel or refund the sandbox accepted (cancel_process.jsp without NetCancel). */
+export interface LedgerCancel {
+  /** Won cancelled by this request. */
+  amount: number;
+  /** Won still cancellable after it. */
+  remaining: number;
+  partial: boolean;
+  /** 2001 cancelled, 2225 refund accepted (to `refundAccount`). */
+  resultCode: string;
+  cancelNum: string;
+  at: Date;
+  /** The cancel's CancelMsg, decoded from EUC-KR. */
+  reason: string;
+  /** A refund's account, the number masked to its last 4 digits. */
+  refundAccount?: { bankCode: string; number: string; holder: string };
+}
+
+/** A virtual account's deposit, made by sandbox.deposit(). */
+export interface LedgerDeposit {
+  amount: number;
+  depositor: string;
+  at: Date;
+}
+
+/** One delivery of a payment notice to the merchant's notificationUrl, and its answer. */
+export interface LedgerNoticeDelivery {
+  kind: 'deposit' | 'cancel';
+  /** 1 for the first delivery of a notice, then 2, 3 ... for its retries. */
+  attempt: number;
+  /** Virtual time of the delivery. */
+  at: Date;
+  /** HTTP status answered, when an answer came. */
+  status?: number;
+  /** The answer's body (first 200 characters), or why none came. */
+  answer: string;
+  /** True when the answer was exactly `OK`. */
+  ok: boolean;
+}
 
 /** One transaction of the sandbox gateway. */
 export interface LedgerEntry {
@@ -23,6 +62,12 @@ export interface LedgerEntry {
   approvalCalls: number;
   /** Internal: data the endpoints keep (auth token, window fields). */
   extra: Record<string, string>;
+  /** Cancels and refunds accepted, in order (cancel_process.jsp without NetCancel). */
+  cancels?: LedgerCancel[];
+  /** A virtual account's deposit (sandbox.deposit). */
+  deposit?: LedgerDeposit;
+  /** Every notice delivery for this transaction and its answer. */
+  notices?: LedgerNoticeDelivery[];
 }
 
 /** Listener for ledger changes (the data host uses it to feed settlement and receipts). */
@@ -63,6 +108,7 @@ export function createLedger(): Ledger {
       e.status = status;
       if (status === 'approved' || status === 'awaiting-deposit') e.approvedAt = at;
       if (status === 'net-cancelled') e.cancelledAt = at;
+      if (status === 'cancelled') e.cancelledAt = at;
       for (const l of listeners) l(e, previous);
       return e;
     },

@@ -13,6 +13,14 @@ export interface SandboxMerchant {
   keyinRequiresPassword?: boolean;
   /** Data host login id (interface D usrId). @default `${mid}admin` */
   usrId?: string;
+  /** Where payment notices (deposits, and cancels with notifyCancels) are posted. @default none */
+  notificationUrl?: string;
+  /** Also notify cancels (StateCd 1/2) made through cancel_process.jsp. @default false */
+  notifyCancels?: boolean;
+  /** Notice retries when the answer is not exactly OK (merchant admin: 1-10 min, 1-10 times). @default { intervalMinutes: 1, count: 3 } */
+  notificationRetry?: { intervalMinutes: number; count: number };
+  /** The contract allows partial cancels (PartialCancelCode=1). @default true */
+  partialCancel?: boolean;
 }
 
 /** A request as a sandbox handler sees it: the whole body already read. */

@@ -18,7 +18,12 @@ export interface ApprovedCheckout extends CheckoutCommon {
   payment: Exclude<Payment, VbankPayment>;
 }
 
-/** A virtual account was issued (4100): the order is paid only once the buyer deposits. */
+/**
+ * A virtual account was issued (4100): the order is paid only once the buyer deposits. Keep
+ * `tid` with the order: the gateway's deposit notice reaches `nicepay.notifications()`, whose
+ * `expectedAmount` can return `{ amount, tid }` and whose `onDeposit` marks the order paid
+ * (docs/lifecycle.md).
+ */
 export interface AwaitingDepositCheckout extends CheckoutCommon {
   status: 'awaiting-deposit';
   payment: VbankPayment;

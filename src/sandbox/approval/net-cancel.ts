@@ -7,6 +7,7 @@ import type { SandboxMerchant, SandboxRequest, SandboxResponse, SandboxState } f
 import { answerWithFault } from './fault-wrap.js';
 import { DEFAULT_FORMAT, declined, encodeReply, field, gatewayResponse, readGatewayForm, replyFormat } from './gateway-io.js';
 import { randomDigits } from './util.js';
+import { plainCancel } from '../cancel/cancel-process.js';
 
 /** Result codes of the cancel endpoint. */
 export const NET_CANCEL_CODES = {
@@ -29,7 +30,7 @@ export const NET_CANCEL_CODES = {
  * 'net-cancelled' (approved, awaiting deposit or only authenticated: a later approval is
  * refused) and answers 2001 with CancelAmt, CancelDate, CancelTime, CancelNum, RemainAmt and
  * Signature = sha256(TID + MID + CancelAmt + key). A repeated net cancel answers the same
- * 2001. A plain cancel (no NetCancel) is not supported by the sandbox (2099).
+ * 2001. A plain cancel (no NetCancel) is served by ../cancel/cancel-process.ts.
  */
 export function cancelProcess(req: SandboxRequest, state: SandboxState): SandboxResponse {
   const f = readGatewayForm(req);
@@ -38,10 +39,7 @@ export function cancelProcess(req: SandboxRequest, state: SandboxState): Sandbox
   }
   const format = replyFormat(f);
   const ctx = { TID: field(f, 'TID'), MID: field(f, 'MID') };
-  if (field(f, 'NetCancel') !== '1') {
-    const msg = '샌드박스는 일반 취소를 지원하지 않습니다. 망취소(NetCancel=1)만 처리합니다.';
-    return gatewayResponse(encodeReply(declined(NET_CANCEL_CODES.notSupported, msg, ctx), format), format);
-  }
+  if (field(f, 'NetCancel') !== '1') return plainCancel(req, state);
   const key = state.merchants.get(field(f, 'MID'))?.merchantKey ?? '';
   return answerWithFault(state, 'net-cancel', {
     format,

@@ -1,0 +1,114 @@
+import type { ClientContext } from '../context.js';
+import { NicepayGatewayError } from '../errors/index.js';
+import type { StatusFn } from '../status/client.js';
+import { TransportError } from '../transport.js';
+import { CANCEL_PATH } from '../wire/lifecycle-fields.js';
+import { readCancelAnswer } from './answer.js';
+import { onceThroughStore, storeErrorText } from './once.js';
+import { buildCancelForm, type NormalizedCancel, validateCancel } from './request.js';
+import type { CancelInput, CancelResult } from './types.js';
+
+/** How long a cancel's result answers repeats of its (TID, amount, key). */
+export const CANCEL_RESULT_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** What the store keeps: the result, or that the outcome is unknown. */
+type CancelRecord = { kind: 'result'; result: CancelResult } | { kind: 'unknown'; message: string; code?: string };
+
+/** Cancels and refunds; see {@link Nicepay.cancel}. */
+export type CancelFn = (input: CancelInput) => Promise<CancelResult>;
+
+/**
+ * The cancel client (lifecycle-facts §2): validates, then sends each (TID, amount, key) at most
+ * once through the store (key `cancel:${mid}:${tid}:${amount}:${key}`). A cancelled, refunded or
+ * unknown outcome is kept for a day; a refusal, a retry answer or an unsent call keeps nothing,
+ * since nothing happened and the shop may try again. An unknown outcome asks the status inquiry
+ * (advice, not proof) and says what it reported.
+ */
+export function createCancelClient(ctx: ClientContext, status: StatusFn): CancelFn {
+  const { config } = ctx;
+  const url = new URL(config.baseUrl.pathname.replace(/\/+$/, '') + CANCEL_PATH, config.baseUrl);
+  const lockTtlMs = 2 * (config.connectMs + config.responseMs) + 10_000;
+
+  async function send(n: NormalizedCancel): Promise<CancelRecord | undefined> {
+    const form = buildCancelForm(config, n);
+    const log = { tid: n.tid, moid: n.moid, step: 'cancel', amount: n.amount, partial: n.partial };
+    const started = Date.now();
+    let body: Buffer;
+    try {
+      ({ body } = await ctx.web.post(url, form, 'application/x-www-form-urlencoded; charset=euc-kr'));
+    } catch (err) {
+      if (!(err instanceof TransportError)) throw err;
+      if (!err.sent) {
+        config.logger.warn({ ...log, durationMs: Date.now() - started }, 'cancel not sent');
+        throw new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `cancel of TID ${n.tid} was not sent: ${err.message}; nothing was cancelled, it may be retried`, { tid: n.tid, moid: n.moid, cause: err });
+      }
+      config.logger.error({ ...log, durationMs: Date.now() - started, failure: err.kind }, 'cancel outcome unknown');
+      return { kind: 'unknown', message: `no usable answer (${err.message})` };
+    }
+    const answer = readCancelAnswer(body, { tid: n.tid, mid: config.mid, moid: n.moid, amount: n.amount, merchantKey: config.merchantKey });
+    const durationMs = Date.now() - started;
+    if (answer.kind === 'retry') {
+      config.logger.warn({ ...log, durationMs, resultCode: answer.code }, 'cancel: gateway asks for a retry');
+      throw new NicepayGatewayError('NICEPAY_RETRY_LATER', `cancel of TID ${n.tid} was not done: the gateway answered ${answer.code} (${answer.message}); nothing was cancelled, retry later`, { tid: n.tid, moid: n.moid, resultCode: answer.code });
+    }
+    if (answer.kind === 'unverifiable') {
+      config.logger.error({ ...log, durationMs, resultCode: answer.code }, 'cancel outcome unknown: unusable answer');
+      return { kind: 'unknown', message: answer.reason, ...(answer.code ? { code: answer.code } : {}) };
+    }
+    config.logger.info({ ...log, durationMs, resultCode: answer.result.code }, `cancel ${answer.result.status}`);
+    // A refusal changed nothing: keep nothing, so the shop may correct and retry with the same key.
+    return { kind: 'result', result: answer.result };
+  }
+
+  async function run(n: NormalizedCancel): Promise<CancelResult> {
+    let fresh: CancelRecord | undefined;
+    const once = await onceThroughStore(config.store, `cancel:${config.mid}:${n.tid}:${n.amount}:${n.key}`, lockTtlMs, CANCEL_RESULT_TTL_MS, async () => {
+      fresh = await send(n);
+      if (!fresh || (fresh.kind === 'result' && fresh.result.status === 'refused')) return undefined;
+      return JSON.stringify(fresh);
+    });
+    if (!once) {
+      if (fresh?.kind === 'result') return fresh.result;
+      throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `cancel of TID ${n.tid} produced no result; check it with status()`, { tid: n.tid, moid: n.moid });
+    }
+    if (!once.stored) {
+      config.logger.error({ tid: n.tid, moid: n.moid, step: 'store', error: storeErrorText(once.storeError) }, 'cancel result not stored: a repeat may be sent again');
+    }
+    const record = once.fresh && fresh ? fresh : revive(once.value);
+    const duplicate = !once.fresh;
+    if (record.kind === 'unknown') throw await unknownError(n, record, duplicate);
+    return duplicate && record.result.status !== 'refused' ? { ...record.result, duplicate: true } : record.result;
+  }
+
+  /** The outcome-unknown error, saying what the status inquiry reports (advice, not proof). */
+  async function unknownError(n: NormalizedCancel, record: Extract<CancelRecord, { kind: 'unknown' }>, duplicate: boolean): Promise<NicepayGatewayError> {
+    let advice = 'the status inquiry could not be asked';
+    try {
+      const s = await status(n.tid);
+      advice = `the status inquiry reports the TID as ${s.status} (advice only: it shows neither amounts nor partial cancels)`;
+    } catch {
+      // advice stays "could not be asked"
+    }
+    const again = duplicate ? ' (an earlier identical cancel)' : '';
+    return new NicepayGatewayError(
+      'NICEPAY_OUTCOME_UNKNOWN',
+      `cancel of TID ${n.tid}${again}: outcome unknown, ${record.message}; the cancel MAY have happened: ${advice}. Check the gateway before cancelling again with another idempotencyKey`,
+      { tid: n.tid, moid: n.moid, ...(record.code ? { resultCode: record.code } : {}) },
+    );
+  }
+
+  return async function cancel(input: CancelInput): Promise<CancelResult> {
+    const n = validateCancel(input);
+    if (ctx.isClosing()) throw new NicepayGatewayError('NICEPAY_SHUTTING_DOWN', 'server is shutting down: no new cancel is sent; retry shortly', { tid: n.tid, moid: n.moid });
+    return ctx.track(run(n));
+  };
+}
+
+/** A stored record back, with its Date revived. */
+function revive(text: string): CancelRecord {
+  const record = JSON.parse(text) as CancelRecord;
+  if (record.kind === 'result' && record.result.status !== 'refused' && typeof record.result.cancelledAt === 'string') {
+    record.result.cancelledAt = new Date(record.result.cancelledAt);
+  }
+  return record;
+}

@@ -1,0 +1,42 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ClientContext } from '../context.js';
+import { isNicepayError } from '../errors/index.js';
+import { createNoticeHandler } from '../notify/handler.js';
+import { resolveNotificationsOptions } from '../notify/options.js';
+import type { NotificationsOptions } from '../notify/types.js';
+import { readFormBody } from './read-body.js';
+
+/**
+ * The route the gateway posts payment notifications to (결제데이터통보). It reads the raw body
+ * itself (mount it before any body parser), hands the bytes and the source address to the
+ * notifications client and writes its answer: exactly `OK`, or `FAIL` with a 4xx/5xx status.
+ * It always answers: nothing follows it.
+ */
+export function notifications(ctx: ClientContext, options: NotificationsOptions): RequestHandler {
+  const opts = resolveNotificationsOptions(options);
+  const handle = createNoticeHandler(ctx, opts);
+  return function nicepayNotifications(req: Request, res: Response, next: NextFunction): void {
+    readFormBody(req, { limit: opts.limit, defaultCharset: 'euc-kr' })
+      .then(({ bytes }) =>
+        handle({
+          socketAddress: req.socket.remoteAddress,
+          forwardedFor: opts.proxyHops > 0 ? String(req.headers['x-forwarded-for'] ?? '') : undefined,
+          body: bytes,
+        }),
+      )
+      .then(
+        (answer) => {
+          res.status(answer.status).type('text/plain').send(answer.body);
+        },
+        (err: unknown) => {
+          // A body that could not be read (wrong type, too large) is a refusal like any other.
+          if (isNicepayError(err) && err.status < 500) {
+            ctx.config.logger.warn({ step: 'notice', outcome: 'malformed', error: err.code }, 'notice refused: body unreadable');
+            res.status(err.status).type('text/plain').send('FAIL');
+            return;
+          }
+          next(err);
+        },
+      );
+  };
+}

@@ -1,0 +1,163 @@
+import type { ClientContext } from '../context.js';
+import { NicepayError } from '../errors/index.js';
+import { onceThroughStore, storeErrorText } from '../cancel/once.js';
+import { parseAmount } from '../wire/amount.js';
+import { decodeForm, type FormFields } from '../wire/form-codec.js';
+import { parseKstTimestamp } from '../wire/kst.js';
+import { type ResolvedNotificationsOptions, sourceAddress } from './options.js';
+import type { CancelNotice, DepositNotice, NoticeAnswer } from './types.js';
+
+/** How long a handled notice answers its repeats: the gateway retries for at most 10 x 10 min. */
+const NOTICE_RESULT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** One notice as the transport delivered it. */
+export interface IncomingNotice {
+  /** The socket's remote address. */
+  socketAddress: string | undefined;
+  /** The X-Forwarded-For header, read only when proxies are trusted. */
+  forwardedFor: string | undefined;
+  /** The raw body: form-urlencoded EUC-KR. */
+  body: Buffer;
+}
+
+/** Fields never kept or passed on: captures show an undocumented merchant key (lifecycle-facts §3). */
+const DROPPED = new Set(['merchantkey']);
+
+/** Approval codes a notice may carry for methods other than VBANK deposits (acknowledged, ignored). */
+const APPROVAL_NOTICE_CODES = new Set(['3001', '4000', 'A000', '4100']);
+
+/**
+ * The notifications client (lifecycle-facts §3): source address first; then the EUC-KR form;
+ * ResultCode 4110 + PayMethod VBANK is a deposit, StateCd 1/2 a cancel; MOID, TID, MID and Amt
+ * are checked against the shop's order; the hook runs once per notice through the store and
+ * `OK` is answered only after it resolved. Nothing of a notice is logged but TID, MOID and the
+ * codes; every refusal is logged with its reason.
+ */
+export function createNoticeHandler(ctx: ClientContext, opts: ResolvedNotificationsOptions): (notice: IncomingNotice) => Promise<NoticeAnswer> {
+  const { config } = ctx;
+  const lockTtlMs = opts.hookTimeoutMs + 30_000;
+  const refuse = (status: number, outcome: NoticeAnswer['outcome'], why: string, log: Record<string, unknown> = {}): NoticeAnswer => {
+    config.logger.warn({ step: 'notice', outcome, ...log }, `notice refused: ${why}`);
+    return { status, body: 'FAIL', outcome };
+  };
+
+  return async function handleNotice(n: IncomingNotice): Promise<NoticeAnswer> {
+    const from = sourceAddress(n.socketAddress, n.forwardedFor, opts.proxyHops);
+    if (from === undefined || !opts.allowedIps.has(from)) {
+      // The source address is the only documented authentication of a notice.
+      return refuse(403, 'forbidden-source', `source address ${from ?? 'unknown'} is not an allowed gateway address`);
+    }
+    let form: FormFields;
+    try {
+      // Notices are EUC-KR whatever the header says (there is no charset parameter to rely on).
+      form = decodeForm(n.body, 'euc-kr', { maxFields: 80 });
+    } catch (err) {
+      return refuse(400, 'malformed', `body is not an EUC-KR form (${(err as Error).message})`);
+    }
+    const get = (k: string): string => (form[k] ?? '').trim();
+    const tid = get('TID');
+    const moid = get('MOID');
+    const resultCode = get('ResultCode');
+    const payMethod = get('PayMethod');
+    const stateCd = get('StateCd');
+    const log = { tid, moid, resultCode, payMethod, stateCd };
+    if (!tid || !moid || !resultCode) return refuse(400, 'malformed', 'TID, MOID and ResultCode are required', log);
+    if (get('MID') !== config.mid) return refuse(409, 'mismatch', 'MID is not this merchant', log);
+    const amount = parseAmount(get('Amt'));
+    if (amount === undefined) return refuse(400, 'malformed', 'Amt is not a number of won', log);
+
+    const isDeposit = resultCode === '4110' && payMethod === 'VBANK';
+    const isCancel = stateCd === '1' || stateCd === '2';
+    if (!isDeposit && !isCancel) {
+      if (APPROVAL_NOTICE_CODES.has(resultCode) && stateCd !== '') {
+        config.logger.info({ step: 'notice', outcome: 'ignored', ...log }, 'notice acknowledged: not a deposit or a cancel');
+        return { status: 200, body: 'OK', outcome: 'ignored' };
+      }
+      return refuse(400, 'malformed', 'neither a deposit (4110 VBANK) nor a cancel (StateCd 1/2)', log);
+    }
+
+    let order: { amount: number; tid?: string } | undefined;
+    try {
+      const got = await opts.expectedAmount(moid);
+      order = typeof got === 'number' ? { amount: got } : got ?? undefined;
+    } catch (err) {
+      config.logger.error({ step: 'notice', ...log, error: (err as Error)?.message }, 'notice: expectedAmount failed');
+      return { status: 500, body: 'FAIL', outcome: 'hook-failed' };
+    }
+    if (!order) return refuse(404, 'unknown-order', 'no order with this MOID', log);
+    if (!Number.isSafeInteger(order.amount) || order.amount <= 0) {
+      config.logger.error({ step: 'notice', ...log }, 'notice: expectedAmount must return a positive integer number of won');
+      return { status: 500, body: 'FAIL', outcome: 'hook-failed' };
+    }
+    if (order.tid !== undefined && order.tid !== tid) return refuse(409, 'mismatch', "TID is not the order's transaction", log);
+    // The shop's amount is the truth: a deposit must match it, a cancel cannot exceed it.
+    if (isDeposit ? amount !== order.amount : amount > order.amount) return refuse(409, 'mismatch', `Amt differs from the order's amount`, log);
+
+    const raw = rawFields(form);
+    const key = isDeposit ? `notice:${config.mid}:deposit:${tid}` : `notice:${config.mid}:cancel:${tid}:${stateCd}:${amount}:${get('CancelDate')}`;
+    const hook = isDeposit
+      ? () => opts.onDeposit(depositNotice(raw, tid, moid, amount))
+      : opts.onCancel
+        ? () => opts.onCancel!(cancelNotice(raw, tid, moid, amount, payMethod, stateCd as '1' | '2'))
+        : undefined;
+    if (!hook) {
+      config.logger.info({ step: 'notice', outcome: 'ignored', ...log }, 'cancel notice acknowledged: no onCancel');
+      return { status: 200, body: 'OK', outcome: 'ignored' };
+    }
+    try {
+      const once = await onceThroughStore(config.store, key, lockTtlMs, NOTICE_RESULT_TTL_MS, async () => {
+        await withTimeout(hook(), opts.hookTimeoutMs);
+        return 'handled';
+      });
+      if (once && !once.stored) config.logger.error({ step: 'store', ...log, error: storeErrorText(once.storeError) }, 'notice handled but not stored: a repeat may run the hook again');
+      const repeat = once ? !once.fresh : false;
+      const outcome: NoticeAnswer['outcome'] = isDeposit ? (repeat ? 'deposit-repeat' : 'deposit') : repeat ? 'cancel-repeat' : 'cancel';
+      config.logger.info({ step: 'notice', outcome, ...log }, 'notice handled');
+      return { status: 200, body: 'OK', outcome };
+    } catch (err) {
+      if (err instanceof NicepayError && (err.code === 'NICEPAY_STORE_UNAVAILABLE' || err.code === 'NICEPAY_IN_PROGRESS')) {
+        config.logger.error({ step: 'notice', ...log, error: err.code }, 'notice not handled: store unavailable or busy; the gateway will retry');
+        return { status: 503, body: 'FAIL', outcome: 'store-unavailable' };
+      }
+      config.logger.error({ step: 'notice', ...log, error: String((err as Error)?.message ?? err).slice(0, 200) }, `${isDeposit ? 'onDeposit' : 'onCancel'} failed: answered FAIL, the gateway will retry`);
+      return { status: 500, body: 'FAIL', outcome: 'hook-failed' };
+    }
+  };
+}
+
+/** The notice's fields without the ones never passed on. */
+function rawFields(form: FormFields): Readonly<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(form)) if (!DROPPED.has(k.toLowerCase())) out[k] = form[k]!;
+  return Object.freeze(out);
+}
+
+function depositNotice(raw: Readonly<Record<string, string>>, tid: string, moid: string, amount: number): DepositNotice {
+  const f = (k: string): string => (Object.hasOwn(raw, k) ? raw[k]!.trim() : '');
+  return {
+    tid, moid, amount,
+    depositedAt: f('AuthDate') ? parseKstTimestamp(f('AuthDate')) : undefined,
+    accountNumber: f('VbankNum'),
+    bankName: f('VbankName') || f('FnName'),
+    bankCode: f('FnCd'),
+    depositorName: f('VbankInputName'),
+    raw,
+  };
+}
+
+function cancelNotice(raw: Readonly<Record<string, string>>, tid: string, moid: string, amount: number, payMethod: string, stateCd: '1' | '2'): CancelNotice {
+  return { tid, moid, amount, payMethod, stateCd, cancelDate: Object.hasOwn(raw, 'CancelDate') ? raw.CancelDate!.trim() : '', raw };
+}
+
+/** Resolves like `work`, or rejects once `ms` have passed. */
+async function withTimeout(work: void | Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`hook took longer than ${ms} ms`)), ms);
+  });
+  try {
+    await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,79 @@
+/** A virtual account was paid (ResultCode 4110, PayMethod VBANK): what the shop's onDeposit receives. */
+export interface DepositNotice {
+  tid: string;
+  /** The order number (the notice's upper-case `MOID`). */
+  moid: string;
+  /** Won deposited (Amt), already checked equal to the shop's expected amount. */
+  amount: number;
+  /** When the buyer deposited (AuthDate, KST), when the notice says. */
+  depositedAt: Date | undefined;
+  /** The account number paid into (VbankNum). */
+  accountNumber: string;
+  /** The bank's name (VbankName, or FnName). */
+  bankName: string;
+  /** The bank's code (FnCd). */
+  bankCode: string;
+  /** Who deposited (VbankInputName), decoded from EUC-KR. */
+  depositorName: string;
+  /** Every field of the notice, verbatim, except an undocumented `MerchantKey` (dropped). */
+  raw: Readonly<Record<string, string>>;
+}
+
+/** A cancellation notice (StateCd 1 before capture, 2 after): what onCancel receives. */
+export interface CancelNotice {
+  tid: string;
+  moid: string;
+  /** Won the notice reports (Amt), at most the shop's expected amount. */
+  amount: number;
+  payMethod: string;
+  /** '1' cancelled before capture, '2' after. */
+  stateCd: '1' | '2';
+  /** CancelDate as sent (KST). */
+  cancelDate: string;
+  raw: Readonly<Record<string, string>>;
+}
+
+/** What expectedAmount may answer: the order's amount, or the amount and the TID the shop recorded. */
+export type ExpectedOrder = number | { amount: number; tid?: string } | undefined | null;
+
+/** Options of {@link Nicepay.notifications}. */
+export interface NotificationsOptions {
+  /**
+   * The shop's order for a notice's MOID: its amount (the truth a notice must match), or
+   * `{ amount, tid }` to check the TID too (the TID `req.checkout` gave when the account was
+   * issued). Nothing for an unknown order: the notice is refused.
+   */
+  expectedAmount: (moid: string) => ExpectedOrder | Promise<ExpectedOrder>;
+  /**
+   * Records the deposit (marks the order paid). Runs once per TID even when the gateway retries
+   * or two instances receive the same notice (through the store); `OK` is answered only after
+   * it resolved, `FAIL` when it threw (the gateway then retries).
+   */
+  onDeposit: (notice: DepositNotice) => void | Promise<void>;
+  /** Cancellation notices (StateCd 1/2); without it they are acknowledged and logged only. */
+  onCancel?: (notice: CancelNotice) => void | Promise<void>;
+  /**
+   * Addresses notices may come from. @default the gateway's: 121.133.126.10, 121.133.126.11,
+   * 211.33.136.39 (a sandbox shop passes ['127.0.0.1'])
+   */
+  allowedIps?: readonly string[];
+  /**
+   * Read the source address from X-Forwarded-For instead of the socket: `true` trusts one proxy
+   * of the shop (the last address it appended), a number that many. @default false (the socket)
+   */
+  trustProxy?: boolean | number;
+  /** Largest notice body read, in bytes. @default 16384 */
+  limit?: number;
+  /** Longest a hook may take before the notice is answered FAIL. @default 10000 */
+  hookTimeoutMs?: number;
+}
+
+/** What the notifications client answers one notice with. */
+export interface NoticeAnswer {
+  /** HTTP status: 200 for OK; 4xx for a refused notice; 500 / 503 when the shop failed. */
+  status: number;
+  /** Exactly `OK` when handled; `FAIL` otherwise (the gateway retries anything but OK). */
+  body: 'OK' | 'FAIL';
+  /** What happened, for tests and logs: 'deposit', 'cancel', 'ignored', or the refusal. */
+  outcome: 'deposit' | 'deposit-repeat' | 'cancel' | 'cancel-repeat' | 'ignored' | 'forbidden-source' | 'malformed' | 'unknown-order' | 'mismatch' | 'hook-failed' | 'store-unavailable';
+}

@@ -1,0 +1,54 @@
+import { safeEquals } from '../../wire/hash.js';
+import { statusSignData } from '../../wire/lifecycle-signatures.js';
+import { DEFAULT_FORMAT, declined, encodeReply, field, gatewayResponse, readGatewayForm, replyFormat } from '../approval/gateway-io.js';
+import { checkGatewayTime } from '../gateway-time.js';
+import type { LedgerEntry } from '../ledger.js';
+import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
+
+/** Result codes of the status inquiry: 0000 means the inquiry itself worked. */
+export const STATUS_CODES = {
+  ok: '0000',
+  undecodable: 'W009',
+  unknownMid: 'W005',
+  missingField: 'W001',
+  badEdiDate: 'W004',
+  badSignData: 'A211',
+} as const;
+
+/** Status 0 approved (a virtual account issued or paid, partial cancels included), 1 cancelled, 9 nothing approved. */
+function statusOf(entry: LedgerEntry | undefined): '0' | '1' | '9' {
+  if (!entry) return '9';
+  if (entry.status === 'approved' || entry.status === 'awaiting-deposit') return '0';
+  if (entry.status === 'cancelled' || entry.status === 'net-cancelled') return '1';
+  return '9';
+}
+
+/**
+ * `POST /webapi/inquery/trans_status.jsp` (lifecycle-facts §4), answered from the ledger: checks
+ * MID, TID, EdiDate (KST) and SignData = sha256(TID + MID + EdiDate + key) in lower-case hex;
+ * answers ResultCode 0000 with Status, AuthCode and AuthDate, and no amount or signature, as the
+ * gateway does.
+ */
+export function transStatus(req: SandboxRequest, state: SandboxState): SandboxResponse {
+  const f = readGatewayForm(req);
+  if (!f) return gatewayResponse(encodeReply(declined(STATUS_CODES.undecodable, '요청 전문을 해석할 수 없습니다.'), DEFAULT_FORMAT), DEFAULT_FORMAT);
+  const format = replyFormat(f);
+  const reply = (fields: Record<string, string>): SandboxResponse => gatewayResponse(encodeReply(fields, format), format);
+  const tid = field(f, 'TID');
+  const merchant = state.merchants.get(field(f, 'MID'));
+  if (!merchant) return reply(declined(STATUS_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.', { TID: tid }));
+  const missing = ['TID', 'EdiDate', 'SignData'].find((k) => !field(f, k));
+  if (missing) return reply(declined(STATUS_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`, { TID: tid }));
+  if (checkGatewayTime(field(f, 'EdiDate'), state.clock.now())) return reply(declined(STATUS_CODES.badEdiDate, '요청 일시(EdiDate)가 올바르지 않습니다 (KST).', { TID: tid }));
+  if (!safeEquals(statusSignData(tid, merchant.mid, field(f, 'EdiDate'), merchant.merchantKey), field(f, 'SignData'))) {
+    return reply(declined(STATUS_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.', { TID: tid }));
+  }
+  const found = state.ledger.get(tid);
+  const entry = found?.mid === merchant.mid ? found : undefined;
+  const status = statusOf(entry);
+  return reply({
+    ResultCode: STATUS_CODES.ok, ResultMsg: '조회 성공', TID: tid, Status: status,
+    AuthCode: status === '9' ? '' : (entry?.extra.authCode ?? ''),
+    AuthDate: status === '9' ? '' : (entry?.extra.authDate ?? ''),
+  });
+}

@@ -1,0 +1,58 @@
+import type { PayMethod } from '../types/payment.js';
+
+/** The buyer as the payment window shows and records them. All optional. */
+export interface WindowBuyer {
+  /** BuyerName, at most 30 bytes in the window's charset. */
+  name?: string;
+  /** BuyerEmail, at most 60 bytes. */
+  email?: string;
+  /** BuyerTel, digits only (dashes are removed), at most 40. */
+  tel?: string;
+}
+
+/** The shop's order, as {@link Nicepay.paymentWindow} turns it into a signed window request. */
+export interface PaymentWindowOrder {
+  /** The shop's order number (Moid), at most 64 bytes. */
+  moid: string;
+  /** Whole won, 1 to 999,999,999,999. */
+  amount: number;
+  /** GoodsName, at most 40 bytes in the window's charset (EUC-KR: 2 per Hangul; UTF-8: 3). */
+  goodsName: string;
+  /** Absolute http(s) URL of the route `checkoutReturn` guards (ReturnURL). */
+  returnUrl: string | URL;
+  /** The methods offered; several are joined with commas. @default every method of the contract */
+  payMethod?: PayMethod | readonly PayMethod[];
+  buyer?: WindowBuyer;
+  /** Virtual accounts: when the account expires, a Date (written in KST) or `YYYYMMDD[HHmm]` KST text. */
+  vbankExpiry?: Date | string;
+  /** Returned by the gateway as sent (MallReserved), at most 500 bytes. */
+  mallReserved?: string;
+  /** Returned in the auth return as sent (ReqReserved), at most 500 bytes. */
+  reqReserved?: string;
+}
+
+/**
+ * The signed window request: field names as the gateway spells them, ready to render as
+ * hidden inputs of the form `goPay(form)` submits (or to post to the sandbox's `/window`).
+ * Optional fields the order did not set are absent.
+ */
+export interface PaymentWindowFields {
+  PayMethod?: string;
+  GoodsName: string;
+  Amt: string;
+  MID: string;
+  Moid: string;
+  BuyerName?: string;
+  BuyerEmail?: string;
+  BuyerTel?: string;
+  ReturnURL: string;
+  VbankExpDate?: string;
+  /** yyyyMMddHHmmss in KST, from the configured clock. */
+  EdiDate: string;
+  /** hex(sha256(EdiDate + MID + Amt + MerchantKey)), lower-case. */
+  SignData: string;
+  /** The charset the window answers in: the `charset` option of createNicepay. */
+  CharSet: 'euc-kr' | 'utf-8';
+  ReqReserved?: string;
+  MallReserved?: string;
+}
