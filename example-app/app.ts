@@ -8,6 +8,7 @@
 import express, { type Express, type Router } from 'express';
 import { fileURLToPath } from 'node:url';
 import { createNicepay, type Logger, type Nicepay, type NicepayOptions } from '../src/index.js';
+import type { Sandbox } from '../src/sandbox/index.js';
 import { adminCredentials, type AdminOptions } from './admin-auth.js';
 import { openDb, type ShopDb } from './db.js';
 import { errorHandler, notFound } from './error-page.js';
@@ -17,6 +18,7 @@ import { keyinRoutes } from './routes/keyin.js';
 import { orderRoutes } from './routes/orders.js';
 import { productRoutes } from './routes/products.js';
 import { resultRoutes } from './routes/result.js';
+import { notifyRoutes } from './routes/notify.js';
 import { returnRoutes } from './routes/return.js';
 
 /** Options of {@link createShop}. */
@@ -45,6 +47,13 @@ export interface ShopOptions {
   logger?: Logger;
   /** Extra createNicepay options (timeouts, store, clock ...). */
   nicepay?: Partial<NicepayOptions>;
+  /**
+   * The embedded sandbox, when the shop runs on one: the back office then shows a "deposit"
+   * button (sandbox.deposit) for unpaid virtual accounts, and notices are taken from 127.0.0.1.
+   */
+  sandbox?: Sandbox;
+  /** Addresses payment notices may come from. @default the gateway's; 127.0.0.1 with `sandbox` */
+  notifyAllowedIps?: readonly string[];
   /** Back-office login (ADMIN_USER / ADMIN_PASSWORD in server.ts). @default user 'admin', a generated one-time password */
   admin?: AdminOptions;
 }
@@ -60,6 +69,8 @@ export interface ShopContext {
   publicUrl: string | undefined;
   /** The shop's clock (the client's `clock` when given): payout dates and cut-offs agree with it. */
   clock: () => Date;
+  /** The embedded sandbox, if any (the back office's deposit button). */
+  sandbox: Sandbox | undefined;
 }
 
 /** What {@link createShop} returns. */
@@ -106,6 +117,7 @@ export function createShop(options: ShopOptions): Shop {
     windowUrl: trimSlash(options.windowUrl ?? options.baseUrl),
     publicUrl: options.publicUrl ? trimSlash(options.publicUrl) : undefined,
     clock: options.nicepay?.clock ?? (() => new Date()),
+    sandbox: options.sandbox,
   };
 
   const app = express();
@@ -121,6 +133,8 @@ export function createShop(options: ShopOptions): Shop {
     ['/', productRoutes(ctx)],
     ['/', checkoutRoutes(ctx)],
     ['/', returnRoutes(ctx)],
+    // POST /pay/notify: the gateway's deposit notices (no login; source address checked).
+    ['/', notifyRoutes(ctx, options.notifyAllowedIps ?? (options.sandbox ? ['127.0.0.1'] : undefined))],
     ['/', orderRoutes(ctx)],
     // GET /orders/:moid: the result page the return and key-in POSTs redirect to (PRG).
     ['/', resultRoutes(ctx)],

@@ -46,6 +46,10 @@ export interface Order {
   windowCancelledAt: string | null;
   /** The auth-failed return's message: untrusted text, always escaped when shown. */
   windowMessage: string | null;
+  /** Won refunded (cancelled) so far through the back office. */
+  refundedAmount: number;
+  /** When a virtual account's deposit notice arrived (ISO), if it did. */
+  depositedAt: string | null;
 }
 
 export interface Buyer {
@@ -72,6 +76,14 @@ export interface ShopDb {
   markDeclined(result: DeclinedCheckout): void;
   /** Notes that the buyer came back from the window without paying (display only; see Order). */
   markWindowCancelled(moid: string, message: string): void;
+  /**
+   * A virtual account's deposit arrived (the gateway's notice): awaiting-deposit → paid, for
+   * this TID only. Idempotent: a repeated notice changes nothing. False when the order is not
+   * this TID's awaiting or paid virtual account.
+   */
+  markDeposited(moid: string, tid: string, at: Date | undefined): boolean;
+  /** Adds a refund the gateway accepted; never beyond the order's amount. */
+  addRefund(moid: string, amount: number): void;
   close(): void;
 }
 
@@ -111,18 +123,22 @@ const ADDED_COLUMNS: ReadonlyArray<[name: string, ddl: string]> = [
   ['window_message', 'window_message TEXT'],
   ['buyer_email', "buyer_email TEXT NOT NULL DEFAULT ''"],
   ['buyer_tel', "buyer_tel TEXT NOT NULL DEFAULT ''"],
+  ['refunded_amount', 'refunded_amount INTEGER NOT NULL DEFAULT 0'],
+  ['deposited_at', 'deposited_at TEXT'],
 ];
 
 interface OrderRow {
   moid: string; product_id: string; goods: string; amount: number; status: OrderStatus;
   method: string | null; tid: string | null; result: string | null; buyer_name: string; created_at: string;
   channel: OrderChannel; window_cancelled_at: string | null; window_message: string | null; buyer_email: string; buyer_tel: string;
+  refunded_amount: number; deposited_at: string | null;
 }
 
 const toOrder = (r: OrderRow): Order => ({
   moid: r.moid, productId: r.product_id, goods: r.goods, amount: r.amount, status: r.status,
   method: r.method, tid: r.tid, result: r.result, buyerName: r.buyer_name, createdAt: r.created_at,
   buyerEmail: r.buyer_email, buyerTel: r.buyer_tel, channel: r.channel, windowCancelledAt: r.window_cancelled_at, windowMessage: r.window_message,
+  refundedAmount: r.refunded_amount, depositedAt: r.deposited_at,
 });
 
 /** A Moid: date (KST) + random, unique within the table (the PRIMARY KEY enforces it). */
@@ -159,6 +175,12 @@ export function openDb(file: string): ShopDb {
     decline: sqlite.prepare(
       `UPDATE orders SET status = 'declined', method = @method, result = @result, window_cancelled_at = NULL, window_message = NULL WHERE moid = @moid AND status = 'pending'`,
     ),
+    deposited: sqlite.prepare(
+      `UPDATE orders SET status = 'paid', deposited_at = @at WHERE moid = @moid AND tid = @tid AND method = 'VBANK' AND status = 'awaiting-deposit'`,
+    ),
+    refund: sqlite.prepare(
+      `UPDATE orders SET refunded_amount = MIN(amount, refunded_amount + @amount) WHERE moid = @moid`,
+    ),
     windowCancelled: sqlite.prepare(
       `UPDATE orders SET window_cancelled_at = @at, window_message = @message WHERE moid = @moid AND status IN ('pending', 'declined')`,
     ),
@@ -180,7 +202,7 @@ export function openDb(file: string): ShopDb {
           if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') continue;
           throw err;
         }
-        return { ...order, status: 'pending', method: null, tid: null, result: null, windowCancelledAt: null, windowMessage: null };
+        return { ...order, status: 'pending', method: null, tid: null, result: null, windowCancelledAt: null, windowMessage: null, refundedAmount: 0, depositedAt: null };
       }
     },
     order: (moid) => {
@@ -205,6 +227,14 @@ export function openDb(file: string): ShopDb {
     markWindowCancelled(moid, message) {
       // Bounded: the text comes from an unauthenticated post.
       q.windowCancelled.run({ moid, at: new Date().toISOString(), message: message.slice(0, 200) });
+    },
+    markDeposited(moid, tid, at) {
+      q.deposited.run({ moid, tid, at: (at ?? new Date()).toISOString() });
+      const o = q.order.get(moid);
+      return o !== undefined && o.tid === tid && o.method === 'VBANK' && o.status === 'paid';
+    },
+    addRefund(moid, amount) {
+      q.refund.run({ moid, amount });
     },
     close: () => sqlite.close(),
   };

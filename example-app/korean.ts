@@ -63,6 +63,23 @@ export const FIELD_LABEL: Readonly<Record<string, string>> = {
   amount: '금액', settlmntDt: '지급일', seq: '순번', dt: '조회일', memo: '메모', usrId: '관리자 아이디',
   cardNumber: '카드번호', cardExpiry: '유효기간', buyerAuthNum: '생년월일', cardPassword2: '비밀번호 앞 2자리',
   quota: '할부', buyerName: '이름', buyerEmail: '이메일', buyerTel: '휴대폰',
+  reason: '취소 사유', refundAccount: '환불 계좌', 'refundAccount.number': '환불 계좌번호', 'refundAccount.bankCode': '환불 은행 코드',
+  'refundAccount.holder': '환불 계좌 예금주', remainingAmount: '남은 금액',
+};
+
+/** Why the gateway refused a cancel (CancelRefusalReason), in the operator's words. */
+export const CANCEL_REFUSAL: Readonly<Record<string, string>> = {
+  'already-cancelled': '이미 취소된 거래입니다.',
+  'not-found': 'NICEPAY에서 거래를 찾을 수 없습니다.',
+  'period-passed': '취소 가능 기간이 지났습니다.',
+  'amount-too-large': '취소 금액이 남은 금액보다 큽니다.',
+  'partial-not-allowed': '이 거래는 부분 취소할 수 없습니다. 전액으로 취소해 주세요.',
+  'vbank-not-deposited': '입금 전인 가상계좌는 부분 환불할 수 없습니다.',
+  'refund-instead': '이 거래는 취소 대신 환불 계좌로 환불해야 합니다.',
+  'balance-mismatch': '남은 금액이 NICEPAY와 일치하지 않습니다. 거래를 조회해 주세요.',
+  'duplicate-partial': '같은 부분 취소가 이미 처리되었습니다.',
+  'refund-account-required': '입금된 가상계좌는 환불 계좌가 필요합니다.',
+  other: 'NICEPAY가 취소를 거절했습니다.',
 };
 
 /** "카드번호를 확인해 주세요." for a field name; the value is never part of it. */
@@ -81,6 +98,10 @@ export function operatorError(err: unknown): { message: string; status: number }
       return { message: checkFieldMessage(e.field), status: 400 };
     case 'NICEPAY_GATEWAY_UNREACHABLE':
       return { message: 'NICEPAY 서버에 연결할 수 없습니다. 아무것도 처리되지 않았습니다. 잠시 후 다시 시도해 주세요.', status: 502 };
+    case 'NICEPAY_RETRY_LATER':
+      return { message: 'NICEPAY가 지금은 처리할 수 없다고 답했습니다. 아무것도 처리되지 않았습니다. 잠시 후 다시 시도해 주세요.', status: 503 };
+    case 'NICEPAY_CANCEL_EXCEEDS_REMAINING':
+      return { message: '취소 금액이 남은 금액보다 큽니다. 보내지 않았습니다.', status: 422 };
     case 'NICEPAY_OUTCOME_UNKNOWN':
       return { message: 'NICEPAY의 응답을 받지 못해 처리 여부를 알 수 없습니다. 결과를 조회한 뒤 다시 시도해 주세요.', status: 502 };
     default:

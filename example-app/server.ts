@@ -19,6 +19,7 @@
  *   NICEPAY_WINDOW_URL    payment window host (default NICEPAY_BASE_URL)
  *   NICEPAY_TRUSTED_HOSTS comma list of hosts NextAppURL / NetCancelURL may name
  */
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { pino } from 'pino';
@@ -42,7 +43,19 @@ function portFrom(name: string, fallback: number): number {
 const port = portFrom('PORT', 3000);
 const host = env.HOST || '127.0.0.1';
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+// The shop's server listens first: the embedded sandbox needs the shop's address to post its
+// payment notices to (/pay/notify); the app is attached once it exists.
 let sandbox: Sandbox | undefined;
+const server = createServer();
+server.on('error', (err: NodeJS.ErrnoException) => {
+  void sandbox?.close();
+  fail(err.code === 'EADDRINUSE' ? `port ${port} is in use; set PORT to another one` : err.message);
+});
+await new Promise<void>((resolve) => server.listen(port, host, resolve));
+const { port: actual, address } = server.address() as AddressInfo;
+const bound = address.includes(':') ? `[${address}]` : address;
+const loopbackUrl = `http://${address === '0.0.0.0' || address === '::' ? '127.0.0.1' : bound}:${actual}`;
+
 let gateway: Pick<ShopOptions, 'mid' | 'merchantKey' | 'baseUrl' | 'dataUrl' | 'windowUrl' | 'trustedHosts'>;
 let gatewayLabel: string;
 
@@ -60,10 +73,13 @@ if (env.NICEPAY_BASE_URL) {
   gatewayLabel = env.NICEPAY_BASE_URL;
 } else {
   // Your own merchant in the sandbox if both are given, else the published test merchant.
-  const merchant = env.NICEPAY_MID && env.NICEPAY_MERCHANT_KEY
-    ? { mid: env.NICEPAY_MID, merchantKey: env.NICEPAY_MERCHANT_KEY }
-    : TEST_MERCHANTS[0]!;
-  sandbox = createSandbox(env.NICEPAY_MID && env.NICEPAY_MERCHANT_KEY ? { merchants: [merchant, ...TEST_MERCHANTS] } : {});
+  // Its deposit notices go to this shop's /pay/notify, as the merchant admin would configure.
+  const own = env.NICEPAY_MID && env.NICEPAY_MERCHANT_KEY;
+  const merchant = {
+    ...(own ? { mid: env.NICEPAY_MID!, merchantKey: env.NICEPAY_MERCHANT_KEY! } : TEST_MERCHANTS[0]!),
+    notificationUrl: `${loopbackUrl}/pay/notify`,
+  };
+  sandbox = createSandbox({ merchants: [merchant, ...TEST_MERCHANTS.filter((m) => m.mid !== merchant.mid)] });
   const { url } = await sandbox.listen(portFrom('SANDBOX_PORT', 0));
   gateway = { mid: merchant.mid, merchantKey: merchant.merchantKey, baseUrl: url };
   gatewayLabel = `embedded sandbox at ${url}`;
@@ -83,6 +99,7 @@ try {
       ...(env.ADMIN_PASSWORD ? { password: env.ADMIN_PASSWORD } : {}),
       ...(env.SESSION_SECRET ? { sessionSecret: env.SESSION_SECRET } : {}),
     },
+    ...(sandbox ? { sandbox } : {}),
   });
   if (env.TRUST_PROXY) shop.app.set('trust proxy', /^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY);
 } catch (err) {
@@ -90,14 +107,8 @@ try {
   fail((err as Error).message);
 }
 
-const server = shop.app.listen(port, host);
-server.on('error', (err: NodeJS.ErrnoException) => {
-  void sandbox?.close();
-  fail(err.code === 'EADDRINUSE' ? `port ${port} is in use; set PORT to another one` : err.message);
-});
-server.on('listening', () => {
-  const { port: actual, address } = server.address() as AddressInfo;
-  const bound = address.includes(':') ? `[${address}]` : address;
+server.on('request', shop.app);
+{
   const shopUrl = env.SHOP_URL ?? `http://${bound}:${actual}`;
   if (!LOOPBACK.has(host)) {
     console.warn(`express-nicepay example shop: WARNING: HOST=${host} exposes the shop and its back office to the network; serve it over HTTPS and set ADMIN_PASSWORD`);
@@ -110,7 +121,7 @@ server.on('listening', () => {
       ? [`express-nicepay example shop: back office ${shopUrl}/admin  user ${shop.admin.user}  one-time password ${shop.admin.password}  (set ADMIN_PASSWORD to choose one)`]
       : []),
   ].join('\n'));
-});
+}
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

@@ -72,6 +72,8 @@ export const STATUS_LABEL: Readonly<Record<string, string>> = {
   declined: '결제 실패',
   // Display only: a pending order the buyer left in the window (still payable).
   cancelled: '구매자 취소',
+  refunded: '취소·환불 완료',
+  'partially-refunded': '부분 환불',
 };
 
 /** Pay method → Korean label. */
@@ -116,7 +118,7 @@ th,td.status,td.method,td.amount,td.date{white-space:nowrap}
 td{min-width:4.5rem}td.goods{min-width:8rem}td.moid,td.tid{overflow-wrap:normal}
 dl{display:grid;grid-template-columns:minmax(5rem,9rem) 1fr;gap:.3rem 1rem}dt{color:var(--muted)}dd{margin:0;min-width:0}
 .status-approved,.status-paid{color:var(--ok)}.status-awaiting-deposit,.status-pending{color:var(--warn)}
-.status-declined,.status-auth-failed,.status-error,.status-cancelled{color:var(--bad)}
+.status-declined,.status-auth-failed,.status-error,.status-cancelled,.status-refunded,.status-partially-refunded{color:var(--bad)}
 `;
 
 /** The page shell: header with navigation, main content, footer. */

@@ -49,7 +49,7 @@ export const okNotice = (message: string | undefined): SafeHtml | false =>
 /** Renders a back-office page: title, navigation with logout, body. */
 export function adminPage(req: Request, res: Response, status: number, title: string, body: SafeHtml): void {
   sendPage(res, status, title, html`<h1>${title}</h1>
-<nav class="card subnav" id="admin-nav"><a href="/admin">잔액</a><a href="/admin/sub-merchants">서브몰</a><a href="/admin/payouts">지급</a><a href="/admin/recon">현금영수증 대사</a>
+<nav class="card subnav" id="admin-nav"><a href="/admin">잔액</a><a href="/admin/orders">주문 관리</a><a href="/admin/sub-merchants">서브몰</a><a href="/admin/payouts">지급</a><a href="/admin/recon">현금영수증 대사</a>
 <form method="post" action="/admin/logout" class="inline">${csrfInput(req)}<button type="submit" class="secondary" id="logout">로그아웃</button></form></nav>
 ${body}`);
 }

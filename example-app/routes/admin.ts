@@ -5,6 +5,7 @@
  *   GET  /admin                    payout balance (nicepay.payout.balance)
  *   GET  /admin/sub-merchants      sub-merchants registered through this page (kept in SQLite) + register form
  *   POST /admin/sub-merchants      nicepay.payout.registerSubMerchant, then saved in SQLite
+ *   /admin/orders                  refunds (nicepay.cancel) and the sandbox deposit button: ./admin-orders.ts
  *   /admin/payouts                 payout request (with a confirmation step) and cancel: ./admin-payouts.ts
  *   /admin/recon                   cash-receipt reconciliation and CSV: ./admin-recon.ts
  *
@@ -17,6 +18,7 @@ import { adminGuard, audit, csrfInput, type AdminCredentials } from '../admin-au
 import { operatorError, withParticle } from '../korean.js';
 import { html, won } from '../views.js';
 import { adminPage, errorNotice, field, fmtDate, okNotice } from './admin-page.js';
+import { adminOrderRoutes } from './admin-orders.js';
 import { adminPayoutRoutes } from './admin-payouts.js';
 import { adminReconRoutes } from './admin-recon.js';
 
@@ -99,6 +101,7 @@ ${input('memo', 'sub-memo', '메모')}
     }
   });
 
+  router.use('/orders', adminOrderRoutes(ctx));
   router.use('/payouts', adminPayoutRoutes(ctx, () => q.list.all()));
   router.use('/recon', adminReconRoutes(ctx));
   return router;

@@ -5,8 +5,12 @@ import type { ShopContext } from '../app.js';
 import type { Order } from '../db.js';
 import { METHOD_LABEL, STATUS_LABEL, html, kstDateTime, sendPage, won } from '../views.js';
 
-/** What the buyer sees: a pending order the buyer left in the window reads as cancelled by the buyer. */
+/**
+ * What buyer and operator see: a pending order the buyer left in the window reads as
+ * cancelled by the buyer; a refunded order as refunded (fully or partly).
+ */
 export function displayStatus(o: Order): string {
+  if (o.refundedAmount > 0) return o.refundedAmount >= o.amount ? 'refunded' : 'partially-refunded';
   return o.status === 'pending' && o.windowCancelledAt ? 'cancelled' : o.status;
 }
 

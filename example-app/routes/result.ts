@@ -61,12 +61,16 @@ function view(order: Order): { status: string; heading: string; body: SafeHtml |
   const stored = order.result ? (JSON.parse(order.result) as CheckoutResult) : undefined;
   if ((order.status === 'paid' || order.status === 'awaiting-deposit') && stored && (stored.status === 'approved' || stored.status === 'awaiting-deposit')) {
     const approvedAt = stored.status === 'approved' ? date(stored.payment.approvedAt) : undefined;
+    // A virtual account becomes paid when the gateway's deposit notice arrives (/pay/notify).
+    const deposited = stored.status === 'awaiting-deposit' && order.status === 'paid';
     return {
-      status: stored.status,
-      heading: stored.status === 'approved' ? '결제가 완료되었습니다' : '가상계좌가 발급되었습니다. 입금해 주시면 주문이 완료됩니다',
+      status: deposited ? 'approved' : stored.status,
+      heading: stored.status === 'approved' ? '결제가 완료되었습니다' : deposited ? '입금이 확인되어 결제가 완료되었습니다' : '가상계좌가 발급되었습니다. 입금해 주시면 주문이 완료됩니다',
       body: html`<dt>결제수단</dt><dd id="result-method">${METHOD_LABEL[stored.payment.method]}</dd>${methodDetails(stored)}
 ${stored.status === 'approved' && html`<dt>승인번호</dt><dd id="auth-code">${stored.payment.authCode}</dd>`}
-${approvedAt && html`<dt>승인일시</dt><dd id="approved-at">${kstDateTime(approvedAt)}</dd>`}`,
+${approvedAt && html`<dt>승인일시</dt><dd id="approved-at">${kstDateTime(approvedAt)}</dd>`}
+${order.depositedAt && html`<dt>입금 확인</dt><dd id="deposited-at">${kstDateTime(new Date(order.depositedAt))}</dd>`}
+${order.refundedAmount > 0 && html`<dt>환불</dt><dd id="result-refunded">${won(order.refundedAmount)}${order.refundedAmount >= order.amount ? ' (전액)' : ''}</dd>`}`,
       action: false,
     };
   }
