@@ -8,6 +8,8 @@
 import express, { type Express, type Router } from 'express';
 import { fileURLToPath } from 'node:url';
 import { createNicepay, type Logger, type Nicepay, type NicepayOptions } from '../src/index.js';
+import type { Sandbox } from '../src/sandbox/index.js';
+import { adminCredentials, type AdminOptions } from './admin-auth.js';
 import { openDb, type ShopDb } from './db.js';
 import { errorHandler, notFound } from './error-page.js';
 import { adminRoutes } from './routes/admin.js';
@@ -15,6 +17,8 @@ import { checkoutRoutes } from './routes/checkout.js';
 import { keyinRoutes } from './routes/keyin.js';
 import { orderRoutes } from './routes/orders.js';
 import { productRoutes } from './routes/products.js';
+import { resultRoutes } from './routes/result.js';
+import { notifyRoutes } from './routes/notify.js';
 import { returnRoutes } from './routes/return.js';
 
 /** Options of {@link createShop}. */
@@ -43,6 +47,15 @@ export interface ShopOptions {
   logger?: Logger;
   /** Extra createNicepay options (timeouts, store, clock ...). */
   nicepay?: Partial<NicepayOptions>;
+  /**
+   * The embedded sandbox, when the shop runs on one: the back office then shows a "deposit"
+   * button (sandbox.deposit) for unpaid virtual accounts, and notices are taken from 127.0.0.1.
+   */
+  sandbox?: Sandbox;
+  /** Addresses payment notices may come from. @default the gateway's; 127.0.0.1 with `sandbox` */
+  notifyAllowedIps?: readonly string[];
+  /** Back-office login (ADMIN_USER / ADMIN_PASSWORD in server.ts). @default user 'admin', a generated one-time password */
+  admin?: AdminOptions;
 }
 
 /** What every router of the shop gets. */
@@ -54,10 +67,17 @@ export interface ShopContext {
   merchantKey: string;
   windowUrl: string;
   publicUrl: string | undefined;
+  /** The shop's clock (the client's `clock` when given): payout dates and cut-offs agree with it. */
+  clock: () => Date;
+  /** The embedded sandbox, if any (the back office's deposit button). */
+  sandbox: Sandbox | undefined;
 }
 
+/** What {@link createShop} returns. */
 export interface Shop {
   app: Express;
+  /** The back-office login; `generated` when the password was made up here (print it once). */
+  admin: { user: string; password: string; generated: boolean };
   db: ShopDb;
   nicepay: Nicepay;
   /** Waits for payments in flight, then closes the NICEPAY client and the database. */
@@ -77,6 +97,7 @@ const trimSlash = (url: string): string => url.replace(/\/+$/, '');
 
 export function createShop(options: ShopOptions): Shop {
   const logger = options.logger ?? consoleLogger;
+  const admin = adminCredentials(options.admin);
   const nicepay = createNicepay({
     mid: options.mid,
     merchantKey: options.merchantKey,
@@ -95,6 +116,8 @@ export function createShop(options: ShopOptions): Shop {
     merchantKey: options.merchantKey,
     windowUrl: trimSlash(options.windowUrl ?? options.baseUrl),
     publicUrl: options.publicUrl ? trimSlash(options.publicUrl) : undefined,
+    clock: options.nicepay?.clock ?? (() => new Date()),
+    sandbox: options.sandbox,
   };
 
   const app = express();
@@ -110,12 +133,17 @@ export function createShop(options: ShopOptions): Shop {
     ['/', productRoutes(ctx)],
     ['/', checkoutRoutes(ctx)],
     ['/', returnRoutes(ctx)],
+    // POST /pay/notify: the gateway's deposit notices (no login; source address checked).
+    ['/', notifyRoutes(ctx, options.notifyAllowedIps ?? (options.sandbox ? ['127.0.0.1'] : undefined))],
     ['/', orderRoutes(ctx)],
+    // GET /orders/:moid: the result page the return and key-in POSTs redirect to (PRG).
+    ['/', resultRoutes(ctx)],
     // ── Extension points (issue 2) — one line each, with the router in routes/<name>.ts ──
     // Card key-in checkout, built on nicepay.keyinRouter({ expectedAmount, onApproved }):
     ['/keyin', keyinRoutes(ctx)],
-    // Back office: payout (nicepay.payout) and cash-receipt reconciliation (nicepay.recon):
-    ['/admin', adminRoutes(ctx)],
+    // Back office behind a login and CSRF tokens: payout (nicepay.payout) and cash-receipt
+    // reconciliation (nicepay.recon). /pay/return above stays reachable without a login.
+    ['/admin', adminRoutes(ctx, admin, options.admin?.sessionSecret)],
   ];
   for (const [path, router] of routers) app.use(path, router);
   app.use(notFound);
@@ -124,6 +152,7 @@ export function createShop(options: ShopOptions): Shop {
   let closed: Promise<void> | undefined;
   return {
     app,
+    admin,
     db,
     nicepay,
     close: () =>

@@ -19,6 +19,9 @@ export interface Product {
 
 export type OrderStatus = 'pending' | 'paid' | 'awaiting-deposit' | 'declined';
 
+/** How the order is paid: the payment window or card key-in. */
+export type OrderChannel = 'window' | 'keyin';
+
 export interface Order {
   moid: string;
   productId: string;
@@ -31,7 +34,22 @@ export interface Order {
   /** The typed checkout result as JSON (dates as ISO strings), once there is one. */
   result: string | null;
   buyerName: string;
+  buyerEmail: string;
+  buyerTel: string;
   createdAt: string;
+  channel: OrderChannel;
+  /**
+   * Set when the buyer came back from the window with auth-failed (e.g. pressed 취소). Only
+   * a display hint: auth-failed returns are unauthenticated (anyone can post one), so the
+   * order stays payable and its status does not change (issue 18, item 7).
+   */
+  windowCancelledAt: string | null;
+  /** The auth-failed return's message: untrusted text, always escaped when shown. */
+  windowMessage: string | null;
+  /** Won refunded (cancelled) so far through the back office. */
+  refundedAmount: number;
+  /** When a virtual account's deposit notice arrived (ISO), if it did. */
+  depositedAt: string | null;
 }
 
 export interface Buyer {
@@ -45,7 +63,7 @@ export interface ShopDb {
   readonly sqlite: Database.Database;
   products(): Product[];
   product(id: string): Product | undefined;
-  createOrder(product: Product, buyer: Buyer): Order;
+  createOrder(product: Product, buyer: Buyer, channel?: OrderChannel): Order;
   order(moid: string): Order | undefined;
   orders(): Order[];
   /** The order's amount, or undefined for an unknown Moid. */
@@ -56,6 +74,16 @@ export interface ShopDb {
    */
   markCommitted(result: CommittedCheckout): void;
   markDeclined(result: DeclinedCheckout): void;
+  /** Notes that the buyer came back from the window without paying (display only; see Order). */
+  markWindowCancelled(moid: string, message: string): void;
+  /**
+   * A virtual account's deposit arrived (the gateway's notice): awaiting-deposit → paid, for
+   * this TID only. Idempotent: a repeated notice changes nothing. False when the order is not
+   * this TID's awaiting or paid virtual account.
+   */
+  markDeposited(moid: string, tid: string, at: Date | undefined): boolean;
+  /** Adds a refund the gateway accepted; never beyond the order's amount. */
+  addRefund(moid: string, amount: number): void;
   close(): void;
 }
 
@@ -88,14 +116,29 @@ CREATE TABLE IF NOT EXISTS orders (
 );
 `;
 
+/** Columns added after the first release: added to an existing data/shop.db on open. */
+const ADDED_COLUMNS: ReadonlyArray<[name: string, ddl: string]> = [
+  ['channel', "channel TEXT NOT NULL DEFAULT 'window'"],
+  ['window_cancelled_at', 'window_cancelled_at TEXT'],
+  ['window_message', 'window_message TEXT'],
+  ['buyer_email', "buyer_email TEXT NOT NULL DEFAULT ''"],
+  ['buyer_tel', "buyer_tel TEXT NOT NULL DEFAULT ''"],
+  ['refunded_amount', 'refunded_amount INTEGER NOT NULL DEFAULT 0'],
+  ['deposited_at', 'deposited_at TEXT'],
+];
+
 interface OrderRow {
   moid: string; product_id: string; goods: string; amount: number; status: OrderStatus;
   method: string | null; tid: string | null; result: string | null; buyer_name: string; created_at: string;
+  channel: OrderChannel; window_cancelled_at: string | null; window_message: string | null; buyer_email: string; buyer_tel: string;
+  refunded_amount: number; deposited_at: string | null;
 }
 
 const toOrder = (r: OrderRow): Order => ({
   moid: r.moid, productId: r.product_id, goods: r.goods, amount: r.amount, status: r.status,
   method: r.method, tid: r.tid, result: r.result, buyerName: r.buyer_name, createdAt: r.created_at,
+  buyerEmail: r.buyer_email, buyerTel: r.buyer_tel, channel: r.channel, windowCancelledAt: r.window_cancelled_at, windowMessage: r.window_message,
+  refundedAmount: r.refunded_amount, depositedAt: r.deposited_at,
 });
 
 /** A Moid: date (KST) + random, unique within the table (the PRIMARY KEY enforces it). */
@@ -111,6 +154,8 @@ export function openDb(file: string): ShopDb {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.exec(SCHEMA);
+  const have = new Set(sqlite.prepare<[], { name: string }>('PRAGMA table_info(orders)').all().map((c) => c.name));
+  for (const [name, ddl] of ADDED_COLUMNS) if (!have.has(name)) sqlite.exec(`ALTER TABLE orders ADD COLUMN ${ddl}`);
   const seed = sqlite.prepare('INSERT OR IGNORE INTO products (id, name, price, description) VALUES (@id, @name, @price, @description)');
   sqlite.transaction(() => SEED_PRODUCTS.forEach((p) => seed.run(p)))();
 
@@ -118,17 +163,26 @@ export function openDb(file: string): ShopDb {
     products: sqlite.prepare<[], Product>('SELECT id, name, price, description FROM products ORDER BY rowid'),
     product: sqlite.prepare<[string], Product>('SELECT id, name, price, description FROM products WHERE id = ?'),
     insert: sqlite.prepare(
-      `INSERT INTO orders (moid, product_id, goods, amount, buyer_name, created_at)
-       VALUES (@moid, @productId, @goods, @amount, @buyerName, @createdAt)`,
+      `INSERT INTO orders (moid, product_id, goods, amount, buyer_name, buyer_email, buyer_tel, created_at, channel)
+       VALUES (@moid, @productId, @goods, @amount, @buyerName, @buyerEmail, @buyerTel, @createdAt, @channel)`,
     ),
     order: sqlite.prepare<[string], OrderRow>('SELECT * FROM orders WHERE moid = ?'),
     orders: sqlite.prepare<[], OrderRow>('SELECT * FROM orders ORDER BY created_at DESC, rowid DESC'),
     settle: sqlite.prepare(
-      `UPDATE orders SET status = @status, method = @method, tid = @tid, result = @result
+      `UPDATE orders SET status = @status, method = @method, tid = @tid, result = @result, window_cancelled_at = NULL, window_message = NULL
        WHERE moid = @moid AND status IN ('pending', 'declined')`,
     ),
     decline: sqlite.prepare(
-      `UPDATE orders SET status = 'declined', method = @method, result = @result WHERE moid = @moid AND status = 'pending'`,
+      `UPDATE orders SET status = 'declined', method = @method, result = @result, window_cancelled_at = NULL, window_message = NULL WHERE moid = @moid AND status = 'pending'`,
+    ),
+    deposited: sqlite.prepare(
+      `UPDATE orders SET status = 'paid', deposited_at = @at WHERE moid = @moid AND tid = @tid AND method = 'VBANK' AND status = 'awaiting-deposit'`,
+    ),
+    refund: sqlite.prepare(
+      `UPDATE orders SET refunded_amount = MIN(amount, refunded_amount + @amount) WHERE moid = @moid`,
+    ),
+    windowCancelled: sqlite.prepare(
+      `UPDATE orders SET window_cancelled_at = @at, window_message = @message WHERE moid = @moid AND status IN ('pending', 'declined')`,
     ),
   };
 
@@ -136,11 +190,11 @@ export function openDb(file: string): ShopDb {
     sqlite,
     products: () => q.products.all(),
     product: (id) => q.product.get(id),
-    createOrder(product, buyer) {
+    createOrder(product, buyer, channel = 'window') {
       for (;;) {
         const order = {
           moid: newMoid(new Date()), productId: product.id, goods: product.name, amount: product.price,
-          buyerName: buyer.name, createdAt: new Date().toISOString(),
+          buyerName: buyer.name, buyerEmail: buyer.email, buyerTel: buyer.tel, createdAt: new Date().toISOString(), channel,
         };
         try {
           q.insert.run(order);
@@ -148,7 +202,7 @@ export function openDb(file: string): ShopDb {
           if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') continue;
           throw err;
         }
-        return { ...order, status: 'pending', method: null, tid: null, result: null };
+        return { ...order, status: 'pending', method: null, tid: null, result: null, windowCancelledAt: null, windowMessage: null, refundedAmount: 0, depositedAt: null };
       }
     },
     order: (moid) => {
@@ -169,6 +223,18 @@ export function openDb(file: string): ShopDb {
     },
     markDeclined(result) {
       q.decline.run({ moid: result.moid, method: result.raw.PayMethod ?? null, result: JSON.stringify(result) });
+    },
+    markWindowCancelled(moid, message) {
+      // Bounded: the text comes from an unauthenticated post.
+      q.windowCancelled.run({ moid, at: new Date().toISOString(), message: message.slice(0, 200) });
+    },
+    markDeposited(moid, tid, at) {
+      q.deposited.run({ moid, tid, at: (at ?? new Date()).toISOString() });
+      const o = q.order.get(moid);
+      return o !== undefined && o.tid === tid && o.method === 'VBANK' && o.status === 'paid';
+    },
+    addRefund(moid, amount) {
+      q.refund.run({ moid, amount });
     },
     close: () => sqlite.close(),
   };

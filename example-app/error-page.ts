@@ -1,9 +1,12 @@
 /**
  * Error pages. checkoutReturn passes what the shop must not treat as a payment result to
  * next(err) as a NicepayError (status, stable code, expose); this renders it for the buyer
- * in Korean. The merchant key never reaches a page or a log line.
+ * in Korean. Codes and the library's (English, developer-facing) messages go to the log
+ * only; the page shows a reference number that finds the log line (issue 20, item 2). The
+ * merchant key never reaches a page or a log line.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { randomBytes } from 'node:crypto';
 import { isNicepayError, type NicepayErrorCode } from '../src/index.js';
 import type { ShopContext } from './app.js';
 import { html, sendPage } from './views.js';
@@ -38,16 +41,15 @@ export function errorHandler(ctx: ShopContext): ErrorRequestHandler {
     const status = known ? err.status : typeof err?.status === 'number' && err.status < 500 ? err.status : 500;
     const code: string = known ? err.code : 'INTERNAL_ERROR';
     const friendly = (known && KOREAN[err.code]) || (status < 500 ? '요청을 처리할 수 없습니다.' : '일시적인 오류가 발생했습니다. 잠시 후 다시 시도해 주세요.');
-    // The library's messages are secret-free and meant for developers; show them when exposable.
-    const detail = known && err.expose ? hide(err.message) : '';
+    // A short reference the buyer can quote to support; it finds this log line.
+    const ref = randomBytes(4).toString('hex').toUpperCase();
     ctx.logger[status >= 500 ? 'error' : 'warn'](
-      known ? err.toJSON() : { code, message: hide(String(err?.message ?? err)) },
+      { ref, ...(known ? err.toJSON() : { code, message: hide(String(err?.message ?? err)) }) },
       'example shop: request failed',
     );
     sendPage(res, status, '결제 오류', html`<h1 id="result-status" class="status-error" data-status="error">결제를 완료하지 못했습니다</h1>
 <p id="error-message">${friendly}</p>
-<dl><dt>HTTP 상태</dt><dd id="error-status">${status}</dd><dt>오류 코드</dt><dd id="error-code">${code}</dd>
-${detail && html`<dt>상세</dt><dd id="error-detail" class="muted">${detail}</dd>`}</dl>
-<p><a class="button" href="/">상품 목록으로</a> <a href="/orders">주문 내역</a></p>`);
+<p class="muted">문의하실 때 참조 번호(<strong id="error-ref">${ref}</strong>)를 알려 주세요.</p>
+<div class="actions"><a class="button" href="/">상품 목록으로</a><a class="button secondary" href="/orders">주문 내역</a></div>`);
   };
 }

@@ -3,6 +3,13 @@
  * the gateway sandbox in-process and pays against it; with it, it talks to that gateway.
  *
  *   PORT                  shop port (default 3000)
+ *   HOST                  address to bind (default 127.0.0.1: only this machine; another
+ *                         address exposes the shop, back office included, to the network)
+ *   ADMIN_USER, ADMIN_PASSWORD  back-office login (default user admin; without a password a
+ *                         one-time one is generated and printed at start-up)
+ *   SESSION_SECRET        signs the back-office session cookie (default: random per start)
+ *   TRUST_PROXY           Express "trust proxy" value behind a TLS-terminating proxy, so the
+ *                         session cookie gets Secure (e.g. loopback, or 1)
  *   SHOP_URL              public origin for ReturnURL (default: from the request's Host)
  *   SHOP_DB               SQLite file (default example-app/data/shop.db; ':memory:' works)
  *   SANDBOX_PORT          embedded sandbox port (default: any free port)
@@ -12,6 +19,7 @@
  *   NICEPAY_WINDOW_URL    payment window host (default NICEPAY_BASE_URL)
  *   NICEPAY_TRUSTED_HOSTS comma list of hosts NextAppURL / NetCancelURL may name
  */
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { pino } from 'pino';
@@ -33,7 +41,21 @@ function portFrom(name: string, fallback: number): number {
 }
 
 const port = portFrom('PORT', 3000);
+const host = env.HOST || '127.0.0.1';
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+// The shop's server listens first: the embedded sandbox needs the shop's address to post its
+// payment notices to (/pay/notify); the app is attached once it exists.
 let sandbox: Sandbox | undefined;
+const server = createServer();
+server.on('error', (err: NodeJS.ErrnoException) => {
+  void sandbox?.close();
+  fail(err.code === 'EADDRINUSE' ? `port ${port} is in use; set PORT to another one` : err.message);
+});
+await new Promise<void>((resolve) => server.listen(port, host, resolve));
+const { port: actual, address } = server.address() as AddressInfo;
+const bound = address.includes(':') ? `[${address}]` : address;
+const loopbackUrl = `http://${address === '0.0.0.0' || address === '::' ? '127.0.0.1' : bound}:${actual}`;
+
 let gateway: Pick<ShopOptions, 'mid' | 'merchantKey' | 'baseUrl' | 'dataUrl' | 'windowUrl' | 'trustedHosts'>;
 let gatewayLabel: string;
 
@@ -51,10 +73,13 @@ if (env.NICEPAY_BASE_URL) {
   gatewayLabel = env.NICEPAY_BASE_URL;
 } else {
   // Your own merchant in the sandbox if both are given, else the published test merchant.
-  const merchant = env.NICEPAY_MID && env.NICEPAY_MERCHANT_KEY
-    ? { mid: env.NICEPAY_MID, merchantKey: env.NICEPAY_MERCHANT_KEY }
-    : TEST_MERCHANTS[0]!;
-  sandbox = createSandbox(env.NICEPAY_MID && env.NICEPAY_MERCHANT_KEY ? { merchants: [merchant, ...TEST_MERCHANTS] } : {});
+  // Its deposit notices go to this shop's /pay/notify, as the merchant admin would configure.
+  const own = env.NICEPAY_MID && env.NICEPAY_MERCHANT_KEY;
+  const merchant = {
+    ...(own ? { mid: env.NICEPAY_MID!, merchantKey: env.NICEPAY_MERCHANT_KEY! } : TEST_MERCHANTS[0]!),
+    notificationUrl: `${loopbackUrl}/pay/notify`,
+  };
+  sandbox = createSandbox({ merchants: [merchant, ...TEST_MERCHANTS.filter((m) => m.mid !== merchant.mid)] });
   const { url } = await sandbox.listen(portFrom('SANDBOX_PORT', 0));
   gateway = { mid: merchant.mid, merchantKey: merchant.merchantKey, baseUrl: url };
   gatewayLabel = `embedded sandbox at ${url}`;
@@ -69,21 +94,34 @@ try {
     logger: pino({ level: env.LOG_LEVEL ?? 'info', redact: ['merchantKey', '*.merchantKey'] }),
     ...(env.SHOP_URL ? { publicUrl: env.SHOP_URL } : {}),
     ...(env.SHOP_DB ? { dbFile: env.SHOP_DB } : {}),
+    admin: {
+      ...(env.ADMIN_USER ? { user: env.ADMIN_USER } : {}),
+      ...(env.ADMIN_PASSWORD ? { password: env.ADMIN_PASSWORD } : {}),
+      ...(env.SESSION_SECRET ? { sessionSecret: env.SESSION_SECRET } : {}),
+    },
+    ...(sandbox ? { sandbox } : {}),
   });
+  if (env.TRUST_PROXY) shop.app.set('trust proxy', /^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY);
 } catch (err) {
   await sandbox?.close();
   fail((err as Error).message);
 }
 
-const server = shop.app.listen(port);
-server.on('error', (err: NodeJS.ErrnoException) => {
-  void sandbox?.close();
-  fail(err.code === 'EADDRINUSE' ? `port ${port} is in use; set PORT to another one` : err.message);
-});
-server.on('listening', () => {
-  const { port: actual } = server.address() as AddressInfo;
-  console.log(`express-nicepay example shop: ${env.SHOP_URL ?? `http://localhost:${actual}`} (gateway: ${gatewayLabel})`);
-});
+server.on('request', shop.app);
+{
+  const shopUrl = env.SHOP_URL ?? `http://${bound}:${actual}`;
+  if (!LOOPBACK.has(host)) {
+    console.warn(`express-nicepay example shop: WARNING: HOST=${host} exposes the shop and its back office to the network; serve it over HTTPS and set ADMIN_PASSWORD`);
+  }
+  // One write, so a script reading the first line also sees the password line with it.
+  // The generated password is printed once, on the terminal of whoever started the shop.
+  console.log([
+    `express-nicepay example shop: ${shopUrl} (gateway: ${gatewayLabel}; listening on ${bound}:${actual})`,
+    ...(shop.admin.generated
+      ? [`express-nicepay example shop: back office ${shopUrl}/admin  user ${shop.admin.user}  one-time password ${shop.admin.password}  (set ADMIN_PASSWORD to choose one)`]
+      : []),
+  ].join('\n'));
+}
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

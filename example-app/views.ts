@@ -70,6 +70,10 @@ export const STATUS_LABEL: Readonly<Record<string, string>> = {
   paid: '결제 완료',
   'awaiting-deposit': '입금 대기',
   declined: '결제 실패',
+  // Display only: a pending order the buyer left in the window (still payable).
+  cancelled: '구매자 취소',
+  refunded: '취소·환불 완료',
+  'partially-refunded': '부분 환불',
 };
 
 /** Pay method → Korean label. */
@@ -80,28 +84,41 @@ export const METHOD_LABEL: Readonly<Record<PayMethod, string>> = {
   CELLPHONE: '휴대폰',
 };
 
+// Layout rules (issue 20, item 4): every page fits 1,100 px and 390 px without sideways
+// scrolling of the page; wide tables scroll inside .table-wrap; header cells and short
+// status cells never break one syllable per line; buttons side by side keep a gap.
 const STYLE = `
 :root{--accent:#1f6feb;--muted:#667085;--ok:#0a7a43;--warn:#b54708;--bad:#b42318}
 *{box-sizing:border-box}
-body{font-family:"Apple SD Gothic Neo","Malgun Gothic","Noto Sans KR",system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2939;line-height:1.6}
+body{font-family:"Apple SD Gothic Neo","Malgun Gothic","Noto Sans KR","NanumGothic",system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2939;line-height:1.6;overflow-wrap:anywhere;word-break:keep-all}
 header{background:#fff;border-bottom:1px solid #e4e7ec}
-header .wrap{display:flex;align-items:center;gap:1.5rem}
+header .wrap{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem 1.5rem}
 header a{color:inherit;text-decoration:none}
 header .brand{font-weight:700;font-size:1.15rem}
-nav a{color:var(--muted);margin-right:1rem}
-.wrap{max-width:52rem;margin:0 auto;padding:1rem 1.25rem}
+nav{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center}
+nav a{color:var(--muted);white-space:nowrap}
+.wrap{max-width:64rem;margin:0 auto;padding:1rem 1.25rem}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:1rem;padding:0;list-style:none}
-.card{background:#fff;border:1px solid #e4e7ec;border-radius:.75rem;padding:1rem 1.25rem}
+.card{background:#fff;border:1px solid #e4e7ec;border-radius:.75rem;padding:1rem 1.25rem;margin:0 0 1rem}
 .price{font-size:1.2rem;font-weight:700}
 .muted{color:var(--muted);font-size:.9rem}
-button,.button{background:var(--accent);color:#fff;border:0;border-radius:.5rem;padding:.55rem 1.2rem;font-size:1rem;cursor:pointer;text-decoration:none;display:inline-block}
+button,.button{background:var(--accent);color:#fff;border:1px solid var(--accent);border-radius:.5rem;padding:.55rem 1.2rem;font-size:1rem;line-height:1.4;cursor:pointer;text-decoration:none;display:inline-block;white-space:nowrap;font-family:inherit}
+button.secondary,.button.secondary{background:#fff;color:var(--accent)}
+.actions{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center;margin:.75rem 0}
+form.inline{display:inline;margin:0}
+.subnav{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
+.subnav form{margin-left:auto}
 label{display:block;margin:.4rem 0}
-input[type=text],input[type=email],input[type=tel]{padding:.4rem;border:1px solid #d0d5dd;border-radius:.4rem;width:100%;max-width:20rem}
-table{border-collapse:collapse;width:100%;background:#fff}
-th,td{text-align:left;padding:.5rem;border-bottom:1px solid #e4e7ec;font-size:.95rem}
-dl{display:grid;grid-template-columns:9rem 1fr;gap:.3rem 1rem}dt{color:var(--muted)}dd{margin:0}
-.status-approved,.status-paid{color:var(--ok)}.status-awaiting-deposit{color:var(--warn)}
-.status-declined,.status-auth-failed,.status-error{color:var(--bad)}
+input[type=text],input[type=email],input[type=tel],input[type=password],select{padding:.4rem;border:1px solid #d0d5dd;border-radius:.4rem;width:100%;max-width:20rem;font:inherit}
+.row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}.row input{max-width:12rem}
+.table-wrap{overflow-x:auto;max-width:100%;margin:0 0 1rem;border:1px solid #e4e7ec;border-radius:.5rem;background:#fff}
+table{border-collapse:collapse;width:100%;background:#fff;overflow-wrap:normal}
+th,td{text-align:left;padding:.5rem;border-bottom:1px solid #e4e7ec;font-size:.95rem;vertical-align:top}
+th,td.status,td.method,td.amount,td.date{white-space:nowrap}
+td{min-width:4.5rem}td.goods{min-width:8rem}td.moid,td.tid{overflow-wrap:normal}
+dl{display:grid;grid-template-columns:minmax(5rem,9rem) 1fr;gap:.3rem 1rem}dt{color:var(--muted)}dd{margin:0;min-width:0}
+.status-approved,.status-paid{color:var(--ok)}.status-awaiting-deposit,.status-pending{color:var(--warn)}
+.status-declined,.status-auth-failed,.status-error,.status-cancelled,.status-refunded,.status-partially-refunded{color:var(--bad)}
 `;
 
 /** The page shell: header with navigation, main content, footer. */
@@ -110,7 +127,7 @@ export function layout(title: string, body: SafeHtml): string {
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${title} · 니스몰</title><style>${raw(STYLE)}</style></head>
 <body><header><div class="wrap"><a class="brand" href="/">니스몰</a>
-<nav><a href="/" id="nav-products">상품</a><a href="/orders" id="nav-orders">주문 내역</a></nav></div></header>
+<nav><a href="/" id="nav-products">상품</a><a href="/keyin" id="nav-keyin">카드 직접 결제</a><a href="/orders" id="nav-orders">주문 내역</a><a href="/admin" id="nav-admin">관리자</a></nav></div></header>
 <main class="wrap">${body}</main>
 <footer class="wrap muted">express-nicepay 예제 상점 · 실제 결제가 이루어지지 않습니다.</footer>
 </body></html>`.value}\n`;

@@ -68,7 +68,10 @@ describe('example-app (the shop on a real sandbox)', () => {
 
   /** POST /checkout as the product page's form does; returns the order's window form. */
   async function checkout(productId: string, extra: Record<string, string> = {}) {
-    const res = keep(await agent().post('/checkout').type('form').send({ productId, ...extra }));
+    const post = keep(await agent().post('/checkout').type('form').send({ productId, ...extra }));
+    expect(post.status, post.text).to.equal(303); // post/redirect/get
+    expect(post.headers.location).to.match(/^\/checkout\/ORD\w+$/);
+    const res = keep(await agent().get(post.headers.location!));
     expect(res.status, res.text).to.equal(200);
     const form = formOf(res.text, 'pay-form');
     return { res, form, moid: form.fields.Moid!, amount: Number(form.fields.Amt) };
@@ -80,8 +83,20 @@ describe('example-app (the shop on a real sandbox)', () => {
    * as an object of byte indexes.
    */
   async function postReturn(auth: Pick<AuthReturn, 'body' | 'contentType'>) {
-    return keep(await agent().post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1')));
+    const post = keep(await agent().post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1')));
+    if (post.status !== 303) return post; // an error page, rendered on the POST
+    expect(post.headers.location).to.match(/^\/orders\/\w+$/);
+    return keep(await agent().get(post.headers.location!));
   }
+
+  /** The error code behind an error page: the page shows only a reference, the log has the code. */
+  const errorCode = (page: string): string | undefined => {
+    const ref = textOf(page, 'error-ref');
+    expect(ref, 'error page without a reference number').to.match(/^[0-9A-F]{8}$/);
+    expect(page).to.not.match(/NICEPAY_[A-Z_]+/);
+    const line = logLines.find((l) => l.includes(`"ref":"${ref}"`));
+    return line ? (JSON.parse(line) as { code?: string }).code : undefined;
+  };
 
   before(async () => {
     sandbox = createSandbox();
@@ -205,14 +220,14 @@ describe('example-app (the shop on a real sandbox)', () => {
     const forged = encodeForm({ ...genuine.fields, Amt: '100' }, 'euc-kr');
     const r1 = await postReturn({ body: forged, contentType: genuine.contentType });
     expect(r1.status).to.equal(400);
-    expect(textOf(r1.text, 'error-code')).to.equal('NICEPAY_SIGNATURE_MISMATCH');
+    expect(errorCode(r1.text)).to.equal('NICEPAY_SIGNATURE_MISMATCH');
     expect(textOf(r1.text, 'error-message')).to.match(/위변조/);
 
     const cheap = await sandbox.authenticate({ moid, amount: 100, method: 'CARD' });
     const r2 = await postReturn(cheap);
     expect(r2.status).to.equal(400);
     expect(dataStatus(r2.text)).to.equal('error');
-    expect(textOf(r2.text, 'error-code')).to.equal('NICEPAY_AMOUNT_MISMATCH');
+    expect(errorCode(r2.text)).to.equal('NICEPAY_AMOUNT_MISMATCH');
     expect(textOf(r2.text, 'error-message')).to.equal('결제 금액이 주문 금액과 일치하지 않아 결제를 진행하지 않았습니다.');
 
     expect(shop.db.order(moid)).to.include({ status: 'pending', tid: null, amount: 12_000 });
@@ -225,7 +240,7 @@ describe('example-app (the shop on a real sandbox)', () => {
     const auth = await sandbox.authenticate({ moid: 'ORD-NOT-OURS', amount: 1000, method: 'CARD' });
     const res = await postReturn(auth);
     expect(res.status).to.equal(404);
-    expect(textOf(res.text, 'error-code')).to.equal('NICEPAY_UNKNOWN_ORDER');
+    expect(errorCode(res.text)).to.equal('NICEPAY_UNKNOWN_ORDER');
     expect(textOf(res.text, 'error-message')).to.equal('주문을 찾을 수 없습니다.');
   });
 
@@ -256,7 +271,8 @@ describe('example-app (the shop on a real sandbox)', () => {
     expect(res.status, res.text).to.equal(200);
     expect(dataStatus(res.text)).to.equal('declined');
     expect(textOf(res.text, 'result-status')).to.equal('결제가 거절되었습니다');
-    expect(textOf(res.text, 'result-code')).to.equal('3011');
+    expect(res.text).to.not.include('3011'); // the code goes to the log, not to the buyer
+    expect(logLines.some((l) => l.includes('"resultCode":"3011"') && l.includes(moid))).to.equal(true);
     expect(textOf(res.text, 'result-message')).to.equal('카드사 승인 거절(한도초과)');
     expect(shop.db.order(moid)).to.include({ status: 'declined', tid: null });
   });
@@ -267,13 +283,49 @@ describe('example-app (the shop on a real sandbox)', () => {
     const rows = shop.db.orders();
     expect(rows.length).to.be.greaterThan(5);
     for (const o of rows) {
-      const row = new RegExp(`<tr data-moid="${o.moid}" data-status="${o.status}">([\\s\\S]*?)</tr>`).exec(res.text);
+      const row = new RegExp(`<tr data-moid="${o.moid}" data-status="${o.status}"[^>]*>([\\s\\S]*?)</tr>`).exec(res.text);
       expect(row, o.moid).to.not.equal(null);
       expect(row![1]).to.include(o.goods).and.include(`${o.amount.toLocaleString('en-US')}원`);
       if (o.tid) expect(row![1]).to.include(o.tid);
     }
-    expect(res.text).to.include('결제 완료').and.include('입금 대기').and.include('결제 대기');
+    expect(res.text).to.include('결제 완료').and.include('입금 대기').and.include('결제 대기').and.include('구매자 취소');
     expect(res.text).to.include('>신용카드<').and.include('>가상계좌<');
+  });
+
+  it('post/redirect/get: a refreshed result page changes nothing, and a paid order offers no window', async () => {
+    const { moid, amount } = await checkout('kimchi');
+    const auth = await sandbox.authenticate({ moid, amount, method: 'CARD' });
+    const post = keep(await agent().post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1')));
+    expect(post.status).to.equal(303);
+    expect(post.headers.location).to.equal(`/orders/${moid}`);
+    for (let i = 0; i < 2; i++) {
+      const page = keep(await agent().get(`/orders/${moid}`)); // refresh, Back
+      expect(dataStatus(page.text)).to.equal('approved');
+    }
+    expect(sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(1);
+    const again = keep(await agent().get(`/checkout/${moid}`)); // Back to the checkout page
+    expect(again.status).to.equal(200);
+    expect(textOf(again.text, 'order-paid')).to.equal('이미 결제가 완료된 주문입니다');
+    expect(again.text).to.not.include('id="pay-form"');
+  });
+
+  it('a window cancel shows the order as cancelled by the buyer, payable again; its message is escaped (it is unauthenticated)', async () => {
+    const { moid, amount } = await checkout('haeng-mug');
+    const auth = await sandbox.authenticate({ moid, amount, method: 'CARD', cancel: true });
+    // Anyone can post an auth-failed return: forge one carrying markup.
+    const forged = encodeForm({ ...auth.fields, AuthResultMsg: '<img src=x onerror=alert(1)>취소' }, 'euc-kr');
+    const page = await postReturn({ body: forged, contentType: auth.contentType });
+    expect(dataStatus(page.text)).to.equal('auth-failed');
+    expect(page.text).to.not.include('<img src=x');
+    expect(page.text).to.include('&lt;img src=x onerror=alert(1)&gt;취소');
+    expect(shop.db.order(moid)).to.include({ status: 'pending', tid: null }); // the order's state is unchanged
+    expect(page.text).to.include(`href="/checkout/${moid}" id="retry"`);
+    const list = keep(await agent().get('/orders'));
+    expect(new RegExp(`data-moid="${moid}" data-status="pending" data-display="cancelled"`).test(list.text)).to.equal(true);
+    // Paying again works and clears the note.
+    const retry = await sandbox.authenticate({ moid, amount, method: 'CARD' });
+    expect(dataStatus((await postReturn(retry)).text)).to.equal('approved');
+    expect(shop.db.order(moid)).to.include({ status: 'paid', windowCancelledAt: null });
   });
 
   it('fits together with the real window: checkout form → /window → confirm → auto-post → result', async () => {

@@ -37,8 +37,20 @@ describe('example-app: card key-in page (/keyin)', () => {
     expect(shop.db.order(moid)).to.include({ status: 'pending', productId });
     return moid;
   }
-  const pay = async (fields: Record<string, string>) =>
-    keep(await request(shop.app).post('/keyin/pay').type('form').send({ cardExpiry: '3012', ...fields }));
+  /** Posts the card form; follows the 303 to the result page (post/redirect/get). */
+  async function pay(fields: Record<string, string>) {
+    const post = keep(await request(shop.app).post('/keyin/pay').type('form').send({ cardExpiry: '3012', ...fields }));
+    if (post.status !== 303) return post;
+    expect(post.headers.location).to.equal(`/orders/${fields.moid}`);
+    return keep(await request(shop.app).get(post.headers.location!));
+  }
+  /** The error code behind an error page: only a reference is shown, the log line has the code. */
+  const errorCode = (page: string): string | undefined => {
+    const ref = textOf(page, 'error-ref');
+    expect(page).to.not.match(/NICEPAY_[A-Z_]+/);
+    const line = logLines.find((l) => ref !== undefined && l.includes(`"ref":"${ref}"`));
+    return line ? (JSON.parse(line) as { code?: string }).code : undefined;
+  };
 
   it('shows a product picker, then a Korean card form for the order with the sandbox test cards', async () => {
     const list = keep(await request(shop.app).get('/keyin'));
@@ -50,6 +62,9 @@ describe('example-app: card key-in page (/keyin)', () => {
     expect(form.text).to.include('카드번호').and.include('유효기간').and.include('id="keyin-form"');
     expect(textOf(form.text, 'order-amount')).to.equal('12,000원');
     expect(form.text).to.include('4111-1111-1111-1111').and.include('4000-0000-0000-9979');
+    // The test-card hints are in Korean: no English outcome names.
+    expect(textOf(form.text, 'test-cards')).to.not.match(/expired|lost-stolen|suspended|limit-exceeded/);
+    expect(form.text).to.include('분실·도난 카드');
     expect((await request(shop.app).get('/keyin?moid=NOPE')).status).to.equal(404);
   });
 
@@ -64,9 +79,15 @@ describe('example-app: card key-in page (/keyin)', () => {
     const order = shop.db.order(moid)!;
     expect(order).to.include({ status: 'paid', method: 'CARD' });
     expect(sandbox.ledger.get(order.tid!)).to.include({ status: 'approved', amount: 12_000, source: 'keyin', goodsName: '똠얌꿍 밀키트' });
-    // Paid: no second charge for the same order.
+    // Refreshing the result page repeats only the GET; posting the card again charges nothing.
+    expect(textOf((await request(shop.app).get(`/orders/${moid}`)).text, 'result-status')).to.equal('결제가 완료되었습니다');
     const again = await pay({ moid, cardNumber: APPROVED });
     expect(again.status).to.equal(404);
+    expect(sandbox.ledger.entries().filter((e) => e.moid === moid)).to.have.length(1);
+    // The card form of a paid order leads to its result.
+    const form = await request(shop.app).get(`/keyin?moid=${moid}`);
+    expect(form.status).to.equal(303);
+    expect(form.headers.location).to.equal(`/orders/${moid}`);
   });
 
   it("shows a decline with the issuer's message verbatim and marks the order declined", async () => {
@@ -75,8 +96,9 @@ describe('example-app: card key-in page (/keyin)', () => {
     expect(res.status).to.equal(200);
     expect(textOf(res.text, 'result-status')).to.equal('결제가 거절되었습니다');
     expect(textOf(res.text, 'result-message')).to.equal('분실 도난 카드입니다');
-    expect(textOf(res.text, 'result-code')).to.equal('3052');
-    expect(res.text).to.include('id="keyin-retry"');
+    expect(res.text).to.not.include('3052'); // the code goes to the log only
+    expect(logLines.some((l) => l.includes('"resultCode":"3052"'))).to.equal(true);
+    expect(res.text).to.include('id="retry"').and.include('다른 카드로 다시 결제');
     expect(shop.db.order(moid)).to.include({ status: 'declined', tid: null });
   });
 
@@ -84,10 +106,10 @@ describe('example-app: card key-in page (/keyin)', () => {
     const moid = await newOrder('haeng-mug');
     const cheap = await pay({ moid, cardNumber: APPROVED, amount: '100' });
     expect(cheap.status).to.equal(400);
-    expect(textOf(cheap.text, 'error-code')).to.equal('NICEPAY_AMOUNT_MISMATCH');
+    expect(errorCode(cheap.text)).to.equal('NICEPAY_AMOUNT_MISMATCH');
     const bad = await pay({ moid, cardNumber: '4111111111111112' });
     expect(bad.status).to.equal(400);
-    expect(textOf(bad.text, 'form-error')).to.include('카드번호');
+    expect(textOf(bad.text, 'form-error')).to.equal('카드번호를 확인해 주세요.');
     expect(bad.text).to.not.include('4111111111111112');
     expect(shop.db.order(moid)).to.include({ status: 'pending' });
   });
@@ -100,7 +122,7 @@ describe('example-app: card key-in page (/keyin)', () => {
       expect(form.text).to.not.include('id="test-cards"');
       const res = keep(await request(real.app).post('/keyin/pay').type('form').send({ moid, cardNumber: APPROVED, cardExpiry: '3012' }));
       expect(res.status).to.equal(403);
-      expect(textOf(res.text, 'error-code')).to.equal('NICEPAY_INSECURE_TRANSPORT');
+      expect(errorCode(res.text)).to.equal('NICEPAY_INSECURE_TRANSPORT');
     } finally {
       await real.close();
     }

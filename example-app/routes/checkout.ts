@@ -1,26 +1,18 @@
 /**
  * `POST /checkout`: creates the order (amount from the product table, never from the form)
- * and renders the payment-window form. The page is UTF-8; `accept-charset="euc-kr"` makes
- * the browser encode the submission in EUC-KR, the window's default CharSet, so the window
- * sends its auth return back in EUC-KR too.
+ * and redirects (303) to `GET /checkout/:moid`, the order's payment page with the signed
+ * window form (post/redirect/get: Back and refresh never create or pay an order twice). A paid
+ * order's page says it is paid and offers no window. The window fields come from
+ * `nicepay.paymentWindow` (no hand signing). The page is UTF-8; `accept-charset="euc-kr"`
+ * posts the request the way the gateway's samples do, and the fields' `CharSet` (the client's
+ * `charset` option, shared with checkoutReturn) is what the window answers in.
  */
-import express, { Router, type Request } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import iconv from 'iconv-lite';
-import { createHash } from 'node:crypto';
 import type { ShopContext } from '../app.js';
-import type { Buyer } from '../db.js';
+import type { Buyer, Order } from '../db.js';
 import { html, sendPage, won } from '../views.js';
 import { DEMO_BUYER } from './products.js';
-
-/** EdiDate: the current time in KST (UTC+9, no DST) as YYYYMMDDHHMISS, whatever TZ says. */
-export function kstEdiDate(now = new Date()): string {
-  return new Date(now.getTime() + 9 * 3_600_000).toISOString().replace(/\D/g, '').slice(0, 14);
-}
-
-/** Window SignData: hex(sha256(EdiDate + MID + Amt + MerchantKey)), lowercase. */
-export function windowSignData(ediDate: string, mid: string, amt: string, merchantKey: string): string {
-  return createHash('sha256').update(ediDate + mid + amt + merchantKey, 'utf8').digest('hex');
-}
 
 /** Bytes of `text` in CP949, or -1 when it has characters CP949 cannot represent. */
 function cp949Length(text: string): number {
@@ -40,7 +32,7 @@ function readBuyer(body: Record<string, unknown>): Buyer | string {
 }
 
 export function checkoutRoutes(ctx: ShopContext): Router {
-  const { db } = ctx;
+  const { db, nicepay } = ctx;
   const router = Router();
   const returnUrl = (req: Request): string => `${ctx.publicUrl ?? `${req.protocol}://${req.get('host')}`}/pay/return`;
 
@@ -57,33 +49,46 @@ export function checkoutRoutes(ctx: ShopContext): Router {
       return;
     }
     const order = db.createOrder(product, buyer);
-    const amt = String(order.amount);
-    const ediDate = kstEdiDate();
-    const fields: Record<string, string> = {
-      MID: ctx.mid,
-      Amt: amt,
-      Moid: order.moid,
-      GoodsName: order.goods,
-      BuyerName: buyer.name,
-      BuyerEmail: buyer.email,
-      BuyerTel: buyer.tel,
-      ReturnURL: returnUrl(req),
-      EdiDate: ediDate,
-      // Signed on the server: the merchant key never leaves it.
-      SignData: windowSignData(ediDate, ctx.mid, amt, ctx.merchantKey),
-      CharSet: 'euc-kr',
-    };
-    const inputs = Object.entries(fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">\n`);
+    res.redirect(303, `/checkout/${encodeURIComponent(order.moid)}`);
+  });
+
+  router.get('/checkout/:moid', (req, res, next) => {
+    const order = db.order(req.params.moid);
+    if (!order || order.channel !== 'window') return next();
+    if (order.status === 'paid' || order.status === 'awaiting-deposit') {
+      sendPage(res, 200, '결제된 주문', html`<h1 id="order-paid">이미 ${order.status === 'paid' ? '결제가 완료된' : '가상계좌가 발급된'} 주문입니다</h1>
+<div class="card"><dl><dt>주문번호</dt><dd id="order-moid">${order.moid}</dd><dt>상품</dt><dd id="order-goods">${order.goods}</dd>
+<dt>결제 금액</dt><dd id="order-amount">${won(order.amount)}</dd></dl></div>
+<div class="actions"><a class="button" href="/orders/${order.moid}" id="result-link">결제 결과 보기</a><a class="button secondary" href="/">쇼핑 계속하기</a></div>`);
+      return;
+    }
+    windowPage(req, res, order);
+  });
+
+  /** The order summary and the signed window form (a fresh EdiDate on every view). */
+  function windowPage(req: Request, res: Response, order: Order): void {
+    // nicepay.paymentWindow signs the request (EdiDate in KST from the client's clock,
+    // SignData over EdiDate+MID+Amt+key) and checks every size in the window's charset; the
+    // merchant key never leaves the server.
+    const fields = nicepay.paymentWindow({
+      moid: order.moid,
+      amount: order.amount,
+      goodsName: order.goods,
+      returnUrl: returnUrl(req),
+      buyer: { name: order.buyerName, ...(order.buyerEmail ? { email: order.buyerEmail } : {}), ...(order.buyerTel ? { tel: order.buyerTel } : {}) },
+    });
+    const inputs = Object.entries(fields).filter(([, v]) => v !== undefined).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">\n`);
     sendPage(res, 200, '주문 확인', html`<h1>주문 확인</h1>
+${order.status === 'declined' && html`<p class="card status-declined" id="retry-note">이전 결제가 거절되었습니다. 다시 결제할 수 있습니다.</p>`}
 <div class="card"><dl id="order-summary">
 <dt>주문번호</dt><dd id="order-moid">${order.moid}</dd>
 <dt>상품</dt><dd id="order-goods">${order.goods}</dd>
 <dt>결제 금액</dt><dd id="order-amount" class="price">${won(order.amount)}</dd>
-<dt>구매자</dt><dd id="order-buyer">${buyer.name}</dd></dl>
+<dt>구매자</dt><dd id="order-buyer">${order.buyerName}</dd></dl>
 <form id="pay-form" method="post" action="${ctx.windowUrl}/window" accept-charset="euc-kr">
-${inputs}<button type="submit" id="pay-submit">${won(order.amount)} 결제하기</button>
+${inputs}<div class="actions"><button type="submit" id="pay-submit">${won(order.amount)} 결제하기</button></div>
 </form>
 <p class="muted">결제창에서 결제수단(신용카드·계좌이체·가상계좌·휴대폰)을 선택합니다.</p></div>`);
-  });
+  }
   return router;
 }

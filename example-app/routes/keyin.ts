@@ -4,7 +4,9 @@
  *   GET  /keyin               product picker
  *   POST /keyin/order         creates the order (amount from the product table), 303 → the card form
  *   GET  /keyin?moid=…        the card form for a pending order (server-rendered, Korean labels)
- *   POST /keyin/pay           nicepay.keyinRouter charges the order's amount from SQLite, then the result page
+ *   POST /keyin/pay           nicepay.keyinRouter charges the order's amount from SQLite, records
+ *                             the outcome, 303 → GET /orders/:moid (post/redirect/get: a refresh
+ *                             of the result page never posts the card again)
  *
  * PCI: card data reaches this server. It is parsed only by keyinRouter (small limit), never
  * logged, stored, or rendered back — a form with an error comes back with the card fields
@@ -15,6 +17,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { isNicepayError, type KeyinResult } from '../../src/index.js';
 import { SANDBOX_TEST_CARDS } from '../../src/sandbox/keyin/cards.js';
 import type { ShopContext } from '../app.js';
+import { checkFieldMessage } from '../korean.js';
 import { html, sendPage, won, type SafeHtml } from '../views.js';
 import { DEMO_BUYER } from './products.js';
 
@@ -28,10 +31,9 @@ export function isLocalSandbox(gatewayUrl: string): boolean {
   }
 }
 
-/** Korean names of the posted card fields, for validation messages (never the values). */
-const FIELD_LABEL: Readonly<Record<string, string>> = {
-  cardNumber: '카드번호', cardExpiry: '유효기간', buyerAuthNum: '생년월일', cardPassword2: '비밀번호 앞 2자리',
-  quota: '할부', buyerName: '이름', buyerEmail: '이메일', buyerTel: '휴대폰',
+/** The sandbox test cards' outcomes in the buyer's words (never the English outcome name). */
+const OUTCOME_LABEL: Readonly<Record<string, string>> = {
+  expired: '유효기간 만료', 'lost-stolen': '분실·도난 카드', suspended: '거래 정지 카드', 'limit-exceeded': '한도 초과',
 };
 
 const testCardHint = (): SafeHtml => {
@@ -40,7 +42,7 @@ const testCardHint = (): SafeHtml => {
   const fmt = (n: string): string => n.replace(/(\d{4})(?=\d)/g, '$1-');
   return html`<div class="card muted" id="test-cards"><strong>샌드박스 테스트 카드</strong> (유효기간은 미래의 아무 YYMM, 예: 3012)
 <ul>${approved.map(([n, c]) => html`<li>승인: <code>${fmt(n)}</code> (${c.acquName})</li>`)}
-${declined.map(([n, c]) => html`<li>거절(${c.outcome}): <code>${fmt(n)}</code> (${c.acquName})</li>`)}</ul></div>`;
+${declined.map(([n, c]) => html`<li>거절 — ${OUTCOME_LABEL[c.outcome] ?? '승인 거절'}: <code>${fmt(n)}</code> (${c.acquName})</li>`)}</ul></div>`;
 };
 
 export function keyinRoutes(ctx: ShopContext): Router {
@@ -78,6 +80,8 @@ ${onSandbox && testCardHint()}`);
     const moid = typeof req.query.moid === 'string' ? req.query.moid : undefined;
     if (moid) {
       if (pendingOrder(moid)) return cardForm(res, 200, moid);
+      const settled = db.order(moid);
+      if (settled && settled.channel === 'keyin') return res.redirect(303, `/orders/${encodeURIComponent(moid)}`);
       sendPage(res, 404, '주문 없음', html`<h1 class="status-error">결제할 수 있는 주문이 아닙니다</h1><p><a href="/keyin">상품 선택으로</a></p>`);
       return;
     }
@@ -95,7 +99,7 @@ ${onSandbox && testCardHint()}`);
       sendPage(res, 404, '상품 없음', html`<h1 class="status-error">상품을 찾을 수 없습니다</h1><p><a href="/keyin">돌아가기</a></p>`);
       return;
     }
-    const order = db.createOrder(product, DEMO_BUYER);
+    const order = db.createOrder(product, DEMO_BUYER, 'keyin');
     res.redirect(303, `/keyin?moid=${encodeURIComponent(order.moid)}`);
   });
 
@@ -122,27 +126,17 @@ ${onSandbox && testCardHint()}`);
   );
   pay.post('/', (req, res) => {
     const r: KeyinResult = req.keyin!;
-    if (r.status === 'declined' && !r.duplicate) markDeclined.run({ moid: r.moid, result: JSON.stringify(r) });
-    const order = db.order(r.moid);
-    const body = r.status === 'approved'
-      ? html`<dt>카드</dt><dd id="card-name">${r.payment.card.name}</dd>
-<dt>카드번호</dt><dd id="card-number">${r.payment.card.maskedNumber}</dd>
-<dt>승인번호</dt><dd id="auth-code">${r.payment.authCode}</dd>`
-      : html`<dt>사유</dt><dd id="result-message">${r.message}</dd><dt>코드</dt><dd id="result-code">${r.code}</dd>`;
-    const heading = r.status === 'approved' ? '결제가 완료되었습니다' : '결제가 거절되었습니다';
-    sendPage(res, 200, heading, html`<h1 id="result-status" class="status-${r.status}" data-status="${r.status}">${heading}</h1>
-<div class="card"><dl id="result-details"><dt>주문번호</dt><dd id="result-moid">${r.moid}</dd>
-${order && html`<dt>상품</dt><dd id="result-goods">${order.goods}</dd>`}
-<dt>금액</dt><dd id="result-amount" data-amount="${r.amount}">${won(r.amount)}</dd>${body}</dl></div>
-<p>${r.status === 'declined' && order && html`<form method="post" action="/keyin/order" style="display:inline"><button type="submit" name="productId" value="${order.productId}" id="keyin-retry">다른 카드로 다시 결제</button></form> `}
-<a href="/orders" id="orders-link">주문 내역 보기</a></p>`);
+    if (r.status === 'declined' && !r.duplicate) {
+      markDeclined.run({ moid: r.moid, result: JSON.stringify(r) });
+      ctx.logger.info({ moid: r.moid, tid: r.tid, resultCode: r.code }, 'example shop: key-in declined');
+    }
+    res.redirect(303, `/orders/${encodeURIComponent(r.moid)}`);
   });
   // A card field the library refused: the form again, naming the field (never its value).
   pay.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     const moid = (req.body as Record<string, unknown> | undefined)?.moid;
     if (isNicepayError(err) && err.code === 'NICEPAY_FIELD_INVALID' && typeof moid === 'string' && pendingOrder(moid)) {
-      const field = (err as { field?: string }).field;
-      cardForm(res, 400, moid, `${(field && FIELD_LABEL[field]) ?? '입력값'}을(를) 확인해 주세요.`);
+      cardForm(res, 400, moid, checkFieldMessage((err as { field?: string }).field));
       return;
     }
     next(err);

@@ -1,5 +1,6 @@
-import { createNicepay, type Nicepay } from '../index.js';
-import { readCredentials } from './env.js';
+import { createNicepay, isNicepayError, type Nicepay } from '../index.js';
+import { OPTION_ENV, readCredentials } from './env.js';
+import { CliConfigError } from './exit-codes.js';
 import type { CliIo } from './output.js';
 
 /**
@@ -8,7 +9,15 @@ import type { CliIo } from './output.js';
  */
 export async function withClient<T>(io: CliIo, fn: (nicepay: Nicepay) => Promise<T>): Promise<T> {
   const creds = readCredentials(io.env);
-  const nicepay = createNicepay({ mid: creds.mid, merchantKey: creds.merchantKey, baseUrl: creds.dataUrl, dataUrl: creds.dataUrl });
+  let nicepay: Nicepay;
+  try {
+    nicepay = createNicepay({ mid: creds.mid, merchantKey: creds.merchantKey, baseUrl: creds.dataUrl, dataUrl: creds.dataUrl });
+  } catch (err) {
+    // The client names its option (baseUrl); the operator set an environment variable.
+    const m = isNicepayError(err) && err.code === 'NICEPAY_CONFIG_INVALID' ? /option (\w+) is invalid: (.*)$/s.exec(err.message) : null;
+    if (m && OPTION_ENV[m[1]!]) throw new CliConfigError(`${OPTION_ENV[m[1]!]} is invalid: ${m[2]}`);
+    throw err;
+  }
   try {
     return await fn(nicepay);
   } finally {

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { isNicepayError } from '../index.js';
 import { type Command, parseCommandArgs } from './command.js';
 import { CliConfigError, EXIT, type ExitCode, UsageError } from './exit-codes.js';
@@ -15,11 +16,24 @@ const TOP_HELP = `Usage: express-nicepay <command> [options]
 Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(21)}${c.summary}`).join('\n')}
 
-Run "express-nicepay <command> --help" for a command's options.
+Run "express-nicepay <command> --help" for a command's options,
+"express-nicepay --version" for the version.
 
 Exit codes: 0 ok, 1 gateway refused or unreachable, 2 usage error,
             3 configuration (environment) error, 4 outcome unknown.
 `;
+
+/** The package's version (package.json sits two levels up from src/cli and dist/cli alike). */
+export function cliVersion(): string {
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+}
+
+/** The usage of a command group such as `payout`: its subcommands. */
+function groupUsage(group: string): string | undefined {
+  const known = COMMANDS.filter((c) => c.name.startsWith(`${group} `));
+  if (known.length === 0) return undefined;
+  return `Usage: express-nicepay ${group} <command>\n\nCommands:\n${known.map((c) => `  ${c.name.padEnd(21)}${c.summary}`).join('\n')}\n`;
+}
 
 /** Finds the command its leading words name; the rest are its arguments. */
 function select(argv: readonly string[]): { command: Command | undefined; rest: string[]; group: string[] } {
@@ -57,18 +71,24 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     (argv.length === 0 ? io.err : io.out)(TOP_HELP);
     return argv.length === 0 ? EXIT.USAGE : EXIT.OK;
   }
+  if (argv[0] === '--version' || argv[0] === '-v' || argv[0] === 'version') {
+    io.out(`${cliVersion()}\n`);
+    return EXIT.OK;
+  }
   const { command, rest, group } = select(argv);
   if (!command) {
     const wantsHelp = argv.includes('--help') || argv.includes('-h');
-    const known = COMMANDS.filter((c) => group.length > 0 && c.name.startsWith(`${group[0]} `));
-    const text = known.length > 0
-      ? `Usage: express-nicepay ${group[0]} <command>\n\nCommands:\n${known.map((c) => `  ${c.name.padEnd(21)}${c.summary}`).join('\n')}\n`
-      : TOP_HELP;
+    const text = (group.length > 0 && groupUsage(group[0]!)) || TOP_HELP;
     if (wantsHelp) {
       io.out(text);
       return EXIT.OK;
     }
-    io.err(`express-nicepay: unknown command "${argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}"\n\n${text}`);
+    const words = argv.filter((a) => !a.startsWith('-'));
+    // `payout` alone names a group: say which commands it has rather than "unknown command".
+    const problem = group.length > 0 && words.length <= 1
+      ? `"${group[0]}" needs a command`
+      : `unknown command "${words.slice(0, 2).join(' ') || argv[0]}"`;
+    io.err(`express-nicepay: ${problem}\n\n${text}`);
     return EXIT.USAGE;
   }
   try {

@@ -33,12 +33,18 @@ function csvField(v: unknown): string {
 /**
  * Writes rows as CSV under a fixed header (printed even when there are no rows, so scripts
  * can rely on it), CRLF line ends per RFC 4180, reporting progress on stderr every `every`
- * rows so a long export shows life.
+ * rows so a long export shows life. The output starts with a UTF-8 byte-order mark, as the
+ * example back office's CSV does: Korean Excel reads UTF-8 only with one (issue 20, item 8).
  */
 export function writeCsv(io: CliIo, columns: readonly string[], rows: readonly object[], every = 1000): void {
-  io.out(`${columns.join(',')}\r\n`);
+  io.out(`\uFEFF${columns.join(',')}\r\n`);
   rows.forEach((row, i) => {
     io.out(`${columns.map((c) => csvField((row as Record<string, unknown>)[c])).join(',')}\r\n`);
     if ((i + 1) % every === 0 && i + 1 < rows.length) io.err(`wrote ${i + 1}/${rows.length} rows\n`);
   });
+}
+
+/** "1 record", "2 records". */
+export function records(n: number): string {
+  return `${n} record${n === 1 ? '' : 's'}`;
 }

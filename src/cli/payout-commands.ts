@@ -2,7 +2,7 @@ import { withClient } from './client.js';
 import { type Command, date8 } from './command.js';
 import { ENV_HELP } from './env.js';
 import { EXIT } from './exit-codes.js';
-import { toJson, writeCsv } from './output.js';
+import { records, toJson, writeCsv } from './output.js';
 
 /** CSV columns of `payout results --csv` (PayoutResultItem without raw). */
 export const PAYOUT_COLUMNS = [
@@ -47,7 +47,7 @@ ${ENV_HELP}`,
     const subId = typeof values['sub-id'] === 'string' ? values['sub-id'] : undefined;
     io.err(`querying payout results for ${settlmntDt}${subId ? ` (sub-merchant ${subId})` : ''}\n`);
     const results = await withClient(io, (np) => np.payout.results({ settlmntDt, ...(subId ? { subId } : {}) }));
-    io.err(`fetched ${results.items.length} records\n`);
+    io.err(`fetched ${records(results.items.length)}\n`);
     if (values['csv']) writeCsv(io, PAYOUT_COLUMNS, results.items);
     else io.out(toJson(results));
     return EXIT.OK;

@@ -3,7 +3,7 @@ import { withClient } from './client.js';
 import { type Command, date8, oneOf, required } from './command.js';
 import { ENV_HELP } from './env.js';
 import { EXIT } from './exit-codes.js';
-import { toJson, writeCsv } from './output.js';
+import { records, toJson, writeCsv } from './output.js';
 
 const ORG_SVC_CDS: readonly OrgSvcCd[] = ['01', '02', '03', '04', '26'];
 const ID_CLS: readonly IdCl[] = ['2', '3', '4'];
@@ -52,7 +52,7 @@ ${ENV_HELP}
       io.err(`querying cash receipts for ${dt} (orgSvcCd ${orgSvcCd})\n`);
       return np.recon.cashReceipts({ usrId, dt, orgSvcCd, idCl, searchID: searchId ?? '' });
     });
-    io.err(`fetched ${list.items.length} records\n`);
+    io.err(`fetched ${records(list.items.length)}\n`);
     if (values['csv']) writeCsv(io, RECEIPT_COLUMNS, list.items);
     else io.out(toJson(list));
     return EXIT.OK;

@@ -40,7 +40,9 @@ export const sandboxCommand: Command = {
 
 Runs the stateful gateway simulator until SIGINT (Ctrl-C) or SIGTERM. The first line on
 stdout is its URL: use it as both the payment host (baseUrl) and the data host (dataUrl).
-The payment window is at <url>/window.
+The payment window is at <url>/window. Stderr lists the test merchants with their published
+test keys, and the process id to stop it with (npx runs it as a child: "kill $!" after
+"npx ... &" stops npx, not the sandbox).
 
 Options:
   --port N           port to listen on (default 0: a free port)
@@ -62,8 +64,14 @@ Options:
     const sandbox = createSandbox({ ...(accepted ? { merchants: accepted } : {}), ...(start ? { clock: start } : {}) });
     const { url } = await sandbox.listen(listenPort, host);
     io.out(`${url}\n`);
-    for (const m of accepted ?? TEST_MERCHANTS) io.err(`sandbox: merchant ${m.mid} (data host usrId ${m.mid}admin)\n`);
-    io.err(`sandbox: payment window ${url}/window; press Ctrl-C to stop\n`);
+    // The built-in merchants' keys are the gateway's published test keys (gateway-facts.md):
+    // a shop in another language needs them to sign. Keys given with --merchant are the
+    // caller's own and are never printed.
+    for (const m of accepted ?? TEST_MERCHANTS) {
+      const key = accepted ? '' : ` key ${m.merchantKey} (published test key)`;
+      io.err(`sandbox: merchant ${m.mid}${key}; data host usrId ${m.mid}admin\n`);
+    }
+    io.err(`sandbox: payment window ${url}/window; pid ${process.pid}: "kill ${process.pid}" or Ctrl-C stops it\n`);
     const signal = await new Promise<string>((resolve) => {
       for (const s of STOP_SIGNALS) process.once(s, () => resolve(s));
     });

@@ -65,7 +65,8 @@ async function send(ctx: ClientContext, call: DataCall, envelope: ReturnType<typ
     log.debug({ sid: call.sid, step: 'data-host', durationMs: Date.now() - started }, 'data host answered');
     return out;
   } catch (err) {
-    log.warn({ sid: call.sid, step: 'data-host', durationMs: Date.now() - started }, 'data host answer refused');
+    const resCode = (err as { resCode?: unknown }).resCode;
+    log.warn({ sid: call.sid, step: 'data-host', durationMs: Date.now() - started, ...(typeof resCode === 'string' ? { resCode } : {}) }, 'data host answer refused');
     throw err;
   }
 }

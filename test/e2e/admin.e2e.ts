@@ -1,6 +1,7 @@
 /** The back office in a real browser: balance and cash-receipt reconciliation after a purchase. */
 import { expect } from 'chai';
-import { useShopInBrowser } from './harness.js';
+import { loginAsAdmin, useShopInBrowser } from './harness.js';
+import { checkLayout } from './layout.js';
 
 const kstToday = (): string => new Date(Date.now() + 9 * 3_600_000).toISOString().slice(0, 10).replace(/-/g, '');
 
@@ -16,11 +17,12 @@ describe('e2e: example shop in Chromium (back office)', () => {
     await page.check('#method-BANK');
     await page.selectOption('#rcpt-type', 'income-deduction');
     await page.fill('#rcpt-identity', '01012345678');
-    await Promise.all([page.waitForURL(`${shopUrl}/pay/return`), page.click('#approve')]);
+    await Promise.all([page.waitForURL(/\/orders\/ORD\w+$/), page.click('#approve')]);
     expect(await page.getAttribute('#result-status', 'data-status')).to.equal('approved');
 
-    await page.goto(`${shopUrl}/admin`);
+    await loginAsAdmin(e2e, '/admin');
     expect(await page.textContent('#balance-amount')).to.equal('8,900원');
+    await checkLayout(page, 'admin-balance');
 
     await page.click('#admin-nav >> text=현금영수증 대사');
     await page.waitForSelector('#recon-form');
@@ -30,5 +32,7 @@ describe('e2e: example shop in Chromium (back office)', () => {
     const row = (await page.locator('#cash-receipts tbody tr').first().textContent())!;
     expect(row).to.include('햏 머그컵').and.include('8,900원').and.include('소득공제');
     expect(await page.getAttribute('#recon-csv', 'href')).to.include('format=csv');
+    // 13 columns: the table scrolls in its own box, the page does not; 상품명 stays on one line.
+    await checkLayout(page, 'admin-recon');
   });
 });

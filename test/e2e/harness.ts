@@ -1,10 +1,11 @@
 /**
  * Shared setup of the browser e2e tests: a gateway sandbox and the example shop on port 0,
  * a headless Chromium (system binary, no download), a fresh context per test, and a
- * screenshot in test-results/<test>.png when a test fails.
+ * screenshot in test-results/<test>.png when a test fails. `loginAsAdmin` signs the page in
+ * to the back office; `checkLayout` (./layout.ts) screenshots a page at both widths.
  */
 import { mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createShop, type Shop, type ShopOptions } from '../../example-app/app.js';
@@ -16,6 +17,9 @@ const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const quietLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** The back-office password the e2e shops are created with. */
+export const ADMIN_PASSWORD = 'e2e-admin-password';
 
 export interface E2E {
   sandbox: Sandbox;
@@ -36,18 +40,20 @@ export function useShopInBrowser(shopOptions: Partial<ShopOptions> = {}, sandbox
   let context: BrowserContext | undefined;
 
   before(async function () {
-    env.sandbox = createSandbox(sandboxClock ? { clock: sandboxClock } : {});
+    // The shop's server first: the sandbox's merchant posts its notices to the shop's /pay/notify.
+    server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    env.shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const merchant = { ...TEST_MERCHANTS[0]!, notificationUrl: `${env.shopUrl}/pay/notify` };
+    env.sandbox = createSandbox({ merchants: [merchant], ...(sandboxClock ? { clock: sandboxClock } : {}) });
     await env.sandbox.listen(0);
-    const merchant = TEST_MERCHANTS[0]!;
     env.shop = createShop({
       mid: merchant.mid, merchantKey: merchant.merchantKey, baseUrl: env.sandbox.url, dbFile: ':memory:',
-      logger: quietLogger, ...shopOptions,
+      logger: quietLogger, admin: { password: ADMIN_PASSWORD }, sandbox: env.sandbox, ...shopOptions,
       // The shop's client reads the sandbox's virtual clock, so payout cut-offs agree.
       nicepay: { clock: () => env.sandbox.clock.now(), ...shopOptions.nicepay },
     });
-    server = env.shop.app.listen(0, '127.0.0.1');
-    await new Promise<void>((resolve) => server.once('listening', resolve));
-    env.shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server.on('request', env.shop.app);
     env.browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   });
 
@@ -75,4 +81,14 @@ export function useShopInBrowser(shopOptions: Partial<ShopOptions> = {}, sandbox
   });
 
   return env;
+}
+
+/** Signs `page` in to the back office through the login form; ends on `next` (default /admin). */
+export async function loginAsAdmin(e2e: E2E, next = '/admin'): Promise<void> {
+  const { page, shopUrl } = e2e;
+  await page.goto(`${shopUrl}${next}`);
+  await page.waitForSelector('#login-form');
+  await page.fill('#login-user', 'admin');
+  await page.fill('#login-password', ADMIN_PASSWORD);
+  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/admin/login')), page.click('#login-submit')]);
 }

@@ -1,6 +1,7 @@
 /** The key-in page in a real browser: pick a product, type a sandbox test card, see the result. */
 import { expect } from 'chai';
 import { useShopInBrowser } from './harness.js';
+import { checkLayout } from './layout.js';
 
 describe('e2e: example shop in Chromium (card key-in)', () => {
   const e2e = useShopInBrowser();
@@ -14,7 +15,8 @@ describe('e2e: example shop in Chromium (card key-in)', () => {
     const moid = (await page.textContent('#order-moid'))!.trim();
     await page.fill('#card-number-input', cardNumber);
     await page.fill('#card-expiry', '3012');
-    await Promise.all([page.waitForURL(`${shopUrl}/keyin/pay`), page.click('#keyin-submit')]);
+    await checkLayout(page, 'keyin-form');
+    await Promise.all([page.waitForURL(`${shopUrl}/orders/${moid}`), page.click('#keyin-submit')]);
     await page.waitForSelector('#result-status');
     return moid;
   }
@@ -27,6 +29,11 @@ describe('e2e: example shop in Chromium (card key-in)', () => {
     expect(await page.textContent('#result-goods')).to.equal('똠얌꿍 밀키트');
     expect(await page.content()).to.not.include('4111111111111111');
     expect(e2e.shop.db.order(moid)).to.include({ status: 'paid', method: 'CARD' });
+    await checkLayout(page, 'keyin-result');
+    // Refresh: a GET, no second charge, no "unknown order".
+    await page.reload();
+    expect((await page.textContent('#result-status'))!.trim()).to.equal('결제가 완료되었습니다');
+    expect(e2e.sandbox.ledger.entries().filter((e) => e.moid === moid)).to.have.length(1);
   });
 
   it("a lost/stolen card: the issuer's message", async () => {
@@ -35,5 +42,6 @@ describe('e2e: example shop in Chromium (card key-in)', () => {
     expect((await page.textContent('#result-status'))!.trim()).to.equal('결제가 거절되었습니다');
     expect(await page.textContent('#result-message')).to.equal('분실 도난 카드입니다');
     expect(e2e.shop.db.order(moid)).to.include({ status: 'declined' });
+    await checkLayout(page, 'keyin-declined');
   });
 });

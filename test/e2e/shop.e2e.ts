@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import type { PayMethod } from '../../src/index.js';
 import { useShopInBrowser } from './harness.js';
+import { checkLayout } from './layout.js';
 
 describe('e2e: example shop in Chromium (payment window)', () => {
   const e2e = useShopInBrowser();
@@ -15,6 +16,7 @@ describe('e2e: example shop in Chromium (payment window)', () => {
     await page.goto(shopUrl);
     await page.click(`#buy-${productId}`);
     await page.waitForSelector('#pay-submit');
+    expect(page.url()).to.match(/\/checkout\/ORD\w+$/); // post/redirect/get
     const moid = (await page.textContent('#order-moid'))!.trim();
     await page.click('#pay-submit');
     await page.waitForSelector('#window-form');
@@ -26,7 +28,7 @@ describe('e2e: example shop in Chromium (payment window)', () => {
   async function pay(method: PayMethod, action: 'approve' | 'cancel' = 'approve'): Promise<string> {
     const { page, shopUrl } = e2e;
     await page.check(`#method-${method}`);
-    await Promise.all([page.waitForURL(`${shopUrl}/pay/return`), page.click(`#${action}`)]);
+    await Promise.all([page.waitForURL(new RegExp(`^${shopUrl}/orders/ORD\\w+$`)), page.click(`#${action}`)]);
     await page.waitForSelector('#result-status');
     return (await page.getAttribute('#result-status', 'data-status'))!;
   }
@@ -42,7 +44,17 @@ describe('e2e: example shop in Chromium (payment window)', () => {
     expect(await page.textContent('#result-moid')).to.equal(moid);
     expect(await page.textContent('#card-number')).to.match(/^\d+\*+\d+$/);
     expect(e2e.shop.db.order(moid)).to.include({ status: 'paid', method: 'CARD' });
+    await checkLayout(page, 'result-card');
+    // Refresh and Back are harmless: the result is a GET; the checkout page says it is paid.
+    await page.reload();
+    expect(await page.getAttribute('#result-status', 'data-status')).to.equal('approved');
+    // Back past the gateway's own pages lands on the order's checkout page, a GET:
+    await page.goto(`${e2e.shopUrl}/checkout/${moid}`);
+    await page.waitForSelector('#order-moid');
+    expect(await page.textContent('#order-paid')).to.equal('이미 결제가 완료된 주문입니다');
+    expect(await page.locator('#pay-form').count()).to.equal(0);
     const tid = e2e.shop.db.order(moid)!.tid!;
+    expect(e2e.sandbox.ledger.get(tid)!.approvalCalls).to.equal(1);
     expect(e2e.sandbox.ledger.get(tid)).to.include({ status: 'approved', goodsName: '똠얌꿍 밀키트', amount: 12_000 });
   });
 
@@ -56,6 +68,7 @@ describe('e2e: example shop in Chromium (payment window)', () => {
     expect(await page.textContent('#vbank-bank')).to.match(/은행$/);
     expect(await page.textContent('#vbank-deadline')).to.match(/23:59까지$/);
     expect(e2e.shop.db.order(moid)).to.include({ status: 'awaiting-deposit', method: 'VBANK' });
+    await checkLayout(page, 'result-vbank');
   });
 
   it('bank transfer: approved with the bank name', async () => {
@@ -78,14 +91,31 @@ describe('e2e: example shop in Chromium (payment window)', () => {
     expect(e2e.shop.db.order(moid)).to.include({ status: 'paid', method: 'CELLPHONE' });
   });
 
-  it('the buyer cancels in the window: the cancel page, the order stays pending', async () => {
+  it('the buyer cancels in the window: the cancel page, the order stays payable, and the buyer can try again', async () => {
     const moid = await openWindow('jeju-tea');
     const { page } = e2e;
+    await checkLayout(page, 'checkout');
     expect(await pay('CARD', 'cancel')).to.equal('auth-failed');
     expect((await page.textContent('#result-status'))!.trim()).to.equal('결제가 취소되었습니다');
     expect(await page.textContent('#result-message')).to.equal('사용자가 결제를 취소하였습니다');
     expect(await page.textContent('#result-amount')).to.equal('15,500원');
     expect(e2e.shop.db.order(moid)).to.include({ status: 'pending', tid: null });
+    await checkLayout(page, 'result-cancelled');
+    await page.click('#retry');
+    await page.waitForSelector('#pay-submit');
+    expect((await page.textContent('#order-moid'))!.trim()).to.equal(moid);
+  });
+
+  it('every buyer page fits 1,100 px and 390 px, and the navigation reaches key-in and the back office', async () => {
+    const { page, shopUrl } = e2e;
+    await page.goto(shopUrl);
+    await checkLayout(page, 'products');
+    expect(await page.getAttribute('#nav-keyin', 'href')).to.equal('/keyin');
+    expect(await page.getAttribute('#nav-admin', 'href')).to.equal('/admin');
+    await page.click('#nav-keyin');
+    await page.waitForSelector('#keyin-order-form');
+    await page.goto(`${shopUrl}/no/such/page`);
+    await checkLayout(page, 'not-found');
   });
 
   it('the orders page lists every order with Korean statuses', async () => {
@@ -102,6 +132,7 @@ describe('e2e: example shop in Chromium (payment window)', () => {
       expect(await row.locator('.amount').textContent()).to.equal(`${o.amount.toLocaleString('en-US')}원`);
     }
     const statuses = await page.locator('#orders .status').allTextContents();
-    expect(statuses).to.include.members(['결제 완료', '입금 대기', '결제 대기']);
+    expect(statuses).to.include.members(['결제 완료', '입금 대기', '구매자 취소']);
+    await checkLayout(page, 'orders');
   });
 });

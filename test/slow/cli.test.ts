@@ -1,4 +1,7 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
@@ -59,6 +62,22 @@ describe('CLI', function () {
       });
     }
 
+    it('--version and -v print the package version (exit 0)', async () => {
+      const { version } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { version: string };
+      for (const flag of ['--version', '-v']) {
+        const r = await cli([flag]);
+        expect(r.code, r.stderr).to.equal(0);
+        expect(r.stdout).to.equal(`${version}\n`);
+      }
+    });
+
+    it('a group alone lists its commands instead of "unknown command" (exit 2)', async () => {
+      const r = await cli(['payout']);
+      expect(r.code).to.equal(2);
+      expect(r.stderr).to.include('"payout" needs a command').and.include('payout balance').and.include('payout results');
+      expect(r.stderr).to.not.include('unknown command');
+    });
+
     it('a group without its command, with --help, lists the group (exit 0)', async () => {
       const r = await cli(['payout', '--help']);
       expect(r.code).to.equal(0);
@@ -95,9 +114,15 @@ describe('CLI', function () {
       expect(r.stderr).to.include('NICEPAY_MERCHANT_KEY, NICEPAY_DATA_URL');
     });
 
-    it('an invalid NICEPAY_DATA_URL or NICEPAY_MID is exit 3', async () => {
-      expect((await cli(['payout', 'balance'], creds('not a url'))).code).to.equal(3);
-      expect((await cli(['payout', 'balance'], creds('http://127.0.0.1:1', 'short'))).code).to.equal(3);
+    it('an invalid NICEPAY_DATA_URL or NICEPAY_MID is exit 3, naming the variable', async () => {
+      for (const url of ['not a url', 'notaurl', 'ftp://example.com']) {
+        const r = await cli(['payout', 'balance'], creds(url));
+        expect(r.code).to.equal(3);
+        expect(r.stderr).to.include('NICEPAY_DATA_URL is invalid').and.not.include('baseUrl');
+      }
+      const mid = await cli(['payout', 'balance'], creds('http://127.0.0.1:1', 'short'));
+      expect(mid.code).to.equal(3);
+      expect(mid.stderr).to.include('NICEPAY_MID is invalid');
     });
 
     it('never prints the merchant key', async () => {
@@ -135,13 +160,45 @@ describe('CLI', function () {
       }
     });
 
-    it('accepts the merchants it is given', async () => {
+    it('prints the test merchants with their published keys and its pid; the stop recipe of docs/cli.md stops it under a wrapper like npx', async () => {
+      const doc = readFileSync(resolve(ROOT, 'docs/cli.md'), 'utf8');
+      const recipe = /<!-- stop-recipe[^>]*-->\n```sh\n([\s\S]*?)```/.exec(doc)![1]!;
+      // npx runs the CLI as a child and does not forward kill: a wrapper shell that stays the
+      // parent (the trailing ":" keeps sh from exec-ing node) stands in for it.
+      const wrapper = `sh -c '"${process.execPath}" --import "${pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href}" "${resolve(ROOT, 'src/cli/index.ts')}" "$@"; :' npx-like`;
+      const script = `set -e; cd "$TMPDIR_"; ${recipe.replace('npx express-nicepay', wrapper).replace('# ... run your tests against $NICEPAY_DATA_URL ...', 'echo "$NICEPAY_DATA_URL $SANDBOX_PID"; cat sandbox.log >&2')}`;
+      const tmp = (await import('node:fs')).mkdtempSync(resolve((await import('node:os')).tmpdir(), 'sandbox-recipe-'));
+      const run = spawnSync('sh', ['-c', script], { cwd: ROOT, env: { ...cleanEnv(), TMPDIR_: tmp }, encoding: 'utf8', timeout: 30_000 });
+      expect(run.status, run.stderr).to.equal(0);
+      const [url, pid] = run.stdout.trim().split(' ');
+      expect(run.stderr).to.include('merchant nicepay00m key EYzu8jGGMfqaDEp76gSckuvnaHHu+bC4opsSN6lHv3b2lurNYkVXrZ7Z1AoqQnXI3eLuaUFyoRNC6FkrzVjceg== (published test key)');
+      expect(run.stderr).to.include('merchant nictest04m key b+zhZ4yOZ7FsH8pm5lhDfHZEb79tIwnjsdA0FBXh86yLc6BJeFVrZFXhAoJ3gEWgrWwN+lJMV0W4hvDdbe4Sjw==');
+      // Stopped: the process is gone and the URL no longer answers.
+      const gone = async (): Promise<boolean> => {
+        try {
+          process.kill(Number(pid), 0);
+          return false;
+        } catch {
+          return true;
+        }
+      };
+      for (let i = 0; i < 100 && !(await gone()); i++) await new Promise((r) => setImmediate(r));
+      let refused = false;
+      for (let i = 0; i < 50 && !refused; i++) refused = await fetch(url!).then(() => false, () => true);
+      expect(refused, `sandbox at ${url} still answers`).to.equal(true);
+    });
+
+    it('accepts the merchants it is given, and never prints their keys', async () => {
       const child = spawn(process.execPath, [...CLI, 'sandbox', '--merchant', `abcdefghim:${'k'.repeat(32)}`], { cwd: ROOT, env: cleanEnv() });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
       const url = await new Promise<string>((res) => child.stdout.once('data', (c: Buffer) => res(c.toString('utf8').trim())));
       try {
         expect((await cli(['payout', 'balance'], creds(url, 'abcdefghim', 'k'.repeat(32)))).code).to.equal(0);
         const refused = await cli(['payout', 'balance'], creds(url));
         expect(refused.code).to.equal(1);
+        expect(stderr).to.include('merchant abcdefghim;').and.not.include('k'.repeat(32));
+        expect(stderr).to.include(`pid ${child.pid}:`);
       } finally {
         const exited = new Promise((res) => child.once('exit', res));
         child.kill('SIGTERM');
@@ -176,7 +233,7 @@ describe('CLI', function () {
     it('payout results prints the result as JSON, progress on stderr', async () => {
       const r = await cli(['payout', 'results', '--date', '20250106'], creds(rig.sandbox.url));
       expect(r.code, r.stderr).to.equal(0);
-      expect(r.stderr).to.include('fetched 2 records');
+      expect(r.stderr).to.include('fetched 2 records\n');
       const out = JSON.parse(r.stdout) as { totCnt: number; items: { subId: string; status: string; amount: number; raw?: unknown }[] };
       expect(out.totCnt).to.equal(2);
       expect(out.items.map((i) => [i.subId, i.status, i.amount])).to.deep.equal([['seller-a', 'succeeded', 30_000], ['seller-b', 'succeeded', 12_000]]);
@@ -186,16 +243,19 @@ describe('CLI', function () {
     it('payout results --sub-id --csv prints one sub-merchant as CSV', async () => {
       const r = await cli(['payout', 'results', '--date', '20250106', '--sub-id', 'seller-b', '--csv'], creds(rig.sandbox.url));
       expect(r.code, r.stderr).to.equal(0);
-      const lines = r.stdout.split('\r\n');
+      expect(r.stdout.startsWith('\uFEFF'), 'CSV starts with a UTF-8 BOM').to.equal(true);
+      const lines = r.stdout.slice(1).split('\r\n');
       expect(lines[0]).to.equal('rowNo,seq,settlmntDt,subId,subCoNo,subCoNm,status,statusNm,amount,bankCd,accntNm,accntNo,errReason');
       expect(lines).to.have.length(3); // header, one row, '' after the last CRLF
       expect(lines[1]).to.match(/^1,\d{20},20250106,seller-b,1234567890,상점 seller-b,succeeded,성공,12000,004,홍길동,/);
     });
 
-    it('a gateway refusal is exit 1 with the resCode', async () => {
-      const r = await cli(['payout', 'results', '--date', '20250106'], creds(rig.sandbox.url, DATA_MID, 'x'.repeat(88)));
+    it('a gateway refusal is exit 1 with the resCode, also on the debug "answer refused" line', async () => {
+      const r = await cli(['payout', 'results', '--date', '20250106'], { ...creds(rig.sandbox.url, DATA_MID, 'x'.repeat(88)), DEBUG: 'express-nicepay' });
       expect(r.code).to.equal(1);
       expect(r.stderr).to.match(/resCode \d{4}/);
+      expect(r.stderr).to.match(/data host answer refused .*"resCode":"\d{4}"/);
+      expect(r.stderr).to.not.include('x'.repeat(88));
     });
 
     it('an unreachable gateway is exit 1', async () => {
@@ -229,8 +289,9 @@ describe('CLI', function () {
     it('--csv exports the receipts with a header, quoting as RFC 4180 wants', async () => {
       const r = await cli(['recon', 'cash-receipts', '--date', today(), '--usr-id', `${MID}admin`, '--org-svc-cd', '02', '--csv'], creds(shop.sandbox.url, MID, MERCHANT_KEY));
       expect(r.code, r.stderr).to.equal(0);
-      expect(r.stderr).to.include('fetched 1 records');
-      const [header, row] = r.stdout.split('\r\n');
+      expect(r.stderr).to.include('fetched 1 record\n');
+      expect(r.stdout.startsWith('\uFEFF')).to.equal(true);
+      const [header, row] = r.stdout.slice(1).split('\r\n');
       expect(header).to.match(/^appDt,appTm,ccDt,ccTm,mid,/);
       expect(row).to.include('"똠얌꿍, 밀키트"').and.include(',CLI-BANK-1').and.include('income-deduction');
     });
@@ -241,6 +302,15 @@ describe('CLI', function () {
       const out = JSON.parse(r.stdout) as { count: number; items: { moid: string; goodsAmt: number }[] };
       expect(out.count).to.equal(1);
       expect(out.items[0]).to.include({ moid: 'CLI-BANK-1', goodsAmt: 12_000 });
+    });
+
+    it('the troubleshooting page\'s command runs as written (exit 0)', async () => {
+      const doc = readFileSync(resolve(ROOT, 'docs/troubleshooting.md'), 'utf8');
+      const line = /<!-- recon-command[^>]*-->\s*`npx express-nicepay ([^`]+)`/.exec(doc)![1]!;
+      const args = line.replace('YYYYMMDD', today()).replace('YOUR_ADMIN_ID', `${MID}admin`).split(/\s+/);
+      const r = await cli(args, creds(shop.sandbox.url, MID, MERCHANT_KEY));
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stdout).to.include('CLI-BANK-1');
     });
 
     it('an empty day still prints the CSV header', async () => {

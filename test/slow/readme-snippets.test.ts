@@ -8,8 +8,9 @@ import { expect } from 'chai';
  * The README's runnable snippets (issue 7). Every ```ts block preceded by
  * `<!-- snippet: <name> -->` is extracted, its package specifiers pointed at the repo's
  * source, written to test/.snippets/<name>.ts (inside the repo so node resolves its
- * node_modules; git-ignored, removed afterwards), type-checked with the repo's strict
- * settings and run with `node --import tsx`. A snippet must exit 0 by itself (servers and
+ * node_modules; git-ignored, removed afterwards), type-checked the way a new project would
+ * compile them (strict, NodeNext, and the *default* lib, which includes the DOM: a snippet
+ * must not rely on the repo's ES-only lib) and run with `node --import tsx`. A snippet must exit 0 by itself (servers and
  * sandboxes closed) and print what EXPECTED says.
  */
 
@@ -77,12 +78,18 @@ describe('README snippets run as written', function () {
     rmSync(DIR, { recursive: true, force: true });
     mkdirSync(DIR, { recursive: true });
     for (const s of snippets) writeFileSync(join(DIR, `${s.name}.ts`), `// README.md line ${s.line}\n${rewrite(s.code)}`);
-    // The repo's compiler options (strict, NodeNext, noUncheckedIndexedAccess), over these files only.
+    // A new project's compiler options (issue 20, item 13): strict and NodeNext like the repo,
+    // but no `lib`, so TypeScript's default lib (DOM included) is in scope, where e.g. a Buffer
+    // is not a fetch BodyInit. The package.json beside them says "type": "module", as the
+    // README tells readers to (top-level await).
     writeFileSync(join(DIR, 'tsconfig.json'), JSON.stringify({
-      extends: '../../tsconfig.json',
-      compilerOptions: { noEmit: true, types: ['node'] },
+      compilerOptions: {
+        target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noUncheckedIndexedAccess: true,
+        esModuleInterop: true, skipLibCheck: true, noEmit: true, types: ['node'],
+      },
       include: ['./*.ts'],
     }, null, 2));
+    writeFileSync(join(DIR, 'package.json'), JSON.stringify({ type: 'module', private: true }, null, 2));
     typecheck = run(TSC, ['-p', join(DIR, 'tsconfig.json')], { cwd: ROOT, maxBuffer: 16 << 20 }).then(
       () => undefined,
       (e: { stdout?: string; stderr?: string; message: string }) => `${e.stdout ?? ''}${e.stderr ?? ''}` || e.message,

@@ -109,7 +109,9 @@ async function post(url: string, body: Buffer): Promise<{ status?: number; answe
       method: 'POST',
       // No charset parameter: the merchant must know notices are EUC-KR (lifecycle-facts §3).
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body,
+      // A Uint8Array, not the Buffer: with the DOM lib in scope (a consumer's default lib) a
+      // Buffer is not a BodyInit, and the README snippets compile this source that way.
+      body: new Uint8Array(body),
       signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
     });
     const text = await res.text();

@@ -1,0 +1,170 @@
+/**
+ * The back office's guard (issue 22): a login with a session cookie (express-session), a
+ * synchronizer CSRF token on every state-changing form (csrf-sync), and an audit log line per
+ * money-moving action. Everything under `/admin` goes through {@link adminGuard}; the payment
+ * return (`/pay/return`) and the gateway's notifications are mounted outside it, because the
+ * gateway and the buyer's browser post to them without any session.
+ *
+ * Cookie: `HttpOnly`, `SameSite=Strict` (a cross-site form never carries it), `Path=/admin`,
+ * and `Secure` whenever the request came over HTTPS (`secure: 'auto'`; behind a TLS-terminating
+ * proxy set `TRUST_PROXY` so Express sees `X-Forwarded-Proto`). Sessions live in memory: one
+ * process, lost on restart, which is what an example needs; a real shop plugs a shared store.
+ */
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import session from 'express-session';
+import { csrfSync } from 'csrf-sync';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Logger } from '../src/index.js';
+import { html, sendPage, type SafeHtml } from './views.js';
+
+declare module 'express-session' {
+  interface SessionData {
+    /** The signed-in back-office user. */
+    admin?: string;
+  }
+}
+
+/** Back-office credentials, normalised by {@link adminCredentials}. */
+export interface AdminCredentials {
+  user: string;
+  password: string;
+  /** True when the password was generated here (server.ts prints it once). */
+  generated: boolean;
+}
+
+/** Options of the back-office login (ShopOptions.admin). */
+export interface AdminOptions {
+  /** Login name. @default 'admin' */
+  user?: string;
+  /** Password; when absent a one-time random password is generated per process. */
+  password?: string;
+  /** Signs the session cookie. @default random per process (sessions end on restart) */
+  sessionSecret?: string;
+}
+
+/** Checks and completes the admin options; errors name the option. */
+export function adminCredentials(options: AdminOptions = {}): AdminCredentials {
+  const user = options.user ?? 'admin';
+  if (typeof user !== 'string' || !/^[\w.@-]{1,64}$/.test(user)) throw new Error('option admin.user must be 1-64 letters, digits or ._@-');
+  if (options.password !== undefined && (typeof options.password !== 'string' || options.password.length < 12)) {
+    throw new Error('option admin.password must be at least 12 characters (ADMIN_PASSWORD)');
+  }
+  const password = options.password ?? randomBytes(12).toString('base64url');
+  return { user, password, generated: options.password === undefined };
+}
+
+/** Constant-time comparison of two strings (hashed first so lengths do not leak). */
+function sameSecret(a: string, b: string): boolean {
+  const h = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+  return timingSafeEqual(h(a), h(b));
+}
+
+const CSRF_FIELD = '_csrf';
+
+/** The hidden CSRF input every back-office POST form carries. */
+export function csrfInput(req: Request): SafeHtml {
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${req.csrfToken?.() ?? ''}">`;
+}
+
+/** The signed-in user (for audit lines); only called behind the guard. */
+export const adminUser = (req: Request): string => req.session.admin ?? '?';
+
+/**
+ * One audit line per money-moving back-office action: who, what, to whom, how much, the
+ * outcome. Never a secret (no key, no account password, no token).
+ */
+export function audit(logger: Logger, req: Request, action: string, details: Record<string, unknown>): void {
+  logger.info({ audit: true, user: adminUser(req), ip: req.ip, action, ...details }, `back office: ${action}`);
+}
+
+/** Only relative back-office paths are followed after login (no open redirect). */
+const safeNext = (next: unknown): string =>
+  typeof next === 'string' && /^\/admin(\/[\w\-/]*)?(\?[\w=&%.-]*)?$/.test(next) && !next.startsWith('/admin/login') ? next : '/admin';
+
+function loginPage(req: Request, res: Response, status: number, next: string, error?: string): void {
+  sendPage(res, status, '관리자 로그인', html`<h1>관리자 로그인</h1>
+${error && html`<p id="login-error" class="card status-error">${error}</p>`}
+<form id="login-form" class="card" method="post" action="/admin/login">${csrfInput(req)}
+<input type="hidden" name="next" value="${next}">
+<label>아이디 <input type="text" name="user" id="login-user" autocomplete="username" required></label>
+<label>비밀번호 <input type="password" name="password" id="login-password" autocomplete="current-password" required></label>
+<div class="actions"><button type="submit" id="login-submit">로그인</button></div></form>`);
+}
+
+/**
+ * The guard in front of every back-office route: session, form body, CSRF check for POST,
+ * `/admin/login` and `/admin/logout`, then a redirect to the login page for anyone not signed
+ * in. Mount it at `/admin` before the back-office routers.
+ */
+export function adminGuard(creds: AdminCredentials, logger: Logger, sessionSecret?: string): Router {
+  const router = Router();
+  router.use(session({
+    name: 'shop.admin.sid',
+    secret: sessionSecret ?? randomBytes(32).toString('hex'),
+    resave: false,
+    saveUninitialized: false,
+    cookie: { httpOnly: true, sameSite: 'strict', secure: 'auto', path: '/admin', maxAge: 8 * 3_600_000 },
+  }));
+  // The back office's forms are UTF-8; the body is parsed here so the CSRF check can read it.
+  router.use(express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 20 }));
+  const { csrfSynchronisedProtection } = csrfSync({
+    getTokenFromRequest: (req) => {
+      const v = (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD];
+      return typeof v === 'string' ? v : undefined;
+    },
+  });
+  router.use(csrfSynchronisedProtection);
+
+  router.get('/login', (req, res) => {
+    if (req.session.admin) return res.redirect(303, safeNext(req.query.next));
+    loginPage(req, res, 200, safeNext(req.query.next));
+  });
+
+  router.post('/login', (req, res, next) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const user = typeof body.user === 'string' ? body.user : '';
+    const password = typeof body.password === 'string' ? body.password : '';
+    const target = safeNext(body.next);
+    if (!(sameSecret(user, creds.user) && sameSecret(password, creds.password))) {
+      logger.warn({ audit: true, action: 'login.refused', ip: req.ip }, 'back office: login refused');
+      return loginPage(req, res, 401, target, '아이디 또는 비밀번호가 올바르지 않습니다.');
+    }
+    // A new session id at login: a session id planted before login is worthless.
+    req.session.regenerate((err) => {
+      if (err) return next(err);
+      req.session.admin = creds.user;
+      logger.info({ audit: true, action: 'login', user: creds.user, ip: req.ip }, 'back office: login');
+      req.session.save((err2) => (err2 ? next(err2) : res.redirect(303, target)));
+    });
+  });
+
+  router.post('/logout', (req, res, next) => {
+    const user = req.session.admin;
+    req.session.destroy((err) => {
+      if (err) return next(err);
+      if (user) logger.info({ audit: true, action: 'logout', user, ip: req.ip }, 'back office: logout');
+      res.clearCookie('shop.admin.sid', { path: '/admin' });
+      res.redirect(303, '/admin/login');
+    });
+  });
+
+  const requireLogin: RequestHandler = (req, res) => {
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      res.redirect(303, `/admin/login?next=${encodeURIComponent(req.originalUrl)}`);
+      return;
+    }
+    sendPage(res, 401, '로그인 필요', html`<h1 class="status-error">로그인이 필요합니다</h1>
+<p id="admin-error">관리자 로그인 후 다시 시도해 주세요. 아무것도 처리하지 않았습니다.</p><p><a class="button" href="/admin/login">로그인</a></p>`);
+  };
+  router.use((req, res, next) => (req.session.admin ? next() : requireLogin(req, res, next)));
+
+  // A missing or wrong token: a clear page, and nothing was done.
+  router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if ((err as { code?: string })?.code !== 'EBADCSRFTOKEN') return next(err);
+    logger.warn({ audit: true, action: 'csrf.refused', path: _req.originalUrl, ip: _req.ip }, 'back office: form without a valid CSRF token refused');
+    sendPage(res, 403, '요청 거부', html`<h1 class="status-error">요청을 거부했습니다</h1>
+<p id="csrf-error">보안 토큰이 없거나 올바르지 않은 양식입니다. 아무것도 처리하지 않았습니다. 관리자 화면을 새로 연 뒤 다시 시도해 주세요.</p>
+<p><a class="button" href="/admin">관리자 화면으로</a></p>`);
+  });
+  return router;
+}

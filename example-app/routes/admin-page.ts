@@ -1,0 +1,55 @@
+/**
+ * What every back-office page shares: the page frame with the back-office navigation and the
+ * logout button, notices, date helpers and the form-value helpers that let a form come back
+ * with what the operator typed after an error (issue 20, item 6).
+ */
+import type { Request, Response } from 'express';
+import { csrfInput } from '../admin-auth.js';
+import { html, sendPage, type SafeHtml } from '../views.js';
+
+/** Today in KST as YYYYMMDD (gateway dates are KST whatever TZ says). */
+export const kstToday = (now: Date): string => new Date(now.getTime() + 9 * 3_600_000).toISOString().slice(0, 10).replace(/-/g, '');
+/** 20261123 → 2026-11-23. */
+export const fmtDate = (d: string): string => (/^\d{8}$/.test(d) ? `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}` : d);
+
+/** A real calendar date YYYYMMDD (20261131 is not). */
+export function isDate8(d: unknown): d is string {
+  if (typeof d !== 'string' || !/^\d{8}$/.test(d)) return false;
+  const y = Number(d.slice(0, 4));
+  const m = Number(d.slice(4, 6));
+  const day = Number(d.slice(6));
+  const t = new Date(Date.UTC(y, m - 1, day));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === day;
+}
+
+/**
+ * The `?date=` of a query page: today when absent, the date when valid, and otherwise
+ * today plus a message saying the given one was invalid (never silently today).
+ */
+export function queryDate(value: unknown, today: string): { date: string; error?: string } {
+  if (value === undefined || value === '') return { date: today };
+  if (isDate8(value)) return { date: value };
+  return { date: today, error: `조회일 ${JSON.stringify(String(value))}은(는) 올바른 날짜(YYYYMMDD)가 아닙니다. 오늘(${fmtDate(today)}) 기준으로 보여 드립니다.` };
+}
+
+/** A trimmed string field of a parsed form. */
+export const field = (body: unknown, k: string): string => {
+  const v = (body as Record<string, unknown> | undefined)?.[k];
+  return typeof v === 'string' ? v.trim() : '';
+};
+
+/** An error notice (escaped). */
+export const errorNotice = (message: string | undefined, id = 'admin-error'): SafeHtml | false =>
+  message !== undefined && html`<p id="${id}" class="card status-error" role="alert">${message}</p>`;
+
+/** A success notice (escaped). */
+export const okNotice = (message: string | undefined): SafeHtml | false =>
+  message !== undefined && html`<p id="admin-ok" class="card status-approved" role="status">${message}</p>`;
+
+/** Renders a back-office page: title, navigation with logout, body. */
+export function adminPage(req: Request, res: Response, status: number, title: string, body: SafeHtml): void {
+  sendPage(res, status, title, html`<h1>${title}</h1>
+<nav class="card subnav" id="admin-nav"><a href="/admin">잔액</a><a href="/admin/orders">주문 관리</a><a href="/admin/sub-merchants">서브몰</a><a href="/admin/payouts">지급</a><a href="/admin/recon">현금영수증 대사</a>
+<form method="post" action="/admin/logout" class="inline">${csrfInput(req)}<button type="submit" class="secondary" id="logout">로그아웃</button></form></nav>
+${body}`);
+}

@@ -1,0 +1,157 @@
+/**
+ * Back-office payouts (mounted at /admin/payouts, behind the login and CSRF guard):
+ *
+ *   GET  /admin/payouts?date=…        request form, payouts requested here, results of a date
+ *   POST /admin/payouts               step 1: a confirmation page with the amount and the target;
+ *                                     step 2 (confirm=yes): nicepay.payout.request, then 303 back
+ *   POST /admin/payouts/cancel        the same two steps for nicepay.payout.cancel
+ *
+ * Money moves only on the confirmed second post, and each one leaves an audit line (who,
+ * what, to whom, how much; never a secret). Requests made here are kept in SQLite with their
+ * seq, which the cancel needs (results are only readable from 16:00, after the cut-off).
+ */
+import { Router, type Request, type Response } from 'express';
+import type { PayoutStatus } from '../../src/index.js';
+import type { ShopContext } from '../app.js';
+import { audit, csrfInput } from '../admin-auth.js';
+import { operatorError, withParticle } from '../korean.js';
+import { html, won, type SafeHtml } from '../views.js';
+import { adminPage, errorNotice, field, fmtDate, isDate8, kstToday, okNotice, queryDate } from './admin-page.js';
+import type { SubMerchantRow } from './admin.js';
+
+/** Korean labels of payout statuses. */
+export const PAYOUT_STATUS_LABEL: Readonly<Record<PayoutStatus, string>> = {
+  requested: '요청', succeeded: '지급 완료', failed: '지급 실패', retrying: '재요청 진행 중', deleted: '삭제', unknown: '알 수 없음',
+};
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS admin_payouts (
+  seq TEXT NOT NULL, settlmnt_dt TEXT NOT NULL, sub_id TEXT NOT NULL, amount INTEGER NOT NULL,
+  state TEXT NOT NULL DEFAULT 'requested', requested_by TEXT NOT NULL, created_at TEXT NOT NULL,
+  PRIMARY KEY (settlmnt_dt, seq)
+)`;
+interface PayoutRow { seq: string; settlmnt_dt: string; sub_id: string; amount: number; state: string; requested_by: string }
+
+interface PayoutForm { subId: string; amount: string; settlmntDt: string }
+
+/** The payout pages; `subMerchants` lists the sub-merchants registered through the back office. */
+export function adminPayoutRoutes(ctx: ShopContext, subMerchants: () => SubMerchantRow[]): Router {
+  const { db, nicepay, logger } = ctx;
+  db.sqlite.exec(SCHEMA);
+  const q = {
+    mine: db.sqlite.prepare<[], PayoutRow>('SELECT * FROM admin_payouts ORDER BY created_at DESC, rowid DESC LIMIT 50'),
+    one: db.sqlite.prepare<[string, string], PayoutRow>('SELECT * FROM admin_payouts WHERE settlmnt_dt = ? AND seq = ?'),
+    insert: db.sqlite.prepare(`INSERT OR REPLACE INTO admin_payouts (seq, settlmnt_dt, sub_id, amount, requested_by, created_at)
+      VALUES (@seq, @settlmntDt, @subId, @amount, @user, @createdAt)`),
+    cancelled: db.sqlite.prepare(`UPDATE admin_payouts SET state = 'cancelled' WHERE settlmnt_dt = ? AND seq = ?`),
+  };
+  const today = (): string => kstToday(ctx.clock());
+  const router = Router();
+
+  async function page(req: Request, res: Response, status: number, opts: { date: string; error?: string; ok?: string; values?: Partial<PayoutForm>; dateError?: string }): Promise<void> {
+    const subs = subMerchants();
+    const v = opts.values ?? {};
+    let results: SafeHtml;
+    try {
+      const r = await nicepay.payout.results({ settlmntDt: opts.date });
+      const rows = r.items.map((i) => html`<tr data-seq="${i.seq}" data-status="${i.status}"><td>${i.seq}</td><td>${i.subId}</td><td>${i.subCoNm}</td>
+<td class="amount">${won(i.amount)}</td><td class="status">${i.status === 'unknown' ? i.statusNm : PAYOUT_STATUS_LABEL[i.status]}</td><td>${i.accntNo}</td><td>${i.errReason || '-'}</td></tr>`);
+      results = html`<p id="payout-summary">전체 ${r.totCnt}건 · 성공 ${r.succCnt}건 · 실패 ${r.failCnt}건 · 잔액 ${won(r.remainAmt)}</p>
+${rows.length === 0 ? html`<p id="no-payouts" class="muted">지급 내역이 없습니다.</p>`
+  : html`<div class="table-wrap"><table id="payouts"><thead><tr><th>순번</th><th>서브몰</th><th>상호</th><th>금액</th><th>상태</th><th>계좌</th><th>실패 사유</th></tr></thead><tbody>${rows}</tbody></table></div>`}`;
+    } catch (err) {
+      const e = operatorError(err);
+      if (!e) throw err;
+      results = html`${errorNotice(e.message, 'results-error')}`;
+    }
+    const mine = q.mine.all().map((p) => html`<tr data-seq="${p.seq}" data-state="${p.state}"><td class="date">${fmtDate(p.settlmnt_dt)}</td><td>${p.seq}</td><td>${p.sub_id}</td>
+<td class="amount">${won(p.amount)}</td><td class="status">${p.state === 'cancelled' ? '취소됨' : '요청'}</td><td>${p.state === 'requested' && html`<form method="post" action="/admin/payouts/cancel" class="inline">${csrfInput(req)}
+<input type="hidden" name="settlmntDt" value="${p.settlmnt_dt}"><input type="hidden" name="seq" value="${p.seq}"><button type="submit" class="secondary" id="cancel-${p.seq}">취소</button></form>`}</td></tr>`);
+    adminPage(req, res, status, '서브몰 지급', html`${errorNotice(opts.error)}${okNotice(opts.ok)}
+<form id="payout-form" class="card" method="post" action="/admin/payouts"><h2>지급 요청</h2>${csrfInput(req)}
+<label>서브몰 <select name="subId" id="payout-sub-id">${subs.map((s) => html`<option value="${s.sub_id}"${s.sub_id === v.subId ? html` selected` : ''}>${s.sub_id} (${s.sub_nm})</option>`)}</select></label>
+<label>금액 (원) <input type="text" name="amount" id="payout-amount" inputmode="numeric" required value="${v.amount ?? ''}"></label>
+<label>지급일 (YYYYMMDD) <input type="text" name="settlmntDt" id="payout-date" value="${v.settlmntDt ?? opts.date}" maxlength="8"></label>
+<div class="actions"><button type="submit" id="payout-submit">지급 요청</button></div></form>
+${mine.length > 0 && html`<h2>이 화면에서 요청한 지급</h2><div class="table-wrap"><table id="my-payouts"><thead><tr><th>지급일</th><th>순번</th><th>서브몰</th><th>금액</th><th>상태</th><th></th></tr></thead><tbody>${mine}</tbody></table></div>`}
+<h2>${fmtDate(opts.date)} 지급 결과</h2>
+${errorNotice(opts.dateError, 'date-error')}
+<form method="get" action="/admin/payouts" class="row"><input type="text" name="date" id="results-date" value="${opts.date}" maxlength="8"> <button type="submit">조회</button></form>
+${results}`);
+  }
+
+  /** The confirmation page of a money-moving action: what, to whom, how much; confirm or go back. */
+  function confirmPage(req: Request, res: Response, action: string, title: string, summary: SafeHtml, hidden: Record<string, string>): void {
+    adminPage(req, res, 200, title, html`<form id="confirm-form" class="card" method="post" action="${action}">${csrfInput(req)}
+<p id="confirm-summary">${summary}</p>
+${Object.entries(hidden).map(([k, val]) => html`<input type="hidden" name="${k}" value="${val}">`)}
+<input type="hidden" name="confirm" value="yes">
+<div class="actions"><button type="submit" id="confirm-submit">확인, 실행합니다</button><a class="button secondary" href="/admin/payouts" id="confirm-back">돌아가기</a></div></form>`);
+  }
+
+  router.get('/', async (req, res, next) => {
+    try {
+      const { date, error } = queryDate(req.query.date, today());
+      const requested = typeof req.query.requested === 'string' ? req.query.requested : undefined;
+      const cancelled = typeof req.query.cancelled === 'string' ? req.query.cancelled : undefined;
+      const ok = requested ? `지급을 요청했습니다 (순번 ${requested}).` : cancelled ? `지급 요청(순번 ${cancelled})을 취소했습니다.` : undefined;
+      await page(req, res, error ? 400 : 200, { date, ...(error ? { dateError: error } : {}), ...(ok ? { ok } : {}) });
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.post('/', async (req, res, next) => {
+    const values: PayoutForm = { subId: field(req.body, 'subId'), amount: field(req.body, 'amount'), settlmntDt: field(req.body, 'settlmntDt') || today() };
+    const back = (status: number, error: string) => page(req, res, status, { date: isDate8(values.settlmntDt) ? values.settlmntDt : today(), error, values });
+    try {
+      const sub = subMerchants().find((s) => s.sub_id === values.subId);
+      if (!sub) return await back(400, '서브몰을 선택해 주세요.');
+      if (!/^[1-9]\d{0,13}$/.test(values.amount)) return await back(400, '금액은 1원 이상의 정수(원)로 입력해 주세요.');
+      if (!isDate8(values.settlmntDt)) return await back(400, '지급일은 YYYYMMDD 형식의 날짜로 입력해 주세요.');
+      const amount = Number(values.amount);
+      if (field(req.body, 'confirm') !== 'yes') {
+        return confirmPage(req, res, '/admin/payouts', '지급 요청 확인',
+          html`<strong id="confirm-target">${sub.sub_id} (${sub.sub_nm}, ${sub.bank_cd} ${sub.accnt_no})</strong>에 <strong id="confirm-amount">${won(amount)}</strong>을 <strong>${fmtDate(values.settlmntDt)}</strong> 지급일로 요청합니다.`,
+          { subId: values.subId, amount: values.amount, settlmntDt: values.settlmntDt });
+      }
+      try {
+        const r = await nicepay.payout.request({ subId: values.subId, amount, settlmntDt: values.settlmntDt });
+        q.insert.run({ seq: r.seq, settlmntDt: r.settlmntDt, subId: r.subId, amount: r.amount, user: req.session.admin ?? '?', createdAt: new Date().toISOString() });
+        audit(logger, req, 'payout.request', { subId: r.subId, amount: r.amount, settlmntDt: r.settlmntDt, seq: r.seq });
+        res.redirect(303, `/admin/payouts?date=${r.settlmntDt}&requested=${encodeURIComponent(r.seq)}`);
+      } catch (err) {
+        const e = operatorError(err);
+        if (!e) throw err;
+        audit(logger, req, 'payout.request.refused', { subId: values.subId, amount, settlmntDt: values.settlmntDt, code: (err as { code?: string }).code });
+        await back(e.status, e.message);
+      }
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.post('/cancel', async (req, res, next) => {
+    try {
+      const row = q.one.get(field(req.body, 'settlmntDt'), field(req.body, 'seq'));
+      if (!row || row.state !== 'requested') return await page(req, res, 404, { date: today(), error: '취소할 수 있는 지급 요청이 아닙니다.' });
+      if (field(req.body, 'confirm') !== 'yes') {
+        return confirmPage(req, res, '/admin/payouts/cancel', '지급 취소 확인',
+          html`<strong id="confirm-target">${row.sub_id}</strong>에 대한 <strong id="confirm-amount">${won(row.amount)}</strong> 지급 요청(${fmtDate(row.settlmnt_dt)}, 순번 ${row.seq})을 취소합니다.`,
+          { settlmntDt: row.settlmnt_dt, seq: row.seq });
+      }
+      try {
+        await nicepay.payout.cancel({ subId: row.sub_id, settlmntDt: row.settlmnt_dt, seq: row.seq });
+        q.cancelled.run(row.settlmnt_dt, row.seq);
+        audit(logger, req, 'payout.cancel', { subId: row.sub_id, amount: row.amount, settlmntDt: row.settlmnt_dt, seq: row.seq });
+        res.redirect(303, `/admin/payouts?date=${row.settlmnt_dt}&cancelled=${encodeURIComponent(row.seq)}`);
+      } catch (err) {
+        const e = operatorError(err);
+        if (!e) throw err;
+        await page(req, res, e.status, { date: row.settlmnt_dt, error: e.message });
+      }
+    } catch (err) {
+      next(err);
+    }
+  });
+  return router;
+}

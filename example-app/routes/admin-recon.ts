@@ -1,0 +1,84 @@
+/**
+ * Cash-receipt reconciliation (mounted at /admin/recon, behind the login guard):
+ *
+ *   GET /admin/recon?date=YYYYMMDD[&orgSvcCd=02][&format=csv]
+ *
+ * nicepay.recon.cashReceipts for one date; the CSV is UTF-8 with a byte-order mark, which
+ * Korean Excel needs to read UTF-8 (the CLI's CSV carries one too). The query needs the
+ * merchant admin page's login id: NICEPAY_USR_ID, or `${mid}admin` (the sandbox's default).
+ */
+import { Router } from 'express';
+import type { CashReceiptItem, OrgSvcCd } from '../../src/index.js';
+import type { ShopContext } from '../app.js';
+import { operatorError } from '../korean.js';
+import { html, won } from '../views.js';
+import { adminPage, errorNotice, fmtDate, kstToday, queryDate } from './admin-page.js';
+
+const ORG_SVC: ReadonlyArray<[OrgSvcCd, string]> = [['01', '신용카드'], ['02', '계좌이체'], ['03', '가상계좌'], ['04', '현금영수증 단독'], ['26', 'CMS 간편결제']];
+const RECEIPT_STATUS: Readonly<Record<string, string>> = {
+  success: '성공', requested: '요청', 'request-cancelled': '요청 취소', 'request-completed': '요청 완료',
+  issued: '발급 완료', 'request-failed': '요청 실패', 'issue-failed': '발급 실패', unknown: '알 수 없음',
+};
+const PURPOSE: Readonly<Record<string, string>> = { 'income-deduction': '소득공제', 'expense-proof': '지출증빙', unknown: '-' };
+const STATE: Readonly<Record<string, string>> = { approval: '승인', cancel: '취소', unknown: '-' };
+
+/** CSV field: quoted when needed; a leading =+-@ is prefixed so Excel does not run it as a formula. */
+function csvField(v: string | number): string {
+  let s = String(v);
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** The reconciliation page and its CSV download. */
+export function adminReconRoutes(ctx: ShopContext): Router {
+  const { nicepay } = ctx;
+  const usrId = process.env.NICEPAY_USR_ID || `${ctx.mid}admin`;
+  const router = Router();
+  router.get('/', async (req, res, next) => {
+    const { date, error: dateError } = queryDate(req.query.date, kstToday(ctx.clock()));
+    const orgSvcCd = ORG_SVC.find(([c]) => c === req.query.orgSvcCd)?.[0] ?? '02';
+    const csv = req.query.format === 'csv';
+    if (csv && dateError) {
+      res.status(400).type('text/plain; charset=utf-8').send(dateError);
+      return;
+    }
+    let items: CashReceiptItem[];
+    try {
+      items = (await nicepay.recon.cashReceipts({ usrId, dt: date, orgSvcCd, idCl: '2', searchID: ctx.mid })).items;
+    } catch (err) {
+      const e = operatorError(err);
+      if (!e) return next(err);
+      if (csv) {
+        res.status(e.status).type('text/plain; charset=utf-8').send(e.message);
+        return;
+      }
+      adminPage(req, res, e.status, '현금영수증 대사', html`${errorNotice(e.message)}`);
+      return;
+    }
+    const cols: Array<[string, (i: CashReceiptItem) => string | number]> = [
+      ['승인일자', (i) => i.appDt], ['승인시각', (i) => i.appTm], ['거래번호', (i) => i.tid], ['원거래번호', (i) => i.orgTid],
+      ['주문번호', (i) => i.moid], ['상품명', (i) => i.goodsNm], ['금액', (i) => i.goodsAmt], ['구분', (i) => STATE[i.state] ?? i.stateCd],
+      ['용도', (i) => PURPOSE[i.purpose] ?? i.reqFlg], ['발급번호', (i) => i.identity], ['승인번호', (i) => i.appNo],
+      ['상태', (i) => RECEIPT_STATUS[i.status] ?? i.statusCd], ['구매자', (i) => i.ordNm],
+    ];
+    if (csv) {
+      const lines = [cols.map(([h]) => h), ...items.map((i) => cols.map(([, f]) => f(i)))].map((r) => r.map(csvField).join(','));
+      res.status(200)
+        .set('content-type', 'text/csv; charset=utf-8')
+        .set('content-disposition', `attachment; filename="cash-receipts-${date}-${orgSvcCd}.csv"`)
+        .set('cache-control', 'no-store')
+        .send(`\uFEFF${lines.join('\r\n')}\r\n`);
+      return;
+    }
+    // The wide table scrolls inside its own box; the page itself never scrolls sideways.
+    const rows = items.map((i) => html`<tr data-tid="${i.tid}">${cols.map(([h, f]) => html`<td${h === '금액' ? html` class="amount"` : h === '상품명' ? html` class="goods"` : ''}>${h === '금액' ? won(Number(f(i))) : f(i)}</td>`)}</tr>`);
+    adminPage(req, res, dateError ? 400 : 200, '현금영수증 대사', html`${errorNotice(dateError, 'date-error')}<form id="recon-form" method="get" action="/admin/recon" class="card">
+<label>조회일 (YYYYMMDD) <input type="text" name="date" id="recon-date" value="${date}" maxlength="8"></label>
+<label>원거래 <select name="orgSvcCd" id="recon-org">${ORG_SVC.map(([c, l]) => html`<option value="${c}"${c === orgSvcCd ? html` selected` : ''}>${l}</option>`)}</select></label>
+<div class="actions"><button type="submit">조회</button><a class="button secondary" id="recon-csv" href="/admin/recon?date=${date}&amp;orgSvcCd=${orgSvcCd}&amp;format=csv">CSV 내려받기</a></div></form>
+<h2>${fmtDate(date)} 현금영수증 <span id="recon-count">${items.length}</span>건</h2>
+${items.length === 0 ? html`<p id="no-receipts" class="muted">해당 날짜의 현금영수증이 없습니다.</p>`
+  : html`<div class="table-wrap"><table id="cash-receipts"><thead><tr>${cols.map(([h]) => html`<th>${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`}`);
+  });
+  return router;
+}
