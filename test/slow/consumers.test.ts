@@ -17,8 +17,12 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURES = join(ROOT, 'test', 'consumers');
 const TSC = join(ROOT, 'node_modules', '.bin', 'tsc');
 
-/** What the tarball may hold: the built JS and declarations, README, LICENSE, package.json. */
-const ALLOWED = /^(?:dist\/.+\.(?:js|d\.ts)|README\.md|LICENSE|package\.json)$/;
+/**
+ * What the tarball may hold: the built JS and declarations, README, LICENSE, package.json, and
+ * the pages the README links to (docs/*.md, docs/spec/*.md, bench/RESULTS.md: issue 17 §4, the
+ * README is the npm page and its links must resolve there).
+ */
+const ALLOWED = /^(?:dist\/.+\.(?:js|d\.ts)|README\.md|LICENSE|package\.json|docs\/(?:spec\/)?[\w-]+\.md|bench\/RESULTS\.md)$/;
 
 describe('package consumers (npm pack)', function () {
   this.timeout(180_000);
@@ -52,10 +56,10 @@ describe('package consumers (npm pack)', function () {
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('holds only dist (JS and declarations), README.md, LICENSE and package.json', () => {
+  it('holds only dist (JS and declarations), README.md and the docs it links to, LICENSE and package.json', () => {
     const stray = files.filter((f) => !ALLOWED.test(f));
     expect(stray, 'files outside the allow-list').to.deep.equal([]);
-    for (const f of ['README.md', 'LICENSE', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/sandbox/index.d.ts', 'dist/store/redis-store.d.ts', 'dist/cli/index.js']) {
+    for (const f of ['README.md', 'docs/lifecycle.md', 'bench/RESULTS.md', 'LICENSE', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/sandbox/index.d.ts', 'dist/store/redis-store.d.ts', 'dist/cli/index.js']) {
       expect(files, f).to.include(f);
     }
     // every entry of `exports` and `bin` points at a packed file

@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 
 /*
- * The README's runnable snippets (issue 7). Every ```ts block preceded by
- * `<!-- snippet: <name> -->` is extracted, its package specifiers pointed at the repo's
+ * The documentation's runnable snippets (issue 7; issue 17 §4 moved all but one out of the
+ * README into the docs page of their topic). Every ```ts block of README.md or docs/*.md
+ * preceded by `<!-- snippet: <name> -->` is extracted, its package specifiers pointed at the repo's
  * source, written to test/.snippets/<name>.ts (inside the repo so node resolves its
  * node_modules; git-ignored, removed afterwards), type-checked the way a new project would
  * compile them (strict, NodeNext, and the *default* lib, which includes the DOM: a snippet
@@ -17,6 +18,7 @@ import { expect } from 'chai';
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
 const README = join(ROOT, 'README.md');
+const DOCS = join(ROOT, 'docs');
 const DIR = join(ROOT, 'test', '.snippets');
 const TSC = join(ROOT, 'node_modules', '.bin', 'tsc');
 
@@ -45,15 +47,18 @@ const EXPECTED: Record<string, RegExp[]> = {
 interface Snippet {
   name: string;
   code: string;
-  line: number;
+  /** Where it is, e.g. `docs/keyin.md line 180`. */
+  where: string;
 }
 
-/** Every marked ```ts block of the README, in order. */
-function extract(markdown: string): Snippet[] {
+/** Every marked ```ts block of one markdown file, in order. */
+function extract(file: string): Snippet[] {
+  const markdown = readFileSync(file, 'utf8');
   const out: Snippet[] = [];
   const re = /^<!-- snippet: ([\w-]+) -->\r?\n```ts\r?\n([\s\S]*?)^```$/gm;
   for (let m = re.exec(markdown); m; m = re.exec(markdown)) {
-    out.push({ name: m[1]!, code: m[2]!, line: markdown.slice(0, m.index).split('\n').length });
+    const line = markdown.slice(0, m.index).split('\n').length;
+    out.push({ name: m[1]!, code: m[2]!, where: `${relative(ROOT, file)} line ${line}` });
   }
   return out;
 }
@@ -67,17 +72,18 @@ function rewrite(code: string): string {
   });
 }
 
-const markdown = readFileSync(README, 'utf8');
-const snippets = extract(markdown);
+const docFiles = readdirSync(DOCS).filter((f) => f.endsWith('.md')).sort().map((f) => join(DOCS, f));
+const readmeSnippets = extract(README);
+const snippets = [...readmeSnippets, ...docFiles.flatMap(extract)];
 
-describe('README snippets run as written', function () {
+describe('README and docs snippets run as written', function () {
   this.timeout(90_000);
   let typecheck: Promise<string | undefined>;
 
   before(() => {
     rmSync(DIR, { recursive: true, force: true });
     mkdirSync(DIR, { recursive: true });
-    for (const s of snippets) writeFileSync(join(DIR, `${s.name}.ts`), `// README.md line ${s.line}\n${rewrite(s.code)}`);
+    for (const s of snippets) writeFileSync(join(DIR, `${s.name}.ts`), `// ${s.where}\n${rewrite(s.code)}`);
     // A new project's compiler options (issue 20, item 13): strict and NodeNext like the repo,
     // but no `lib`, so TypeScript's default lib (DOM included) is in scope, where e.g. a Buffer
     // is not a fetch BodyInit. The package.json beside them says "type": "module", as the
@@ -101,9 +107,10 @@ describe('README snippets run as written', function () {
     rmSync(DIR, { recursive: true, force: true });
   });
 
-  it('finds at least 5 marked snippets, uniquely named, each with its expectations', () => {
+  it('finds the README\'s one complete program and the docs\' snippets, uniquely named, each with its expectations', () => {
+    expect(readmeSnippets.map((s) => s.name), 'the README keeps one runnable snippet').to.deep.equal(['checkout-return']);
     const names = snippets.map((s) => s.name);
-    expect(names.length, 'marked snippets in README.md').to.be.at.least(5);
+    expect(names.length, 'marked snippets in README.md and docs/*.md').to.be.at.least(6);
     expect(new Set(names).size, `duplicate snippet names: ${names.join(', ')}`).to.equal(names.length);
     expect(names, 'snippets the test expects to find').to.include.members(Object.keys(EXPECTED));
   });
@@ -114,7 +121,7 @@ describe('README snippets run as written', function () {
   });
 
   for (const s of snippets) {
-    it(`${s.name} (README.md line ${s.line}) exits 0 and prints its result`, async () => {
+    it(`${s.name} (${s.where}) exits 0 and prints its result`, async () => {
       let stdout: string;
       try {
         ({ stdout } = await run(process.execPath, ['--import', 'tsx', join(DIR, `${s.name}.ts`)], {
