@@ -1,6 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { NicepayError } from '../errors/index.js';
-import { onceThroughStore, storeErrorText } from '../cancel/once.js';
+import { runOnce, storeErrorText } from '../store/run-once.js';
 import { returnBodyCharset } from '../approval/auth-return.js';
 import type { Charset } from '../wire/charset.js';
 import { parseAmount } from '../wire/amount.js';
@@ -120,7 +120,7 @@ export function createNoticeHandler(ctx: ClientContext, opts: ResolvedNotificati
       return { status: 200, body: 'OK', outcome: 'ignored' };
     }
     try {
-      const once = await onceThroughStore(config.store, key, lockTtlMs, NOTICE_RESULT_TTL_MS, async () => {
+      const once = await runOnce(config.store, key, { lockTtlMs, resultTtlMs: NOTICE_RESULT_TTL_MS }, async () => {
         await withTimeout(hook(), opts.hookTimeoutMs);
         return 'handled';
       });

@@ -89,6 +89,19 @@ export function encodeReply(fields: Record<string, string>, format: ReplyFormat)
 }
 
 /**
+ * The request-level codes every endpoint of the approval side answers alike (all the sandbox's
+ * own but A211, gateway-facts' signature error; docs/sandbox.md lists them per endpoint).
+ */
+export const REQUEST_CODES = {
+  undecodable: 'W009',
+  badMid: 'W002',
+  unknownMid: 'W005',
+  missingField: 'W001',
+  badEdiDate: 'W004',
+  badSignData: 'A211',
+} as const;
+
+/**
  * True when the request names a MID that is not of the spec's shape (10 letters or digits, the
  * last a lower-case `m`; gateway-interface "TID format"). Checked before the merchant lookup at
  * every endpoint, as key-in and the data host do, so a mis-shaped MID is a field error (W002),

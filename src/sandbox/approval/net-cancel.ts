@@ -6,7 +6,7 @@ import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
 import type { SandboxMerchant, SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { answerWithFault } from './fault-wrap.js';
-import { declined, encodeReply, field, gatewayResponse, midMisshaped, paddedAmount, readGatewayForm, replyFormat } from './gateway-io.js';
+import { REQUEST_CODES, declined, encodeReply, field, gatewayResponse, midMisshaped, paddedAmount, readGatewayForm, replyFormat } from './gateway-io.js';
 import { netCancelWindowPassed } from './rules.js';
 import { randomDigits } from './util.js';
 import { plainCancel } from '../cancel/cancel-process.js';
@@ -23,12 +23,7 @@ export const NET_CANCEL_CODES = {
   partialNotAllowed: '2028',
   amountTooLarge: '2032',
   notSupported: '2099',
-  undecodable: 'W009',
-  unknownMid: 'W005',
-  badMid: 'W002',
-  missingField: 'W001',
-  badEdiDate: 'W004',
-  badSignData: 'A211',
+  ...REQUEST_CODES,
   invalidAuth: 'W010',
   notProcessed: '9999',
 } as const;

@@ -6,7 +6,7 @@ import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
 import type { SandboxMerchant, SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { answerWithFault } from './fault-wrap.js';
-import { declined, encodeReply, field, gatewayResponse, midMisshaped, paddedAmount, readGatewayForm, replyFormat } from './gateway-io.js';
+import { REQUEST_CODES, declined, encodeReply, field, gatewayResponse, midMisshaped, paddedAmount, readGatewayForm, replyFormat } from './gateway-io.js';
 import { methodFields } from './method-fields.js';
 import { approvedMoidHolder, burnToken, tokenExpired } from './rules.js';
 import { randomDigits } from './util.js';
@@ -18,12 +18,7 @@ import { randomDigits } from './util.js';
  * amount differs); the W0xx codes, 3011 and 9999 are the sandbox's own (docs/sandbox.md).
  */
 export const APPROVAL_CODES = {
-  undecodable: 'W009',
-  unknownMid: 'W005',
-  badMid: 'W002',
-  missingField: 'W001',
-  badEdiDate: 'W004',
-  badSignData: 'A211',
+  ...REQUEST_CODES,
   invalidAuth: 'W010',
   tokenExpired: 'W011',
   alreadyApproved: '1682',

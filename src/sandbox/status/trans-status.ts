@@ -1,6 +1,6 @@
 import { safeEquals } from '../../wire/hash.js';
 import { statusSignData } from '../../wire/lifecycle-signatures.js';
-import { declined, encodeReply, field, gatewayResponse, midMisshaped, readGatewayForm, replyFormat } from '../approval/gateway-io.js';
+import { REQUEST_CODES, declined, encodeReply, field, gatewayResponse, midMisshaped, readGatewayForm, replyFormat } from '../approval/gateway-io.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
@@ -8,12 +8,7 @@ import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js'
 /** Result codes of the status inquiry: 0000 means the inquiry itself worked. */
 export const STATUS_CODES = {
   ok: '0000',
-  undecodable: 'W009',
-  unknownMid: 'W005',
-  badMid: 'W002',
-  missingField: 'W001',
-  badEdiDate: 'W004',
-  badSignData: 'A211',
+  ...REQUEST_CODES,
 } as const;
 
 /** Status 0 approved (a virtual account issued or paid, partial cancels included), 1 cancelled, 9 nothing approved. */
