@@ -81,6 +81,20 @@ describe('cancel: every outcome against the sandbox', () => {
     expect(shop.sandbox.ledger.get(card.tid)!.cancels).to.have.length(1);
   });
 
+  it("another cancel never gets a stored cancel's result because the parts of its key run together (a ':' in tid or idempotencyKey)", async () => {
+    const card = await shop.pay('CARD', 5000);
+    const first = await shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 300, reason: 'r', partial: true, idempotencyKey: '5:k' });
+    expect(first).to.include({ status: 'cancelled', duplicate: false });
+    // (tid "T:300", amount 5, key "k") once made the same store key as (T, 300, "5:k").
+    const other = await shop.nicepay.cancel({ tid: `${card.tid}:300`, moid: card.moid, amount: 5, reason: 'r', partial: true, idempotencyKey: 'k' }).then(
+      (r) => r,
+      (e: unknown) => e as NicepayError,
+    );
+    expect(other).to.not.include({ status: 'cancelled' });
+    expect(other).to.not.have.property('duplicate', true);
+    expect(shop.sandbox.ledger.get(card.tid)!.cancels).to.have.length(1);
+  });
+
   it('refuses before sending what the shop knows is too much, and bad input, naming the option', async () => {
     const card = await shop.pay('CARD', 1000);
     const err = await rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 800, reason: 'x', partial: true, remainingAmount: 700 }));

@@ -19,7 +19,7 @@ export type CancelFn = (input: CancelInput) => Promise<CancelResult>;
 
 /**
  * The cancel client (lifecycle-facts §2): validates, then sends each (TID, amount, key) at most
- * once through the store (key `cancel:${mid}:${tid}:${amount}:${key}`). A cancelled, refunded or
+ * once through the store (key {@link cancelStoreKey}). A cancelled, refunded or
  * unknown outcome is kept for a day; a refusal, a retry answer or an unsent call keeps nothing,
  * since nothing happened and the shop may try again. An unknown outcome asks the status inquiry
  * (advice, not proof) and says what it reported.
@@ -63,7 +63,7 @@ export function createCancelClient(ctx: ClientContext, status: StatusFn): Cancel
   async function run(n: NormalizedCancel): Promise<CancelResult> {
     let once;
     try {
-      once = await runOnce(config.store, `cancel:${config.mid}:${n.tid}:${n.amount}:${n.key}`, { lockTtlMs, resultTtlMs: CANCEL_RESULT_TTL_MS }, async () => {
+      once = await runOnce(config.store, cancelStoreKey(config.mid, n), { lockTtlMs, resultTtlMs: CANCEL_RESULT_TTL_MS }, async () => {
         const record = await send(n);
         // A refusal changed nothing: it leaves the key free (runOnce releases it on a throw).
         if (record.kind === 'result' && record.result.status === 'refused') throw new NotKept(record.result);
@@ -108,6 +108,19 @@ export function createCancelClient(ctx: ClientContext, status: StatusFn): Cancel
 }
 
 /** A stored record back, with its Date revived. */
+/**
+ * The store key of one (TID, amount, idempotency key): `cancel:${mid}:${tid}:${amount}:${key}`
+ * with '%' and ':' in the TID and the key percent-encoded, so that no two different cancels share a key (raw,
+ * tid "T:300" with amount 5 and key "k" ran together with T, 300 and "5:k", and was answered
+ * that cancel's result without being sent). A TID of letters and digits is unchanged.
+ */
+export function cancelStoreKey(mid: string, n: Pick<NormalizedCancel, 'tid' | 'amount' | 'key'>): string {
+  return `cancel:${mid}:${escapeColon(n.tid)}:${n.amount}:${escapeColon(n.key)}`;
+}
+
+/** '%' and ':' percent-encoded, nothing else (any string, lone surrogates included, maps one to one). */
+const escapeColon = (text: string): string => text.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'));
+
 /** A refusal, carried out of the run-once work so that nothing is kept for it. */
 class NotKept {
   constructor(readonly result: CancelResult) {}
