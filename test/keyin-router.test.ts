@@ -196,6 +196,28 @@ describe('keyinRouter', () => {
     expect(sandbox.ledger.get(res.body.tid)?.status).to.equal('approved');
   });
 
+  it('after onApproved threw, the resubmission runs it (the order gets recorded) instead of showing a paid duplicate the shop never recorded', async () => {
+    let failures = 1;
+    const recorded: string[] = [];
+    const s = shop({ onApproved: (r) => {
+      if (failures-- > 0) throw new Error('db down');
+      recorded.push(r.tid);
+    } });
+    const moid = newMoid();
+    s.orders.set(moid, 1_000);
+    const first = await post(s, { moid, goodsName: 'x', ...card });
+    expect(first.body.code).to.equal('NICEPAY_HOOK_FAILED');
+    const again = await post(s, { moid, goodsName: 'x', ...card });
+    expect(again.status).to.equal(200);
+    expect(again.body).to.include({ status: 'approved', duplicate: true, tid: first.body.tid });
+    expect(recorded, 'onApproved ran for the resubmission').to.deep.equal([first.body.tid]);
+    // Once it succeeded, it never runs again, and the gateway charged once.
+    await post(s, { moid, goodsName: 'x', ...card });
+    await Promise.all([post(s, { moid, goodsName: 'x', ...card }), post(s, { moid, goodsName: 'x', ...card })]);
+    expect(recorded).to.have.length(1);
+    expect(sandbox.ledger.entries().filter((e) => e.moid === moid)).to.have.length(1);
+  });
+
   it('passes an unknown outcome to next(err) with tid and moid', async () => {
     const s = shop();
     const moid = newMoid();
