@@ -176,7 +176,9 @@ switch (kind) {
         res.send('auth failed');
         return;
       }
-      const ediDate = ediDateOf(new Date());
+      // The sandbox's virtual clock is the gateway's "now": the stricter sandbox refuses (W004)
+      // an EdiDate away from it, which would measure refusals instead of approvals.
+      const ediDate = ediDateOf(clock());
       const signData = createHash('sha256').update(b.AuthToken! + BENCH_MID + b.Amt! + ediDate + BENCH_KEY).digest('hex');
       const form = new URLSearchParams({
         TID: b.TxTid!, AuthToken: b.AuthToken!, MID: BENCH_MID, Amt: b.Amt!, EdiDate: ediDate, SignData: signData, CharSet: 'utf-8',

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createNicepay, isNicepayError, NicepayError, type CancelResult, type NicepayGatewayError } from '../src/index.js';
 import { startLifecycleShop, MERCHANT_KEY, MID, type LifecycleShop } from './helpers/lifecycle-shop.js';
+import { pastClientDeadline } from './helpers/fake-deadline.js';
 import { rejectedWith } from './helpers/rejected.js';
 
 const rejected = (p: Promise<unknown>): Promise<NicepayGatewayError> => rejectedWith(p, NicepayError) as Promise<NicepayGatewayError>;
@@ -80,6 +81,20 @@ describe('cancel: every outcome against the sandbox', () => {
     expect(shop.sandbox.ledger.get(card.tid)!.cancels).to.have.length(1);
   });
 
+  it("another cancel never gets a stored cancel's result because the parts of its key run together (a ':' in tid or idempotencyKey)", async () => {
+    const card = await shop.pay('CARD', 5000);
+    const first = await shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 300, reason: 'r', partial: true, idempotencyKey: '5:k' });
+    expect(first).to.include({ status: 'cancelled', duplicate: false });
+    // (tid "T:300", amount 5, key "k") once made the same store key as (T, 300, "5:k").
+    const other = await shop.nicepay.cancel({ tid: `${card.tid}:300`, moid: card.moid, amount: 5, reason: 'r', partial: true, idempotencyKey: 'k' }).then(
+      (r) => r,
+      (e: unknown) => e as NicepayError,
+    );
+    expect(other).to.not.include({ status: 'cancelled' });
+    expect(other).to.not.have.property('duplicate', true);
+    expect(shop.sandbox.ledger.get(card.tid)!.cancels).to.have.length(1);
+  });
+
   it('refuses before sending what the shop knows is too much, and bad input, naming the option', async () => {
     const card = await shop.pay('CARD', 1000);
     const err = await rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 800, reason: 'x', partial: true, remainingAmount: 700 }));
@@ -124,8 +139,9 @@ describe('cancel: every outcome against the sandbox', () => {
 
   it('a timeout after sending is an unknown outcome', async () => {
     const card = await shop.pay('CARD', 1000);
-    shop.sandbox.faults.inject({ target: 'cancel', kind: 'delay', delayMs: 5_000, commit: false });
-    const err = (await rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' })));
+    // The answer would come after 10 minutes; the client's 2 s deadline is jumped to, not waited for.
+    shop.sandbox.faults.inject({ target: 'cancel', kind: 'delay', delayMs: 600_000, commit: false });
+    const err = await pastClientDeadline(shop.sandbox, () => rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' })));
     expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', outcomeUnknown: true });
     expect(err.message).to.include('reports the TID as approved');
   });

@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { createSandbox, type FaultKind } from '../src/sandbox/index.js';
+import { pastClientDeadline } from './helpers/fake-deadline.js';
 import { MERCHANT_KEY, startShop, type TestShop } from './helpers/shop.js';
 
 let seq = 0;
@@ -14,14 +15,17 @@ async function payWithFault(shop: TestShop, kind: FaultKind, extra: { delayMs?: 
   shop.orders.set(moid, 2_000);
   const auth = await shop.sandbox.authenticate({ moid, amount: 2_000, method: 'CARD' });
   shop.sandbox.faults.inject({ target: 'approve', kind, ...extra });
-  const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+  const post = () => request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+  // A delay is never waited for: the client's deadline is jumped to once the sandbox stalls.
+  const res = kind === 'delay' ? await pastClientDeadline(shop.sandbox, post) : await post();
   return { res, tid: auth.fields.TxTid!, moid, auth };
 }
 
 describe('checkoutReturn when the approval answer cannot be trusted', () => {
   let shop: TestShop;
   before(async () => {
-    shop = await startShop({ nicepay: { timeouts: { connectMs: 500, responseMs: 400 } } });
+    // Deadlines a loaded machine meets; the delay case jumps past them (pastClientDeadline).
+    shop = await startShop({ nicepay: { timeouts: { connectMs: 5_000, responseMs: 5_000 } } });
   });
   afterEach(() => shop.sandbox.faults.clear());
   after(async () => {
@@ -30,7 +34,7 @@ describe('checkoutReturn when the approval answer cannot be trusted', () => {
   });
 
   const cases: Array<{ kind: FaultKind; code: string; extra?: { delayMs?: number; commit?: boolean } }> = [
-    { kind: 'delay', code: 'NICEPAY_OUTCOME_UNKNOWN', extra: { delayMs: 1_500 } },
+    { kind: 'delay', code: 'NICEPAY_OUTCOME_UNKNOWN', extra: { delayMs: 600_000 } },
     { kind: 'status-500', code: 'NICEPAY_OUTCOME_UNKNOWN' },
     { kind: 'html', code: 'NICEPAY_OUTCOME_UNKNOWN' },
     { kind: 'drop', code: 'NICEPAY_OUTCOME_UNKNOWN' },

@@ -37,7 +37,9 @@ describe('checkoutReturn against the sandbox', () => {
     expect(result.payment.amount).to.equal(1004);
     expect(result.payment.resultCode).to.equal('3001');
     expect(result.payment.card.maskedNumber).to.match(/\*/);
-    expect(new Date(result.payment.approvedAt as unknown as string).getTime()).to.be.closeTo(Date.now(), 120_000);
+    // AuthDate is the gateway's clock (KST, to the second): the sandbox booked it at that second.
+    const booked = shop.sandbox.ledger.get(result.tid)!.approvedAt!.getTime();
+    expect(new Date(result.payment.approvedAt as unknown as string).getTime()).to.equal(booked - (booked % 1000));
     expect(result.payment.raw.Amt).to.equal('000000001004');
     expect(result.duplicate).to.equal(false);
     expect(shop.sandbox.ledger.get(result.tid)?.status).to.equal('approved');
@@ -61,7 +63,7 @@ describe('checkoutReturn against the sandbox', () => {
     expect(result.status).to.equal('awaiting-deposit');
     if (result.status !== 'awaiting-deposit') throw new Error('narrowing');
     expect(result.payment.virtualAccount.accountNumber).to.match(/\d/);
-    expect(new Date(result.payment.virtualAccount.expiresAt as unknown as string).getTime()).to.be.greaterThan(Date.now());
+    expect(new Date(result.payment.virtualAccount.expiresAt as unknown as string).getTime()).to.be.greaterThan(shop.sandbox.clock.now().getTime());
     expect(shop.sandbox.ledger.get(result.tid)?.status).to.equal('awaiting-deposit');
   });
 

@@ -5,6 +5,7 @@ import { createNicepay, isNicepayError, type KeyinResult, type KeyinRouterOption
 import { createSandbox, KEYIN_DECLINES, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { kstParts } from '../src/wire/kst.js';
 import { captureLogger, type Captured } from './helpers/capture.js';
+import { pastClientDeadline } from './helpers/fake-deadline.js';
 
 const MID = 'nictest04m';
 const KEY = TEST_MERCHANTS.find((m) => m.mid === MID)!.merchantKey;
@@ -66,7 +67,7 @@ describe('keyinRouter', () => {
     sandbox = createSandbox();
     const { url } = await sandbox.listen(0);
     captured = captureLogger();
-    nicepay = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: url, logger: captured.logger, timeouts: { connectMs: 500, responseMs: 500 } });
+    nicepay = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: url, logger: captured.logger, timeouts: { connectMs: 5_000, responseMs: 5_000 } });
   });
   after(async () => {
     await nicepay.close();
@@ -195,12 +196,35 @@ describe('keyinRouter', () => {
     expect(sandbox.ledger.get(res.body.tid)?.status).to.equal('approved');
   });
 
+  it('after onApproved threw, the resubmission runs it (the order gets recorded) instead of showing a paid duplicate the shop never recorded', async () => {
+    let failures = 1;
+    const recorded: string[] = [];
+    const s = shop({ onApproved: (r) => {
+      if (failures-- > 0) throw new Error('db down');
+      recorded.push(r.tid);
+    } });
+    const moid = newMoid();
+    s.orders.set(moid, 1_000);
+    const first = await post(s, { moid, goodsName: 'x', ...card });
+    expect(first.body.code).to.equal('NICEPAY_HOOK_FAILED');
+    const again = await post(s, { moid, goodsName: 'x', ...card });
+    expect(again.status).to.equal(200);
+    expect(again.body).to.include({ status: 'approved', duplicate: true, tid: first.body.tid });
+    expect(recorded, 'onApproved ran for the resubmission').to.deep.equal([first.body.tid]);
+    // Once it succeeded, it never runs again, and the gateway charged once.
+    await post(s, { moid, goodsName: 'x', ...card });
+    await Promise.all([post(s, { moid, goodsName: 'x', ...card }), post(s, { moid, goodsName: 'x', ...card })]);
+    expect(recorded).to.have.length(1);
+    expect(sandbox.ledger.entries().filter((e) => e.moid === moid)).to.have.length(1);
+  });
+
   it('passes an unknown outcome to next(err) with tid and moid', async () => {
     const s = shop();
     const moid = newMoid();
     s.orders.set(moid, 1_000);
-    sandbox.faults.inject({ target: 'keyin', kind: 'delay', delayMs: 1_500 });
-    const res = await post(s, { moid, goodsName: 'x', ...card });
+    // The answer would come after 10 minutes; the client's deadline is jumped to, not waited for.
+    sandbox.faults.inject({ target: 'keyin', kind: 'delay', delayMs: 600_000 });
+    const res = await pastClientDeadline(sandbox, () => post(s, { moid, goodsName: 'x', ...card }));
     expect(res.status).to.equal(502);
     expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', moid });
     expect(res.body.tid).to.match(/^nictest04m0101/);

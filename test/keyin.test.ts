@@ -11,6 +11,7 @@ import { fromKst, kstParts, kstTimestamp12, kstTimestamp14 } from '../src/wire/k
 import { keyinSignData } from '../src/wire/signatures.js';
 import { captureLogger } from './helpers/capture.js';
 import { rejectedWith } from './helpers/rejected.js';
+import { pastClientDeadline } from './helpers/fake-deadline.js';
 
 const MID = 'nictest04m';
 const KEY = TEST_MERCHANTS.find((m) => m.mid === MID)!.merchantKey;
@@ -25,6 +26,8 @@ const vectors = JSON.parse(readFileSync(new URL('./fixtures/vectors.json', impor
 /** An expiry (YYMM) three years ahead of now in KST. */
 const FUTURE = (() => { const k = kstParts(new Date()); return `${String((k.year + 3) % 100).padStart(2, '0')}07`; })();
 let seq = 0;
+/** A sandbox delay no client deadline of these tests waits for: the delay cases jump past the deadline. */
+const LATE_MS = 600_000;
 const moid = (tag: string): string => `k-${tag}-${++seq}-${Date.now()}`;
 const input = (over: Partial<KeyinInput> = {}, card: Partial<KeyinInput['card']> = {}): KeyinInput => ({
   moid: moid('t'), amount: 1004, goodsName: '테스트 상품',
@@ -318,13 +321,15 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
 
   describe('an outcome the client cannot know', () => {
     let quick: Nicepay;
-    before(() => { quick = make({ timeouts: { connectMs: 500, responseMs: 300 } }); });
+    // Deadlines a loaded machine meets; the delay cases jump past them (pastClientDeadline) and
+    // the sandbox's stalled answer (LATE_MS) never comes within the jump.
+    before(() => { quick = make({ timeouts: { connectMs: 5_000, responseMs: 5_000 } }); });
     after(() => quick.close());
 
     it('a timeout after the gateway committed is NICEPAY_OUTCOME_UNKNOWN with tid and moid, and a retry charges nothing', async () => {
       const req = input();
-      sandbox.faults.inject({ target: 'keyin', kind: 'delay', delayMs: 1_000 });
-      const err = await rejection(quick.keyin(req));
+      sandbox.faults.inject({ target: 'keyin', kind: 'delay', delayMs: LATE_MS });
+      const err = await pastClientDeadline(sandbox, () => rejection(quick.keyin(req)));
       expect(err).to.include({ name: 'NicepayGatewayError', code: 'NICEPAY_OUTCOME_UNKNOWN', moid: req.moid, outcomeUnknown: true });
       const tid = (err as NicepayError & { tid: string }).tid;
       expect(tid).to.match(TID_RE);
@@ -347,8 +352,8 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
 
     it('a delay that does not commit still reports unknown, and the gateway books nothing', async () => {
       const req = input();
-      sandbox.faults.inject({ target: 'keyin', kind: 'delay', delayMs: 1_000, commit: false });
-      const err = await rejection(quick.keyin(req));
+      sandbox.faults.inject({ target: 'keyin', kind: 'delay', delayMs: LATE_MS, commit: false });
+      const err = await pastClientDeadline(sandbox, () => rejection(quick.keyin(req)));
       expect(err.code).to.equal('NICEPAY_OUTCOME_UNKNOWN');
       expect(sandbox.ledger.entries().filter((e) => e.moid === req.moid)).to.have.length(0);
     });
@@ -386,15 +391,15 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
 
   it('never writes card data to the log, errors or results', async () => {
     const log = captureLogger();
-    const np = make({ logger: log.logger, timeouts: { connectMs: 500, responseMs: 300 } });
+    const np = make({ logger: log.logger, timeouts: { connectMs: 5_000, responseMs: 5_000 } });
     const card = { number: '5555555555554444', expiry: FUTURE, buyerAuthNum: '860719', password2: '97' };
     const texts: string[] = [];
     try {
       texts.push(JSON.stringify(await np.keyin(input({}, card))));
       texts.push(JSON.stringify(await np.keyin(input({}, { ...card, number: '4000000000000002' }))));
-      sandbox.faults.inject({ target: 'keyin', kind: 'delay', delayMs: 1_000 });
+      sandbox.faults.inject({ target: 'keyin', kind: 'delay', delayMs: LATE_MS });
       for (const make of [() => np.keyin(input({}, card)), () => np.keyin(input({}, { ...card, number: '5555555555554445' })), () => np.keyin(input({}, { ...card, password2: '978' }))]) {
-        const err = await rejection(make());
+        const err = await pastClientDeadline(sandbox, () => rejection(make()));
         log.record(err);
       }
     } finally {

@@ -6,6 +6,7 @@ import { createNicepay, type DepositNotice } from '../src/index.js';
 import { redisStore } from '../src/store/redis-store.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { startLifecycleShop, MERCHANT_KEY, MID, type LifecycleShop } from './helpers/lifecycle-shop.js';
+import { withHeldTimers } from './helpers/fake-deadline.js';
 import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -228,5 +229,82 @@ describe('notifications: two instances on one Redis', function () {
     expect(answers.map((a) => a.text)).to.deep.equal(Array(8).fill('OK'));
     expect(recorded).to.deep.equal([`${MID}03012611240930WXYZ`]);
     for (const i of instances) await i.np.close();
+  });
+});
+
+describe('notifications: a hook slower than hookTimeoutMs (the hook decides, never the clock)', () => {
+  const TID = `${MID}03012611240930SLOW`;
+  const post = (app: express.Express, moid: string) =>
+    request(app).post('/pay/notify').set('content-type', FORM).send(depositBody(TID, moid, 5_000).toString('latin1'));
+
+  /** A shop whose onDeposit waits for the test: `finish(ok)` settles the call under way. */
+  function slowShop() {
+    const calls: DepositNotice[] = [];
+    let settle: ((ok: boolean) => void) | undefined;
+    let held: ((jump: number) => void) | undefined;
+    const nicepay = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9' });
+    const app = express();
+    app.post('/pay/notify', nicepay.notifications({
+      expectedAmount: (moid) => (moid.startsWith('SLOW') ? 5_000 : undefined),
+      allowedIps: ['127.0.0.1'],
+      hookTimeoutMs: 5_000,
+      onDeposit: (n) => {
+        calls.push(n);
+        // Once the hook runs, its deadline is armed: jump past it instead of waiting 5 s.
+        if (held) setImmediate(held, 30_000);
+        return new Promise<void>((resolve, reject) => { settle = (ok) => (ok ? resolve() : reject(new Error('database is down'))); });
+      },
+    }));
+    return {
+      app, calls, nicepay,
+      hold: (jump: ((ms: number) => void) | undefined) => { held = jump; },
+      finish: (ok: boolean) => settle!(ok),
+    };
+  }
+
+  it('answers FAIL at the timeout, but a retry while the hook runs on does not run it again; once it resolved, OK', async () => {
+    const shop = slowShop();
+    try {
+      const first = await withHeldTimers(async (timers) => {
+        shop.hold(timers.jump);
+        return post(shop.app, 'SLOW-1');
+      });
+      shop.hold(undefined);
+      expect(first.status).to.equal(500);
+      expect(first.text).to.equal('FAIL');
+      expect(shop.calls).to.have.length(1);
+      // The gateway retries while the first hook is still recording the deposit.
+      const retry = post(shop.app, 'SLOW-1').then((r) => r);
+      await new Promise((r) => setImmediate(r));
+      shop.finish(true); // the slow hook recorded the deposit after all
+      const second = await retry;
+      expect([second.status, second.text]).to.deep.equal([200, 'OK']);
+      expect((await post(shop.app, 'SLOW-1')).text).to.equal('OK');
+      expect(shop.calls, 'onDeposit ran once for one deposit').to.have.length(1);
+    } finally {
+      await shop.nicepay.close();
+    }
+  });
+
+  it('a slow hook that finally fails leaves the notice to the retry, which runs it again', async () => {
+    const shop = slowShop();
+    try {
+      const first = await withHeldTimers(async (timers) => {
+        shop.hold(timers.jump);
+        return post(shop.app, 'SLOW-2');
+      });
+      shop.hold(undefined);
+      expect(first.text).to.equal('FAIL');
+      shop.finish(false); // nothing was recorded
+      await new Promise((r) => setImmediate(r));
+      const retry = post(shop.app, 'SLOW-2').then((r) => r);
+      await new Promise((r) => setImmediate(r));
+      while (shop.calls.length < 2) await new Promise((r) => setImmediate(r));
+      shop.finish(true);
+      expect((await retry).text).to.equal('OK');
+      expect(shop.calls).to.have.length(2);
+    } finally {
+      await shop.nicepay.close();
+    }
   });
 });

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import iconv from 'iconv-lite';
-import { createSandbox, type AuthReturn, type Sandbox } from '../src/sandbox/index.js';
+import type { AuthReturn, Sandbox } from '../src/sandbox/index.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { fromKst } from '../src/wire/kst.js';
 import { parseReply, postBytes } from './helpers/gateway-form.js';
 import { MERCHANT_KEY as KEY, MID } from './helpers/shop.js';
+import { startFrozenSandbox } from './helpers/frozen-sandbox.js';
 
 /*
  * NICEPAY's official Node sample (3.2.2) has two bugs a gateway sees: it stamps EdiDate with
@@ -41,10 +42,7 @@ describe('the official sample\'s gateway-visible bugs, refused by the sandbox', 
   let sandbox: Sandbox;
 
   beforeEach(async () => {
-    sandbox = createSandbox({ clock: () => START });
-    sandbox.clock.freeze();
-    sandbox.clock.set(START);
-    await sandbox.listen(0);
+    sandbox = await startFrozenSandbox(START);
   });
   afterEach(() => sandbox.close());
 

@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import {
-  AUTH_TOKEN_TTL_MS, GATEWAY_TIME_TOLERANCE_MS, NET_CANCEL_WINDOW_MS, createSandbox, type AuthReturn, type Sandbox,
+  AUTH_TOKEN_TTL_MS, GATEWAY_TIME_TOLERANCE_MS, NET_CANCEL_WINDOW_MS, type AuthReturn, type Sandbox,
 } from '../src/sandbox/index.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { fromKst, kstTimestamp14 } from '../src/wire/kst.js';
 import { approvalResponseSignature, approvalSignData, netCancelResponseSignature, windowSignData } from '../src/wire/signatures.js';
 import { parseReply, postBytes, sendHandForm, type RawReply } from './helpers/gateway-form.js';
 import { MERCHANT_KEY as KEY, MID } from './helpers/shop.js';
+import { startFrozenSandbox } from './helpers/frozen-sandbox.js';
 
 /** 2026-11-24 14:00:00 KST, frozen: every rule below is measured on this virtual clock. */
 const START = fromKst(2026, 11, 24, 14, 0, 0);
@@ -23,10 +24,7 @@ describe('sandbox approval side: as strict as the documented gateway', () => {
   const statusOf = (a: AuthReturn): string | undefined => sandbox.ledger.get(a.fields.TxTid!)?.status;
 
   beforeEach(async () => {
-    sandbox = createSandbox({ clock: () => START });
-    sandbox.clock.freeze();
-    sandbox.clock.set(START);
-    await sandbox.listen(0);
+    sandbox = await startFrozenSandbox(START);
   });
   afterEach(() => sandbox.close());
 

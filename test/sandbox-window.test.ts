@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import iconv from 'iconv-lite';
 import { request } from 'undici';
-import { createSandbox, type AuthReturn, type Sandbox } from '../src/sandbox/index.js';
+import type { AuthReturn, Sandbox } from '../src/sandbox/index.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { fromKst, kstTimestamp14 } from '../src/wire/kst.js';
 import { approvalResponseSignature, windowSignData } from '../src/wire/signatures.js';
 import { parseReply, postBytes, sendHandForm, type RawReply } from './helpers/gateway-form.js';
 import { MERCHANT_KEY as KEY, MID } from './helpers/shop.js';
+import { startFrozenSandbox } from './helpers/frozen-sandbox.js';
 
 /** 2026-11-24 14:00:00 KST, frozen. */
 const START = fromKst(2026, 11, 24, 14, 0, 0);
@@ -25,10 +26,7 @@ describe('sandbox payment window: charset and the buyer\'s choices', () => {
   const statusOf = (a: AuthReturn): string | undefined => sandbox.ledger.get(a.fields.TxTid!)?.status;
 
   beforeEach(async () => {
-    sandbox = createSandbox({ clock: () => START });
-    sandbox.clock.freeze();
-    sandbox.clock.set(START);
-    await sandbox.listen(0);
+    sandbox = await startFrozenSandbox(START);
   });
   afterEach(() => sandbox.close());
 

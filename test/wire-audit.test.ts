@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import iconv from 'iconv-lite';
 import { createNicepay, NicepayConfigError, NicepayError, type Nicepay } from '../src/index.js';
 import { NicepayDataApiError, NicepayRequestError } from '../src/errors/index.js';
-import { createSandbox, KEYIN_DECLINES, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
+import { APPROVAL_CODES, CANCEL_CODES, createSandbox, KEYIN_DECLINES, NET_CANCEL_CODES, STATUS_CODES, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { SANDBOX_DATA_CODES } from '../src/sandbox/data-host/envelope.js';
 import { fromKst } from '../src/wire/kst.js';
 import { DATA_KEY, DATA_MID, DATA_USR_ID, rejection, startDataHost } from './helpers/data-host.js';
@@ -386,5 +386,33 @@ describe('wire audit (issue 21 item 9): the sandbox documents the codes it inven
     for (const code of [...Object.values(SANDBOX_DATA_CODES), ...Object.values(KEYIN_DECLINES).map((d) => d.code)]) {
       expect(section, code).to.include(`\`${code}\``);
     }
+  });
+
+  /** The codes in the first column of the table under `heading` (a cell may name several: `2056` / `1227`). */
+  function tableCodes(doc: string, heading: string): string[] {
+    const at = doc.indexOf(heading);
+    expect(at, heading).to.be.greaterThan(-1);
+    const after = doc.slice(at + heading.length).split('\n').slice(1);
+    const next = after.findIndex((l) => l.startsWith('#'));
+    const rows = (next === -1 ? after : after.slice(0, next)).filter((l) => l.startsWith('| `'));
+    expect(rows.length, heading).to.be.greaterThan(0);
+    return rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
+  }
+
+  it('docs/sandbox.md lists every code of the approval, net-cancel, cancel and status endpoints once per table, each with its source', () => {
+    const doc = readFileSync(new URL('../docs/sandbox.md', import.meta.url), 'utf8');
+    const tables: Array<[string, readonly string[]]> = [
+      ['## Approval codes', Object.values(APPROVAL_CODES)],
+      ['## Net-cancel codes', Object.values(NET_CANCEL_CODES)],
+      ['#### Cancel codes', Object.values(CANCEL_CODES)],
+      ['#### Status codes', Object.values(STATUS_CODES)],
+    ];
+    for (const [heading, codes] of tables) {
+      const listed = tableCodes(doc, heading);
+      expect(new Set(listed).size, `${heading}: a code listed twice`).to.equal(listed.length);
+      for (const code of codes) expect(listed, `${heading} lacks ${code}`).to.include(code);
+    }
+    // A code the documents do not define is marked as the sandbox's own (the W-codes, 9999).
+    for (const row of doc.split('\n').filter((l) => /^\| `(W\d{3}|9999)`/.test(l))) expect(row).to.include("**sandbox's own**");
   });
 });

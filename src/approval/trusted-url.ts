@@ -55,7 +55,7 @@ export function trustedGatewayUrl(value: string, field: GatewayUrlField, config:
 /**
  * {@link trustedGatewayUrl} bound to one configuration. Every call parses anew: a cache of
  * accepted URLs saved ~6 µs per approval, too little to measure, so it was removed as
- * simple-first (bench/RESULTS.md).
+ * simple-first.
  */
 export function trustedUrlChecker(config: ResolvedConfig): (value: string, field: GatewayUrlField) => URL {
   return (value, field) => trustedGatewayUrl(value, field, config);

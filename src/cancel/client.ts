@@ -1,10 +1,10 @@
 import type { ClientContext } from '../context.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import type { StatusFn } from '../status/client.js';
+import { type RecordCodec, runOnce, storeErrorText } from '../store/run-once.js';
 import { TransportError } from '../transport.js';
 import { CANCEL_PATH } from '../wire/lifecycle-fields.js';
 import { readCancelAnswer } from './answer.js';
-import { onceThroughStore, storeErrorText } from './once.js';
 import { buildCancelForm, type NormalizedCancel, validateCancel } from './request.js';
 import type { CancelInput, CancelResult } from './types.js';
 
@@ -19,7 +19,7 @@ export type CancelFn = (input: CancelInput) => Promise<CancelResult>;
 
 /**
  * The cancel client (lifecycle-facts §2): validates, then sends each (TID, amount, key) at most
- * once through the store (key `cancel:${mid}:${tid}:${amount}:${key}`). A cancelled, refunded or
+ * once through the store (key {@link cancelStoreKey}). A cancelled, refunded or
  * unknown outcome is kept for a day; a refusal, a retry answer or an unsent call keeps nothing,
  * since nothing happened and the shop may try again. An unknown outcome asks the status inquiry
  * (advice, not proof) and says what it reported.
@@ -29,7 +29,7 @@ export function createCancelClient(ctx: ClientContext, status: StatusFn): Cancel
   const url = new URL(config.baseUrl.pathname.replace(/\/+$/, '') + CANCEL_PATH, config.baseUrl);
   const lockTtlMs = 2 * (config.connectMs + config.responseMs) + 10_000;
 
-  async function send(n: NormalizedCancel): Promise<CancelRecord | undefined> {
+  async function send(n: NormalizedCancel): Promise<CancelRecord> {
     const form = buildCancelForm(config, n);
     const log = { tid: n.tid, moid: n.moid, step: 'cancel', amount: n.amount, partial: n.partial };
     const started = Date.now();
@@ -61,20 +61,23 @@ export function createCancelClient(ctx: ClientContext, status: StatusFn): Cancel
   }
 
   async function run(n: NormalizedCancel): Promise<CancelResult> {
-    let fresh: CancelRecord | undefined;
-    const once = await onceThroughStore(config.store, `cancel:${config.mid}:${n.tid}:${n.amount}:${n.key}`, lockTtlMs, CANCEL_RESULT_TTL_MS, async () => {
-      fresh = await send(n);
-      if (!fresh || (fresh.kind === 'result' && fresh.result.status === 'refused')) return undefined;
-      return JSON.stringify(fresh);
-    });
-    if (!once) {
-      if (fresh?.kind === 'result') return fresh.result;
-      throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `cancel of TID ${n.tid} produced no result; check it with status()`, { tid: n.tid, moid: n.moid });
+    let once;
+    try {
+      once = await runOnce(config.store, cancelStoreKey(config.mid, n), { lockTtlMs, resultTtlMs: CANCEL_RESULT_TTL_MS }, async () => {
+        const record = await send(n);
+        // A refusal changed nothing: it leaves the key free (runOnce releases it on a throw).
+        if (record.kind === 'result' && record.result.status === 'refused') throw new NotKept(record.result);
+        return record;
+      }, CANCEL_CODEC);
+    } catch (err) {
+      if (err instanceof NotKept) return err.result;
+      throw err;
     }
+    if (!once) throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `cancel of TID ${n.tid} produced no result; check it with status()`, { tid: n.tid, moid: n.moid });
     if (!once.stored) {
       config.logger.error({ tid: n.tid, moid: n.moid, step: 'store', error: storeErrorText(once.storeError) }, 'cancel result not stored: a repeat may be sent again');
     }
-    const record = once.fresh && fresh ? fresh : revive(once.value);
+    const record = once.value;
     const duplicate = !once.fresh;
     if (record.kind === 'unknown') throw await unknownError(n, record, duplicate);
     return duplicate && record.result.status !== 'refused' ? { ...record.result, duplicate: true } : record.result;
@@ -105,6 +108,27 @@ export function createCancelClient(ctx: ClientContext, status: StatusFn): Cancel
 }
 
 /** A stored record back, with its Date revived. */
+/**
+ * The store key of one (TID, amount, idempotency key): `cancel:${mid}:${tid}:${amount}:${key}`
+ * with '%' and ':' in the TID and the key percent-encoded, so that no two different cancels share a key (raw,
+ * tid "T:300" with amount 5 and key "k" ran together with T, 300 and "5:k", and was answered
+ * that cancel's result without being sent). A TID of letters and digits is unchanged.
+ */
+export function cancelStoreKey(mid: string, n: Pick<NormalizedCancel, 'tid' | 'amount' | 'key'>): string {
+  return `cancel:${mid}:${escapeColon(n.tid)}:${n.amount}:${escapeColon(n.key)}`;
+}
+
+/** '%' and ':' percent-encoded, nothing else (any string, lone surrogates included, maps one to one). */
+const escapeColon = (text: string): string => text.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'));
+
+/** A refusal, carried out of the run-once work so that nothing is kept for it. */
+class NotKept {
+  constructor(readonly result: CancelResult) {}
+}
+
+/** How a cancel record is kept in the store and read back (dates revived). */
+const CANCEL_CODEC: RecordCodec<CancelRecord> = { serialize: (r) => JSON.stringify(r), parse: revive };
+
 function revive(text: string): CancelRecord {
   const record = JSON.parse(text) as CancelRecord;
   if (record.kind === 'result' && record.result.status !== 'refused' && typeof record.result.cancelledAt === 'string') {

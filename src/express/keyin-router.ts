@@ -76,10 +76,14 @@ export function keyinRouter(client: KeyinClient, routeOptions: KeyinRouterOption
         buyer: { ...optional('name', field(f, 'buyerName', false)), ...optional('email', field(f, 'buyerEmail', false)), ...optional('tel', field(f, 'buyerTel', false)) },
       };
       const result = await client.keyin(input).catch((err: unknown) => { throw renameField(err); });
-      if (result.status === 'approved' && !result.duplicate && options.onApproved) {
+      if (result.status === 'approved' && options.onApproved) {
+        const hook = options.onApproved;
         try {
-          await options.onApproved(result, req);
+          // Duplicates too: the hook runs until it succeeded once for this payment (the client
+          // keeps the mark), so a resubmission after a failed hook records the order.
+          await client.approvedOnce(result, () => hook(result, req));
         } catch (err) {
+          if (isNicepayError(err) && (err.code === 'NICEPAY_STORE_UNAVAILABLE' || err.code === 'NICEPAY_IN_PROGRESS')) throw err;
           throw new NicepayGatewayError('NICEPAY_HOOK_FAILED', `onApproved failed for order ${moid}; the card WAS charged (TID ${result.tid}) and key-in has no net cancel: record or cancel it by hand`, { tid: result.tid, moid, cause: err });
         }
       }

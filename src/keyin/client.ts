@@ -99,5 +99,17 @@ export function createKeyinClient(ctx: ClientContext): KeyinClient {
       const n = validateKeyinInput(input, config.clock());
       return ctx.track(run(n));
     },
+    async approvedOnce(result, hook) {
+      // The hook's lock outlives a slow hook by the key-in's own budget; its mark lasts as long
+      // as the key-in result it belongs to (a later resubmission is refused or duplicate anyway).
+      const once = await ctx.track(runOnce(config.store, `keyin-hook:${config.mid}:${result.tid}`, { lockTtlMs: 2 * lockTtlMs, resultTtlMs: KEYIN_RESULT_TTL_MS }, async () => {
+        await hook();
+        return 'done';
+      }));
+      if (once && !once.stored) {
+        config.logger.error({ tid: result.tid, moid: result.moid, step: 'store', error: storeErrorText(once.storeError) }, 'key-in hook ran but its mark was not stored: a resubmission may run it again');
+      }
+      return once?.fresh ?? false;
+    },
   };
 }

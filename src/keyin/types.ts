@@ -90,4 +90,12 @@ export interface KeyinClient {
    * once and resolves to the first result with `duplicate: true`, declines included.
    */
   keyin(input: KeyinInput): Promise<KeyinResult>;
+  /**
+   * Runs the shop's hook for an approved key-in until it succeeds once, through the store (key
+   * `keyin-hook:${mid}:${tid}`): a duplicate of a Moid whose hook already resolved skips it;
+   * one whose hook threw runs it again, so a resubmission after a failed hook records the order
+   * instead of showing a payment the shop never recorded. Concurrent duplicates wait for the
+   * one running it. Resolves true when the hook ran here; rejects with what the hook threw.
+   */
+  approvedOnce(result: KeyinResult & { status: 'approved' }, hook: () => void | Promise<void>): Promise<boolean>;
 }

@@ -1,6 +1,7 @@
 import type { ClientContext } from '../context.js';
 import { NicepayError } from '../errors/index.js';
-import { onceThroughStore, storeErrorText } from '../cancel/once.js';
+import { runOnce, storeErrorText } from '../store/run-once.js';
+import { withTimeout } from '../util/with-timeout.js';
 import { returnBodyCharset } from '../approval/auth-return.js';
 import type { Charset } from '../wire/charset.js';
 import { parseAmount } from '../wire/amount.js';
@@ -119,10 +120,25 @@ export function createNoticeHandler(ctx: ClientContext, opts: ResolvedNotificati
       config.logger.info({ step: 'notice', outcome: 'ignored', ...log }, 'cancel notice acknowledged: no onCancel');
       return { status: 200, body: 'OK', outcome: 'ignored' };
     }
+    const hookName = isDeposit ? 'onDeposit' : 'onCancel';
+    // The hook's own promise decides, never the clock (as for onApproved, issue 18 item 3): at
+    // hookTimeoutMs the gateway is answered FAIL (it retries), while the hook runs on holding
+    // the notice's lock. A retry meanwhile waits for it (or is answered FAIL again) and, once it
+    // resolved, finds the notice handled: a slow hook that records the deposit is never run a
+    // second time for the same deposit. One that finally throws releases the notice to a retry.
+    const run = runOnce(config.store, key, { lockTtlMs, resultTtlMs: NOTICE_RESULT_TTL_MS }, async () => {
+      await hook();
+      return 'handled';
+    });
+    let timedOut = false;
+    run.then(
+      () => { if (timedOut) config.logger.info({ step: 'notice', outcome: 'late', ...log }, `${hookName} finished after the timeout: a retry is answered OK`); },
+      (err) => { if (timedOut) config.logger.error({ step: 'notice', ...log, error: String((err as Error)?.message ?? err).slice(0, 200) }, `${hookName} failed after the timeout: a retry runs it again`); },
+    );
     try {
-      const once = await onceThroughStore(config.store, key, lockTtlMs, NOTICE_RESULT_TTL_MS, async () => {
-        await withTimeout(hook(), opts.hookTimeoutMs);
-        return 'handled';
+      const once = await withTimeout(run, opts.hookTimeoutMs, () => {
+        timedOut = true;
+        return new Error(`hook took longer than ${opts.hookTimeoutMs} ms; it runs on`);
       });
       if (once && !once.stored) config.logger.error({ step: 'store', ...log, error: storeErrorText(once.storeError) }, 'notice handled but not stored: a repeat may run the hook again');
       const repeat = once ? !once.fresh : false;
@@ -134,7 +150,7 @@ export function createNoticeHandler(ctx: ClientContext, opts: ResolvedNotificati
         config.logger.error({ step: 'notice', ...log, error: err.code }, 'notice not handled: store unavailable or busy; the gateway will retry');
         return { status: 503, body: 'FAIL', outcome: 'store-unavailable' };
       }
-      config.logger.error({ step: 'notice', ...log, error: String((err as Error)?.message ?? err).slice(0, 200) }, `${isDeposit ? 'onDeposit' : 'onCancel'} failed: answered FAIL, the gateway will retry`);
+      config.logger.error({ step: 'notice', ...log, error: String((err as Error)?.message ?? err).slice(0, 200) }, `${hookName} failed: answered FAIL, the gateway will retry`);
       return { status: 500, body: 'FAIL', outcome: 'hook-failed' };
     }
   };
@@ -162,17 +178,4 @@ function depositNotice(raw: Readonly<Record<string, string>>, tid: string, moid:
 
 function cancelNotice(raw: Readonly<Record<string, string>>, tid: string, moid: string, amount: number, payMethod: string, stateCd: '1' | '2'): CancelNotice {
   return { tid, moid, amount, payMethod, stateCd, cancelDate: Object.hasOwn(raw, 'CancelDate') ? raw.CancelDate!.trim() : '', raw };
-}
-
-/** Resolves like `work`, or rejects once `ms` have passed. */
-async function withTimeout(work: void | Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`hook took longer than ${ms} ms`)), ms);
-  });
-  try {
-    await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -64,7 +64,12 @@ export interface NotificationsOptions {
   trustProxy?: boolean | number;
   /** Largest notice body read, in bytes. @default 16384 */
   limit?: number;
-  /** Longest a hook may take before the notice is answered FAIL. @default 10000 */
+  /**
+   * Longest a hook may take before the notice is answered FAIL (the gateway retries). The hook
+   * is not abandoned: it runs on holding the notice, and its own promise decides: resolved, a
+   * retry is answered OK without running it again; rejected, a retry runs it again.
+   * @default 10000
+   */
   hookTimeoutMs?: number;
 }
 

@@ -12,6 +12,7 @@ import { createDataHostModule, dataHostFacade, type SandboxDataHost } from './da
 import { createSandboxServer } from './server.js';
 import { checkNoticeSettings, lifecycleFacade, lifecycleModule, type DepositOptions, type SandboxNotices } from './lifecycle.js';
 import type { SandboxMerchant, SandboxModule, SandboxState } from './types.js';
+import { MID_PATTERN } from '../wire/keyin-fields.js';
 
 export type { SandboxMerchant } from './types.js';
 export { SANDBOX_TEST_CARDS, KEYIN_DECLINES, type SandboxTestCard, type SandboxCardOutcome } from './keyin/index.js';
@@ -73,6 +74,8 @@ export interface Sandbox {
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const merchants = new Map<string, Required<SandboxMerchant>>();
   for (const m of options.merchants ?? TEST_MERCHANTS) {
+    // Every endpoint refuses a mis-shaped MID (W002): such a merchant could never be used.
+    if (!MID_PATTERN.test(m.mid)) throw new Error(`sandbox merchant ${m.mid}: mid must be 10 letters or digits ending in a lower-case m`);
     merchants.set(m.mid, {
       keyinRequiresAuthNum: false,
       keyinRequiresPassword: false,

@@ -6,7 +6,7 @@
  * storage does; an ASCII-only or Latin-1 column does not).
  *
  * Every method answers with a promise, memoryStore's included (simple first: answering
- * synchronously saved one microtask turn per call, too little to measure; bench/RESULTS.md).
+ * synchronously saved one microtask turn per call, too little to measure in a same-run A/B).
  */
 export interface IdempotencyStore {
   /**

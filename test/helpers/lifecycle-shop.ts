@@ -3,11 +3,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createNicepay, type CancelNotice, type CheckoutResult, type DepositNotice, type IdempotencyStore, type Nicepay, type NotificationsOptions } from '../../src/index.js';
-import { createSandbox, TEST_MERCHANTS, type Sandbox, type SandboxMerchant } from '../../src/sandbox/index.js';
+import { createSandbox, type Sandbox, type SandboxMerchant } from '../../src/sandbox/index.js';
 import { captureLogger, type Captured } from './capture.js';
+import { MERCHANT_KEY, MID } from './shop.js';
 
-export const MID = 'nicepay00m';
-export const MERCHANT_KEY = TEST_MERCHANTS.find((m) => m.mid === MID)!.merchantKey;
+export { MERCHANT_KEY, MID };
 
 /** A shop on a sandbox that posts its notices to the shop's /pay/notify. */
 export interface LifecycleShop {

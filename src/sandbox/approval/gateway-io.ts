@@ -2,6 +2,7 @@ import iconv from 'iconv-lite';
 import { padAmount, parseAmount } from '../../wire/amount.js';
 import { type Charset, encodeText, normalizeCharset } from '../../wire/charset.js';
 import { decodeForm } from '../../wire/form-codec.js';
+import { MID_PATTERN } from '../../wire/keyin-fields.js';
 import { serializeKv } from '../../wire/kv.js';
 import type { SandboxRequest, SandboxResponse } from '../types.js';
 import { headerCharset, traceId } from './util.js';
@@ -85,6 +86,30 @@ export function encodeReply(fields: Record<string, string>, format: ReplyFormat)
     }
   }
   return encodeLossy(JSON.stringify(withTrace), format.charset);
+}
+
+/**
+ * The request-level codes every endpoint of the approval side answers alike (all the sandbox's
+ * own but A211, gateway-facts' signature error; docs/sandbox.md lists them per endpoint).
+ */
+export const REQUEST_CODES = {
+  undecodable: 'W009',
+  badMid: 'W002',
+  unknownMid: 'W005',
+  missingField: 'W001',
+  badEdiDate: 'W004',
+  badSignData: 'A211',
+} as const;
+
+/**
+ * True when the request names a MID that is not of the spec's shape (10 letters or digits, the
+ * last a lower-case `m`; gateway-interface "TID format"). Checked before the merchant lookup at
+ * every endpoint, as key-in and the data host do, so a mis-shaped MID is a field error (W002),
+ * never "unknown merchant". An absent MID is left to the required-field check.
+ */
+export function midMisshaped(fields: Record<string, string>): boolean {
+  const mid = field(fields, 'MID');
+  return mid !== '' && !MID_PATTERN.test(mid);
 }
 
 /** A 200 answer with the real gateway's (untrustworthy) `text/html;charset=...` Content-Type. */

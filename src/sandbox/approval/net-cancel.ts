@@ -6,7 +6,7 @@ import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
 import type { SandboxMerchant, SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { answerWithFault } from './fault-wrap.js';
-import { declined, encodeReply, field, gatewayResponse, paddedAmount, readGatewayForm, replyFormat } from './gateway-io.js';
+import { REQUEST_CODES, declined, encodeReply, field, gatewayResponse, midMisshaped, paddedAmount, readGatewayForm, replyFormat } from './gateway-io.js';
 import { netCancelWindowPassed } from './rules.js';
 import { randomDigits } from './util.js';
 import { plainCancel } from '../cancel/cancel-process.js';
@@ -23,11 +23,7 @@ export const NET_CANCEL_CODES = {
   partialNotAllowed: '2028',
   amountTooLarge: '2032',
   notSupported: '2099',
-  undecodable: 'W009',
-  unknownMid: 'W005',
-  missingField: 'W001',
-  badEdiDate: 'W004',
-  badSignData: 'A211',
+  ...REQUEST_CODES,
   invalidAuth: 'W010',
   notProcessed: '9999',
 } as const;
@@ -81,6 +77,7 @@ function signDataMatches(f: Record<string, string>, entry: LedgerEntry | undefin
 
 function netCancel(state: SandboxState, f: Record<string, string>, merchant: Required<SandboxMerchant> | undefined): Record<string, string> {
   const refuse = (code: string, message: string): Record<string, string> => refusal(code, message, f, merchant);
+  if (midMisshaped(f)) return refuse(NET_CANCEL_CODES.badMid, '상점 아이디(MID) 형식이 올바르지 않습니다 (영문·숫자 9자리 + 소문자 m).');
   if (!merchant) return refuse(NET_CANCEL_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.');
   const entry = state.ledger.get(field(f, 'TID'));
   const required = entry?.source === 'keyin' ? ['TID', 'Amt', 'EdiDate', 'SignData'] : ['TID', 'AuthToken', 'Amt', 'EdiDate', 'SignData'];

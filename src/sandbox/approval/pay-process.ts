@@ -6,7 +6,7 @@ import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
 import type { SandboxMerchant, SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { answerWithFault } from './fault-wrap.js';
-import { declined, encodeReply, field, gatewayResponse, paddedAmount, readGatewayForm, replyFormat } from './gateway-io.js';
+import { REQUEST_CODES, declined, encodeReply, field, gatewayResponse, midMisshaped, paddedAmount, readGatewayForm, replyFormat } from './gateway-io.js';
 import { methodFields } from './method-fields.js';
 import { approvedMoidHolder, burnToken, tokenExpired } from './rules.js';
 import { randomDigits } from './util.js';
@@ -18,11 +18,7 @@ import { randomDigits } from './util.js';
  * amount differs); the W0xx codes, 3011 and 9999 are the sandbox's own (docs/sandbox.md).
  */
 export const APPROVAL_CODES = {
-  undecodable: 'W009',
-  unknownMid: 'W005',
-  missingField: 'W001',
-  badEdiDate: 'W004',
-  badSignData: 'A211',
+  ...REQUEST_CODES,
   invalidAuth: 'W010',
   tokenExpired: 'W011',
   alreadyApproved: '1682',
@@ -40,7 +36,7 @@ const REQUIRED = ['TID', 'AuthToken', 'MID', 'Amt', 'EdiDate', 'SignData'] as co
 
 /**
  * `POST /webapi/pay_process.jsp`: approves an authenticated window transaction. Checks in
- * order: body readable as EUC-KR (W009), MID known (W005), required fields (W001), SignData in
+ * order: body readable as EUC-KR (W009), MID of the spec's shape (W002), MID known (W005), required fields (W001), SignData in
  * lower-case hex (A211), TID and AuthToken issued together (W010), TID already approved
  * (1682), token used or transaction closed (I003), token expired (W011); then, with the
  * token burnt on failure: EdiDate a KST time near the clock (W004), the Moid not already
@@ -97,6 +93,7 @@ function approve(
   merchant: Required<SandboxMerchant> | undefined,
 ): Record<string, string> {
   const refuse = (code: string, message: string): Record<string, string> => refusal(code, message, f, entry, merchant);
+  if (midMisshaped(f)) return refuse(APPROVAL_CODES.badMid, '상점 아이디(MID) 형식이 올바르지 않습니다 (영문·숫자 9자리 + 소문자 m).');
   if (!merchant) return refuse(APPROVAL_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.');
   const missing = REQUIRED.find((k) => !field(f, k));
   if (missing) return refuse(APPROVAL_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`);

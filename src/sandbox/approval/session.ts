@@ -5,6 +5,7 @@ import { windowSignData } from '../../wire/signatures.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import type { SandboxState } from '../types.js';
 import { isMethod, randomAlnum } from './util.js';
+import { midMisshaped } from './gateway-io.js';
 import { moduleSlot } from '../module-state.js';
 
 /** One open payment window: the merchant's validated request, waiting for the buyer. */
@@ -57,6 +58,8 @@ const MAX_BYTES: Readonly<Record<string, number>> = {
 export function openSession(state: SandboxState, f: Record<string, string>): WindowSession | WindowProblem {
   const get = (k: string): string => (Object.hasOwn(f, k) ? f[k]! : '');
   const mid = get('MID');
+  // The MID's shape before the lookup, as at every endpoint (gateway-io midMisshaped).
+  if (midMisshaped(f)) return { field: 'MID', message: '상점 아이디(MID) 형식이 올바르지 않습니다 (영문·숫자 9자리 + 소문자 m).' };
   const merchant = state.merchants.get(mid);
   if (!merchant) return { field: 'MID', message: '등록되지 않은 상점 아이디입니다.' };
   const amt = get('Amt');

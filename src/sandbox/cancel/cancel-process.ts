@@ -6,7 +6,7 @@ import { CANCEL_REQUEST_FIELDS } from '../../wire/lifecycle-fields.js';
 import { cancelResponseSignature, cancelSignData } from '../../wire/lifecycle-signatures.js';
 import { safeEquals } from '../../wire/hash.js';
 import { answerWithFault } from '../approval/fault-wrap.js';
-import { DEFAULT_FORMAT, declined, encodeReply, field, gatewayResponse, replyFormat } from '../approval/gateway-io.js';
+import { DEFAULT_FORMAT, REQUEST_CODES, declined, encodeReply, field, gatewayResponse, midMisshaped, replyFormat } from '../approval/gateway-io.js';
 import { headerCharset, randomDigits } from '../approval/util.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import { balanceOf, dataHostState } from '../data-host/state.js';
@@ -29,12 +29,8 @@ export const CANCEL_CODES = {
   balanceMismatch: '2059',
   duplicatePartial: '2060',
   refundAccountMissing: '2221',
-  undecodable: 'W009',
-  unknownMid: 'W005',
-  missingField: 'W001',
+  ...REQUEST_CODES,
   badField: 'W002',
-  badEdiDate: 'W004',
-  badSignData: 'A211',
   notProcessed: '9999',
 } as const;
 
@@ -89,6 +85,7 @@ export function plainCancel(req: SandboxRequest, state: SandboxState): SandboxRe
 function cancel(state: SandboxState, f: Record<string, string>, merchant: Required<SandboxMerchant> | undefined): { fields: Record<string, string>; notify?: () => Promise<void> } {
   const ctx = { TID: field(f, 'TID'), MID: field(f, 'MID'), Moid: field(f, 'Moid') };
   const no = (code: string, msg: string): { fields: Record<string, string> } => ({ fields: declined(code, msg, ctx) });
+  if (midMisshaped(f)) return no(CANCEL_CODES.badMid, '상점 아이디(MID) 형식이 올바르지 않습니다 (영문·숫자 9자리 + 소문자 m).');
   if (!merchant) return no(CANCEL_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.');
   const missing = REQUIRED.find((k) => !field(f, k));
   if (missing) return no(CANCEL_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`);

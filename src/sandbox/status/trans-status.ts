@@ -1,6 +1,6 @@
 import { safeEquals } from '../../wire/hash.js';
 import { statusSignData } from '../../wire/lifecycle-signatures.js';
-import { declined, encodeReply, field, gatewayResponse, readGatewayForm, replyFormat } from '../approval/gateway-io.js';
+import { REQUEST_CODES, declined, encodeReply, field, gatewayResponse, midMisshaped, readGatewayForm, replyFormat } from '../approval/gateway-io.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
@@ -8,11 +8,7 @@ import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js'
 /** Result codes of the status inquiry: 0000 means the inquiry itself worked. */
 export const STATUS_CODES = {
   ok: '0000',
-  undecodable: 'W009',
-  unknownMid: 'W005',
-  missingField: 'W001',
-  badEdiDate: 'W004',
-  badSignData: 'A211',
+  ...REQUEST_CODES,
 } as const;
 
 /** Status 0 approved (a virtual account issued or paid, partial cancels included), 1 cancelled, 9 nothing approved. */
@@ -25,7 +21,7 @@ function statusOf(entry: LedgerEntry | undefined): '0' | '1' | '9' {
 
 /**
  * `POST /webapi/inquery/trans_status.jsp` (lifecycle-facts §4), answered from the ledger: checks
- * MID, TID, EdiDate (KST) and SignData = sha256(TID + MID + EdiDate + key) in lower-case hex;
+ * the MID's shape (W002) and merchant, TID, EdiDate (KST) and SignData = sha256(TID + MID + EdiDate + key) in lower-case hex;
  * answers ResultCode 0000 with Status, AuthCode and AuthDate, and no amount or signature, as the
  * gateway does.
  */
@@ -37,6 +33,7 @@ export function transStatus(req: SandboxRequest, state: SandboxState): SandboxRe
   const reply = (fields: Record<string, string>): SandboxResponse => gatewayResponse(encodeReply(fields, format), format);
   const tid = field(f, 'TID');
   const merchant = state.merchants.get(field(f, 'MID'));
+  if (midMisshaped(f)) return reply(declined(STATUS_CODES.badMid, '상점 아이디(MID) 형식이 올바르지 않습니다 (영문·숫자 9자리 + 소문자 m).', { TID: tid }));
   if (!merchant) return reply(declined(STATUS_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.', { TID: tid }));
   const missing = ['TID', 'EdiDate', 'SignData'].find((k) => !field(f, k));
   if (missing) return reply(declined(STATUS_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`, { TID: tid }));
