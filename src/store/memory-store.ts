@@ -26,8 +26,8 @@ export const ENTRY_OVERHEAD_BYTES = 96;
 
 /** One key: a lock (token set) or a result (value set), never both. */
 interface Entry {
-  token?: string;
-  value?: string;
+  token: string | undefined;
+  value: string | undefined;
   /** When the lock (or, with a value, the result) expires. */
   expires: number;
   bytes: number;
@@ -53,12 +53,13 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
   // A lock token only has to differ from every other token of this store: a counter will do.
   let issued = 0;
 
-  function put(key: string, entry: Omit<Entry, 'bytes'>): void {
+  function put(key: string, token: string | undefined, value: string | undefined, expires: number): void {
     remove(key);
-    const size = ENTRY_OVERHEAD_BYTES + 2 * (key.length + (entry.token?.length ?? 0) + (entry.value?.length ?? 0));
-    entries.set(key, { ...entry, bytes: size });
+    const size = ENTRY_OVERHEAD_BYTES + 2 * (key.length + (token?.length ?? 0) + (value?.length ?? 0));
+    // One literal of one shape for locks and results alike (a spread made a new shape per call).
+    entries.set(key, { token, value, expires, bytes: size });
     bytes += size;
-    nextExpiry = Math.min(nextExpiry, entry.expires);
+    nextExpiry = Math.min(nextExpiry, expires);
   }
 
   function remove(key: string): void {
@@ -92,7 +93,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
       const e = entries.get(key);
       if (e !== undefined && e.expires > t) return e.value !== undefined ? { state: 'done', value: e.value } : { state: 'busy' };
       const token = `t${++issued}`;
-      put(key, { token, expires: t + lockTtlMs });
+      put(key, token, undefined, t + lockTtlMs);
       evict(t, key);
       return { state: 'acquired', token };
     },
@@ -105,7 +106,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
         // Thrown with the lock still held: the caller learns the result was not kept.
         throw new RangeError('memoryStore: the result is larger than maxBytes');
       }
-      put(key, { value, expires: t + resultTtlMs });
+      put(key, undefined, value, t + resultTtlMs);
       evict(t, key);
     },
     async release(key: string, token: string): Promise<void> {
