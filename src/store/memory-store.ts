@@ -57,9 +57,12 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
   /** When entry `id` (a lock or a result) expires. */
   const expiresOf = (id: number): number => (table.token[id] !== 0 ? table.lockExpires[id]! : table.valueExpires[id]!);
 
-  /** Makes `key` the newest entry: a lock numbered `lock`, or (lock 0) the result `value`. */
-  function put(key: string, lock: number, value: string | undefined, expires: number): void {
-    remove(table.find(key));
+  /**
+   * Makes `key` (whose entry id is `old`, or -1) the newest entry: a lock numbered `lock`, or
+   * (lock 0) the result `value`.
+   */
+  function put(key: string, old: number, lock: number, value: string | undefined, expires: number): void {
+    remove(old);
     const id = table.insert(key);
     if (value !== undefined) {
       try {
@@ -113,7 +116,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
       const id = table.find(key);
       if (id !== -1 && expiresOf(id) > t) return table.token[id] === 0 ? { state: 'done', value: table.value(id) } : { state: 'busy' };
       const lock = ++issued;
-      put(key, lock, undefined, t + lockTtlMs);
+      put(key, id, lock, undefined, t + lockTtlMs);
       evict(t, key);
       return { state: 'acquired', token: tokenText(lock) };
     },
@@ -126,7 +129,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
         // Thrown with the lock still held: the caller learns the result was not kept.
         throw new RangeError('memoryStore: the result is larger than maxBytes');
       }
-      put(key, 0, value, t + resultTtlMs);
+      put(key, id, 0, value, t + resultTtlMs);
       evict(t, key);
     },
     async release(key: string, token: string): Promise<void> {
