@@ -6,12 +6,11 @@ import type { PayMethod } from '../types/payment.js';
 import { SUCCESS_CODES } from '../types/payment.js';
 import { parseAmount } from '../wire/amount.js';
 import { type Charset, latin1Text } from '../wire/charset.js';
-import { hasDuplicateKeys } from '../wire/duplicate-keys.js';
 import { APPROVAL_REQUEST_FIELDS, checkFields } from '../wire/field-sizes.js';
 import { encodeForm } from '../wire/form-codec.js';
 import { hexEquals } from '../wire/hash.js';
 import { isPayMethod } from '../wire/payment-mapper.js';
-import { type EdiType, type GatewayFields, ownField, parseGatewayLatin1 } from '../wire/response-body.js';
+import { type EdiType, type GatewayFields, ownField, parseGatewayBody } from '../wire/response-body.js';
 import { approvalResponseSignature } from '../wire/signatures.js';
 import { netCancel } from './net-cancel.js';
 import { statusAdvice } from '../status/advice.js';
@@ -90,16 +89,13 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
     return cancelApproval(ctx, input, 'NICEPAY_OUTCOME_UNKNOWN', `approval outcome unknown (${t.message})`);
   }
 
-  // Read as latin1 once: the parse works on this text, and the stored record keeps it.
+  // The stored record keeps the answer's bytes as latin1 text (checkout-record.ts).
   const answer = latin1Text(body);
-  // An answer naming a field twice reads one way to JSON.parse (last wins) and another to KV
-  // (first wins): whichever we picked, the gateway may have meant the other (issue 18 item 6).
-  if (hasDuplicateKeys(answer, input.ediType)) {
-    return cancelApproval(ctx, input, 'NICEPAY_OUTCOME_UNKNOWN', 'approval answer names a field twice, so it can be read two ways');
-  }
   let raw: GatewayFields;
   try {
-    raw = parseGatewayLatin1(answer, input.responseCharset, input.ediType);
+    // Also refuses an answer naming a field twice: JSON.parse keeps the last, KV the first, so
+    // whichever we picked, the gateway may have meant the other (issue 18 item 6).
+    raw = parseGatewayBody(body, input.responseCharset, input.ediType);
   } catch (err) {
     return cancelApproval(ctx, input, 'NICEPAY_OUTCOME_UNKNOWN', `approval answer unreadable (${(err as Error).message})`);
   }

@@ -76,7 +76,8 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
     if (!once.stored) {
       config.logger.error({ tid, moid, step: 'store', error: storeErrorText(once.storeError) }, 'approval result not stored: a duplicate may be declined by the gateway');
     }
-    if (!digestEquals(once.value.tokenDigest, tokenDigest)) {
+    // A fresh value is this request's own work, bound to its token by construction.
+    if (!once.fresh && !digestEquals(once.value.tokenDigest, tokenDigest)) {
       throw new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `TID ${tid} was presented with another AuthToken; its result is not served and nothing was sent`, 'AuthToken');
     }
     return toCheckoutResult(once.value, !once.fresh);

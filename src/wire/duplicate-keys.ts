@@ -60,12 +60,33 @@ function jsonHasDuplicate(text: string): boolean {
   return false;
 }
 
+/**
+ * How many keys JSON text names, in every object at any depth, counting a repeated key each
+ * time. For text JSON.parse accepted, this equals the number of own keys of the objects it
+ * made exactly when no object names a key twice: JSON.parse keeps one property per name
+ * (escapes resolved), so the two counts differ by the duplicates. Allocates nothing: the
+ * approval path checks every answer this way (response-body.ts) instead of collecting keys.
+ */
+export function jsonKeyCount(text: string): number {
+  let count = 0;
+  let i = text.indexOf('"');
+  while (i !== -1) {
+    const end = stringEnd(text, i);
+    if (end < 0) return count;
+    if (isKey(text, end + 1)) count++;
+    // Between two strings of valid JSON there is no quote: the next one opens a string.
+    i = text.indexOf('"', end + 1);
+  }
+  return count;
+}
+
 /** Index of the quote closing the string that opens at `start`, or -1. */
 function stringEnd(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5c /* \ */) i++;
-    else if (c === 0x22) return i;
+  for (let i = text.indexOf('"', start + 1); i !== -1; i = text.indexOf('"', i + 1)) {
+    // Escaped only after an odd run of backslashes (`\\"` ends the string).
+    let b = i - 1;
+    while (text.charCodeAt(b) === 0x5c /* \ */) b--;
+    if ((i - 1 - b) % 2 === 0) return i;
   }
   return -1;
 }
@@ -73,8 +94,9 @@ function stringEnd(text: string, start: number): number {
 /** True when the next non-space character after a string is a colon: the string was a key. */
 function isKey(text: string, from: number): boolean {
   let i = from;
-  while (i < text.length && /\s/.test(text[i]!)) i++;
-  return text[i] === ':';
+  // JSON's white space: space, tab, LF, CR.
+  for (let c = text.charCodeAt(i); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = text.charCodeAt(++i));
+  return text.charCodeAt(i) === 0x3a /* : */;
 }
 
 /** A key's text with its JSON escapes resolved, or undefined when they are not valid JSON. */

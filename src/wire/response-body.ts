@@ -1,4 +1,5 @@
-import { type Charset, decodeBytes, WireFormatError } from './charset.js';
+import { type Charset, decodeBytes, latin1Text, WireFormatError } from './charset.js';
+import { hasDuplicateKeys, jsonKeyCount } from './duplicate-keys.js';
 import { parseKv } from './kv.js';
 
 /** The response format asked for with EdiType. */
@@ -24,7 +25,9 @@ export function ownField(fields: GatewayFields, name: string): string | undefine
  * Parses a gateway response by the CharSet and EdiType that were asked for, whatever
  * Content-Type came back (real responses say text/html). Scalar values become strings,
  * null an empty string, nested values their JSON text. Throws WireFormatError when the body
- * is not what was asked for.
+ * is not what was asked for, or names a field twice: JSON.parse keeps the last of two equal
+ * keys and parseKv the first, so such an answer can be read two ways (a signed 3001 next to a
+ * 9999, say) and its outcome is unknown whatever a parser makes of it (issue 18 item 6).
  */
 export function parseGatewayBody(body: Uint8Array, charset: Charset, ediType: EdiType): GatewayFields {
   return ediType === 'KV' ? kvFields(body, charset) : jsonFields(body, charset);
@@ -39,6 +42,7 @@ export function parseGatewayLatin1(latin1: string, charset: Charset, ediType: Ed
 }
 
 function kvFields(body: Uint8Array, charset: Charset): GatewayFields {
+  if (hasDuplicateKeys(latin1Text(body), 'KV')) throw new WireFormatError(DUPLICATE);
   const fields = parseKv(body, charset);
   if (Object.keys(fields).length === 0) throw new WireFormatError('response is not Key=value pairs');
   return Object.freeze(fields);
@@ -63,11 +67,27 @@ function jsonFields(body: Uint8Array, charset: Charset): GatewayFields {
   // JSON.parse defines every key as an own data property (`__proto__` included, which then
   // shadows the accessor): normalising the values in place keeps that safe object.
   const fields = parsed as Record<string, unknown>;
-  for (const key of Object.keys(fields)) {
+  const keys = Object.keys(fields);
+  // One property per name: fewer keys here (and in nested objects) than the text names means
+  // a name came twice. Counted, not collected: no set of keys per answer (jsonKeyCount).
+  let ownKeys = keys.length;
+  for (const key of keys) {
     const value = fields[key];
+    if (typeof value === 'object' && value !== null) ownKeys += nestedKeyCount(value);
     if (typeof value !== 'string') fields[key] = scalarText(value);
   }
+  if (jsonKeyCount(text) !== ownKeys) throw new WireFormatError(DUPLICATE);
   return Object.freeze(fields as Record<string, string>);
+}
+
+const DUPLICATE = 'response names a field twice, so it can be read two ways';
+
+/** Own keys of every object inside a parsed JSON value, at any depth. */
+function nestedKeyCount(value: object): number {
+  const items = Array.isArray(value) ? value : Object.values(value);
+  let n = Array.isArray(value) ? 0 : items.length;
+  for (const item of items) if (typeof item === 'object' && item !== null) n += nestedKeyCount(item);
+  return n;
 }
 
 /** A non-string JSON value as the gateway's form-field text would carry it. */
