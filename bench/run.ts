@@ -107,6 +107,8 @@ for (const key of ['warmup', 'rewarm', 'rounds', 'checkout', 'keyin', 'payout', 
   if (key === 'warmup') plan.warmup = { checkout: n, keyin: n, payout: n };
   else plan[key] = n;
 }
+// The default re-warm (300) is below a large --connections: raise it to one request per connection.
+if (plan.rewarm > 0 && plan.rewarm < MAX_CONNECTIONS) plan.rewarm = MAX_CONNECTIONS;
 type Group = keyof typeof plan.warmup;
 
 /**
