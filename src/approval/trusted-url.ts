@@ -15,15 +15,6 @@ export const GATEWAY_PATHS = {
 export type GatewayUrlField = keyof typeof GATEWAY_PATHS;
 
 /**
- * The URL of a gateway endpoint on the configured `baseUrl` (its scheme and host; any path of
- * baseUrl is replaced, since the endpoints are absolute paths): for requests the shop starts
- * itself, such as a refund to `/webapi/cancel_process.jsp`.
- */
-export function gatewayEndpoint(config: Pick<ResolvedConfig, 'baseUrl'>, path: string): URL {
-  return new URL(path, config.baseUrl.origin);
-}
-
-/**
  * Parses a URL the buyer's browser handed us (NextAppURL, NetCancelURL) and accepts it only
  * when it is exactly the documented endpoint: the configured scheme, a trusted host, the path
  * {@link GATEWAY_PATHS} names for the field, and no query, fragment or credentials. Official
@@ -50,15 +41,6 @@ export function trustedGatewayUrl(value: string, field: GatewayUrlField, config:
     throw refuse(field, `must be exactly ${GATEWAY_PATHS[field]} on the gateway host, with no query or fragment`);
   }
   return url;
-}
-
-/**
- * {@link trustedGatewayUrl} bound to one configuration. Every call parses anew: a cache of
- * accepted URLs saved ~6 µs per approval, too little to measure, so it was removed as
- * simple-first.
- */
-export function trustedUrlChecker(config: ResolvedConfig): (value: string, field: GatewayUrlField) => URL {
-  return (value, field) => trustedGatewayUrl(value, field, config);
 }
 
 function refuse(field: GatewayUrlField, what: string): NicepayRequestError {

@@ -1,4 +1,5 @@
 import type { ClientContext } from '../context.js';
+import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import type { StatusFn } from '../status/client.js';
 import { type RecordCodec, runOnce, storeErrorText } from '../store/run-once.js';
@@ -26,7 +27,7 @@ export type CancelFn = (input: CancelInput) => Promise<CancelResult>;
  */
 export function createCancelClient(ctx: ClientContext, status: StatusFn): CancelFn {
   const { config } = ctx;
-  const url = new URL(config.baseUrl.pathname.replace(/\/+$/, '') + CANCEL_PATH, config.baseUrl);
+  const url = gatewayEndpoint(config.baseUrl, CANCEL_PATH);
   const lockTtlMs = 2 * (config.connectMs + config.responseMs) + 10_000;
 
   async function send(n: NormalizedCancel): Promise<CancelRecord> {

@@ -1,4 +1,5 @@
 import type { ClientContext } from '../context.js';
+import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import { type RecordCodec, runOnce, storeErrorText } from '../store/run-once.js';
 import { TransportError } from '../transport.js';
@@ -30,7 +31,7 @@ const KEYIN_CODEC: RecordCodec<KeyinRecord> = { serialize: (r) => JSON.stringify
  */
 export function createKeyinClient(ctx: ClientContext): KeyinClient {
   const { config } = ctx;
-  const url = new URL(config.baseUrl.pathname.replace(/\/+$/, '') + KEYIN_PATH, config.baseUrl);
+  const url = gatewayEndpoint(config.baseUrl, KEYIN_PATH);
   const lockTtlMs = config.connectMs + config.responseMs + LOCK_SLACK_MS;
 
   /** One real call to the gateway; returns what to cache, or throws when nothing was sent. */

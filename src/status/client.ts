@@ -1,4 +1,5 @@
 import type { ClientContext } from '../context.js';
+import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import { TransportError } from '../transport.js';
 import { checkFields } from '../wire/field-sizes.js';
@@ -21,7 +22,7 @@ export type StatusFn = (tid: string) => Promise<TransactionStatus>;
  */
 export function createStatusClient(ctx: ClientContext): StatusFn {
   const { config } = ctx;
-  const url = new URL(config.baseUrl.pathname.replace(/\/+$/, '') + STATUS_PATH, config.baseUrl);
+  const url = gatewayEndpoint(config.baseUrl, STATUS_PATH);
   return async function status(tid: string): Promise<TransactionStatus> {
     if (typeof tid !== 'string' || tid.trim() === '' || tid !== tid.trim()) {
       throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'status: tid is required (a non-empty string without surrounding whitespace)', 400, 'tid');
