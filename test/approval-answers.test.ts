@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { padAmount } from '../src/wire/amount.js';
 import { decodeForm, encodeForm } from '../src/wire/form-codec.js';
-import { approvalResponseSignature, authReturnSignature, netCancelResponseSignature } from '../src/wire/signatures.js';
+import { approvalResponseSignature, authReturnSignature, cancelResponseSignature } from '../src/wire/signatures.js';
 import { MERCHANT_KEY, MID, startShop, type TestShop } from './helpers/shop.js';
 
 /**
@@ -26,7 +26,7 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
         const form = { ...decodeForm(Buffer.concat(chunks), 'euc-kr') };
         calls.push({ path: req.url ?? '', form });
         const body = req.url?.endsWith('cancel_process.jsp')
-          ? { ResultCode: '2001', ResultMsg: '취소 성공', TID: form.TID!, CancelAmt: padAmount(Number(form.Amt)), Signature: netCancelResponseSignature(form.TID!, MID, padAmount(Number(form.Amt)), MERCHANT_KEY) }
+          ? { ResultCode: '2001', ResultMsg: '취소 성공', TID: form.TID!, CancelAmt: padAmount(Number(form.Amt)), Signature: cancelResponseSignature(form.TID!, MID, padAmount(Number(form.Amt)), MERCHANT_KEY) }
           : answer(form);
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end(typeof body === 'string' ? body : JSON.stringify(body));
@@ -93,7 +93,7 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const form = decodeForm(Buffer.concat(chunks), 'euc-kr');
-        const ok = { ResultCode: '2001', TID: form.TID!, CancelAmt: padAmount(6_100), Signature: netCancelResponseSignature(form.TID!, MID, padAmount(6_100), MERCHANT_KEY) };
+        const ok = { ResultCode: '2001', TID: form.TID!, CancelAmt: padAmount(6_100), Signature: cancelResponseSignature(form.TID!, MID, padAmount(6_100), MERCHANT_KEY) };
         // Last-wins JSON.parse would read the trailing 2001 and call the reversal confirmed.
         res.end(JSON.stringify(ok).replace(/^{/, '{"ResultCode":"9999",'));
       });

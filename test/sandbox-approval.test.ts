@@ -10,7 +10,7 @@ import { decodeForm, encodeForm } from '../src/wire/form-codec.js';
 import { fromKst, kstTimestamp14 } from '../src/wire/kst.js';
 import { parseKv } from '../src/wire/kv.js';
 import {
-  approvalResponseSignature, approvalSignData, authReturnSignature, netCancelResponseSignature, windowSignData,
+  approvalResponseSignature, approvalSignData, authReturnSignature, cancelResponseSignature, windowSignData,
 } from '../src/wire/signatures.js';
 
 const MID = 'nicepay00m';
@@ -374,7 +374,7 @@ describe('sandbox interface A', () => {
       const p = parse(await callGateway(a, { netCancel: true }));
       expect(p).to.include({ ResultCode: '2001', TID: a.fields.TxTid, CancelAmt: '000000052000', CancelDate: '20250131', CancelTime: '233000', RemainAmt: '000000000000' });
       expect(p.CancelNum).to.match(/^\d{8}$/);
-      expect(p.Signature).to.equal(netCancelResponseSignature(a.fields.TxTid!, MID, '000000052000', KEY));
+      expect(p.Signature).to.equal(cancelResponseSignature(a.fields.TxTid!, MID, '000000052000', KEY));
       expect(p).to.have.property('SandboxTrace');
       expect(statusOf(a)).to.equal('net-cancelled');
       const again = parse(await callGateway(a, { netCancel: true }));

@@ -4,7 +4,7 @@ import { createNicepay } from '../src/index.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { kstTimestamp14 } from '../src/wire/kst.js';
-import { cancelSignData, statusSignData } from '../src/wire/lifecycle-signatures.js';
+import { cancelSignData, statusSignData } from '../src/wire/signatures.js';
 
 const MID = 'nicepay00m';
 const KEY = TEST_MERCHANTS[0]!.merchantKey;

@@ -9,8 +9,7 @@ import iconv from 'iconv-lite';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { kstTimestamp14 } from '../src/wire/kst.js';
-import { cancelSignData, statusSignData } from '../src/wire/lifecycle-signatures.js';
-import { windowSignData } from '../src/wire/signatures.js';
+import { cancelSignData, statusSignData, windowSignData } from '../src/wire/signatures.js';
 import { parseReply, postBytes, sendHandForm } from './helpers/gateway-form.js';
 
 const MID = 'nicepay00m';

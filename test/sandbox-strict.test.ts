@@ -4,7 +4,7 @@ import {
 } from '../src/sandbox/index.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { fromKst, kstTimestamp14 } from '../src/wire/kst.js';
-import { approvalResponseSignature, approvalSignData, netCancelResponseSignature, windowSignData } from '../src/wire/signatures.js';
+import { approvalResponseSignature, approvalSignData, cancelResponseSignature, windowSignData } from '../src/wire/signatures.js';
 import { parseReply, postBytes, sendHandForm, type RawReply } from './helpers/gateway-form.js';
 import { MERCHANT_KEY as KEY, MID } from './helpers/shop.js';
 import { startFrozenSandbox } from './helpers/frozen-sandbox.js';
@@ -182,7 +182,7 @@ describe('sandbox approval side: as strict as the documented gateway', () => {
       const a = await auth();
       const p = await answer(a, { netCancel: true, amt: '99999' });
       expect(p).to.include({ ResultCode: '2032', CancelAmt: '000000099999' });
-      expect(p.Signature).to.equal(netCancelResponseSignature(a.fields.TxTid!, MID, '000000099999', KEY));
+      expect(p.Signature).to.equal(cancelResponseSignature(a.fields.TxTid!, MID, '000000099999', KEY));
       expect((await answer(a, { netCancel: true, amt: '4' })).ResultCode, 'a net cancel is never partial').to.equal('2028');
       expect((await answer(a, { netCancel: true, tid: 'nicepay00m01012611241400000000' })).ResultCode, 'lifecycle-facts: no such transaction').to.equal('2012');
     });

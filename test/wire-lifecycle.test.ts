@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { cancelResponseSignature, cancelSignData, statusSignData } from '../src/wire/lifecycle-signatures.js';
-import { approvalResponseSignature } from '../src/wire/signatures.js';
+import { approvalResponseSignature, cancelResponseSignature, cancelSignData, statusSignData } from '../src/wire/signatures.js';
 import { cancelRefusalReason } from '../src/wire/cancel-codes.js';
 
 const v = JSON.parse(readFileSync(new URL('./fixtures/lifecycle-vectors.json', import.meta.url), 'utf8')) as {

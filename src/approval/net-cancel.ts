@@ -5,7 +5,7 @@ import { hexEquals } from '../wire/hash.js';
 import { hasDuplicateKeys } from '../wire/duplicate-keys.js';
 import { encodeForm } from '../wire/form-codec.js';
 import { ownField, parseGatewayBody } from '../wire/response-body.js';
-import { netCancelResponseSignature } from '../wire/signatures.js';
+import { cancelResponseSignature } from '../wire/signatures.js';
 import { signedApprovalFields } from './signed-form.js';
 
 /** What net cancel needs: the approval's own fields. */
@@ -50,7 +50,7 @@ export async function netCancel(ctx: ClientContext, input: NetCancelInput): Prom
       // Confirmed only by a signed answer for the whole amount: a reversal of some other
       // amount, or an unsigned 2001, leaves the shop to reconcile rather than trust it.
       const cancelAmt = ownField(fields, 'CancelAmt') ?? '';
-      const signed = hexEquals(netCancelResponseSignature(input.tid, config.mid, cancelAmt, config.merchantKey), ownField(fields, 'Signature') ?? '');
+      const signed = hexEquals(cancelResponseSignature(input.tid, config.mid, cancelAmt, config.merchantKey), ownField(fields, 'Signature') ?? '');
       outcome = signed && parseAmount(cancelAmt) === input.amount ? 'succeeded' : 'failed';
     }
   } catch {

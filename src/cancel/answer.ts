@@ -2,7 +2,7 @@ import { parseAmount } from '../wire/amount.js';
 import { CANCEL_DONE_CODES, CANCEL_RETRY_CODES, REFUND_PENDING_CODE, cancelRefusalReason } from '../wire/cancel-codes.js';
 import { hexEquals } from '../wire/hash.js';
 import { parseKstTimestamp } from '../wire/kst.js';
-import { cancelResponseSignature } from '../wire/lifecycle-signatures.js';
+import { cancelResponseSignature } from '../wire/signatures.js';
 import { type GatewayFields, ownField, parseGatewayBody } from '../wire/response-body.js';
 import type { CancelResult } from './types.js';
 

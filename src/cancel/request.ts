@@ -6,7 +6,7 @@ import { checkFields } from '../wire/field-sizes.js';
 import { WireFormatError } from '../wire/charset.js';
 import { kstTimestamp14 } from '../wire/kst.js';
 import { CANCEL_REQUEST_FIELDS } from '../wire/lifecycle-fields.js';
-import { cancelSignData } from '../wire/lifecycle-signatures.js';
+import { cancelSignData } from '../wire/signatures.js';
 import type { CancelInput } from './types.js';
 
 /** A validated cancel, every option filled. */

@@ -6,7 +6,7 @@ import { checkFields } from '../wire/field-sizes.js';
 import { encodeForm } from '../wire/form-codec.js';
 import { kstTimestamp14, parseKstTimestamp } from '../wire/kst.js';
 import { STATUS_PATH, STATUS_REQUEST_FIELDS } from '../wire/lifecycle-fields.js';
-import { statusSignData } from '../wire/lifecycle-signatures.js';
+import { statusSignData } from '../wire/signatures.js';
 import { type GatewayFields, ownField, parseGatewayBody } from '../wire/response-body.js';
 import type { TransactionStatus } from './types.js';
 

@@ -2,8 +2,9 @@ import { sha256Hex } from './hash.js';
 
 /*
  * Every integrity rule of gateway-interface.md "Authentication" plus the two from
- * gateway-facts.md (auth-return Signature, net-cancel response Signature) and the payment
- * window's SignData. Plain concatenation in the listed order, lowercase hex.
+ * gateway-facts.md (auth-return Signature, cancel answer Signature), the payment window's
+ * SignData, and the cancel and status inquiry rules of lifecycle-facts.md §2 and §4. Plain
+ * concatenation in the listed order, lowercase hex.
  */
 
 /** Approval request SignData: sha256(AuthToken + MID + Amt + EdiDate + key). Also used by net cancel. */
@@ -21,8 +22,12 @@ export function authReturnSignature(authToken: string, mid: string, amt: string,
   return sha256Hex(authToken + mid + amt + key);
 }
 
-/** Net-cancel response Signature (gateway-facts): sha256(TID + MID + CancelAmt + key). */
-export function netCancelResponseSignature(tid: string, mid: string, cancelAmt: string, key: string): string {
+/**
+ * Answer Signature of the cancel endpoint, for a net cancel (gateway-facts) and a cancel or
+ * refund (lifecycle-facts §2) alike: sha256(TID + MID + CancelAmt + key) over the answer's own
+ * strings. It covers neither ResultCode nor RemainAmt: check those separately.
+ */
+export function cancelResponseSignature(tid: string, mid: string, cancelAmt: string, key: string): string {
   return sha256Hex(tid + mid + cancelAmt + key);
 }
 
@@ -44,4 +49,14 @@ export function payoutEncKey(sid: string, mid: string, trDtm: string, key: strin
 /** Reconciliation body.encKey: sha256(sid + usrId + trDtm + key). */
 export function reconEncKey(sid: string, usrId: string, trDtm: string, key: string): string {
   return sha256Hex(sid + usrId + trDtm + key);
+}
+
+/** Cancel request SignData (lifecycle-facts §2): sha256(MID + CancelAmt + EdiDate + key). TID is not covered. */
+export function cancelSignData(mid: string, cancelAmt: string, ediDate: string, key: string): string {
+  return sha256Hex(mid + cancelAmt + ediDate + key);
+}
+
+/** Status inquiry SignData (lifecycle-facts §4): sha256(TID + MID + EdiDate + key). */
+export function statusSignData(tid: string, mid: string, ediDate: string, key: string): string {
+  return sha256Hex(tid + mid + ediDate + key);
 }

@@ -1,7 +1,7 @@
 import { parseAmount } from '../../wire/amount.js';
 import { safeEquals, sha256Hex } from '../../wire/hash.js';
 import { kstTimestamp14 } from '../../wire/kst.js';
-import { approvalSignData, netCancelResponseSignature } from '../../wire/signatures.js';
+import { approvalSignData, cancelResponseSignature } from '../../wire/signatures.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
 import type { SandboxMerchant, SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
@@ -54,7 +54,7 @@ export function cancelProcess(req: SandboxRequest, state: SandboxState): Sandbox
     process: () => netCancel(state, f, merchant),
     notCommitted: () => refusal(NET_CANCEL_CODES.notProcessed, '샌드박스: 요청이 처리되지 않았습니다.', f, merchant),
     amountField: 'CancelAmt',
-    sign: (r) => netCancelResponseSignature(r.TID ?? '', r.MID ?? '', r.CancelAmt ?? '', merchant?.merchantKey ?? ''),
+    sign: (r) => cancelResponseSignature(r.TID ?? '', r.MID ?? '', r.CancelAmt ?? '', merchant?.merchantKey ?? ''),
   });
 }
 
@@ -64,7 +64,7 @@ function refusal(code: string, message: string, f: Record<string, string>, merch
   const cancelAmt = paddedAmount(field(f, 'Amt'));
   return declined(code, message, {
     TID: tid, MID: field(f, 'MID'), CancelAmt: cancelAmt,
-    ...(merchant ? { Signature: netCancelResponseSignature(tid, merchant.mid, cancelAmt, merchant.merchantKey) } : {}),
+    ...(merchant ? { Signature: cancelResponseSignature(tid, merchant.mid, cancelAmt, merchant.merchantKey) } : {}),
   });
 }
 
@@ -114,6 +114,6 @@ function netCancel(state: SandboxState, f: Record<string, string>, merchant: Req
     TID: entry.tid, MID: entry.mid, Moid: entry.moid, PayMethod: entry.method,
     CancelAmt: cancelAmt, CancelDate: x.cancelDate ?? '', CancelTime: x.cancelTime ?? '', CancelNum: x.cancelNum ?? '',
     RemainAmt: '000000000000',
-    Signature: netCancelResponseSignature(entry.tid, entry.mid, cancelAmt, merchant.merchantKey),
+    Signature: cancelResponseSignature(entry.tid, entry.mid, cancelAmt, merchant.merchantKey),
   };
 }

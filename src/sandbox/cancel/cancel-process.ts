@@ -3,7 +3,7 @@ import { checkFields } from '../../wire/field-sizes.js';
 import { decodeForm } from '../../wire/form-codec.js';
 import { kstDate8, kstTimestamp14 } from '../../wire/kst.js';
 import { CANCEL_REQUEST_FIELDS } from '../../wire/lifecycle-fields.js';
-import { cancelResponseSignature, cancelSignData } from '../../wire/lifecycle-signatures.js';
+import { cancelResponseSignature, cancelSignData } from '../../wire/signatures.js';
 import { safeEquals } from '../../wire/hash.js';
 import { answerWithFault } from '../approval/fault-wrap.js';
 import { DEFAULT_FORMAT, REQUEST_CODES, declined, encodeReply, field, gatewayResponse, midMisshaped, replyFormat } from '../approval/gateway-io.js';

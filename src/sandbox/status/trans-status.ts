@@ -1,5 +1,5 @@
 import { safeEquals } from '../../wire/hash.js';
-import { statusSignData } from '../../wire/lifecycle-signatures.js';
+import { statusSignData } from '../../wire/signatures.js';
 import { REQUEST_CODES, declined, encodeReply, field, gatewayResponse, midMisshaped, readGatewayForm, replyFormat } from '../approval/gateway-io.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
