@@ -4,6 +4,7 @@ import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import type { StatusFn } from '../status/client.js';
 import { type RecordCodec, runOnce, storeErrorText } from '../store/run-once.js';
 import { TransportError } from '../transport.js';
+import { transportOutcome } from '../transport-failure.js';
 import { CANCEL_PATH } from '../wire/lifecycle-fields.js';
 import { readCancelAnswer } from './answer.js';
 import { buildCancelForm, type NormalizedCancel, validateCancel } from './request.js';
@@ -39,7 +40,7 @@ export function createCancelClient(ctx: ClientContext, status: StatusFn): Cancel
       ({ body } = await ctx.web.post(url, form, 'application/x-www-form-urlencoded; charset=euc-kr'));
     } catch (err) {
       if (!(err instanceof TransportError)) throw err;
-      if (!err.sent) {
+      if (transportOutcome(err) === 'not-sent') {
         config.logger.warn({ ...log, durationMs: Date.now() - started }, 'cancel not sent');
         throw new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `cancel of TID ${n.tid} was not sent: ${err.message}; nothing was cancelled, it may be retried`, { tid: n.tid, moid: n.moid, cause: err });
       }

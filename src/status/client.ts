@@ -2,6 +2,7 @@ import type { ClientContext } from '../context.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import { TransportError } from '../transport.js';
+import { transportOutcome } from '../transport-failure.js';
 import { checkFields } from '../wire/field-sizes.js';
 import { encodeForm } from '../wire/form-codec.js';
 import { kstTimestamp14, parseKstTimestamp } from '../wire/kst.js';
@@ -42,7 +43,9 @@ export function createStatusClient(ctx: ClientContext): StatusFn {
       const res = await ctx.web.post(url, form, 'application/x-www-form-urlencoded; charset=euc-kr');
       raw = parseGatewayBody(res.body, 'utf-8', 'JSON');
     } catch (err) {
-      const unreachable = err instanceof TransportError;
+      // Only a request that never left is "unreachable"; a parse failure or a timeout after
+      // sending is an unusable answer to a query (nothing changed either way).
+      const unreachable = err instanceof TransportError && transportOutcome(err) === 'not-sent';
       config.logger.warn({ tid, step: 'status', durationMs: Date.now() - started }, 'status inquiry failed');
       throw new NicepayGatewayError(
         unreachable ? 'NICEPAY_GATEWAY_UNREACHABLE' : 'NICEPAY_GATEWAY_ERROR',
