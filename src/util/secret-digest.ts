@@ -1,4 +1,4 @@
-import { hash, timingSafeEqual } from 'node:crypto';
+import { safeEquals, sha256Hex } from '../wire/hash.js';
 
 /**
  * A keyed digest (hex SHA-256 of the parts followed by the merchant key) of secret values such
@@ -12,12 +12,8 @@ import { hash, timingSafeEqual } from 'node:crypto';
  * per call, ~1.8 us in a loop and several times that per approval under load (bench/RESULTS.md).
  */
 export function secretDigest(key: string, ...parts: string[]): string {
-  return hash('sha256', `${parts.join('\0')}\0${key}`, 'hex');
+  return sha256Hex(`${parts.join('\0')}\0${key}`);
 }
 
-/** Compares two digests of {@link secretDigest} in constant time. */
-export function digestEquals(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'latin1');
-  const y = Buffer.from(b, 'latin1');
-  return x.length === y.length && timingSafeEqual(x, y);
-}
+/** Compares two digests of {@link secretDigest} in constant time (they are hex text). */
+export const digestEquals = safeEquals;
