@@ -1,7 +1,9 @@
 /**
- * JSON gateway answers (src/wire/response-body.ts): decoded whole in their charset, then
- * parsed. What a shop sees of an answer: Korean values (CP949's extra syllables too), values
- * that are not strings, white space and a byte-order mark around the answer, and bad bytes.
+ * JSON gateway answers (src/wire/response-body.ts): parsed as latin1 with only the values
+ * beyond ASCII decoded, or decoded whole first when that reading cannot be exact. What a shop
+ * sees of an answer: Korean values (CP949's extra syllables too), values that are not strings,
+ * white space and a byte-order mark around the answer, and bad bytes; and that the two
+ * readings never differ.
  */
 import { expect } from 'chai';
 import iconv from 'iconv-lite';
@@ -44,5 +46,75 @@ describe('wire: JSON gateway answers', () => {
     expect(() => parseGatewayBody(Buffer.from([0x7b, 0xc3, 0x7d]), 'utf-8', 'JSON')).to.throw(WireFormatError, /UTF-8/);
     expect(() => parseGatewayBody(iconv.encode('<html>시스템 오류</html>', 'cp949'), 'euc-kr', 'JSON')).to.throw(WireFormatError, 'response is not JSON');
     expect(() => parseGatewayBody(Buffer.from('["a"]'), 'utf-8', 'JSON')).to.throw(WireFormatError, 'not an object');
+  });
+
+  it('reads any answer exactly as decoding it whole and then parsing it would (seeded random answers)', () => {
+    let seed = 17;
+    const rnd = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const pick = <T>(xs: readonly T[]): T => xs[rnd(xs.length)]!;
+    const texts = ['3001', '카드 결제 성공', '똠햏', 'a"b', 'x\\ny', '\\u00e9', '\\uD55C글', 'tab\\t', '', '한 & = %', '\\\\u0041'];
+    const keyNames = ['ResultCode', 'ResultMsg', 'Amt', '상품', 'A', '__proto__', '\\u0041'];
+    const value = (depth: number): string => {
+      const r = rnd(depth > 1 ? 4 : 6);
+      if (r < 2) return `"${pick(texts)}"`;
+      if (r === 2) return pick(['1', '-2.5', 'true', 'null']);
+      if (r === 3) return `[${value(depth + 1)},${value(depth + 1)}]`;
+      return object(depth + 1);
+    };
+    const object = (depth: number): string => {
+      const n = 1 + rnd(4);
+      const parts: string[] = [];
+      for (let i = 0; i < n; i++) parts.push(`"${pick(keyNames)}"${pick([':', ' : '])}${value(depth)}`);
+      return `{${parts.join(',')}}`;
+    };
+    /** The plain reading: decode every byte, then JSON.parse (what the latin1 reading must equal). */
+    const reference = (bytes: Buffer, charset: 'euc-kr' | 'utf-8'): Record<string, string> | string => {
+      const text = charset === 'utf-8' ? bytes.toString('utf8') : iconv.decode(bytes, 'cp949');
+      if (text.includes('\uFFFD')) return 'bad bytes';
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text.replace(/^\uFEFF/, '').trim());
+      } catch {
+        return 'not JSON';
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'not an object';
+      const out: Record<string, string> = {};
+      for (const [k, v] of Object.entries(parsed)) {
+        const text = v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+        Object.defineProperty(out, k, { value: text, enumerable: true, writable: true, configurable: true });
+      }
+      return out;
+    };
+    const outcome = (bytes: Buffer, charset: 'euc-kr' | 'utf-8'): Record<string, string> | string => {
+      try {
+        return { ...parseGatewayBody(bytes, charset, 'JSON') };
+      } catch (err) {
+        const m = (err as Error).message;
+        return /EUC-KR|UTF-8/.test(m) ? 'bad bytes' : /not JSON/.test(m) ? 'not JSON' : /not an object/.test(m) ? 'not an object' : /twice/.test(m) ? 'twice' : m;
+      }
+    };
+    let decodedKorean = 0;
+    for (let i = 0; i < 600; i++) {
+      const charset = pick(['euc-kr', 'utf-8'] as const);
+      let bytes = encodeText(rnd(10) === 0 ? value(0) : object(0), charset);
+      if (rnd(8) === 0) {
+        // a stray byte: a lone lead byte, a bad continuation or a high byte between tokens
+        const at = rnd(bytes.length + 1);
+        bytes = Buffer.concat([bytes.subarray(0, at), Buffer.from([pick([0x81, 0xb0, 0xc3, 0xff])]), bytes.subarray(at)]);
+      }
+      const got = outcome(bytes, charset);
+      const want = reference(bytes, charset);
+      if (got === 'twice') {
+        // The reference keeps the last of two equal keys; the reader refuses them.
+        expect(want, bytes.toString('latin1')).to.be.an('object');
+        continue;
+      }
+      expect(got, `${charset} ${bytes.toString('latin1')}`).to.deep.equal(want);
+      if (typeof got === 'object' && Object.values(got).some((v) => /[가-힣]/.test(v))) decodedKorean++;
+    }
+    expect(decodedKorean).to.be.greaterThan(50);
   });
 });

@@ -10,7 +10,7 @@ import { APPROVAL_REQUEST_FIELDS, checkFields } from '../wire/field-sizes.js';
 import { encodeForm } from '../wire/form-codec.js';
 import { hexEquals } from '../wire/hash.js';
 import { isPayMethod } from '../wire/payment-mapper.js';
-import { type EdiType, type GatewayFields, ownField, parseGatewayBody } from '../wire/response-body.js';
+import { type EdiType, type GatewayFields, ownField, parseGatewayLatin1 } from '../wire/response-body.js';
 import { approvalResponseSignature } from '../wire/signatures.js';
 import { netCancel } from './net-cancel.js';
 import { statusAdvice } from '../status/advice.js';
@@ -95,7 +95,7 @@ export async function approve(ctx: ClientContext, input: ApprovalInput): Promise
   try {
     // Also refuses an answer naming a field twice: JSON.parse keeps the last, KV the first, so
     // whichever we picked, the gateway may have meant the other (issue 18 item 6).
-    raw = parseGatewayBody(body, input.responseCharset, input.ediType);
+    raw = parseGatewayLatin1(answer, input.responseCharset, input.ediType);
   } catch (err) {
     return cancelApproval(ctx, input, 'NICEPAY_OUTCOME_UNKNOWN', `approval answer unreadable (${(err as Error).message})`);
   }
