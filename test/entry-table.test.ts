@@ -27,6 +27,7 @@ const op = fc.oneof(
   fc.record({ kind: fc.constant('set' as const), key, value }),
   fc.record({ kind: fc.constant('clear' as const), key }),
   fc.record({ kind: fc.constant('remove' as const), key }),
+  fc.record({ kind: fc.constant('touch' as const), key }),
 );
 
 describe('EntryTable (memoryStore keeps keys and values off the heap)', () => {
@@ -51,6 +52,11 @@ describe('EntryTable (memoryStore keeps keys and values off the heap)', () => {
           } else if (o.kind === 'remove' && id !== -1) {
             table.remove(id);
             model.delete(o.key);
+          } else if (o.kind === 'touch' && id !== -1) {
+            table.touch(id);
+            const v = model.get(o.key);
+            model.delete(o.key);
+            model.set(o.key, v);
           }
         }
         expect(table.size).to.equal(model.size);

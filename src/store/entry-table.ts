@@ -143,6 +143,20 @@ export class EntryTable {
     this.tidy();
   }
 
+  /** Makes entry `id` the newest, as if it had just been inserted. */
+  touch(id: number): void {
+    if (id === this.tail) return;
+    const p = this.prev[id]!;
+    const n = this.next[id]!;
+    if (p === NONE) this.head = n;
+    else this.next[p] = n;
+    this.prev[n] = p;
+    this.prev[id] = this.tail;
+    this.next[id] = NONE;
+    this.next[this.tail] = id;
+    this.tail = id;
+  }
+
   /** True when entry `id` holds a value. */
   hasValue(id: number): boolean {
     return this.valEnc[id] !== Encoding.None;

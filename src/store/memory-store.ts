@@ -129,7 +129,19 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
         // Thrown with the lock still held: the caller learns the result was not kept.
         throw new RangeError('memoryStore: the result is larger than maxBytes');
       }
-      put(key, id, 0, value, t + resultTtlMs);
+      if (id !== -1 && table.token[id] !== 0 && tokenText(table.token[id]!) === token) {
+        // This holder's own lock becomes its result where it stands: no second key copy.
+        table.setValue(id, value);
+        table.token[id] = 0;
+        table.valueExpires[id] = t + resultTtlMs;
+        table.touch(id);
+        const size = ENTRY_OVERHEAD_BYTES + 2 * (key.length + value.length);
+        bytes += size - sizes[id]!;
+        sizes[id] = size;
+        nextExpiry = Math.min(nextExpiry, t + resultTtlMs);
+      } else {
+        put(key, id, 0, value, t + resultTtlMs);
+      }
       evict(t, key);
     },
     async release(key: string, token: string): Promise<void> {
