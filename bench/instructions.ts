@@ -9,6 +9,8 @@
  * module loading and warm-up cancel out). It is split into the program's own work ("mutator":
  * JavaScript, builtins, runtime, crypto), garbage collection and the optimizing compiler, by
  * function name. Needs valgrind (Debian: apt-get install valgrind); about a minute per server.
+ * With `--functions=<dir>` it also writes each server's instructions per approval by function
+ * to `<dir>/<server>.tsv` (count, then name; largest first), to compare two trees line by line.
  */
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -47,13 +49,14 @@ const GC = /Scaveng|Marking|Sweep|MarkCompact|Heap::|heap::|Evacuat|RememberedSe
 const COMPILER = /compiler::|Compiler|Pipeline|maglev|Maglev|baseline::|Zone::|turboshaft|CodeAssembler|RegAlloc|LiveRange|Instruction/;
 
 /** Instructions per approval between two runs, split into mutator, GC and compiler. */
-function perApproval(shortOut: string, longOut: string): { total: number; mutator: number; gc: number; compiler: number } {
+function perApproval(shortOut: string, longOut: string, what: string): { total: number; mutator: number; gc: number; compiler: number } {
   const diff = join(os.tmpdir(), `express-nicepay-cachegrind-${process.pid}.diff`);
   writeFileSync(diff, execFileSync('cg_diff', [shortOut, longOut], { maxBuffer: 1 << 30 }));
   const annotated = execFileSync('cg_annotate', ['--threshold=0', diff], { maxBuffer: 1 << 30 }).toString();
   for (const f of [diff, shortOut, longOut]) rmSync(f, { force: true });
   const split = { total: 0, mutator: 0, gc: 0, compiler: 0 };
   const seen = new Set<string>();
+  const byFunction: Array<[number, string]> = [];
   for (const line of annotated.split('\n')) {
     if (line.startsWith('-- Auto-annotated') || line.startsWith('-- User-annotated')) break;
     const m = /^\s*(-?[\d,]+)\s+\(\s*-?[\d.]+%\)\s+(.*)$/.exec(line);
@@ -61,11 +64,17 @@ function perApproval(shortOut: string, longOut: string): { total: number; mutato
     seen.add(m[2]!);
     const n = Number(m[1]!.replaceAll(',', ''));
     split.total += n;
+    byFunction.push([n, m[2]!]);
     if (GC.test(m[2]!)) split.gc += n;
     else if (COMPILER.test(m[2]!)) split.compiler += n;
     else split.mutator += n;
   }
   const per = LONG - SHORT;
+  const dir = arg('functions');
+  if (dir) {
+    byFunction.sort((a, b) => b[0] - a[0]);
+    writeFileSync(join(dir, `${what}.tsv`), byFunction.map(([n, name]) => `${(n / per).toFixed(0)}\t${name}`).join('\n') + '\n');
+  }
   return { total: split.total / per, mutator: split.mutator / per, gc: split.gc / per, compiler: split.compiler / per };
 }
 
@@ -77,7 +86,7 @@ try {
   for (const [what, libRoot] of roots) {
     const short = await countRun(what, libRoot, SHORT, url, sandbox, `${what}-s`);
     const long = await countRun(what, libRoot, LONG, url, sandbox, `${what}-l`);
-    const r = perApproval(short, long);
+    const r = perApproval(short, long, what);
     const k = (n: number): string => `${(n / 1000).toFixed(0)}k`;
     console.log(`${what.padEnd(6)} mutator ${k(r.mutator)}  gc ${k(r.gc)}  compiler ${k(r.compiler)}  total ${k(r.total)}${what === 'floor' ? '' : `  (${libRoot})`}`);
   }
