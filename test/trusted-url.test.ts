@@ -53,6 +53,37 @@ describe('trustedGatewayUrl: only the exact documented endpoints (issue 18 item 
   });
 });
 
+describe('trustedGatewayUrl: character for character', () => {
+  it('refuses spellings a URL parser would normalise to the endpoint: case, default port, dot segments, backslashes, tabs, spaces', () => {
+    for (const value of [
+      'https://WEBAPI.nicepay.co.kr/webapi/pay_process.jsp',
+      'HTTPS://webapi.nicepay.co.kr/webapi/pay_process.jsp',
+      'https://webapi.nicepay.co.kr:443/webapi/pay_process.jsp',
+      'https://webapi.nicepay.co.kr/x/../webapi/pay_process.jsp',
+      'https://webapi.nicepay.co.kr/webapi/./pay_process.jsp',
+      'https://webapi.nicepay.co.kr\\webapi\\pay_process.jsp',
+      'https://webapi.nicepay.co.kr/webapi/pay_pro\tcess.jsp',
+      ` ${NEXT}`, `${NEXT} `, `${NEXT}\n`,
+    ]) {
+      expect(new URL(value.trim()).href, value).to.equal(NEXT);
+      const err = refusal(() => trustedGatewayUrl(value, 'NextAppURL', config));
+      expect(err.message).to.include('must be exactly https://<trusted host>/webapi/pay_process.jsp');
+    }
+  });
+
+  it('accepts each trusted host (dc1 and dc2) and says why anything else is refused', () => {
+    const both = resolveConfig({ mid: 'nicepay00m', merchantKey: 'k'.repeat(88), baseUrl: 'https://dc1-api.nicepay.co.kr', trustedHosts: ['dc1-api.nicepay.co.kr', 'DC2-api.nicepay.co.kr'] });
+    for (const host of ['dc1-api.nicepay.co.kr', 'dc2-api.nicepay.co.kr']) {
+      expect(trustedGatewayUrl(`https://${host}/webapi/pay_process.jsp`, 'NextAppURL', both).href).to.equal(`https://${host}/webapi/pay_process.jsp`);
+      expect(trustedGatewayUrl(`https://${host}/webapi/cancel_process.jsp`, 'NetCancelURL', both).pathname).to.equal('/webapi/cancel_process.jsp');
+    }
+    expect(refusal(() => trustedGatewayUrl('not a url', 'NextAppURL', both)).message).to.equal('NextAppURL is not an absolute URL');
+    expect(refusal(() => trustedGatewayUrl('http://dc1-api.nicepay.co.kr/webapi/pay_process.jsp', 'NextAppURL', both)).message).to.equal('NextAppURL must use https');
+    expect(refusal(() => trustedGatewayUrl('https://a:b@dc1-api.nicepay.co.kr/webapi/pay_process.jsp', 'NextAppURL', both)).message).to.equal('NextAppURL must not carry credentials');
+    expect(refusal(() => trustedGatewayUrl('https://dc3-api.nicepay.co.kr/webapi/pay_process.jsp', 'NextAppURL', both)).message).to.include('not in trustedHosts');
+  });
+});
+
 describe('checkoutReturn refuses a genuine return whose gateway URL is not the exact endpoint', () => {
   it('a trusted host with /no/such/path/pay_process.jsp, or with a query: no approval and no net cancel', async () => {
     const shop = await startShop();

@@ -9,7 +9,7 @@ import { decodeForm, type FormFields } from '../wire/form-codec.js';
 import { hexEquals } from '../wire/hash.js';
 import { isPayMethod } from '../wire/payment-mapper.js';
 import { authReturnSignature } from '../wire/signatures.js';
-import { trustedGatewayUrl } from './trusted-url.js';
+import { type GatewayEndpoints, trustedGatewayUrl } from './trusted-url.js';
 
 /** An authenticated return whose Signature, MID and gateway URLs were checked. */
 export interface VerifiedReturn {
@@ -59,7 +59,7 @@ export function returnBodyCharset(contentType: string | undefined, contentEncodi
  * Signature over AuthToken+MID+Amt and the two gateway URLs. Throws a NicepayRequestError
  * naming the field for anything else; nothing has been sent.
  */
-export function verifyAuthReturn(bytes: Uint8Array, charset: Charset, config: ResolvedConfig): VerifiedReturn | AuthFailedCheckout {
+export function verifyAuthReturn(bytes: Uint8Array, charset: Charset, config: ResolvedConfig, endpoints: GatewayEndpoints): VerifiedReturn | AuthFailedCheckout {
   let form: FormFields;
   try {
     form = decodeForm(bytes, charset, { maxFields: 64 });
@@ -92,7 +92,7 @@ export function verifyAuthReturn(bytes: Uint8Array, charset: Charset, config: Re
     authToken,
     amt,
     payMethod,
-    nextAppUrl: trustedGatewayUrl(form.NextAppURL!, 'NextAppURL', config),
-    netCancelUrl: trustedGatewayUrl(form.NetCancelURL!, 'NetCancelURL', config),
+    nextAppUrl: trustedGatewayUrl(form.NextAppURL!, 'NextAppURL', config, endpoints),
+    netCancelUrl: trustedGatewayUrl(form.NetCancelURL!, 'NetCancelURL', config, endpoints),
   };
 }

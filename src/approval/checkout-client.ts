@@ -11,6 +11,7 @@ import { returnBodyCharset, verifyAuthReturn, type VerifiedReturn } from './auth
 import { type CheckoutOptions, resolveCheckoutOptions } from './checkout-options.js';
 import { type CheckoutRecord, checkoutRecordCodec, parseRecord } from './checkout-record.js';
 import { toCheckoutResult } from './checkout-result.js';
+import { gatewayEndpoints } from './trusted-url.js';
 import { netCancel } from './net-cancel.js';
 
 /** The checkout-return flow of interface A, free of any web framework. */
@@ -51,9 +52,10 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
   const lockTtlMs = 2 * (config.connectMs + config.responseMs) + 2 * opts.hookTimeoutMs + 30_000;
   const onceOptions = { lockTtlMs, resultTtlMs: opts.resultTtlMs };
   const recordCodec = checkoutRecordCodec(opts.responseCharset, opts.ediType);
+  const endpoints = gatewayEndpoints(config);
 
   async function complete(bytes: Uint8Array, charset: Charset, req: Req): Promise<CheckoutResult> {
-    const v = verifyAuthReturn(bytes, charset, config);
+    const v = verifyAuthReturn(bytes, charset, config, endpoints);
     if (!('kind' in v)) return v;
     const { moid, tid } = v;
     const amountOrPromise = opts.expectedAmount(moid, req);
