@@ -8,7 +8,8 @@
  * run, and with `--rewarm` that many untimed approvals go before each chunk. CPU comes from
  * /proc/<pid>/task/<tid>/stat (10 ms ticks: keep chunks at a thousand approvals or more). The
  * load comes from this process, with the sandbox in it: the server has a core to itself, unlike
- * in `npm run bench`. Linux only.
+ * in `npm run bench`. `SHOP_FLAGS="--flag ..."` passes V8/Node flags to the server processes
+ * (e.g. to see whether a runtime setting explains a difference). Linux only.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -55,7 +56,7 @@ function processStat(pid: number): { userUs: number; systemUs: number; minorFaul
 
 async function measure(what: string, libRoot: string, sandboxUrl: string, sandbox: ReturnType<typeof createSandbox>): Promise<void> {
   const chunks = Math.ceil(N / CHUNK);
-  const shop = await startShop(what === 'floor' ? 'floor' : 'ours', libRoot, sandbox, sandboxUrl, WARMUP + chunks * (REWARM + CHUNK), what, 'node', [SHOP_SCRIPT]);
+  const shop = await startShop(what === 'floor' ? 'floor' : 'ours', libRoot, sandbox, sandboxUrl, WARMUP + chunks * (REWARM + CHUNK), what, 'node', [...(process.env.SHOP_FLAGS ?? '').split(' ').filter(Boolean), SHOP_SCRIPT]);
   const { child } = shop;
   let next = 0;
   const drive = (upTo: number): Promise<void> => shop.drive((next = upTo));
