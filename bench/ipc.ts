@@ -3,7 +3,7 @@
  * Shared by run.ts (parent), sandbox-process.ts and server-process.ts (children).
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { PerformanceObserver } from 'node:perf_hooks';
 
@@ -23,6 +23,8 @@ export interface ProcStats {
    * Undefined where /proc is not there.
    */
   mainCpu: number | undefined;
+  /** CPU of the helper threads by thread name (`V8 DefaultWorke`, `libuv-worker`, ...), microseconds; empty without /proc. */
+  helperCpu: Record<string, number>;
 }
 
 // Every process that loads this module sums its GC pauses (perf_hooks 'gc' entries).
@@ -34,7 +36,7 @@ new PerformanceObserver((list) => {
 /** This process's CPU, memory and GC time so far. */
 export function procStats(): ProcStats {
   const cpu = process.cpuUsage();
-  return { user: cpu.user, system: cpu.system, rss: process.memoryUsage().rss, maxRss: process.resourceUsage().maxRSS * 1024, gc: gcUs, mainCpu: mainThreadCpu() };
+  return { user: cpu.user, system: cpu.system, rss: process.memoryUsage().rss, maxRss: process.resourceUsage().maxRSS * 1024, gc: gcUs, mainCpu: mainThreadCpu(), helperCpu: helperThreadsCpu() };
 }
 
 /**
@@ -60,6 +62,22 @@ function mainThreadCpu(): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** utime + stime of this process's other threads from /proc, summed by thread name. */
+function helperThreadsCpu(): Record<string, number> {
+  const byName: Record<string, number> = {};
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      if (tid === String(process.pid)) continue;
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      byName[name] = (byName[name] ?? 0) + statCpuUs(procStatFields(stat));
+    }
+  } catch {
+    // no /proc: nothing to add
+  }
+  return byName;
 }
 
 type Handler = (msg: Record<string, unknown>) => unknown;

@@ -152,6 +152,8 @@ interface Round {
   gcUs: number;
   /** Server child's main thread alone, microseconds (NaN without /proc). */
   mainCpuUs: number;
+  /** Server child's helper threads by name, microseconds. */
+  helperCpuUs: Record<string, number>;
   sandboxCpuUs: number;
   non2xx: number;
   errors: number;
@@ -400,6 +402,7 @@ async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Gr
           requests: res.requests.total, durationS, reqPerSec: res.requests.total / durationS,
           p50Ms: res.latency.p50, p99Ms: res.latency.p99, cpuUs: cpu(s0, s1), gcUs: s1.gc - s0.gc,
           mainCpuUs: (s1.mainCpu ?? NaN) - (s0.mainCpu ?? NaN), sandboxCpuUs: cpu(b0, b1),
+          helperCpuUs: Object.fromEntries(Object.entries(s1.helperCpu ?? {}).map(([name, us]) => [name, us - (s0.helperCpu?.[name] ?? 0)])),
           non2xx: res.non2xx, errors: res.errors + res.timeouts,
         });
       }
@@ -408,7 +411,8 @@ async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Gr
       log(`round ${r + 1}/${plan.rounds}: ${kinds.map(([k]) => {
         const last = servers.get(k)!.rounds.at(-1)!;
         const per = (us: number): string => (us / last.requests).toFixed(0);
-        return `${k} ${last.reqPerSec.toFixed(0)} req/s ${per(last.cpuUs)} us/req (main ${per(last.mainCpuUs)}, gc ${per(last.gcUs)})`;
+        const helpers = Object.entries(last.helperCpuUs).filter(([, us]) => us > 0).map(([name, us]) => `${name.trim()} ${per(us)}`).join(', ');
+        return `${k} ${last.reqPerSec.toFixed(0)} req/s ${per(last.cpuUs)} us/req (main ${per(last.mainCpuUs)}, gc ${per(last.gcUs)}${helpers ? `; ${helpers}` : ''})`;
       }).join(', ')}; order ${order.map(([k]) => k.replace(/^[a-z]+-/, '')).join(' > ')}`);
     }
     const allocKb = new Map<ServerKind, number>();
