@@ -64,16 +64,25 @@ function kvFields(latin1: string, charset: Charset): GatewayFields {
 function jsonOfLatin1(latin1: string, charset: Charset): Record<string, string> | undefined {
   if (latin1.includes('\\u')) return undefined;
   let fields: Record<string, string>;
+  let keys: string[];
   try {
-    fields = normalized(JSON.parse(latin1), latin1);
+    [fields, keys] = normalized(JSON.parse(latin1), latin1);
   } catch {
     return undefined;
   }
+  // Bytes from 80 up in the whole answer (each one more byte in UTF-8 than in latin1). Escapes
+  // are ASCII, so each lies in a key or, one for one, in a value (a nested value's JSON text
+  // keeps them): values are scanned until all are found, and any left over are in a key.
+  let high = Buffer.byteLength(latin1, 'utf8') - latin1.length;
   const encoded: string[] = [];
-  for (const key of Object.keys(fields)) {
-    if (hasHighByte(key)) return undefined;
-    if (hasHighByte(fields[key]!)) encoded.push(key);
+  for (let i = 0; i < keys.length && high > 0; i++) {
+    const n = highBytes(fields[keys[i]!]!);
+    if (n > 0) {
+      encoded.push(keys[i]!);
+      high -= n;
+    }
   }
+  if (high !== 0) return undefined;
   if (encoded.length === 0) return fields;
   // NUL joins them: JSON has no raw control character inside a string, and \u0000 was ruled out.
   const decoded = decodeBytes(Buffer.from(encoded.map((key) => fields[key]).join('\0'), 'latin1'), charset).split('\0');
@@ -89,16 +98,16 @@ function jsonOfText(text: string): Record<string, string> {
   } catch {
     throw new WireFormatError('response is not JSON');
   }
-  return normalized(parsed, text);
+  return normalized(parsed, text)[0];
 }
 
 /**
  * JSON.parse's value of `text` as the answer's fields: an object whose values are made strings
  * in place. JSON.parse defines every key as an own data property (`__proto__` included, which
  * then shadows the accessor), so normalising in place keeps that safe object. Throws when the
- * text names a field twice.
+ * text names a field twice. Returns the fields and their keys.
  */
-function normalized(parsed: unknown, text: string): Record<string, string> {
+function normalized(parsed: unknown, text: string): [Record<string, string>, string[]] {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new WireFormatError('response JSON is not an object');
   }
@@ -113,13 +122,14 @@ function normalized(parsed: unknown, text: string): Record<string, string> {
     if (typeof value !== 'string') fields[key] = scalarText(value);
   }
   if (jsonKeyCount(text) !== ownKeys) throw new WireFormatError(DUPLICATE);
-  return fields as Record<string, string>;
+  return [fields as Record<string, string>, keys];
 }
 
-/** True when a character of latin1 text is a byte above 7F. */
-function hasHighByte(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return true;
-  return false;
+/** How many characters of latin1 text are bytes above 7F. */
+function highBytes(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) n++;
+  return n;
 }
 
 const DUPLICATE = 'response names a field twice, so it can be read two ways';
