@@ -90,7 +90,7 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
       }
       if (digestEquals(once.value.tokenDigest, tokenDigest)) return toCheckoutResult(once.value, true);
       if (once.value.kind !== 'declined') {
-        throw new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `TID ${tid} was already processed for another AuthToken; its result is not served and nothing was sent`, 'AuthToken');
+        throw new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `TID ${tid} was already approved for another AuthToken; its result is not served and nothing was sent`, 'AuthToken');
       }
     }
     throw new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `TID ${tid} was declined for ${MAX_GENERATIONS} other AuthTokens; nothing was sent`, 'AuthToken');
