@@ -6,7 +6,8 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { memoryStore } from '../src/index.js';
-import { startShop, type TestShop } from './helpers/shop.js';
+import { secretDigest } from '../src/util/secret-digest.js';
+import { MERCHANT_KEY, startShop, type TestShop } from './helpers/shop.js';
 
 describe('checkoutReturn: nothing approved twice', () => {
   let shop: TestShop;
@@ -69,7 +70,8 @@ describe('checkoutReturn: nothing approved twice', () => {
     other.orders.set('unreadable', 2_000);
     const auth = await shop.sandbox.authenticate({ moid: 'unreadable', amount: 2_000, method: 'CARD' });
     // As if another instance, on another version, had finished this TID and written its own format.
-    const key = `checkout:${auth.fields.MID}:${auth.fields.TxTid}`;
+    const digest = secretDigest(MERCHANT_KEY, 'checkout-auth-token', auth.fields.AuthToken!);
+    const key = `checkout:${auth.fields.MID}:${auth.fields.TxTid}:${digest.slice(0, 32)}`;
     const held = await store.acquire(key, 10_000);
     if (held.state !== 'acquired') throw new Error('expected to take the key');
     await store.complete(key, held.token, '{"format":"from elsewhere"}', 60_000);

@@ -13,6 +13,7 @@ import { type CheckoutRecord, checkoutRecordCodec, parseRecord } from './checkou
 import { toCheckoutResult } from './checkout-result.js';
 import { gatewayEndpoints } from './trusted-url.js';
 import { netCancel } from './net-cancel.js';
+import { claimTid } from './tid-claim.js';
 
 /** The checkout-return flow of interface A, free of any web framework. */
 export interface CheckoutClient<Req = unknown> {
@@ -32,12 +33,6 @@ export interface CheckoutClient<Req = unknown> {
 }
 
 /**
- * How many generations of a TxTid's key a return walks past approvals the gateway declined for
- * other AuthTokens. Each one took a genuine authentication; past this many, the TID is refused.
- */
-const MAX_GENERATIONS = 16;
-
-/**
  * Creates the checkout-return client for one route. In order: decode and verify the return;
  * stop on a failed authentication; check the shop's own amount; then approve at most once per
  * (TxTid, AuthToken) through the store, bound to that token (docs/security.md, "A TxTid is
@@ -51,7 +46,7 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
   // slack, so a live holder never loses its lock to a duplicate.
   const lockTtlMs = 2 * (config.connectMs + config.responseMs) + 2 * opts.hookTimeoutMs + 30_000;
   const onceOptions = { lockTtlMs, resultTtlMs: opts.resultTtlMs };
-  const recordCodec = checkoutRecordCodec(opts.responseCharset, opts.ediType);
+  const codec = checkoutRecordCodec(opts.responseCharset, opts.ediType);
   const endpoints = gatewayEndpoints(config);
 
   async function complete(bytes: Uint8Array, charset: Charset, req: Req): Promise<CheckoutResult> {
@@ -72,28 +67,22 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
     if (ctx.isClosing()) throw new NicepayRequestError('NICEPAY_SHUTTING_DOWN', 'server is shutting down; nothing was sent, retry shortly');
 
     const tokenDigest = secretDigest(config.merchantKey, 'checkout-auth-token', v.authToken);
-    const codec = { serialize: recordCodec.serialize, parse: (text: string) => readStored(text, tid, moid) };
-    const work = (): Promise<CheckoutRecord> => ctx.track(approveAndRecord(v, expected, tokenDigest, req));
-    // One key per TxTid holds the result of the token the gateway accepted (or may have). A
-    // token the gateway declined never owns the TID: its record answers its own duplicates,
-    // and other tokens go on to the next generation of the key (docs/security.md, "A TxTid is
-    // bound to its AuthToken").
-    const key = `checkout:${config.mid}:${tid}`;
-    for (let generation = 0; generation < MAX_GENERATIONS; generation++) {
-      const once = await runOnce(config.store, generation === 0 ? key : `${key}#${generation}`, onceOptions, work, codec);
-      if (!once) throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'approval produced no result', { tid, moid });
-      if (once.fresh) {
-        if (!once.stored) {
-          config.logger.error({ tid, moid, step: 'store', error: storeErrorText(once.storeError) }, 'approval result not stored: a duplicate may be declined by the gateway');
-        }
-        return toCheckoutResult(once.value, false);
-      }
-      if (digestEquals(once.value.tokenDigest, tokenDigest)) return toCheckoutResult(once.value, true);
-      if (once.value.kind !== 'declined') {
-        throw new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `TID ${tid} was already approved for another AuthToken; its result is not served and nothing was sent`, 'AuthToken');
-      }
+    // The key holds the token's digest: a return with another token on this TxTid never
+    // reads, waits on or overwrites this token's result (issue 18 item 2).
+    const key = `checkout:${config.mid}:${tid}:${tokenDigest.slice(0, 32)}`;
+    const once = await runOnce(config.store, key, onceOptions, () => ctx.track(approveAndRecord(v, expected, tokenDigest, req)), {
+      serialize: codec.serialize,
+      parse: (text) => readStored(text, tid, moid),
+    });
+    if (!once) throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'approval produced no result', { tid, moid });
+    if (!once.stored) {
+      config.logger.error({ tid, moid, step: 'store', error: storeErrorText(once.storeError) }, 'approval result not stored: a duplicate may be declined by the gateway');
     }
-    throw new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `TID ${tid} was declined for ${MAX_GENERATIONS} other AuthTokens; nothing was sent`, 'AuthToken');
+    // A fresh value is this request's own work, bound to its token by construction.
+    if (!once.fresh && !digestEquals(once.value.tokenDigest, tokenDigest)) {
+      throw new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `TID ${tid} was presented with another AuthToken; its result is not served and nothing was sent`, 'AuthToken');
+    }
+    return toCheckoutResult(once.value, !once.fresh);
   }
 
   /** A duplicate's stored record; one this instance cannot read means the TID may be charged. */
@@ -107,23 +96,32 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
 
   async function approveAndRecord(v: VerifiedReturn, amount: number, tokenDigest: string, req: Req): Promise<CheckoutRecord> {
     const { tid, moid } = v;
-    const outcome = await approve(ctx, {
-      nextAppUrl: v.nextAppUrl,
-      netCancelUrl: v.netCancelUrl,
-      tid,
-      authToken: v.authToken,
-      amount,
-      moid,
-      payMethod: v.payMethod,
-      responseCharset: opts.responseCharset,
-      ediType: opts.ediType,
-    });
-    if (outcome.kind === 'failed' && outcome.code === 'NICEPAY_GATEWAY_UNREACHABLE') {
-      // Never sent: nothing to remember. Throwing releases the key, so the buyer may retry.
-      throw outcomeError(outcome, tid, moid);
+    const claim = await claimTid(config.store, `checkout-tid:${config.mid}:${tid}`, tokenDigest, lockTtlMs);
+    let record: CheckoutRecord | undefined;
+    try {
+      const outcome = await approve(ctx, {
+        nextAppUrl: v.nextAppUrl,
+        netCancelUrl: v.netCancelUrl,
+        tid,
+        authToken: v.authToken,
+        amount,
+        moid,
+        payMethod: v.payMethod,
+        responseCharset: opts.responseCharset,
+        ediType: opts.ediType,
+      });
+      if (outcome.kind === 'failed' && outcome.code === 'NICEPAY_GATEWAY_UNREACHABLE') {
+        // Never sent: nothing to remember. Throwing releases both keys, so the buyer may retry.
+        throw outcomeError(outcome, tid, moid);
+      }
+      record = Object.assign(outcome, { moid, tid, amount, tokenDigest });
+      if (record.kind === 'committed' && opts.onApproved) record = await afterHook(record, v, req);
+      return record;
+    } finally {
+      // Only a token the gateway accepted (or may have) owns the TID; a decline or a call
+      // never sent leaves it free, so a forged return posted first never blocks the buyer.
+      await claim.settle(record !== undefined && record.kind !== 'declined', config.logger, opts.resultTtlMs);
     }
-    const record: CheckoutRecord = Object.assign(outcome, { moid, tid, amount, tokenDigest });
-    return record.kind === 'committed' && opts.onApproved ? afterHook(record, v, req) : record;
   }
 
   async function afterHook(record: CheckoutRecord & { kind: 'committed' }, v: VerifiedReturn, req: Req): Promise<CheckoutRecord> {
