@@ -84,9 +84,11 @@ function jsonOfLatin1(latin1: string, charset: Charset): Record<string, string> 
   }
   if (high !== 0) return undefined;
   if (encoded.length === 0) return fields;
-  // NUL joins them: JSON has no raw control character inside a string, and \u0000 was ruled out.
-  const decoded = decodeBytes(Buffer.from(encoded.map((key) => fields[key]).join('\0'), 'latin1'), charset).split('\0');
-  for (let i = 0; i < encoded.length; i++) fields[encoded[i]!] = decoded[i]!;
+  // NUL joins them (JSON has no raw control character inside a string, and \u0000 was ruled
+  // out), and leads them too: a UTF-8 decoder drops a byte-order mark at the start of its input,
+  // which the whole answer's decode keeps when a value starts with one.
+  const decoded = decodeBytes(Buffer.from('\0' + encoded.map((key) => fields[key]).join('\0'), 'latin1'), charset).split('\0');
+  for (let i = 0; i < encoded.length; i++) fields[encoded[i]!] = decoded[i + 1]!;
   return fields;
 }
 
