@@ -5,8 +5,6 @@ import { type RecordCodec, runOnce, storeErrorText } from '../store/run-once.js'
 import { TransportError } from '../transport.js';
 import { transportOutcome } from '../transport-failure.js';
 import { digestEquals, secretDigest } from '../util/secret-digest.js';
-import { latin1Text } from '../wire/charset.js';
-import { hasDuplicateKeys } from '../wire/duplicate-keys.js';
 import { KEYIN_PATH } from '../wire/keyin-fields.js';
 import { kstTimestamp14 } from '../wire/kst.js';
 import { buildKeyinRequest } from './request.js';
@@ -55,16 +53,10 @@ export function createKeyinClient(ctx: ClientContext): KeyinClient {
       config.logger.error({ ...log, durationMs: Date.now() - started, failure: err.kind }, 'key-in outcome unknown');
       return { ...base, kind: 'unknown', reason: err.message };
     }
-    // An answer naming a field twice can be read two ways; key-in has no net cancel, so its
-    // outcome is unknown (issue 18 item 6).
-    if (hasDuplicateKeys(latin1Text(body), n.ediType)) {
-      config.logger.error({ ...log, durationMs: Date.now() - started }, 'key-in outcome unknown: answer names a field twice');
-      return { ...base, kind: 'unknown', reason: 'the answer names a field twice, so it can be read two ways' };
-    }
     const answer = readKeyinAnswer(body, { tid, mid: config.mid, moid: n.moid, amount: n.amount, charset: n.charset, ediType: n.ediType });
     const durationMs = Date.now() - started;
     if (answer.kind === 'unverifiable') {
-      config.logger.error({ ...log, durationMs }, 'key-in outcome unknown: unusable answer');
+      config.logger.error({ ...log, durationMs, reason: answer.reason }, 'key-in outcome unknown: unusable answer');
       return { ...base, kind: 'unknown', reason: answer.reason };
     }
     if (answer.kind === 'declined') {

@@ -1,6 +1,6 @@
 import { parseAmount } from '../wire/amount.js';
 import type { Charset } from '../wire/charset.js';
-import { type GatewayFields, ownField, parseGatewayBody } from '../wire/response-body.js';
+import { DUPLICATE_FIELD, type GatewayFields, ownField, parseGatewayBody } from '../wire/response-body.js';
 import { KEYIN_SUCCESS_CODE } from '../wire/keyin-fields.js';
 import type { KeyinEdiType } from './types.js';
 
@@ -30,7 +30,10 @@ export function readKeyinAnswer(body: Buffer, sent: SentKeyin): KeyinAnswer {
   let raw: GatewayFields;
   try {
     raw = parseGatewayBody(body, sent.charset, sent.ediType);
-  } catch {
+  } catch (err) {
+    // Such an answer can be read two ways; key-in has no net cancel, so its outcome is unknown
+    // (issue 18 item 6).
+    if ((err as Error).message === DUPLICATE_FIELD) return { kind: 'unverifiable', reason: 'the answer names a field twice, so it can be read two ways' };
     return { kind: 'unverifiable', reason: `the answer is not ${sent.ediType} in ${sent.charset}` };
   }
   const code = ownField(raw, 'ResultCode') ?? '';

@@ -30,7 +30,7 @@ export function ownField(fields: GatewayFields, name: string): string | undefine
  * 9999, say) and its outcome is unknown whatever a parser makes of it (issue 18 item 6).
  */
 export function parseGatewayBody(body: Uint8Array, charset: Charset, ediType: EdiType): GatewayFields {
-  return parseGatewayLatin1(latin1Text(body), charset, ediType);
+  return ediType === 'KV' ? kvFields(body, charset) : jsonFields(latin1Text(body), charset);
 }
 
 /**
@@ -38,14 +38,17 @@ export function parseGatewayBody(body: Uint8Array, charset: Charset, ediType: Ed
  * see `latin1Text`), as an approval keeps it for its stored record.
  */
 export function parseGatewayLatin1(latin1: string, charset: Charset, ediType: EdiType): GatewayFields {
-  if (ediType === 'KV') return kvFields(latin1, charset);
+  return ediType === 'KV' ? kvFields(Buffer.from(latin1, 'latin1'), charset) : jsonFields(latin1, charset);
+}
+
+function jsonFields(latin1: string, charset: Charset): GatewayFields {
   const fields = jsonOfLatin1(latin1, charset) ?? jsonOfText(decodeBytes(Buffer.from(latin1, 'latin1'), charset).replace(/^\uFEFF/, '').trim());
   return Object.freeze(fields);
 }
 
-function kvFields(latin1: string, charset: Charset): GatewayFields {
-  if (hasDuplicateKeys(latin1, 'KV')) throw new WireFormatError(DUPLICATE);
-  const fields = parseKv(Buffer.from(latin1, 'latin1'), charset);
+function kvFields(body: Uint8Array, charset: Charset): GatewayFields {
+  if (hasDuplicateKeys(latin1Text(body), 'KV')) throw new WireFormatError(DUPLICATE_FIELD);
+  const fields = parseKv(body, charset);
   if (Object.keys(fields).length === 0) throw new WireFormatError('response is not Key=value pairs');
   return Object.freeze(fields);
 }
@@ -123,7 +126,7 @@ function normalized(parsed: unknown, text: string): [Record<string, string>, str
     if (typeof value === 'object' && value !== null) ownKeys += nestedKeyCount(value);
     if (typeof value !== 'string') fields[key] = scalarText(value);
   }
-  if (jsonKeyCount(text) !== ownKeys) throw new WireFormatError(DUPLICATE);
+  if (jsonKeyCount(text) !== ownKeys) throw new WireFormatError(DUPLICATE_FIELD);
   return [fields as Record<string, string>, keys];
 }
 
@@ -134,7 +137,8 @@ function highBytes(text: string): number {
   return n;
 }
 
-const DUPLICATE = 'response names a field twice, so it can be read two ways';
+/** The message of the WireFormatError for an answer that names a field twice. */
+export const DUPLICATE_FIELD = 'response names a field twice, so it can be read two ways';
 
 /** Own keys of every object inside a parsed JSON value, at any depth. */
 function nestedKeyCount(value: object): number {
