@@ -262,14 +262,20 @@ describe('notifications: a hook slower than hookTimeoutMs (the hook decides, nev
     };
   }
 
+  /** Posts a notice whose hook is still running when its timeout fires. */
+  async function timedOutPost(shop: ReturnType<typeof slowShop>, moid: string) {
+    const res = await withHeldTimers(async (timers) => {
+      shop.hold(timers.jump);
+      return post(shop.app, moid);
+    });
+    shop.hold(undefined);
+    return res;
+  }
+
   it('answers FAIL at the timeout, but a retry while the hook runs on does not run it again; once it resolved, OK', async () => {
     const shop = slowShop();
     try {
-      const first = await withHeldTimers(async (timers) => {
-        shop.hold(timers.jump);
-        return post(shop.app, 'SLOW-1');
-      });
-      shop.hold(undefined);
+      const first = await timedOutPost(shop, 'SLOW-1');
       expect(first.status).to.equal(500);
       expect(first.text).to.equal('FAIL');
       expect(shop.calls).to.have.length(1);
@@ -289,11 +295,7 @@ describe('notifications: a hook slower than hookTimeoutMs (the hook decides, nev
   it('a slow hook that finally fails leaves the notice to the retry, which runs it again', async () => {
     const shop = slowShop();
     try {
-      const first = await withHeldTimers(async (timers) => {
-        shop.hold(timers.jump);
-        return post(shop.app, 'SLOW-2');
-      });
-      shop.hold(undefined);
+      const first = await timedOutPost(shop, 'SLOW-2');
       expect(first.text).to.equal('FAIL');
       shop.finish(false); // nothing was recorded
       await new Promise((r) => setImmediate(r));

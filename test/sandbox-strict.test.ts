@@ -22,6 +22,12 @@ describe('sandbox approval side: as strict as the documented gateway', () => {
   const send = (a: AuthReturn, o: Parameters<typeof sendHandForm>[3] = {}): Promise<RawReply> => sendHandForm(sandbox, a, KEY, o);
   const answer = async (a: AuthReturn, o: Parameters<typeof sendHandForm>[3] = {}): Promise<Record<string, string>> => parseReply(await send(a, o));
   const statusOf = (a: AuthReturn): string | undefined => sandbox.ledger.get(a.fields.TxTid!)?.status;
+  /** Opens the payment window with this EdiDate and SignData: the status and the page. */
+  const windowError = async (moid: string, ediDate: string, signData: string): Promise<{ status: number; html: string }> => {
+    const form = { MID, Amt: '1004', Moid: moid, GoodsName: 'goods', ReturnURL: 'https://shop.example/r', EdiDate: ediDate, SignData: signData };
+    const r = await postBytes(`${sandbox.url}/window`, encodeForm(form, 'euc-kr'), 'application/x-www-form-urlencoded');
+    return { status: r.status, html: r.bytes.toString('utf8') };
+  };
 
   beforeEach(async () => {
     sandbox = await startFrozenSandbox(START);
@@ -57,10 +63,9 @@ describe('sandbox approval side: as strict as the documented gateway', () => {
 
     it('the payment window refuses a UTC EdiDate with a 400 page naming EdiDate', async () => {
       const edi = utcDigits(sandbox.clock.now());
-      const form = { MID, Amt: '1004', Moid: 'w-1', GoodsName: 'goods', ReturnURL: 'https://shop.example/r', EdiDate: edi, SignData: windowSignData(edi, MID, '1004', KEY) };
-      const r = await postBytes(`${sandbox.url}/window`, encodeForm(form, 'euc-kr'), 'application/x-www-form-urlencoded');
+      const r = await windowError('w-1', edi, windowSignData(edi, MID, '1004', KEY));
       expect(r.status).to.equal(400);
-      expect(r.bytes.toString('utf8')).to.include('<strong id="error-field">EdiDate</strong>');
+      expect(r.html).to.include('<strong id="error-field">EdiDate</strong>');
     });
   });
 
@@ -98,10 +103,9 @@ describe('sandbox approval side: as strict as the documented gateway', () => {
       expect((await answer(a)).ResultCode).to.equal('3001');
       expect((await answer(a, { netCancel: true, ediDate: edi, signData: upper })).ResultCode).to.equal('A211');
       expect(statusOf(a)).to.equal('approved');
-      const form = { MID, Amt: '1004', Moid: 'w-2', GoodsName: 'goods', ReturnURL: 'https://shop.example/r', EdiDate: edi, SignData: windowSignData(edi, MID, '1004', KEY).toUpperCase() };
-      const r = await postBytes(`${sandbox.url}/window`, encodeForm(form, 'euc-kr'), 'application/x-www-form-urlencoded');
+      const r = await windowError('w-2', edi, windowSignData(edi, MID, '1004', KEY).toUpperCase());
       expect(r.status).to.equal(400);
-      expect(r.bytes.toString('utf8')).to.include('<strong id="error-field">SignData</strong>');
+      expect(r.html).to.include('<strong id="error-field">SignData</strong>');
     });
   });
 
