@@ -68,8 +68,9 @@ function jsonOfLatin1(latin1: string, charset: Charset): Record<string, string> 
   if (latin1.includes('\\u')) return undefined;
   let fields: Record<string, string>;
   let keys: string[];
+  let values: string[];
   try {
-    [fields, keys] = normalized(JSON.parse(latin1), latin1);
+    [fields, keys, values] = normalized(JSON.parse(latin1), latin1);
   } catch {
     return undefined;
   }
@@ -77,11 +78,11 @@ function jsonOfLatin1(latin1: string, charset: Charset): Record<string, string> 
   // are ASCII, so each lies in a key or, one for one, in a value (a nested value's JSON text
   // keeps them): values are scanned until all are found, and any left over are in a key.
   let high = Buffer.byteLength(latin1, 'utf8') - latin1.length;
-  const encoded: string[] = [];
+  const encoded: number[] = [];
   for (let i = 0; i < keys.length && high > 0; i++) {
-    const n = highBytes(fields[keys[i]!]!);
+    const n = highBytes(values[i]!);
     if (n > 0) {
-      encoded.push(keys[i]!);
+      encoded.push(i);
       high -= n;
     }
   }
@@ -90,8 +91,8 @@ function jsonOfLatin1(latin1: string, charset: Charset): Record<string, string> 
   // NUL joins them (JSON has no raw control character inside a string, and \u0000 was ruled
   // out), and leads them too: a UTF-8 decoder drops a byte-order mark at the start of its input,
   // which the whole answer's decode keeps when a value starts with one.
-  const decoded = decodeBytes(Buffer.from('\0' + encoded.map((key) => fields[key]).join('\0'), 'latin1'), charset).split('\0');
-  for (let i = 0; i < encoded.length; i++) fields[encoded[i]!] = decoded[i + 1]!;
+  const decoded = decodeBytes(Buffer.from('\0' + encoded.map((i) => values[i]).join('\0'), 'latin1'), charset).split('\0');
+  for (let i = 0; i < encoded.length; i++) fields[keys[encoded[i]!]!] = decoded[i + 1]!;
   return fields;
 }
 
@@ -110,24 +111,28 @@ function jsonOfText(text: string): Record<string, string> {
  * JSON.parse's value of `text` as the answer's fields: an object whose values are made strings
  * in place. JSON.parse defines every key as an own data property (`__proto__` included, which
  * then shadows the accessor), so normalising in place keeps that safe object. Throws when the
- * text names a field twice. Returns the fields and their keys.
+ * text names a field twice. Returns the fields, their keys and their values, in one order.
  */
-function normalized(parsed: unknown, text: string): [Record<string, string>, string[]] {
+function normalized(parsed: unknown, text: string): [Record<string, string>, string[], string[]] {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new WireFormatError('response JSON is not an object');
   }
   const fields = parsed as Record<string, unknown>;
+  // Keys and values in one order, read in two calls: a load of fields[key] per key is a
+  // lookup by name each time (a different name at one site).
   const keys = Object.keys(fields);
+  const values = Object.values(fields);
   // One property per name: fewer keys here (and in nested objects) than the text names means
   // a name came twice. Counted, not collected: no set of keys per answer (jsonKeyCount).
   let ownKeys = keys.length;
-  for (const key of keys) {
-    const value = fields[key];
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (typeof value === 'string') continue;
     if (typeof value === 'object' && value !== null) ownKeys += nestedKeyCount(value);
-    if (typeof value !== 'string') fields[key] = scalarText(value);
+    values[i] = fields[keys[i]!] = scalarText(value);
   }
   if (jsonKeyCount(text) !== ownKeys) throw new WireFormatError(DUPLICATE_FIELD);
-  return [fields as Record<string, string>, keys];
+  return [fields as Record<string, string>, keys, values as string[]];
 }
 
 /** How many characters of latin1 text are bytes above 7F. */
