@@ -1,6 +1,6 @@
 import { parseAmount } from '../wire/amount.js';
 import type { Charset } from '../wire/charset.js';
-import { DUPLICATE_FIELD, type GatewayFields, ownField, parseGatewayBody } from '../wire/response-body.js';
+import { DuplicateFieldError, type GatewayFields, ownField, parseGatewayBody } from '../wire/response-body.js';
 import { KEYIN_SUCCESS_CODE } from '../wire/keyin-fields.js';
 import type { KeyinEdiType } from './types.js';
 
@@ -33,7 +33,7 @@ export function readKeyinAnswer(body: Buffer, sent: SentKeyin): KeyinAnswer {
   } catch (err) {
     // Such an answer can be read two ways; key-in has no net cancel, so its outcome is unknown
     // (issue 18 item 6).
-    if ((err as Error).message === DUPLICATE_FIELD) return { kind: 'unverifiable', reason: 'the answer names a field twice, so it can be read two ways' };
+    if (err instanceof DuplicateFieldError) return { kind: 'unverifiable', reason: 'the answer names a field twice, so it can be read two ways' };
     return { kind: 'unverifiable', reason: `the answer is not ${sent.ediType} in ${sent.charset}` };
   }
   const code = ownField(raw, 'ResultCode') ?? '';

@@ -47,7 +47,7 @@ function jsonFields(latin1: string, charset: Charset): GatewayFields {
 }
 
 function kvFields(body: Uint8Array, charset: Charset): GatewayFields {
-  if (hasDuplicateKeys(latin1Text(body), 'KV')) throw new WireFormatError(DUPLICATE_FIELD);
+  if (hasDuplicateKeys(latin1Text(body), 'KV')) throw new DuplicateFieldError();
   const fields = parseKv(body, charset);
   if (Object.keys(fields).length === 0) throw new WireFormatError('response is not Key=value pairs');
   return Object.freeze(fields);
@@ -131,7 +131,7 @@ function normalized(parsed: unknown, text: string): [Record<string, string>, str
     if (typeof value === 'object' && value !== null) ownKeys += nestedKeyCount(value);
     values[i] = fields[keys[i]!] = scalarText(value);
   }
-  if (jsonKeyCount(text) !== ownKeys) throw new WireFormatError(DUPLICATE_FIELD);
+  if (jsonKeyCount(text) !== ownKeys) throw new DuplicateFieldError();
   return [fields as Record<string, string>, keys, values as string[]];
 }
 
@@ -142,8 +142,15 @@ function highBytes(text: string): number {
   return n;
 }
 
-/** The message of the WireFormatError for an answer that names a field twice. */
-export const DUPLICATE_FIELD = 'response names a field twice, so it can be read two ways';
+/**
+ * Thrown by the parsers for an answer that names a field twice: a caller without a net cancel
+ * (key-in) tells it apart from an unreadable answer by its class.
+ */
+export class DuplicateFieldError extends WireFormatError {
+  constructor() {
+    super('response names a field twice, so it can be read two ways');
+  }
+}
 
 /** Own keys of every object inside a parsed JSON value, at any depth. */
 function nestedKeyCount(value: object): number {
