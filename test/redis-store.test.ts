@@ -236,6 +236,68 @@ describe('redisStore (against a real redis-server)', function () {
     });
   });
 
+  describe('extend (the heartbeat of a slow hook)', () => {
+    it("resets the holder's lock TTL, so a lock outlives a hook slower than its first TTL", async () => {
+      const store = track(redisStore({ client: clientA }));
+      const b = track(redisStore({ client: clientB }));
+      const held = await store.acquire('k', 1_000);
+      if (held.state !== 'acquired') throw new Error('not acquired');
+      // Shorten what is left, as time passing would; the heartbeat must bring it back up.
+      await clientA.pExpire('nicepay:lock:k', 50);
+      expect(await store.extend?.('k', held.token, 60_000)).to.equal(true);
+      const left = await clientA.pTTL('nicepay:lock:k');
+      expect(left).to.be.greaterThan(59_000).and.at.most(60_000);
+      expect(await clientA.get('nicepay:lock:k')).to.equal(held.token);
+      expect(await b.acquire('k', 1_000)).to.deep.equal({ state: 'busy' });
+      await store.complete('k', held.token, 'v', 60_000);
+      expect(await b.acquire('k', 1_000)).to.deep.equal({ state: 'done', value: 'v' });
+    });
+
+    it('answers false and changes nothing once the token no longer holds the lock', async () => {
+      const a = track(redisStore({ client: clientA }));
+      const b = track(redisStore({ client: clientB }));
+      expect(await a.extend?.('never', 'tok', 10_000)).to.equal(false);
+      expect(await clientA.exists('nicepay:lock:never')).to.equal(0);
+
+      const first = await a.acquire('k', 10_000);
+      if (first.state !== 'acquired') throw new Error('not acquired');
+      expect(await b.extend?.('k', 'someone-else', 60_000)).to.equal(false);
+      expect(await clientA.pTTL('nicepay:lock:k')).to.be.at.most(10_000);
+
+      // Expired, then taken over: the old holder's heartbeat must not renew the new lock.
+      await expire(clientA, 'nicepay:lock:k', 10_000);
+      expect(await a.extend?.('k', first.token, 60_000)).to.equal(false);
+      expect(await clientA.exists('nicepay:lock:k')).to.equal(0);
+      const second = await b.acquire('k', 10_000);
+      if (second.state !== 'acquired') throw new Error('not acquired');
+      expect(await a.extend?.('k', first.token, 60_000)).to.equal(false);
+      expect(await clientA.pTTL('nicepay:lock:k')).to.be.at.most(10_000);
+
+      // Completed: the lock is gone, the result stays with its own TTL.
+      await b.complete('k', second.token, 'v', 30_000);
+      expect(await b.extend?.('k', second.token, 60_000)).to.equal(false);
+      expect(await clientA.pTTL('nicepay:result:k')).to.be.at.most(30_000);
+
+      // Released.
+      const third = await a.acquire('r', 10_000);
+      if (third.state !== 'acquired') throw new Error('not acquired');
+      await a.release('r', third.token);
+      expect(await a.extend?.('r', third.token, 60_000)).to.equal(false);
+      expect(await clientA.exists('nicepay:lock:r')).to.equal(0);
+    });
+
+    it('rejects a bad key or TTL without touching Redis', async () => {
+      const store = track(redisStore({ client: clientA }));
+      const errs = await Promise.all([
+        store.extend?.('', 't', 1_000).then(() => undefined, (e: unknown) => e),
+        store.extend?.('k', 't', 0).then(() => undefined, (e: unknown) => e),
+      ]);
+      expect(errs[0]).to.be.instanceOf(TypeError);
+      expect(errs[1]).to.be.instanceOf(RangeError);
+      expect(await clientA.dbSize()).to.equal(0);
+    });
+  });
+
   describe('concurrency across connections', () => {
     it('200 concurrent runOnce calls over two connections run the work once; all get its value', async () => {
       const a = track(redisStore({ client: clientA }));

@@ -114,6 +114,15 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `);
 
+/**
+ * KEYS[1] lock; ARGV[1] token, ARGV[2] lock TTL in ms. Compare-and-expire: only the holder of
+ * a live lock renews it (returns 1); an expired, released or taken-over lock stays as it is.
+ */
+const EXTEND = script(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`);
+
 interface OwnedClient extends RedisStoreClient {
   close?(): Promise<unknown>;
   quit?(): Promise<unknown>;
@@ -186,7 +195,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  * guarantees as `memoryStore`, across processes. Each operation is one Lua script, so it is
  * atomic on the server: `acquire` returns the cached result, or takes the lock
  * (`SET NX PX` with a random token), or reports busy; `complete` and `release` act only for
- * the token holding the lock. A crashed holder's lock frees itself when its TTL runs out.
+ * the token holding the lock, and `extend` renews a lock only for its holder. A crashed
+ * holder's lock frees itself when its TTL runs out.
  *
  * ```ts
  * import { createClient } from 'redis';
@@ -276,6 +286,13 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
     async release(key: string, token: string): Promise<void> {
       checkKey(key);
       await run('release', RELEASE, [lockKey(key)], [String(token)]);
+    },
+
+    async extend(key: string, token: string, lockTtlMs: number): Promise<boolean> {
+      checkKey(key);
+      const ttl = ttlArg('lockTtlMs', lockTtlMs);
+      const reply = await run('extend', EXTEND, [lockKey(key)], [String(token), ttl]);
+      return reply === 1 || reply === '1';
     },
 
     async close(): Promise<void> {
