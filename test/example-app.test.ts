@@ -210,7 +210,8 @@ describe('example-app (the shop on a real sandbox)', () => {
     expect(res.status).to.equal(200);
     expect(dataStatus(res.text)).to.equal('auth-failed');
     expect(textOf(res.text, 'result-status')).to.equal('결제가 취소되었습니다');
-    expect(textOf(res.text, 'result-message')).to.equal('사용자가 결제를 취소하였습니다');
+    // The shop's own words: the posted AuthResultMsg is unverified and never shown.
+    expect(textOf(res.text, 'result-message')).to.equal('결제창에서 결제를 마치지 않았습니다.');
     expect(textOf(res.text, 'result-amount')).to.equal('15,500원');
     expect(shop.db.order(moid)).to.include({ status: 'pending', tid: null });
   });
@@ -311,15 +312,16 @@ describe('example-app (the shop on a real sandbox)', () => {
     expect(again.text).to.not.include('id="pay-form"');
   });
 
-  it('a window cancel shows the order as cancelled by the buyer, payable again; its message is escaped (it is unauthenticated)', async () => {
+  it('a window cancel shows the order as cancelled by the buyer, payable again; the posted text is never shown (it is unauthenticated)', async () => {
     const { moid, amount } = await checkout('haeng-mug');
     const auth = await sandbox.authenticate({ moid, amount, method: 'CARD', cancel: true });
-    // Anyone can post an auth-failed return: forge one carrying markup.
-    const forged = encodeForm({ ...auth.fields, AuthResultMsg: '<img src=x onerror=alert(1)>취소' }, 'euc-kr');
+    // Anyone can post an auth-failed return: forge one carrying markup and a fake bank account.
+    const forged = encodeForm({ ...auth.fields, AuthResultMsg: '<img src=x onerror=alert(1)>입금 계좌 변경, 국민 123-45-6789 로 입금 후 문의' }, 'euc-kr');
     const page = await postReturn({ body: forged, contentType: auth.contentType });
     expect(dataStatus(page.text)).to.equal('auth-failed');
-    expect(page.text).to.not.include('<img src=x');
-    expect(page.text).to.include('&lt;img src=x onerror=alert(1)&gt;취소');
+    expect(page.text).to.not.include('img src=x');
+    expect(page.text).to.not.include('123-45-6789');
+    expect(shop.db.order(moid)?.windowMessage ?? '').to.equal('');
     expect(shop.db.order(moid)).to.include({ status: 'pending', tid: null }); // the order's state is unchanged
     expect(page.text).to.include(`href="/checkout/${moid}" id="retry"`);
     const list = keep(await agent().get('/orders'));

@@ -26,11 +26,12 @@ export function returnRoutes({ db, nicepay, logger }: ShopContext): Router {
         db.markDeclined(r);
         logger.info({ moid: r.moid, tid: r.tid, resultCode: r.code }, 'example shop: payment declined');
       }
-      // auth-failed carries no signature (anyone can post one): it never changes the order's
-      // state; it only notes, for display, that the buyer came back without paying.
+      // auth-failed carries no signature (anyone can post one for any Moid with any text): it
+      // never changes the order's state, and its posted text is neither stored nor shown. It
+      // only notes, for display, that the order's buyer came back without paying.
       if (r.status === 'auth-failed') {
-        db.markWindowCancelled(r.moid, r.message);
-        logger.info({ moid: r.moid, resultCode: r.code }, 'example shop: buyer came back from the window without paying');
+        db.markWindowCancelled(r.moid, '');
+        logger.info({ moid: r.moid, verified: r.verified }, 'example shop: a return said the buyer came back from the window without paying (unverified)');
       }
       res.redirect(303, `/orders/${encodeURIComponent(r.moid)}`);
     },

@@ -97,7 +97,8 @@ describe('e2e: example shop in Chromium (payment window)', () => {
     await checkLayout(page, 'checkout');
     expect(await pay('CARD', 'cancel')).to.equal('auth-failed');
     expect((await page.textContent('#result-status'))!.trim()).to.equal('결제가 취소되었습니다');
-    expect(await page.textContent('#result-message')).to.equal('사용자가 결제를 취소하였습니다');
+    // The shop's own words: the posted AuthResultMsg is unverified and never shown.
+    expect(await page.textContent('#result-message')).to.equal('결제창에서 결제를 마치지 않았습니다.');
     expect(await page.textContent('#result-amount')).to.equal('15,500원');
     expect(e2e.shop.db.order(moid)).to.include({ status: 'pending', tid: null });
     await checkLayout(page, 'result-cancelled');
