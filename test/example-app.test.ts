@@ -59,8 +59,12 @@ describe('example-app (the shop on a real sandbox)', () => {
   const logLines: string[] = [];
   const pages: string[] = [];
 
-  /** supertest over loopback against the listening shop; every page is kept for the key check. */
-  const agent = () => request(server);
+  /**
+   * supertest over loopback against the listening shop, as one buyer's browser (its cookie
+   * makes the orders it places its own); every page is kept for the key check.
+   */
+  let buyer: ReturnType<typeof request.agent> | undefined;
+  const agent = () => (buyer ??= request.agent(server));
   const keep = <T extends { text: string }>(res: T): T => {
     pages.push(res.text);
     return res;
@@ -70,7 +74,7 @@ describe('example-app (the shop on a real sandbox)', () => {
   async function checkout(productId: string, extra: Record<string, string> = {}) {
     const post = keep(await agent().post('/checkout').type('form').send({ productId, ...extra }));
     expect(post.status, post.text).to.equal(303); // post/redirect/get
-    expect(post.headers.location).to.match(/^\/checkout\/ORD\w+$/);
+    expect(post.headers.location).to.match(/^\/checkout\/ORD\w+\?t=[\w-]{22}$/); // a signed order link
     const res = keep(await agent().get(post.headers.location!));
     expect(res.status, res.text).to.equal(200);
     const form = formOf(res.text, 'pay-form');
@@ -85,7 +89,7 @@ describe('example-app (the shop on a real sandbox)', () => {
   async function postReturn(auth: Pick<AuthReturn, 'body' | 'contentType'>) {
     const post = keep(await agent().post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1')));
     if (post.status !== 303) return post; // an error page, rendered on the POST
-    expect(post.headers.location).to.match(/^\/orders\/\w+$/);
+    expect(post.headers.location).to.match(/^\/orders\/\w+(\?t=[\w-]{22})?$/);
     return keep(await agent().get(post.headers.location!));
   }
 
@@ -300,7 +304,7 @@ describe('example-app (the shop on a real sandbox)', () => {
     const auth = await sandbox.authenticate({ moid, amount, method: 'CARD' });
     const post = keep(await agent().post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1')));
     expect(post.status).to.equal(303);
-    expect(post.headers.location).to.equal(`/orders/${moid}`);
+    expect(post.headers.location).to.match(new RegExp(`^/orders/${moid}\\?t=[\\w-]{22}$`));
     for (let i = 0; i < 2; i++) {
       const page = keep(await agent().get(`/orders/${moid}`)); // refresh, Back
       expect(dataStatus(page.text)).to.equal('approved');

@@ -7,7 +7,7 @@
 import { Router } from 'express';
 import type { ShopContext } from '../app.js';
 
-export function returnRoutes({ db, nicepay, logger }: ShopContext): Router {
+export function returnRoutes({ db, nicepay, logger, access }: ShopContext): Router {
   const router = Router();
   router.post(
     '/pay/return',
@@ -33,7 +33,11 @@ export function returnRoutes({ db, nicepay, logger }: ShopContext): Router {
         db.markWindowCancelled(r.moid, '');
         logger.info({ moid: r.moid, verified: r.verified }, 'example shop: a return said the buyer came back from the window without paying (unverified)');
       }
-      res.redirect(303, `/orders/${encodeURIComponent(r.moid)}`);
+      // The gateway confirmed which order a payment or decline is for: its page may open by a
+      // signed link. An auth-failed Moid is the poster's word: no link (the buyer's own
+      // browser still has its cookie).
+      const page = `/orders/${encodeURIComponent(r.moid)}`;
+      res.redirect(303, r.status === 'auth-failed' ? page : access.signedLink(page, r.moid));
     },
   );
   return router;
