@@ -9,6 +9,7 @@ import { createShop, type Shop } from '../example-app/app.js';
 import { LOGIN_FAILURES_PER_WINDOW } from '../example-app/admin-auth.js';
 import type { Logger } from '../src/index.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
+import { encodeForm } from '../src/wire/form-codec.js';
 
 const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
 const PASSWORD = 'correct horse battery';
@@ -97,6 +98,39 @@ describe('example-app: own orders only, bounded login, security headers', () => 
       const page = await request(shop.app).get(forged.headers.location!);
       expect(page.status).to.equal(404);
       expect(page.text).to.not.include('피해자');
+    });
+  });
+
+  describe('no buyer can mark another buyer\'s order declined', () => {
+    it("the forged-decline attack (own authentication, victim's Moid, made-up TxTid) gets 400 and leaves the victim's order untouched", async () => {
+      const victim = request.agent(shop.app);
+      const attacker = request.agent(shop.app);
+      const v = await victim.post('/checkout').type('form').send({ productId: 'kimchi', buyerName: '피해자' });
+      const victimMoid = /^\/checkout\/(\w+)\?t=/.exec(v.headers.location!)![1]!;
+      const a = await attacker.post('/checkout').type('form').send({ productId: 'kimchi' });
+      const attackerMoid = /^\/checkout\/(\w+)\?t=/.exec(a.headers.location!)![1]!;
+      const own = await sandbox.authenticate({ moid: attackerMoid, amount: 23_000, method: 'CARD' });
+      const forgedBody = encodeForm({ ...own.fields, Moid: victimMoid, TxTid: own.fields.TxTid!.slice(0, -4) + '9999' }, 'euc-kr').toString('latin1');
+      const before = shop.db.order(victimMoid)!;
+      const res = await attacker.post('/pay/return').set('content-type', own.contentType).send(forgedBody);
+      expect(res.status).to.equal(400);
+      expect(res.text).to.not.include('피해자');
+      expect(shop.db.order(victimMoid)).to.deep.equal(before);
+      expect(logLines.some((l) => l.includes('NICEPAY_DECLINE_ORDER_MISMATCH'))).to.equal(true);
+      // The victim still pays.
+      const auth = await sandbox.authenticate({ moid: victimMoid, amount: 23_000, method: 'CARD' });
+      await victim.post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      expect(shop.db.order(victimMoid)!.status).to.equal('paid');
+    });
+
+    it("a declined card posted to key-in with another buyer's order number is refused (404) and changes nothing", async () => {
+      const victim = request.agent(shop.app);
+      const k = await victim.post('/keyin/order').type('form').send({ productId: 'jeju-tea' });
+      const moid = /moid=(\w+)/.exec(k.headers.location!)![1]!;
+      const res = await request(shop.app).post('/keyin/pay').type('form').send({ moid, cardNumber: '4000000000009979', cardExpiry: '3012' });
+      expect(res.status).to.equal(404);
+      expect(shop.db.order(moid)).to.include({ status: 'pending' });
+      expect(sandbox.ledger.entries().filter((e) => e.moid === moid)).to.have.length(0);
     });
   });
 

@@ -115,7 +115,9 @@ ${onSandbox && testCardHint()}`);
   pay.use(
     nicepay.keyinRouter({
       // The amount charged is the order's, from SQLite; a pending order only.
-      expectedAmount: (moid) => pendingOrder(moid)?.amount,
+      // Only the order's own browser pays it here: a declined card posted with someone else's
+      // order number must not mark their order declined (order-access.ts).
+      expectedAmount: (moid, req) => (ctx.access.mayView(req, moid) ? pendingOrder(moid)?.amount : undefined),
       goodsName: (moid) => db.order(moid)?.goods ?? '',
       onApproved: (r) => {
         const { changes } = markPaid.run({ moid: r.moid, tid: r.tid, result: JSON.stringify(r) });
