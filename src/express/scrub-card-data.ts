@@ -74,16 +74,16 @@ function scrubValue(value: unknown, depth: number): void {
  * top-level fields are returned for validation; then every key named like card data (any
  * spelling, PHP-style `cardNumber[]`, the library's `card: {...}`, at any depth) and every
  * value that looks like a card number is deleted from `req.body`. A body that is not a plain
- * object (a JSON array, a string) is never a valid key-in, so it is replaced by an empty
- * object whole. Call it before anything can fail, so that no later handler, logger or error
+ * object (a JSON array, a string a text parser left) is never a valid key-in, so it is replaced
+ * by an empty object whole. Call it before anything can fail, so that no later handler, logger or error
  * handler of the shop ever sees the data.
  */
 export function scrubCardData(req: Request): TakenCardFields {
   const body: unknown = req.body;
   const taken: TakenCardFields = {};
-  if (typeof body !== 'object' || body === null) return taken;
-  const proto: unknown = Object.getPrototypeOf(body);
-  if (Array.isArray(body) || (proto !== Object.prototype && proto !== null)) {
+  if (body === undefined || body === null) return taken;
+  const proto: unknown = typeof body === 'object' ? Object.getPrototypeOf(body) : undefined;
+  if (typeof body !== 'object' || Array.isArray(body) || (proto !== Object.prototype && proto !== null)) {
     req.body = {};
     return taken;
   }
