@@ -8,6 +8,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { createShop, type Shop } from '../example-app/app.js';
+import { refundStore } from '../example-app/db-refunds.js';
 import type { Logger } from '../src/index.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 
@@ -153,6 +154,21 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
     const resolveUrl = /action="(\/admin\/orders\/\w+\/refunds\/\d+\/resolve)"/.exec(page.text)![1]!;
     expect((await admin.post(resolveUrl).type('form').send({ _csrf: csrf })).status).to.equal(303);
     expect(cancels(o.tid!)).to.have.length(1);
+    expect(shop.db.order(o.moid)!.refundedAmount).to.equal(o.amount);
+  });
+  it('an intent left pending by a process that died mid-call blocks new refunds and is resolved like a lost answer', async () => {
+    const o = await paidOrder('kimchi');
+    // As if the shop recorded the intent, sent the cancel, and died before the answer.
+    const begun = refundStore(shop.db).begin({ moid: o.moid, tid: o.tid!, amount: o.amount, remainingBefore: o.amount, partial: false, reason: '고객 요청', bankCode: '', number: '', holder: '' });
+    expect('intent' in begun).to.equal(true);
+    await shop.nicepay.cancel({ tid: o.tid!, moid: o.moid, amount: o.amount, reason: '고객 요청', idempotencyKey: 'before-the-crash' });
+    expect(cancels(o.tid!)).to.have.length(1);
+    expect((await confirmPage(o.moid, String(o.amount))).status).to.equal(409);
+    const page = await admin.get(`/admin/orders/${o.moid}`);
+    expect(page.text).to.include('data-state="pending"').and.include('id="resolve-submit"');
+    const resolveUrl = /action="(\/admin\/orders\/\w+\/refunds\/\d+\/resolve)"/.exec(page.text)![1]!;
+    expect((await admin.post(resolveUrl).type('form').send({ _csrf: csrf })).status).to.equal(303);
+    expect(cancels(o.tid!)).to.have.length(1); // "already cancelled": not paid again
     expect(shop.db.order(o.moid)!.refundedAmount).to.equal(o.amount);
   });
 });
