@@ -19,7 +19,7 @@ export function toCheckoutResult(s: CheckoutRecord, duplicate: boolean): Checkou
         : { moid, tid, amount, duplicate, status: 'approved', payment };
     }
     case 'declined':
-      return declinedResult(s as CheckoutRecord & { kind: 'declined' }, duplicate);
+      return declinedResult(s, duplicate);
     case 'failed':
       throw outcomeError(s, s.tid, s.moid);
   }
