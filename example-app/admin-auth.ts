@@ -11,6 +11,7 @@
  * process, lost on restart, which is what an example needs; a real shop plugs a shared store.
  */
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { rateLimit } from 'express-rate-limit';
 import session from 'express-session';
 import { csrfSync } from 'csrf-sync';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -60,6 +61,33 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 const CSRF_FIELD = '_csrf';
+
+/** Login attempts that failed, per client address and window, before further ones are refused unchecked. */
+export const LOGIN_FAILURES_PER_WINDOW = 10;
+/** The window of {@link LOGIN_FAILURES_PER_WINDOW}. */
+export const LOGIN_WINDOW_MS = 60_000;
+
+/**
+ * Password guessing is bounded (express-rate-limit): after {@link LOGIN_FAILURES_PER_WINDOW}
+ * failed logins from one address within a minute, further attempts are answered 429 without
+ * the password being compared, whatever it is. Only failures count (a 4xx answer), so an
+ * operator who signs in is never locked out by their own successes. Behind a proxy, set
+ * `trust proxy` so that `req.ip` is the client's address and not the proxy's.
+ */
+function loginLimiter(logger: Logger): RequestHandler {
+  return rateLimit({
+    windowMs: LOGIN_WINDOW_MS,
+    limit: LOGIN_FAILURES_PER_WINDOW,
+    skipSuccessfulRequests: true,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    handler: (req, res) => {
+      logger.warn({ audit: true, action: 'login.limited', ip: req.ip }, 'back office: login refused unchecked (too many failures)');
+      sendPage(res, 429, '로그인 제한', html`<h1 class="status-error">로그인 시도가 너무 많습니다</h1>
+<p id="login-limited">잠시(1분) 후 다시 시도해 주세요. 이번 시도는 확인하지 않았습니다.</p>`);
+    },
+  });
+}
 
 /** The hidden CSRF input every back-office POST form carries. */
 export function csrfInput(req: Request): SafeHtml {
@@ -120,13 +148,15 @@ export function adminGuard(creds: AdminCredentials, logger: Logger, sessionSecre
     loginPage(req, res, 200, safeNext(req.query.next));
   });
 
-  router.post('/login', (req, res, next) => {
+  router.post('/login', loginLimiter(logger), (req, res, next) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const user = typeof body.user === 'string' ? body.user : '';
     const password = typeof body.password === 'string' ? body.password : '';
     const target = safeNext(body.next);
     if (!(sameSecret(user, creds.user) && sameSecret(password, creds.password))) {
       logger.warn({ audit: true, action: 'login.refused', ip: req.ip }, 'back office: login refused');
+      // A new CSRF token after each failure: one token is not good for a series of guesses.
+      req.csrfToken?.(true);
       return loginPage(req, res, 401, target, '아이디 또는 비밀번호가 올바르지 않습니다.');
     }
     // A new session id at login: a session id planted before login is worthless.

@@ -11,7 +11,9 @@ import { createNicepay, type Logger, type Nicepay, type NicepayOptions } from '.
 import type { Sandbox } from '../src/sandbox/index.js';
 import { adminCredentials, type AdminOptions } from './admin-auth.js';
 import { openDb, type ShopDb } from './db.js';
+import { orderAccess, type OrderAccess } from './order-access.js';
 import { errorHandler, notFound } from './error-page.js';
+import { securityHeaders } from './security-headers.js';
 import { adminRoutes } from './routes/admin.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { keyinRoutes } from './routes/keyin.js';
@@ -56,6 +58,11 @@ export interface ShopOptions {
   notifyAllowedIps?: readonly string[];
   /** Back-office login (ADMIN_USER / ADMIN_PASSWORD in server.ts). @default user 'admin', a generated one-time password */
   admin?: AdminOptions;
+  /**
+   * Signs the buyers' order links (order-access.ts). @default random per process: links
+   * handed out before a restart stop working (the buyer's cookie still does)
+   */
+  orderLinkSecret?: string;
 }
 
 /** What every router of the shop gets. */
@@ -71,6 +78,8 @@ export interface ShopContext {
   clock: () => Date;
   /** The embedded sandbox, if any (the back office's deposit button). */
   sandbox: Sandbox | undefined;
+  /** Who may see which order: the buyer's own, by cookie or signed link. */
+  access: OrderAccess;
 }
 
 /** What {@link createShop} returns. */
@@ -118,14 +127,13 @@ export function createShop(options: ShopOptions): Shop {
     publicUrl: options.publicUrl ? trimSlash(options.publicUrl) : undefined,
     clock: options.nicepay?.clock ?? (() => new Date()),
     sandbox: options.sandbox,
+    access: orderAccess(db.sqlite, options.orderLinkSecret),
   };
 
   const app = express();
   app.disable('x-powered-by');
-  app.use((_req, res, next) => {
-    res.set('x-content-type-options', 'nosniff');
-    next();
-  });
+  // CSP with frame-ancestors 'none', X-Frame-Options, nosniff, ... on every page (helmet).
+  app.use(securityHeaders(ctx.windowUrl));
   // No global body parser: checkoutReturn reads the EUC-KR return body itself, and a
   // urlencoded parser in front of it would consume (and mis-decode) it. Routers that take a
   // UTF-8 form mount express.urlencoded on their own routes.
@@ -145,6 +153,9 @@ export function createShop(options: ShopOptions): Shop {
     // reconciliation (nicepay.recon). /pay/return above stays reachable without a login.
     ['/admin', adminRoutes(ctx, admin, options.admin?.sessionSecret)],
   ];
+  // A buyer sees only their own orders: the order pages answer 404 to anyone else.
+  const ownOrderOnly = ctx.access.guard(notFound);
+  app.get(['/orders/:moid', '/checkout/:moid', '/keyin'], ownOrderOnly);
   for (const [path, router] of routers) app.use(path, router);
   app.use(notFound);
   app.use(errorHandler(ctx));

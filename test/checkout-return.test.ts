@@ -74,7 +74,7 @@ describe('checkoutReturn against the sandbox', () => {
     expect(shop.approved.at(-1)!.tid).to.equal(result.status === 'approved' ? result.tid : 'x');
   });
 
-  it('gives auth-failed with the decoded message and makes no gateway call', async () => {
+  it('gives auth-failed marked unverified, the posted text only under buyerPosted, and makes no gateway call', async () => {
     const moid = newMoid();
     shop.orders.set(moid, 1004);
     const auth = await shop.sandbox.authenticate({ moid, amount: 1004, method: 'CARD', cancel: true });
@@ -82,8 +82,11 @@ describe('checkoutReturn against the sandbox', () => {
     const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     expect(res.status).to.equal(200);
     expect(res.body.status).to.equal('auth-failed');
-    expect(res.body.code).to.not.equal('0000');
-    expect(res.body.message).to.match(/[가-힣]/);
+    // Nothing in it may pass for the gateway's word: no top-level code or message.
+    expect(res.body.verified).to.equal(false);
+    expect(res.body).to.not.have.any.keys('code', 'message');
+    expect(res.body.buyerPosted.authResultCode).to.not.equal('0000');
+    expect(res.body.buyerPosted.authResultMsg).to.match(/[가-힣]/);
     expect(shop.sandbox.ledger.entries().reduce((n, e) => n + e.approvalCalls, 0)).to.equal(calls);
   });
 

@@ -100,7 +100,7 @@ describe('example-app: back office (/admin)', () => {
 
     it('keeps the payment return reachable without a login', async () => {
       const checkout = await request(shop.app).post('/checkout').type('form').send({ productId: 'kimchi' });
-      const moid = /^\/checkout\/(\w+)$/.exec(checkout.headers.location!)![1]!;
+      const moid = /^\/checkout\/(\w+)\?t=[\w-]+$/.exec(checkout.headers.location!)![1]!;
       const auth = await sandbox.authenticate({ moid, amount: 23_000, method: 'CARD' });
       const ret = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
       expect(ret.status, ret.text).to.be.oneOf([200, 303]);
@@ -204,7 +204,7 @@ describe('example-app: back office (/admin)', () => {
   it('lists cash receipts for a date and exports them as UTF-8 CSV with a BOM', async () => {
     at(11, 0);
     const checkout = await request(shop.app).post('/checkout').type('form').send({ productId: 'tomyum-kit' });
-    const moid = /^\/checkout\/(\w+)$/.exec(checkout.headers.location!)![1]!;
+    const moid = /^\/checkout\/(\w+)\?t=[\w-]+$/.exec(checkout.headers.location!)![1]!;
     const auth = await sandbox.authenticate({ moid, amount: 12_000, method: 'BANK', goodsName: '똠얌꿍 밀키트', cashReceipt: { type: 'income-deduction', identity: '01012345678' } });
     const ret = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     expect(ret.status, ret.text).to.be.oneOf([200, 303]);

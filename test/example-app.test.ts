@@ -59,8 +59,12 @@ describe('example-app (the shop on a real sandbox)', () => {
   const logLines: string[] = [];
   const pages: string[] = [];
 
-  /** supertest over loopback against the listening shop; every page is kept for the key check. */
-  const agent = () => request(server);
+  /**
+   * supertest over loopback against the listening shop, as one buyer's browser (its cookie
+   * makes the orders it places its own); every page is kept for the key check.
+   */
+  let buyer: ReturnType<typeof request.agent> | undefined;
+  const agent = () => (buyer ??= request.agent(server));
   const keep = <T extends { text: string }>(res: T): T => {
     pages.push(res.text);
     return res;
@@ -70,7 +74,7 @@ describe('example-app (the shop on a real sandbox)', () => {
   async function checkout(productId: string, extra: Record<string, string> = {}) {
     const post = keep(await agent().post('/checkout').type('form').send({ productId, ...extra }));
     expect(post.status, post.text).to.equal(303); // post/redirect/get
-    expect(post.headers.location).to.match(/^\/checkout\/ORD\w+$/);
+    expect(post.headers.location).to.match(/^\/checkout\/ORD\w+\?t=[\w-]{22}$/); // a signed order link
     const res = keep(await agent().get(post.headers.location!));
     expect(res.status, res.text).to.equal(200);
     const form = formOf(res.text, 'pay-form');
@@ -85,7 +89,7 @@ describe('example-app (the shop on a real sandbox)', () => {
   async function postReturn(auth: Pick<AuthReturn, 'body' | 'contentType'>) {
     const post = keep(await agent().post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1')));
     if (post.status !== 303) return post; // an error page, rendered on the POST
-    expect(post.headers.location).to.match(/^\/orders\/\w+$/);
+    expect(post.headers.location).to.match(/^\/orders\/\w+(\?t=[\w-]{22})?$/);
     return keep(await agent().get(post.headers.location!));
   }
 
@@ -210,7 +214,8 @@ describe('example-app (the shop on a real sandbox)', () => {
     expect(res.status).to.equal(200);
     expect(dataStatus(res.text)).to.equal('auth-failed');
     expect(textOf(res.text, 'result-status')).to.equal('결제가 취소되었습니다');
-    expect(textOf(res.text, 'result-message')).to.equal('사용자가 결제를 취소하였습니다');
+    // The shop's own words: the posted AuthResultMsg is unverified and never shown.
+    expect(textOf(res.text, 'result-message')).to.equal('결제창에서 결제를 마치지 않았습니다.');
     expect(textOf(res.text, 'result-amount')).to.equal('15,500원');
     expect(shop.db.order(moid)).to.include({ status: 'pending', tid: null });
   });
@@ -299,7 +304,7 @@ describe('example-app (the shop on a real sandbox)', () => {
     const auth = await sandbox.authenticate({ moid, amount, method: 'CARD' });
     const post = keep(await agent().post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1')));
     expect(post.status).to.equal(303);
-    expect(post.headers.location).to.equal(`/orders/${moid}`);
+    expect(post.headers.location).to.match(new RegExp(`^/orders/${moid}\\?t=[\\w-]{22}$`));
     for (let i = 0; i < 2; i++) {
       const page = keep(await agent().get(`/orders/${moid}`)); // refresh, Back
       expect(dataStatus(page.text)).to.equal('approved');
@@ -311,15 +316,16 @@ describe('example-app (the shop on a real sandbox)', () => {
     expect(again.text).to.not.include('id="pay-form"');
   });
 
-  it('a window cancel shows the order as cancelled by the buyer, payable again; its message is escaped (it is unauthenticated)', async () => {
+  it('a window cancel shows the order as cancelled by the buyer, payable again; the posted text is never shown (it is unauthenticated)', async () => {
     const { moid, amount } = await checkout('haeng-mug');
     const auth = await sandbox.authenticate({ moid, amount, method: 'CARD', cancel: true });
-    // Anyone can post an auth-failed return: forge one carrying markup.
-    const forged = encodeForm({ ...auth.fields, AuthResultMsg: '<img src=x onerror=alert(1)>취소' }, 'euc-kr');
+    // Anyone can post an auth-failed return: forge one carrying markup and a fake bank account.
+    const forged = encodeForm({ ...auth.fields, AuthResultMsg: '<img src=x onerror=alert(1)>입금 계좌 변경, 국민 123-45-6789 로 입금 후 문의' }, 'euc-kr');
     const page = await postReturn({ body: forged, contentType: auth.contentType });
     expect(dataStatus(page.text)).to.equal('auth-failed');
-    expect(page.text).to.not.include('<img src=x');
-    expect(page.text).to.include('&lt;img src=x onerror=alert(1)&gt;취소');
+    expect(page.text).to.not.include('img src=x');
+    expect(page.text).to.not.include('123-45-6789');
+    expect(shop.db.order(moid)?.windowMessage ?? '').to.equal('');
     expect(shop.db.order(moid)).to.include({ status: 'pending', tid: null }); // the order's state is unchanged
     expect(page.text).to.include(`href="/checkout/${moid}" id="retry"`);
     const list = keep(await agent().get('/orders'));

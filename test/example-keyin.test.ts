@@ -13,6 +13,8 @@ const textOf = (page: string, id: string): string | undefined => new RegExp(`id=
 describe('example-app: card key-in page (/keyin)', () => {
   let sandbox: Sandbox;
   let shop: Shop;
+  /** The buyer's browser: keeps the cookie that makes the orders it places its own. */
+  let buyer: ReturnType<typeof request.agent>;
   const logLines: string[] = [];
   const pages: string[] = [];
   const log = (obj: Record<string, unknown>, msg?: string): void => void logLines.push(JSON.stringify({ ...obj, msg }));
@@ -22,6 +24,7 @@ describe('example-app: card key-in page (/keyin)', () => {
     sandbox = createSandbox();
     await sandbox.listen(0);
     shop = createShop({ mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: ':memory:', logger });
+    buyer = request.agent(shop.app);
   });
   after(async () => {
     await shop.close();
@@ -31,7 +34,7 @@ describe('example-app: card key-in page (/keyin)', () => {
   const keep = <T extends { text: string }>(res: T): T => (pages.push(res.text), res);
 
   async function newOrder(productId: string): Promise<string> {
-    const res = await request(shop.app).post('/keyin/order').type('form').send({ productId });
+    const res = await buyer.post('/keyin/order').type('form').send({ productId });
     expect(res.status).to.equal(303);
     const moid = /moid=([A-Z0-9]+)/.exec(res.headers.location!)![1]!;
     expect(shop.db.order(moid)).to.include({ status: 'pending', productId });
@@ -39,10 +42,10 @@ describe('example-app: card key-in page (/keyin)', () => {
   }
   /** Posts the card form; follows the 303 to the result page (post/redirect/get). */
   async function pay(fields: Record<string, string>) {
-    const post = keep(await request(shop.app).post('/keyin/pay').type('form').send({ cardExpiry: '3012', ...fields }));
+    const post = keep(await buyer.post('/keyin/pay').type('form').send({ cardExpiry: '3012', ...fields }));
     if (post.status !== 303) return post;
-    expect(post.headers.location).to.equal(`/orders/${fields.moid}`);
-    return keep(await request(shop.app).get(post.headers.location!));
+    expect(post.headers.location).to.match(new RegExp(`^/orders/${fields.moid}(\\?t=[\\w-]{22})?$`));
+    return keep(await buyer.get(post.headers.location!));
   }
   /** The error code behind an error page: only a reference is shown, the log line has the code. */
   const errorCode = (page: string): string | undefined => {
@@ -53,11 +56,11 @@ describe('example-app: card key-in page (/keyin)', () => {
   };
 
   it('shows a product picker, then a Korean card form for the order with the sandbox test cards', async () => {
-    const list = keep(await request(shop.app).get('/keyin'));
+    const list = keep(await buyer.get('/keyin'));
     expect(list.status).to.equal(200);
     expect(list.text).to.include('id="keyin-buy-tomyum-kit"').and.include('똠얌꿍 밀키트');
     const moid = await newOrder('tomyum-kit');
-    const form = keep(await request(shop.app).get(`/keyin?moid=${moid}`));
+    const form = keep(await buyer.get(`/keyin?moid=${moid}`));
     expect(form.status).to.equal(200);
     expect(form.text).to.include('카드번호').and.include('유효기간').and.include('id="keyin-form"');
     expect(textOf(form.text, 'order-amount')).to.equal('12,000원');
@@ -65,7 +68,7 @@ describe('example-app: card key-in page (/keyin)', () => {
     // The test-card hints are in Korean: no English outcome names.
     expect(textOf(form.text, 'test-cards')).to.not.match(/expired|lost-stolen|suspended|limit-exceeded/);
     expect(form.text).to.include('분실·도난 카드');
-    expect((await request(shop.app).get('/keyin?moid=NOPE')).status).to.equal(404);
+    expect((await buyer.get('/keyin?moid=NOPE')).status).to.equal(404);
   });
 
   it('charges the order amount from SQLite and marks the order paid', async () => {
@@ -80,14 +83,14 @@ describe('example-app: card key-in page (/keyin)', () => {
     expect(order).to.include({ status: 'paid', method: 'CARD' });
     expect(sandbox.ledger.get(order.tid!)).to.include({ status: 'approved', amount: 12_000, source: 'keyin', goodsName: '똠얌꿍 밀키트' });
     // Refreshing the result page repeats only the GET; posting the card again charges nothing.
-    expect(textOf((await request(shop.app).get(`/orders/${moid}`)).text, 'result-status')).to.equal('결제가 완료되었습니다');
+    expect(textOf((await buyer.get(`/orders/${moid}`)).text, 'result-status')).to.equal('결제가 완료되었습니다');
     const again = await pay({ moid, cardNumber: APPROVED });
     expect(again.status).to.equal(404);
     expect(sandbox.ledger.entries().filter((e) => e.moid === moid)).to.have.length(1);
     // The card form of a paid order leads to its result.
-    const form = await request(shop.app).get(`/keyin?moid=${moid}`);
+    const form = await buyer.get(`/keyin?moid=${moid}`);
     expect(form.status).to.equal(303);
-    expect(form.headers.location).to.equal(`/orders/${moid}`);
+    expect(form.headers.location).to.match(new RegExp(`^/orders/${moid}\\?t=[\\w-]{22}$`));
   });
 
   it("shows a decline with the issuer's message verbatim and marks the order declined", async () => {
@@ -117,10 +120,11 @@ describe('example-app: card key-in page (/keyin)', () => {
   it('requires HTTPS when the gateway is not the local sandbox', async () => {
     const real = createShop({ mid: MID, merchantKey: KEY, baseUrl: 'https://gateway.example.invalid', dbFile: ':memory:', logger });
     try {
-      const moid = (await request(real.app).post('/keyin/order').type('form').send({ productId: 'kimchi' })).headers.location!.split('=')[1]!;
-      const form = await request(real.app).get(`/keyin?moid=${moid}`);
+      const realBuyer = request.agent(real.app);
+      const moid = /moid=([A-Z0-9]+)/.exec((await realBuyer.post('/keyin/order').type('form').send({ productId: 'kimchi' })).headers.location!)![1]!;
+      const form = await realBuyer.get(`/keyin?moid=${moid}`);
       expect(form.text).to.not.include('id="test-cards"');
-      const res = keep(await request(real.app).post('/keyin/pay').type('form').send({ moid, cardNumber: APPROVED, cardExpiry: '3012' }));
+      const res = keep(await realBuyer.post('/keyin/pay').type('form').send({ moid, cardNumber: APPROVED, cardExpiry: '3012' }));
       expect(res.status).to.equal(403);
       expect(errorCode(res.text)).to.equal('NICEPAY_INSECURE_TRANSPORT');
     } finally {

@@ -6,22 +6,37 @@
  *                                        account needs a refund account), deposit button on the sandbox
  *   POST /admin/orders/:moid/refund      step 1: confirmation with the amount and the order;
  *                                        step 2 (confirm=yes): nicepay.cancel, then 303 back
+ *   POST /admin/orders/:moid/refunds/:id/resolve
+ *                                        resolves a refund whose outcome was lost (see below)
  *   POST /admin/orders/:moid/deposit     embedded sandbox only: sandbox.deposit (the buyer pays the
  *                                        virtual account; the notice reaches /pay/notify)
  *
- * The confirmation page carries a fresh idempotency key, so a double-clicked confirm refunds
- * once (nicepay.cancel runs once per TID, amount and key); the shop's remaining amount goes
- * along, so a refund larger than it is refused before anything is sent. Each refund leaves
- * an audit line.
+ * A refund is never paid twice (../db-refunds.ts). The confirmation carries the amount intent
+ * (the remaining amount the operator saw and the amount), and the intent is recorded before
+ * nicepay.cancel is called. A confirmation posted again (double click, Back) finds its intent
+ * and sends nothing; one made stale by another refund is refused. When the outcome is lost
+ * (timeout, reset, unverifiable answer), the intent stays open and the order offers no refund
+ * until it is resolved:
+ *
+ * - a full refund is resolved by sending the same full cancel again: if the first one went
+ *   through, the gateway answers "already cancelled" (2013/2015) and nothing moves; if it did
+ *   not, this one does it. Either way the money goes back once.
+ * - a partial refund cannot be resolved that way (a second partial cancel of the same amount
+ *   would be paid again once the gateway's duplicate window has passed, and the status inquiry
+ *   does not show partial cancels): the page shows the status inquiry and the operator records
+ *   what NICEPAY's merchant admin shows.
+ *
+ * The shop's remaining amount goes along with every cancel, so a refund larger than it is
+ * refused before anything is sent. Each refund, outcome and resolution leaves an audit line.
  */
 import { Router, type Request, type Response } from 'express';
-import { randomBytes } from 'node:crypto';
 import type { ShopContext } from '../app.js';
 import { audit, csrfInput } from '../admin-auth.js';
 import type { Order } from '../db.js';
+import { type RefundIntent, refundStore } from '../db-refunds.js';
 import { CANCEL_REFUSAL, operatorError } from '../korean.js';
-import { METHOD_LABEL, STATUS_LABEL, html, won } from '../views.js';
-import type { PayMethod } from '../../src/index.js';
+import { METHOD_LABEL, STATUS_LABEL, html, won, type SafeHtml } from '../views.js';
+import { type CancelResult, isNicepayError, type PayMethod } from '../../src/index.js';
 import { adminPage, errorNotice, field, okNotice } from './admin-page.js';
 import { displayStatus } from './orders.js';
 
@@ -32,11 +47,57 @@ const remaining = (o: Order): number => o.amount - o.refundedAmount;
 /** A paid virtual account is refunded to an account; an unpaid one is cancelled without one. */
 const needsRefundAccount = (o: Order): boolean => o.method === 'VBANK' && o.status === 'paid';
 const refundable = (o: Order): boolean => (o.status === 'paid' || o.status === 'awaiting-deposit') && o.tid !== null && remaining(o) > 0;
+/** A full refund can be resolved by sending it again (the gateway answers "already cancelled" if it went through). */
+const resendable = (i: RefundIntent): boolean => !i.partial && i.amount === i.remainingBefore;
+
+/** Errors after which nothing reached the gateway: the intent is closed and may be tried again. */
+const NOT_SENT: ReadonlySet<string> = new Set([
+  'NICEPAY_GATEWAY_UNREACHABLE', 'NICEPAY_RETRY_LATER', 'NICEPAY_CANCEL_EXCEEDS_REMAINING', 'NICEPAY_FIELD_INVALID',
+  'NICEPAY_SHUTTING_DOWN', 'NICEPAY_STORE_UNAVAILABLE',
+]);
+
+/** What one send of an intent came to. */
+type Sent = { kind: 'result'; r: CancelResult } | { kind: 'not-sent' | 'unknown'; err: unknown };
 
 /** The back-office order pages. */
 export function adminOrderRoutes(ctx: ShopContext): Router {
   const { db, nicepay, logger, sandbox } = ctx;
+  const refunds = refundStore(db);
+  /** Intents whose call is running in this process (a pending intent not here was cut off). */
+  const inFlight = new Set<number>();
   const router = Router();
+
+  /** Sends an intent's cancel; the library's idempotency key is the intent's and its attempt's. */
+  async function send(i: RefundIntent): Promise<Sent> {
+    inFlight.add(i.id);
+    try {
+      const r = await nicepay.cancel({
+        tid: i.tid, moid: i.moid, amount: i.amount, reason: i.reason, partial: i.partial, remainingAmount: i.remainingBefore,
+        idempotencyKey: `refund-${i.id}-${i.attempts}`,
+        ...(i.number ? { refundAccount: { bankCode: i.bankCode, number: i.number, holder: i.holder } } : {}),
+      });
+      return { kind: 'result', r };
+    } catch (err) {
+      return { kind: isNicepayError(err) && NOT_SENT.has(err.code) ? 'not-sent' : 'unknown', err };
+    } finally {
+      inFlight.delete(i.id);
+    }
+  }
+
+  /** The order's open refund, in place of the refund form: what is known and how to resolve it. */
+  function unresolvedPanel(req: Request, o: Order, i: RefundIntent): SafeHtml {
+    const action = `/admin/orders/${encodeURIComponent(o.moid)}/refunds/${i.id}/resolve`;
+    const busy = inFlight.has(i.id);
+    return html`<div id="refund-unresolved" class="card" data-intent="${String(i.id)}" data-state="${i.state}"><h2>확인이 필요한 환불</h2>
+<p id="refund-unresolved-summary">${won(i.amount)} ${i.partial ? '부분' : '전액'} 환불 요청(${i.createdAt.slice(0, 16).replace('T', ' ')} UTC)의 ${busy ? '처리가 아직 끝나지 않았습니다' : '결과를 알 수 없습니다'}. 결과를 확인하기 전에는 이 주문의 새 환불을 할 수 없습니다.</p>
+${busy ? false : resendable(i)
+    ? html`<form method="post" action="${action}" class="inline">${csrfInput(req)}<p class="muted">같은 전액 취소를 다시 보내 확인합니다. 이미 환불되었다면 NICEPAY가 '이미 취소된 거래'로 답하므로 두 번 환불되지 않습니다.</p>
+<div class="actions"><button type="submit" id="resolve-submit">NICEPAY에서 결과 확인</button></div></form>`
+    : html`<form method="post" action="${action}" class="inline">${csrfInput(req)}<p class="muted">부분 환불은 거래 상태 조회에 나타나지 않습니다. NICEPAY 가맹점 관리자에서 이 환불이 처리되었는지 확인한 뒤 선택해 주세요.</p>
+<div class="actions"><button type="submit" name="outcome" value="status" class="secondary" id="resolve-status">거래 상태 조회</button>
+<button type="submit" name="outcome" value="refunded" id="resolve-refunded">환불된 것으로 기록</button>
+<button type="submit" name="outcome" value="not-refunded" class="secondary" id="resolve-not-refunded">환불되지 않은 것으로 기록</button></div></form>`}</div>`;
+  }
 
   router.get('/', (req, res) => {
     const rows = db.orders().filter((o) => o.tid !== null && o.status !== 'declined').map((o) => html`<tr data-moid="${o.moid}" data-status="${displayStatus(o)}">
@@ -49,7 +110,8 @@ export function adminOrderRoutes(ctx: ShopContext): Router {
 
   function orderPage(req: Request, res: Response, status: number, o: Order, opts: { error?: string; ok?: string; values?: Partial<RefundForm> } = {}): void {
     const v = opts.values ?? {};
-    const refund = refundable(o) && html`<form id="refund-form" class="card" method="post" action="/admin/orders/${o.moid}/refund"><h2>${o.status === 'awaiting-deposit' ? '주문 취소 (입금 전 가상계좌: 전액)' : '환불'}</h2>${csrfInput(req)}
+    const open = refunds.open(o.moid);
+    const refund = open ? unresolvedPanel(req, o, open) : refundable(o) && html`<form id="refund-form" class="card" method="post" action="/admin/orders/${o.moid}/refund"><h2>${o.status === 'awaiting-deposit' ? '주문 취소 (입금 전 가상계좌: 전액)' : '환불'}</h2>${csrfInput(req)}
 <label>금액 (원) <input type="text" name="amount" id="refund-amount" inputmode="numeric" required value="${v.amount ?? String(remaining(o))}"${o.status === 'awaiting-deposit' ? html` readonly` : ''}></label>
 <label>사유 <input type="text" name="reason" id="refund-reason" required maxlength="50" value="${v.reason ?? '고객 요청'}"></label>
 ${needsRefundAccount(o) && html`<fieldset id="refund-account"><legend>환불 계좌 (입금된 가상계좌)</legend>
@@ -88,7 +150,15 @@ ${deposit}${refund}<p><a href="/admin/orders">주문 목록으로</a></p>`);
       bankCode: field(req.body, 'bankCode'), number: field(req.body, 'number'), holder: field(req.body, 'holder'),
     };
     const back = (status: number, error: string): void => orderPage(req, res, status, o, { error, values });
+    const confirmed = field(req.body, 'confirm') === 'yes';
     try {
+      // A confirmation posted again (double click, Back) finds its own intent: nothing is sent.
+      const posted = confirmed ? refunds.byKey(o.moid, field(req.body, 'idempotencyKey')) : undefined;
+      if (posted?.state === 'done') {
+        audit(logger, req, 'refund.repeated', { moid: o.moid, tid: o.tid, amount: posted.amount, intent: posted.id });
+        return res.redirect(303, `/admin/orders/${encodeURIComponent(o.moid)}?refunded=${posted.cancelledAmount ?? posted.amount}`);
+      }
+      if (refunds.open(o.moid)) return back(409, '이 주문에 결과를 확인하지 못한 환불이 있습니다. 아래에서 결과를 확인한 뒤에만 새 환불을 할 수 있습니다. 아무것도 보내지 않았습니다.');
       if (!refundable(o)) return back(409, '환불할 수 있는 주문이 아닙니다.');
       if (!/^[1-9]\d{0,11}$/.test(values.amount)) return back(400, '금액은 1원 이상의 정수(원)로 입력해 주세요.');
       const amount = Number(values.amount);
@@ -96,33 +166,93 @@ ${deposit}${refund}<p><a href="/admin/orders">주문 목록으로</a></p>`);
       if (!values.reason) return back(400, '사유를 입력해 주세요.');
       if (needsRefundAccount(o) && !(values.bankCode && values.number && values.holder)) return back(400, '환불 계좌(은행 코드, 계좌번호, 예금주)를 입력해 주세요.');
       const partial = amount < remaining(o);
-      if (field(req.body, 'confirm') !== 'yes') {
+      const key = refunds.keyOf(remaining(o), amount);
+      if (!confirmed) {
         adminPage(req, res, 200, '환불 확인', html`<form id="confirm-form" class="card" method="post" action="/admin/orders/${o.moid}/refund">${csrfInput(req)}
 <p id="confirm-summary">주문 <strong id="confirm-target">${o.moid} (${o.goods})</strong>의 <strong id="confirm-amount">${won(amount)}</strong>을 ${partial ? '부분' : '전액'} ${o.status === 'awaiting-deposit' ? '취소' : '환불'}합니다${needsRefundAccount(o) ? ` (환불 계좌 ${values.bankCode} ${values.number}, ${values.holder})` : ''}. 남은 금액: ${won(remaining(o) - amount)}.</p>
 ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}" value="${val}">`)}
-<input type="hidden" name="idempotencyKey" value="${randomBytes(8).toString('hex')}"><input type="hidden" name="confirm" value="yes">
+<input type="hidden" name="idempotencyKey" value="${key}"><input type="hidden" name="confirm" value="yes">
 <div class="actions"><button type="submit" id="confirm-submit">확인, 환불합니다</button><a class="button secondary" href="/admin/orders/${o.moid}" id="confirm-back">돌아가기</a></div></form>`);
         return;
       }
-      try {
-        const r = await nicepay.cancel({
-          tid: o.tid!, moid: o.moid, amount, reason: values.reason, partial, remainingAmount: remaining(o),
-          idempotencyKey: field(req.body, 'idempotencyKey'),
-          ...(needsRefundAccount(o) ? { refundAccount: { bankCode: values.bankCode, number: values.number, holder: values.holder } } : {}),
-        });
-        if (r.status === 'refused') {
-          audit(logger, req, 'refund.refused', { moid: o.moid, tid: o.tid, amount, code: r.code });
-          return back(409, `${CANCEL_REFUSAL[r.reason] ?? CANCEL_REFUSAL.other} (코드 ${r.code})`);
-        }
-        if (!r.duplicate) db.addRefund(o.moid, r.cancelledAmount);
-        audit(logger, req, 'refund', { moid: o.moid, tid: o.tid, amount: r.cancelledAmount, partial, outcome: r.status, duplicate: r.duplicate, remainingAmount: r.remainingAmount });
-        res.redirect(303, `/admin/orders/${encodeURIComponent(o.moid)}?refunded=${r.cancelledAmount}${r.status === 'refund-pending' ? '&pending=1' : ''}`);
-      } catch (err) {
-        const e = operatorError(err);
-        if (!e) throw err;
-        audit(logger, req, 'refund.failed', { moid: o.moid, tid: o.tid, amount, code: (err as { code?: string }).code });
-        back(e.status, e.message);
+      // The confirmation names the remaining amount it was made for: another refund since then
+      // makes it stale, and it is not sent (it might refund what was already refunded).
+      if (field(req.body, 'idempotencyKey') !== key) {
+        return back(409, '확인 화면을 연 뒤 이 주문의 환불 금액이 바뀌었습니다. 아무것도 보내지 않았습니다. 금액을 다시 확인해 주세요.');
       }
+      const begun = refunds.begin({
+        moid: o.moid, tid: o.tid!, amount, remainingBefore: remaining(o), partial, reason: values.reason,
+        ...(needsRefundAccount(o) ? { bankCode: values.bankCode, number: values.number, holder: values.holder } : { bankCode: '', number: '', holder: '' }),
+      });
+      if ('busy' in begun) return back(409, '이 주문에 결과를 확인하지 못한 환불이 있습니다. 아무것도 보내지 않았습니다.');
+      const intent = begun.intent;
+      const sent = await send(intent);
+      if (sent.kind === 'result' && sent.r.status !== 'refused') {
+        const r = sent.r;
+        refunds.settle(intent.id, 'done', r.status === 'refund-pending' ? '환불 접수 (지급 전)' : '환불 완료', r.cancelledAmount);
+        audit(logger, req, 'refund', { moid: o.moid, tid: o.tid, amount: r.cancelledAmount, partial, outcome: r.status, duplicate: r.duplicate, remainingAmount: r.remainingAmount, intent: intent.id });
+        return res.redirect(303, `/admin/orders/${encodeURIComponent(o.moid)}?refunded=${r.cancelledAmount}${r.status === 'refund-pending' ? '&pending=1' : ''}`);
+      }
+      if (sent.kind === 'result') {
+        const r = sent.r as Extract<CancelResult, { status: 'refused' }>;
+        refunds.settle(intent.id, 'refused', `거절 (코드 ${r.code})`);
+        audit(logger, req, 'refund.refused', { moid: o.moid, tid: o.tid, amount, code: r.code, intent: intent.id });
+        return back(409, `${CANCEL_REFUSAL[r.reason] ?? CANCEL_REFUSAL.other} (코드 ${r.code})`);
+      }
+      const e = operatorError(sent.err);
+      if (sent.kind === 'not-sent') {
+        refunds.settle(intent.id, 'not-sent', '보내지 못함');
+        audit(logger, req, 'refund.failed', { moid: o.moid, tid: o.tid, amount, code: (sent.err as { code?: string }).code, intent: intent.id });
+        return back(e?.status ?? 502, e?.message ?? 'NICEPAY에 요청하지 못했습니다. 아무것도 처리되지 않았습니다.');
+      }
+      // Sent, outcome lost: the intent stays open and blocks any new refund until resolved.
+      refunds.settle(intent.id, 'unknown', '결과 모름');
+      audit(logger, req, 'refund.unknown', { moid: o.moid, tid: o.tid, amount, code: (sent.err as { code?: string }).code, intent: intent.id });
+      orderPage(req, res, 502, o, { error: 'NICEPAY의 응답을 받지 못해 환불 여부를 알 수 없습니다. 아래에서 결과를 확인해 주세요. 확인하기 전에는 이 주문의 새 환불을 보내지 않습니다.' });
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.post('/:moid/refunds/:id/resolve', async (req, res, next) => {
+    const o = db.order(req.params.moid);
+    const i = o ? refunds.byId(Number(req.params.id)) : undefined;
+    if (!o || !i || i.moid !== o.moid) return next();
+    try {
+      if (i.state !== 'pending' && i.state !== 'unknown') return orderPage(req, res, 409, o, { error: '이미 결과가 확인된 환불입니다.' });
+      if (inFlight.has(i.id)) return orderPage(req, res, 409, o, { error: '이 환불은 아직 처리 중입니다. 잠시 후 다시 확인해 주세요.' });
+      if (!resendable(i)) {
+        const outcome = field(req.body, 'outcome');
+        if (outcome === 'refunded' || outcome === 'not-refunded') {
+          refunds.settle(i.id, outcome === 'refunded' ? 'done' : 'refused', outcome === 'refunded' ? '운영자 확인: 환불됨' : '운영자 확인: 환불되지 않음');
+          audit(logger, req, 'refund.resolved', { moid: o.moid, tid: o.tid, amount: i.amount, intent: i.id, outcome, by: 'operator' });
+          return res.redirect(303, `/admin/orders/${encodeURIComponent(o.moid)}`);
+        }
+        // The status inquiry: advice only (no amounts, partial cancels do not show).
+        let advice: string;
+        try {
+          const st = await nicepay.status(i.tid);
+          advice = { approved: '승인 상태 (부분 환불 여부는 나타나지 않습니다)', cancelled: '전액 취소됨', 'not-found': '승인된 거래 없음' }[st.status];
+        } catch (err) {
+          advice = operatorError(err)?.message ?? '조회하지 못했습니다.';
+        }
+        return orderPage(req, res, 200, o, { ok: `거래 상태 조회: ${advice}. NICEPAY 가맹점 관리자에서 ${won(i.amount)} 부분 환불이 있는지 확인한 뒤 기록해 주세요.` });
+      }
+      // A full refund: the same full cancel again. Through before → "already cancelled"; not → done now.
+      const again = refunds.nextAttempt(i.id);
+      const sent = await send(again);
+      const r = sent.kind === 'result' ? sent.r : undefined;
+      if (r && r.status !== 'refused') {
+        refunds.settle(i.id, 'done', '재확인: 이번 요청으로 환불됨', r.cancelledAmount);
+      } else if (r?.status === 'refused' && r.reason === 'already-cancelled') {
+        refunds.settle(i.id, 'done', '재확인: 이전 요청으로 이미 환불됨', i.amount);
+      } else {
+        const why = r?.status === 'refused' ? `${CANCEL_REFUSAL[r.reason] ?? CANCEL_REFUSAL.other} (코드 ${r.code})` : sent.kind !== 'result' ? (operatorError(sent.err)?.message ?? '응답을 받지 못했습니다.') : '';
+        audit(logger, req, 'refund.unresolved', { moid: o.moid, tid: o.tid, amount: i.amount, intent: i.id });
+        return orderPage(req, res, 502, o, { error: `아직 결과를 확인하지 못했습니다: ${why} 환불은 보류 중이며 새 환불은 보내지 않습니다.` });
+      }
+      audit(logger, req, 'refund.resolved', { moid: o.moid, tid: o.tid, amount: i.amount, intent: i.id, outcome: 'refunded', by: 'resend' });
+      res.redirect(303, `/admin/orders/${encodeURIComponent(o.moid)}?refunded=${i.amount}`);
     } catch (err) {
       next(err);
     }

@@ -49,7 +49,8 @@ export function checkoutRoutes(ctx: ShopContext): Router {
       return;
     }
     const order = db.createOrder(product, buyer);
-    res.redirect(303, `/checkout/${encodeURIComponent(order.moid)}`);
+    ctx.access.grant(req, res, order.moid); // this browser owns the order (order-access.ts)
+    res.redirect(303, ctx.access.signedLink(`/checkout/${encodeURIComponent(order.moid)}`, order.moid));
   });
 
   router.get('/checkout/:moid', (req, res, next) => {

@@ -81,7 +81,7 @@ ${onSandbox && testCardHint()}`);
     if (moid) {
       if (pendingOrder(moid)) return cardForm(res, 200, moid);
       const settled = db.order(moid);
-      if (settled && settled.channel === 'keyin') return res.redirect(303, `/orders/${encodeURIComponent(moid)}`);
+      if (settled && settled.channel === 'keyin') return res.redirect(303, ctx.access.signedLink(`/orders/${encodeURIComponent(moid)}`, moid));
       sendPage(res, 404, '주문 없음', html`<h1 class="status-error">결제할 수 있는 주문이 아닙니다</h1><p><a href="/keyin">상품 선택으로</a></p>`);
       return;
     }
@@ -100,7 +100,8 @@ ${onSandbox && testCardHint()}`);
       return;
     }
     const order = db.createOrder(product, DEMO_BUYER, 'keyin');
-    res.redirect(303, `/keyin?moid=${encodeURIComponent(order.moid)}`);
+    ctx.access.grant(req, res, order.moid); // this browser owns the order (order-access.ts)
+    res.redirect(303, ctx.access.signedLink(`/keyin?moid=${encodeURIComponent(order.moid)}`, order.moid));
   });
 
   const markPaid = db.sqlite.prepare(
@@ -114,7 +115,9 @@ ${onSandbox && testCardHint()}`);
   pay.use(
     nicepay.keyinRouter({
       // The amount charged is the order's, from SQLite; a pending order only.
-      expectedAmount: (moid) => pendingOrder(moid)?.amount,
+      // Only the order's own browser pays it here: a declined card posted with someone else's
+      // order number must not mark their order declined (order-access.ts).
+      expectedAmount: (moid, req) => (ctx.access.mayView(req, moid) ? pendingOrder(moid)?.amount : undefined),
       goodsName: (moid) => db.order(moid)?.goods ?? '',
       onApproved: (r) => {
         const { changes } = markPaid.run({ moid: r.moid, tid: r.tid, result: JSON.stringify(r) });
@@ -130,7 +133,10 @@ ${onSandbox && testCardHint()}`);
       markDeclined.run({ moid: r.moid, result: JSON.stringify(r) });
       ctx.logger.info({ moid: r.moid, tid: r.tid, resultCode: r.code }, 'example shop: key-in declined');
     }
-    res.redirect(303, `/orders/${encodeURIComponent(r.moid)}`);
+    // A signed link only for a payment, or for the order's own browser: a decline of an order
+    // number someone else posted opens nothing.
+    const page = `/orders/${encodeURIComponent(r.moid)}`;
+    res.redirect(303, r.status === 'approved' || ctx.access.mayView(req, r.moid) ? ctx.access.signedLink(page, r.moid) : page);
   });
   // A card field the library refused: the form again, naming the field (never its value).
   pay.use((err: unknown, req: Request, res: Response, next: NextFunction) => {

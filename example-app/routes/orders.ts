@@ -1,4 +1,7 @@
-/** `GET /orders`: every order from SQLite, newest first. */
+/**
+ * `GET /orders`: the orders of this browser (order-access.ts), newest first. Nobody sees
+ * another buyer's order numbers or TIDs.
+ */
 import { Router } from 'express';
 import type { PayMethod } from '../../src/index.js';
 import type { ShopContext } from '../app.js';
@@ -14,10 +17,11 @@ export function displayStatus(o: Order): string {
   return o.status === 'pending' && o.windowCancelledAt ? 'cancelled' : o.status;
 }
 
-export function orderRoutes({ db }: ShopContext): Router {
+export function orderRoutes({ db, access }: ShopContext): Router {
   const router = Router();
-  router.get('/orders', (_req, res) => {
-    const rows = db.orders().map((o) => html`<tr data-moid="${o.moid}" data-status="${o.status}" data-display="${displayStatus(o)}">
+  router.get('/orders', (req, res) => {
+    const mine = access.owned(req);
+    const rows = db.orders().filter((o) => mine.has(o.moid)).map((o) => html`<tr data-moid="${o.moid}" data-status="${o.status}" data-display="${displayStatus(o)}">
 <td>${kstDateTime(new Date(o.createdAt))}</td><td class="moid"><a href="/orders/${o.moid}">${o.moid}</a></td><td class="goods">${o.goods}</td>
 <td class="amount">${won(o.amount)}</td><td class="status status-${displayStatus(o)}">${STATUS_LABEL[displayStatus(o)] ?? o.status}</td>
 <td class="method">${o.method ? (METHOD_LABEL[o.method as PayMethod] ?? o.method) : '-'}</td><td class="tid">${o.tid ?? '-'}</td></tr>`);

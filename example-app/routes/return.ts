@@ -7,7 +7,7 @@
 import { Router } from 'express';
 import type { ShopContext } from '../app.js';
 
-export function returnRoutes({ db, nicepay, logger }: ShopContext): Router {
+export function returnRoutes({ db, nicepay, logger, access }: ShopContext): Router {
   const router = Router();
   router.post(
     '/pay/return',
@@ -26,13 +26,18 @@ export function returnRoutes({ db, nicepay, logger }: ShopContext): Router {
         db.markDeclined(r);
         logger.info({ moid: r.moid, tid: r.tid, resultCode: r.code }, 'example shop: payment declined');
       }
-      // auth-failed carries no signature (anyone can post one): it never changes the order's
-      // state; it only notes, for display, that the buyer came back without paying.
+      // auth-failed carries no signature (anyone can post one for any Moid with any text): it
+      // never changes the order's state, and its posted text is neither stored nor shown. It
+      // only notes, for display, that the order's buyer came back without paying.
       if (r.status === 'auth-failed') {
-        db.markWindowCancelled(r.moid, r.message);
-        logger.info({ moid: r.moid, resultCode: r.code }, 'example shop: buyer came back from the window without paying');
+        db.markWindowCancelled(r.moid, '');
+        logger.info({ moid: r.moid, verified: r.verified }, 'example shop: a return said the buyer came back from the window without paying (unverified)');
       }
-      res.redirect(303, `/orders/${encodeURIComponent(r.moid)}`);
+      // The gateway confirmed which order a payment or decline is for: its page may open by a
+      // signed link. An auth-failed Moid is the poster's word: no link (the buyer's own
+      // browser still has its cookie).
+      const page = `/orders/${encodeURIComponent(r.moid)}`;
+      res.redirect(303, r.status === 'auth-failed' ? page : access.signedLink(page, r.moid));
     },
   );
   return router;

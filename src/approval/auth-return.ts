@@ -71,7 +71,7 @@ export function verifyAuthReturn(bytes: Uint8Array, charset: Charset, config: Re
   if (form.MID !== config.mid) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'auth return: MID is not this merchant', 'MID');
   const moid = form.Moid!;
   if (form.AuthResultCode !== '0000') {
-    return { status: 'auth-failed', moid, code: form.AuthResultCode!, message: form.AuthResultMsg ?? '', duplicate: false };
+    return { status: 'auth-failed', verified: false, moid, buyerPosted: { authResultCode: form.AuthResultCode!, authResultMsg: form.AuthResultMsg ?? '' }, duplicate: false };
   }
   for (const field of AUTH_SUCCESS_REQUIRED) {
     if (!form[field]) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `auth return: ${field} is required`, field);

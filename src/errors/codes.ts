@@ -25,6 +25,11 @@ export const ERROR_CODES = {
    * stored result is not served, nothing is sent, the rightful buyer is unaffected.
    */
   NICEPAY_DUPLICATE_MISMATCH: { class: 'NicepayRequestError', status: 409 },
+  /**
+   * The gateway declined, but its answer names another order than the return's Moid, or none:
+   * the return is forged or mismatched. Nothing was charged and no order's result is reported.
+   */
+  NICEPAY_DECLINE_ORDER_MISMATCH: { class: 'NicepayRequestError', status: 400 },
   NICEPAY_INSECURE_TRANSPORT: { class: 'NicepayRequestError', status: 403 },
   /** A duplicate waited longer than the lock for the first request's result. */
   NICEPAY_IN_PROGRESS: { class: 'NicepayRequestError', status: 409 },

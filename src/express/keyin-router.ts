@@ -3,6 +3,7 @@ import { NicepayConfigError, NicepayRequestError, isNicepayError } from '../erro
 import type { ApprovedKeyin, KeyinClient, KeyinInput, KeyinResult } from '../keyin/types.js';
 import type { HookContext } from '../pipeline/hook-runner.js';
 import { type KeyinRouterOptions, resolveKeyinRouterOptions } from './keyin-router-options.js';
+import { scrubCardData } from './scrub-card-data.js';
 
 export type { KeyinRouterOptions } from './keyin-router-options.js';
 
@@ -15,12 +16,6 @@ declare global {
     }
   }
 }
-
-/**
- * The posted fields that carry cardholder data. They are removed from `req.body` once read,
- * so no later handler, logger or error handler of the shop ever sees them (issue 18 item 8).
- */
-const CARD_FIELDS = ['cardNumber', 'cardExpiry', 'buyerAuthNum', 'cardPassword2'] as const;
 
 /** The form field each KeyinInput path is posted as, to name fields in errors. */
 const FORM_NAMES: ReadonlyArray<[string, string]> = [
@@ -46,12 +41,12 @@ export function keyinRouter(client: KeyinClient, routeOptions: KeyinRouterOption
   };
   const handle = async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     try {
+      const c: Record<string, unknown> = scrubCardData(req);
       const body: unknown = req.body;
       if (typeof body !== 'object' || body === null || Object.keys(body).length === 0) {
         throw new NicepayRequestError('NICEPAY_CONTENT_TYPE_UNSUPPORTED', 'send the key-in as application/json or application/x-www-form-urlencoded', 415);
       }
       const f = body as Record<string, unknown>;
-      const c = takeCardFields(f);
       const moid = field(f, 'moid', true)!;
       const expected = await options.expectedAmount(moid, req);
       if (expected === undefined || expected === null) throw new NicepayRequestError('NICEPAY_UNKNOWN_ORDER', `no order ${moid} is awaiting payment`, 404, 'moid');
@@ -87,19 +82,6 @@ export function keyinRouter(client: KeyinClient, routeOptions: KeyinRouterOption
   };
   router.post('/', refuseInsecure, express.json({ limit }), express.urlencoded({ extended: false, limit }), safeBodyErrors, handle);
   return router;
-}
-
-/**
- * Moves the card fields out of the posted body, before anything can fail, so they leave
- * `req.body` whatever happens next; they are validated later, in the usual order.
- */
-function takeCardFields(f: Record<string, unknown>): Record<string, unknown> {
-  const taken: Record<string, unknown> = {};
-  for (const name of CARD_FIELDS) {
-    if (Object.hasOwn(f, name)) taken[name] = f[name];
-    delete f[name];
-  }
-  return taken;
 }
 
 /** A posted string field; arrays (a repeated key) and objects are refused. */

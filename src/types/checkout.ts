@@ -40,14 +40,33 @@ export interface DeclinedCheckout extends CheckoutCommon {
   raw: Readonly<Record<string, string>>;
 }
 
-/** The buyer did not authenticate (closed the window, auth failed). No gateway call was made. */
+/**
+ * What the buyer's browser posted when it came back without authenticating (a closed window,
+ * a failed card authentication): AuthResultCode and AuthResultMsg, as posted. Unsigned: anyone
+ * can post any text here. Never show it as the gateway's (or the shop's) message.
+ */
+export interface UnverifiedAuthFailure {
+  /** AuthResultCode as posted, e.g. a code other than 0000. */
+  authResultCode: string;
+  /** AuthResultMsg as posted, decoded; attacker-controlled text. */
+  authResultMsg: string;
+}
+
+/**
+ * The buyer came back without authenticating. No gateway call was made, and nothing in it is
+ * the gateway's word: the return carries no signature, so anyone can post one for any Moid
+ * with any text (docs/security.md, "An auth failure is the buyer's word"). It never changes
+ * an order's state, and its text is never shown as the gateway's; at most the shop tells the
+ * buyer, in its own words, that the payment was not completed.
+ */
 export interface AuthFailedCheckout {
   status: 'auth-failed';
+  /** Always false: nothing here was verified. */
+  verified: false;
+  /** The Moid the buyer's browser posted (unverified: any order number can be posted). */
   moid: string;
-  /** AuthResultCode. */
-  code: string;
-  /** AuthResultMsg, decoded. */
-  message: string;
+  /** The posted AuthResultCode / AuthResultMsg, kept apart so they are not mistaken for a verified result. */
+  buyerPosted: UnverifiedAuthFailure;
   duplicate: false;
 }
 

@@ -17,7 +17,7 @@ describe('e2e: example shop in Chromium (back office)', () => {
     await page.check('#method-BANK');
     await page.selectOption('#rcpt-type', 'income-deduction');
     await page.fill('#rcpt-identity', '01012345678');
-    await Promise.all([page.waitForURL(/\/orders\/ORD\w+$/), page.click('#approve')]);
+    await Promise.all([page.waitForURL(/\/orders\/ORD\w+(\?t=[\w-]{22})?$/), page.click('#approve')]);
     expect(await page.getAttribute('#result-status', 'data-status')).to.equal('approved');
 
     await loginAsAdmin(e2e, '/admin');

@@ -20,7 +20,7 @@ describe('e2e: example shop in Chromium (virtual account deposit and refunds)', 
     await page.click('#pay-submit');
     await page.waitForSelector('#window-form');
     await page.check(`#method-${method}`);
-    await Promise.all([page.waitForURL(`${shopUrl}/orders/${moid}`), page.click('#approve')]);
+    await Promise.all([page.waitForURL(new RegExp(`^${shopUrl}/orders/${moid}(\\?t=[\\w-]{22})?$`)), page.click('#approve')]);
     return moid;
   }
 

@@ -16,7 +16,7 @@ describe('e2e: example shop in Chromium (payment window)', () => {
     await page.goto(shopUrl);
     await page.click(`#buy-${productId}`);
     await page.waitForSelector('#pay-submit');
-    expect(page.url()).to.match(/\/checkout\/ORD\w+$/); // post/redirect/get
+    expect(page.url()).to.match(/\/checkout\/ORD\w+\?t=[\w-]{22}$/); // post/redirect/get, a signed order link
     const moid = (await page.textContent('#order-moid'))!.trim();
     await page.click('#pay-submit');
     await page.waitForSelector('#window-form');
@@ -28,7 +28,7 @@ describe('e2e: example shop in Chromium (payment window)', () => {
   async function pay(method: PayMethod, action: 'approve' | 'cancel' = 'approve'): Promise<string> {
     const { page, shopUrl } = e2e;
     await page.check(`#method-${method}`);
-    await Promise.all([page.waitForURL(new RegExp(`^${shopUrl}/orders/ORD\\w+$`)), page.click(`#${action}`)]);
+    await Promise.all([page.waitForURL(new RegExp(`^${shopUrl}/orders/ORD\\w+(\\?t=[\\w-]{22})?$`)), page.click(`#${action}`)]);
     await page.waitForSelector('#result-status');
     return (await page.getAttribute('#result-status', 'data-status'))!;
   }
@@ -97,7 +97,8 @@ describe('e2e: example shop in Chromium (payment window)', () => {
     await checkLayout(page, 'checkout');
     expect(await pay('CARD', 'cancel')).to.equal('auth-failed');
     expect((await page.textContent('#result-status'))!.trim()).to.equal('결제가 취소되었습니다');
-    expect(await page.textContent('#result-message')).to.equal('사용자가 결제를 취소하였습니다');
+    // The shop's own words: the posted AuthResultMsg is unverified and never shown.
+    expect(await page.textContent('#result-message')).to.equal('결제창에서 결제를 마치지 않았습니다.');
     expect(await page.textContent('#result-amount')).to.equal('15,500원');
     expect(e2e.shop.db.order(moid)).to.include({ status: 'pending', tid: null });
     await checkLayout(page, 'result-cancelled');
@@ -118,15 +119,21 @@ describe('e2e: example shop in Chromium (payment window)', () => {
     await checkLayout(page, 'not-found');
   });
 
-  it('the orders page lists every order with Korean statuses', async () => {
+  it("the orders page lists this browser's orders, and only them, with Korean statuses", async () => {
     const { page, shopUrl } = e2e;
+    const other = e2e.shop.db.createOrder(e2e.shop.db.product('kimchi')!, { name: '다른 구매자', email: 'other@example.com', tel: '01000000000' });
+    const mine = [];
+    for (const [method, action] of [['CARD', 'approve'], ['VBANK', 'approve'], ['CARD', 'cancel']] as const) {
+      mine.push(await openWindow('jeju-tea'));
+      await pay(method, action);
+    }
     await page.goto(shopUrl);
     await page.click('#nav-orders');
     await page.waitForSelector('#orders');
-    const orders = e2e.shop.db.orders();
-    expect(orders.length).to.be.at.least(5);
-    expect(await page.locator('#orders tbody tr').count()).to.equal(orders.length);
-    for (const o of orders) {
+    expect(await page.locator('#orders tbody tr').count()).to.equal(mine.length);
+    expect(await page.locator(`#orders tr[data-moid="${other.moid}"]`).count()).to.equal(0);
+    for (const moid of mine) {
+      const o = e2e.shop.db.order(moid)!;
       const row = page.locator(`#orders tr[data-moid="${o.moid}"]`);
       expect(await row.getAttribute('data-status')).to.equal(o.status);
       expect(await row.locator('.amount').textContent()).to.equal(`${o.amount.toLocaleString('en-US')}원`);

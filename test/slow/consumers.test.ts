@@ -98,12 +98,13 @@ describe('package consumers (npm pack)', function () {
     if (err) throw new Error(`tsc failed:\n${err.stdout}`);
   });
 
-  it('TypeScript: reading payment of a declined result, or card of any approval, does not compile', async () => {
+  it('TypeScript: reading payment of a declined result, card of any approval, or a message of an auth failure does not compile', async () => {
     const err = (await compiled.bad) as { stdout: string } | undefined;
     expect(err, 'ts-bad compiled').to.not.equal(undefined);
     expect(err!.stdout).to.include("Property 'payment' does not exist on type 'DeclinedCheckout'");
     expect(err!.stdout).to.match(/Property 'card' does not exist on type '(?:BankPayment|CellphonePayment)/);
-    expect(err!.stdout.match(/error TS/g)).to.have.length(2);
+    expect(err!.stdout).to.include("Property 'message' does not exist on type 'AuthFailedCheckout'");
+    expect(err!.stdout.match(/error TS/g)).to.have.length(3);
   });
 });
 

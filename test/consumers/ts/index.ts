@@ -20,7 +20,7 @@ function describe(r: CheckoutResult): string {
     case 'declined':
       return `declined ${r.code}: ${r.message}`;
     case 'auth-failed':
-      return `window closed: ${r.code}`;
+      return `window closed (unverified: ${r.verified}): ${r.buyerPosted.authResultCode}`;
     default: {
       const unreachable: never = r;
       return unreachable;
