@@ -323,7 +323,7 @@ describe('example-app (the shop on a real sandbox)', () => {
     expect(shop.db.order(moid)).to.include({ status: 'pending', tid: null }); // the order's state is unchanged
     expect(page.text).to.include(`href="/checkout/${moid}" id="retry"`);
     const list = keep(await agent().get('/orders'));
-    expect(new RegExp(`data-moid="${moid}" data-status="pending" data-display="cancelled"`).test(list.text)).to.equal(true);
+    expect(new RegExp(`data-moid="${moid}" data-status="pending" data-display="window-left"`).test(list.text)).to.equal(true);
     // Paying again works and clears the note.
     const retry = await sandbox.authenticate({ moid, amount, method: 'CARD' });
     expect(dataStatus((await postReturn(retry)).text)).to.equal('approved');
