@@ -81,6 +81,12 @@ export function kstDate(yyyymmdd: string): string {
   return `${part.year}년 ${part.month}월 ${part.day}일 (${part.weekday})`;
 }
 
+/** A bank `<select>` (code values, names shown), with `value` selected and a prompt when none is. */
+export function bankSelect(name: string, id: string, value: string | undefined, banks: ReadonlyArray<readonly [string, string]>): SafeHtml {
+  return html`<select name="${name}" id="${id}" required><option value=""${value ? '' : html` selected`}>은행 선택</option>
+${banks.map(([code, bank]) => html`<option value="${code}"${code === value ? html` selected` : ''}>${bank} (${code})</option>`)}</select>`;
+}
+
 /** Order state → Korean label (the labels of example-app/order-state.ts). */
 export const STATUS_LABEL: Readonly<Record<string, string>> = STATE_LABEL;
 

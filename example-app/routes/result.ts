@@ -13,6 +13,7 @@ import type { ShopContext } from '../app.js';
 import type { Order } from '../db.js';
 import { type SafeHtml, METHOD_LABEL, html, kstDateTime, sendPage, won } from '../views.js';
 import { type OrderState, isPayable, orderState, stateTone } from '../order-state.js';
+import { cardCompany } from '../korean.js';
 
 /** "일시불", "3개월", "3개월 (무이자)". */
 function installment(months: number, interestFree: boolean): string {
@@ -28,7 +29,7 @@ function methodDetails(r: Extract<CheckoutResult, { status: 'approved' | 'awaiti
   const p = r.payment;
   switch (p.method) {
     case 'CARD':
-      return html`<dt>카드</dt><dd id="card-name">${p.card.name.endsWith('카드') ? p.card.name : `${p.card.name}카드`}</dd>
+      return html`<dt>카드</dt><dd id="card-name">${cardCompany(p.card.code, p.card.name)}</dd>
 <dt>카드번호</dt><dd id="card-number">${p.card.maskedNumber}</dd>
 <dt>할부</dt><dd id="card-installment">${installment(p.card.installmentMonths, p.card.interestFree)}</dd>`;
     case 'BANK':
