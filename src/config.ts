@@ -183,15 +183,21 @@ function parseBase(value: string | URL | undefined, name: string): URL {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new NicepayConfigError(name, 'an http: or https: URL');
   if (url.username || url.password) throw new NicepayConfigError(name, 'a URL without credentials');
-  if (url.pathname !== '/' || url.search || url.hash) {
-    // Every interface's path is appended to this origin, so a path here makes every call 404.
-    throw new NicepayConfigError(name, `the gateway's origin only, without a path or query (e.g. '${url.origin}', got '${url.origin}${url.pathname}${url.search}')`);
+  if (url.search || url.hash) throw new NicepayConfigError(name, `a URL without a query or fragment (e.g. '${url.origin}')`);
+  // Each interface's path (/webapi/..., /om/api, /recon/api) is appended to this URL. The
+  // gateway's own hosts serve nothing under a prefix, and a path naming an interface doubles
+  // it: either way every call would 404. A prefix of a shop's own proxy is kept.
+  if ((url.pathname !== '/' && isGatewayHost(url.hostname)) || INTERFACE_PATH.test(url.pathname)) {
+    throw new NicepayConfigError(name, `the host without a path: the interface paths are appended to it (e.g. '${url.origin}', got '${url.origin}${url.pathname}')`);
   }
   if (url.protocol === 'http:' && isGatewayHost(url.hostname)) {
     throw new NicepayConfigError(name, `https: for the gateway's own host ${url.hostname} (plain http: would send the merchant's signed requests unencrypted)`);
   }
   return url;
 }
+
+/** A path that names a gateway interface (or its folder), which the client appends itself. */
+const INTERFACE_PATH = /\/(?:webapi|om\/api|recon\/api)(?:\/|$)|\.jsp$/i;
 
 /** The gateway's production and test hosts (*.nicepay.co.kr), which only ever speak HTTPS. */
 function isGatewayHost(hostname: string): boolean {

@@ -55,19 +55,23 @@ describe('resolveConfig', () => {
     expect(err.message).to.include('createNicepay({ mid, merchantKey, baseUrl })');
   });
 
-  it('refuses a baseUrl or dataUrl with a path or query, since every interface path is appended to the origin', () => {
+  it('refuses a baseUrl or dataUrl whose path would make every call 404: any on the gateway, an interface path anywhere', () => {
     for (const [opts, name] of [
       [{ ...good, baseUrl: 'https://webapi.nicepay.co.kr/webapi/pay_process.jsp' }, 'baseUrl'],
-      [{ ...good, baseUrl: 'http://127.0.0.1:1/api/' }, 'baseUrl'],
-      [{ ...good, baseUrl: 'http://127.0.0.1:1/?x=1' }, 'baseUrl'],
-      [{ ...good, dataUrl: 'https://data.nicepay.co.kr/api' }, 'dataUrl'],
+      [{ ...good, baseUrl: 'https://webapi.nicepay.co.kr/v1' }, 'baseUrl'],
+      [{ ...good, baseUrl: 'http://127.0.0.1:1/webapi' }, 'baseUrl'],
+      [{ ...good, baseUrl: 'http://127.0.0.1:1/proxy/webapi/' }, 'baseUrl'],
+      [{ ...good, dataUrl: 'https://data.nicepay.co.kr/om/api' }, 'dataUrl'],
+      [{ ...good, dataUrl: 'http://127.0.0.1:1/recon/api' }, 'dataUrl'],
     ] as const) {
       const err = configError(() => createNicepay(opts));
-      expect(err.field).to.equal(name);
+      expect(err.field, opts.baseUrl).to.equal(name);
       expect(err.message).to.include('without a path');
     }
-    // a bare origin, with or without its trailing slash, is what the option wants
+    expect(configError(() => createNicepay({ ...good, baseUrl: 'http://127.0.0.1:1/?x=1' })).message).to.include('without a query');
+    // a bare origin, with or without its trailing slash, and a proxy's own prefix are kept
     expect(resolveConfig({ ...good, baseUrl: 'https://webapi.nicepay.co.kr/' }).baseUrl.href).to.equal('https://webapi.nicepay.co.kr/');
+    expect(resolveConfig({ ...good, baseUrl: 'http://127.0.0.1:1/nicepay-proxy/' }).baseUrl.pathname).to.equal('/nicepay-proxy/');
   });
 
   it("refuses plain http: for the gateway's own hosts, and keeps it for a local sandbox", () => {

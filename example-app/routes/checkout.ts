@@ -96,7 +96,7 @@ export function checkoutRoutes(ctx: ShopContext): Router {
     sendPage(res, 200, '주문 확인', html`<h1>주문 확인</h1>
 ${order.status === 'declined' && html`<p class="card status-declined" id="retry-note">이전 결제가 거절되었습니다. 다시 결제할 수 있습니다.</p>`}
 <div class="card"><dl id="order-summary">
-<dt>주문번호</dt><dd id="order-moid">${order.moid}</dd>
+<dt>주문번호</dt><dd id="order-moid" class="moid">${order.moid}</dd>
 <dt>상품</dt><dd id="order-goods">${order.goods}</dd>
 <dt>결제 금액</dt><dd id="order-amount" class="price">${won(order.amount)}</dd>
 <dt>구매자</dt><dd id="order-buyer">${order.buyerName}</dd></dl>

@@ -153,7 +153,7 @@ export function resultRoutes({ db, sandbox, logger }: ShopContext): Router {
     sendPage(res, 200, heading, html`<h1 id="result-status" class="status-${status} tone-${stateTone(state)}" data-status="${status}" data-state="${state}">${heading}</h1>
 ${note && html`<p id="result-note" class="card tone-${stateTone(state)}">${note}</p>`}
 <div class="card"><dl id="result-details">
-<dt>주문번호</dt><dd id="result-moid">${order.moid}</dd>
+<dt>주문번호</dt><dd id="result-moid" class="moid">${order.moid}</dd>
 <dt>상품</dt><dd id="result-goods">${order.goods}</dd>
 <dt>금액</dt><dd id="result-amount" data-amount="${order.amount}">${won(order.amount)}</dd>
 ${body}</dl></div>
