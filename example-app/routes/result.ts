@@ -121,7 +121,7 @@ ${committed.status === 'approved' && html`<dt>승인번호</dt><dd id="auth-code
 ${approvedAt && html`<dt>승인일시</dt><dd id="approved-at">${kstDateTime(approvedAt)}</dd>`}
 ${order.depositedAt && html`<dt>입금 확인</dt><dd id="deposited-at">${kstDateTime(new Date(order.depositedAt))}</dd>`}
 ${order.refundedAmount > 0 && html`<dt>${state === 'cancelled' ? '취소' : '환불'}</dt><dd id="result-refunded" class="amount">${won(order.refundedAmount)}${order.refundedAmount >= order.amount ? ' (전액)' : ''}</dd>`}`,
-      action: state === 'awaiting-deposit' && sandboxDeposit && html`<form method="post" action="/orders/${order.moid}/sandbox-deposit" class="inline" id="sandbox-deposit-form"><button type="submit" id="sandbox-deposit">입금하기 (샌드박스)</button></form>`,
+      action: state === 'awaiting-deposit' && sandboxDeposit && html`<form method="post" action="/orders/${order.moid}/sandbox-deposit" class="inline" id="sandbox-deposit-form" title="샌드박스 전용: 은행에서 이 계좌로 입금한 것처럼 처리하고, 게이트웨이의 입금 통보로 주문이 완료됩니다"><button type="submit" id="sandbox-deposit">입금하기 (샌드박스)</button></form>`,
     };
   }
   if (state === 'declined') {
