@@ -61,7 +61,9 @@ const CARD_COMPANY: Readonly<Record<string, string>> = {
 
 /** The card company's one display name: by issuer code, else the gateway's name ending in 카드. */
 export function cardCompany(code: string, gatewayName: string): string {
-  return CARD_COMPANY[code.padStart(2, '0').slice(-2)] ?? (gatewayName.endsWith('카드') ? gatewayName : `${gatewayName}카드`);
+  // CardCode is sent as 2 digits, sometimes zero-padded to its field's 3 or 4.
+  const key = code.trim().replace(/^0+(?=\d{2}$)/, '');
+  return CARD_COMPANY[key] ?? (gatewayName.endsWith('카드') ? gatewayName : `${gatewayName}카드`);
 }
 
 const SCHEDULE_MESSAGE: Readonly<Record<string, string>> = {

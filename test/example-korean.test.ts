@@ -23,6 +23,8 @@ describe('example-app: Korean particles and operator messages', () => {
     expect(particleFor('202611231', '은/는')).to.equal('은'); // 일
     expect(cardCompany('02', '국민')).to.equal('KB국민카드');
     expect(cardCompany('02', 'KB국민')).to.equal('KB국민카드');
+    expect(cardCompany('002', '국민')).to.equal('KB국민카드');
+    expect(cardCompany('102', '어떤')).to.equal('어떤카드');
     expect(cardCompany('99', '어떤')).to.equal('어떤카드');
     expect(cardCompany('99', '어떤카드')).to.equal('어떤카드');
     expect(kstDate('20261123')).to.equal('2026년 11월 23일 (월)');
