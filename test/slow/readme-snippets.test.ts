@@ -74,7 +74,7 @@ declare global {
     total(moid: string): number | undefined;
     markCommitted(moid: string, tid: string, status: string): Promise<void>;
     markDeclined(moid: string, code: string, message: string): void;
-    markPaid(moid: string, detail: unknown): Promise<void>;
+    markPaid(moid: string, detail: unknown, options?: { signal?: AbortSignal }): Promise<void>;
   };
   const order: ShopOrder;
   const refundRequest: { id: string };
