@@ -34,6 +34,38 @@ export function withParticle(word: string, particle: Particle): string {
   return word + (batchim ? withBatchim : without);
 }
 
+/** Only the particle that fits `word` (조회일 "x"는): for text quoted or styled apart from it. */
+export function particleFor(word: string, particle: Particle): string {
+  return withParticle(word, particle).slice(word.length);
+}
+
+/**
+ * The banks an operator picks from (the Korean interbank 3-digit codes the gateway's bankCd
+ * and refund BankCode take), so a code is chosen by name instead of typed from memory.
+ */
+export const BANKS: ReadonlyArray<readonly [code: string, name: string]> = [
+  ['004', 'KB국민은행'], ['088', '신한은행'], ['020', '우리은행'], ['081', '하나은행'], ['011', 'NH농협은행'],
+  ['003', 'IBK기업은행'], ['002', 'KDB산업은행'], ['007', '수협은행'], ['023', 'SC제일은행'], ['027', '한국씨티은행'],
+  ['031', '대구은행'], ['032', '부산은행'], ['034', '광주은행'], ['035', '제주은행'], ['037', '전북은행'], ['039', '경남은행'],
+  ['045', '새마을금고'], ['048', '신협'], ['050', '저축은행'], ['071', '우체국'], ['089', '케이뱅크'], ['090', '카카오뱅크'], ['092', '토스뱅크'],
+];
+
+/**
+ * Card companies by the gateway's issuer code, so one company has one name on every page
+ * (the window's approval says 국민, key-in says KB국민). Codes not listed keep the gateway's
+ * name with 카드 appended.
+ */
+const CARD_COMPANY: Readonly<Record<string, string>> = {
+  '01': 'BC카드', '02': 'KB국민카드', '04': '삼성카드', '06': '신한카드', '07': '현대카드', '08': '롯데카드', '12': 'NH농협카드',
+};
+
+/** The card company's one display name: by issuer code, else the gateway's name ending in 카드. */
+export function cardCompany(code: string, gatewayName: string): string {
+  // CardCode is sent as 2 digits, sometimes zero-padded to its field's 3 or 4.
+  const key = code.trim().replace(/^0+(?=\d{2}$)/, '');
+  return CARD_COMPANY[key] ?? (gatewayName.endsWith('카드') ? gatewayName : `${gatewayName}카드`);
+}
+
 const SCHEDULE_MESSAGE: Readonly<Record<string, string>> = {
   'past-date': '지난 날짜로는 요청할 수 없습니다.',
   'non-business-day': '영업일이 아닌 날짜입니다. 다른 지급일을 선택해 주세요.',

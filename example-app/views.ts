@@ -6,6 +6,7 @@
  */
 import type { Response } from 'express';
 import type { PayMethod } from '../src/index.js';
+import { STATE_LABEL } from './order-state.js';
 
 /** Markup that is already safe and is inserted as is. */
 export class SafeHtml {
@@ -64,17 +65,34 @@ export function kstDateTime(date: Date): string {
   return `${part.year}년 ${part.month}월 ${part.day}일 (${part.weekday}) ${part.hour}:${part.minute}`;
 }
 
-/** Order status → Korean label. */
-export const STATUS_LABEL: Readonly<Record<string, string>> = {
-  pending: '결제 대기',
-  paid: '결제 완료',
-  'awaiting-deposit': '입금 대기',
-  declined: '결제 실패',
-  // Display only: a pending order the buyer left in the window (still payable).
-  cancelled: '구매자 취소',
-  refunded: '취소·환불 완료',
-  'partially-refunded': '부분 환불',
-};
+const kstDateFormat = new Intl.DateTimeFormat('ko-KR', { timeZone: 'UTC', year: 'numeric', month: 'numeric', day: 'numeric', weekday: 'short' });
+
+/**
+ * A KST calendar date `YYYYMMDD` (payout and reconciliation dates) in the same Korean format
+ * as {@link kstDateTime}, e.g. "2025년 1월 9일 (목)"; anything else is returned as it is.
+ */
+export function kstDate(yyyymmdd: string): string {
+  const m = /^(\d{4})(\d{2})(\d{2})$/.exec(yyyymmdd);
+  if (!m) return yyyymmdd;
+  // The date is already KST: read it as a UTC calendar day so no offset moves it.
+  const day = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  if (day.getUTCDate() !== Number(m[3])) return yyyymmdd;
+  const part = Object.fromEntries(kstDateFormat.formatToParts(day).map((p) => [p.type, p.value]));
+  return `${part.year}년 ${part.month}월 ${part.day}일 (${part.weekday})`;
+}
+
+/** A bank `<select>` (code values, names shown), with `value` selected and a prompt when none is. */
+export function bankSelect(name: string, id: string, value: string | undefined, banks: ReadonlyArray<readonly [string, string]>): SafeHtml {
+  return html`<select name="${name}" id="${id}" required><option value=""${value ? '' : html` selected`}>은행 선택</option>
+${banks.map(([code, bank]) => html`<option value="${code}"${code === value ? html` selected` : ''}>${bank} (${code})</option>`)}</select>`;
+}
+
+/** Order state → Korean label (the labels of example-app/order-state.ts). */
+export const STATUS_LABEL: Readonly<Record<string, string>> = STATE_LABEL;
+
+/** The shop's icon (a white N on a blue rounded square), served at /favicon.svg and /favicon.ico. */
+export const FAVICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f6feb"/>'
+  + '<text x="16" y="23" font-size="19" font-weight="700" text-anchor="middle" fill="#fff" font-family="sans-serif">N</text></svg>';
 
 /** Pay method → Korean label. */
 export const METHOD_LABEL: Readonly<Record<PayMethod, string>> = {
@@ -117,15 +135,35 @@ th,td{text-align:left;padding:.5rem;border-bottom:1px solid #e4e7ec;font-size:.9
 th,td.status,td.method,td.amount,td.date{white-space:nowrap}
 td{min-width:4.5rem}td.goods{min-width:8rem}td.moid,td.tid{overflow-wrap:normal}
 dl{display:grid;grid-template-columns:minmax(5rem,9rem) 1fr;gap:.3rem 1rem}dt{color:var(--muted)}dd{margin:0;min-width:0}
-.status-approved,.status-paid{color:var(--ok)}.status-awaiting-deposit,.status-pending{color:var(--warn)}
-.status-declined,.status-auth-failed,.status-error,.status-cancelled,.status-refunded,.status-partially-refunded{color:var(--bad)}
+.status-approved,.status-paid,.tone-ok{color:var(--ok)}.status-awaiting-deposit,.status-pending,.tone-wait{color:var(--warn)}
+.status-declined,.status-auth-failed,.status-error,.status-cancelled,.status-window-left,.status-refunded,.status-partially-refunded,.tone-bad{color:var(--bad)}
+.notice-info{color:var(--muted)}
+.moid,.tid,.card-number,#card-number,#vbank-account{white-space:nowrap;overflow-wrap:normal;word-break:normal;font-variant-numeric:tabular-nums}
+.date{white-space:nowrap}
+.field-error{color:var(--bad);font-size:.9rem;margin:.1rem 0 0}
+input[aria-invalid=true]{border-color:var(--bad);outline:1px solid var(--bad)}
+.buyer-first{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:0 1rem}
+.buyer-first legend{grid-column:1/-1}
+@media (max-width:40rem){
+.wrap{padding:.75rem}
+.card{padding:.85rem 1rem}
+dl{grid-template-columns:auto 1fr;gap:.3rem .75rem}dt{white-space:nowrap}
+.table-wrap{overflow-x:visible;border:0;background:transparent}
+.table-wrap table,.table-wrap tbody{display:block;background:transparent}
+.table-wrap thead{display:none}
+.table-wrap tr{display:block;background:#fff;border:1px solid #e4e7ec;border-radius:.6rem;padding:.5rem .75rem;margin:0 0 .6rem}
+.table-wrap td{display:flex;flex-wrap:wrap;justify-content:space-between;gap:0 .75rem;border:0;padding:.15rem 0;min-width:0}
+.table-wrap td[data-label]::before{content:attr(data-label);color:var(--muted);font-size:.85rem;white-space:nowrap}
+.table-wrap td:empty{display:none}
+.table-wrap td.goods{min-width:0}
+}
 `;
 
 /** The page shell: header with navigation, main content, footer. */
 export function layout(title: string, body: SafeHtml): string {
   return `<!DOCTYPE html>\n${html`<html lang="ko"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${title} · 니스몰</title><style>${raw(STYLE)}</style></head>
+<title>${title} · 니스몰</title><link rel="icon" href="/favicon.svg" type="image/svg+xml"><style>${raw(STYLE)}</style></head>
 <body><header><div class="wrap"><a class="brand" href="/">니스몰</a>
 <nav><a href="/" id="nav-products">상품</a><a href="/keyin" id="nav-keyin">카드 직접 결제</a><a href="/orders" id="nav-orders">주문 내역</a><a href="/admin" id="nav-admin">관리자</a></nav></div></header>
 <main class="wrap">${body}</main>

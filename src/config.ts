@@ -101,7 +101,11 @@ export interface ResolvedConfig {
 
 /** Validates and fills the options once, at creation (body-parser's normalizeOptions habit). */
 export function resolveConfig(options: NicepayOptions): ResolvedConfig {
-  if (!isObject(options)) throw new NicepayConfigError('options', 'an object');
+  if (options === undefined) {
+    throw new NicepayConfigError('options', 'createNicepay() needs an options object: createNicepay({ mid, merchantKey, baseUrl })');
+  }
+  if (!isObject(options)) throw new NicepayConfigError('options', 'an object such as { mid, merchantKey, baseUrl }');
+  refuseUnknown(options, NICEPAY_OPTION_NAMES, '');
   const { mid, merchantKey } = options;
   if (!isMid(mid)) throw new NicepayConfigError('mid', "a 10-character merchant id ending in a lower-case 'm' (e.g. nicepay00m)");
   if (typeof merchantKey !== 'string' || merchantKey.length < 16) {
@@ -114,6 +118,8 @@ export function resolveConfig(options: NicepayOptions): ResolvedConfig {
     throw new NicepayConfigError('trustedHosts', 'a non-empty array of host names');
   }
   const timeouts = options.timeouts ?? {};
+  if (!isObject(timeouts)) throw new NicepayConfigError('timeouts', 'an object { connectMs, responseMs }');
+  refuseUnknown(timeouts, TIMEOUT_OPTION_NAMES, 'timeouts.');
   const connectMs = positive(timeouts.connectMs ?? 5_000, 'timeouts.connectMs');
   const responseMs = positive(timeouts.responseMs ?? 30_000, 'timeouts.responseMs');
   const maxResponseBytes = positive(options.maxResponseBytes ?? 65_536, 'maxResponseBytes');
@@ -149,6 +155,7 @@ export function resolveConfig(options: NicepayOptions): ResolvedConfig {
 
 function resolvePayout(options: PayoutOptions | undefined): ResolvedPayoutOptions {
   if (options !== undefined && !isObject(options)) throw new NicepayConfigError('payout', 'an object');
+  if (options !== undefined) refuseUnknown(options, PAYOUT_OPTION_NAMES, 'payout.');
   const scheduleChecks = options?.scheduleChecks ?? true;
   if (typeof scheduleChecks !== 'boolean') throw new NicepayConfigError('payout.scheduleChecks', 'a boolean');
   const businessDays: unknown = options?.businessDays ?? weekdaysOnly;
@@ -176,7 +183,71 @@ function parseBase(value: string | URL | undefined, name: string): URL {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new NicepayConfigError(name, 'an http: or https: URL');
   if (url.username || url.password) throw new NicepayConfigError(name, 'a URL without credentials');
+  if (url.search || url.hash) throw new NicepayConfigError(name, `a URL without a query or fragment (e.g. '${url.origin}')`);
+  // Each interface's path (/webapi/..., /om/api, /recon/api) is appended to this URL. The
+  // gateway's own hosts serve nothing under a prefix, and a path naming an interface doubles
+  // it: either way every call would 404. A prefix of a shop's own proxy is kept.
+  if ((url.pathname !== '/' && isGatewayHost(url.hostname)) || INTERFACE_PATH.test(url.pathname)) {
+    throw new NicepayConfigError(name, `the host without a path: the interface paths are appended to it (e.g. '${url.origin}', got '${url.origin}${url.pathname}')`);
+  }
+  if (url.protocol === 'http:' && isGatewayHost(url.hostname)) {
+    throw new NicepayConfigError(name, `https: for the gateway's own host ${url.hostname} (plain http: would send the merchant's signed requests unencrypted)`);
+  }
   return url;
+}
+
+/** A path that names a gateway interface (or its folder), which the client appends itself. */
+const INTERFACE_PATH = /\/(?:webapi|om\/api|recon\/api)(?:\/|$)|\.jsp$/i;
+
+/** The gateway's production and test hosts (*.nicepay.co.kr), which only ever speak HTTPS. */
+function isGatewayHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  return host === 'nicepay.co.kr' || host.endsWith('.nicepay.co.kr');
+}
+
+/** Every option {@link NicepayOptions} knows; anything else is a typo that JavaScript would not catch. */
+const NICEPAY_OPTION_NAMES: readonly (keyof NicepayOptions)[] = [
+  'mid', 'merchantKey', 'baseUrl', 'dataUrl', 'trustedHosts', 'timeouts', 'maxResponseBytes',
+  'store', 'logger', 'clock', 'payout', 'charset',
+];
+const TIMEOUT_OPTION_NAMES: readonly (keyof Timeouts)[] = ['connectMs', 'responseMs'];
+const PAYOUT_OPTION_NAMES: readonly (keyof PayoutOptions)[] = ['scheduleChecks', 'businessDays'];
+
+/**
+ * Refuses an option name the type does not declare (`timeout: 5` instead of `timeouts`), which
+ * TypeScript catches but JavaScript would silently ignore; suggests the closest known name.
+ */
+function refuseUnknown(given: object, known: readonly string[], prefix: string): void {
+  for (const key of Object.keys(given)) {
+    if (known.includes(key)) continue;
+    const near = closest(key, known);
+    const hint = near === undefined ? '' : ` Did you mean '${prefix}${near}'?`;
+    throw new NicepayConfigError(`${prefix}${key}`, `not an option of createNicepay() (known: ${known.map((k) => prefix + k).join(', ')}).${hint}`);
+  }
+}
+
+/** The known name nearest to `key` by edit distance (case-insensitive), if it is plausibly a typo. */
+function closest(key: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const name of known) {
+    const d = editDistance(key.toLowerCase(), name.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [name, d];
+  }
+  return bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined;
+}
+
+/** Levenshtein distance, for the did-you-mean hint of a misspelt option. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 function positive(n: unknown, name: string): number {

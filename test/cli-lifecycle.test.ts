@@ -38,9 +38,14 @@ describe('CLI: cancel and status', function () {
     const s = await cli(['status', '--tid', paid.tid], env);
     expect(s.code).to.equal(0);
     expect(JSON.parse(s.stdout)).to.include({ status: 'approved', tid: paid.tid });
+    // dates print as ISO strings, never as the {} of a Date rebuilt from its entries
+    const isoDate = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+    expect(JSON.parse(s.stdout).authDate).to.match(isoDate);
     const a = await cli(['cancel', '--tid', paid.tid, '--moid', paid.moid, '--amount', '500', '--reason', '부분 취소', '--partial'], env);
     expect(a.code, a.stderr).to.equal(0);
     expect(JSON.parse(a.stdout)).to.include({ status: 'cancelled', cancelledAmount: 500, remainingAmount: 504 });
+    expect(JSON.parse(a.stdout).cancelledAt).to.match(isoDate);
+    expect(a.stdout + s.stdout).to.not.include('{}');
     expect(a.stdout).to.not.include('"raw"');
     const b = await cli(['cancel', '--tid', paid.tid, '--moid', paid.moid, '--amount', '504', '--reason', 'rest', '--remaining', '504'], env);
     expect(b.code).to.equal(0);
@@ -59,6 +64,14 @@ describe('CLI: cancel and status', function () {
     const noBase = await cli(['status', '--tid', 'x'], { NICEPAY_MID: MID, NICEPAY_MERCHANT_KEY: MERCHANT_KEY });
     expect(noBase.code).to.equal(3);
     expect(noBase.stderr).to.include('NICEPAY_BASE_URL');
+    // an empty environment is reported whole, in one run
+    const none = await cli(['cancel', '--tid', 'x', '--moid', 'm', '--amount', '1', '--reason', 'r'], {});
+    expect(none.code).to.equal(3);
+    expect(none.stderr).to.include('missing environment variables NICEPAY_MID, NICEPAY_MERCHANT_KEY, NICEPAY_BASE_URL');
+    // a config refusal names the environment variable, not the client option behind it
+    const withPath = await cli(['status', '--tid', 'x'], { ...env, NICEPAY_BASE_URL: `${shop.sandbox.url}/webapi` });
+    expect(withPath.code).to.equal(3);
+    expect(withPath.stderr).to.include('NICEPAY_BASE_URL is invalid').and.not.include('baseUrl');
     const paid = await shop.pay('CARD', 2000);
     shop.sandbox.faults.inject({ target: 'cancel', kind: 'bad-signature' });
     const unknown = await cli(['cancel', '--tid', paid.tid, '--moid', paid.moid, '--amount', '2000', '--reason', 'x'], env);

@@ -38,8 +38,66 @@ describe('resolveConfig', () => {
     for (const [opts, name] of bad) {
       const err = configError(() => createNicepay(opts as never));
       expect(err.message, name).to.include(name);
+      expect(err.field, name).to.equal(name);
       expect(JSON.stringify(err) + err.message).to.not.include(MERCHANT_KEY);
     }
+  });
+
+  it('sets field to the option it names, on every refusal', () => {
+    const err = configError(() => createNicepay({ ...good, mid: 'short' }));
+    expect(err.field).to.equal('mid');
+    expect(err.toJSON()).to.include({ field: 'mid', code: 'NICEPAY_CONFIG_INVALID' });
+  });
+
+  it('refuses createNicepay() with no argument with a message that shows the call', () => {
+    const err = configError(() => (createNicepay as unknown as () => unknown)());
+    expect(err.field).to.equal('options');
+    expect(err.message).to.include('createNicepay({ mid, merchantKey, baseUrl })');
+  });
+
+  it('refuses a baseUrl or dataUrl whose path would make every call 404: any on the gateway, an interface path anywhere', () => {
+    for (const [opts, name] of [
+      [{ ...good, baseUrl: 'https://webapi.nicepay.co.kr/webapi/pay_process.jsp' }, 'baseUrl'],
+      [{ ...good, baseUrl: 'https://webapi.nicepay.co.kr/v1' }, 'baseUrl'],
+      [{ ...good, baseUrl: 'http://127.0.0.1:1/webapi' }, 'baseUrl'],
+      [{ ...good, baseUrl: 'http://127.0.0.1:1/proxy/webapi/' }, 'baseUrl'],
+      [{ ...good, dataUrl: 'https://data.nicepay.co.kr/om/api' }, 'dataUrl'],
+      [{ ...good, dataUrl: 'http://127.0.0.1:1/recon/api' }, 'dataUrl'],
+    ] as const) {
+      const err = configError(() => createNicepay(opts));
+      expect(err.field, opts.baseUrl).to.equal(name);
+      expect(err.message).to.include('without a path');
+    }
+    expect(configError(() => createNicepay({ ...good, baseUrl: 'http://127.0.0.1:1/?x=1' })).message).to.include('without a query');
+    // a bare origin, with or without its trailing slash, and a proxy's own prefix are kept
+    expect(resolveConfig({ ...good, baseUrl: 'https://webapi.nicepay.co.kr/' }).baseUrl.href).to.equal('https://webapi.nicepay.co.kr/');
+    expect(resolveConfig({ ...good, baseUrl: 'http://127.0.0.1:1/nicepay-proxy/' }).baseUrl.pathname).to.equal('/nicepay-proxy/');
+  });
+
+  it("refuses plain http: for the gateway's own hosts, and keeps it for a local sandbox", () => {
+    for (const url of ['http://webapi.nicepay.co.kr', 'http://DC1-API.NICEPAY.CO.KR', 'http://data.nicepay.co.kr.']) {
+      const err = configError(() => createNicepay({ ...good, baseUrl: url }));
+      expect(err.field).to.equal('baseUrl');
+      expect(err.message).to.include('https:');
+    }
+    expect(configError(() => createNicepay({ ...good, dataUrl: 'http://data.nicepay.co.kr' })).field).to.equal('dataUrl');
+    expect(resolveConfig({ ...good, baseUrl: 'http://localhost:8081' }).baseUrl.protocol).to.equal('http:');
+    expect(resolveConfig({ ...good, baseUrl: 'http://nicepay.co.kr.example.com' }).baseUrl.protocol).to.equal('http:');
+  });
+
+  it('refuses an unknown or misspelt option, as JavaScript callers get no type check, and suggests the name', () => {
+    const typo = configError(() => createNicepay({ ...good, timeout: 5 } as never));
+    expect(typo.field).to.equal('timeout');
+    expect(typo.message).to.include("Did you mean 'timeouts'?");
+    const key = configError(() => createNicepay({ ...good, merchantkey: 'x' } as never));
+    expect(key.message).to.include("Did you mean 'merchantKey'?");
+    const nested = configError(() => createNicepay({ ...good, timeouts: { connectMS: 100 } } as never));
+    expect(nested.field).to.equal('timeouts.connectMS');
+    expect(nested.message).to.include("Did you mean 'timeouts.connectMs'?");
+    const payout = configError(() => createNicepay({ ...good, payout: { businessDay: () => true } } as never));
+    expect(payout.field).to.equal('payout.businessDay');
+    const unrelated = configError(() => createNicepay({ ...good, flavour: 'vanilla' } as never));
+    expect(unrelated.message).to.not.include('Did you mean');
   });
 
   it('fills every default once: window charset, payout schedule, timeouts, an owned memory store', () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { checkFieldMessage, operatorError, withParticle } from '../example-app/korean.js';
+import { BANKS, cardCompany, checkFieldMessage, operatorError, particleFor, withParticle } from '../example-app/korean.js';
+import { kstDate } from '../example-app/views.js';
 import { NicepayDataApiError, NicepayRequestError, NicepayScheduleError } from '../src/index.js';
 
 describe('example-app: Korean particles and operator messages', () => {
@@ -15,6 +16,21 @@ describe('example-app: Korean particles and operator messages', () => {
     expect(checkFieldMessage('cardNumber')).to.equal('카드번호를 확인해 주세요.');
     expect(checkFieldMessage('cardExpiry')).to.equal('유효기간을 확인해 주세요.');
     expect(checkFieldMessage(undefined)).to.equal('입력값을 확인해 주세요.');
+  });
+
+  it('gives the particle alone for quoted text, one name per card company, Korean calendar dates and unique bank codes', () => {
+    expect(particleFor('2026-13-45', '은/는')).to.equal('는'); // 오
+    expect(particleFor('202611231', '은/는')).to.equal('은'); // 일
+    expect(cardCompany('02', '국민')).to.equal('KB국민카드');
+    expect(cardCompany('02', 'KB국민')).to.equal('KB국민카드');
+    expect(cardCompany('002', '국민')).to.equal('KB국민카드');
+    expect(cardCompany('102', '어떤')).to.equal('어떤카드');
+    expect(cardCompany('99', '어떤')).to.equal('어떤카드');
+    expect(cardCompany('99', '어떤카드')).to.equal('어떤카드');
+    expect(kstDate('20261123')).to.equal('2026년 11월 23일 (월)');
+    expect(kstDate('20261131')).to.equal('20261131'); // not a date: shown as given
+    expect(new Set(BANKS.map(([code]) => code)).size).to.equal(BANKS.length);
+    for (const [code] of BANKS) expect(code).to.match(/^\d{3}$/);
   });
 
   it('gives each error its own message by code, never the schedule message for everything', () => {

@@ -154,7 +154,8 @@ describe('example-app: payment window, deposit notices and refunds (issue 19 §6
     const missing = await refund(order.moid, { amount: '15500', bankCode: '004', number: '', holder: '' });
     expect(missing.step1.status).to.equal(400);
     expect(textOf(missing.step1.text, 'admin-error')).to.include('환불 계좌');
-    expect(missing.step1.text).to.include('id="refund-bank" required maxlength="3" placeholder="004" value="004"');
+    // the bank comes back selected: a select of bank names, not a code typed from memory
+    expect(missing.step1.text).to.include('<select name="bankCode" id="refund-bank" required>').and.include('<option value="004" selected>KB국민은행 (004)</option>');
 
     const ok = await refund(order.moid, { amount: '15500', bankCode: '004', number: '12345678901234', holder: '홍길동' });
     expect(ok.step2!.status, ok.step2!.text).to.equal(303);

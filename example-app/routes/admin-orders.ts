@@ -34,8 +34,8 @@ import type { ShopContext } from '../app.js';
 import { audit, csrfInput } from '../admin-auth.js';
 import type { Order } from '../db.js';
 import { type RefundIntent, refundStore } from '../db-refunds.js';
-import { CANCEL_REFUSAL, operatorError } from '../korean.js';
-import { METHOD_LABEL, STATUS_LABEL, html, won, type SafeHtml } from '../views.js';
+import { BANKS, CANCEL_REFUSAL, operatorError } from '../korean.js';
+import { METHOD_LABEL, STATUS_LABEL, bankSelect, html, won, type SafeHtml } from '../views.js';
 import { type CancelResult, isNicepayError, type PayMethod } from '../../src/index.js';
 import { adminPage, errorNotice, field, okNotice } from './admin-page.js';
 import { displayStatus } from './orders.js';
@@ -115,7 +115,7 @@ ${busy ? false : resendable(i)
 <label>금액 (원) <input type="text" name="amount" id="refund-amount" inputmode="numeric" required value="${v.amount ?? String(remaining(o))}"${o.status === 'awaiting-deposit' ? html` readonly` : ''}></label>
 <label>사유 <input type="text" name="reason" id="refund-reason" required maxlength="50" value="${v.reason ?? '고객 요청'}"></label>
 ${needsRefundAccount(o) && html`<fieldset id="refund-account"><legend>환불 계좌 (입금된 가상계좌)</legend>
-<label>은행 코드 <input type="text" name="bankCode" id="refund-bank" required maxlength="3" placeholder="004" value="${v.bankCode ?? ''}"></label>
+<label>은행 ${bankSelect('bankCode', 'refund-bank', v.bankCode, BANKS)}</label>
 <label>계좌번호 <input type="text" name="number" id="refund-number" required inputmode="numeric" value="${v.number ?? ''}"></label>
 <label>예금주 <input type="text" name="holder" id="refund-holder" required value="${v.holder ?? ''}"></label></fieldset>`}
 <div class="actions"><button type="submit" id="refund-submit">${o.status === 'awaiting-deposit' ? '주문 취소' : '환불하기'}</button></div></form>`;

@@ -5,12 +5,13 @@
  */
 import type { Request, Response } from 'express';
 import { csrfInput } from '../admin-auth.js';
-import { html, sendPage, type SafeHtml } from '../views.js';
+import { particleFor } from '../korean.js';
+import { html, kstDate, sendPage, type SafeHtml } from '../views.js';
 
 /** Today in KST as YYYYMMDD (gateway dates are KST whatever TZ says). */
 export const kstToday = (now: Date): string => new Date(now.getTime() + 9 * 3_600_000).toISOString().slice(0, 10).replace(/-/g, '');
-/** 20261123 → 2026-11-23. */
-export const fmtDate = (d: string): string => (/^\d{8}$/.test(d) ? `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}` : d);
+/** 20261123 → 2026년 11월 23일 (월): the buyer pages' Korean date format. */
+export const fmtDate = (d: string): string => kstDate(d);
 
 /** A real calendar date YYYYMMDD (20261131 is not). */
 export function isDate8(d: unknown): d is string {
@@ -29,7 +30,8 @@ export function isDate8(d: unknown): d is string {
 export function queryDate(value: unknown, today: string): { date: string; error?: string } {
   if (value === undefined || value === '') return { date: today };
   if (isDate8(value)) return { date: value };
-  return { date: today, error: `조회일 ${JSON.stringify(String(value))}은(는) 올바른 날짜(YYYYMMDD)가 아닙니다. 오늘(${fmtDate(today)}) 기준으로 보여 드립니다.` };
+  const given = String(value);
+  return { date: today, error: `조회일 "${given}"${particleFor(given, '은/는')} 올바른 날짜(YYYYMMDD)가 아닙니다. 오늘(${fmtDate(today)}) 기준으로 보여 드립니다.` };
 }
 
 /** A trimmed string field of a parsed form. */
@@ -41,6 +43,10 @@ export const field = (body: unknown, k: string): string => {
 /** An error notice (escaped). */
 export const errorNotice = (message: string | undefined, id = 'admin-error'): SafeHtml | false =>
   message !== undefined && html`<p id="${id}" class="card status-error" role="alert">${message}</p>`;
+
+/** An information notice (escaped): something to know, not a failure (e.g. results not out yet). */
+export const infoNotice = (message: string, id: string): SafeHtml =>
+  html`<p id="${id}" class="card notice-info" role="status">${message}</p>`;
 
 /** A success notice (escaped). */
 export const okNotice = (message: string | undefined): SafeHtml | false =>

@@ -16,7 +16,7 @@ import type { ShopContext } from '../app.js';
 import { audit, csrfInput } from '../admin-auth.js';
 import { operatorError, withParticle } from '../korean.js';
 import { html, won, type SafeHtml } from '../views.js';
-import { adminPage, errorNotice, field, fmtDate, isDate8, kstToday, okNotice, queryDate } from './admin-page.js';
+import { adminPage, errorNotice, field, fmtDate, infoNotice, isDate8, kstToday, okNotice, queryDate } from './admin-page.js';
 import type { SubMerchantRow } from './admin.js';
 
 /** Korean labels of payout statuses. */
@@ -61,7 +61,9 @@ ${rows.length === 0 ? html`<p id="no-payouts" class="muted">지급 내역이 없
     } catch (err) {
       const e = operatorError(err);
       if (!e) throw err;
-      results = html`${errorNotice(e.message, 'results-error')}`;
+      // Results not out yet (before 16:00 KST) is the normal morning state, not a failure.
+      const notYet = (err as { rule?: string }).rule === 'results-not-ready';
+      results = notYet ? infoNotice(e.message, 'results-error') : html`${errorNotice(e.message, 'results-error')}`;
     }
     const mine = q.mine.all().map((p) => html`<tr data-seq="${p.seq}" data-state="${p.state}"><td class="date">${fmtDate(p.settlmnt_dt)}</td><td>${p.seq}</td><td>${p.sub_id}</td>
 <td class="amount">${won(p.amount)}</td><td class="status">${p.state === 'cancelled' ? '취소됨' : '요청'}</td><td>${p.state === 'requested' && html`<form method="post" action="/admin/payouts/cancel" class="inline">${csrfInput(req)}

@@ -15,8 +15,8 @@
 import { Router, type Request, type Response } from 'express';
 import type { ShopContext } from '../app.js';
 import { adminGuard, audit, csrfInput, type AdminCredentials } from '../admin-auth.js';
-import { operatorError, withParticle } from '../korean.js';
-import { html, won } from '../views.js';
+import { BANKS, operatorError, withParticle } from '../korean.js';
+import { bankSelect, html, won } from '../views.js';
 import { adminPage, errorNotice, field, fmtDate, okNotice } from './admin-page.js';
 import { adminOrderRoutes } from './admin-orders.js';
 import { adminPayoutRoutes } from './admin-payouts.js';
@@ -74,7 +74,7 @@ ${rows.length === 0 ? html`<p id="no-sub-merchants" class="muted">이 화면에�
 ${input('subId', 'sub-id', '서브몰 ID', html` required maxlength="50"`)}
 ${input('subNm', 'sub-nm', '상호', html` required`)}
 ${input('subCoNo', 'sub-co-no', '사업자등록번호', html` required inputmode="numeric"`)}
-${input('bankCd', 'bank-cd', '은행 코드', html` required maxlength="3" placeholder="004"`)}
+<label>은행 ${bankSelect('bankCd', 'bank-cd', v.bankCd, BANKS)}</label>
 ${input('accntNo', 'accnt-no', '계좌번호', html` required`)}
 ${input('accntNm', 'accnt-nm', '예금주', html` required`)}
 ${input('memo', 'sub-memo', '메모')}

@@ -12,7 +12,8 @@ import iconv from 'iconv-lite';
 import type { ShopContext } from '../app.js';
 import type { Buyer, Order } from '../db.js';
 import { html, sendPage, won } from '../views.js';
-import { DEMO_BUYER } from './products.js';
+import { type OrderState, type PayableState, isPayable, orderState, stateTone } from '../order-state.js';
+import { type BuyerMistake, type BuyerValues, DEMO_BUYER, productPage } from './products.js';
 
 /** Bytes of `text` in CP949, or -1 when it has characters CP949 cannot represent. */
 function cp949Length(text: string): number {
@@ -21,15 +22,26 @@ function cp949Length(text: string): number {
 }
 
 /** The buyer fields, checked against the window's byte limits (EUC-KR) and formats. */
-function readBuyer(body: Record<string, unknown>): Buyer | string {
+function readBuyer(body: Record<string, unknown>): { buyer: Buyer } | { values: BuyerValues; mistake: BuyerMistake } {
   const text = (k: string, fallback: string): string => (typeof body[k] === 'string' ? (body[k] as string).trim() : fallback);
-  const buyer = { name: text('buyerName', DEMO_BUYER.name), email: text('buyerEmail', ''), tel: text('buyerTel', '').replace(/-/g, '') };
+  const values: BuyerValues = { buyerName: text('buyerName', DEMO_BUYER.name), buyerEmail: text('buyerEmail', ''), buyerTel: text('buyerTel', '') };
+  const buyer = { name: values.buyerName, email: values.buyerEmail, tel: values.buyerTel.replace(/-/g, '') };
+  const wrong = (field: keyof BuyerValues, message: string) => ({ values, mistake: { field, message } });
   const nameBytes = cp949Length(buyer.name);
-  if (!buyer.name || nameBytes < 0 || nameBytes > 30) return '이름은 한글 15자(30바이트) 이내로, 완성형 한글·영문으로 입력해 주세요.';
-  if (buyer.email && (buyer.email.length > 60 || !/^[^\s@]+@[^\s@]+$/.test(buyer.email))) return '이메일 주소를 확인해 주세요.';
-  if (buyer.tel && !/^\d{9,20}$/.test(buyer.tel)) return '휴대폰 번호는 숫자로 입력해 주세요.';
-  return buyer;
+  if (!buyer.name || nameBytes < 0 || nameBytes > 30) return wrong('buyerName', '이름은 한글 15자(30바이트) 이내로, 완성형 한글·영문으로 입력해 주세요.');
+  if (buyer.email && (buyer.email.length > 60 || !/^[^\s@]+@[^\s@]+$/.test(buyer.email))) return wrong('buyerEmail', '이메일 주소를 확인해 주세요.');
+  if (buyer.tel && !/^\d{9,20}$/.test(buyer.tel)) return wrong('buyerTel', '휴대폰 번호는 숫자로 입력해 주세요.');
+  return { buyer };
 }
+
+/** What the payment page of an order that cannot be paid (any more) says instead of the window. */
+const STATE_HEADING: Readonly<Record<Exclude<OrderState, PayableState>, string>> = {
+  paid: '이미 결제가 완료된 주문입니다',
+  'awaiting-deposit': '이미 가상계좌가 발급된 주문입니다',
+  'partially-refunded': '일부 환불된 주문입니다',
+  refunded: '결제가 취소되어 전액 환불된 주문입니다',
+  cancelled: '취소된 주문입니다. 입금하거나 다시 결제할 수 없습니다',
+};
 
 export function checkoutRoutes(ctx: ShopContext): Router {
   const { db, nicepay } = ctx;
@@ -43,12 +55,13 @@ export function checkoutRoutes(ctx: ShopContext): Router {
       sendPage(res, 404, '상품 없음', html`<h1 class="status-error">상품을 찾을 수 없습니다</h1><p><a href="/">상품 목록으로</a></p>`);
       return;
     }
-    const buyer = readBuyer(body);
-    if (typeof buyer === 'string') {
-      sendPage(res, 400, '입력 오류', html`<h1 class="status-error">구매자 정보를 확인해 주세요</h1><p id="form-error">${buyer}</p><p><a href="/">돌아가기</a></p>`);
+    const read = readBuyer(body);
+    if (!('buyer' in read)) {
+      // The form again, with what the buyer typed and the mistake beside its field.
+      productPage(res, db, 400, read.values, read.mistake);
       return;
     }
-    const order = db.createOrder(product, buyer);
+    const order = db.createOrder(product, read.buyer);
     ctx.access.grant(req, res, order.moid); // this browser owns the order (order-access.ts)
     res.redirect(303, ctx.access.signedLink(`/checkout/${encodeURIComponent(order.moid)}`, order.moid));
   });
@@ -56,11 +69,13 @@ export function checkoutRoutes(ctx: ShopContext): Router {
   router.get('/checkout/:moid', (req, res, next) => {
     const order = db.order(req.params.moid);
     if (!order || order.channel !== 'window') return next();
-    if (order.status === 'paid' || order.status === 'awaiting-deposit') {
-      sendPage(res, 200, '결제된 주문', html`<h1 id="order-paid">이미 ${order.status === 'paid' ? '결제가 완료된' : '가상계좌가 발급된'} 주문입니다</h1>
-<div class="card"><dl><dt>주문번호</dt><dd id="order-moid">${order.moid}</dd><dt>상품</dt><dd id="order-goods">${order.goods}</dd>
-<dt>결제 금액</dt><dd id="order-amount">${won(order.amount)}</dd></dl></div>
-<div class="actions"><a class="button" href="/orders/${order.moid}" id="result-link">결제 결과 보기</a><a class="button secondary" href="/">쇼핑 계속하기</a></div>`);
+    // The payment page agrees with the result page: only a payable order gets the window.
+    const state = orderState(order);
+    if (!isPayable(state)) {
+      sendPage(res, 200, STATE_HEADING[state], html`<h1 id="order-paid" class="tone-${stateTone(state)}" data-state="${state}">${STATE_HEADING[state]}</h1>
+<div class="card"><dl><dt>주문번호</dt><dd id="order-moid" class="moid">${order.moid}</dd><dt>상품</dt><dd id="order-goods">${order.goods}</dd>
+<dt>결제 금액</dt><dd id="order-amount" class="amount">${won(order.amount)}</dd></dl></div>
+<div class="actions"><a class="button" href="/orders/${order.moid}" id="result-link">주문 상태 보기</a><a class="button secondary" href="/">쇼핑 계속하기</a></div>`);
       return;
     }
     windowPage(req, res, order);
@@ -82,7 +97,7 @@ export function checkoutRoutes(ctx: ShopContext): Router {
     sendPage(res, 200, '주문 확인', html`<h1>주문 확인</h1>
 ${order.status === 'declined' && html`<p class="card status-declined" id="retry-note">이전 결제가 거절되었습니다. 다시 결제할 수 있습니다.</p>`}
 <div class="card"><dl id="order-summary">
-<dt>주문번호</dt><dd id="order-moid">${order.moid}</dd>
+<dt>주문번호</dt><dd id="order-moid" class="moid">${order.moid}</dd>
 <dt>상품</dt><dd id="order-goods">${order.goods}</dd>
 <dt>결제 금액</dt><dd id="order-amount" class="price">${won(order.amount)}</dd>
 <dt>구매자</dt><dd id="order-buyer">${order.buyerName}</dd></dl>

@@ -5,26 +5,20 @@
 import { Router } from 'express';
 import type { PayMethod } from '../../src/index.js';
 import type { ShopContext } from '../app.js';
-import type { Order } from '../db.js';
+import { orderState } from '../order-state.js';
 import { METHOD_LABEL, STATUS_LABEL, html, kstDateTime, sendPage, won } from '../views.js';
 
-/**
- * What buyer and operator see: a pending order the buyer left in the window reads as
- * cancelled by the buyer; a refunded order as refunded (fully or partly).
- */
-export function displayStatus(o: Order): string {
-  if (o.refundedAmount > 0) return o.refundedAmount >= o.amount ? 'refunded' : 'partially-refunded';
-  return o.status === 'pending' && o.windowCancelledAt ? 'cancelled' : o.status;
-}
+/** What buyer and operator see: the order's one state (example-app/order-state.ts). */
+export const displayStatus = orderState;
 
 export function orderRoutes({ db, access }: ShopContext): Router {
   const router = Router();
   router.get('/orders', (req, res) => {
     const mine = access.owned(req);
     const rows = db.orders().filter((o) => mine.has(o.moid)).map((o) => html`<tr data-moid="${o.moid}" data-status="${o.status}" data-display="${displayStatus(o)}">
-<td>${kstDateTime(new Date(o.createdAt))}</td><td class="moid"><a href="/orders/${o.moid}">${o.moid}</a></td><td class="goods">${o.goods}</td>
-<td class="amount">${won(o.amount)}</td><td class="status status-${displayStatus(o)}">${STATUS_LABEL[displayStatus(o)] ?? o.status}</td>
-<td class="method">${o.method ? (METHOD_LABEL[o.method as PayMethod] ?? o.method) : '-'}</td><td class="tid">${o.tid ?? '-'}</td></tr>`);
+<td class="date" data-label="주문일시">${kstDateTime(new Date(o.createdAt))}</td><td class="moid" data-label="주문번호"><a href="/orders/${o.moid}">${o.moid}</a></td><td class="goods" data-label="상품">${o.goods}</td>
+<td class="amount" data-label="금액">${won(o.amount)}</td><td class="status status-${displayStatus(o)}" data-label="상태">${STATUS_LABEL[displayStatus(o)] ?? o.status}</td>
+<td class="method" data-label="결제수단">${o.method ? (METHOD_LABEL[o.method as PayMethod] ?? o.method) : '-'}</td><td class="tid" data-label="거래번호">${o.tid ?? '-'}</td></tr>`);
     sendPage(res, 200, '주문 내역', html`<h1>주문 내역</h1>
 ${rows.length === 0
   ? html`<p id="no-orders" class="muted">아직 주문이 없습니다. <a href="/">상품 보러 가기</a></p>`

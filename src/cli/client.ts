@@ -1,6 +1,5 @@
-import { createNicepay, isNicepayError, type Nicepay } from '../index.js';
-import { OPTION_ENV, readCredentials } from './env.js';
-import { CliConfigError } from './exit-codes.js';
+import { createNicepay, type Nicepay } from '../index.js';
+import { clientFromEnv, readCredentials } from './env.js';
 import type { CliIo } from './output.js';
 
 /**
@@ -9,15 +8,7 @@ import type { CliIo } from './output.js';
  */
 export async function withClient<T>(io: CliIo, fn: (nicepay: Nicepay) => Promise<T>): Promise<T> {
   const creds = readCredentials(io.env);
-  let nicepay: Nicepay;
-  try {
-    nicepay = createNicepay({ mid: creds.mid, merchantKey: creds.merchantKey, baseUrl: creds.dataUrl, dataUrl: creds.dataUrl });
-  } catch (err) {
-    // The client names its option (baseUrl); the operator set an environment variable.
-    const m = isNicepayError(err) && err.code === 'NICEPAY_CONFIG_INVALID' ? /option (\w+) is invalid: (.*)$/s.exec(err.message) : null;
-    if (m && OPTION_ENV[m[1]!]) throw new CliConfigError(`${OPTION_ENV[m[1]!]} is invalid: ${m[2]}`);
-    throw err;
-  }
+  const nicepay = clientFromEnv(() => createNicepay({ mid: creds.mid, merchantKey: creds.merchantKey, baseUrl: creds.url, dataUrl: creds.url }), 'NICEPAY_DATA_URL');
   try {
     return await fn(nicepay);
   } finally {

@@ -1,10 +1,12 @@
+import { isNicepayError, type Nicepay } from '../index.js';
 import { CliConfigError } from './exit-codes.js';
 
-/** Credentials the payout and recon commands read from the environment. */
+/** Credentials the commands read from the environment. */
 export interface CliCredentials {
   mid: string;
   merchantKey: string;
-  dataUrl: string;
+  /** The gateway host the command calls: NICEPAY_DATA_URL, or NICEPAY_BASE_URL for cancel and status. */
+  url: string;
 }
 
 /** The environment variables the CLI reads, with what each holds (shown in --help). */
@@ -20,17 +22,35 @@ export const OPTION_ENV: Readonly<Record<string, string>> = {
 };
 
 /**
- * Reads the credentials; a missing one, or a NICEPAY_DATA_URL that is not an http(s) URL, is
- * a {@link CliConfigError} naming the variable (exit 3).
+ * Reads the credentials and the host in `urlVariable`; every missing variable is named in one
+ * {@link CliConfigError} (exit 3), so an operator fixes the environment in one go, and a URL
+ * that is not http(s) is refused naming its variable.
  */
-export function readCredentials(env: NodeJS.ProcessEnv): CliCredentials {
-  const missing = ['NICEPAY_MID', 'NICEPAY_MERCHANT_KEY', 'NICEPAY_DATA_URL'].filter((k) => !env[k]);
+export function readCredentials(env: NodeJS.ProcessEnv, urlVariable: 'NICEPAY_DATA_URL' | 'NICEPAY_BASE_URL' = 'NICEPAY_DATA_URL'): CliCredentials {
+  const missing = ['NICEPAY_MID', 'NICEPAY_MERCHANT_KEY', urlVariable].filter((k) => !env[k]);
   if (missing.length > 0) {
     throw new CliConfigError(`missing environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (see --help)`);
   }
-  const dataUrl = env['NICEPAY_DATA_URL']!;
-  if (!URL.canParse(dataUrl) || !/^https?:$/.test(new URL(dataUrl).protocol)) {
-    throw new CliConfigError(`NICEPAY_DATA_URL is invalid: expected an http(s) URL such as https://data.nicepay.co.kr, got ${JSON.stringify(dataUrl)}`);
+  const url = env[urlVariable]!;
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+    const example = urlVariable === 'NICEPAY_DATA_URL' ? 'https://data.nicepay.co.kr' : 'https://webapi.nicepay.co.kr';
+    throw new CliConfigError(`${urlVariable} is invalid: expected an http(s) URL such as ${example}, got ${JSON.stringify(url)}`);
   }
-  return { mid: env['NICEPAY_MID']!, merchantKey: env['NICEPAY_MERCHANT_KEY']!, dataUrl };
+  return { mid: env['NICEPAY_MID']!, merchantKey: env['NICEPAY_MERCHANT_KEY']!, url };
+}
+
+/**
+ * Creates a client, turning a configuration refusal into a {@link CliConfigError} that names
+ * the environment variable the operator set rather than the client option behind it.
+ */
+export function clientFromEnv(create: () => Nicepay, urlVariable: string): Nicepay {
+  try {
+    return create();
+  } catch (err) {
+    const field = isNicepayError(err) && err.code === 'NICEPAY_CONFIG_INVALID' ? err.field : undefined;
+    const variable = field === 'baseUrl' || field === 'dataUrl' ? urlVariable : field === undefined ? undefined : OPTION_ENV[field];
+    const wants = err instanceof Error ? /option \S+ is invalid: (.*)$/s.exec(err.message)?.[1] : undefined;
+    if (variable !== undefined && wants !== undefined) throw new CliConfigError(`${variable} is invalid: ${wants}`);
+    throw err;
+  }
 }

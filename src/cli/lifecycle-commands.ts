@@ -1,7 +1,7 @@
 import { createNicepay, type CancelInput, type Nicepay } from '../index.js';
 import { type Command, type CliValues, required } from './command.js';
-import { readCredentials } from './env.js';
-import { CliConfigError, EXIT, UsageError } from './exit-codes.js';
+import { clientFromEnv, readCredentials } from './env.js';
+import { EXIT, UsageError } from './exit-codes.js';
 import { type CliIo, toJson } from './output.js';
 
 /** The environment of the cancel and status commands: the payment host instead of the data host. */
@@ -16,11 +16,8 @@ const WEB_ENV_HELP = `Environment:
  * the usual credentials; closes it afterwards.
  */
 async function withWebClient<T>(io: CliIo, fn: (nicepay: Nicepay) => Promise<T>): Promise<T> {
-  const baseUrl = io.env['NICEPAY_BASE_URL'];
-  if (!baseUrl) throw new CliConfigError('missing environment variable NICEPAY_BASE_URL (see --help)');
-  // The data host is not called: readCredentials is given the payment host in its place.
-  const creds = readCredentials({ ...io.env, NICEPAY_DATA_URL: baseUrl });
-  const nicepay = createNicepay({ mid: creds.mid, merchantKey: creds.merchantKey, baseUrl });
+  const creds = readCredentials(io.env, 'NICEPAY_BASE_URL');
+  const nicepay = clientFromEnv(() => createNicepay({ mid: creds.mid, merchantKey: creds.merchantKey, baseUrl: creds.url }), 'NICEPAY_BASE_URL');
   try {
     return await fn(nicepay);
   } finally {

@@ -71,7 +71,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     (argv.length === 0 ? io.err : io.out)(TOP_HELP);
     return argv.length === 0 ? EXIT.USAGE : EXIT.OK;
   }
-  if (argv[0] === '--version' || argv[0] === '-v' || argv[0] === 'version') {
+  if (argv[0] === '--version' || argv[0] === '-V' || argv[0] === '-v' || argv[0] === 'version') {
     io.out(`${cliVersion()}\n`);
     return EXIT.OK;
   }

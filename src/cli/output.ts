@@ -12,8 +12,12 @@ export const processIo: CliIo = {
   env: process.env,
 };
 
-/** A copy without `raw` fields (the verbatim gateway body), for readable output. */
+/**
+ * A copy without `raw` fields (the verbatim gateway body), for readable output. A Date is kept
+ * as it is, so JSON prints it as an ISO string (rebuilt from its entries it would print `{}`).
+ */
 export function withoutRaw(value: unknown): unknown {
+  if (value instanceof Date) return value;
   if (Array.isArray(value)) return value.map(withoutRaw);
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'raw').map(([k, v]) => [k, withoutRaw(v)]));

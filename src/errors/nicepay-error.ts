@@ -32,7 +32,7 @@ export interface NicepayErrorInit {
  * card data.
  */
 export class NicepayError extends Error {
-  /** This class's brand; each subclass declares its own (see {@link brandOf}). */
+  /** This class's brand, `Symbol.for("express-nicepay.error.<ClassName>")`; each subclass declares its own. */
   static readonly brand: symbol = BASE_BRAND;
   override name = 'NicepayError';
   readonly code: NicepayErrorCode;

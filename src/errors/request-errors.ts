@@ -23,7 +23,7 @@ export class NicepayConfigError extends NicepayError {
   static override readonly brand: symbol = brandOf('NicepayConfigError');
   override name = 'NicepayConfigError';
   constructor(option: string, wants: string, cause?: unknown) {
-    super('NICEPAY_CONFIG_INVALID', `express-nicepay option ${option} is invalid: ${wants}`, { expose: false, cause });
+    super('NICEPAY_CONFIG_INVALID', `express-nicepay option ${option} is invalid: ${wants}`, { expose: false, cause, field: option });
   }
 }
 

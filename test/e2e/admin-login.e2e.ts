@@ -57,7 +57,7 @@ describe('e2e: example shop in Chromium (back-office login and CSRF)', () => {
     await page.fill('#sub-id', 'seller-x');
     await page.fill('#sub-nm', '햏상점');
     await page.fill('#sub-co-no', '1234567890');
-    await page.fill('#bank-cd', '004');
+    await page.selectOption('#bank-cd', '004');
     await page.fill('#accnt-no', '555-666');
     await page.fill('#accnt-nm', '김햏');
     await page.click('#sub-merchant-submit');

@@ -19,7 +19,7 @@ describe('e2e: example shop in Chromium (back office payouts)', () => {
     await page.fill('#sub-id', 'seller-01');
     await page.fill('#sub-nm', '똠방각하 상회');
     await page.fill('#sub-co-no', '1234567890');
-    await page.fill('#bank-cd', '004');
+    await page.selectOption('#bank-cd', '004');
     await page.fill('#accnt-no', '12345678901234');
     await page.fill('#accnt-nm', '김햏');
     await page.click('#sub-merchant-submit');

@@ -62,9 +62,9 @@ describe('CLI', function () {
       });
     }
 
-    it('--version and -v print the package version (exit 0)', async () => {
+    it('--version, -V and -v print the package version (exit 0)', async () => {
       const { version } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { version: string };
-      for (const flag of ['--version', '-v']) {
+      for (const flag of ['--version', '-V', '-v']) {
         const r = await cli([flag]);
         expect(r.code, r.stderr).to.equal(0);
         expect(r.stdout).to.equal(`${version}\n`);

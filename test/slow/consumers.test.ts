@@ -9,7 +9,7 @@ import { expect } from 'chai';
  * Proves the published package works for its three kinds of consumer (helmet's
  * test/project-setups habit): `npm pack` the repo (prepack builds), then unpack the tarball
  * into a temp node_modules whose other packages are symlinks to the repo's, so no network
- * is needed, and run an ESM, a CommonJS and a TypeScript (nodenext) consumer against it.
+ * is needed, and run an ESM, a CommonJS, a TypeScript (nodenext) and a CommonJS TypeScript consumer against it.
  */
 
 const run = promisify(execFile);
@@ -29,7 +29,7 @@ describe('package consumers (npm pack)', function () {
   let tmp: string;
   let files: string[];
   /** The two tsc runs take ~15 s each: started together once the consumers are in place. */
-  let compiled: { good: Promise<unknown>; bad: Promise<unknown> };
+  let compiled: { good: Promise<unknown>; bad: Promise<unknown>; cjs: Promise<unknown> };
 
   before(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'express-nicepay-consumers-'));
@@ -48,11 +48,11 @@ describe('package consumers (npm pack)', function () {
     }
     for (const app of readdirSync(FIXTURES)) cpSync(join(FIXTURES, app), join(tmp, app), { recursive: true });
     const tsc = (dir: string) => run(TSC, ['-p', join(tmp, dir)]).then(() => undefined, (e: { stdout?: string }) => e);
-    compiled = { good: tsc('ts'), bad: tsc('ts-bad') };
+    compiled = { good: tsc('ts'), bad: tsc('ts-bad'), cjs: tsc('ts-cjs') };
   });
 
   after(async () => {
-    await Promise.allSettled(compiled ? [compiled.good, compiled.bad] : []);
+    await Promise.allSettled(compiled ? [compiled.good, compiled.bad, compiled.cjs] : []);
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -96,6 +96,15 @@ describe('package consumers (npm pack)', function () {
   it('TypeScript (nodenext): narrowing req.checkout by status and method compiles', async () => {
     const err = (await compiled.good) as { stdout?: string } | undefined;
     if (err) throw new Error(`tsc failed:\n${err.stdout}`);
+  });
+
+  it('TypeScript CommonJS (module nodenext, as the README says): compiles to require() and runs', async () => {
+    const err = (await compiled.cjs) as { stdout?: string } | undefined;
+    if (err) throw new Error(`tsc failed:\n${err.stdout}`);
+    const dir = join(tmp, 'ts-cjs');
+    expect(readFileSync(join(dir, 'out', 'index.js'), 'utf8')).to.include('require("express-nicepay")');
+    const { stdout } = await run(process.execPath, ['out/index.js'], { cwd: dir });
+    expect(JSON.parse(stdout)).to.deep.equal({ compiledTo: 'function', middleware: 'function', sandbox: 'function', configError: 'NICEPAY_CONFIG_INVALID baseUrl' });
   });
 
   it('TypeScript: reading payment of a declined result, card of any approval, or a message of an auth failure does not compile', async () => {
