@@ -10,7 +10,8 @@ import { DEFAULT_FORMAT, REQUEST_CODES, declined, encodeReply, field, gatewayRes
 import { headerCharset, randomDigits } from '../approval/util.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import { balanceOf, dataHostState } from '../data-host/state.js';
-import type { LedgerEntry } from '../ledger.js';
+import type { LedgerCancel, LedgerEntry } from '../ledger.js';
+import { feedCancel } from '../data-host/ledger-feed.js';
 import { queueNotice } from '../notify/deliveries.js';
 import { cancelNoticeFields } from '../notify/notice-fields.js';
 import type { SandboxMerchant, SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
@@ -136,10 +137,12 @@ function cancel(state: SandboxState, f: Record<string, string>, merchant: Requir
   const resultCode = paidVbank ? CANCEL_CODES.refundPending : CANCEL_CODES.cancelled;
   const stamp = kstTimestamp14(now);
   const cancelNum = randomDigits(8);
-  cancels.push({
+  const record: LedgerCancel = {
     amount, remaining: left, partial, resultCode, cancelNum, at: now, reason: field(f, 'CancelMsg'), moid: cancelMoid,
     ...(paidVbank ? { refundAccount: { bankCode: refund.bankCode, number: `****${refund.number.slice(-4)}`, holder: refund.holder } } : {}),
-  });
+  };
+  cancels.push(record);
+  feedCancel(state, entry, record);
   // Money the data host credited at approval (or deposit) goes back out of the payout balance,
   // as a net cancel's does (data-host/ledger-feed.ts).
   if (entry.status === 'approved') balanceOf(dataHostState(state), entry.mid).remainAmt -= amount;

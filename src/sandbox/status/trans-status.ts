@@ -13,10 +13,15 @@ export const STATUS_CODES = {
   badField: 'W002',
 } as const;
 
-/** Status 0 approved (a virtual account issued or paid, partial cancels included), 1 cancelled, 9 nothing approved. */
+/**
+ * Status 0 approved (a paid virtual account and partial cancels included), 1 cancelled, 9 no
+ * approved transaction. An issued virtual account not yet paid is 9: the spec says such a payment
+ * "is complete only when the buyer has deposited", so answering it approved would tell a shop
+ * that polls the status to ship an unpaid order (the strict reading; the facts give no fourth value).
+ */
 function statusOf(entry: LedgerEntry | undefined): '0' | '1' | '9' {
   if (!entry) return '9';
-  if (entry.status === 'approved' || entry.status === 'awaiting-deposit') return '0';
+  if (entry.status === 'approved') return '0';
   if (entry.status === 'cancelled' || entry.status === 'net-cancelled') return '1';
   return '9';
 }
