@@ -74,7 +74,7 @@ export function openSession(state: SandboxState, f: Record<string, string>): Win
   const amt = get('Amt');
   if (!/^\d{1,12}$/.test(amt) || Number(amt) <= 0) return { field: 'Amt', message: '결제 금액은 0보다 큰 숫자여야 합니다.' };
   const ediDate = get('EdiDate');
-  const timeProblem = ediDate.length === 14 ? checkGatewayTime(ediDate, state.clock.now()) : 'format';
+  const timeProblem = ediDate.length === 14 ? checkGatewayTime(ediDate, state.clock.now(), state.rules.ediDateToleranceMs) : 'format';
   if (timeProblem === 'format') return { field: 'EdiDate', message: '요청 일시는 YYYYMMDDHHMISS 14자리 한국 표준시여야 합니다.' };
   if (timeProblem === 'skew') return { field: 'EdiDate', message: '요청 일시가 게이트웨이 시각(한국 표준시)과 맞지 않습니다.' };
   // lifecycle-facts 1: the window's SignData is lower-case hex, compared exactly.
