@@ -4,6 +4,7 @@
  * code of each. The rows are data; the endpoints' requests are built here from the documents'
  * formulas (src/wire/signatures.ts), never from the sandbox's code.
  */
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import iconv from 'iconv-lite';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
@@ -11,6 +12,10 @@ import { encodeForm } from '../src/wire/form-codec.js';
 import { fromKst, kstTimestamp14 } from '../src/wire/kst.js';
 import { approvalSignData, cancelSignData, statusSignData, windowSignData } from '../src/wire/signatures.js';
 import { postBytes, type RawReply } from './helpers/gateway-form.js';
+import { APPROVAL_RULES, CANCEL_RULES, KEYIN_NET_CANCEL_RULES, KEYIN_RULES, NET_CANCEL_RULES, STATUS_RULES, WINDOW_RULES } from '../src/sandbox/request-rules.js';
+import { KEYIN_ENC_FIELDS } from '../src/wire/keyin-fields.js';
+import { BALANCE_FIELDS, CASH_RECEIPT_FIELDS, PAYOUT_CANCEL_FIELDS, PAYOUT_REQUEST_FIELDS, PAYOUT_RESULTS_FIELDS, SUB_MERCHANT_FIELDS } from '../src/wire/data-fields.js';
+import type { FieldTable } from '../src/wire/field-sizes.js';
 
 const MID = 'nicepay00m';
 const KEY = TEST_MERCHANTS.find((m) => m.mid === MID)!.merchantKey;
@@ -177,6 +182,37 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
           expect(await table.send(row.field, row.value)).to.equal(row.expect);
         });
       }
+    });
+  }
+});
+
+describe('sandbox rule table: docs/sandbox.md lists every rule the sandbox enforces', () => {
+  const doc = readFileSync(new URL('../docs/sandbox.md', import.meta.url), 'utf8');
+  const section = (heading: string): string => {
+    const at = doc.indexOf(heading);
+    expect(at, heading).to.be.greaterThan(-1);
+    const rest = doc.slice(at + heading.length);
+    const next = rest.search(/\n#{2,3} /);
+    return next === -1 ? rest : rest.slice(0, next);
+  };
+  const tables: Array<[string, FieldTable]> = [
+    ['### Approval: ', APPROVAL_RULES],
+    ['### Net cancel: ', { ...NET_CANCEL_RULES, ...KEYIN_NET_CANCEL_RULES }],
+    ['### Card key-in: ', { ...KEYIN_RULES, ...KEYIN_ENC_FIELDS }],
+    ['### Cancel and refund: ', CANCEL_RULES],
+    ['### Status: ', STATUS_RULES],
+    ['### Payment window: ', WINDOW_RULES],
+    ['### Data host: ', { ...BALANCE_FIELDS, ...SUB_MERCHANT_FIELDS, ...PAYOUT_REQUEST_FIELDS, ...PAYOUT_CANCEL_FIELDS, ...PAYOUT_RESULTS_FIELDS, ...CASH_RECEIPT_FIELDS }],
+  ];
+  for (const [heading, table] of tables) {
+    it(`${heading.slice(4, -2)}: every field of the enforced table, with its size`, () => {
+      const text = section(heading);
+      for (const [field, spec] of Object.entries(table)) {
+        if (heading.startsWith('### Net cancel')) continue; // given as "the approval's table" / "the cancel table" plus NetCancel
+        expect(text, field).to.include(`\`${field}\``);
+        expect(text, `${field} (${spec.max})`).to.match(new RegExp(`\`${field}\`[^\\n]*\\b${spec.max}\\b`));
+      }
+      if (heading.startsWith('### Net cancel')) expect(text).to.include('`NetCancel`').and.include('`PartialCancelCode` `0`');
     });
   }
 });
