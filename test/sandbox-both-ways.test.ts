@@ -189,6 +189,17 @@ describe('sandbox: a gateway both ways', () => {
       expect(closed).not.to.include('<form').and.not.include('AuthResultCode');
     });
 
+    it('needs ReturnURL for the mobile window, not for goPay\'s PC layer (the vendor: "not needed for the PC window")', async () => {
+      const form = windowForm({ Moid: 'no-return', ReturnURL: '' });
+      const mobile = await open(form);
+      expect(mobile.status).to.equal(400);
+      expect(mobile.bytes.toString('utf8')).to.include('<strong id="error-field">ReturnURL</strong>');
+      const layer = await postBytes(`${sandbox.url}/window?layer=1&origin=${encodeURIComponent('http://shop.example')}`, form, 'application/x-www-form-urlencoded');
+      expect(layer.status).to.equal(200);
+      const auth = (await confirm(layer.bytes.toString('utf8'), 'CARD')).bytes.toString('utf8');
+      expect(auth).to.match(/parent\.postMessage\(\{"nicepay":"auth","fields":\{"AuthResultCode":"0000"/).and.include('"http://shop.example"');
+    });
+
     it('serves the vendor\'s window script with goPay, calling nicepaySubmit and nicepayClose', async () => {
       const res = await request(`${sandbox.url}/v3/common/js/nicepay-pgweb.js`);
       expect(res.statusCode).to.equal(200);
