@@ -13,7 +13,7 @@ import { createSandboxServer } from './server.js';
 import { checkNoticeSettings, lifecycleFacade, lifecycleModule, type DepositOptions, type SandboxNotices } from './lifecycle.js';
 import type { SandboxMerchant, SandboxModule, SandboxState } from './types.js';
 import { MID_PATTERN } from '../wire/keyin-fields.js';
-import { PUBLISHED_TEST_MIDS, sweepTestCancels } from './test-auto-cancel.js';
+import { PUBLISHED_TEST_MIDS, sweepTestCancels, trackTestCancels } from './test-auto-cancel.js';
 import { GATEWAY_TIME_TOLERANCE_MS } from './gateway-time.js';
 
 export type { SandboxMerchant } from './types.js';
@@ -140,6 +140,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       burnTokenOnRefusal: options.burnTokenOnRefusal ?? true,
     },
   };
+  trackTestCancels(state);
   const modules: SandboxModule[] = [];
   modules.push(approvalModule);
   modules.push(createDataHostModule(state));
