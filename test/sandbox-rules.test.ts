@@ -9,8 +9,9 @@ import { expect } from 'chai';
 import iconv from 'iconv-lite';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { encodeForm } from '../src/wire/form-codec.js';
-import { fromKst, kstTimestamp14 } from '../src/wire/kst.js';
-import { approvalSignData, cancelSignData, statusSignData, windowSignData } from '../src/wire/signatures.js';
+import { fromKst, kstTimestamp12, kstTimestamp14 } from '../src/wire/kst.js';
+import { approvalSignData, cancelSignData, keyinSignData, payoutEncKey, reconEncKey, statusSignData, windowSignData } from '../src/wire/signatures.js';
+import { encryptEncData } from '../src/wire/enc-data.js';
 import { postBytes, type RawReply } from './helpers/gateway-form.js';
 import { APPROVAL_RULES, CANCEL_RULES, KEYIN_NET_CANCEL_RULES, KEYIN_RULES, NET_CANCEL_RULES, STATUS_RULES, WINDOW_RULES } from '../src/sandbox/request-rules.js';
 import { KEYIN_ENC_FIELDS } from '../src/wire/keyin-fields.js';
@@ -19,6 +20,8 @@ import type { FieldTable } from '../src/wire/field-sizes.js';
 
 const MID = 'nicepay00m';
 const KEY = TEST_MERCHANTS.find((m) => m.mid === MID)!.merchantKey;
+const KEYIN_MID = 'nictest04m';
+const KEYIN_KEY = TEST_MERCHANTS.find((m) => m.mid === KEYIN_MID)!.merchantKey;
 const FORM = 'application/x-www-form-urlencoded; charset=euc-kr';
 const START = fromKst(2026, 3, 2, 10, 0);
 
@@ -105,6 +108,36 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
     return /<strong id="error-field">([^<]*)<\/strong>/.exec(r.bytes.toString('utf8'))?.[1] ?? String(r.status);
   }
 
+  /** A card key-in with one field (or EncData sub-field, `Enc.` prefix) replaced; SignData and EncData follow the values sent. */
+  async function keyin(field: string, value: string): Promise<string> {
+    const e = edi();
+    const card: Record<string, string> = { CardNo: '4111111111111111', CardExpire: '2812', BuyerAuthNum: '', CardPwd: '' };
+    if (field.startsWith('Enc.')) card[field.slice(4)] = value;
+    const plain = `CardNo=${card.CardNo}&CardExpire=${card.CardExpire}&BuyerAuthNum=${card.BuyerAuthNum}&CardPwd=${card.CardPwd}`;
+    const tid = `${KEYIN_MID}0101${kstTimestamp12(sandbox.clock.now())}${String(++seq).padStart(4, '0')}`;
+    const f: Record<string, string> = {
+      TID: tid, MID: KEYIN_MID, EdiDate: e, Moid: `keyin-${seq}`, Amt: '1004', GoodsName: '키인', EncData: encryptEncData(plain, KEYIN_KEY),
+      CardInterest: '0', CardQuota: '00', CharSet: 'utf-8', ...(field.startsWith('Enc.') ? {} : { [field]: value }),
+    };
+    if (field !== 'SignData') f.SignData = keyinSignData(KEYIN_MID, f.Amt!, f.EdiDate!, f.Moid!, KEYIN_KEY);
+    return resultCode(await postBytes(`${sandbox.url}/webapi/card_keyin.jsp`, encodeForm(f, 'euc-kr'), FORM));
+  }
+
+  /** A data host request (balance, or the cash-receipt list) with one body field replaced: its resCode. */
+  function dataHost(sid: '0101001' | '0301002') {
+    return async (field: string, value: string): Promise<string> => {
+      const trDtm = edi();
+      const usrId = `${MID}admin`;
+      const body: Record<string, string> = sid === '0101001'
+        ? { mid: MID, encKey: payoutEncKey(sid, MID, trDtm, KEY) }
+        : { usrId, encKey: reconEncKey(sid, usrId, trDtm, KEY), dt: '20260302', orgSvcCd: '01', idCl: '2', searchID: MID };
+      body[field] = value;
+      const envelope = { header: { sid, trDtm, gubun: 'S', resCode: '', resMsg: '' }, body };
+      const r = await postBytes(`${sandbox.url}${sid === '0101001' ? '/om/api' : '/recon/api'}`, Buffer.from(JSON.stringify(envelope), 'utf8'), 'application/json');
+      return (JSON.parse(r.bytes.toString('utf8')) as { header: { resCode: string } }).header.resCode;
+    };
+  }
+
   const tables: Array<{ endpoint: string; send: (field: string, value: string) => Promise<string>; rows: Row[] }> = [
     {
       endpoint: 'approval (pay_process.jsp)', send: approval, rows: [
@@ -171,6 +204,42 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
         { field: 'GoodsName', value: eucKrBytes(40), expect: '200', why: '40 EUC-KR bytes' },
         { field: 'Moid', value: 'x'.repeat(65), expect: 'Moid', why: '65 bytes (64)' },
         { field: 'CharSet', value: 'latin1', expect: 'CharSet', why: 'neither euc-kr nor utf-8' },
+      ],
+    },
+    {
+      endpoint: 'card key-in (card_keyin.jsp)', send: keyin, rows: [
+        { field: 'GoodsName', value: eucKrBytes(41), expect: '3093', why: '41 EUC-KR bytes (40)' },
+        { field: 'GoodsName', value: eucKrBytes(40), expect: '3001', why: '40 EUC-KR bytes' },
+        { field: 'Amt', value: '0000000001004', expect: '3093', why: '13 digits (12)' },
+        { field: 'CardQuota', value: '1', expect: '3093', why: 'one digit (two)' },
+        { field: 'CardInterest', value: '2', expect: '3093', why: 'neither 0 nor 1' },
+        { field: 'BuyerTel', value: '0'.repeat(21), expect: '3093', why: '21 bytes (20)' },
+        { field: 'BuyerTel', value: '0'.repeat(20), expect: '3001', why: '20 bytes' },
+        { field: 'MallReserved', value: eucKrBytes(501), expect: '3093', why: '501 EUC-KR bytes (500)' },
+        { field: 'CharSet', value: 'latin1', expect: '3093', why: 'neither euc-kr nor utf-8' },
+        { field: 'EdiType', value: 'XML', expect: '3093', why: 'neither JSON nor KV' },
+        { field: 'EncData', value: 'zz', expect: '3093', why: 'not hex' },
+        { field: 'Enc.CardNo', value: '411111111111', expect: '3094', why: '12 digits (13-16)' },
+        { field: 'Enc.CardExpire', value: '28123', expect: '3094', why: '5 digits (YYMM)' },
+        { field: 'Enc.BuyerAuthNum', value: '12345', expect: '3094', why: '5 digits (6 or 10)' },
+        { field: 'Enc.BuyerAuthNum', value: '800101', expect: '3001', why: '6 digits' },
+      ],
+    },
+    {
+      endpoint: 'data host balance (om/api 0101001)', send: dataHost('0101001'), rows: [
+        { field: 'mid', value: 'nicepay00mm', expect: '0260', why: '11 bytes (10)' },
+        { field: 'encKey', value: '', expect: '0210', why: 'missing' },
+        { field: 'encKey', value: 'A'.repeat(64), expect: '0270', why: 'upper-case hex' },
+        { field: 'mid', value: MID, expect: '0000', why: 'the merchant, 10 bytes' },
+      ],
+    },
+    {
+      endpoint: 'data host cash receipts (recon/api 0301002)', send: dataHost('0301002'), rows: [
+        { field: 'dt', value: '2026030', expect: '0270', why: '7 digits (YYYYMMDD)' },
+        { field: 'orgSvcCd', value: '05', expect: '0270', why: 'not one of 01, 02, 03, 04, 26' },
+        { field: 'idCl', value: '5', expect: '0270', why: 'not 2, 3 or 4' },
+        { field: 'searchID', value: 'x'.repeat(11), expect: '0260', why: '11 bytes (10)' },
+        { field: 'orgSvcCd', value: '26', expect: '0000', why: 'CMS account simple payment' },
       ],
     },
   ];
