@@ -150,6 +150,17 @@ describe('sandbox: a gateway both ways', () => {
       expect(hidden(iconv.decode(done.bytes, 'utf8'))).to.include({ AuthResultCode: '0000', PayMethod: 'BANK' });
     });
 
+    it('opens the window nicepay.paymentWindow({ payMethod: [\'CARD\', \'BANK\'] }) signs, offering both', async () => {
+      const nicepay = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: sandbox.url, clock: () => sandbox.clock.now() });
+      try {
+        const fields = nicepay.paymentWindow({ moid: 'client-multi', amount: 10000, goodsName: '상품', returnUrl: 'https://shop.example/return', payMethod: ['CARD', 'BANK'], buyer: { tel: '0'.repeat(40) } });
+        const page = (await open(encodeForm({ ...fields }, 'euc-kr'))).bytes.toString('utf8');
+        expect(page).to.include('id="method-CARD"').and.include('id="method-BANK"').and.not.include('id="error-field"');
+      } finally {
+        await nicepay.close();
+      }
+    });
+
     it('has a viewport meta tag, so a phone lays it out at its own width', async () => {
       const page = (await open(windowForm({ Moid: 'phone-1' }))).bytes.toString('utf8');
       expect(page).to.include('<meta name="viewport" content="width=device-width, initial-scale=1">');
