@@ -219,8 +219,16 @@ describe('e2e: the vendor\'s sample flow against the sandbox (goPay, approval, n
     expect(approved).to.include({ ResultCode: '3001', GoodsName: '나이스상품' });
     // Back to the window's POST page ("Confirm Form Resubmission"), then re-posted: the window
     // says the order is paid and offers nothing again.
-    await page.goBack().catch(() => undefined); // net::ERR_CACHE_MISS: a POST page is not cached
-    const reposted = await page.reload();
+    // net::ERR_CACHE_MISS: a POST page is not cached; Chromium shows its error page for it, and
+    // reloading that page posts the window request again.
+    await page.goBack().catch(() => undefined);
+    await page.waitForURL(/^chrome-error:/);
+    await page.waitForLoadState();
+    let reposted = null;
+    for (let attempt = 0; attempt < 3 && !reposted; attempt++) {
+      // The error page may still be attaching when reload is asked for: ask again.
+      reposted = await page.reload().catch((err: Error) => { if (!/Not attached/.test(err.message)) throw err; return null; });
+    }
     expect(reposted?.status()).to.equal(409);
     expect(await page.textContent('#already-paid')).to.include('결제가 끝났습니다');
     expect(await page.$('#approve')).to.equal(null);
