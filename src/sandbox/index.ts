@@ -13,6 +13,8 @@ import { createSandboxServer } from './server.js';
 import { checkNoticeSettings, lifecycleFacade, lifecycleModule, type DepositOptions, type SandboxNotices } from './lifecycle.js';
 import type { SandboxMerchant, SandboxModule, SandboxState } from './types.js';
 import { MID_PATTERN } from '../wire/keyin-fields.js';
+import { PUBLISHED_TEST_MIDS, sweepTestCancels, trackTestCancels } from './test-auto-cancel.js';
+import { GATEWAY_TIME_TOLERANCE_MS } from './gateway-time.js';
 
 export type { SandboxMerchant } from './types.js';
 export { SANDBOX_TEST_CARDS, KEYIN_DECLINES, type SandboxTestCard, type SandboxCardOutcome } from './keyin/index.js';
@@ -23,6 +25,7 @@ export type { Ledger, LedgerEntry, LedgerListener, LedgerStatus } from './ledger
 export type { AuthenticateOptions, AuthReturn, CashReceiptChoice } from './approval/index.js';
 export { APPROVAL_CODES, NET_CANCEL_CODES, AUTH_TOKEN_TTL_MS, NET_CANCEL_WINDOW_MS } from './approval/index.js';
 export { GATEWAY_TIME_TOLERANCE_MS } from './gateway-time.js';
+export { PUBLISHED_TEST_MIDS, TEST_AUTO_CANCEL_REASON } from './test-auto-cancel.js';
 export type { DepositOptions, SandboxNotices } from './lifecycle.js';
 export type { LedgerCancel, LedgerDeposit, LedgerNoticeDelivery } from './ledger.js';
 export { CANCEL_CODES, CANCEL_PERIOD_MS, STATUS_CODES } from './lifecycle.js';
@@ -39,6 +42,26 @@ export interface SandboxOptions {
   merchants?: readonly SandboxMerchant[];
   /** Where the virtual clock starts. @default real time */
   clock?: () => Date;
+  /**
+   * The default of `testAutoCancel` for merchants that do not set it: false turns the 23:30 KST
+   * cancel of the published test MIDs off (a test that moves the clock across 23:30 KST and
+   * expects its payments to stand). @default true (for the published test MIDs only)
+   */
+  testAutoCancel?: boolean;
+  /**
+   * How far a client's KST timestamp (EdiDate, the data host's trDtm, a key-in TID's time) may
+   * stand from the virtual clock, either way. The documents publish no tolerance: ten minutes is
+   * the sandbox's choice, still refusing a time written in UTC (nine hours off).
+   * @default GATEWAY_TIME_TOLERANCE_MS (600000, ten minutes)
+   */
+  ediDateToleranceMs?: number;
+  /**
+   * Whether a refused approval that the merchant provably sent (valid SignData: EdiDate off,
+   * duplicate Moid, amount differs, issuer refusal) burns the AuthToken, so the retry is I003.
+   * The facts name I003 but not which refusals lead to it: this is the sandbox's choice.
+   * @default true
+   */
+  burnTokenOnRefusal?: boolean;
 }
 
 /** A running (or ready to run) gateway simulator. */
@@ -72,6 +95,13 @@ export interface Sandbox {
 
 /** Creates the stateful gateway simulator of interfaces A-D. */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const tolerance = options.ediDateToleranceMs;
+  if (tolerance !== undefined && !(Number.isSafeInteger(tolerance) && tolerance >= 0)) {
+    throw new TypeError('createSandbox: option ediDateToleranceMs must be a whole number of milliseconds >= 0');
+  }
+  if (options.burnTokenOnRefusal !== undefined && typeof options.burnTokenOnRefusal !== 'boolean') {
+    throw new TypeError('createSandbox: option burnTokenOnRefusal must be a boolean');
+  }
   const merchants = new Map<string, Required<SandboxMerchant>>();
   for (const m of options.merchants ?? TEST_MERCHANTS) {
     // Every endpoint refuses a mis-shaped MID (W002): such a merchant could never be used.
@@ -84,19 +114,33 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       notifyCancels: false,
       notificationRetry: { intervalMinutes: 1, count: 3 },
       partialCancel: true,
+      testAutoCancel: (options.testAutoCancel ?? true) && PUBLISHED_TEST_MIDS.has(m.mid),
       ...m,
     });
     checkNoticeSettings(m);
   }
   let baseUrl = '';
+  const clock = createVirtualClock(options.clock);
   const state: SandboxState = {
     merchants,
-    clock: createVirtualClock(options.clock),
+    // Moving the virtual clock runs what it made due, as the passing of real time would.
+    clock: {
+      now: () => clock.now(),
+      set(date) { clock.set(date); state.tick(); },
+      advance(ms) { clock.advance(ms); state.tick(); },
+      freeze(frozen) { clock.freeze(frozen); },
+    },
     ledger: createLedger(),
     faults: createFaultQueue(),
     url: () => baseUrl,
     modules: new Map(),
+    tick: () => sweepTestCancels(state),
+    rules: {
+      ediDateToleranceMs: options.ediDateToleranceMs ?? GATEWAY_TIME_TOLERANCE_MS,
+      burnTokenOnRefusal: options.burnTokenOnRefusal ?? true,
+    },
   };
+  trackTestCancels(state);
   const modules: SandboxModule[] = [];
   modules.push(approvalModule);
   modules.push(createDataHostModule(state));

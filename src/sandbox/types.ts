@@ -21,6 +21,12 @@ export interface SandboxMerchant {
   notificationRetry?: { intervalMinutes: number; count: number };
   /** The contract allows partial cancels (PartialCancelCode=1). @default true */
   partialCancel?: boolean;
+  /**
+   * Cancel this merchant's approved transactions at 23:30 KST of their day, on the virtual
+   * clock, as the real test gateway does for its test MIDs (lifecycle-facts 2).
+   * @default true for the published test MIDs (nicepay00m, nictest04m), false for any other
+   */
+  testAutoCancel?: boolean;
 }
 
 /** A request as a sandbox handler sees it: the whole body already read. */
@@ -46,6 +52,17 @@ export interface SandboxResponse {
   drop?: boolean;
 }
 
+/**
+ * Rules the documents do not settle, so the sandbox makes them configurable (docs/sandbox.md,
+ * "The sandbox's own choices"). Filled from SandboxOptions with their defaults.
+ */
+export interface SandboxRules {
+  /** How far a client's KST timestamp (EdiDate, trDtm, a key-in TID's time) may be from the clock. */
+  ediDateToleranceMs: number;
+  /** A refused approval that proved the merchant sent it (W004, A127, A123, 3011) burns the AuthToken. */
+  burnTokenOnRefusal: boolean;
+}
+
 /** The state every handler shares. */
 export interface SandboxState {
   merchants: ReadonlyMap<string, Required<SandboxMerchant>>;
@@ -56,6 +73,10 @@ export interface SandboxState {
   url(): string;
   /** Per-module state, keyed by module name (e.g. 'data-host'). */
   modules: Map<string, unknown>;
+  /** The sandbox's own choices where the documents give no value (SandboxOptions). */
+  rules: SandboxRules;
+  /** Runs what the virtual clock has made due (the test merchants' 23:30 cancels); called before every request. */
+  tick(): void;
 }
 
 /** One route's handler. */
