@@ -1,6 +1,7 @@
 import type { ClientContext } from '../context.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { keyinHookOf, runKeyinHook } from '../pipeline/hook-runner-keyin.js';
 import { admit, callGateway, type RecordCodec, runOnce, storeErrorText, withMerchantKeyHint } from '../pipeline/index.js';
 import { ownField } from '../wire/response-body.js';
 import { digestEquals, secretDigest } from '../util/secret-digest.js';
@@ -83,19 +84,12 @@ export function createKeyinClient(ctx: ClientContext): KeyinClient {
   return {
     async keyin(input: KeyinInput): Promise<KeyinResult> {
       const n = validateKeyinInput(input, config.clock());
-      return admit(ctx, 'key-in', () => run(n));
-    },
-    async approvedOnce(result, hook) {
-      // The hook's lock outlives a slow hook by the key-in's own budget; its mark lasts as long
-      // as the key-in result it belongs to (a later resubmission is refused or duplicate anyway).
-      const once = await ctx.track(runOnce(config.store, `keyin-hook:${config.mid}:${result.tid}`, { lockTtlMs: 2 * lockTtlMs, resultTtlMs: KEYIN_RESULT_TTL_MS }, async () => {
-        await hook();
-        return 'done';
+      const hook = keyinHookOf(input);
+      // The hook runs for duplicates too, until it resolved once for the payment.
+      return admit(ctx, 'key-in', () => run(n).then(async (r) => {
+        if (r.status === 'approved' && hook) await runKeyinHook(ctx, r, hook, KEYIN_RESULT_TTL_MS);
+        return r;
       }));
-      if (once && !once.stored) {
-        config.logger.error({ tid: result.tid, moid: result.moid, step: 'store', error: storeErrorText(once.storeError) }, 'key-in hook ran but its mark was not stored: a resubmission may run it again');
-      }
-      return once?.fresh ?? false;
     },
   };
 }
