@@ -166,6 +166,19 @@ describe('checkoutReturn against the sandbox', () => {
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
   });
 
+  it('an "already approved" virtual account the store forgot stays an unknown outcome: the inquiry cannot tell unpaid from none', async () => {
+    const { result: first, auth } = await pay(shop, { method: 'VBANK' });
+    expect(first.status).to.equal('awaiting-deposit');
+    const other = await startShop({ sandbox: shop.sandbox });
+    other.orders.set(auth.fields.Moid!, 1004);
+    const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    await other.close();
+    expect(res.status).to.equal(502);
+    expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'not-attempted' });
+    expect(other.approved).to.have.length(0);
+    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('awaiting-deposit');
+  });
+
   it('an "already processed" answer for a TID the gateway no longer holds approved is declined, never approved', async () => {
     const moid = newMoid();
     shop.orders.set(moid, 1004);
