@@ -26,7 +26,7 @@ export interface NormalizedCancel {
 }
 
 const bad = (field: string, message: string, code: 'NICEPAY_FIELD_INVALID' | 'NICEPAY_CANCEL_EXCEEDS_REMAINING' = 'NICEPAY_FIELD_INVALID'): NicepayRequestError =>
-  new NicepayRequestError(code, `cancel: ${message}; nothing was sent`, code === 'NICEPAY_FIELD_INVALID' ? 400 : 422, field);
+  new NicepayRequestError(code, `cancel: ${message}; nothing was sent`, field);
 
 const str = (v: unknown, field: string): string => {
   if (typeof v !== 'string' || v.trim() === '') throw bad(field, `${field} is required (a non-empty string)`);
