@@ -13,11 +13,15 @@ import type { CancelInput, CancelResult } from './cancel/types.js';
 import { createStatusClient } from './status/client.js';
 import type { TransactionStatus } from './status/types.js';
 import { notifications } from './express/notifications.js';
+import type { CancelRejection, CheckoutRejection, KeyinRejection, PayoutRejection, ReconRejection, StatusRejection } from './errors/index.js';
 import type { NotificationsOptions } from './notify/types.js';
 
 /** The object createNicepay returns: every interface of the gateway for one merchant. */
 export interface Nicepay {
-  /** Middleware for the payment window's return route (interface A). */
+  /**
+   * Middleware for the payment window's return route (interface A). Failures go to
+   * `next(err)` with a code of {@link CheckoutRejection}.
+   */
   checkoutReturn(options: CheckoutReturnOptions): RequestHandler;
   /**
    * Waits for calls in flight (approvals, net cancels, key-ins) to finish, then closes the
@@ -31,7 +35,8 @@ export interface Nicepay {
   /**
    * Card key-in (interface B): charges a card from its data. Resolves to approved or declined
    * (the issuer's message verbatim); the same Moid is charged at most once. Rejects with a
-   * NicepayError for bad input, an unreachable gateway or an unknown outcome. See docs/keyin.md.
+   * NicepayError for bad input, an unreachable gateway or an unknown outcome: a code of
+   * {@link KeyinRejection}. See docs/keyin.md.
    */
   keyin(input: KeyinInput): Promise<KeyinResult>;
   /**
@@ -42,10 +47,11 @@ export interface Nicepay {
   /**
    * Sub-merchant payout (interface C) on `dataUrl`: balance, sub-merchant registration,
    * payout request and cancel, result query. Schedule rules (KST) are checked before sending
-   * unless `payout.scheduleChecks` is false. See docs/payout.md.
+   * unless `payout.scheduleChecks` is false. Rejects with a code of {@link PayoutRejection}.
+   * See docs/payout.md.
    */
   readonly payout: PayoutClient;
-  /** Cash-receipt reconciliation (interface D) on `dataUrl`. */
+  /** Cash-receipt reconciliation (interface D) on `dataUrl`; rejects with a code of {@link ReconRejection}. */
   readonly recon: ReconClient;
   /**
    * The signed payment-window request of an order (EdiDate in KST, SignData, CharSet): render
@@ -56,7 +62,8 @@ export interface Nicepay {
    * Cancels (fully or partly) or refunds a paid virtual account. Resolves to cancelled,
    * refund-pending or refused; rejects when nothing was done (NICEPAY_GATEWAY_UNREACHABLE,
    * NICEPAY_RETRY_LATER) or the outcome is unknown (NICEPAY_OUTCOME_UNKNOWN). The same
-   * (TID, amount, idempotencyKey) is sent once. See docs/lifecycle.md.
+   * (TID, amount, idempotencyKey) is sent once, with a Moid of its own (`cancelMoid`). Every
+   * rejection code: {@link CancelRejection}. See docs/lifecycle.md.
    */
   cancel(input: CancelInput): Promise<CancelResult>;
   /**
@@ -64,7 +71,10 @@ export interface Nicepay {
    * answers exactly `OK` once the hook resolved. Mount before any body parser.
    */
   notifications(options: NotificationsOptions): RequestHandler;
-  /** The gateway's transaction status inquiry: advice, not proof (no signature, no amount). */
+  /**
+   * The gateway's transaction status inquiry: advice, not proof (no signature, no amount).
+   * Rejects with a code of {@link StatusRejection}.
+   */
   status(tid: string): Promise<TransactionStatus>;
 }
 
@@ -77,7 +87,7 @@ export function createNicepay(options: NicepayOptions): Nicepay {
   const ctx = createContext(config);
   const keyinClient = createKeyinClient(ctx);
   const statusClient = createStatusClient(ctx);
-  const cancelClient = createCancelClient(ctx, statusClient);
+  const cancelClient = createCancelClient(ctx);
   return {
     checkoutReturn: (opts) => checkoutReturn(ctx, opts),
     close: () => closeContext(ctx),

@@ -1,12 +1,12 @@
 import type { ClientContext } from '../context.js';
-import { NicepayConfigError, NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
-import { runOnce, storeErrorText } from '../store/run-once.js';
+import { NicepayGatewayError, NicepayRequestError, NicepayHookError, NicepayServiceError } from '../errors/index.js';
+import { admit, runOnce, storeErrorText } from '../pipeline/index.js';
 import type { CheckoutResult, CommittedCheckout } from '../types/checkout.js';
 import { digestEquals, secretDigest } from '../util/secret-digest.js';
 import { parseAmount } from '../wire/amount.js';
 import type { Charset } from '../wire/charset.js';
 import { approve, outcomeError } from './approve.js';
-import { runApprovedHook } from './approved-hook.js';
+import { type HookVerdict, runApprovedHook } from './approved-hook.js';
 import { returnBodyCharset, verifyAuthReturn, type VerifiedReturn } from './auth-return.js';
 import { type CheckoutOptions, resolveCheckoutOptions } from './checkout-options.js';
 import { type CheckoutRecord, checkoutRecordCodec, parseRecord } from './checkout-record.js';
@@ -59,21 +59,24 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
       throw new NicepayRequestError('NICEPAY_UNKNOWN_ORDER', 'no order with this Moid (expectedAmount returned nothing)', 'Moid');
     }
     if (!Number.isSafeInteger(expected) || expected <= 0) {
-      throw new NicepayConfigError('expectedAmount', 'it must return a positive integer number of won');
+      throw new NicepayHookError('NICEPAY_HOOK_RESULT_INVALID', `expectedAmount returned what is not a positive integer number of won for order ${moid}; nothing was sent`, { moid });
     }
     if (parseAmount(v.amt) !== expected) {
       throw new NicepayRequestError('NICEPAY_AMOUNT_MISMATCH', "auth return Amt differs from the order's amount; nothing was approved", 'Amt');
     }
-    if (ctx.isClosing()) throw new NicepayRequestError('NICEPAY_SHUTTING_DOWN', 'server is shutting down; nothing was sent, retry shortly');
 
     const tokenDigest = secretDigest(config.merchantKey, 'checkout-auth-token', v.authToken);
     // The key holds the token's digest: a return with another token on this TxTid never
-    // reads, waits on or overwrites this token's result (issue 18 item 2).
+    // reads, waits on or overwrites this token's result.
     const key = `checkout:${config.mid}:${tid}:${tokenDigest.slice(0, 32)}`;
-    const once = await runOnce(config.store, key, onceOptions, () => ctx.track(approveAndRecord(v, expected, tokenDigest, req)), {
-      serialize: codec.serialize,
-      parse: (text) => readStored(text, tid, moid),
-    });
+    // Admitted (refused after close(), else tracked) as a whole: the wait behind a duplicate,
+    // the approval, its net cancel or recovery, and the hook.
+    const once = await admit(ctx, 'approval', () =>
+      runOnce(config.store, key, onceOptions, () => approveAndRecord(v, expected, tokenDigest, req), {
+        serialize: codec.serialize,
+        parse: (text) => readStored(text, tid, moid),
+      }),
+    );
     if (!once) throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'approval produced no result', { tid, moid });
     if (!once.stored) {
       config.logger.error({ tid, moid, step: 'store', error: storeErrorText(once.storeError) }, 'approval result not stored: a duplicate may be declined by the gateway');
@@ -126,7 +129,17 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
 
   async function afterHook(record: CheckoutRecord & { kind: 'committed' }, v: VerifiedReturn, req: Req): Promise<CheckoutRecord> {
     const { tid, moid, amount, tokenDigest } = record;
-    const verdict = await runApprovedHook(ctx, opts.onApproved!, toCheckoutResult(record, false) as CommittedCheckout, req, opts.hookTimeoutMs, opts.resultTtlMs);
+    let verdict: HookVerdict;
+    try {
+      verdict = await runApprovedHook(ctx, opts.onApproved!, toCheckoutResult(record, false) as CommittedCheckout, req, opts.hookTimeoutMs, opts.resultTtlMs);
+    } catch (err) {
+      // In progress (another request runs this TID's hook) is passed on: that run decides.
+      if (!(err instanceof NicepayServiceError)) throw err;
+      // The store could not even let the hook start, after the gateway committed: left so, the
+      // gateway keeps a payment the shop never hears of. The payment follows the hook, as when
+      // it rejects: it is reversed.
+      verdict = { kind: 'rejected', error: new Error(`onApproved could not run: ${err.message}`), late: false };
+    }
     if (verdict.kind === 'resolved') {
       if (verdict.late) config.logger.warn({ tid, moid, step: 'on-approved' }, 'onApproved settled after its signal aborted; it resolved, so the payment is kept');
       return record;
@@ -143,7 +156,7 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
         moid, tid, amount, tokenDigest,
       };
     }
-    const nc = await netCancel(ctx, { netCancelUrl: v.netCancelUrl, tid, authToken: v.authToken, amount });
+    const nc = await netCancel(ctx, { netCancelUrl: v.netCancelUrl, tid, authToken: v.authToken, amount, moid });
     const err = verdict.error as Error | undefined;
     config.logger.error({ tid, moid, step: 'on-approved', netCancel: nc, late: verdict.late, error: err?.message }, 'onApproved failed');
     return {

@@ -1,4 +1,4 @@
-import { NicepayRequestError } from '../errors/index.js';
+import { NicepayRequestError, NicepayServiceError } from '../errors/index.js';
 import type { Logger } from '../logger.js';
 import { storeErrorText } from '../store/run-once.js';
 import type { IdempotencyStore } from '../store/types.js';
@@ -14,8 +14,8 @@ export interface TidClaim {
 }
 
 /**
- * Claims a TxTid for the token whose digest is `tokenDigest` before its approval is sent
- * (issue 18 item 2). The auth-return Signature covers AuthToken+MID+Amt, not the TxTid, so a
+ * Claims a TxTid for the token whose digest is `tokenDigest` before its approval is sent.
+ * The auth-return Signature covers AuthToken+MID+Amt, not the TxTid, so a
  * buyer can post another buyer's TxTid with their own genuine token. Results are keyed by
  * token already; this claim adds the TID-wide rule: once a token's approval committed (or may
  * have), any other token on that TID is refused with 409 NICEPAY_DUPLICATE_MISMATCH without a
@@ -28,7 +28,7 @@ export async function claimTid(store: IdempotencyStore, key: string, tokenDigest
   try {
     got = await store.acquire(key, lockTtlMs);
   } catch (err) {
-    throw new NicepayRequestError('NICEPAY_STORE_UNAVAILABLE', 'idempotency store unavailable; nothing was sent, retry shortly', undefined, err);
+    throw new NicepayServiceError('NICEPAY_STORE_UNAVAILABLE', 'idempotency store unavailable; nothing was sent, retry shortly', err);
   }
   if (got.state === 'busy') {
     throw new NicepayRequestError('NICEPAY_IN_PROGRESS', 'another authentication of this transaction is being approved; retry shortly');
