@@ -8,6 +8,8 @@ import { createFaultQueue, type FaultQueue } from './faults.js';
 import { createLedger, type Ledger } from './ledger.js';
 import { type AuthenticateOptions, type AuthReturn, approvalModule, authenticate } from './approval/index.js';
 import { keyinModule } from './keyin/index.js';
+import { billingModule } from './billing/index.js';
+import { receiptModule } from './receipt/index.js';
 import { createDataHostModule, dataHostFacade, type SandboxDataHost } from './data-host/index.js';
 import { createSandboxServer } from './server.js';
 import { checkNoticeSettings, lifecycleFacade, lifecycleModule, type DepositOptions, type SandboxNotices } from './lifecycle.js';
@@ -102,6 +104,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   modules.push(createDataHostModule(state));
   modules.push(keyinModule);
   modules.push(lifecycleModule);
+  modules.push(billingModule, receiptModule);
   const server = createSandboxServer(modules, state);
 
   return {
