@@ -1,12 +1,14 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mock } from 'node:test';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import express from 'express';
 import request from 'supertest';
-import { createNicepay, type DepositNotice } from '../src/index.js';
+import { createNicepay, memoryStore, type CancelNotice, type DepositNotice } from '../src/index.js';
 import { redisStore } from '../src/store/redis-store.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { startLifecycleShop, MERCHANT_KEY, MID, type LifecycleShop } from './helpers/lifecycle-shop.js';
-import { withHeldTimers } from './helpers/fake-deadline.js';
 import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -232,81 +234,187 @@ describe('notifications: two instances on one Redis', function () {
   });
 });
 
-describe('notifications: a hook slower than hookTimeoutMs (the hook decides, never the clock)', () => {
+/** Lets pending I/O and promise reactions run (real turns of the event loop, no clock involved). */
+async function flush(turns = 5): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
+}
+
+describe('notifications: a hook that outlives any lock (virtual time)', () => {
   const TID = `${MID}03012611240930SLOW`;
   const post = (app: express.Express, moid: string) =>
-    request(app).post('/pay/notify').set('content-type', FORM).send(depositBody(TID, moid, 5_000).toString('latin1'));
+    request(app).post('/pay/notify').set('content-type', FORM).send(depositBody(TID, moid, 5_000).toString('latin1')).then((r) => r);
 
-  /** A shop whose onDeposit waits for the test: `finish(ok)` settles the call under way. */
-  function slowShop() {
+  // Timers and Date are virtual: the store's expiry, the hook's deadline and its heartbeat
+  // all follow the test's clock; HTTP runs over real loopback.
+  beforeEach(() => mock.timers.enable({ apis: ['setTimeout', 'setInterval', 'Date'], now: Date.now() }));
+  afterEach(() => mock.timers.reset());
+
+  /** Moves the virtual clock on by `ms`, a second at a time, letting I/O run in between. */
+  async function advance(ms: number): Promise<void> {
+    for (let t = 0; t < ms; t += 1_000) {
+      mock.timers.tick(1_000);
+      await flush();
+    }
+  }
+
+  /** A shop whose onDeposit takes `runMs` of virtual time, then resolves or throws. */
+  function slowShop(runMs: number, fail = false) {
     const calls: DepositNotice[] = [];
-    let settle: ((ok: boolean) => void) | undefined;
-    let held: ((jump: number) => void) | undefined;
-    const nicepay = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9' });
+    let acquires = 0;
+    const store = memoryStore({ now: () => Date.now() });
+    const acquire = store.acquire.bind(store);
+    store.acquire = (key, ttl) => { acquires++; return acquire(key, ttl); };
+    const nicepay = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9', store });
     const app = express();
     app.post('/pay/notify', nicepay.notifications({
       expectedAmount: (moid) => (moid.startsWith('SLOW') ? 5_000 : undefined),
       allowedIps: ['127.0.0.1'],
-      hookTimeoutMs: 5_000,
       onDeposit: (n) => {
         calls.push(n);
-        // Once the hook runs, its deadline is armed: jump past it instead of waiting 5 s.
-        if (held) setImmediate(held, 30_000);
-        return new Promise<void>((resolve, reject) => { settle = (ok) => (ok ? resolve() : reject(new Error('database is down'))); });
+        return new Promise<void>((resolve, reject) => setTimeout(() => (fail ? reject(new Error('database is down')) : resolve()), runMs));
       },
     }));
-    return {
-      app, calls, nicepay,
-      hold: (jump: ((ms: number) => void) | undefined) => { held = jump; },
-      finish: (ok: boolean) => settle!(ok),
-    };
+    return { app, calls, nicepay, acquires: () => acquires };
   }
 
-  /** Posts a notice whose hook is still running when its timeout fires. */
-  async function timedOutPost(shop: ReturnType<typeof slowShop>, moid: string) {
-    const res = await withHeldTimers(async (timers) => {
-      shop.hold(timers.jump);
-      return post(shop.app, moid);
+  it('a 75 s onDeposit and a gateway retry after 60 s: one run; the retry gets FAIL while it runs, OK once it resolved', async () => {
+    const shop = slowShop(75_000);
+    const first = post(shop.app, 'SLOW-1');
+    while (shop.calls.length === 0) await flush();
+    // hookTimeoutMs (10 s) aborts its signal; 10 s later it is still running: FAIL, not OK.
+    await advance(20_000);
+    const answered = await first;
+    expect(answered.text).to.equal('FAIL');
+    await advance(40_000);
+    // 60 s: the gateway retries. Any fixed lock of hookTimeoutMs + 30 s has long expired.
+    const seen = shop.acquires();
+    const retry = post(shop.app, 'SLOW-1');
+    while (shop.acquires() === seen) await flush();
+    await advance(10_000);
+    const during = await retry;
+    expect(shop.calls, 'onDeposit ran once for one deposit').to.have.length(1);
+    expect([during.status, during.text]).to.deep.equal([409, 'FAIL']);
+    await advance(15_000); // 85 s: the hook resolved at 75 s
+    const after = await post(shop.app, 'SLOW-1');
+    expect([after.status, after.text]).to.deep.equal([200, 'OK']);
+    expect(shop.calls).to.have.length(1);
+    expect(answered.status, 'a hook still running is "in progress"').to.equal(409);
+    await shop.nicepay.close();
+  });
+
+  it('a slow hook that finally fails frees the notice: the next retry runs it again', async () => {
+    const shop = slowShop(30_000, true);
+    const first = post(shop.app, 'SLOW-2');
+    while (shop.calls.length === 0) await flush();
+    await advance(20_000);
+    expect((await first).text).to.equal('FAIL');
+    await advance(15_000); // it threw at 30 s: nothing was recorded
+    const retry = post(shop.app, 'SLOW-2');
+    while (shop.calls.length < 2) await flush();
+    await advance(35_000);
+    expect((await retry).text).to.equal('FAIL');
+    expect(shop.calls).to.have.length(2);
+    await shop.nicepay.close();
+  });
+});
+
+/** Posts raw bytes with exactly the headers given (no Content-Type unless one is given). */
+function postRaw(url: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString() }));
     });
-    shop.hold(undefined);
-    return res;
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('notifications: identity, charset labels and close()', () => {
+  /** A shop on a real port that records what its hooks receive. */
+  async function shopOn(hooks: { onDeposit?: (n: DepositNotice) => Promise<void> | void } = {}) {
+    const deposits: DepositNotice[] = [];
+    const cancels: CancelNotice[] = [];
+    const nicepay = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9' });
+    const app = express();
+    app.post('/n', nicepay.notifications({
+      expectedAmount: () => 5_000,
+      allowedIps: ['127.0.0.1'],
+      onDeposit: async (n) => {
+        deposits.push(n);
+        await hooks.onDeposit?.(n);
+      },
+      onCancel: (n) => void cancels.push(n),
+    }));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/n`;
+    return { app, nicepay, deposits, cancels, url, close: async () => { await nicepay.close(); server.close(); } };
   }
 
-  it('answers FAIL at the timeout, but a retry while the hook runs on does not run it again; once it resolved, OK', async () => {
-    const shop = slowShop();
+  it('a notice is EUC-KR whatever its header says: each label, and none, is decoded and recorded once', async () => {
+    const shop = await shopOn();
+    const labels = ['application/x-www-form-urlencoded; charset=MS949', 'application/x-www-form-urlencoded; charset=x-euc-kr',
+      'application/x-www-form-urlencoded; charset=KSC5601', 'application/x-www-form-urlencoded; charset=UTF-8',
+      'application/x-www-form-urlencoded; charset=ISO-8859-1', undefined];
     try {
-      const first = await timedOutPost(shop, 'SLOW-1');
-      expect(first.status).to.equal(500);
-      expect(first.text).to.equal('FAIL');
-      expect(shop.calls).to.have.length(1);
-      // The gateway retries while the first hook is still recording the deposit.
-      const retry = post(shop.app, 'SLOW-1').then((r) => r);
-      await new Promise((r) => setImmediate(r));
-      shop.finish(true); // the slow hook recorded the deposit after all
-      const second = await retry;
-      expect([second.status, second.text]).to.deep.equal([200, 'OK']);
-      expect((await post(shop.app, 'SLOW-1')).text).to.equal('OK');
-      expect(shop.calls, 'onDeposit ran once for one deposit').to.have.length(1);
+      for (const [i, label] of labels.entries()) {
+        const body = depositBody(`${MID}0301261124093000${i}C`, `ORDER-CS-${i}`, 5_000, { VbankInputName: '똠햏김' });
+        const headers: Record<string, string> = label ? { 'content-type': label } : {};
+        expect(await postRaw(shop.url, headers, body), String(label)).to.deep.equal({ status: 200, text: 'OK' });
+        // The same notice again under another label is the same notice.
+        expect(await postRaw(shop.url, { 'content-type': FORM }, body)).to.deep.equal({ status: 200, text: 'OK' });
+      }
+      expect(shop.deposits.map((d) => [d.moid, d.depositorName])).to.deep.equal(labels.map((_, i) => [`ORDER-CS-${i}`, '똠햏김']));
+      // Only what cannot be decoded as an EUC-KR form is refused.
+      const broken = await postRaw(shop.url, { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' }, Buffer.concat([depositBody(`${MID}03012611240930BADC`, 'ORDER-CS-X', 5_000), Buffer.from('&Extra=\xff\xff', 'latin1')]));
+      expect(broken).to.deep.equal({ status: 400, text: 'FAIL' });
+      expect(await postRaw(shop.url, { 'content-type': 'application/json' }, Buffer.from('{}'))).to.deep.equal({ status: 415, text: 'FAIL' });
+      expect(shop.deposits).to.have.length(labels.length);
     } finally {
-      await shop.nicepay.close();
+      await shop.close();
     }
   });
 
-  it('a slow hook that finally fails leaves the notice to the retry, which runs it again', async () => {
-    const shop = slowShop();
+  it('two 300-won partial cancels of one payment on one day reach onCancel twice; a repeat of either, once', async () => {
+    const shop = await shopOn();
+    const tid = `${MID}03012611240930CNCL`;
+    const cancel = (cancelMoid: string) => encodeForm({
+      PayMethod: 'CARD', ResultCode: '2001', ResultMsg: '취소 성공', TID: tid, MID, MOID: 'ORDER-CN', Amt: '300',
+      StateCd: '1', CancelDate: '20261124', CancelMOID: cancelMoid,
+    }, 'euc-kr');
     try {
-      const first = await timedOutPost(shop, 'SLOW-2');
-      expect(first.text).to.equal('FAIL');
-      shop.finish(false); // nothing was recorded
-      await new Promise((r) => setImmediate(r));
-      const retry = post(shop.app, 'SLOW-2').then((r) => r);
-      await new Promise((r) => setImmediate(r));
-      while (shop.calls.length < 2) await new Promise((r) => setImmediate(r));
-      shop.finish(true);
-      expect((await retry).text).to.equal('OK');
-      expect(shop.calls).to.have.length(2);
+      const answers = [];
+      for (const body of [cancel('ORDER-CN-c1'), cancel('ORDER-CN-c1'), cancel('ORDER-CN-c2'), cancel('ORDER-CN-c2')]) {
+        answers.push(await postRaw(shop.url, { 'content-type': FORM }, body));
+      }
+      expect(answers.map((a) => a.text)).to.deep.equal(['OK', 'OK', 'OK', 'OK']);
+      expect(shop.cancels.map((c) => [c.amount, c.cancelMoid])).to.deep.equal([[300, 'ORDER-CN-c1'], [300, 'ORDER-CN-c2']]);
     } finally {
-      await shop.nicepay.close();
+      await shop.close();
+    }
+  });
+
+  it('close() waits for a running notice hook; a notice after close() is answered FAIL and runs nothing', async () => {
+    let finish: (() => void) | undefined;
+    const shop = await shopOn({ onDeposit: () => new Promise<void>((r) => { finish = r; }) });
+    try {
+      const first = postRaw(shop.url, { 'content-type': FORM }, depositBody(`${MID}03012611240930CLS1`, 'ORDER-CL-1', 5_000));
+      while (!finish) await flush();
+      let closed = false;
+      const closing = shop.nicepay.close().then(() => { closed = true; });
+      await flush(20);
+      expect(closed, 'close() waits for the running hook').to.equal(false);
+      const late = await postRaw(shop.url, { 'content-type': FORM }, depositBody(`${MID}03012611240930CLS2`, 'ORDER-CL-2', 5_000));
+      expect(late).to.deep.equal({ status: 503, text: 'FAIL' });
+      expect(shop.deposits.map((d) => d.moid)).to.deep.equal(['ORDER-CL-1']);
+      finish!();
+      expect(await first).to.deep.equal({ status: 200, text: 'OK' });
+      await closing;
+      expect(closed).to.equal(true);
+    } finally {
+      await shop.close();
     }
   });
 });

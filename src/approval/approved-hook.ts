@@ -1,49 +1,35 @@
+import type { ClientContext } from '../context.js';
+import { NicepayRequestError } from '../errors/index.js';
+import { approvedHookKey, runHookOnce, type HookVerdict } from '../pipeline/hook-runner.js';
 import type { CommittedCheckout } from '../types/checkout.js';
 import type { CheckoutOptions } from './checkout-options.js';
 
-/**
- * What the shop's onApproved finally did: resolved or rejected (`late` when after its signal
- * aborted), or `hung`: still unsettled a second `timeoutMs` after the abort.
- */
-export type HookVerdict =
-  | { kind: 'resolved'; late: boolean }
-  | { kind: 'rejected'; error: unknown; late: boolean }
-  | { kind: 'hung' };
+export type { HookVerdict } from '../pipeline/hook-runner.js';
 
 /**
- * Runs onApproved and lets its own promise decide (issue 18 item 3). `timeoutMs` decides
- * nothing by itself: it aborts the hook's `signal`, asking it to give up. Deciding at the
- * timeout would split the truth: a hook that goes on to record the order after the payment
- * was net-cancelled leaves the shop saying "paid" and the gateway "cancelled". So the payment
- * follows the hook: resolved means kept, rejected means net-cancelled, late or not. A hook
- * still unsettled `timeoutMs` after the abort is reported `hung` (the caller neither keeps
- * nor cancels: it may still record the order), which bounds the request, close() and the lock.
+ * Runs checkout's onApproved through the hook runner, keyed by the TID (the key key-in's
+ * onApproved and a recovered approval use too), and answers with what the hook finally did.
+ * The payment follows the hook: resolved means kept, rejected means net-cancelled, `hung`
+ * means neither (the hook may still record the order; its key stays locked until it settles).
+ * A hook that already resolved for this TID (a recovered approval whose first run was
+ * recorded) counts as resolved; one still running elsewhere is refused as in progress.
  */
 export async function runApprovedHook<Req>(
+  ctx: ClientContext,
   hook: NonNullable<CheckoutOptions<Req>['onApproved']>,
   result: CommittedCheckout,
   req: Req,
   timeoutMs: number,
+  resultTtlMs: number,
 ): Promise<HookVerdict> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<HookVerdict>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(new Error(`onApproved took longer than ${timeoutMs} ms`));
-      timer = setTimeout(() => resolve({ kind: 'hung' }), timeoutMs);
-    }, timeoutMs);
-  });
-  const settled = (async (): Promise<HookVerdict> => {
-    try {
-      await hook(result, req, { signal: controller.signal });
-      return { kind: 'resolved', late: controller.signal.aborted };
-    } catch (error) {
-      return { kind: 'rejected', error, late: controller.signal.aborted };
-    }
-  })();
-  try {
-    return await Promise.race([settled, hung]);
-  } finally {
-    clearTimeout(timer);
+  const { config } = ctx;
+  const run = await runHookOnce(
+    { store: config.store, key: approvedHookKey(config.mid, result.tid), timeoutMs, resultTtlMs, logger: config.logger, hookName: 'onApproved', log: { tid: result.tid, moid: result.moid, step: 'on-approved' } },
+    (context) => hook(result, req, context),
+  );
+  if (run.state === 'done') return { kind: 'resolved', late: false };
+  if (run.state === 'in-progress') {
+    throw new NicepayRequestError('NICEPAY_IN_PROGRESS', `onApproved for TID ${result.tid} is still running; retry shortly`);
   }
+  return run.verdict;
 }

@@ -126,7 +126,7 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
 
   async function afterHook(record: CheckoutRecord & { kind: 'committed' }, v: VerifiedReturn, req: Req): Promise<CheckoutRecord> {
     const { tid, moid, amount, tokenDigest } = record;
-    const verdict = await runApprovedHook(opts.onApproved!, toCheckoutResult(record, false) as CommittedCheckout, req, opts.hookTimeoutMs);
+    const verdict = await runApprovedHook(ctx, opts.onApproved!, toCheckoutResult(record, false) as CommittedCheckout, req, opts.hookTimeoutMs, opts.resultTtlMs);
     if (verdict.kind === 'resolved') {
       if (verdict.late) config.logger.warn({ tid, moid, step: 'on-approved' }, 'onApproved settled after its signal aborted; it resolved, so the payment is kept');
       return record;

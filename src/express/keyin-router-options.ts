@@ -1,6 +1,8 @@
 import type { Request } from 'express';
 import { NicepayConfigError } from '../errors/index.js';
 import type { KeyinResult } from '../keyin/types.js';
+import type { HookContext } from '../pipeline/hook-runner.js';
+import { KEYIN_HOOK_TIMEOUT_MS } from '../pipeline/hook-runner-keyin.js';
 import { isObject } from '../util/is-object.js';
 
 /** Options of `nicepay.keyinRouter()`. */
@@ -12,11 +14,15 @@ export interface KeyinRouterOptions {
    */
   expectedAmount: (moid: string, req: Request) => number | undefined | null | Promise<number | undefined | null>;
   /**
-   * Runs once per approved Moid, before `req.keyin` is set; not for duplicates nor declines.
-   * Key-in has no net cancel, so if it throws the card stays charged and the request fails
-   * with 500 NICEPAY_HOOK_FAILED carrying the TID: record the payment from there.
+   * Records an approved key-in, before `req.keyin` is set; never for declines. The key-in
+   * client runs it through the hook runner (docs/hooks.md): once per TID, never twice at once
+   * however long it runs; a resubmitted form while it runs gets 409 NICEPAY_IN_PROGRESS, one
+   * after it threw runs it again. Key-in has no net cancel, so if it throws the card stays
+   * charged and the request fails with 500 NICEPAY_HOOK_FAILED carrying the TID.
    */
-  onApproved?: (result: KeyinResult & { status: 'approved' }, req: Request) => void | Promise<void>;
+  onApproved?: (result: KeyinResult & { status: 'approved' }, req: Request, context: HookContext) => void | Promise<void>;
+  /** When onApproved's `signal` aborts; its own promise still decides. @default 30000 */
+  hookTimeoutMs?: number;
   /**
    * Refuse plain-HTTP requests with 403 NICEPAY_INSECURE_TRANSPORT (card data must travel
    * over TLS). Behind a TLS-terminating proxy set Express's `trust proxy` so `req.secure`
@@ -33,6 +39,7 @@ export interface KeyinRouterOptions {
 export interface ResolvedKeyinRouterOptions {
   expectedAmount: KeyinRouterOptions['expectedAmount'];
   onApproved: KeyinRouterOptions['onApproved'];
+  hookTimeoutMs: number;
   requireHttps: boolean;
   goodsName: KeyinRouterOptions['goodsName'];
   limit: number;
@@ -49,7 +56,9 @@ export function resolveKeyinRouterOptions(options: KeyinRouterOptions): Resolved
   if (goodsName !== undefined && typeof goodsName !== 'string' && typeof goodsName !== 'function') {
     throw new NicepayConfigError('goodsName', 'a string or a function (moid, req) => string');
   }
+  const hookTimeoutMs = options.hookTimeoutMs ?? KEYIN_HOOK_TIMEOUT_MS;
+  if (!Number.isSafeInteger(hookTimeoutMs) || hookTimeoutMs <= 0) throw new NicepayConfigError('hookTimeoutMs', 'a positive number of ms');
   const limit = options.limit ?? 4096;
   if (!Number.isSafeInteger(limit) || limit <= 0) throw new NicepayConfigError('limit', 'a positive number of bytes');
-  return { expectedAmount: options.expectedAmount, onApproved: options.onApproved, requireHttps, goodsName, limit };
+  return { expectedAmount: options.expectedAmount, onApproved: options.onApproved, hookTimeoutMs, requireHttps, goodsName, limit };
 }

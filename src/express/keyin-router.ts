@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
-import { NicepayConfigError, NicepayGatewayError, NicepayRequestError, isNicepayError } from '../errors/index.js';
-import type { KeyinClient, KeyinInput, KeyinResult } from '../keyin/types.js';
+import { NicepayConfigError, NicepayRequestError, isNicepayError } from '../errors/index.js';
+import type { ApprovedKeyin, KeyinClient, KeyinInput, KeyinResult } from '../keyin/types.js';
+import type { HookContext } from '../pipeline/hook-runner.js';
 import { type KeyinRouterOptions, resolveKeyinRouterOptions } from './keyin-router-options.js';
 
 export type { KeyinRouterOptions } from './keyin-router-options.js';
@@ -36,7 +37,7 @@ const FORM_NAMES: ReadonlyArray<[string, string]> = [
  */
 export function keyinRouter(client: KeyinClient, routeOptions: KeyinRouterOptions): Router {
   const options = resolveKeyinRouterOptions(routeOptions);
-  const { requireHttps, goodsName, limit } = options;
+  const { requireHttps, goodsName, limit, onApproved, hookTimeoutMs } = options;
 
   const router = Router();
   const refuseInsecure = (req: Request, _res: Response, next: NextFunction): void => {
@@ -74,19 +75,10 @@ export function keyinRouter(client: KeyinClient, routeOptions: KeyinRouterOption
         },
         ...optional('quota', field(f, 'quota', false)),
         buyer: { ...optional('name', field(f, 'buyerName', false)), ...optional('email', field(f, 'buyerEmail', false)), ...optional('tel', field(f, 'buyerTel', false)) },
+        // The client runs the hook once per payment (the hook runner); the route only adapts it.
+        ...(onApproved ? { onApproved: (r: ApprovedKeyin, context: HookContext) => onApproved(r, req, context), hookTimeoutMs } : {}),
       };
       const result = await client.keyin(input).catch((err: unknown) => { throw renameField(err); });
-      if (result.status === 'approved' && options.onApproved) {
-        const hook = options.onApproved;
-        try {
-          // Duplicates too: the hook runs until it succeeded once for this payment (the client
-          // keeps the mark), so a resubmission after a failed hook records the order.
-          await client.approvedOnce(result, () => hook(result, req));
-        } catch (err) {
-          if (isNicepayError(err) && (err.code === 'NICEPAY_STORE_UNAVAILABLE' || err.code === 'NICEPAY_IN_PROGRESS')) throw err;
-          throw new NicepayGatewayError('NICEPAY_HOOK_FAILED', `onApproved failed for order ${moid}; the card WAS charged (TID ${result.tid}) and key-in has no net cancel: record or cancel it by hand`, { tid: result.tid, moid, cause: err });
-        }
-      }
       req.keyin = result;
       next();
     } catch (err) {

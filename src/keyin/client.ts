@@ -1,6 +1,7 @@
 import type { ClientContext } from '../context.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { keyinHookOf, runKeyinHook } from '../pipeline/hook-runner-keyin.js';
 import { type RecordCodec, runOnce, storeErrorText } from '../store/run-once.js';
 import { TransportError } from '../transport.js';
 import { transportOutcome } from '../transport-failure.js';
@@ -90,19 +91,12 @@ export function createKeyinClient(ctx: ClientContext): KeyinClient {
     async keyin(input: KeyinInput): Promise<KeyinResult> {
       if (ctx.isClosing()) throw new NicepayRequestError('NICEPAY_SHUTTING_DOWN', 'server is shutting down: no new key-in is accepted; retry shortly');
       const n = validateKeyinInput(input, config.clock());
-      return ctx.track(run(n));
-    },
-    async approvedOnce(result, hook) {
-      // The hook's lock outlives a slow hook by the key-in's own budget; its mark lasts as long
-      // as the key-in result it belongs to (a later resubmission is refused or duplicate anyway).
-      const once = await ctx.track(runOnce(config.store, `keyin-hook:${config.mid}:${result.tid}`, { lockTtlMs: 2 * lockTtlMs, resultTtlMs: KEYIN_RESULT_TTL_MS }, async () => {
-        await hook();
-        return 'done';
+      const hook = keyinHookOf(input);
+      // The hook runs for duplicates too, until it resolved once for the payment.
+      return ctx.track(run(n).then(async (r) => {
+        if (r.status === 'approved' && hook) await runKeyinHook(ctx, r, hook, KEYIN_RESULT_TTL_MS);
+        return r;
       }));
-      if (once && !once.stored) {
-        config.logger.error({ tid: result.tid, moid: result.moid, step: 'store', error: storeErrorText(once.storeError) }, 'key-in hook ran but its mark was not stored: a resubmission may run it again');
-      }
-      return once?.fresh ?? false;
     },
   };
 }

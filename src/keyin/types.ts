@@ -1,3 +1,4 @@
+import type { HookContext } from '../pipeline/hook-runner.js';
 import type { CardPayment } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';
 import type { EdiType } from '../wire/response-body.js';
@@ -47,6 +48,17 @@ export interface KeyinInput {
   charset?: Charset;
   /** Response format. @default 'JSON' */
   ediType?: EdiType;
+  /**
+   * Records an approved key-in (marks the order paid), through the hook runner
+   * (docs/hooks.md): once per TID, also when the same Moid is submitted again, never twice at
+   * once however long it runs. A resubmission while it runs waits up to `hookTimeoutMs`, then
+   * rejects with 409 NICEPAY_IN_PROGRESS; one after it threw runs it again. Key-in has no net
+   * cancel: if it rejects (or never settles) the call rejects with 500 NICEPAY_HOOK_FAILED and
+   * the TID, and the card stays charged. At-least-once: make it idempotent by TID.
+   */
+  onApproved?: (result: ApprovedKeyin, context: HookContext) => void | Promise<void>;
+  /** When onApproved's `signal` aborts; its own promise still decides. @default 30000 */
+  hookTimeoutMs?: number;
 }
 
 /** The gateway approved the key-in (ResultCode 3001): the card was charged. */
@@ -90,12 +102,4 @@ export interface KeyinClient {
    * once and resolves to the first result with `duplicate: true`, declines included.
    */
   keyin(input: KeyinInput): Promise<KeyinResult>;
-  /**
-   * Runs the shop's hook for an approved key-in until it succeeds once, through the store (key
-   * `keyin-hook:${mid}:${tid}`): a duplicate of a Moid whose hook already resolved skips it;
-   * one whose hook threw runs it again, so a resubmission after a failed hook records the order
-   * instead of showing a payment the shop never recorded. Concurrent duplicates wait for the
-   * one running it. Resolves true when the hook ran here; rejects with what the hook threw.
-   */
-  approvedOnce(result: KeyinResult & { status: 'approved' }, hook: () => void | Promise<void>): Promise<boolean>;
 }

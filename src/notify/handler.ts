@@ -1,25 +1,17 @@
 import type { ClientContext } from '../context.js';
 import { NicepayError } from '../errors/index.js';
-import { runOnce, storeErrorText } from '../store/run-once.js';
-import { withTimeout } from '../util/with-timeout.js';
-import { returnBodyCharset } from '../approval/auth-return.js';
-import type { Charset } from '../wire/charset.js';
+import { errorText, type HookContext, runHookOnce } from '../pipeline/hook-runner.js';
 import { parseAmount } from '../wire/amount.js';
 import { decodeForm, type FormFields } from '../wire/form-codec.js';
 import { parseKstTimestamp } from '../wire/kst.js';
+import { noticeKey } from './identity.js';
 import { type ResolvedNotificationsOptions, sourceAddress } from './options.js';
 import type { CancelNotice, DepositNotice, NoticeAnswer } from './types.js';
 
+export { noticeBodyCharset } from './identity.js';
+
 /** How long a handled notice answers its repeats: the gateway retries for at most 10 x 10 min. */
 const NOTICE_RESULT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-
-/**
- * The charset a notice body is read in: notices are EUC-KR forms (lifecycle-facts §3) and name
- * no charset; a body of another type, or one declaring another charset, is refused (415).
- */
-export function noticeBodyCharset(contentType: string | undefined, contentEncoding: string | undefined): Charset {
-  return returnBodyCharset(contentType, contentEncoding, 'euc-kr');
-}
 
 /** One notice as the transport delivered it. */
 export interface IncomingNotice {
@@ -49,13 +41,19 @@ const APPROVAL_NOTICE_CODES = new Set(['3001', '4000', 'A000', '4100']);
  */
 export function createNoticeHandler(ctx: ClientContext, opts: ResolvedNotificationsOptions): (notice: IncomingNotice) => Promise<NoticeAnswer> {
   const { config } = ctx;
-  const lockTtlMs = opts.hookTimeoutMs + 30_000;
   const refuse = (status: number, outcome: NoticeAnswer['outcome'], why: string, log: Record<string, unknown> = {}): NoticeAnswer => {
     config.logger.warn({ step: 'notice', outcome, ...log }, `notice refused: ${why}`);
     return { status, body: 'FAIL', outcome };
   };
 
-  return async function handleNotice(n: IncomingNotice): Promise<NoticeAnswer> {
+  return function handleNotice(n: IncomingNotice): Promise<NoticeAnswer> {
+    // After close() nothing runs: FAIL has the gateway deliver it again later (or elsewhere).
+    if (ctx.isClosing()) return Promise.resolve(refuse(503, 'shutting-down', 'the server is shutting down; the gateway will retry'));
+    // Tracked, so close() waits for a notice whose hook is running.
+    return ctx.track(handle(n));
+  };
+
+  async function handle(n: IncomingNotice): Promise<NoticeAnswer> {
     const from = sourceAddress(n.socketAddress, n.forwardedFor, opts.proxyHops);
     if (from === undefined || !opts.allowedIps.has(from)) {
       // The source address is the only documented authentication of a notice.
@@ -110,50 +108,40 @@ export function createNoticeHandler(ctx: ClientContext, opts: ResolvedNotificati
     if (isDeposit ? amount !== order.amount : amount > order.amount) return refuse(409, 'mismatch', `Amt differs from the order's amount`, log);
 
     const raw = rawFields(form);
-    const key = isDeposit ? `notice:${config.mid}:deposit:${tid}` : `notice:${config.mid}:cancel:${tid}:${stateCd}:${amount}:${get('CancelDate')}`;
+    const cancelMoid = get('CancelMOID');
     const hook = isDeposit
-      ? () => opts.onDeposit(depositNotice(raw, tid, moid, amount))
+      ? (context: HookContext) => opts.onDeposit(depositNotice(raw, tid, moid, amount), context)
       : opts.onCancel
-        ? () => opts.onCancel!(cancelNotice(raw, tid, moid, amount, payMethod, stateCd as '1' | '2'))
+        ? (context: HookContext) => opts.onCancel!(cancelNotice(raw, tid, moid, amount, payMethod, stateCd as '1' | '2', cancelMoid), context)
         : undefined;
     if (!hook) {
       config.logger.info({ step: 'notice', outcome: 'ignored', ...log }, 'cancel notice acknowledged: no onCancel');
       return { status: 200, body: 'OK', outcome: 'ignored' };
     }
     const hookName = isDeposit ? 'onDeposit' : 'onCancel';
-    // The hook's own promise decides, never the clock (as for onApproved, issue 18 item 3): at
-    // hookTimeoutMs the gateway is answered FAIL (it retries), while the hook runs on holding
-    // the notice's lock. A retry meanwhile waits for it (or is answered FAIL again) and, once it
-    // resolved, finds the notice handled: a slow hook that records the deposit is never run a
-    // second time for the same deposit. One that finally throws releases the notice to a retry.
-    const run = runOnce(config.store, key, { lockTtlMs, resultTtlMs: NOTICE_RESULT_TTL_MS }, async () => {
-      await hook();
-      return 'handled';
-    });
-    let timedOut = false;
-    run.then(
-      () => { if (timedOut) config.logger.info({ step: 'notice', outcome: 'late', ...log }, `${hookName} finished after the timeout: a retry is answered OK`); },
-      (err) => { if (timedOut) config.logger.error({ step: 'notice', ...log, error: String((err as Error)?.message ?? err).slice(0, 200) }, `${hookName} failed after the timeout: a retry runs it again`); },
-    );
+    const key = noticeKey(config.mid, isDeposit ? 'deposit' : 'cancel', get);
+    let run;
     try {
-      const once = await withTimeout(run, opts.hookTimeoutMs, () => {
-        timedOut = true;
-        return new Error(`hook took longer than ${opts.hookTimeoutMs} ms; it runs on`);
-      });
-      if (once && !once.stored) config.logger.error({ step: 'store', ...log, error: storeErrorText(once.storeError) }, 'notice handled but not stored: a repeat may run the hook again');
-      const repeat = once ? !once.fresh : false;
-      const outcome: NoticeAnswer['outcome'] = isDeposit ? (repeat ? 'deposit-repeat' : 'deposit') : repeat ? 'cancel-repeat' : 'cancel';
-      config.logger.info({ step: 'notice', outcome, ...log }, 'notice handled');
-      return { status: 200, body: 'OK', outcome };
+      run = await runHookOnce({ store: config.store, key, timeoutMs: opts.hookTimeoutMs, resultTtlMs: NOTICE_RESULT_TTL_MS, logger: config.logger, hookName, log: { ...log, step: 'notice' } }, hook);
     } catch (err) {
-      if (err instanceof NicepayError && (err.code === 'NICEPAY_STORE_UNAVAILABLE' || err.code === 'NICEPAY_IN_PROGRESS')) {
-        config.logger.error({ step: 'notice', ...log, error: err.code }, 'notice not handled: store unavailable or busy; the gateway will retry');
-        return { status: 503, body: 'FAIL', outcome: 'store-unavailable' };
-      }
-      config.logger.error({ step: 'notice', ...log, error: String((err as Error)?.message ?? err).slice(0, 200) }, `${hookName} failed: answered FAIL, the gateway will retry`);
+      config.logger.error({ step: 'notice', ...log, error: err instanceof NicepayError ? err.code : errorText(err) }, 'notice not handled: store unavailable; the gateway will retry');
+      return { status: 503, body: 'FAIL', outcome: 'store-unavailable' };
+    }
+    // OK only once the hook resolved (here or before): never while it runs, never after it threw.
+    if (run.state === 'in-progress' || (run.state === 'ran' && run.verdict.kind === 'hung')) {
+      config.logger.warn({ step: 'notice', outcome: 'in-progress', ...log }, `notice not answered OK: ${hookName} is still running; the gateway will retry`);
+      return { status: 409, body: 'FAIL', outcome: 'in-progress' };
+    }
+    if (run.state === 'ran' && run.verdict.kind === 'rejected') {
+      config.logger.error({ step: 'notice', ...log, late: run.verdict.late, error: errorText(run.verdict.error) }, `${hookName} failed: answered FAIL, the gateway will retry`);
       return { status: 500, body: 'FAIL', outcome: 'hook-failed' };
     }
-  };
+    if (run.state === 'ran' && run.verdict.kind === 'resolved' && run.verdict.late) config.logger.warn({ step: 'notice', outcome: 'late', ...log }, `${hookName} resolved after its signal aborted: answered OK`);
+    const repeat = run.state === 'done';
+    const outcome: NoticeAnswer['outcome'] = isDeposit ? (repeat ? 'deposit-repeat' : 'deposit') : repeat ? 'cancel-repeat' : 'cancel';
+    config.logger.info({ step: 'notice', outcome, ...log }, 'notice handled');
+    return { status: 200, body: 'OK', outcome };
+  }
 }
 
 /** The notice's fields without the ones never passed on. */
@@ -176,6 +164,6 @@ function depositNotice(raw: Readonly<Record<string, string>>, tid: string, moid:
   };
 }
 
-function cancelNotice(raw: Readonly<Record<string, string>>, tid: string, moid: string, amount: number, payMethod: string, stateCd: '1' | '2'): CancelNotice {
-  return { tid, moid, amount, payMethod, stateCd, cancelDate: Object.hasOwn(raw, 'CancelDate') ? raw.CancelDate!.trim() : '', raw };
+function cancelNotice(raw: Readonly<Record<string, string>>, tid: string, moid: string, amount: number, payMethod: string, stateCd: '1' | '2', cancelMoid: string): CancelNotice {
+  return { tid, moid, amount, payMethod, stateCd, cancelDate: Object.hasOwn(raw, 'CancelDate') ? raw.CancelDate!.trim() : '', cancelMoid, raw };
 }

@@ -1,3 +1,5 @@
+import type { HookContext } from '../pipeline/hook-runner.js';
+
 /** A virtual account was paid (ResultCode 4110, PayMethod VBANK): what the shop's onDeposit receives. */
 export interface DepositNotice {
   tid: string;
@@ -30,6 +32,11 @@ export interface CancelNotice {
   stateCd: '1' | '2';
   /** CancelDate as sent (KST). */
   cancelDate: string;
+  /**
+   * The cancel's own order number (CancelMOID; card cancels), as sent, or ''. It tells two
+   * cancels of the same amount on the same day apart: each reaches onCancel.
+   */
+  cancelMoid: string;
   raw: Readonly<Record<string, string>>;
 }
 
@@ -45,13 +52,19 @@ export interface NotificationsOptions {
    */
   expectedAmount: (moid: string) => ExpectedOrder | Promise<ExpectedOrder>;
   /**
-   * Records the deposit (marks the order paid). Runs once per TID even when the gateway retries
-   * or two instances receive the same notice (through the store); `OK` is answered only after
-   * it resolved, `FAIL` when it threw (the gateway then retries).
+   * Records the deposit (marks the order paid). Runs through the hook runner (docs/hooks.md):
+   * never twice at once for one TID, however long it runs, even when the gateway retries or
+   * two instances receive the same notice; not again once it resolved. `OK` is answered only
+   * after it resolved; `FAIL` when it threw (the gateway retries and it runs again) or while it
+   * is still running (the retry finds it done, or still running). At-least-once: make it
+   * idempotent by TID.
    */
-  onDeposit: (notice: DepositNotice) => void | Promise<void>;
-  /** Cancellation notices (StateCd 1/2); without it they are acknowledged and logged only. */
-  onCancel?: (notice: CancelNotice) => void | Promise<void>;
+  onDeposit: (notice: DepositNotice, context: HookContext) => void | Promise<void>;
+  /**
+   * Cancellation notices (StateCd 1/2), each cancel once (its identity includes CancelMOID),
+   * run like onDeposit; without it they are acknowledged and logged only.
+   */
+  onCancel?: (notice: CancelNotice, context: HookContext) => void | Promise<void>;
   /**
    * Addresses notices may come from. @default the gateway's: 121.133.126.10, 121.133.126.11,
    * 211.33.136.39 (a sandbox shop passes ['127.0.0.1'])
@@ -65,9 +78,11 @@ export interface NotificationsOptions {
   /** Largest notice body read, in bytes. @default 16384 */
   limit?: number;
   /**
-   * Longest a hook may take before the notice is answered FAIL (the gateway retries). The hook
-   * is not abandoned: it runs on holding the notice, and its own promise decides: resolved, a
-   * retry is answered OK without running it again; rejected, a retry runs it again.
+   * When a hook's `signal` aborts, asking it to give up. The hook is not abandoned: a notice is
+   * answered once the hook settles, or `FAIL` if it is still running a second hookTimeoutMs
+   * later; it runs on holding the notice's lock (renewed while it runs), and its own promise
+   * decides: resolved, a retry is answered OK without running it again; rejected, a retry runs
+   * it again. A retry arriving while it runs waits up to hookTimeoutMs, then gets `FAIL`.
    * @default 10000
    */
   hookTimeoutMs?: number;
@@ -79,6 +94,10 @@ export interface NoticeAnswer {
   status: number;
   /** Exactly `OK` when handled; `FAIL` otherwise (the gateway retries anything but OK). */
   body: 'OK' | 'FAIL';
-  /** What happened, for tests and logs: 'deposit', 'cancel', 'ignored', or the refusal. */
-  outcome: 'deposit' | 'deposit-repeat' | 'cancel' | 'cancel-repeat' | 'ignored' | 'forbidden-source' | 'malformed' | 'unknown-order' | 'mismatch' | 'hook-failed' | 'store-unavailable';
+  /**
+   * What happened, for tests and logs: 'deposit', 'cancel', 'ignored', or the refusal;
+   * 'in-progress' (409) while the notice's hook is still running, 'shutting-down' (503) after
+   * close().
+   */
+  outcome: 'deposit' | 'deposit-repeat' | 'cancel' | 'cancel-repeat' | 'ignored' | 'forbidden-source' | 'malformed' | 'unknown-order' | 'mismatch' | 'hook-failed' | 'store-unavailable' | 'in-progress' | 'shutting-down';
 }

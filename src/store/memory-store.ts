@@ -148,6 +148,14 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
       const id = table.find(key);
       if (id !== -1 && table.token[id] !== 0 && tokenText(table.token[id]!) === token) remove(id);
     },
+    async extend(key: string, token: string, lockTtlMs: number): Promise<boolean> {
+      const t = now();
+      const id = table.find(key);
+      if (id === -1 || table.token[id] === 0 || tokenText(table.token[id]!) !== token || table.lockExpires[id]! <= t) return false;
+      table.lockExpires[id] = t + lockTtlMs;
+      nextExpiry = Math.min(nextExpiry, t + lockTtlMs);
+      return true;
+    },
     async close(): Promise<void> {
       table.clear();
       sizes.length = 0;

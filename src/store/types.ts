@@ -18,6 +18,13 @@ export interface IdempotencyStore {
   complete(key: string, token: string, value: string, resultTtlMs: number): Promise<void>;
   /** Drops the lock without a result (the attempt changed nothing and may be retried). */
   release(key: string, token: string): Promise<void>;
+  /**
+   * Resets the lock's expiry to `lockTtlMs` from now if `token` still holds it, and answers
+   * true; false when the lock was lost (expired and taken, completed or released). Lets a
+   * hook that runs longer than any fixed lock keep its key. Optional for a store of your
+   * own: without it a hook's lock is taken once for a long, fixed time (docs/hooks.md).
+   */
+  extend?(key: string, token: string, lockTtlMs: number): Promise<boolean>;
   /** Frees timers and connections the store owns. */
   close?(): Promise<void>;
 }
