@@ -48,6 +48,7 @@ export type { Charset } from './wire/charset.js';
 export type { KeyinInput, KeyinResult, ApprovedKeyin, DeclinedKeyin, KeyinCard, KeyinBuyer } from './keyin/index.js';
 export type { KeyinRouterOptions } from './express/keyin-router.js';
 export type { EdiType } from './wire/response-body.js';
+export { GATEWAY_CALL_CHANNEL, type GatewayCallContext, type GatewayOperation, type CallOutcome } from './pipeline/public.js';
 export type {
   PayoutClient, PayoutOptions, PayoutBalance, BalanceLastEntry, BalanceEntryKind, SubMerchantInput, SubMerchantResult,
   PayoutRequestInput, PayoutRequestResult, PayoutCancelInput, PayoutCancelResult, PayoutResultsQuery, PayoutResults,

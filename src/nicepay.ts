@@ -77,7 +77,7 @@ export function createNicepay(options: NicepayOptions): Nicepay {
   const ctx = createContext(config);
   const keyinClient = createKeyinClient(ctx);
   const statusClient = createStatusClient(ctx);
-  const cancelClient = createCancelClient(ctx, statusClient);
+  const cancelClient = createCancelClient(ctx);
   return {
     checkoutReturn: (opts) => checkoutReturn(ctx, opts),
     close: () => closeContext(ctx),

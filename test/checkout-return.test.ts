@@ -151,7 +151,7 @@ describe('checkoutReturn against the sandbox', () => {
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('declined');
   });
 
-  it('an "already approved" answer is an unknown outcome to reconcile, never "declined" and never reversed', async () => {
+  it('an "already approved" answer the store forgot is settled by the status inquiry: approved, recovered, onApproved runs, nothing reversed', async () => {
     const { result: first, auth } = await pay(shop);
     expect(first.status).to.equal('approved');
     // Another instance with its own empty store replays the same return: the gateway answers 1682.
@@ -159,13 +159,30 @@ describe('checkoutReturn against the sandbox', () => {
     other.orders.set(auth.fields.Moid!, 1004);
     const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     await other.close();
-    expect(res.status).to.equal(502);
-    expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'not-attempted' });
-    const err = other.errors.at(-1) as { outcomeUnknown: boolean; resultCode: string; message: string };
-    expect(err).to.include({ outcomeUnknown: true, resultCode: '1682' });
-    expect(err.message).to.include(auth.fields.TxTid!);
-    expect(other.approved).to.have.length(0);
+    expect(res.status).to.equal(200);
+    expect(res.body).to.include({ status: 'approved', recovered: true, tid: auth.fields.TxTid, moid: auth.fields.Moid, amount: 1004 });
+    // Hooks are at-least-once per TID: the shop that lost its record hears of the payment.
+    expect(other.approved).to.have.length(1);
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
+  });
+
+  it('an "already processed" answer for a TID the gateway no longer holds approved is declined, never approved', async () => {
+    const moid = newMoid();
+    shop.orders.set(moid, 1004);
+    const auth = await shop.sandbox.authenticate({ moid, amount: 1004, method: 'CARD' });
+    // The approval commits, then its answer is lost: the shop net-cancels it.
+    shop.sandbox.faults.inject({ target: 'approve', kind: 'drop', commit: true });
+    const lost = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    expect(lost.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
+    // An instance whose store never saw it replays the return: the gateway says processed (I003).
+    const other = await startShop({ sandbox: shop.sandbox });
+    other.orders.set(moid, 1004);
+    const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    await other.close();
+    expect(res.status).to.equal(200);
+    expect(res.body).to.include({ status: 'declined', code: 'I003' });
+    expect(res.body).not.to.have.property('recovered');
+    expect(other.approved).to.have.length(0);
   });
 });
 

@@ -49,7 +49,7 @@ describe('logging', () => {
     it('is the default logger: DEBUG=express-nicepay prints to stderr, unset prints nothing', function () {
       this.timeout(40_000);
       const on = runChild('express-nicepay');
-      expect(on).to.match(/express-nicepay warn data host call failed \{"sid":"0101001","step":"data-host","durationMs":\d+\}/);
+      expect(on).to.match(/express-nicepay warn payout\.balance not-sent \{"operation":"payout\.balance","sid":"0101001","failure":"connect","outcome":"not-sent","durationMs":\d+\}/);
       expect(on).not.to.include('xxxxxxxx');
       expect(runChild(undefined)).to.equal('');
       expect(runChild('express:*')).to.equal('');

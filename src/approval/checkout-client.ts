@@ -1,6 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { NicepayConfigError, NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
-import { runOnce, storeErrorText } from '../store/run-once.js';
+import { admit, runOnce, storeErrorText } from '../pipeline/index.js';
 import type { CheckoutResult, CommittedCheckout } from '../types/checkout.js';
 import { digestEquals, secretDigest } from '../util/secret-digest.js';
 import { parseAmount } from '../wire/amount.js';
@@ -64,16 +64,19 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
     if (parseAmount(v.amt) !== expected) {
       throw new NicepayRequestError('NICEPAY_AMOUNT_MISMATCH', "auth return Amt differs from the order's amount; nothing was approved", 'Amt');
     }
-    if (ctx.isClosing()) throw new NicepayRequestError('NICEPAY_SHUTTING_DOWN', 'server is shutting down; nothing was sent, retry shortly');
 
     const tokenDigest = secretDigest(config.merchantKey, 'checkout-auth-token', v.authToken);
     // The key holds the token's digest: a return with another token on this TxTid never
     // reads, waits on or overwrites this token's result (issue 18 item 2).
     const key = `checkout:${config.mid}:${tid}:${tokenDigest.slice(0, 32)}`;
-    const once = await runOnce(config.store, key, onceOptions, () => ctx.track(approveAndRecord(v, expected, tokenDigest, req)), {
-      serialize: codec.serialize,
-      parse: (text) => readStored(text, tid, moid),
-    });
+    // Admitted (refused after close(), else tracked) as a whole: the wait behind a duplicate,
+    // the approval, its net cancel or recovery, and the hook.
+    const once = await admit(ctx, 'approval', () =>
+      runOnce(config.store, key, onceOptions, () => approveAndRecord(v, expected, tokenDigest, req), {
+        serialize: codec.serialize,
+        parse: (text) => readStored(text, tid, moid),
+      }),
+    );
     if (!once) throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'approval produced no result', { tid, moid });
     if (!once.stored) {
       config.logger.error({ tid, moid, step: 'store', error: storeErrorText(once.storeError) }, 'approval result not stored: a duplicate may be declined by the gateway');
@@ -143,7 +146,7 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
         moid, tid, amount, tokenDigest,
       };
     }
-    const nc = await netCancel(ctx, { netCancelUrl: v.netCancelUrl, tid, authToken: v.authToken, amount });
+    const nc = await netCancel(ctx, { netCancelUrl: v.netCancelUrl, tid, authToken: v.authToken, amount, moid });
     const err = verdict.error as Error | undefined;
     config.logger.error({ tid, moid, step: 'on-approved', netCancel: nc, late: verdict.late, error: err?.message }, 'onApproved failed');
     return {

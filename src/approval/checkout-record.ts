@@ -25,6 +25,7 @@ interface RecordHeader {
   message?: string;
   netCancel?: string;
   resultCode?: string;
+  recovered?: true;
 }
 
 /**
@@ -39,8 +40,13 @@ export function serializeRecord(r: CheckoutRecord, charset: Charset, ediType: Ed
     case 'declined': {
       // JSON.stringify gives the header as one flat string; a template of its parts would be a
       // tree of concatenations, and the store keeps the record for a day (~300 bytes more per TID).
-      const header: RecordHeader = { kind: r.kind, moid: r.moid, tid: r.tid, amount: r.amount, tokenDigest: r.tokenDigest, charset, ediType };
-      if (r.kind === 'committed') header.method = r.method;
+      // An outcome read in another format than the route's (a recovered approval keeps the
+      // status inquiry's UTF-8 JSON) names its own.
+      const header: RecordHeader = { kind: r.kind, moid: r.moid, tid: r.tid, amount: r.amount, tokenDigest: r.tokenDigest, charset: r.charset ?? charset, ediType: r.ediType ?? ediType };
+      if (r.kind === 'committed') {
+        header.method = r.method;
+        if (r.recovered) header.recovered = true;
+      }
       return JSON.stringify(header) + '\n' + r.answer;
     }
     case 'failed':
@@ -61,7 +67,7 @@ export function parseRecord(text: string): CheckoutRecord {
   const answer = text.slice(nl + 1);
   const raw = parseGatewayLatin1(answer, header.charset, header.ediType);
   return kind === 'committed'
-    ? { kind, method: header.method!, raw, answer, moid, tid, amount, tokenDigest }
+    ? { kind, method: header.method!, raw, answer, moid, tid, amount, tokenDigest, ...(header.recovered ? { recovered: true as const, charset: header.charset, ediType: header.ediType } : {}) }
     : { kind, raw, answer, moid, tid, amount, tokenDigest };
 }
 

@@ -13,9 +13,10 @@ export function toCheckoutResult(s: CheckoutRecord, duplicate: boolean): Checkou
   switch (s.kind) {
     case 'committed': {
       const payment = mapPayment(s.raw, s.method, amount);
+      const recovered = s.recovered ? { recovered: true as const } : {};
       return payment.method === 'VBANK'
-        ? { moid, tid, amount, duplicate, status: 'awaiting-deposit', payment }
-        : { moid, tid, amount, duplicate, status: 'approved', payment };
+        ? { moid, tid, amount, duplicate, status: 'awaiting-deposit', payment, ...recovered }
+        : { moid, tid, amount, duplicate, status: 'approved', payment, ...recovered };
     }
     case 'declined':
       return { moid, tid, amount, duplicate, status: 'declined', code: ownField(s.raw, 'ResultCode') ?? '', message: ownField(s.raw, 'ResultMsg') ?? '', raw: frozenFields(s.raw) };

@@ -1,9 +1,10 @@
 import type { ClientContext } from '../context.js';
 import type { NetCancelOutcome } from '../errors/index.js';
+import { callGateway, readAnswerFields, readResultCode } from '../pipeline/index.js';
 import { parseAmount } from '../wire/amount.js';
 import { hexEquals } from '../wire/hash.js';
 import { encodeForm } from '../wire/form-codec.js';
-import { ownField, parseGatewayBody } from '../wire/response-body.js';
+import { ownField } from '../wire/response-body.js';
 import { cancelResponseSignature } from '../wire/signatures.js';
 import { signedApprovalFields } from './signed-form.js';
 
@@ -13,50 +14,58 @@ export interface NetCancelInput {
   tid: string;
   authToken: string;
   amount: number;
+  moid?: string;
 }
 
 /** Codes that mean the reversal happened (gateway-facts: 2001 cancel, 2211 refund). */
 const CANCEL_SUCCESS = new Set(['2001', '2211']);
 
+/** A net cancel's result and the code its answer carried. */
+interface NetCancelReading {
+  outcome: NetCancelOutcome;
+  resultCode?: string;
+}
+
 /**
  * Net cancel (망취소): reverses an approval whose outcome is unknown. Sends the approval's
- * fields plus NetCancel=1 to NetCancelURL (already checked against trustedHosts) and
- * reports 'succeeded' only on 2001/2211 with a valid Signature over a CancelAmt equal to the
- * amount.
- * Never throws: every failure is reported as 'failed'.
+ * fields plus NetCancel=1 to NetCancelURL (already checked against trustedHosts) through the
+ * pipeline, as a continuation of the approval in flight (sent even while closing), and reports
+ * 'succeeded' only on exactly 2001/2211 with a valid Signature over a CancelAmt equal to the
+ * amount. Never throws: every failure is reported as 'failed'.
  */
 export async function netCancel(ctx: ClientContext, input: NetCancelInput): Promise<NetCancelOutcome> {
   const { config } = ctx;
-  const started = Date.now();
-  const form = encodeForm(
-    {
-      ...signedApprovalFields(config, input.tid, input.authToken, input.amount),
-      NetCancel: '1',
-      CharSet: 'utf-8',
-      EdiType: 'JSON',
-    },
-    'euc-kr',
-  );
-  let outcome: NetCancelOutcome = 'failed';
-  let resultCode: string | undefined;
+  const failed: NetCancelReading = { outcome: 'failed' };
   try {
-    const res = await ctx.web.post(input.netCancelUrl, form, 'application/x-www-form-urlencoded; charset=euc-kr');
-    // The parser refuses an answer that names a field twice: it confirms nothing (issue 18 item 6).
-    const fields = parseGatewayBody(res.body, 'utf-8', 'JSON');
-    resultCode = ownField(fields, 'ResultCode');
-    if (resultCode !== undefined && CANCEL_SUCCESS.has(resultCode)) {
-      // Confirmed only by a signed answer for the whole amount: a reversal of some other
-      // amount, or an unsigned 2001, leaves the shop to reconcile rather than trust it.
-      const cancelAmt = ownField(fields, 'CancelAmt') ?? '';
-      const signed = hexEquals(cancelResponseSignature(input.tid, config.mid, cancelAmt, config.merchantKey), ownField(fields, 'Signature') ?? '');
-      outcome = signed && parseAmount(cancelAmt) === input.amount ? 'succeeded' : 'failed';
-    }
+    const reading = await callGateway<NetCancelReading>(ctx, {
+      operation: 'net-cancel',
+      host: 'web',
+      url: input.netCancelUrl,
+      ids: { tid: input.tid, moid: input.moid },
+      continuation: true,
+      request: () => ({
+        body: encodeForm({ ...signedApprovalFields(config, input.tid, input.authToken, input.amount), NetCancel: '1', CharSet: 'utf-8', EdiType: 'JSON' }, 'euc-kr'),
+        contentType: 'application/x-www-form-urlencoded; charset=euc-kr',
+      }),
+      answer(body) {
+        // An answer naming a field twice confirms nothing: it can be read two ways.
+        const read = readAnswerFields(body, 'utf-8', 'JSON');
+        if (!read.ok) return failed;
+        const code = readResultCode(read.raw);
+        if (code.kind !== 'code') return failed;
+        if (!CANCEL_SUCCESS.has(code.code)) return { outcome: 'failed', resultCode: code.code };
+        // Confirmed only by a signed answer for the whole amount: a reversal of some other
+        // amount, or an unsigned 2001, leaves the shop to reconcile rather than trust it.
+        const cancelAmt = ownField(read.raw, 'CancelAmt') ?? '';
+        const signed = hexEquals(cancelResponseSignature(input.tid, config.mid, cancelAmt, config.merchantKey), ownField(read.raw, 'Signature') ?? '');
+        return { outcome: signed && parseAmount(cancelAmt) === input.amount ? 'succeeded' : 'failed', resultCode: code.code };
+      },
+      lost: () => failed,
+      notSent: () => failed,
+      report: (r) => ({ outcome: r.outcome === 'succeeded' ? 'succeeded' : 'unknown', resultCode: r.resultCode }),
+    });
+    return reading.outcome;
   } catch {
-    outcome = 'failed';
+    return 'failed';
   }
-  config.logger.warn(
-    { tid: input.tid, step: 'net-cancel', outcome, resultCode, durationMs: Date.now() - started },
-    `net cancel ${outcome}`,
-  );
-  return outcome;
 }

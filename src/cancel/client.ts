@@ -1,10 +1,8 @@
 import type { ClientContext } from '../context.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
-import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
-import type { StatusFn } from '../status/client.js';
-import { type RecordCodec, runOnce, storeErrorText } from '../store/run-once.js';
-import { TransportError } from '../transport.js';
-import { transportOutcome } from '../transport-failure.js';
+import { NicepayGatewayError } from '../errors/index.js';
+import { admit, callGateway, type RecordCodec, runOnce, storeErrorText } from '../pipeline/index.js';
+import { askStatus } from '../status/client.js';
 import { CANCEL_PATH } from '../wire/lifecycle-fields.js';
 import { readCancelAnswer } from './answer.js';
 import { buildCancelForm, type NormalizedCancel, validateCancel } from './request.js';
@@ -26,40 +24,38 @@ export type CancelFn = (input: CancelInput) => Promise<CancelResult>;
  * since nothing happened and the shop may try again. An unknown outcome asks the status inquiry
  * (advice, not proof) and says what it reported.
  */
-export function createCancelClient(ctx: ClientContext, status: StatusFn): CancelFn {
+export function createCancelClient(ctx: ClientContext): CancelFn {
   const { config } = ctx;
   const url = gatewayEndpoint(config.baseUrl, CANCEL_PATH);
   const lockTtlMs = 2 * (config.connectMs + config.responseMs) + 10_000;
 
-  async function send(n: NormalizedCancel): Promise<CancelRecord> {
-    const form = buildCancelForm(config, n);
-    const log = { tid: n.tid, moid: n.moid, step: 'cancel', amount: n.amount, partial: n.partial };
-    const started = Date.now();
-    let body: Buffer;
-    try {
-      ({ body } = await ctx.web.post(url, form, 'application/x-www-form-urlencoded; charset=euc-kr'));
-    } catch (err) {
-      if (!(err instanceof TransportError)) throw err;
-      if (transportOutcome(err) === 'not-sent') {
-        config.logger.warn({ ...log, durationMs: Date.now() - started }, 'cancel not sent');
-        throw new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `cancel of TID ${n.tid} was not sent: ${err.message}; nothing was cancelled, it may be retried`, { tid: n.tid, moid: n.moid, cause: err });
-      }
-      config.logger.error({ ...log, durationMs: Date.now() - started, failure: err.kind }, 'cancel outcome unknown');
-      return { kind: 'unknown', message: `no usable answer (${err.message})` };
-    }
-    const answer = readCancelAnswer(body, { tid: n.tid, mid: config.mid, moid: n.moid, amount: n.amount, merchantKey: config.merchantKey });
-    const durationMs = Date.now() - started;
-    if (answer.kind === 'retry') {
-      config.logger.warn({ ...log, durationMs, resultCode: answer.code }, 'cancel: gateway asks for a retry');
-      throw new NicepayGatewayError('NICEPAY_RETRY_LATER', `cancel of TID ${n.tid} was not done: the gateway answered ${answer.code} (${answer.message}); nothing was cancelled, retry later`, { tid: n.tid, moid: n.moid, resultCode: answer.code });
-    }
-    if (answer.kind === 'unverifiable') {
-      config.logger.error({ ...log, durationMs, resultCode: answer.code }, 'cancel outcome unknown: unusable answer');
-      return { kind: 'unknown', message: answer.reason, ...(answer.code ? { code: answer.code } : {}) };
-    }
-    config.logger.info({ ...log, durationMs, resultCode: answer.result.code }, `cancel ${answer.result.status}`);
-    // A refusal changed nothing: keep nothing, so the shop may correct and retry with the same key.
-    return { kind: 'result', result: answer.result };
+  /** One cancel through the pipeline; returns what to keep, or throws when nothing was done. */
+  function send(n: NormalizedCancel): Promise<CancelRecord> {
+    return callGateway<CancelRecord>(ctx, {
+      operation: 'cancel',
+      host: 'web',
+      url,
+      ids: { tid: n.tid, moid: n.moid },
+      continuation: true,
+      request: () => ({ body: buildCancelForm(config, n), contentType: 'application/x-www-form-urlencoded; charset=euc-kr' }),
+      notSent(failure) {
+        throw new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `cancel of TID ${n.tid} was not sent: ${failure.message}; nothing was cancelled, it may be retried`, { tid: n.tid, moid: n.moid, cause: failure });
+      },
+      lost: (failure) => ({ kind: 'unknown', message: `no usable answer (${failure.message})` }),
+      answer(body) {
+        const answer = readCancelAnswer(body, { tid: n.tid, mid: config.mid, moid: n.moid, amount: n.amount, merchantKey: config.merchantKey });
+        if (answer.kind === 'retry') {
+          throw new NicepayGatewayError('NICEPAY_RETRY_LATER', `cancel of TID ${n.tid} was not done: the gateway answered ${answer.code} (${answer.message}); nothing was cancelled, retry later`, { tid: n.tid, moid: n.moid, resultCode: answer.code });
+        }
+        if (answer.kind === 'unverifiable') return { kind: 'unknown', message: answer.reason, ...(answer.code ? { code: answer.code } : {}) };
+        // A refusal changed nothing: keep nothing, so the shop may correct and retry with the same key.
+        return { kind: 'result', result: answer.result };
+      },
+      report: (r) =>
+        r.kind === 'unknown'
+          ? { outcome: 'unknown', resultCode: r.code }
+          : { outcome: r.result.status === 'refused' ? 'refused' : 'succeeded', resultCode: r.result.code },
+    });
   }
 
   async function run(n: NormalizedCancel): Promise<CancelResult> {
@@ -89,7 +85,7 @@ export function createCancelClient(ctx: ClientContext, status: StatusFn): Cancel
   async function unknownError(n: NormalizedCancel, record: Extract<CancelRecord, { kind: 'unknown' }>, duplicate: boolean): Promise<NicepayGatewayError> {
     let advice = 'the status inquiry could not be asked';
     try {
-      const s = await status(n.tid);
+      const s = await askStatus(ctx, n.tid, true);
       advice = `the status inquiry reports the TID as ${s.status} (advice only: it shows neither amounts nor partial cancels)`;
     } catch {
       // advice stays "could not be asked"
@@ -104,8 +100,7 @@ export function createCancelClient(ctx: ClientContext, status: StatusFn): Cancel
 
   return async function cancel(input: CancelInput): Promise<CancelResult> {
     const n = validateCancel(input);
-    if (ctx.isClosing()) throw new NicepayRequestError('NICEPAY_SHUTTING_DOWN', 'server is shutting down: no new cancel is sent; retry shortly');
-    return ctx.track(run(n));
+    return admit(ctx, 'cancel', () => run(n));
   };
 }
 

@@ -2,9 +2,8 @@ import type { ClientContext } from '../context.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import { keyinHookOf, runKeyinHook } from '../pipeline/hook-runner-keyin.js';
-import { type RecordCodec, runOnce, storeErrorText } from '../store/run-once.js';
-import { TransportError } from '../transport.js';
-import { transportOutcome } from '../transport-failure.js';
+import { admit, callGateway, type RecordCodec, runOnce, storeErrorText, withMerchantKeyHint } from '../pipeline/index.js';
+import { ownField } from '../wire/response-body.js';
 import { digestEquals, secretDigest } from '../util/secret-digest.js';
 import { KEYIN_PATH } from '../wire/keyin-fields.js';
 import { kstTimestamp14 } from '../wire/kst.js';
@@ -33,39 +32,34 @@ export function createKeyinClient(ctx: ClientContext): KeyinClient {
   const url = gatewayEndpoint(config.baseUrl, KEYIN_PATH);
   const lockTtlMs = config.connectMs + config.responseMs + LOCK_SLACK_MS;
 
-  /** One real call to the gateway; returns what to cache, or throws when nothing was sent. */
-  async function charge(n: NormalizedKeyin, cardDigest: string): Promise<KeyinRecord> {
-    const started = Date.now();
+  /** One real call to the gateway through the pipeline; returns what to cache, or throws when nothing was sent. */
+  function charge(n: NormalizedKeyin, cardDigest: string): Promise<KeyinRecord> {
     // One reading of the clock per request: the TID's time part and EdiDate name the same second.
     const now = config.clock();
     const tid = issueKeyinTid(config.mid, now);
-    const request = buildKeyinRequest(n, config.mid, config.merchantKey, tid, kstTimestamp14(now));
     const base = { tid, moid: n.moid, amount: n.amount, cardDigest, goodsName: n.goodsName, buyerName: n.buyerName ?? '', buyerEmail: n.buyerEmail ?? '', buyerTel: n.buyerTel ?? '' };
-    const log = { tid, moid: n.moid, step: 'keyin' };
-    let body: Buffer;
-    try {
-      ({ body } = await ctx.web.post(url, request.body, 'application/x-www-form-urlencoded; charset=euc-kr'));
-    } catch (err) {
-      if (!(err instanceof TransportError)) throw err;
-      if (transportOutcome(err) === 'not-sent') {
-        config.logger.warn({ ...log, durationMs: Date.now() - started }, 'key-in gateway unreachable; nothing was sent');
-        throw new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `key-in of order ${n.moid} was not sent: ${err.message}; nothing was charged, it may be retried`, { tid, moid: n.moid, cause: err });
-      }
-      config.logger.error({ ...log, durationMs: Date.now() - started, failure: err.kind }, 'key-in outcome unknown');
-      return { ...base, kind: 'unknown', reason: err.message };
-    }
-    const answer = readKeyinAnswer(body, { tid, mid: config.mid, moid: n.moid, amount: n.amount, charset: n.charset, ediType: n.ediType });
-    const durationMs = Date.now() - started;
-    if (answer.kind === 'unverifiable') {
-      config.logger.error({ ...log, durationMs, reason: answer.reason }, 'key-in outcome unknown: unusable answer');
-      return { ...base, kind: 'unknown', reason: answer.reason };
-    }
-    if (answer.kind === 'declined') {
-      config.logger.info({ ...log, durationMs, resultCode: answer.code }, 'key-in declined');
-      return { ...base, kind: 'declined', code: answer.code, message: answer.message, raw: answer.raw };
-    }
-    config.logger.info({ ...log, durationMs, resultCode: answer.raw.ResultCode }, 'key-in approved');
-    return { ...base, kind: 'approved', raw: answer.raw };
+    return callGateway<KeyinRecord>(ctx, {
+      operation: 'keyin',
+      host: 'web',
+      url,
+      ids: { tid, moid: n.moid },
+      continuation: true,
+      request: () => ({ body: buildKeyinRequest(n, config.mid, config.merchantKey, tid, kstTimestamp14(now)).body, contentType: 'application/x-www-form-urlencoded; charset=euc-kr' }),
+      notSent(failure) {
+        throw new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `key-in of order ${n.moid} was not sent: ${failure.message}; nothing was charged, it may be retried`, { tid, moid: n.moid, cause: failure });
+      },
+      lost: (failure) => ({ ...base, kind: 'unknown', reason: failure.message }),
+      answer(body) {
+        const answer = readKeyinAnswer(body, { tid, mid: config.mid, moid: n.moid, amount: n.amount, charset: n.charset, ediType: n.ediType });
+        if (answer.kind === 'unverifiable') return { ...base, kind: 'unknown', reason: answer.reason, ...(answer.code ? { code: answer.code } : {}) };
+        if (answer.kind === 'declined') return { ...base, kind: 'declined', code: answer.code, message: withMerchantKeyHint(answer.code, answer.message), raw: answer.raw };
+        return { ...base, kind: 'approved', raw: answer.raw };
+      },
+      report: (r) => ({
+        outcome: r.kind === 'approved' ? 'succeeded' : r.kind === 'declined' ? 'refused' : 'unknown',
+        resultCode: r.kind === 'unknown' ? r.code : ownField(r.raw, 'ResultCode'),
+      }),
+    });
   }
 
   async function run(n: NormalizedKeyin): Promise<KeyinResult> {
@@ -89,11 +83,10 @@ export function createKeyinClient(ctx: ClientContext): KeyinClient {
 
   return {
     async keyin(input: KeyinInput): Promise<KeyinResult> {
-      if (ctx.isClosing()) throw new NicepayRequestError('NICEPAY_SHUTTING_DOWN', 'server is shutting down: no new key-in is accepted; retry shortly');
       const n = validateKeyinInput(input, config.clock());
       const hook = keyinHookOf(input);
       // The hook runs for duplicates too, until it resolved once for the payment.
-      return ctx.track(run(n).then(async (r) => {
+      return admit(ctx, 'key-in', () => run(n).then(async (r) => {
         if (r.status === 'approved' && hook) await runKeyinHook(ctx, r, hook, KEYIN_RESULT_TTL_MS);
         return r;
       }));

@@ -10,7 +10,7 @@ import type { KeyinResult } from './types.js';
 export type KeyinRecord = RecordBase & (
   | { kind: 'approved'; raw: Record<string, string> }
   | { kind: 'declined'; code: string; message: string; raw: Record<string, string> }
-  | { kind: 'unknown'; reason: string }
+  | { kind: 'unknown'; reason: string; code?: string }
 );
 
 interface RecordBase {
@@ -51,7 +51,7 @@ export function recordToResult(record: KeyinRecord, mid: string, duplicate: bool
         'NICEPAY_OUTCOME_UNKNOWN',
         `key-in of order ${moid} (TID ${tid}) has an unknown outcome: ${record.reason}. The card may have been charged: ` +
           `reconcile this TID with the gateway before charging again${duplicate ? ' (this Moid was submitted before; it is not sent again)' : ''}`,
-        { tid, moid },
+        { tid, moid, ...(record.code ? { resultCode: record.code } : {}) },
       );
     default: {
       const never: never = record;

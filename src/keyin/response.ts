@@ -1,6 +1,7 @@
 import { parseAmount } from '../wire/amount.js';
 import type { Charset } from '../wire/charset.js';
-import { DuplicateFieldError, type GatewayFields, ownField, parseGatewayBody } from '../wire/response-body.js';
+import { readAnswerFields, readResultCode, resultCodeProblem } from '../pipeline/answer.js';
+import { type GatewayFields, ownField } from '../wire/response-body.js';
 import { KEYIN_SUCCESS_CODE } from '../wire/keyin-fields.js';
 import type { KeyinEdiType } from './types.js';
 
@@ -18,7 +19,13 @@ export interface SentKeyin {
 export type KeyinAnswer =
   | { kind: 'approved'; raw: GatewayFields }
   | { kind: 'declined'; code: string; message: string; raw: GatewayFields }
-  | { kind: 'unverifiable'; reason: string };
+  | { kind: 'unverifiable'; reason: string; code?: string };
+
+/**
+ * 1621 (duplicate request): the gateway saw this TID before, so an earlier key-in with it may
+ * have been charged. Read as in approval: never a decline, an outcome to settle.
+ */
+const DUPLICATE_REQUEST = '1621';
 
 /**
  * Decodes and checks a key-in response with the approval's own parser (parseGatewayBody: the
@@ -27,17 +34,15 @@ export type KeyinAnswer =
  * decline, unless it names another transaction. Reasons never contain field values.
  */
 export function readKeyinAnswer(body: Buffer, sent: SentKeyin): KeyinAnswer {
-  let raw: GatewayFields;
-  try {
-    raw = parseGatewayBody(body, sent.charset, sent.ediType);
-  } catch (err) {
-    // Such an answer can be read two ways; key-in has no net cancel, so its outcome is unknown
-    // (issue 18 item 6).
-    if (err instanceof DuplicateFieldError) return { kind: 'unverifiable', reason: 'the answer names a field twice, so it can be read two ways' };
-    return { kind: 'unverifiable', reason: `the answer is not ${sent.ediType} in ${sent.charset}` };
-  }
-  const code = ownField(raw, 'ResultCode') ?? '';
-  if (!/^[A-Za-z0-9]{4}$/.test(code)) return { kind: 'unverifiable', reason: 'the answer has no 4-character ResultCode' };
+  // An answer naming a field twice can be read two ways; key-in has no net cancel, so its
+  // outcome is unknown. So is a ResultCode that is not exactly a documented code.
+  const read = readAnswerFields(body, sent.charset, sent.ediType);
+  if (!read.ok) return { kind: 'unverifiable', reason: read.reason };
+  const { raw } = read;
+  const reading = readResultCode(raw);
+  if (reading.kind !== 'code') return { kind: 'unverifiable', reason: resultCodeProblem(reading) };
+  const { code } = reading;
+  if (code === DUPLICATE_REQUEST) return { kind: 'unverifiable', reason: `the gateway answered ${code} (duplicate request): an earlier key-in with this TID may have been charged`, code };
   const tid = ownField(raw, 'TID') ?? '';
   if (code === KEYIN_SUCCESS_CODE) {
     if (tid !== sent.tid) return { kind: 'unverifiable', reason: 'the approval names another TID' };

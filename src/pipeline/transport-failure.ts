@@ -1,10 +1,10 @@
-import { TransportError } from './transport.js';
+import { TransportError } from '../transport.js';
 
 /**
- * What a failed outbound call means for the money, shared by approval, key-in and the data
- * host: `not-sent` (the request provably never left: nothing happened, it may be retried),
- * `http-status` (the gateway answered with an error status) or `unknown` (sent, then timed out
- * or lost: the gateway may have acted).
+ * What a failed outbound call means for the money, the one classification every gateway call
+ * shares: `not-sent` (the request provably never left: nothing happened, it may be retried),
+ * `http-status` (the gateway answered with an error status: it was reached, and may have
+ * acted) or `unknown` (sent, then timed out or lost: the gateway may have acted).
  */
 export type TransportOutcome = 'not-sent' | 'http-status' | 'unknown';
 
