@@ -63,3 +63,8 @@ export type { CancelInput, CancelResult, CancelledResult, RefundPendingResult, C
 export type { TransactionStatus } from './status/types.js';
 export type { NotificationsOptions, DepositNotice, CancelNotice, ExpectedOrder, NoticeAnswer } from './notify/types.js';
 export { GATEWAY_NOTICE_IPS } from './notify/options.js';
+export type {
+  BillingClient, BillingRegisterInput, BillingRegisterResult, RegisteredBilling, RefusedBilling, BillingCard, BillingCardInfo, BillingBuyer,
+  BillingChargeInput, BillingChargeResult, ApprovedBillingCharge, DeclinedBillingCharge, BillingRemoveInput, BillingRemoveResult, RemovedBilling,
+} from './billing/index.js';
+export type { CashReceiptClient, CashReceiptInput, CashReceiptResult, IssuedCashReceipt, RefusedCashReceipt, ReceiptPurpose } from './cash-receipt/index.js';

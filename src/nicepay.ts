@@ -14,6 +14,8 @@ import { createStatusClient } from './status/client.js';
 import type { TransactionStatus } from './status/types.js';
 import { notifications } from './express/notifications.js';
 import type { NotificationsOptions } from './notify/types.js';
+import { type BillingClient, createBillingClient } from './billing/index.js';
+import { type CashReceiptClient, createCashReceiptClient } from './cash-receipt/index.js';
 
 /** The object createNicepay returns: every interface of the gateway for one merchant. */
 export interface Nicepay {
@@ -66,6 +68,13 @@ export interface Nicepay {
   notifications(options: NotificationsOptions): RequestHandler;
   /** The gateway's transaction status inquiry: advice, not proof (no signature, no amount). */
   status(tid: string): Promise<TransactionStatus>;
+  /**
+   * Recurring card billing: register a card into a billing key (BID), charge it (at most once
+   * per Moid, net-cancelled when the outcome is unknown), remove it. See docs/billing.md.
+   */
+  readonly billing: BillingClient;
+  /** Standalone cash receipts for cash taken outside the payment window. See docs/cash-receipts.md. */
+  readonly cashReceipt: CashReceiptClient;
 }
 
 /**
@@ -90,5 +99,7 @@ export function createNicepay(options: NicepayOptions): Nicepay {
     cancel: (input) => cancelClient(input),
     notifications: (opts) => notifications(ctx, opts),
     status: (tid) => statusClient(tid),
+    billing: createBillingClient(ctx),
+    cashReceipt: createCashReceiptClient(ctx),
   };
 }

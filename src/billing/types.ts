@@ -1,3 +1,4 @@
+import type { HookContext } from '../pipeline/hook-runner.js';
 import type { CardPayment } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';
 import type { EdiType } from '../wire/response-body.js';
@@ -98,10 +99,13 @@ export interface BillingChargeInput {
   /** Merchant spare field, returned as sent (500 bytes). */
   mallReserved?: string;
   /**
-   * Runs once per approved charge (per TID) before the promise resolves. When it throws, the
-   * charge is net-cancelled and the promise rejects with NICEPAY_HOOK_FAILED.
+   * Runs once per approved charge (per TID, through the hook runner) before the promise
+   * resolves. When it rejects (or never settles), the charge is net-cancelled and the promise
+   * rejects with NICEPAY_HOOK_FAILED, whose `netCancel` says what became of the reversal.
    */
-  onApproved?: (result: ApprovedBillingCharge) => void | Promise<void>;
+  onApproved?: (result: ApprovedBillingCharge, context: HookContext) => void | Promise<void>;
+  /** When onApproved's `signal` aborts; its own promise still decides. @default 30000 */
+  hookTimeoutMs?: number;
   /** @default 'euc-kr' */
   charset?: Charset;
   /** @default 'JSON' */

@@ -88,7 +88,6 @@ export function validateCharge(input: BillingChargeInput): NormalizedCharge {
   const goodsName = wireText(input.goodsName, 'goodsName', 40, true)!;
   if (input.interestFree !== undefined && typeof input.interestFree !== 'boolean') throw fieldInvalid('interestFree', 'must be a boolean');
   if (input.cardPoint !== undefined && typeof input.cardPoint !== 'boolean') throw fieldInvalid('cardPoint', 'must be a boolean');
-  if (input.onApproved !== undefined && typeof input.onApproved !== 'function') throw fieldInvalid('onApproved', 'must be a function');
   const f = wireFormat(input);
   const mallReserved = wireText(input.mallReserved, 'mallReserved', 500, false);
   // A KV answer escapes nothing and MallReserved comes back as sent: '&' or '=' would read as fields.
