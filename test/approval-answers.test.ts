@@ -82,6 +82,45 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
     expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal(['/webapi/pay_process.jsp', '/webapi/cancel_process.jsp']);
   });
 
+  for (const code of ['3001 ', ' 3001', '3001\t', 'a000']) {
+    it(`a signed answer whose ResultCode is ${JSON.stringify(code)}, not exactly a documented code, is an unknown outcome: net-cancelled, never declined`, async () => {
+      const moid = `near-${calls.length}`;
+      const { tid, body } = authReturn(moid, 6_200);
+      answer = (form) => signed({ ResultCode: code, ResultMsg: '?', TID: form.TID!, MID, Moid: moid, Amt: padAmount(6_200), PayMethod: 'CARD' });
+      const before = shop.approved.length;
+      const res = await request(shop.app).post('/pay/return').type('form').send(body);
+      expect(res.status).to.equal(502);
+      expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
+      expect(String((shop.errors.at(-1) as Error).message)).to.match(/not exactly a documented code/);
+      expect(shop.approved.length).to.equal(before);
+      expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal(['/webapi/pay_process.jsp', '/webapi/cancel_process.jsp']);
+    });
+  }
+
+  it('a net-cancel answer whose ResultCode is "2001 " confirms nothing: netCancel failed', async () => {
+    const { body } = authReturn('near-cancel', 6_300);
+    answer = () => ({ ResultCode: '3001' }); // unsigned: net-cancelled
+    const real = gateway.listeners('request')[0] as (req: unknown, res: unknown) => void;
+    gateway.removeAllListeners('request');
+    gateway.on('request', (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+      if (!req.url?.endsWith('cancel_process.jsp')) return real(req, res);
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const form = decodeForm(Buffer.concat(chunks), 'euc-kr');
+        res.end(JSON.stringify({ ResultCode: '2001 ', TID: form.TID!, CancelAmt: padAmount(6_300), Signature: cancelResponseSignature(form.TID!, MID, padAmount(6_300), MERCHANT_KEY) }));
+      });
+    });
+    try {
+      const res = await request(shop.app).post('/pay/return').type('form').send(body);
+      expect(res.status).to.equal(502);
+      expect(res.body).to.include({ netCancel: 'failed' });
+    } finally {
+      gateway.removeAllListeners('request');
+      gateway.on('request', real);
+    }
+  });
+
   it('a net-cancel answer naming a field twice confirms nothing: netCancel failed, outcome unknown', async () => {
     const { body } = authReturn('two-cancel', 6_100);
     answer = () => ({ ResultCode: '3001' }); // unsigned: net-cancelled

@@ -24,6 +24,18 @@ describe('key-in answer', () => {
     expect(empty).to.deep.equal({ kind: 'unverifiable', reason: 'the answer is not KV in euc-kr' });
   });
 
+  for (const code of ['3001 ', ' 3001', '3001\t', 'a000']) {
+    it(`a ResultCode of ${JSON.stringify(code)}, not exactly a documented code, is an unknown outcome, never a decline`, () => {
+      const a = readKeyinAnswer(Buffer.from(JSON.stringify({ ...ok, ResultCode: code })), { ...sent, charset: 'utf-8' });
+      expect(a).to.deep.equal({ kind: 'unverifiable', reason: 'the answer has a ResultCode that is not exactly a documented code' });
+    });
+  }
+
+  it('1621 (duplicate request) is an unknown outcome as in approval, never a decline', () => {
+    const a = readKeyinAnswer(Buffer.from(JSON.stringify({ ResultCode: '1621', ResultMsg: '중복된 거래 요청입니다', TID: sent.tid })), { ...sent, charset: 'utf-8' });
+    expect(a).to.include({ kind: 'unverifiable', code: '1621' });
+  });
+
   it('never takes a missing field from a polluted Object.prototype', () => {
     const { Moid: _moid, ...withoutMoid } = ok;
     const proto = Object.prototype as Record<string, unknown>;

@@ -127,8 +127,10 @@ describe('lifecycle: window, cancel, status and deposit notices against the sand
       expect((await shop.nicepay.status(declined.tid)).status).to.equal('not-found');
     });
 
-    it('reports an issued virtual account as approved', async () => {
+    it('reports an issued, unpaid virtual account as not-found (status 9), and approved once paid', async () => {
       const issued = await shop.pay('VBANK', 10_000);
+      expect((await shop.nicepay.status(issued.tid)).status).to.equal('not-found');
+      await shop.sandbox.deposit(issued.tid);
       expect((await shop.nicepay.status(issued.tid)).status).to.equal('approved');
     });
   });

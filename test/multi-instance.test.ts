@@ -4,69 +4,14 @@
  * over both instances and shuffled) must approve each TID exactly once at the gateway and call
  * onApproved exactly once per TID across both processes.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { Pool } from 'undici';
 import { createSandbox, type AuthReturn, type Sandbox } from '../src/sandbox/index.js';
 import { MERCHANT_KEY, MID } from './helpers/shop.js';
 import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
+import { startInstance, type Instance } from './helpers/shop-instance.js';
 
-const APP = fileURLToPath(new URL('./fixtures/instance-app.ts', import.meta.url));
 const TIDS = 100;
 const COPIES = 10;
-
-interface Instance {
-  child: ChildProcess;
-  pool: Pool;
-  log: string;
-  ask<T>(type: string): Promise<T>;
-  stop(): Promise<void>;
-}
-
-async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = fork(APP, [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
-  let log = '';
-  child.stdout!.on('data', (d: Buffer) => { log += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
-  const ready = await new Promise<{ port: number }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`instance did not start:\n${log}`)), 20_000);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`instance exited (${String(code)}):\n${log}`)); });
-    child.on('message', (m: { type: string; port?: number }) => {
-      if (m.type === 'ready') { clearTimeout(timer); resolve({ port: m.port! }); }
-    });
-  });
-  const pool = new Pool(`http://127.0.0.1:${ready.port}`, { connections: 50 });
-  const instance: Instance = {
-    child,
-    pool,
-    get log() { return log; },
-    ask<T>(type: string) {
-      return new Promise<T>((resolve) => {
-        const onMessage = (m: { type: string }) => {
-          if (m.type === type) { child.off('message', onMessage); resolve(m as T); }
-        };
-        child.on('message', onMessage);
-        child.send({ type });
-      });
-    },
-    async stop() {
-      await pool.close();
-      if (child.exitCode !== null) return;
-      const exit = once(child, 'exit');
-      child.send({ type: 'close' });
-      const t = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exit;
-      clearTimeout(t);
-    },
-  };
-  return instance;
-}
 
 describe('two shop processes on one Redis', function () {
   this.timeout(120_000);

@@ -464,8 +464,11 @@ describe('sandbox interface A', () => {
       expect(res.headers['content-type']).to.equal('text/html; charset=utf-8');
       const html = await res.body.text();
       expect(html).to.include('1,234,567원').and.include('똠양꿍 세트').and.include('김햏');
-      for (const m of ['CARD', 'BANK', 'VBANK', 'CELLPHONE']) expect(html).to.match(new RegExp(`<input type="radio" name="PayMethod" id="method-${m}" value="${m}"`));
+      // PayMethod=VBANK offers only the virtual account (lifecycle-facts 1: the methods offered).
       expect(html).to.match(/id="method-VBANK" value="VBANK" checked/);
+      for (const m of ['CARD', 'BANK', 'CELLPHONE']) expect(html).not.to.include(`id="method-${m}"`);
+      const all = await (await request(`${sandbox.url}/window?${encodeForm(windowFields({ PayMethod: '' }), 'euc-kr').toString('latin1')}`)).body.text();
+      for (const m of ['CARD', 'BANK', 'VBANK', 'CELLPHONE']) expect(all).to.match(new RegExp(`<input type="radio" name="PayMethod" id="method-${m}" value="${m}"`));
       expect(html).to.match(/id="approve">결제하기</).and.match(/id="cancel">취소</);
       expect(html).to.include('현금영수증').and.not.match(/<(script|link|img)[^>]+src=/);
     });

@@ -70,27 +70,29 @@ describe('sandbox approval side: as strict as the documented gateway', () => {
   });
 
   describe('values taken unmodified', () => {
-    it('a TID or AuthToken with added white space is another value (W010), and the real token survives', async () => {
+    it('a TID or AuthToken with added white space is another value, too long for its field (W002), and the real token survives', async () => {
       const a = await auth();
-      expect((await answer(a, { tid: `${a.fields.TxTid} ` })).ResultCode).to.equal('W010');
-      expect((await answer(a, { authToken: ` ${a.fields.AuthToken}` })).ResultCode).to.equal('W010');
+      expect((await answer(a, { tid: `${a.fields.TxTid} ` })).ResultCode).to.equal('W002');
+      expect((await answer(a, { authToken: ` ${a.fields.AuthToken}` })).ResultCode).to.equal('W002');
       expect(statusOf(a)).to.equal('authenticated');
       expect((await answer(a)).ResultCode).to.equal('3001');
     });
 
-    it('a SignData with a trailing space fails (A211); an Amt with a leading space is not the amount (A123)', async () => {
+    it('a SignData with a trailing space fails (A211); an Amt with a leading space is not digits (W002)', async () => {
       const a = await auth();
       const edi = kstTimestamp14(sandbox.clock.now());
       const good = approvalSignData(a.fields.AuthToken!, MID, '1004', edi, KEY);
       expect((await answer(a, { ediDate: edi, signData: `${good} ` })).ResultCode).to.equal('A211');
       expect(statusOf(a), 'an unauthenticated attempt changes nothing').to.equal('authenticated');
       const p = await answer(a, { amt: ' 1004' });
-      expect(p.ResultCode).to.equal('A123');
+      expect(p.ResultCode).to.equal('W002');
+      expect(statusOf(a), 'a request that breaks the table burns nothing').to.equal('authenticated');
     });
 
-    it('an EdiDate with a trailing space is not a timestamp (W004)', async () => {
+    it('an EdiDate with a trailing space is not a 14-digit timestamp (W002), one of 14 digits off the clock is W004', async () => {
       const edi = `${kstTimestamp14(sandbox.clock.now())} `;
-      expect((await answer(await auth(), { ediDate: edi })).ResultCode).to.equal('W004');
+      expect((await answer(await auth(), { ediDate: edi })).ResultCode).to.equal('W002');
+      expect((await answer(await auth(), { ediDate: '20000101000000' })).ResultCode).to.equal('W004');
     });
   });
 

@@ -137,6 +137,12 @@ describe('wire audit (issue 21): key-in request bytes against the spec text', ()
       const e = await rejection(nicepay.keyin({ moid: `wire-kv-${mallReserved}`, amount: 1004, goodsName: 'g', ediType: 'KV', mallReserved, card: { number: '4111111111111111', expiry: FUTURE } }));
       expect(e).to.include({ code: 'NICEPAY_FIELD_INVALID', field: 'mallReserved' });
     }
+    // The same for every text the answer echoes: GoodsName and the buyer's fields.
+    for (const extra of [{ goodsName: '1+1=2' }, { goodsName: 'A&B' }, { buyer: { name: '홍&길동' } }, { buyer: { email: 'a=b@x.kr' } }]) {
+      const e = await rejection(nicepay.keyin({ moid: 'wire-kv-text', amount: 1004, goodsName: 'g', ediType: 'KV', card: { number: '4111111111111111', expiry: FUTURE }, ...extra }));
+      expect(e).to.include({ code: 'NICEPAY_FIELD_INVALID', field: 'goodsName' in extra ? 'goodsName' : `buyer.${Object.keys(extra.buyer!)[0]}` });
+      expect(e.message).to.include("must not contain '&' or '='");
+    }
     expect(raw.requests).to.have.length(0);
     // JSON answers escape: the same value is fine with ediType JSON.
     await nicepay.keyin({ moid: 'wire-kv-json', amount: 1004, goodsName: 'g', mallReserved: 'a=1&b=2', card: { number: '4111111111111111', expiry: FUTURE } });

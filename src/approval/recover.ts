@@ -25,7 +25,8 @@ interface ProcessedAnswer {
  *
  * - approved: a committed outcome marked `recovered`, its `raw` the inquiry's answer; the
  *   caller runs onApproved (hooks are at-least-once per TID: docs/pipeline.md).
- * - not found or cancelled: declined as the gateway answered (nothing stays charged).
+ * - not found or cancelled: declined as the gateway answered (nothing stays charged), except
+ *   a virtual account not found, which may be issued and unpaid: unknown, reconcile.
  * - the inquiry fails, or the answer names another order: failed, outcome unknown, reconcile.
  */
 export async function recoverProcessed(ctx: ClientContext, input: ApprovalInput, processed: ProcessedAnswer): Promise<ApprovalOutcome> {
@@ -46,11 +47,14 @@ export async function recoverProcessed(ctx: ClientContext, input: ApprovalInput,
   } catch (err) {
     return unknown(`the status inquiry could not settle it (${(err as Error).message})`);
   }
+  const methodText = ownField(processed.raw, 'PayMethod') || input.payMethod;
+  // An issued virtual account not paid yet is status 9 too (lifecycle-facts §4): for VBANK,
+  // "not found" cannot tell "never issued" from "issued, awaiting deposit".
+  if (status.status === 'not-found' && methodText === 'VBANK') return unknown('the status inquiry cannot tell an unpaid virtual account from none');
   if (status.status !== 'approved') {
     ctx.config.logger.warn({ tid, moid, step: 'recover', resultCode: processed.resultCode, status: status.status }, 'already-processed approval is not approved at the gateway: declined');
     return { kind: 'declined', raw: processed.raw, answer: processed.answer };
   }
-  const methodText = ownField(processed.raw, 'PayMethod') || input.payMethod;
   if (!isPayMethod(methodText)) return unknown(`the status inquiry reports it approved under an unknown method`);
   ctx.config.logger.warn({ tid, moid, step: 'recover', resultCode: processed.resultCode }, 'approval recovered: the gateway had already approved this TID; onApproved runs for it');
   const raw = recoveredFields(status, input, methodText);

@@ -3,7 +3,8 @@ import { CANCEL_DONE_CODES, CANCEL_RETRY_CODES, REFUND_PENDING_CODE, cancelRefus
 import { hexEquals } from '../wire/hash.js';
 import { parseKstTimestamp } from '../wire/kst.js';
 import { cancelResponseSignature } from '../wire/signatures.js';
-import { type GatewayFields, ownField, parseGatewayBody } from '../wire/response-body.js';
+import { ownField } from '../wire/response-body.js';
+import { readAnswerFields, readResultCode, resultCodeProblem, withMerchantKeyHint } from '../pipeline/answer.js';
 import type { CancelResult } from './types.js';
 
 /** What a cancel answer says, before the store and the shop see it. */
@@ -30,19 +31,20 @@ export interface CancelExpectation {
  * ResultCode nor RemainAmt, so both are checked on their own).
  */
 export function readCancelAnswer(body: Buffer, e: CancelExpectation): CancelAnswer {
-  let raw: GatewayFields;
-  try {
-    raw = parseGatewayBody(body, 'utf-8', 'JSON');
-  } catch (err) {
-    return { kind: 'unverifiable', reason: `cancel answer unreadable (${(err as Error).message})` };
-  }
-  const code = ownField(raw, 'ResultCode') ?? '';
+  const read = readAnswerFields(body, 'utf-8', 'JSON');
+  if (!read.ok) return { kind: 'unverifiable', reason: `cancel answer unreadable (${read.reason})` };
+  const { raw } = read;
+  // A code not exactly documented ("2001 ") is neither a cancel nor a refusal: the cancel may
+  // have happened.
+  const reading = readResultCode(raw);
+  if (reading.kind !== 'code') return { kind: 'unverifiable', reason: `cancel ${resultCodeProblem(reading)}` };
+  const { code } = reading;
   const message = ownField(raw, 'ResultMsg') ?? '';
-  if (code === '') return { kind: 'unverifiable', reason: 'cancel answer has no ResultCode' };
   if (CANCEL_RETRY_CODES.has(code)) return { kind: 'retry', code, message };
   const done = CANCEL_DONE_CODES.has(code) || code === REFUND_PENDING_CODE;
   if (!done) {
-    return { kind: 'result', result: { status: 'refused', tid: e.tid, moid: e.moid, code, message, reason: cancelRefusalReason(code), duplicate: false, raw } };
+    // A refused signature says which setting to check (the merchant key), like every flow.
+    return { kind: 'result', result: { status: 'refused', tid: e.tid, moid: e.moid, code, message: withMerchantKeyHint(code, message), reason: cancelRefusalReason(code), duplicate: false, raw } };
   }
   const tid = ownField(raw, 'TID') ?? '';
   const mid = ownField(raw, 'MID') ?? '';

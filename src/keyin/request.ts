@@ -4,12 +4,18 @@ import { encodeForm } from '../wire/form-codec.js';
 import { KEYIN_REQUEST_FIELDS, keyinEncPlaintext } from '../wire/keyin-fields.js';
 import { keyinSignData } from '../wire/signatures.js';
 import { fieldInvalid, type NormalizedKeyin } from './validate.js';
+import { refuseKvUnsafe } from '../pipeline/kv-text.js';
 
 /** Which KeyinInput path each form field comes from (so errors name what the caller passed). */
 const INPUT_NAMES: Readonly<Record<string, string>> = {
   Moid: 'moid', Amt: 'amount', GoodsName: 'goodsName', CardQuota: 'quota', CardInterest: 'interestFree',
   BuyerEmail: 'buyer.email', BuyerTel: 'buyer.tel', BuyerName: 'buyer.name', MallReserved: 'mallReserved',
   CharSet: 'charset', EdiType: 'ediType',
+};
+
+/** The shop's text a KV answer may echo, by wire name and KeyinInput path. */
+const KV_ECHOED: Readonly<Record<string, string>> = {
+  GoodsName: 'goodsName', MallReserved: 'mallReserved', BuyerName: 'buyer.name', BuyerEmail: 'buyer.email', BuyerTel: 'buyer.tel',
 };
 
 /** The signed form of one key-in, ready to send. */
@@ -58,5 +64,7 @@ export function buildKeyinRequest(n: NormalizedKeyin, mid: string, merchantKey: 
     if (!name) throw new Error(`key-in form field ${problem.field} broke rule ${problem.rule}`);
     throw fieldInvalid(name, `breaks the gateway's ${problem.field} rule: ${problem.message}`);
   }
+  // The KV answer echoes the shop's text unescaped (gateway-interface.md, B result).
+  refuseKvUnsafe('key-in', n.ediType, fields, KV_ECHOED);
   return { tid, ediDate, amt, body: encodeForm(fields, 'euc-kr') };
 }

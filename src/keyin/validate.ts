@@ -78,12 +78,6 @@ export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyi
   if (input.interestFree !== undefined && typeof input.interestFree !== 'boolean') throw fieldInvalid('interestFree', 'must be a boolean');
 
   const mallReserved = text(input.mallReserved, 'mallReserved', 500, false);
-  // A KV answer is `Key=value&…` with nothing escaped, and MallReserved comes back as sent
-  // (gateway-interface.md, B result): an `&` or `=` in it would read as further fields, so
-  // such a value is refused up front rather than misread (docs/keyin.md, "KV answers").
-  if (ediType === 'KV' && mallReserved !== undefined && /[&=]/.test(mallReserved)) {
-    throw fieldInvalid('mallReserved', "must not contain '&' or '=' when ediType is 'KV' (the KV answer cannot carry them unambiguously); use ediType 'JSON'");
-  }
 
   return {
     moid,

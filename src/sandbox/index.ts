@@ -15,6 +15,7 @@ import { createSandboxServer } from './server.js';
 import { checkNoticeSettings, lifecycleFacade, lifecycleModule, type DepositOptions, type SandboxNotices } from './lifecycle.js';
 import type { SandboxMerchant, SandboxModule, SandboxState } from './types.js';
 import { MID_PATTERN } from '../wire/keyin-fields.js';
+import { PUBLISHED_TEST_MIDS, sweepTestCancels } from './test-auto-cancel.js';
 
 export type { SandboxMerchant } from './types.js';
 export { SANDBOX_TEST_CARDS, KEYIN_DECLINES, type SandboxTestCard, type SandboxCardOutcome } from './keyin/index.js';
@@ -25,6 +26,7 @@ export type { Ledger, LedgerEntry, LedgerListener, LedgerStatus } from './ledger
 export type { AuthenticateOptions, AuthReturn, CashReceiptChoice } from './approval/index.js';
 export { APPROVAL_CODES, NET_CANCEL_CODES, AUTH_TOKEN_TTL_MS, NET_CANCEL_WINDOW_MS } from './approval/index.js';
 export { GATEWAY_TIME_TOLERANCE_MS } from './gateway-time.js';
+export { PUBLISHED_TEST_MIDS, TEST_AUTO_CANCEL_REASON } from './test-auto-cancel.js';
 export type { DepositOptions, SandboxNotices } from './lifecycle.js';
 export type { LedgerCancel, LedgerDeposit, LedgerNoticeDelivery } from './ledger.js';
 export { CANCEL_CODES, CANCEL_PERIOD_MS, STATUS_CODES } from './lifecycle.js';
@@ -41,6 +43,12 @@ export interface SandboxOptions {
   merchants?: readonly SandboxMerchant[];
   /** Where the virtual clock starts. @default real time */
   clock?: () => Date;
+  /**
+   * The default of `testAutoCancel` for merchants that do not set it: false turns the 23:30 KST
+   * cancel of the published test MIDs off (a test that moves the clock across 23:30 KST and
+   * expects its payments to stand). @default true (for the published test MIDs only)
+   */
+  testAutoCancel?: boolean;
 }
 
 /** A running (or ready to run) gateway simulator. */
@@ -86,18 +94,27 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       notifyCancels: false,
       notificationRetry: { intervalMinutes: 1, count: 3 },
       partialCancel: true,
+      testAutoCancel: (options.testAutoCancel ?? true) && PUBLISHED_TEST_MIDS.has(m.mid),
       ...m,
     });
     checkNoticeSettings(m);
   }
   let baseUrl = '';
+  const clock = createVirtualClock(options.clock);
   const state: SandboxState = {
     merchants,
-    clock: createVirtualClock(options.clock),
+    // Moving the virtual clock runs what it made due, as the passing of real time would.
+    clock: {
+      now: () => clock.now(),
+      set(date) { clock.set(date); state.tick(); },
+      advance(ms) { clock.advance(ms); state.tick(); },
+      freeze(frozen) { clock.freeze(frozen); },
+    },
     ledger: createLedger(),
     faults: createFaultQueue(),
     url: () => baseUrl,
     modules: new Map(),
+    tick: () => sweepTestCancels(state),
   };
   const modules: SandboxModule[] = [];
   modules.push(approvalModule);

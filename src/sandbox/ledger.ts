@@ -16,6 +16,8 @@ export interface LedgerCancel {
   at: Date;
   /** The cancel's CancelMsg, decoded from EUC-KR. */
   reason: string;
+  /** The Moid the cancel request carried (the merchant's number for this cancel, not necessarily the order's). */
+  moid: string;
   /** A refund's account, the number masked to its last 4 digits. */
   refundAccount?: { bankCode: string; number: string; holder: string };
 }

@@ -35,6 +35,7 @@ export function createSandboxServer(modules: readonly SandboxModule[], state: Sa
       const url = new URL(req.url ?? '/', 'http://sandbox');
       const handler = routes.get(`${req.method} ${url.pathname}`);
       const body = await readBody(req);
+      state.tick();
       if (!handler) {
         answer = { status: 404, headers: { 'content-type': 'text/plain' }, body: `sandbox: no route ${req.method} ${url.pathname}` };
       } else {

@@ -21,6 +21,12 @@ export interface SandboxMerchant {
   notificationRetry?: { intervalMinutes: number; count: number };
   /** The contract allows partial cancels (PartialCancelCode=1). @default true */
   partialCancel?: boolean;
+  /**
+   * Cancel this merchant's approved transactions at 23:30 KST of their day, on the virtual
+   * clock, as the real test gateway does for its test MIDs (lifecycle-facts 2).
+   * @default true for the published test MIDs (nicepay00m, nictest04m), false for any other
+   */
+  testAutoCancel?: boolean;
 }
 
 /** A request as a sandbox handler sees it: the whole body already read. */
@@ -56,6 +62,8 @@ export interface SandboxState {
   url(): string;
   /** Per-module state, keyed by module name (e.g. 'data-host'). */
   modules: Map<string, unknown>;
+  /** Runs what the virtual clock has made due (the test merchants' 23:30 cancels); called before every request. */
+  tick(): void;
 }
 
 /** One route's handler. */

@@ -63,6 +63,7 @@ export function completeAuthentication(state: SandboxState, s: WindowSession, ch
     goodsName: s.goodsName, buyerName: s.buyerName, createdAt: now, approvalCalls: 0,
     ...(receipt ? { cashReceipt: { type: receipt.type, identity: receipt.identity } } : {}),
     extra: {
+      ...(s.vbankExpiry ? { vbankExpDate: s.vbankExpiry.date, vbankExpTime: s.vbankExpiry.time } : {}),
       authToken, tokenUsed: '0', charset: s.charset, buyerEmail: s.buyerEmail, buyerTel: s.buyerTel,
       mallReserved: s.mallReserved, reqReserved: s.reqReserved, returnUrl: s.returnUrl,
       ...(choice.decline ? { buyerOutcome: 'decline' } : {}),
@@ -150,6 +151,7 @@ export async function authenticate(state: SandboxState, opts: AuthenticateOption
     id: randomAlnum(24), mid, amt: String(opts.amount), amount: opts.amount, moid: opts.moid,
     goodsName: opts.goodsName ?? 'sandbox goods', buyerName: opts.buyerName ?? '', buyerEmail: '', buyerTel: '',
     returnUrl: 'http://merchant.invalid/return', charset: opts.charset ?? 'euc-kr',
+    offered: [opts.method], requestKey: `authenticate\u0000${randomAlnum(24)}`,
     reqReserved: opts.reqReserved ?? '', mallReserved: opts.mallReserved ?? '',
   };
   if (opts.cancel && opts.decline) throw new TypeError('sandbox.authenticate: cancel and decline are two different buyer choices; pick one');

@@ -9,7 +9,9 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem;bo
 fieldset{margin:1rem 0}button{padding:.5rem 1.5rem;margin-right:.5rem}.error{color:#b00}`;
 
 function page(title: string, body: string, charset: string): string {
-  return `<!DOCTYPE html>\n<html lang="ko"><head><meta charset="${charset}"><title>${escapeHtml(title)}</title>` +
+  // The viewport tag makes a phone lay the window out at its own width, not at 980 px.
+  return `<!DOCTYPE html>\n<html lang="ko"><head><meta charset="${charset}">` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>` +
     `<style>${STYLE}</style></head><body>${body}</body></html>\n`;
 }
 
@@ -22,9 +24,9 @@ const HTML_UTF8 = { 'content-type': 'text/html; charset=utf-8', 'cache-control':
  * `#cancel` (취소), posting to /window/confirm with the session id.
  */
 export function renderWindowPage(s: WindowSession, notice?: string): SandboxResponse {
-  const selected = s.payMethod ?? 'CARD';
-  const methods = Object.entries(METHODS).map(([m, { label }]) =>
-    `<label><input type="radio" name="PayMethod" id="method-${m}" value="${m}"${m === selected ? ' checked' : ''}> ${label}</label><br>`).join('\n');
+  const selected = s.payMethod ?? s.offered[0] ?? 'CARD';
+  const methods = s.offered.map((m) =>
+    `<label><input type="radio" name="PayMethod" id="method-${m}" value="${m}"${m === selected ? ' checked' : ''}> ${METHODS[m].label}</label><br>`).join('\n');
   const body = `<h1>NICEPAY 샌드박스 결제창</h1>
 ${notice ? `<p class="error" id="notice">${escapeHtml(notice)}</p>` : ''}
 <table id="order">
@@ -51,6 +53,32 @@ ${methods}
 <button type="submit" name="Action" value="decline" id="decline">승인 거절 시험</button>
 <button type="submit" name="Action" value="cancel" id="cancel">취소</button>
 </form>`;
+  return { status: 200, headers: HTML_UTF8, body: Buffer.from(page('결제창', body, 'utf-8'), 'utf8') };
+}
+
+/**
+ * The page of a window request that was already used (the buyer pressed Back after the result
+ * and the browser posted the request again): no buttons, only what became of the order. A paid
+ * order says so (#already-paid); otherwise the request is spent (#request-used). HTTP 409.
+ */
+export function renderUsedRequestPage(paid: boolean): SandboxResponse {
+  const body = paid
+    ? `<h1>이미 결제가 완료된 주문입니다</h1>\n<p id="already-paid">이 주문은 결제가 끝났습니다. 다시 결제하지 않아도 됩니다. 상점 화면에서 주문 내역을 확인하세요.</p>`
+    : `<h1>이미 사용된 결제 요청입니다</h1>\n<p id="request-used">이 결제 요청으로는 결제창을 다시 열 수 없습니다. 상점에서 결제를 다시 시작하세요.</p>`;
+  return { status: 409, headers: HTML_UTF8, body: Buffer.from(page('결제창', body, 'utf-8'), 'utf8') };
+}
+
+/**
+ * The PC layer's answer to the buyer's choice: no navigation, a message to the merchant's page
+ * (only to the origin that opened the layer), which nicepay-pgweb.js turns into the form fields
+ * and nicepaySubmit(), or into nicepayClose() when `c` is undefined (the buyer pressed 취소).
+ */
+export function renderLayerMessage(origin: string, c: AuthCompletion | undefined): SandboxResponse {
+  const message = c ? { nicepay: 'auth', fields: c.fields } : { nicepay: 'close' };
+  // JSON in a script element: '<' is escaped so no value can end the element.
+  const json = JSON.stringify(message).replace(/</g, '\\u003c');
+  const body = `<p id="layer-done">${c ? '인증이 완료되었습니다. 상점으로 돌아갑니다...' : '결제창을 닫습니다...'}</p>
+<script>parent.postMessage(${json}, ${JSON.stringify(origin).replace(/</g, '\\u003c')});</script>`;
   return { status: 200, headers: HTML_UTF8, body: Buffer.from(page('결제창', body, 'utf-8'), 'utf8') };
 }
 

@@ -23,7 +23,7 @@ function rcptType(entry: LedgerEntry): string {
 /**
  * The success ResultCode/ResultMsg and the method block of an approval response (Resources
  * tables: card block with the extra card fields, bank block with RcptType, virtual-account
- * block with an account that expires in 7 days KST, nothing extra for cellphone). Values it
+ * block with an account that expires at the window's VbankExpDate, else in 7 days KST, nothing extra for cellphone). Values it
  * invents (approval number, account number, cash-receipt TID) are kept in `entry.extra`.
  */
 export function methodFields(state: SandboxState, entry: LedgerEntry): Record<string, string> {
@@ -53,8 +53,11 @@ export function methodFields(state: SandboxState, entry: LedgerEntry): Record<st
     case 'VBANK': {
       if (!x.vbankNum) {
         x.vbankNum = '9' + randomDigits(13);
-        x.vbankExpDate = kstDate8(new Date(state.clock.now().getTime() + 7 * DAY_MS));
-        x.vbankExpTime = '235959';
+        // The merchant's VbankExpDate when the window had one; otherwise the sandbox's own 7 days.
+        if (!x.vbankExpDate) {
+          x.vbankExpDate = kstDate8(new Date(state.clock.now().getTime() + 7 * DAY_MS));
+          x.vbankExpTime = '235959';
+        }
       }
       return {
         ...head, VbankBankCode: '020', VbankBankName: '우리은행',

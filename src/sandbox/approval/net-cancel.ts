@@ -1,7 +1,9 @@
 import { parseAmount } from '../../wire/amount.js';
-import { safeEquals, sha256Hex } from '../../wire/hash.js';
+import { safeEquals } from '../../wire/hash.js';
 import { kstTimestamp14 } from '../../wire/kst.js';
-import { approvalSignData, cancelResponseSignature } from '../../wire/signatures.js';
+import { approvalSignData, cancelResponseSignature, cancelSignData } from '../../wire/signatures.js';
+import type { FieldTable } from '../../wire/field-sizes.js';
+import { KEYIN_NET_CANCEL_RULES, NET_CANCEL_RULES, brokenRule, ruleMessage } from '../request-rules.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
 import type { SandboxMerchant, SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
@@ -24,14 +26,16 @@ export const NET_CANCEL_CODES = {
   amountTooLarge: '2032',
   notSupported: '2099',
   ...REQUEST_CODES,
+  badField: 'W002',
   invalidAuth: 'W010',
   notProcessed: '9999',
 } as const;
 
 /**
- * `POST /webapi/cancel_process.jsp`. With NetCancel=1 (망취소): checks MID, SignData
- * (approval formula over the request's AuthToken, lower-case hex; for key-in TIDs, which have
- * no token, also sha256(MID + Amt + EdiDate + key)), the TID (2012), the token (W010), the
+ * `POST /webapi/cancel_process.jsp`. With NetCancel=1 (망취소): checks MID, the request table
+ * (W001 missing, W002 broken), SignData (approval formula over the request's AuthToken,
+ * lower-case hex; a key-in TID, which has no token, takes only the documented cancel's shape
+ * and formula sha256(MID + CancelAmt + EdiDate + key)), the TID (2012), the token (W010), the
  * amount (2032 larger, 2028 smaller: a net cancel reverses the whole transaction), EdiDate
  * (W004) and the net-cancel window (2020), then marks the transaction 'net-cancelled'
  * (approved, awaiting deposit or only authenticated: a later approval is refused) and answers
@@ -61,18 +65,28 @@ export function cancelProcess(req: SandboxRequest, state: SandboxState): Sandbox
 /** A refusal shaped like the cancel answer: TID, MID, 12-digit CancelAmt and, with a known merchant, a Signature. */
 function refusal(code: string, message: string, f: Record<string, string>, merchant: Required<SandboxMerchant> | undefined): Record<string, string> {
   const tid = field(f, 'TID');
-  const cancelAmt = paddedAmount(field(f, 'Amt'));
+  const cancelAmt = paddedAmount(Object.hasOwn(f, 'CancelAmt') ? field(f, 'CancelAmt') : field(f, 'Amt'));
   return declined(code, message, {
     TID: tid, MID: field(f, 'MID'), CancelAmt: cancelAmt,
     ...(merchant ? { Signature: cancelResponseSignature(tid, merchant.mid, cancelAmt, merchant.merchantKey) } : {}),
   });
 }
 
-/** SignData in lower-case hex, compared exactly (gateway-facts: "SignData output is lowercase hex"). */
-function signDataMatches(f: Record<string, string>, entry: LedgerEntry | undefined, m: Required<SandboxMerchant>): boolean {
-  const [token, amt, edi, sign] = [field(f, 'AuthToken'), field(f, 'Amt'), field(f, 'EdiDate'), field(f, 'SignData')];
-  if (safeEquals(approvalSignData(token, m.mid, amt, edi, m.merchantKey), sign)) return true;
-  return entry?.source === 'keyin' && safeEquals(sha256Hex(m.mid + amt + edi + m.merchantKey), sign);
+/**
+ * The fields, amount and SignData of a net cancel of `entry`. A window transaction is
+ * net-cancelled with the approval's fields and formula (gateway-facts, Net cancel). A key-in
+ * transaction has no AuthToken: it takes exactly the documented cancel (lifecycle-facts 2,
+ * CancelAmt and SignData = sha256(MID + CancelAmt + EdiDate + key)) with NetCancel=1, and any
+ * other shape (the approval's Amt, an AuthToken, a field the cancel table does not list) is refused.
+ */
+function shapeOf(f: Record<string, string>, entry: LedgerEntry | undefined, m: Required<SandboxMerchant>): { rules: FieldTable; amount: string; signData: string } {
+  const edi = field(f, 'EdiDate');
+  if (entry?.source === 'keyin') {
+    const amt = field(f, 'CancelAmt');
+    return { rules: KEYIN_NET_CANCEL_RULES, amount: amt, signData: cancelSignData(m.mid, amt, edi, m.merchantKey) };
+  }
+  const amt = field(f, 'Amt');
+  return { rules: NET_CANCEL_RULES, amount: amt, signData: approvalSignData(field(f, 'AuthToken'), m.mid, amt, edi, m.merchantKey) };
 }
 
 function netCancel(state: SandboxState, f: Record<string, string>, merchant: Required<SandboxMerchant> | undefined): Record<string, string> {
@@ -80,15 +94,20 @@ function netCancel(state: SandboxState, f: Record<string, string>, merchant: Req
   if (midMisshaped(f)) return refuse(NET_CANCEL_CODES.badMid, '상점 아이디(MID) 형식이 올바르지 않습니다 (영문·숫자 9자리 + 소문자 m).');
   if (!merchant) return refuse(NET_CANCEL_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.');
   const entry = state.ledger.get(field(f, 'TID'));
-  const required = entry?.source === 'keyin' ? ['TID', 'Amt', 'EdiDate', 'SignData'] : ['TID', 'AuthToken', 'Amt', 'EdiDate', 'SignData'];
-  const missing = required.find((k) => !field(f, k));
+  const shape = shapeOf(f, entry, merchant);
+  const missing = Object.entries(shape.rules).find(([k, spec]) => spec.required && !field(f, k))?.[0];
   if (missing) return refuse(NET_CANCEL_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`);
-  if (!signDataMatches(f, entry, merchant)) return refuse(NET_CANCEL_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.');
+  const broken = brokenRule(shape.rules, f, 'euc-kr');
+  if (broken) return refuse(NET_CANCEL_CODES.badField, ruleMessage(broken));
+  const stray = Object.keys(f).find((k) => !Object.hasOwn(shape.rules, k));
+  if (entry?.source === 'keyin' && stray) return refuse(NET_CANCEL_CODES.badField, `카드 키인 거래의 망취소에 없는 항목입니다: ${stray}`);
+  // gateway-facts: "SignData output is lowercase hex", compared exactly.
+  if (!safeEquals(shape.signData, field(f, 'SignData'))) return refuse(NET_CANCEL_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.');
   if (!entry || entry.mid !== merchant.mid) return refuse(NET_CANCEL_CODES.unknownTid, '취소할 거래가 존재하지 않습니다.');
   if (entry.source === 'window' && !safeEquals(entry.extra.authToken ?? '', field(f, 'AuthToken'))) {
     return refuse(NET_CANCEL_CODES.invalidAuth, '유효하지 않은 인증 거래입니다 (TID와 AuthToken이 함께 발급된 값이 아닙니다).');
   }
-  const amount = parseAmount(field(f, 'Amt'));
+  const amount = parseAmount(shape.amount);
   if (amount === undefined || amount > entry.amount) return refuse(NET_CANCEL_CODES.amountTooLarge, '취소 금액이 취소 가능 금액보다 큽니다.');
   if (amount < entry.amount) return refuse(NET_CANCEL_CODES.partialNotAllowed, '망취소는 거래 금액 전체만 취소할 수 있습니다.');
   const now = state.clock.now();

@@ -10,6 +10,7 @@ import { REQUEST_CODES, declined, encodeReply, field, gatewayResponse, midMissha
 import { methodFields } from './method-fields.js';
 import { approvedMoidHolder, burnToken, tokenExpired } from './rules.js';
 import { randomDigits } from './util.js';
+import { APPROVAL_RULES, brokenRule, ruleMessage } from '../request-rules.js';
 
 /**
  * Result codes the approval endpoint answers besides the per-method success codes. Codes from
@@ -19,6 +20,7 @@ import { randomDigits } from './util.js';
  */
 export const APPROVAL_CODES = {
   ...REQUEST_CODES,
+  badField: 'W002',
   invalidAuth: 'W010',
   tokenExpired: 'W011',
   alreadyApproved: '1682',
@@ -36,7 +38,8 @@ const REQUIRED = ['TID', 'AuthToken', 'MID', 'Amt', 'EdiDate', 'SignData'] as co
 
 /**
  * `POST /webapi/pay_process.jsp`: approves an authenticated window transaction. Checks in
- * order: body readable as EUC-KR (W009), MID of the spec's shape (W002), MID known (W005), required fields (W001), SignData in
+ * order: body readable as EUC-KR (W009), MID of the spec's shape (W002), MID known (W005), required fields (W001), the
+ * request table (W002: sizes, Amt digits, CharSet and EdiType values), SignData in
  * lower-case hex (A211), TID and AuthToken issued together (W010), TID already approved
  * (1682), token used or transaction closed (I003), token expired (W011); then, with the
  * token burnt on failure: EdiDate a KST time near the clock (W004), the Moid not already
@@ -97,6 +100,10 @@ function approve(
   if (!merchant) return refuse(APPROVAL_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.');
   const missing = REQUIRED.find((k) => !field(f, k));
   if (missing) return refuse(APPROVAL_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`);
+  // gateway-interface A's request table (sizes in EUC-KR bytes, Amt digits, the CharSet and
+  // EdiType value lists): a request that breaks it proves nothing yet, so nothing is burnt.
+  const broken = brokenRule(APPROVAL_RULES, f, 'euc-kr');
+  if (broken) return refuse(APPROVAL_CODES.badField, ruleMessage(broken));
   // gateway-facts: "SignData output is lowercase hex" — compared exactly, so upper case fails.
   const expected = approvalSignData(field(f, 'AuthToken'), merchant.mid, field(f, 'Amt'), field(f, 'EdiDate'), merchant.merchantKey);
   if (!safeEquals(expected, field(f, 'SignData'))) return refuse(APPROVAL_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.');

@@ -1,10 +1,13 @@
 import type { PayMethod } from '../../types/payment.js';
-import { type Charset, byteLength, encodeText, normalizeCharset } from '../../wire/charset.js';
+import { type Charset, encodeText, normalizeCharset } from '../../wire/charset.js';
 import { safeEquals } from '../../wire/hash.js';
 import { windowSignData } from '../../wire/signatures.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import type { SandboxState } from '../types.js';
-import { isMethod, randomAlnum } from './util.js';
+import { METHODS, isMethod, randomAlnum } from './util.js';
+import { WINDOW_RULES, brokenRule } from '../request-rules.js';
+import type { FieldProblem } from '../../wire/field-sizes.js';
+import { parseKstTimestamp } from '../../wire/kst.js';
 import { midMisshaped } from './gateway-io.js';
 import { moduleSlot } from '../module-state.js';
 
@@ -22,8 +25,16 @@ export interface WindowSession {
   buyerTel: string;
   returnUrl: string;
   charset: Charset;
-  /** Method the merchant preselected, if any. */
+  /** Method the merchant preselected, if any (the first it offered). */
   payMethod?: PayMethod;
+  /** Methods the window offers: those the merchant listed in PayMethod, else all four. */
+  offered: readonly PayMethod[];
+  /** The virtual account's deposit deadline the merchant asked for (VbankExpDate, KST), if any. */
+  vbankExpiry?: { date: string; time: string };
+  /** The window request's identity (MID, Moid, EdiDate, SignData): a request used once cannot open the window again. */
+  requestKey: string;
+  /** Opened as goPay's PC layer: the origin of the merchant page the result goes back to by message. */
+  layerOrigin?: string;
   reqReserved: string;
   mallReserved: string;
 }
@@ -37,16 +48,14 @@ export interface WindowProblem {
 /** The approval module's own state (kept in `state.modules`). */
 export interface ApprovalModuleState {
   sessions: Map<string, WindowSession>;
+  /** Window requests a buyer authenticated with, by requestKey, and the TID they made. */
+  usedRequests: Map<string, string>;
 }
 
 /** The approval module's state, created on first use. */
 export function moduleState(state: SandboxState): ApprovalModuleState {
-  return moduleSlot<ApprovalModuleState>(state, 'approval', () => ({ sessions: new Map() }));
+  return moduleSlot<ApprovalModuleState>(state, 'approval', () => ({ sessions: new Map(), usedRequests: new Map() }));
 }
-
-const MAX_BYTES: Readonly<Record<string, number>> = {
-  Moid: 64, GoodsName: 40, BuyerName: 30, BuyerEmail: 60, BuyerTel: 20, ReqReserved: 500, MallReserved: 500,
-};
 
 /**
  * Validates the payment window's request fields (MID known, Amt positive digits, EdiDate a KST
@@ -76,25 +85,30 @@ export function openSession(state: SandboxState, f: Record<string, string>): Win
   if (!get('GoodsName')) return { field: 'GoodsName', message: '상품명이 없습니다.' };
   const returnUrl = get('ReturnURL');
   if (!isAbsoluteHttpUrl(returnUrl)) return { field: 'ReturnURL', message: '결과 수신 URL은 http(s)로 시작하는 절대 주소여야 합니다.' };
-  if (get('CharSet') && !normalizeCharset(get('CharSet'))) return { field: 'CharSet', message: '문자셋은 euc-kr 또는 utf-8이어야 합니다.' };
-  const payMethod = get('PayMethod');
-  if (payMethod && !isMethod(payMethod)) return { field: 'PayMethod', message: '지원하지 않는 결제수단입니다.' };
   const outCharset = normalizeCharset(get('CharSet')) ?? 'euc-kr';
-  for (const [field, max] of Object.entries(MAX_BYTES)) {
-    const value = get(field);
+  for (const field of Object.keys(WINDOW_RULES)) {
     try {
-      encodeText(value, outCharset, field);
+      encodeText(get(field), outCharset, field);
     } catch {
       return { field, message: '선택한 문자셋으로 표현할 수 없는 문자가 있습니다.' };
     }
-    if (byteLength(value, outCharset) > max) return { field, message: `최대 ${max}바이트까지 입력할 수 있습니다.` };
   }
+  // lifecycle-facts 1's table, in bytes of the answers' charset: PayMethod one or several of the
+  // four, BuyerTel up to 40 digits, BuyerEmail an address, VbankExpDate YYYYMMDD or YYYYMMDDHHmm.
+  const broken = brokenRule(WINDOW_RULES, f, outCharset);
+  if (broken) return { field: broken.field, message: windowRuleMessage(broken) };
+  const vbankExpiry = readVbankExpiry(get('VbankExpDate'), state.clock.now());
+  if (vbankExpiry === 'invalid') return { field: 'VbankExpDate', message: '가상계좌 입금 기한은 지나지 않은 YYYYMMDD 또는 YYYYMMDDHHmm(한국 표준시)이어야 합니다.' };
+  const offered = get('PayMethod') ? [...new Set(get('PayMethod').split(',').filter(isMethod))] : (Object.keys(METHODS) as PayMethod[]);
   const session: WindowSession = {
     id: randomAlnum(24),
     mid, amt, amount: Number(amt),
     moid: get('Moid'), goodsName: get('GoodsName'), buyerName: get('BuyerName'),
     buyerEmail: get('BuyerEmail'), buyerTel: get('BuyerTel'), returnUrl, charset: outCharset,
-    ...(isMethod(payMethod) ? { payMethod } : {}),
+    ...(get('PayMethod') ? { payMethod: offered[0]! } : {}),
+    offered,
+    ...(vbankExpiry ? { vbankExpiry } : {}),
+    requestKey: windowRequestKey(f),
     reqReserved: get('ReqReserved'), mallReserved: get('MallReserved'),
   };
   moduleState(state).sessions.set(session.id, session);
@@ -117,4 +131,29 @@ export function takeSession(state: SandboxState, id: string): WindowSession | un
   const s = sessions.get(id);
   sessions.delete(id);
   return s;
+}
+
+/** The Korean text of a broken window rule, naming the rule (the page names the field). */
+function windowRuleMessage(p: FieldProblem): string {
+  if (p.rule === 'required') return '필수 항목이 없습니다.';
+  if (p.rule === 'too-long') return `최대 길이를 넘었습니다 (${p.message}).`;
+  return '형식이 올바르지 않습니다.';
+}
+
+/**
+ * The deposit deadline of VbankExpDate (lifecycle-facts 1: YYYYMMDD or YYYYMMDDHHmm, KST):
+ * a date alone lasts to 23:59:59 of that day. A time that is no calendar time, or one already
+ * past on the sandbox clock, is 'invalid'; no value is undefined (the sandbox then allows 7 days).
+ */
+export function readVbankExpiry(text: string, now: Date): { date: string; time: string } | 'invalid' | undefined {
+  if (text === '') return undefined;
+  const time = text.length === 8 ? '235959' : `${text.slice(8, 12)}00`;
+  const at = parseKstTimestamp(text.slice(0, 8) + time);
+  if (!at || at.getTime() < now.getTime()) return 'invalid';
+  return { date: text.slice(0, 8), time };
+}
+
+/** A window request's identity: the signed values that make it one request (MID, Moid, Amt, EdiDate, SignData). */
+export function windowRequestKey(f: Record<string, string>): string {
+  return ['MID', 'Moid', 'Amt', 'EdiDate', 'SignData'].map((k) => (Object.hasOwn(f, k) ? f[k]! : '')).join('\u0000');
 }

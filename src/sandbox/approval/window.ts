@@ -2,7 +2,7 @@ import { type Charset, WireFormatError } from '../../wire/charset.js';
 import { decodeForm } from '../../wire/form-codec.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { type BuyerChoice, completeAuthentication } from './auth-return.js';
-import { renderAutoPost, renderErrorPage, renderWindowPage } from './html.js';
+import { renderAutoPost, renderErrorPage, renderLayerMessage, renderUsedRequestPage, renderWindowPage } from './html.js';
 import { moduleState, openSession } from './session.js';
 import { headerCharset, isMethod } from './util.js';
 
@@ -23,10 +23,36 @@ function readForm(req: SandboxRequest, bytes: Buffer, charset: Charset): { field
   }
 }
 
-/** Validates the window request and shows the window, or the 400 error page. */
-function show(state: SandboxState, fields: Record<string, string>): SandboxResponse {
+/**
+ * Validates the window request and shows the window, or the 400 error page. A request a buyer
+ * already authenticated with (Back after the result re-posts it) opens nothing: the page says
+ * the order is paid, or that the request is spent.
+ */
+function show(state: SandboxState, fields: Record<string, string>, layerOrigin?: string): SandboxResponse {
   const s = openSession(state, fields);
-  return 'id' in s ? renderWindowPage(s) : renderErrorPage(s);
+  if (!('id' in s)) return renderErrorPage(s);
+  const used = moduleState(state).usedRequests.get(s.requestKey);
+  if (used !== undefined) {
+    moduleState(state).sessions.delete(s.id);
+    const paid = state.ledger.byMoid(s.mid, s.moid).some((e) => e.status === 'approved' || e.status === 'awaiting-deposit');
+    return renderUsedRequestPage(paid);
+  }
+  if (layerOrigin) s.layerOrigin = layerOrigin;
+  return renderWindowPage(s);
+}
+
+/**
+ * The merchant page's origin when goPay opened the window as a PC layer (`?layer=1&origin=...`),
+ * else undefined (a mobile redirect or a plain form post).
+ */
+function layerOriginOf(req: SandboxRequest): string | undefined {
+  if (req.query.get('layer') !== '1') return undefined;
+  try {
+    const origin = new URL(req.query.get('origin') ?? '').origin;
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -45,7 +71,7 @@ export function getWindow(req: SandboxRequest, state: SandboxState): SandboxResp
  */
 export function postWindow(req: SandboxRequest, state: SandboxState): SandboxResponse {
   const read = readForm(req, req.body, 'euc-kr');
-  return 'error' in read ? read.error : show(state, read.fields);
+  return 'error' in read ? read.error : show(state, read.fields, layerOriginOf(req));
 }
 
 /**
@@ -63,8 +89,8 @@ export function confirmWindow(req: SandboxRequest, state: SandboxState): Sandbox
   const sessions = moduleState(state).sessions;
   const session = sessions.get(get('SessionId'));
   if (!session) return renderErrorPage({ field: 'SessionId', message: '결제창 세션이 만료되었거나 이미 사용되었습니다.' });
-  const method = get('PayMethod') || session.payMethod || 'CARD';
-  if (!isMethod(method)) return { ...renderWindowPage(session, '결제수단을 선택하세요.'), status: 400 };
+  const method = get('PayMethod') || session.payMethod || session.offered[0] || 'CARD';
+  if (!isMethod(method) || !session.offered.includes(method)) return { ...renderWindowPage(session, '결제수단을 선택하세요.'), status: 400 };
   const choice: BuyerChoice = { method };
   const action = get('Action');
   if (action === 'cancel') choice.cancel = true;
@@ -82,5 +108,10 @@ export function confirmWindow(req: SandboxRequest, state: SandboxState): Sandbox
     choice.cashReceipt = { type: rcptType, identity };
   }
   sessions.delete(session.id);
-  return renderAutoPost(completeAuthentication(state, session, choice));
+  // The PC layer closes on 취소 and posts nothing; the page's nicepayClose() runs instead.
+  if (choice.cancel && session.layerOrigin) return renderLayerMessage(session.layerOrigin, undefined);
+  const completion = completeAuthentication(state, session, choice);
+  // A request the buyer authenticated with is spent: Back and re-post shows what became of it.
+  if (!choice.cancel) moduleState(state).usedRequests.set(session.requestKey, completion.fields.TxTid ?? '');
+  return session.layerOrigin ? renderLayerMessage(session.layerOrigin, completion) : renderAutoPost(completion);
 }

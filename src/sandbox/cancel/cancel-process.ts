@@ -2,7 +2,7 @@ import { padAmount, parseAmount } from '../../wire/amount.js';
 import { checkFields } from '../../wire/field-sizes.js';
 import { decodeForm } from '../../wire/form-codec.js';
 import { kstDate8, kstTimestamp14 } from '../../wire/kst.js';
-import { CANCEL_REQUEST_FIELDS } from '../../wire/lifecycle-fields.js';
+import { CANCEL_RULES } from '../request-rules.js';
 import { cancelResponseSignature, cancelSignData } from '../../wire/signatures.js';
 import { safeEquals } from '../../wire/hash.js';
 import { answerWithFault } from '../approval/fault-wrap.js';
@@ -10,7 +10,8 @@ import { DEFAULT_FORMAT, REQUEST_CODES, declined, encodeReply, field, gatewayRes
 import { headerCharset, randomDigits } from '../approval/util.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import { balanceOf, dataHostState } from '../data-host/state.js';
-import type { LedgerEntry } from '../ledger.js';
+import type { LedgerCancel, LedgerEntry } from '../ledger.js';
+import { feedCancel } from '../data-host/ledger-feed.js';
 import { queueNotice } from '../notify/deliveries.js';
 import { cancelNoticeFields } from '../notify/notice-fields.js';
 import type { SandboxMerchant, SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
@@ -89,7 +90,7 @@ function cancel(state: SandboxState, f: Record<string, string>, merchant: Requir
   if (!merchant) return no(CANCEL_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.');
   const missing = REQUIRED.find((k) => !field(f, k));
   if (missing) return no(CANCEL_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`);
-  const problem = checkFields(CANCEL_REQUEST_FIELDS, f, 'euc-kr');
+  const problem = checkFields(CANCEL_RULES, f, 'euc-kr');
   if (problem) return no(CANCEL_CODES.badField, `${problem.field} 항목의 형식 또는 길이가 올바르지 않습니다.`);
   const now = state.clock.now();
   if (checkGatewayTime(field(f, 'EdiDate'), now)) return no(CANCEL_CODES.badEdiDate, '요청 일시(EdiDate)가 올바르지 않습니다 (KST).');
@@ -97,8 +98,11 @@ function cancel(state: SandboxState, f: Record<string, string>, merchant: Requir
   if (!safeEquals(cancelSignData(merchant.mid, field(f, 'CancelAmt'), field(f, 'EdiDate'), merchant.merchantKey), field(f, 'SignData'))) {
     return no(CANCEL_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.');
   }
+  // The TID alone names the transaction. A cancel's Moid is the merchant's number for this cancel
+  // (the vendor's sample makes a fresh one per cancel, 'moid' + EdiDate, and a public merchant log
+  // shows the gateway answering 2001 to it): it need not be the order's, and the answer echoes it.
   const entry = state.ledger.get(field(f, 'TID'));
-  if (!entry || entry.mid !== merchant.mid || entry.moid !== field(f, 'Moid')) return no(CANCEL_CODES.noTransaction, '취소할 거래가 존재하지 않습니다.');
+  if (!entry || entry.mid !== merchant.mid) return no(CANCEL_CODES.noTransaction, '취소할 거래가 존재하지 않습니다.');
   if (entry.status === 'cancelled' || entry.status === 'net-cancelled') return no(CANCEL_CODES.alreadyCancelled, '이미 취소된 거래입니다.');
   if (entry.status !== 'approved' && entry.status !== 'awaiting-deposit') return no(CANCEL_CODES.noTransaction, '승인된 거래가 없습니다.');
   if (now.getTime() - (entry.approvedAt ?? entry.createdAt).getTime() > CANCEL_PERIOD_MS) return no(CANCEL_CODES.periodPassed, '취소 가능 기간이 지났습니다.');
@@ -122,7 +126,10 @@ function cancel(state: SandboxState, f: Record<string, string>, merchant: Requir
   if (paidVbank && !(refund.number && refund.bankCode && refund.holder)) return no(CANCEL_CODES.refundAccountMissing, '입금된 가상계좌는 환불계좌 정보가 필요합니다.');
   if (!paidVbank && hasRefund) return no(CANCEL_CODES.badField, '환불계좌는 입금된 가상계좌에만 사용할 수 있습니다.');
   const last = cancels[cancels.length - 1];
-  if (partial && last?.partial && last.amount === amount && now.getTime() - last.at.getTime() < DUPLICATE_PARTIAL_MS) {
+  const cancelMoid = field(f, 'Moid');
+  // lifecycle-facts 2: the Moid is "used against duplicate partial cancels": the same Moid and
+  // amount as the previous partial cancel, moments later, is that cancel again.
+  if (partial && last?.partial && last.moid === cancelMoid && last.amount === amount && now.getTime() - last.at.getTime() < DUPLICATE_PARTIAL_MS) {
     return no(CANCEL_CODES.duplicatePartial, '중복된 부분취소 요청입니다.');
   }
 
@@ -130,10 +137,12 @@ function cancel(state: SandboxState, f: Record<string, string>, merchant: Requir
   const resultCode = paidVbank ? CANCEL_CODES.refundPending : CANCEL_CODES.cancelled;
   const stamp = kstTimestamp14(now);
   const cancelNum = randomDigits(8);
-  cancels.push({
-    amount, remaining: left, partial, resultCode, cancelNum, at: now, reason: field(f, 'CancelMsg'),
+  const record: LedgerCancel = {
+    amount, remaining: left, partial, resultCode, cancelNum, at: now, reason: field(f, 'CancelMsg'), moid: cancelMoid,
     ...(paidVbank ? { refundAccount: { bankCode: refund.bankCode, number: `****${refund.number.slice(-4)}`, holder: refund.holder } } : {}),
-  });
+  };
+  cancels.push(record);
+  feedCancel(state, entry, record);
   // Money the data host credited at approval (or deposit) goes back out of the payout balance,
   // as a net cancel's does (data-host/ledger-feed.ts).
   if (entry.status === 'approved') balanceOf(dataHostState(state), entry.mid).remainAmt -= amount;
@@ -141,18 +150,18 @@ function cancel(state: SandboxState, f: Record<string, string>, merchant: Requir
   const cancelAmt = padAmount(amount);
   const fields = {
     ResultCode: resultCode, ResultMsg: paidVbank ? '환불 접수 (지급 전)' : '취소 성공',
-    TID: entry.tid, MID: entry.mid, Moid: entry.moid, PayMethod: entry.method,
+    TID: entry.tid, MID: entry.mid, Moid: cancelMoid, PayMethod: entry.method,
     CancelAmt: cancelAmt, RemainAmt: padAmount(left),
     CancelDate: kstDate8(now), CancelTime: stamp.slice(8), CancelNum: cancelNum,
     MallReserved: field(f, 'MallReserved'),
     Signature: cancelResponseSignature(entry.tid, entry.mid, cancelAmt, merchant.merchantKey),
   };
-  const notify = merchant.notifyCancels ? () => notifyCancel(state, merchant, entry, amount, now) : undefined;
+  const notify = merchant.notifyCancels ? () => notifyCancel(state, merchant, entry, amount, now, cancelMoid) : undefined;
   return notify ? { fields, notify } : { fields };
 }
 
-function notifyCancel(state: SandboxState, merchant: Required<SandboxMerchant>, entry: LedgerEntry, amount: number, at: Date): Promise<void> {
-  return queueNotice(state, merchant, entry, 'cancel', cancelNoticeFields(entry, merchant, amount, at));
+function notifyCancel(state: SandboxState, merchant: Required<SandboxMerchant>, entry: LedgerEntry, amount: number, at: Date, cancelMoid: string): Promise<void> {
+  return queueNotice(state, merchant, entry, 'cancel', cancelNoticeFields(entry, merchant, amount, at, cancelMoid));
 }
 
 /** True when the body reads the same as UTF-8 and as EUC-KR (only ASCII does). */

@@ -8,6 +8,8 @@ import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js'
 export class DataHostRefusal extends Error {
   /** The request's sid when it was readable, so the refusal answers under it. */
   sid = '';
+  /** The request as received when it was readable JSON, echoed as the refusal's reqInfo. */
+  raw: unknown = undefined;
   constructor(readonly resCode: string, readonly resMsg: string) {
     super(`${resCode} ${resMsg}`);
   }
@@ -60,11 +62,14 @@ export function readEnvelope(req: SandboxRequest, now: Date): DataHostRequest {
   const header = raw['header'];
   const sid = typeof header['sid'] === 'string' ? header['sid'] : '';
   const trDtm = typeof header['trDtm'] === 'string' ? header['trDtm'] : '';
-  if (!sid) throw new DataHostRefusal('0210', '필수값 누락: sid');
   try {
+    if (!sid) throw new DataHostRefusal('0210', '필수값 누락: sid');
     return readHeaderAndBody(raw, raw['body'], header, sid, trDtm, now);
   } catch (err) {
-    if (err instanceof DataHostRefusal) err.sid = sid;
+    if (err instanceof DataHostRefusal) {
+      err.sid = sid;
+      err.raw = raw;
+    }
     throw err;
   }
 }
@@ -90,6 +95,16 @@ export function checkBody(table: FieldTable, body: Record<string, string>): void
   if (p.rule === 'required') throw new DataHostRefusal('0210', `필수값 누락: ${p.field}`);
   if (p.rule === 'too-long') throw new DataHostRefusal('0260', `길이 초과: ${p.field}`);
   throw new DataHostRefusal('0270', `형식 오류: ${p.field}`);
+}
+
+/**
+ * The answer to a refusal: its code and message, and as body the reqInfo echo of the request
+ * (spec, Envelope: "A response body also contains reqInfo") whenever the request was readable
+ * as an envelope; a body that was no JSON object has nothing to echo.
+ */
+export function refusalAnswer(state: SandboxState, err: DataHostRefusal, sid: string, raw: unknown): SandboxResponse {
+  const echo = err.raw ?? raw;
+  return answer(state, err.sid || sid, err.resCode, err.resMsg, echo === undefined ? {} : { reqInfo: echo });
 }
 
 /** A JSON envelope answer (gubun R). */

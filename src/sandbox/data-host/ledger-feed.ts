@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { kstDate8, kstTimestamp12, kstTimestamp14 } from '../../wire/kst.js';
-import type { LedgerEntry, LedgerStatus } from '../ledger.js';
+import type { LedgerCancel, LedgerEntry, LedgerStatus } from '../ledger.js';
 import type { SandboxState } from '../types.js';
 import { balanceOf, dataHostState, mask } from './state.js';
 
@@ -56,4 +56,26 @@ export function feedFromLedger(state: SandboxState): void {
       }
     }
   });
+}
+
+/**
+ * Feeds the data host one accepted cancel or refund (cancel_process.jsp without NetCancel), so
+ * reconciliation follows every event of the ledger, not only net cancels. A cancel that leaves
+ * nothing marks the transaction's receipts cancelled (stateCd 1, ccDt/ccTm, ccNo); a partial one
+ * adds a cancel record of the cancelled amount beside the approval (stateCd 1, the approval's
+ * appDt, the cancel's ccDt): the sandbox's choice, the spec shows no partial-cancel record. The
+ * payout balance is debited by the caller (cancel-process.ts), once per cancel.
+ */
+export function feedCancel(state: SandboxState, entry: LedgerEntry, cancel: LedgerCancel): void {
+  const ds = dataHostState(state);
+  const originals = ds.receipts.filter((r) => r.orgTid === entry.tid && r.stateCd === '0' && r.ccDt === '');
+  if (originals.length === 0) return;
+  const t = kstTimestamp14(cancel.at);
+  const ccNo = (): string => String(randomInt(100_000_000, 999_999_999));
+  if (cancel.remaining === 0 && !entry.cancels?.some((c) => c !== cancel && c.partial)) {
+    for (const r of originals) Object.assign(r, { stateCd: '1', ccDt: t.slice(0, 8), ccTm: t.slice(8), ccNo: ccNo() });
+    return;
+  }
+  const first = originals[0]!;
+  ds.receipts.push({ ...first, stateCd: '1', goodsAmt: cancel.amount, ccDt: t.slice(0, 8), ccTm: t.slice(8), ccNo: ccNo() });
 }

@@ -3,7 +3,7 @@ import { hexEquals } from '../../wire/hash.js';
 import { payoutEncKey } from '../../wire/signatures.js';
 import type { FieldTable } from '../../wire/field-sizes.js';
 import type { SandboxHandler, SandboxState } from '../types.js';
-import { answer, checkBody, DataHostRefusal, readEnvelope, SANDBOX_DATA_CODES, withFaults, type DataHostRequest } from './envelope.js';
+import { answer, checkBody, DataHostRefusal, refusalAnswer, readEnvelope, SANDBOX_DATA_CODES, withFaults, type DataHostRequest } from './envelope.js';
 import { executePayouts } from './execute.js';
 import { parseKstTimestamp } from '../../wire/kst.js';
 import { executionDue, inBlackout, isBusinessDay, pastCrossBorderCutoff, pastCutoff, resultsReady, today } from './schedule.js';
@@ -173,9 +173,11 @@ export const omApi: SandboxHandler = (httpReq, state) =>
     const now = state.clock.now();
     executePayouts(ds, now, executionDue);
     let sid = '';
+    let raw: unknown;
     try {
       const req = readEnvelope(httpReq, now);
       sid = req.sid;
+      raw = req.raw;
       const op = OPS[req.sid];
       const table = TABLES[req.sid];
       if (!op || !table) throw new DataHostRefusal('0102', `알 수 없는 sid: ${req.sid}`);
@@ -184,7 +186,7 @@ export const omApi: SandboxHandler = (httpReq, state) =>
       const out = op(ds, req, now);
       return answer(state, sid, '0000', '정상처리', { ...out, reqInfo: req.raw });
     } catch (err) {
-      if (err instanceof DataHostRefusal) return answer(state, err.sid || sid, err.resCode, err.resMsg, {});
+      if (err instanceof DataHostRefusal) return refusalAnswer(state, err, sid, raw);
       throw err;
     }
   });

@@ -2,7 +2,7 @@ import { CASH_RECEIPT_FIELDS, SID } from '../../wire/data-fields.js';
 import { hexEquals } from '../../wire/hash.js';
 import { reconEncKey } from '../../wire/signatures.js';
 import type { SandboxHandler, SandboxState } from '../types.js';
-import { answer, checkBody, DataHostRefusal, readEnvelope, withFaults } from './envelope.js';
+import { answer, checkBody, DataHostRefusal, refusalAnswer, readEnvelope, withFaults } from './envelope.js';
 import { dataHostState } from './state.js';
 
 /**
@@ -15,9 +15,11 @@ import { dataHostState } from './state.js';
 export const reconApi: SandboxHandler = (httpReq, state: SandboxState) =>
   withFaults(state, () => {
     let sid = '';
+    let raw: unknown;
     try {
       const req = readEnvelope(httpReq, state.clock.now());
       sid = req.sid;
+      raw = req.raw;
       if (req.sid !== SID.cashReceipts) throw new DataHostRefusal('0102', `알 수 없는 sid: ${req.sid}`);
       checkBody(CASH_RECEIPT_FIELDS, req.body);
       const { usrId, dt, orgSvcCd, idCl, searchID } = req.body as Record<'usrId' | 'dt' | 'orgSvcCd' | 'idCl' | 'searchID', string>;
@@ -37,7 +39,7 @@ export const reconApi: SandboxHandler = (httpReq, state: SandboxState) =>
         }));
       return answer(state, sid, '0000', '정상처리', { reqDt: dt, authCl: '2', dataCnt: data.length, data, reqInfo: req.raw });
     } catch (err) {
-      if (err instanceof DataHostRefusal) return answer(state, err.sid || sid, err.resCode, err.resMsg, {});
+      if (err instanceof DataHostRefusal) return refusalAnswer(state, err, sid, raw);
       throw err;
     }
   });

@@ -4,7 +4,8 @@ import { decryptEncData } from '../../wire/enc-data.js';
 import { checkFields } from '../../wire/field-sizes.js';
 import { type FormFields, decodeForm } from '../../wire/form-codec.js';
 import { hexEquals } from '../../wire/hash.js';
-import { KEYIN_ENC_FIELDS, KEYIN_REQUEST_FIELDS, KEYIN_SUCCESS_CODE, MID_PATTERN, parseKeyinEncPlaintext } from '../../wire/keyin-fields.js';
+import { KEYIN_ENC_FIELDS, KEYIN_SUCCESS_CODE, MID_PATTERN, parseKeyinEncPlaintext } from '../../wire/keyin-fields.js';
+import { KEYIN_RULES } from '../request-rules.js';
 import { kstParts, kstTimestamp12 } from '../../wire/kst.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import { keyinSignData } from '../../wire/signatures.js';
@@ -83,7 +84,7 @@ function processKeyin(form: FormFields | undefined, state: SandboxState): Record
   if (!MID_PATTERN.test(mid)) return badField(form, 'MID');
   const merchant = state.merchants.get(mid);
   if (!merchant) return answer(form, KEYIN_DECLINES.unknownMerchant);
-  const problem = checkFields(KEYIN_REQUEST_FIELDS, form, 'euc-kr');
+  const problem = checkFields(KEYIN_RULES, form, 'euc-kr');
   if (problem) return badField(form, problem.field);
   // A KV answer escapes nothing: an '&' or '=' in MallReserved could not come back as sent
   // (sandbox assumption, docs/sandbox.md "Sandbox: key-in and data host").

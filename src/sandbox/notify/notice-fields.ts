@@ -29,15 +29,16 @@ export function depositNoticeFields(entry: LedgerEntry, merchant: Required<Sandb
 
 /**
  * A cancel notice: ResultCode 2001, StateCd 1 when cancelled on the KST day of the approval
- * (before capture), 2 after; Amt the cancelled amount; CancelDate YYYYMMDD.
+ * (before capture), 2 after; Amt the cancelled amount; CancelDate YYYYMMDD; CancelMOID the Moid
+ * the cancel request carried (each cancel has its own, so two partial cancels are two notices).
  */
-export function cancelNoticeFields(entry: LedgerEntry, merchant: Required<SandboxMerchant>, amount: number, at: Date): Record<string, string> {
+export function cancelNoticeFields(entry: LedgerEntry, merchant: Required<SandboxMerchant>, amount: number, at: Date, cancelMoid: string): Record<string, string> {
   const sameDay = entry.approvedAt !== undefined && kstDate8(entry.approvedAt) === kstDate8(at);
   return {
     PayMethod: entry.method, ResultCode: '2001', ResultMsg: '취소 성공',
     TID: entry.tid, MID: entry.mid, MOID: entry.moid, Amt: String(amount),
     AuthDate: entry.approvedAt ? kstTimestamp12(entry.approvedAt) : '', AuthCode: entry.extra.authCode ?? '',
-    StateCd: sameDay ? '1' : '2', CancelDate: kstDate8(at), CancelMOID: entry.method === 'CARD' ? entry.moid : '',
+    StateCd: sameDay ? '1' : '2', CancelDate: kstDate8(at), CancelMOID: cancelMoid,
     TransType: '0', name: entry.buyerName, GoodsName: entry.goodsName, MallReserved: entry.extra.mallReserved ?? '',
     MerchantKey: merchant.merchantKey,
   };

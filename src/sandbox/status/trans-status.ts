@@ -3,18 +3,25 @@ import { statusSignData } from '../../wire/signatures.js';
 import { REQUEST_CODES, declined, encodeReply, field, gatewayResponse, midMisshaped, readGatewayForm, replyFormat } from '../approval/gateway-io.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
+import { STATUS_RULES, brokenRule, ruleMessage } from '../request-rules.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 
 /** Result codes of the status inquiry: 0000 means the inquiry itself worked. */
 export const STATUS_CODES = {
   ok: '0000',
   ...REQUEST_CODES,
+  badField: 'W002',
 } as const;
 
-/** Status 0 approved (a virtual account issued or paid, partial cancels included), 1 cancelled, 9 nothing approved. */
+/**
+ * Status 0 approved (a paid virtual account and partial cancels included), 1 cancelled, 9 no
+ * approved transaction. An issued virtual account not yet paid is 9: the spec says such a payment
+ * "is complete only when the buyer has deposited", so answering it approved would tell a shop
+ * that polls the status to ship an unpaid order (the strict reading; the facts give no fourth value).
+ */
 function statusOf(entry: LedgerEntry | undefined): '0' | '1' | '9' {
   if (!entry) return '9';
-  if (entry.status === 'approved' || entry.status === 'awaiting-deposit') return '0';
+  if (entry.status === 'approved') return '0';
   if (entry.status === 'cancelled' || entry.status === 'net-cancelled') return '1';
   return '9';
 }
@@ -37,6 +44,9 @@ export function transStatus(req: SandboxRequest, state: SandboxState): SandboxRe
   if (!merchant) return reply(declined(STATUS_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.', { TID: tid }));
   const missing = ['TID', 'EdiDate', 'SignData'].find((k) => !field(f, k));
   if (missing) return reply(declined(STATUS_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`, { TID: tid }));
+  // lifecycle-facts 4's request table: TID 30 characters, EdiDate 14 digits, CharSet and EdiType values.
+  const broken = brokenRule(STATUS_RULES, f, 'euc-kr');
+  if (broken) return reply(declined(STATUS_CODES.badField, ruleMessage(broken), { TID: tid }));
   if (checkGatewayTime(field(f, 'EdiDate'), state.clock.now())) return reply(declined(STATUS_CODES.badEdiDate, '요청 일시(EdiDate)가 올바르지 않습니다 (KST).', { TID: tid }));
   if (!safeEquals(statusSignData(tid, merchant.mid, field(f, 'EdiDate'), merchant.merchantKey), field(f, 'SignData'))) {
     return reply(declined(STATUS_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.', { TID: tid }));

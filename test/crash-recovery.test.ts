@@ -1,0 +1,98 @@
+/**
+ * A crash between the gateway's commit and the shop's record: two shop processes share one
+ * real Redis. Instance A's approval is at the gateway, which commits it and holds the answer,
+ * when A is killed. Once A's locks are gone (their TTL: here expired by hand, so the test
+ * waits on no clock), the buyer's retry reaches instance B: the gateway answers "already
+ * processed" (1682), B asks the status inquiry, and answers approved, marked recovered, with
+ * onApproved run. Shop and gateway agree; nothing is reversed.
+ */
+import { expect } from 'chai';
+import { createClient } from 'redis';
+import { createSandbox, type AuthReturn, type Sandbox } from '../src/sandbox/index.js';
+import { MERCHANT_KEY, MID } from './helpers/shop.js';
+import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
+import { startInstance, type Instance } from './helpers/shop-instance.js';
+
+/** Resolves when the sandbox's ledger records `tid` with `status` (an event, not a poll). */
+function whenLedger(sandbox: Sandbox, tid: string, status: string): Promise<void> {
+  const ledger = sandbox.ledger as unknown as { update: (tid: string, status: string, ...rest: unknown[]) => unknown };
+  const original = ledger.update.bind(ledger);
+  return new Promise((resolve) => {
+    ledger.update = (t, s, ...rest) => {
+      const out = original(t, s, ...rest);
+      if (t === tid && s === status) {
+        ledger.update = original;
+        resolve();
+      }
+      return out;
+    };
+  });
+}
+
+describe('a shop instance killed while its approval is at the gateway', function () {
+  this.timeout(120_000);
+  let redis: RedisServer;
+  let sandbox: Sandbox;
+  const instances: Instance[] = [];
+
+  before(async function () {
+    this.timeout(60_000);
+    redis = await startRedisServer();
+    sandbox = createSandbox();
+    const { url } = await sandbox.listen(0);
+    const env = { SANDBOX_URL: url, REDIS_URL: redis.url, MID, MERCHANT_KEY };
+    instances.push(...(await Promise.all([startInstance(env), startInstance(env)])));
+  });
+
+  after(async () => {
+    await Promise.all(instances.map((i) => i.stop()));
+    await sandbox?.close();
+    await redis?.stop();
+  });
+
+  /** Posts the auth return to an instance; resolves with status and JSON, or the error. */
+  async function post(instance: Instance, auth: AuthReturn) {
+    const res = await instance.pool.request({ method: 'POST', path: '/pay/return', headers: { 'content-type': auth.contentType }, body: auth.body });
+    return { statusCode: res.statusCode, body: (await res.body.json()) as { status?: string; tid?: string; recovered?: boolean; code?: string } };
+  }
+
+  it('the retry on the other instance settles it: approved, recovered, onApproved runs, and the gateway keeps one approval', async () => {
+    const [a, b] = instances as [Instance, Instance];
+    const auth = await sandbox.authenticate({ moid: 'mi-7', amount: 1_007, method: 'CARD' });
+    const tid = auth.fields.TxTid!;
+    // The gateway commits, then holds its answer: A is waiting on it when it dies.
+    sandbox.faults.inject({ target: 'approve', kind: 'delay', commit: true, delayMs: 600_000 });
+    const committed = whenLedger(sandbox, tid, 'approved');
+    const lost = post(a, auth).catch((err: Error) => ({ statusCode: 0, body: { code: err.message } }));
+    await committed;
+    await a.kill();
+    expect((await lost).statusCode, 'A never answered').to.equal(0);
+
+    // A's locks outlive it until their TTL: expire them now, as time would.
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      const keys = await client.keys(`*${tid}*`);
+      expect(keys.length, 'A held locks for the TID').to.be.greaterThan(0);
+      for (const key of keys) await client.del(key);
+    } finally {
+      await client.quit();
+    }
+
+    const retry = await post(b, auth);
+    expect(retry.statusCode, JSON.stringify(retry.body) + b.log).to.equal(200);
+    expect(retry.body).to.include({ status: 'approved', tid, recovered: true });
+    const { approved } = await b.ask<{ approved: string[] }>('stats');
+    expect(approved, 'onApproved ran on B').to.deep.equal([tid]);
+
+    const entry = sandbox.ledger.get(tid)!;
+    expect(entry.status, 'the gateway keeps the payment').to.equal('approved');
+    expect(entry.approvalCalls, 'A sent it, B asked again').to.equal(2);
+    expect(sandbox.ledger.committed().filter((e) => e.tid === tid)).to.have.length(1);
+
+    // A repeat now gets the stored, recovered result: nothing is sent again.
+    const again = await post(b, auth);
+    expect(again.body).to.include({ status: 'approved', tid, recovered: true });
+    expect(sandbox.ledger.get(tid)!.approvalCalls).to.equal(2);
+  });
+});
