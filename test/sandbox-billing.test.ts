@@ -123,6 +123,18 @@ describe('sandbox: recurring billing and cash receipts', () => {
     expect(sandbox.ledger.get(declined.TID!), 'a decline fault commits nothing').to.equal(undefined);
   });
 
+  it('cancels a test merchant\'s charges at 23:30 KST the same day, as the gateway does', async () => {
+    const { BID: bid } = await register();
+    const ok = await charge(bid!);
+    expect(sandbox.ledger.get(ok.TID!)!.status).to.equal('approved');
+    sandbox.clock.set(fromKst(2026, 11, 21, 23, 29, 59));
+    expect((await charge(bid!)).ResultCode).to.equal('3001');
+    expect(sandbox.ledger.get(ok.TID!)!.status).to.equal('approved');
+    sandbox.clock.set(fromKst(2026, 11, 21, 23, 30, 0));
+    await remove(bid!);
+    expect(sandbox.ledger.get(ok.TID!)!.status).to.equal('cancelled');
+  });
+
   describe('cash receipts', () => {
     async function receipt(o: Record<string, string> = {}): Promise<Record<string, string>> {
       const moid = o.Moid ?? `bank-${++seq}`;

@@ -1,15 +1,14 @@
 import type { ClientContext } from '../context.js';
-import { netCancel } from '../approval/net-cancel.js';
 import { NicepayConfigError, NicepayGatewayError, NicepayRequestError, type NetCancelOutcome } from '../errors/index.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { approvedHookKey, errorText, runHookOnce } from '../pipeline/hook-runner.js';
 import { admit, callGateway, type RecordCodec, runOnce, storeErrorText, withMerchantKeyHint } from '../pipeline/index.js';
 import { digestEquals, secretDigest } from '../util/secret-digest.js';
 import { BILLING_CHARGE_PATH, BILLING_REGISTER_PATH, BILLING_REMOVE_PATH } from '../wire/billing-fields.js';
-import { CANCEL_PATH } from '../wire/lifecycle-fields.js';
 import { kstTimestamp14 } from '../wire/kst.js';
 import { ownField } from '../wire/response-body.js';
 import { readChargeAnswer } from './answer.js';
+import { netCancelCharge } from './net-cancel.js';
 import { approvedResult, type ChargeRecord, chargeResult } from './record.js';
 import { createRegistration } from './register.js';
 import { buildChargeForm } from './request.js';
@@ -37,12 +36,11 @@ const CHARGE_CODEC: RecordCodec<ChargeRecord> = { serialize: (r) => JSON.stringi
 export function createBillingClient(ctx: ClientContext): BillingClient {
   const { config } = ctx;
   const chargeUrl = gatewayEndpoint(config.baseUrl, BILLING_CHARGE_PATH);
-  const cancelUrl = gatewayEndpoint(config.baseUrl, CANCEL_PATH);
   const registration = createRegistration(ctx, gatewayEndpoint(config.baseUrl, BILLING_REGISTER_PATH), gatewayEndpoint(config.baseUrl, BILLING_REMOVE_PATH));
 
-  /** Reverses a charge whose outcome is unknown or whose hook failed (NetCancel on the cancel endpoint, no AuthToken: the key-in form). */
+  /** Reverses a charge whose outcome is unknown or whose hook failed. */
   function reverse(tid: string, moid: string, amount: number): Promise<NetCancelOutcome> {
-    return netCancel(ctx, { netCancelUrl: cancelUrl, tid, authToken: '', amount, moid });
+    return netCancelCharge(ctx, { tid, moid, amount });
   }
 
   /** The one real charge: the call, and then the net cancel or the hook. Returns what to store. */

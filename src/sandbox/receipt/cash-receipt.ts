@@ -31,26 +31,16 @@ interface ReceiptModuleState {
 }
 
 /**
- * The module's state; creating it also starts watching the ledger, so a receipt cancelled with
- * the ordinary cancel (cancel_process.jsp on its TID) shows as cancelled in the data host's
- * reconciliation, and the money the plain cancel took out of the payout balance (a receipt
- * never put any in) goes back.
+ * The module's state; creating it also starts watching the ledger: a receipt moves no money,
+ * so when a cancel (the ordinary one on its TID, or the 23:30 KST sweep of a test merchant)
+ * takes its amount out of the payout balance, it goes back. The data host marks the receipt
+ * itself cancelled in reconciliation (its orgTid is its own TID).
  */
 function receiptState(state: SandboxState): ReceiptModuleState {
   return moduleSlot<ReceiptModuleState>(state, 'cash-receipt', () => {
     state.ledger.onChange((entry: LedgerEntry, previous: LedgerStatus | undefined) => {
       if (entry.extra.service !== 'cash-receipt' || entry.status !== 'cancelled' || previous !== 'approved') return;
-      const ds = dataHostState(state);
-      balanceOf(ds, entry.mid).remainAmt += entry.amount;
-      const t = kstTimestamp14(entry.cancelledAt ?? state.clock.now());
-      for (const r of ds.receipts) {
-        if (r.tid === entry.tid && r.stateCd === '0') {
-          r.stateCd = '1';
-          r.ccDt = t.slice(0, 8);
-          r.ccTm = t.slice(8);
-          r.ccNo = String(randomInt(100_000_000, 999_999_999));
-        }
-      }
+      balanceOf(dataHostState(state), entry.mid).remainAmt += entry.amount;
     });
     return { tids: new Set() };
   });
