@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { inspect } from 'node:util';
 import { createClient, type RedisClientType } from 'redis';
 import { createNicepay, type Nicepay } from '../src/nicepay.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
@@ -63,6 +64,8 @@ describe('nicepay.billing over the sandbox', function () {
     expect(reg.card).to.deep.include({ code: '06', kind: 'credit' });
     expect(JSON.stringify(reg)).to.not.include(reg.bid);
     expect(JSON.parse(JSON.stringify(reg)).bid).to.equal(reg.bidMasked);
+    expect(inspect(reg)).to.not.include(reg.bid);
+    expect(inspect(reg)).to.include(reg.bidMasked);
 
     const a = await nicepay.billing.charge({ bid: reg.bid, moid: 'sub-2026-11', amount: 9900, goodsName: '정기구독 11월' });
     const b = await nicepay.billing.charge({ bid: reg.bid, moid: 'sub-2026-12', amount: 9900, goodsName: '정기구독 12월' });
@@ -171,6 +174,13 @@ describe('nicepay.billing over the sandbox', function () {
     const c = await nicepay.cancel({ tid: ch.tid, moid: 'sub-c', amount: 9900, reason: '구독 해지' });
     expect(c.status).to.equal('cancelled');
     expect(sandbox.ledger.get(ch.tid)!.status).to.equal('cancelled');
+  });
+
+  it('reads a KV answer in UTF-8 as it reads the default JSON in EUC-KR', async () => {
+    const bid = await newBid();
+    const r = await nicepay.billing.charge({ bid, moid: 'sub-kv', amount: 9900, goodsName: '정기구독', ediType: 'KV', charset: 'utf-8', mallReserved: '구독 7번' });
+    expect(r.status).to.equal('approved');
+    if (r.status === 'approved') expect(r.payment.raw.MallReserved).to.equal('구독 7번');
   });
 
   it('bad input is refused before anything is sent, naming the field, never the BID', async () => {

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import type { ClientContext } from '../context.js';
 import { NicepayGatewayError } from '../errors/index.js';
 import { admit, callGateway, withMerchantKeyHint } from '../pipeline/index.js';
@@ -81,7 +82,7 @@ export function createRegistration(ctx: ClientContext, registerUrl: URL, removeU
   };
 }
 
-/** The registered result; its BID is shown masked by toJSON (logs, JSON responses). */
+/** The registered result; its BID is shown masked by toJSON (logs, JSON responses) and util.inspect (console.log). */
 function registered(bid: string, moid: string, raw: Record<string, string>): RegisteredBilling {
   const cl = raw.CardCl;
   const card: BillingCardInfo = {
@@ -91,8 +92,9 @@ function registered(bid: string, moid: string, raw: Record<string, string>): Reg
   const bidMasked = maskBid(bid);
   const tid = raw.TID ?? '';
   const authDate = parseKstTimestamp(raw.AuthDate ?? '');
-  return {
-    status: 'registered', bid, bidMasked, tid, moid, authDate, card,
-    toJSON: () => ({ status: 'registered', bid: bidMasked, bidMasked, tid, moid, authDate, card }),
-  };
+  const shown = (): Record<string, unknown> => ({ status: 'registered', bid: bidMasked, bidMasked, tid, moid, authDate, card });
+  const result: RegisteredBilling = { status: 'registered', bid, bidMasked, tid, moid, authDate, card, toJSON: shown };
+  // console.log and util.inspect show the masked form too (not enumerable: a spread copies the BID, not this).
+  Object.defineProperty(result, inspect.custom, { value: shown, enumerable: false });
+  return result;
 }

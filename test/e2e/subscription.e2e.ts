@@ -27,7 +27,9 @@ describe('e2e: example shop in Chromium (subscription and cash receipt)', () => 
     // The shop's first test merchant, as the harness creates it.
     const bid = billingDb(e2e.shop.db, TEST_MERCHANTS[0]!.merchantKey).bidOf(id)!;
     expect(bid).to.match(/^BIKY/);
-    expect(await page.content()).to.not.include(bid).and.not.include('4111111111111111');
+    const content = await page.content();
+    expect(content).to.not.include(bid);
+    expect(content).to.not.include('4111111111111111');
 
     await loginAsAdmin(e2e, '/admin/billing');
     await page.waitForSelector('#subscriptions');
