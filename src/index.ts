@@ -34,15 +34,24 @@ export type { IdempotencyStore, AcquireResult } from './store/types.js';
 export {
   NicepayError,
   NicepayRequestError,
+  NicepayServiceError,
   NicepayConfigError,
   NicepayScheduleError,
   NicepayGatewayError,
+  NicepayHookError,
   NicepayDataApiError,
   isNicepayError,
   type NicepayErrorCode,
   type NetCancelOutcome,
   type NicepayErrorInit,
   type GatewayErrorInit,
+  type HookErrorInit,
+  type CheckoutRejection,
+  type KeyinRejection,
+  type CancelRejection,
+  type StatusRejection,
+  type PayoutRejection,
+  type ReconRejection,
 } from './errors/index.js';
 export type { Charset } from './wire/charset.js';
 export type { KeyinInput, KeyinResult, ApprovedKeyin, DeclinedKeyin, KeyinCard, KeyinBuyer } from './keyin/index.js';

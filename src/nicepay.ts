@@ -13,13 +13,17 @@ import type { CancelInput, CancelResult } from './cancel/types.js';
 import { createStatusClient } from './status/client.js';
 import type { TransactionStatus } from './status/types.js';
 import { notifications } from './express/notifications.js';
+import type { CancelRejection, CheckoutRejection, KeyinRejection, PayoutRejection, ReconRejection, StatusRejection } from './errors/index.js';
 import type { NotificationsOptions } from './notify/types.js';
 import { type BillingClient, createBillingClient } from './billing/index.js';
 import { type CashReceiptClient, createCashReceiptClient } from './cash-receipt/index.js';
 
 /** The object createNicepay returns: every interface of the gateway for one merchant. */
 export interface Nicepay {
-  /** Middleware for the payment window's return route (interface A). */
+  /**
+   * Middleware for the payment window's return route (interface A). Failures go to
+   * `next(err)` with a code of {@link CheckoutRejection}.
+   */
   checkoutReturn(options: CheckoutReturnOptions): RequestHandler;
   /**
    * Waits for calls in flight (approvals, net cancels, key-ins) to finish, then closes the
@@ -33,7 +37,8 @@ export interface Nicepay {
   /**
    * Card key-in (interface B): charges a card from its data. Resolves to approved or declined
    * (the issuer's message verbatim); the same Moid is charged at most once. Rejects with a
-   * NicepayError for bad input, an unreachable gateway or an unknown outcome. See docs/keyin.md.
+   * NicepayError for bad input, an unreachable gateway or an unknown outcome: a code of
+   * {@link KeyinRejection}. See docs/keyin.md.
    */
   keyin(input: KeyinInput): Promise<KeyinResult>;
   /**
@@ -44,10 +49,11 @@ export interface Nicepay {
   /**
    * Sub-merchant payout (interface C) on `dataUrl`: balance, sub-merchant registration,
    * payout request and cancel, result query. Schedule rules (KST) are checked before sending
-   * unless `payout.scheduleChecks` is false. See docs/payout.md.
+   * unless `payout.scheduleChecks` is false. Rejects with a code of {@link PayoutRejection}.
+   * See docs/payout.md.
    */
   readonly payout: PayoutClient;
-  /** Cash-receipt reconciliation (interface D) on `dataUrl`. */
+  /** Cash-receipt reconciliation (interface D) on `dataUrl`; rejects with a code of {@link ReconRejection}. */
   readonly recon: ReconClient;
   /**
    * The signed payment-window request of an order (EdiDate in KST, SignData, CharSet): render
@@ -58,7 +64,8 @@ export interface Nicepay {
    * Cancels (fully or partly) or refunds a paid virtual account. Resolves to cancelled,
    * refund-pending or refused; rejects when nothing was done (NICEPAY_GATEWAY_UNREACHABLE,
    * NICEPAY_RETRY_LATER) or the outcome is unknown (NICEPAY_OUTCOME_UNKNOWN). The same
-   * (TID, amount, idempotencyKey) is sent once. See docs/lifecycle.md.
+   * (TID, amount, idempotencyKey) is sent once, with a Moid of its own (`cancelMoid`). Every
+   * rejection code: {@link CancelRejection}. See docs/lifecycle.md.
    */
   cancel(input: CancelInput): Promise<CancelResult>;
   /**
@@ -66,7 +73,10 @@ export interface Nicepay {
    * answers exactly `OK` once the hook resolved. Mount before any body parser.
    */
   notifications(options: NotificationsOptions): RequestHandler;
-  /** The gateway's transaction status inquiry: advice, not proof (no signature, no amount). */
+  /**
+   * The gateway's transaction status inquiry: advice, not proof (no signature, no amount).
+   * Rejects with a code of {@link StatusRejection}.
+   */
   status(tid: string): Promise<TransactionStatus>;
   /**
    * Recurring card billing: register a card into a billing key (BID), charge it (at most once

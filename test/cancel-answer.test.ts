@@ -7,7 +7,7 @@ import { readCancelAnswer, type CancelExpectation } from '../src/cancel/answer.j
 import { padAmount } from '../src/wire/amount.js';
 import { cancelResponseSignature } from '../src/wire/signatures.js';
 
-const e: CancelExpectation = { tid: 'nicepay00m01012611221000000001', mid: 'nicepay00m', moid: 'c-1', amount: 300, merchantKey: 'k'.repeat(64) };
+const e: CancelExpectation = { tid: 'nicepay00m01012611221000000001', mid: 'nicepay00m', moid: 'c-1', cancelMoid: 'C' + '0'.repeat(40), amount: 300, merchantKey: 'k'.repeat(64) };
 const signed = (code: string) =>
   Buffer.from(JSON.stringify({ ResultCode: code, ResultMsg: '취소 성공', TID: e.tid, MID: e.mid, CancelAmt: padAmount(300), Signature: cancelResponseSignature(e.tid, e.mid, padAmount(300), e.merchantKey) }));
 

@@ -48,14 +48,31 @@ describe('cancel: every outcome against the sandbox', () => {
     expect((await shop.nicepay.status(vbank.tid)).status).to.equal('cancelled');
   });
 
-  it('a repeated partial cancel of the same amount within a minute is a duplicate (2060) unless the clock moved', async () => {
+  it('two partial cancels of the same amount on one day under two keys both go through, each with a Moid of its own', async () => {
     const card = await shop.pay('CARD', 3000);
-    await shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 500, reason: 'a', partial: true, idempotencyKey: 'r1' });
-    const dup = await shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 500, reason: 'a', partial: true, idempotencyKey: 'r2' });
-    expect(dup).to.include({ status: 'refused', code: '2060', reason: 'duplicate-partial' });
-    shop.sandbox.clock.advance(61_000);
-    const later = await shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 500, reason: 'a', partial: true, idempotencyKey: 'r2' });
-    expect(later).to.include({ status: 'cancelled', remainingAmount: 2000 });
+    const a = await shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 500, reason: 'a', partial: true, idempotencyKey: 'r1' });
+    const b = await shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 500, reason: 'a', partial: true, idempotencyKey: 'r2' });
+    expect(a).to.include({ status: 'cancelled', remainingAmount: 2500, moid: card.moid });
+    expect(b).to.include({ status: 'cancelled', remainingAmount: 2000, moid: card.moid });
+    expect(a.cancelMoid).to.match(/^C[0-9a-f]{40}$/);
+    expect(b.cancelMoid).to.not.equal(a.cancelMoid);
+    expect(shop.sandbox.ledger.get(card.tid)!.cancels!.map((c) => c.moid)).to.deep.equal([a.cancelMoid, b.cancelMoid]);
+  });
+
+  it('the same cancel sent again by a client whose store forgot it carries the same Moid: the gateway refuses it as a duplicate (2060) until the clock moved', async () => {
+    const card = await shop.pay('CARD', 3000);
+    const input = { tid: card.tid, moid: card.moid, amount: 500, reason: 'a', partial: true, idempotencyKey: 'r1' };
+    const first = await shop.nicepay.cancel(input);
+    const forgetful = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: shop.sandbox.url, clock: () => shop.sandbox.clock.now() });
+    try {
+      const dup = await forgetful.cancel(input);
+      expect(dup).to.include({ status: 'refused', code: '2060', reason: 'duplicate-partial', cancelMoid: first.cancelMoid });
+      shop.sandbox.clock.advance(61_000);
+      const later = await forgetful.cancel(input);
+      expect(later).to.include({ status: 'cancelled', remainingAmount: 2000 });
+    } finally {
+      await forgetful.close();
+    }
   });
 
   it('the cancel period passes after a year (2016)', async () => {
@@ -155,5 +172,21 @@ describe('cancel: every outcome against the sandbox', () => {
     expect(err).to.include({ code: 'NICEPAY_GATEWAY_UNREACHABLE', outcomeUnknown: false });
     expect(isNicepayError(await rejected(np.status(`${MID}01012611240930ZZZZ`)))).to.equal(true);
     await np.close();
+  });
+});
+
+describe('cancel: its own Moid reaches the cancel notice', () => {
+  it('two 300-won partial cancels of one payment on one day reach onCancel twice, each with its CancelMOID', async () => {
+    const shop = await startLifecycleShop({ merchant: { notifyCancels: true } });
+    try {
+      const paid = await shop.pay('CARD', 3_000);
+      const a = await shop.nicepay.cancel({ tid: paid.tid, moid: paid.moid, amount: 300, reason: '부분 취소', partial: true, idempotencyKey: 'refund-1' });
+      const b = await shop.nicepay.cancel({ tid: paid.tid, moid: paid.moid, amount: 300, reason: '부분 취소', partial: true, idempotencyKey: 'refund-2' });
+      await shop.sandbox.notices.idle();
+      const notices = shop.cancels.filter((c) => c.tid === paid.tid);
+      expect(notices.map((c) => [c.amount, c.cancelMoid])).to.deep.equal([[300, a.cancelMoid], [300, b.cancelMoid]]);
+    } finally {
+      await shop.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { encodeForm } from '../src/wire/form-codec.js';
-import type { CheckoutResult } from '../src/index.js';
+import { NicepayConfigError, NicepayHookError, type CheckoutResult } from '../src/index.js';
 import { startShop, MERCHANT_KEY, type TestShop } from './helpers/shop.js';
 
 let seq = 0;
@@ -164,6 +164,30 @@ describe('checkoutReturn against the sandbox', () => {
     // Hooks are at-least-once per TID: the shop that lost its record hears of the payment.
     expect(other.approved).to.have.length(1);
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
+  });
+
+  it('an expectedAmount returning what is not a positive integer is the shop hook\'s error (500 NICEPAY_HOOK_RESULT_INVALID), never a configuration error, and nothing is sent', async () => {
+    const other = await startShop({ sandbox: shop.sandbox, route: { expectedAmount: () => 10.5 } });
+    const auth = await shop.sandbox.authenticate({ moid: newMoid(), amount: 1004, method: 'CARD' });
+    const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    await other.close();
+    expect(res.status).to.equal(500);
+    expect(res.body.code).to.equal('NICEPAY_HOOK_RESULT_INVALID');
+    expect(other.errors.at(-1)).to.be.instanceOf(NicepayHookError).and.not.be.instanceOf(NicepayConfigError);
+    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
+  });
+
+  it('an "already approved" virtual account the store forgot stays an unknown outcome: the inquiry cannot tell unpaid from none', async () => {
+    const { result: first, auth } = await pay(shop, { method: 'VBANK' });
+    expect(first.status).to.equal('awaiting-deposit');
+    const other = await startShop({ sandbox: shop.sandbox });
+    other.orders.set(auth.fields.Moid!, 1004);
+    const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    await other.close();
+    expect(res.status).to.equal(502);
+    expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'not-attempted' });
+    expect(other.approved).to.have.length(0);
+    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('awaiting-deposit');
   });
 
   it('an "already processed" answer for a TID the gateway no longer holds approved is declined, never approved', async () => {

@@ -75,7 +75,7 @@ describe('closeContext and the store (issue 18 item 10)', () => {
     const keyin = await nicepay.keyin({ moid: 'm', amount: 1, goodsName: 'g', card: { number: '4111111111111111', expiry: '9912' } }).catch((e: unknown) => e);
     const payout = await nicepay.payout.balance().catch((e: unknown) => e);
     for (const err of [keyin, payout]) {
-      expect(err).to.include({ name: 'NicepayRequestError', code: 'NICEPAY_SHUTTING_DOWN', status: 503 });
+      expect(err).to.include({ name: 'NicepayServiceError', code: 'NICEPAY_SHUTTING_DOWN', status: 503 });
     }
   });
 });

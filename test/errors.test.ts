@@ -9,8 +9,10 @@ import {
   NicepayDataApiError,
   NicepayError,
   NicepayGatewayError,
+  NicepayHookError,
   NicepayRequestError,
   NicepayScheduleError,
+  NicepayServiceError,
   isNicepayError,
   type NicepayErrorCode,
 } from '../src/index.js';
@@ -30,10 +32,14 @@ function make(code: NicepayErrorCode): NicepayError {
       return new NicepayGatewayError(code as never, 'm');
     case 'NicepayRequestError':
       return new NicepayRequestError(code as never, 'm');
+    case 'NicepayServiceError':
+      return new NicepayServiceError(code as never, 'm');
+    case 'NicepayHookError':
+      return new NicepayHookError(code as never, 'm');
   }
 }
 
-const CLASSES = { NicepayConfigError, NicepayRequestError, NicepayScheduleError, NicepayGatewayError, NicepayDataApiError } as const;
+const CLASSES = { NicepayConfigError, NicepayRequestError, NicepayServiceError, NicepayScheduleError, NicepayGatewayError, NicepayHookError, NicepayDataApiError } as const;
 
 /** A second copy of the package, as a shop with two installs would have: fresh classes, same brands. */
 async function secondCopy(): Promise<typeof import('../src/errors/index.js')> {
@@ -56,9 +62,19 @@ describe('error codes', () => {
     }
   });
 
-  it('a status passed the old way cannot change a code\'s status', () => {
-    const err = new NicepayRequestError('NICEPAY_SHUTTING_DOWN', 'm', 400, 'f');
-    expect(err).to.include({ status: 503, field: 'f' });
+  it('each class holds what its name says: no 5xx inside NicepayRequestError, no shop hook inside NicepayGatewayError, CONFIG_INVALID only for options', () => {
+    for (const [code, row] of Object.entries(ERROR_CODES)) {
+      if (row.class === 'NicepayRequestError') expect(row.status, code).to.be.within(400, 499);
+      if (code.startsWith('NICEPAY_HOOK_')) expect(row.class, code).to.equal('NicepayHookError');
+    }
+    expect(ERROR_CODES.NICEPAY_SHUTTING_DOWN).to.deep.equal({ class: 'NicepayServiceError', status: 503 });
+    expect(ERROR_CODES.NICEPAY_STORE_UNAVAILABLE).to.deep.equal({ class: 'NicepayServiceError', status: 503 });
+    expect(ERROR_CODES.NICEPAY_BODY_ALREADY_PARSED).to.deep.equal({ class: 'NicepayServiceError', status: 500 });
+    expect(ERROR_CODES.NICEPAY_HOOK_RESULT_INVALID).to.deep.equal({ class: 'NicepayHookError', status: 500 });
+    // A hook that failed after a failed or skipped net cancel leaves a payment to reconcile.
+    expect(new NicepayHookError('NICEPAY_HOOK_FAILED', 'm', { netCancel: 'succeeded' }).outcomeUnknown).to.equal(false);
+    expect(new NicepayHookError('NICEPAY_HOOK_FAILED', 'm', { netCancel: 'not-attempted' }).outcomeUnknown).to.equal(true);
+    expect(new NicepayHookError('NICEPAY_HOOK_FAILED', 'm', { charged: true }).outcomeUnknown).to.equal(true);
   });
 
   it('the split codes mean one thing each: the buyer\'s forgery (400) is not the gateway\'s unverifiable answer (502)', () => {
@@ -67,7 +83,6 @@ describe('error codes', () => {
     expect(ERROR_CODES.NICEPAY_AMOUNT_MISMATCH).to.deep.equal({ class: 'NicepayRequestError', status: 400 });
     expect(ERROR_CODES.NICEPAY_ANSWER_AMOUNT_MISMATCH).to.deep.equal({ class: 'NicepayGatewayError', status: 502 });
     expect(ERROR_CODES.NICEPAY_DUPLICATE_MISMATCH).to.deep.equal({ class: 'NicepayRequestError', status: 409 });
-    expect(ERROR_CODES.NICEPAY_SHUTTING_DOWN).to.deep.equal({ class: 'NicepayRequestError', status: 503 });
     expect(new NicepayGatewayError('NICEPAY_ANSWER_UNVERIFIED', 'm').outcomeUnknown).to.equal(true);
     expect(new NicepayGatewayError('NICEPAY_ANSWER_UNVERIFIED', 'm', { netCancel: 'succeeded' }).outcomeUnknown).to.equal(false);
   });
@@ -82,6 +97,8 @@ describe('instanceof of each error class', () => {
   const samples = {
     NicepayConfigError: () => new NicepayConfigError('x', 'y'),
     NicepayRequestError: () => new NicepayRequestError('NICEPAY_FIELD_INVALID', 'm'),
+    NicepayServiceError: () => new NicepayServiceError('NICEPAY_SHUTTING_DOWN', 'm'),
+    NicepayHookError: () => new NicepayHookError('NICEPAY_HOOK_FAILED', 'm'),
     NicepayScheduleError: () => new NicepayScheduleError('past-date', 'm'),
     NicepayGatewayError: () => new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'm'),
     NicepayDataApiError: () => new NicepayDataApiError('3001', 'msg', 'r', 's'),

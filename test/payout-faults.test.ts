@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { fromKst } from '../src/wire/kst.js';
-import { NicepayDataApiError, NicepayGatewayError, NicepayRequestError } from '../src/errors/index.js';
+import { NicepayDataApiError, NicepayGatewayError, NicepayRequestError, NicepayServiceError } from '../src/errors/index.js';
 import { createNicepay } from '../src/nicepay.js';
 import { DATA_MID, rejection, startDataHost, type DataHostRig } from './helpers/data-host.js';
 import { pastClientDeadline } from './helpers/fake-deadline.js';
@@ -80,7 +80,7 @@ describe('payout and recon: data host failures', () => {
   it('nothing is sent after close()', async () => {
     await rig.nicepay.close();
     const err = await rejection(rig.nicepay.payout.balance());
-    expect(err).to.be.instanceOf(NicepayRequestError);
+    expect(err).to.be.instanceOf(NicepayServiceError);
     expect(err.code).to.equal('NICEPAY_SHUTTING_DOWN');
   });
 });

@@ -1,5 +1,5 @@
 import type { ClientContext } from '../context.js';
-import { type CodeOf, NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { type CodeOf, NicepayGatewayError, NicepayHookError, NicepayRequestError } from '../errors/index.js';
 import { callGateway, readResultCode, refuseKvUnsafe, resultCodeProblem, withMerchantKeyHint } from '../pipeline/index.js';
 import type { PayMethod } from '../types/payment.js';
 import { SUCCESS_CODES } from '../types/payment.js';
@@ -53,7 +53,7 @@ export interface ApprovalInput {
 export type ApprovalOutcome =
   | { kind: 'committed'; method: PayMethod; raw: GatewayFields; answer: string; recovered?: true; charset?: Charset; ediType?: EdiType }
   | { kind: 'declined'; raw: GatewayFields; answer: string; charset?: Charset; ediType?: EdiType }
-  | { kind: 'failed'; code: CodeOf<'NicepayGatewayError'>; message: string; netCancel: 'succeeded' | 'failed' | 'not-attempted'; resultCode?: string };
+  | { kind: 'failed'; code: CodeOf<'NicepayGatewayError'> | CodeOf<'NicepayHookError'>; message: string; netCancel: 'succeeded' | 'failed' | 'not-attempted'; resultCode?: string };
 
 /** How the approval call's answer reads, before any net cancel or status inquiry. */
 type ApprovalReading =
@@ -195,9 +195,16 @@ export async function cancelApproval(ctx: ClientContext, input: ApprovalInput, c
   return { kind: 'failed', code, message, netCancel: outcome, ...(resultCode ? { resultCode } : {}) };
 }
 
-/** Turns a failed outcome into the error passed to next(err). */
-export function outcomeError(outcome: Extract<ApprovalOutcome, { kind: 'failed' }>, tid: string, moid: string): NicepayGatewayError {
-  return new NicepayGatewayError(outcome.code, outcome.resultCode ? withMerchantKeyHint(outcome.resultCode, outcome.message) : outcome.message, {
+/**
+ * Turns a failed outcome into the error passed to next(err): a NicepayHookError when the
+ * shop's onApproved failed, else a NicepayGatewayError.
+ */
+export function outcomeError(outcome: Extract<ApprovalOutcome, { kind: 'failed' }>, tid: string, moid: string): NicepayGatewayError | NicepayHookError {
+  const { code } = outcome;
+  if (code === 'NICEPAY_HOOK_FAILED' || code === 'NICEPAY_HOOK_RESULT_INVALID') {
+    return new NicepayHookError(code, outcome.message, { tid, moid, netCancel: outcome.netCancel });
+  }
+  return new NicepayGatewayError(code, outcome.resultCode ? withMerchantKeyHint(outcome.resultCode, outcome.message) : outcome.message, {
     tid,
     moid,
     netCancel: outcome.netCancel,

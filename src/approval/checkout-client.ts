@@ -1,5 +1,5 @@
 import type { ClientContext } from '../context.js';
-import { NicepayConfigError, NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { NicepayGatewayError, NicepayRequestError, NicepayHookError } from '../errors/index.js';
 import { admit, runOnce, storeErrorText } from '../pipeline/index.js';
 import type { CheckoutResult, CommittedCheckout } from '../types/checkout.js';
 import { digestEquals, secretDigest } from '../util/secret-digest.js';
@@ -59,7 +59,7 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
       throw new NicepayRequestError('NICEPAY_UNKNOWN_ORDER', 'no order with this Moid (expectedAmount returned nothing)', 'Moid');
     }
     if (!Number.isSafeInteger(expected) || expected <= 0) {
-      throw new NicepayConfigError('expectedAmount', 'it must return a positive integer number of won');
+      throw new NicepayHookError('NICEPAY_HOOK_RESULT_INVALID', `expectedAmount returned what is not a positive integer number of won for order ${moid}; nothing was sent`, { moid });
     }
     if (parseAmount(v.amt) !== expected) {
       throw new NicepayRequestError('NICEPAY_AMOUNT_MISMATCH', "auth return Amt differs from the order's amount; nothing was approved", 'Amt');

@@ -1,4 +1,4 @@
-import { NicepayRequestError } from '../errors/index.js';
+import { NicepayRequestError, NicepayServiceError } from '../errors/index.js';
 import type { Logger } from '../logger.js';
 import { storeErrorText } from '../store/run-once.js';
 import type { IdempotencyStore } from '../store/types.js';
@@ -28,7 +28,7 @@ export async function claimTid(store: IdempotencyStore, key: string, tokenDigest
   try {
     got = await store.acquire(key, lockTtlMs);
   } catch (err) {
-    throw new NicepayRequestError('NICEPAY_STORE_UNAVAILABLE', 'idempotency store unavailable; nothing was sent, retry shortly', undefined, err);
+    throw new NicepayServiceError('NICEPAY_STORE_UNAVAILABLE', 'idempotency store unavailable; nothing was sent, retry shortly', err);
   }
   if (got.state === 'busy') {
     throw new NicepayRequestError('NICEPAY_IN_PROGRESS', 'another authentication of this transaction is being approved; retry shortly');

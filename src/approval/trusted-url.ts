@@ -61,5 +61,5 @@ function whyRefused(value: string, field: GatewayUrlField, config: ResolvedConfi
 }
 
 function refuse(field: GatewayUrlField, what: string): NicepayRequestError {
-  return new NicepayRequestError('NICEPAY_UNTRUSTED_URL', `${field} ${what}`, 400, field);
+  return new NicepayRequestError('NICEPAY_UNTRUSTED_URL', `${field} ${what}`, field);
 }

@@ -20,6 +20,8 @@ export interface CancelExpectation {
   tid: string;
   mid: string;
   moid: string;
+  /** The cancel's own Moid, as sent. */
+  cancelMoid: string;
   amount: number;
   merchantKey: string;
 }
@@ -44,7 +46,7 @@ export function readCancelAnswer(body: Buffer, e: CancelExpectation): CancelAnsw
   const done = CANCEL_DONE_CODES.has(code) || code === REFUND_PENDING_CODE;
   if (!done) {
     // A refused signature says which setting to check (the merchant key), like every flow.
-    return { kind: 'result', result: { status: 'refused', tid: e.tid, moid: e.moid, code, message: withMerchantKeyHint(code, message), reason: cancelRefusalReason(code), duplicate: false, raw } };
+    return { kind: 'result', result: { status: 'refused', tid: e.tid, moid: e.moid, cancelMoid: e.cancelMoid, code, message: withMerchantKeyHint(code, message), reason: cancelRefusalReason(code), duplicate: false, raw } };
   }
   const tid = ownField(raw, 'TID') ?? '';
   const mid = ownField(raw, 'MID') ?? '';
@@ -61,7 +63,7 @@ export function readCancelAnswer(body: Buffer, e: CancelExpectation): CancelAnsw
   const time = ownField(raw, 'CancelTime') ?? '';
   const cancelledAt = /^\d{8}$/.test(date) && /^\d{6}$/.test(time) ? parseKstTimestamp(date + time) : undefined;
   const common = {
-    tid, moid: e.moid, cancelledAmount: e.amount, remainingAmount, cancelledAt, cancelNum: ownField(raw, 'CancelNum') ?? '',
+    tid, moid: e.moid, cancelMoid: e.cancelMoid, cancelledAmount: e.amount, remainingAmount, cancelledAt, cancelNum: ownField(raw, 'CancelNum') ?? '',
     code, message, duplicate: false, raw,
   };
   return { kind: 'result', result: code === REFUND_PENDING_CODE ? { status: 'refund-pending', ...common } : { status: 'cancelled', ...common } };

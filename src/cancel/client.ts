@@ -43,7 +43,7 @@ export function createCancelClient(ctx: ClientContext): CancelFn {
       },
       lost: (failure) => ({ kind: 'unknown', message: `no usable answer (${failure.message})` }),
       answer(body) {
-        const answer = readCancelAnswer(body, { tid: n.tid, mid: config.mid, moid: n.moid, amount: n.amount, merchantKey: config.merchantKey });
+        const answer = readCancelAnswer(body, { tid: n.tid, mid: config.mid, moid: n.moid, cancelMoid: n.cancelMoid, amount: n.amount, merchantKey: config.merchantKey });
         if (answer.kind === 'retry') {
           throw new NicepayGatewayError('NICEPAY_RETRY_LATER', `cancel of TID ${n.tid} was not done: the gateway answered ${answer.code} (${answer.message}); nothing was cancelled, retry later`, { tid: n.tid, moid: n.moid, resultCode: answer.code });
         }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ResolvedConfig } from '../config.js';
 import { NicepayRequestError } from '../errors/index.js';
 import { isValidAmount } from '../wire/amount.js';
@@ -18,12 +19,14 @@ export interface NormalizedCancel {
   partial: boolean;
   refund: { number: string; bankCode: string; holder: string } | undefined;
   key: string;
+  /** This cancel's own order number, sent as Moid: see {@link cancelMoidOf}. */
+  cancelMoid: string;
   remainingAmount: number | undefined;
   mallReserved: string | undefined;
 }
 
 const bad = (field: string, message: string, code: 'NICEPAY_FIELD_INVALID' | 'NICEPAY_CANCEL_EXCEEDS_REMAINING' = 'NICEPAY_FIELD_INVALID'): NicepayRequestError =>
-  new NicepayRequestError(code, `cancel: ${message}; nothing was sent`, code === 'NICEPAY_FIELD_INVALID' ? 400 : 422, field);
+  new NicepayRequestError(code, `cancel: ${message}; nothing was sent`, field);
 
 const str = (v: unknown, field: string): string => {
   if (typeof v !== 'string' || v.trim() === '') throw bad(field, `${field} is required (a non-empty string)`);
@@ -62,7 +65,19 @@ export function validateCancel(input: CancelInput): NormalizedCancel {
     if (!partial && input.amount !== remaining) throw bad('amount', `a full cancel must cancel the whole remaining ${remaining} won (or pass partial: true)`, 'NICEPAY_CANCEL_EXCEEDS_REMAINING');
   }
   if (input.mallReserved !== undefined && typeof input.mallReserved !== 'string') throw bad('mallReserved', 'mallReserved must be a string');
-  return { tid, moid, amount: input.amount, reason, partial, refund, key, remainingAmount: remaining, mallReserved: input.mallReserved || undefined };
+  return { tid, moid, amount: input.amount, reason, partial, refund, key, cancelMoid: cancelMoidOf(tid, input.amount, key), remainingAmount: remaining, mallReserved: input.mallReserved || undefined };
+}
+
+/**
+ * A cancel's own Moid (lifecycle-facts §2: the gateway uses a cancel's Moid against duplicate
+ * partial cancels, and its cancel notices carry it as CancelMOID). Derived from what makes a
+ * cancel this cancel (TID, amount, idempotency key), so a retry of one cancel sends the same
+ * Moid (the gateway refuses it as a repeat) while two cancels of the same amount under two keys
+ * send two (both go through, and their notices tell them apart). `C` and 40 hex digits: 41
+ * bytes, within the field's 64, whatever the key holds.
+ */
+export function cancelMoidOf(tid: string, amount: number, key: string): string {
+  return 'C' + createHash('sha256').update(`${tid}\n${amount}\n${key}`, 'utf8').digest('hex').slice(0, 40);
 }
 
 /** Maps a wire field back to the option the shop wrote, for error messages. */
@@ -82,7 +97,7 @@ export function buildCancelForm(config: Pick<ResolvedConfig, 'mid' | 'merchantKe
   const fields: Record<string, string | undefined> = {
     TID: n.tid,
     MID: config.mid,
-    Moid: n.moid,
+    Moid: n.cancelMoid,
     CancelAmt: cancelAmt,
     CancelMsg: n.reason,
     PartialCancelCode: n.partial ? '1' : '0',

@@ -44,7 +44,14 @@ export interface CancelInput {
 /** Fields of every accepted cancel. */
 export interface CancelCommon {
   tid: string;
+  /** The order's Moid, as the shop passed it. */
   moid: string;
+  /**
+   * This cancel's own order number, sent to the gateway as its Moid and carried by its cancel
+   * notice as `CancelMOID`: the same for a retry of this cancel (TID, amount, idempotencyKey),
+   * different for any other. Match a cancel notice to this cancel with it.
+   */
+  cancelMoid: string;
   /** Won cancelled by this request (CancelAmt). */
   cancelledAmount: number;
   /** Won still cancellable after it (RemainAmt), when the answer says. */
@@ -78,6 +85,8 @@ export interface CancelRefusedResult {
   status: 'refused';
   tid: string;
   moid: string;
+  /** The Moid this cancel was sent with (see {@link CancelCommon.cancelMoid}). */
+  cancelMoid: string;
   /** ResultCode, e.g. 2015. */
   code: string;
   /** ResultMsg, decoded. */

@@ -1,13 +1,17 @@
 /**
  * Every error code the package throws, with the one class and the one HTTP status it always
- * has (issue 17 §2: a shop branches on `code` alone). To add a code, add a row here: the
+ * has (a shop branches on `code` alone). The classes say what the error holds:
+ * NicepayRequestError a 4xx refusal of the request (bad input, a conflict; nothing changed),
+ * NicepayServiceError a 5xx of this server that is nobody's input (store down, shutting down,
+ * mount order; nothing was sent), NicepayGatewayError what the gateway did or may have done,
+ * NicepayHookError the shop's own hook, NicepayConfigError a bad option at start-up. To add a code, add a row here: the
  * error classes take their status from this table, and test/errors.test.ts checks each row.
  */
 export const ERROR_CODES = {
-  /** A bad option, thrown by a factory at start-up (or a shop hook returning a bad value). */
+  /** A bad option, thrown by a factory at start-up: only configuration, never a request. */
   NICEPAY_CONFIG_INVALID: { class: 'NicepayConfigError', status: 500 },
   /** Another body parser consumed the auth return first: a mount-order mistake. */
-  NICEPAY_BODY_ALREADY_PARSED: { class: 'NicepayRequestError', status: 500 },
+  NICEPAY_BODY_ALREADY_PARSED: { class: 'NicepayServiceError', status: 500 },
   NICEPAY_BODY_TOO_LARGE: { class: 'NicepayRequestError', status: 413 },
   NICEPAY_BODY_MALFORMED: { class: 'NicepayRequestError', status: 400 },
   NICEPAY_CONTENT_TYPE_UNSUPPORTED: { class: 'NicepayRequestError', status: 415 },
@@ -29,9 +33,9 @@ export const ERROR_CODES = {
   /** A duplicate waited longer than the lock for the first request's result. */
   NICEPAY_IN_PROGRESS: { class: 'NicepayRequestError', status: 409 },
   /** The idempotency store could not be read: nothing was sent. */
-  NICEPAY_STORE_UNAVAILABLE: { class: 'NicepayRequestError', status: 503 },
+  NICEPAY_STORE_UNAVAILABLE: { class: 'NicepayServiceError', status: 503 },
   /** close() was called: nothing was sent. */
-  NICEPAY_SHUTTING_DOWN: { class: 'NicepayRequestError', status: 503 },
+  NICEPAY_SHUTTING_DOWN: { class: 'NicepayServiceError', status: 503 },
   NICEPAY_SCHEDULE_VIOLATION: { class: 'NicepayScheduleError', status: 422 },
   /** Could not connect: nothing was sent, nothing charged. */
   NICEPAY_GATEWAY_UNREACHABLE: { class: 'NicepayGatewayError', status: 503 },
@@ -43,8 +47,10 @@ export const ERROR_CODES = {
   NICEPAY_ANSWER_AMOUNT_MISMATCH: { class: 'NicepayGatewayError', status: 502 },
   /** An answer to a query (no state change) that cannot be used. */
   NICEPAY_GATEWAY_ERROR: { class: 'NicepayGatewayError', status: 502 },
-  /** The shop's onApproved failed (or timed out). */
-  NICEPAY_HOOK_FAILED: { class: 'NicepayGatewayError', status: 500 },
+  /** The shop's own hook (onApproved, onDeposit, onCancel) rejected or never settled. */
+  NICEPAY_HOOK_FAILED: { class: 'NicepayHookError', status: 500 },
+  /** The shop's own hook returned what the package cannot use (expectedAmount: not a positive integer). */
+  NICEPAY_HOOK_RESULT_INVALID: { class: 'NicepayHookError', status: 500 },
   /** The gateway asked to retry later (cancel 2056 card-company timeout, 1227 backup database): nothing was done. */
   NICEPAY_RETRY_LATER: { class: 'NicepayGatewayError', status: 503 },
   /** A partial cancel larger than the remaining amount the shop passed: nothing was sent. */
@@ -54,7 +60,14 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, { class: ErrorClassName; status: number }>;
 
 /** The name of each error class, as the table names it. */
-export type ErrorClassName = 'NicepayConfigError' | 'NicepayRequestError' | 'NicepayScheduleError' | 'NicepayGatewayError' | 'NicepayDataApiError';
+export type ErrorClassName =
+  | 'NicepayConfigError'
+  | 'NicepayRequestError'
+  | 'NicepayServiceError'
+  | 'NicepayScheduleError'
+  | 'NicepayGatewayError'
+  | 'NicepayHookError'
+  | 'NicepayDataApiError';
 
 /** Stable machine-readable error codes. Branch on these, never on messages. */
 export type NicepayErrorCode = keyof typeof ERROR_CODES;

@@ -37,12 +37,44 @@ export class NicepayGatewayError extends NicepayError {
     this.moid = init.moid;
     this.netCancel = init.netCancel;
     this.resultCode = init.resultCode;
-    // A hook that never settled leaves a committed payment neither cancelled nor surely
-    // recorded (netCancel 'not-attempted'): the shop must reconcile it too.
-    this.outcomeUnknown =
-      init.netCancel === 'failed' ||
-      (MAY_HAVE_MOVED.has(code) && init.netCancel !== 'succeeded') ||
-      (code === 'NICEPAY_HOOK_FAILED' && init.netCancel === 'not-attempted');
+    this.outcomeUnknown = init.netCancel === 'failed' || (MAY_HAVE_MOVED.has(code) && init.netCancel !== 'succeeded');
+  }
+}
+
+/** What is known about a shop hook that failed. */
+export interface HookErrorInit {
+  /** The payment the hook was about, so the shop can reconcile it. */
+  tid?: string;
+  moid?: string;
+  /** Checkout: what became of the net cancel sent after onApproved failed. */
+  netCancel?: NetCancelOutcome;
+  /** Whether the payment stays charged at the gateway (key-in has no net cancel). */
+  charged?: boolean;
+  cause?: unknown;
+}
+
+/**
+ * The shop's own hook failed, not the gateway: NICEPAY_HOOK_FAILED (onApproved, onDeposit or
+ * onCancel rejected, or never settled) or NICEPAY_HOOK_RESULT_INVALID (expectedAmount returned
+ * what is not a positive integer of won). `outcomeUnknown` when the payment may stand at the
+ * gateway without the shop's record: a net cancel that failed or was not attempted (a hook
+ * that never settled may still record the order), or a key-in that stays charged.
+ */
+export class NicepayHookError extends NicepayError {
+  static override readonly brand: symbol = brandOf('NicepayHookError');
+  override name = 'NicepayHookError';
+  readonly tid: string | undefined;
+  readonly moid: string | undefined;
+  readonly netCancel: NetCancelOutcome | undefined;
+  /** True when the gateway may keep a payment the shop did not record: reconcile the TID. */
+  readonly outcomeUnknown: boolean;
+
+  constructor(code: CodeOf<'NicepayHookError'>, message: string, init: HookErrorInit = {}) {
+    super(code, message, { cause: init.cause });
+    this.tid = init.tid;
+    this.moid = init.moid;
+    this.netCancel = init.netCancel;
+    this.outcomeUnknown = init.netCancel === 'failed' || init.netCancel === 'not-attempted' || init.charged === true;
   }
 }
 

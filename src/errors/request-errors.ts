@@ -2,19 +2,28 @@ import { type CodeOf } from './codes.js';
 import { brandOf, NicepayError } from './nicepay-error.js';
 
 /**
- * A request refused before anything was sent: bad input from the buyer's browser or the
- * shop's caller, a conflict, or a server that cannot take it now (store down, shutting down).
- * Nothing changed. `field` names the offending form field; the value is never repeated.
+ * A request refused before anything was sent, always a 4xx: bad input from the buyer's browser
+ * or the shop's caller, or a conflict. Nothing changed. `field` names the offending form field;
+ * the value is never repeated.
  */
 export class NicepayRequestError extends NicepayError {
   static override readonly brand: symbol = brandOf('NicepayRequestError');
   override name = 'NicepayRequestError';
-  constructor(code: CodeOf<'NicepayRequestError'>, message: string, field?: string, cause?: unknown);
-  /** @deprecated the code decides the status (src/errors/codes.ts); pass the field third. */
-  constructor(code: CodeOf<'NicepayRequestError'>, message: string, status: number, field?: string, cause?: unknown);
-  constructor(code: CodeOf<'NicepayRequestError'>, message: string, a?: string | number, b?: unknown, c?: unknown) {
-    const [field, cause] = typeof a === 'number' ? [b as string | undefined, c] : [a, b];
+  constructor(code: CodeOf<'NicepayRequestError'>, message: string, field?: string, cause?: unknown) {
     super(code, message, { ...(field !== undefined ? { field } : {}), cause });
+  }
+}
+
+/**
+ * This server could not take the request, through nobody's input: the idempotency store is
+ * unavailable (503), close() was called (503), or another body parser consumed the body first
+ * (500, a mount-order mistake). Nothing was sent; the first two may be retried shortly.
+ */
+export class NicepayServiceError extends NicepayError {
+  static override readonly brand: symbol = brandOf('NicepayServiceError');
+  override name = 'NicepayServiceError';
+  constructor(code: CodeOf<'NicepayServiceError'>, message: string, cause?: unknown) {
+    super(code, message, { cause });
   }
 }
 

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
-import { NicepayConfigError, NicepayRequestError, isNicepayError } from '../errors/index.js';
+import { NicepayRequestError, isNicepayError, NicepayHookError } from '../errors/index.js';
 import type { ApprovedKeyin, KeyinClient, KeyinInput, KeyinResult } from '../keyin/types.js';
 import type { HookContext } from '../pipeline/hook-runner.js';
 import { type KeyinRouterOptions, resolveKeyinRouterOptions } from './keyin-router-options.js';
@@ -41,27 +41,27 @@ export function keyinRouter(client: KeyinClient, routeOptions: KeyinRouterOption
 
   const router = Router();
   const refuseInsecure = (req: Request, _res: Response, next: NextFunction): void => {
-    if (requireHttps && !req.secure) next(new NicepayRequestError('NICEPAY_INSECURE_TRANSPORT', 'card key-in is refused over plain HTTP: serve it over HTTPS (behind a proxy, set trust proxy)', 403));
+    if (requireHttps && !req.secure) next(new NicepayRequestError('NICEPAY_INSECURE_TRANSPORT', 'card key-in is refused over plain HTTP: serve it over HTTPS (behind a proxy, set trust proxy)'));
     else next();
   };
   const handle = async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     try {
       const body: unknown = req.body;
       if (typeof body !== 'object' || body === null || Object.keys(body).length === 0) {
-        throw new NicepayRequestError('NICEPAY_CONTENT_TYPE_UNSUPPORTED', 'send the key-in as application/json or application/x-www-form-urlencoded', 415);
+        throw new NicepayRequestError('NICEPAY_CONTENT_TYPE_UNSUPPORTED', 'send the key-in as application/json or application/x-www-form-urlencoded');
       }
       const f = body as Record<string, unknown>;
       const c = takeCardFields(f);
       const moid = field(f, 'moid', true)!;
       const expected = await options.expectedAmount(moid, req);
-      if (expected === undefined || expected === null) throw new NicepayRequestError('NICEPAY_UNKNOWN_ORDER', `no order ${moid} is awaiting payment`, 404, 'moid');
+      if (expected === undefined || expected === null) throw new NicepayRequestError('NICEPAY_UNKNOWN_ORDER', `no order ${moid} is awaiting payment`, 'moid');
       if (!Number.isSafeInteger(expected) || expected <= 0) {
         // The shop's own hook is wrong: not the buyer's fault, so not a 4xx.
-        throw new NicepayConfigError('expectedAmount', 'it must return a positive integer number of won');
+        throw new NicepayHookError('NICEPAY_HOOK_RESULT_INVALID', `expectedAmount returned what is not a positive integer number of won for order ${moid}; nothing was sent`, { moid });
       }
       const posted = f.amount;
       if (posted !== undefined && posted !== '' && String(posted) !== String(expected)) {
-        throw new NicepayRequestError('NICEPAY_AMOUNT_MISMATCH', `the posted amount differs from the amount of order ${moid}`, 400, 'amount');
+        throw new NicepayRequestError('NICEPAY_AMOUNT_MISMATCH', `the posted amount differs from the amount of order ${moid}`, 'amount');
       }
       const input: KeyinInput = {
         moid,
@@ -106,11 +106,11 @@ function takeCardFields(f: Record<string, unknown>): Record<string, unknown> {
 function field(f: Record<string, unknown>, name: string, required: boolean): string | undefined {
   const v = Object.hasOwn(f, name) ? f[name] : undefined;
   if (v === undefined || v === null || v === '') {
-    if (required) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `${name} is required`, 400, name);
+    if (required) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `${name} is required`, name);
     return undefined;
   }
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-  if (typeof v !== 'string') throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `${name} must be a single string value`, 400, name);
+  if (typeof v !== 'string') throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `${name} must be a single string value`, name);
   return v;
 }
 
@@ -123,7 +123,7 @@ function renameField(err: unknown): unknown {
   if (!(err instanceof NicepayRequestError) || err.code !== 'NICEPAY_FIELD_INVALID' || !err.field) return err;
   const hit = FORM_NAMES.find(([path]) => path === err.field);
   if (!hit) return err;
-  return new NicepayRequestError(err.code, err.message.replace(hit[0], hit[1]), err.status, hit[1]);
+  return new NicepayRequestError(err.code, err.message.replace(hit[0], hit[1]), hit[1]);
 }
 
 /**
@@ -133,7 +133,7 @@ function renameField(err: unknown): unknown {
 function safeBodyErrors(err: unknown, _req: Request, _res: Response, next: NextFunction): void {
   if (isNicepayError(err)) return next(err);
   const type = (err as { type?: string } | null)?.type;
-  if (type === 'entity.too.large') return next(new NicepayRequestError('NICEPAY_BODY_TOO_LARGE', 'the key-in body is larger than allowed', 413));
-  if (type === 'charset.unsupported' || type === 'encoding.unsupported') return next(new NicepayRequestError('NICEPAY_CHARSET_UNSUPPORTED', 'send the key-in body in UTF-8', 415));
-  next(new NicepayRequestError('NICEPAY_BODY_MALFORMED', `the key-in body could not be parsed${type ? ` (${type})` : ''}`, 400));
+  if (type === 'entity.too.large') return next(new NicepayRequestError('NICEPAY_BODY_TOO_LARGE', 'the key-in body is larger than allowed'));
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') return next(new NicepayRequestError('NICEPAY_CHARSET_UNSUPPORTED', 'send the key-in body in UTF-8'));
+  next(new NicepayRequestError('NICEPAY_BODY_MALFORMED', `the key-in body could not be parsed${type ? ` (${type})` : ''}`));
 }

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import getRawBody from 'raw-body';
 import type { CheckoutClient } from '../approval/checkout-client.js';
-import { NicepayRequestError } from '../errors/index.js';
+import { NicepayRequestError, NicepayServiceError } from '../errors/index.js';
 
 /** The raw form bytes and the charset the client will decode them by. */
 export interface FormBody {
@@ -28,7 +28,7 @@ export async function readFormBody(req: Request, client: Pick<CheckoutClient, 'b
   } catch (err) {
     const type = (err as { type?: string }).type;
     if (type === 'stream.not.readable' && ((req as { _body?: boolean })._body === true || req.readableEnded)) {
-      throw new NicepayRequestError(
+      throw new NicepayServiceError(
         'NICEPAY_BODY_ALREADY_PARSED',
         'the request body was already read by another body parser; mount checkoutReturn before express.urlencoded() ' +
           '(or exclude its route) so it can decode the EUC-KR bytes itself',

@@ -30,7 +30,7 @@ export interface NormalizedKeyin {
  * rule. The value is never part of the message: for card fields it is cardholder data.
  */
 export function fieldInvalid(field: string, rule: string): NicepayRequestError {
-  return new NicepayRequestError('NICEPAY_FIELD_INVALID', `${field} ${rule}`, 400, field);
+  return new NicepayRequestError('NICEPAY_FIELD_INVALID', `${field} ${rule}`, field);
 }
 
 /** Luhn (ISO/IEC 7812-1 annex B) check of a digit string. */

@@ -20,7 +20,7 @@ import type { PayoutClient, SubMerchantInput, SubMerchantResult } from './types.
 const MAX_PAYOUT_AMOUNT = 99_999_999_999_999;
 
 function invalid(field: string, wants: string): NicepayRequestError {
-  return new NicepayRequestError('NICEPAY_FIELD_INVALID', `payout ${field} is invalid: ${wants}`, 400, field);
+  return new NicepayRequestError('NICEPAY_FIELD_INVALID', `payout ${field} is invalid: ${wants}`, field);
 }
 
 function date8(value: unknown, field: string): string {

@@ -1,5 +1,5 @@
 import type { ClientContext } from '../context.js';
-import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { NicepayGatewayError, NicepayServiceError } from '../errors/index.js';
 import { silentLogger } from '../logger.js';
 import type { TransportError } from '../transport.js';
 import { type GatewayCallContext, traced, tracing } from './diagnostics.js';
@@ -94,8 +94,8 @@ export function admit<T>(ctx: ClientContext, what: string, work: () => Promise<T
 }
 
 /** The refusal of new work after close(). */
-function shuttingDown(what: string): NicepayRequestError {
-  return new NicepayRequestError('NICEPAY_SHUTTING_DOWN', `server is shutting down: no new ${what} is sent; nothing was sent, retry shortly`);
+function shuttingDown(what: string): NicepayServiceError {
+  return new NicepayServiceError('NICEPAY_SHUTTING_DOWN', `server is shutting down: no new ${what} is sent; nothing was sent, retry shortly`);
 }
 
 /** The steps after the shutdown check. `context` (when tracing) receives the outcome of a throw. */

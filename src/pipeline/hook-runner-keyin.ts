@@ -1,5 +1,5 @@
 import type { ClientContext } from '../context.js';
-import { NicepayConfigError, NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { NicepayConfigError, NicepayHookError, NicepayRequestError } from '../errors/index.js';
 import type { ApprovedKeyin, KeyinInput } from '../keyin/types.js';
 import { approvedHookKey, errorText, runHookOnce } from './hook-runner.js';
 
@@ -46,8 +46,8 @@ export async function runKeyinHook(ctx: ClientContext, result: ApprovedKeyin, ho
     return;
   }
   if (verdict.kind === 'hung') {
-    throw new NicepayGatewayError('NICEPAY_HOOK_FAILED', `onApproved of order ${moid} did not settle within ${2 * hook.timeoutMs} ms; the card WAS charged (TID ${tid}) and the hook runs on: it is not run again while it does; check the order`, { tid, moid });
+    throw new NicepayHookError('NICEPAY_HOOK_FAILED', `onApproved of order ${moid} did not settle within ${2 * hook.timeoutMs} ms; the card WAS charged (TID ${tid}) and the hook runs on: it is not run again while it does; check the order`, { tid, moid, charged: true });
   }
   config.logger.error({ tid, moid, step: 'keyin-hook', late: verdict.late, error: errorText(verdict.error) }, 'onApproved failed after a key-in approval');
-  throw new NicepayGatewayError('NICEPAY_HOOK_FAILED', `onApproved failed for order ${moid}; the card WAS charged (TID ${tid}) and key-in has no net cancel: a resubmission runs it again, or record or cancel it by hand`, { tid, moid, cause: verdict.error });
+  throw new NicepayHookError('NICEPAY_HOOK_FAILED', `onApproved failed for order ${moid}; the card WAS charged (TID ${tid}) and key-in has no net cancel: a resubmission runs it again, or record or cancel it by hand`, { tid, moid, charged: true, cause: verdict.error });
 }

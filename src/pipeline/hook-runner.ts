@@ -1,4 +1,4 @@
-import { NicepayRequestError } from '../errors/index.js';
+import { NicepayRequestError, NicepayServiceError } from '../errors/index.js';
 import type { Logger } from '../logger.js';
 import type { IdempotencyStore } from '../store/types.js';
 import { callHook, type HookContext, type HookVerdict } from './hook-runner-verdict.js';
@@ -74,7 +74,7 @@ export async function runHookOnce(options: HookRunOptions, hook: (context: HookC
       got = await store.acquire(key, lockTtlMs);
     } catch (err) {
       // Nothing ran yet: refuse rather than risk running it twice.
-      throw new NicepayRequestError('NICEPAY_STORE_UNAVAILABLE', `idempotency store unavailable; ${hookName} did not run, retry shortly`, undefined, err);
+      throw new NicepayServiceError('NICEPAY_STORE_UNAVAILABLE', `idempotency store unavailable; ${hookName} did not run, retry shortly`, err);
     }
     if (got.state === 'done') return { state: 'done' };
     if (got.state === 'acquired') {

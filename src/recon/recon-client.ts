@@ -24,27 +24,27 @@ export function createReconClient(ctx: ClientContext): ReconClient {
   return {
     async cashReceipts(query) {
       if (typeof query !== 'object' || query === null) {
-        throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'recon cashReceipts wants a query object', 400);
+        throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'recon cashReceipts wants a query object');
       }
       for (const f of ['usrId', 'dt', 'orgSvcCd', 'idCl', 'searchID'] as const) {
         if (typeof query[f] !== 'string' || query[f] === '') {
-          throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `recon ${f} is required (a non-empty string)`, 400, f);
+          throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `recon ${f} is required (a non-empty string)`, f);
         }
       }
       for (const f of ['svcCd', 'trCl'] as const) {
         if (query[f] !== undefined && typeof query[f] !== 'string') {
-          throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `recon ${f} must be a string when set`, 400, f);
+          throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `recon ${f} must be a string when set`, f);
         }
       }
       // Checked at run time: the OrgSvcCd type narrows only typed callers (spec D's list).
       if (!(ORG_SVC_CODES as readonly string[]).includes(query.orgSvcCd)) {
-        throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `recon orgSvcCd must be one of ${ORG_SVC_CODES.join(', ')} (card, bank transfer, virtual account, cash receipt, CMS)`, 400, 'orgSvcCd');
+        throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `recon orgSvcCd must be one of ${ORG_SVC_CODES.join(', ')} (card, bank transfer, virtual account, cash receipt, CMS)`, 'orgSvcCd');
       }
       if (!/^[234]$/.test(query.idCl)) {
-        throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'recon idCl must be 2 (MID), 3 (GID) or 4 (AID)', 400, 'idCl');
+        throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'recon idCl must be 2 (MID), 3 (GID) or 4 (AID)', 'idCl');
       }
       if (!/^\d{8}$/.test(query.dt) || !parseKstTimestamp(query.dt)) {
-        throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'recon dt must be a calendar date YYYYMMDD', 400, 'dt');
+        throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'recon dt must be a calendar date YYYYMMDD', 'dt');
       }
       const sid = SID.cashReceipts;
       const res = await callDataHost(ctx, {

@@ -20,9 +20,6 @@ const STATUS_OF: Readonly<Record<string, TransactionStatus['status']>> = { '0': 
  */
 export type StatusFn = (tid: string) => Promise<TransactionStatus>;
 
-/** The codes {@link StatusFn} rejects with. */
-export type StatusErrorCode = 'NICEPAY_FIELD_INVALID' | 'NICEPAY_SHUTTING_DOWN' | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_GATEWAY_ERROR';
-
 /**
  * The status inquiry client (`POST {baseUrl}/webapi/inquery/trans_status.jsp`, lifecycle-facts
  * §4): SignData = sha256(TID + MID + EdiDate + key), the answer asked for as UTF-8 JSON. The

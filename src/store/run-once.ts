@@ -1,4 +1,4 @@
-import { NicepayRequestError } from '../errors/index.js';
+import { NicepayRequestError, NicepayServiceError } from '../errors/index.js';
 import type { AcquireResult, IdempotencyStore } from './types.js';
 
 /**
@@ -60,7 +60,7 @@ export async function runOnce<T = string>(
       got = await store.acquire(key, options.lockTtlMs);
     } catch (err) {
       // Nothing was done yet: refuse rather than risk doing it twice.
-      throw new NicepayRequestError('NICEPAY_STORE_UNAVAILABLE', 'idempotency store unavailable; nothing was sent, retry shortly', undefined, err);
+      throw new NicepayServiceError('NICEPAY_STORE_UNAVAILABLE', 'idempotency store unavailable; nothing was sent, retry shortly', err);
     }
     if (got.state === 'done') return { value: codec.parse(got.value), fresh: false, stored: true };
     if (got.state === 'acquired') {

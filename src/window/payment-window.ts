@@ -9,7 +9,7 @@ import { windowSignData } from '../wire/signatures.js';
 import type { PaymentWindowFields, PaymentWindowOrder } from './types.js';
 
 const bad = (field: string, message: string): NicepayRequestError =>
-  new NicepayRequestError('NICEPAY_FIELD_INVALID', `paymentWindow: ${message}`, 400, field);
+  new NicepayRequestError('NICEPAY_FIELD_INVALID', `paymentWindow: ${message}`, field);
 
 /**
  * Builds the signed payment-window request of one order (lifecycle-facts.md §1): EdiDate in KST
