@@ -6,7 +6,7 @@ import { WireFormatError, byteLength, encodeText } from '../wire/charset.js';
  * the value (for card fields and BIDs it is a secret).
  */
 export function fieldInvalid(field: string, rule: string): NicepayRequestError {
-  return new NicepayRequestError('NICEPAY_FIELD_INVALID', `${field} ${rule}`, 400, field);
+  return new NicepayRequestError('NICEPAY_FIELD_INVALID', `${field} ${rule}`, field);
 }
 
 /**

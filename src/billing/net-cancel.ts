@@ -1,5 +1,5 @@
 import type { ClientContext } from '../context.js';
-import { buildCancelForm } from '../cancel/request.js';
+import { buildCancelForm, cancelMoidOf } from '../cancel/request.js';
 import type { NetCancelOutcome } from '../errors/index.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { callGateway, readAnswerFields, readResultCode } from '../pipeline/index.js';
@@ -34,7 +34,7 @@ export async function netCancelCharge(ctx: ClientContext, charge: { tid: string;
       request: () => {
         const form = buildCancelForm(config, {
           tid: charge.tid, moid: charge.moid, amount: charge.amount, reason: NET_CANCEL_REASON, partial: false,
-          refund: undefined, key: '', remainingAmount: undefined, mallReserved: undefined,
+          refund: undefined, key: '', cancelMoid: cancelMoidOf(charge.tid, charge.amount, ''), remainingAmount: undefined, mallReserved: undefined,
         });
         return { body: Buffer.concat([form, Buffer.from('&NetCancel=1', 'latin1')]), contentType: 'application/x-www-form-urlencoded; charset=euc-kr' };
       },

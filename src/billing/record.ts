@@ -1,4 +1,4 @@
-import { NicepayGatewayError, type NetCancelOutcome } from '../errors/index.js';
+import { NicepayGatewayError, NicepayHookError, type NetCancelOutcome } from '../errors/index.js';
 import type { CardPayment } from '../types/payment.js';
 import { mapPayment } from '../wire/payment-mapper.js';
 import type { ApprovedBillingCharge, BillingChargeResult } from './types.js';
@@ -63,7 +63,7 @@ export function chargeResult(record: ChargeRecord, mid: string, duplicate: boole
         { tid, moid, netCancel: record.netCancel },
       );
     case 'hook-failed':
-      throw new NicepayGatewayError(
+      throw new NicepayHookError(
         'NICEPAY_HOOK_FAILED',
         `onApproved of billing charge ${moid} (TID ${tid}) failed: ${record.reason}; net cancel ${record.netCancel}` +
           `${record.netCancel === 'succeeded' ? ': the charge was reversed' : ': the card may stay charged, reconcile this TID'}${again}`,
