@@ -126,12 +126,14 @@ describe('nicepay.billing over the sandbox', function () {
     expect(chargeCalls()).to.equal(1);
   });
 
-  it('a timeout, a 5xx and an answer reporting another amount are each net-cancelled', async () => {
+  it('a timeout, a 5xx, an HTML page, a cut answer and one reporting another amount are each net-cancelled', async () => {
     const bid = await newBid();
     const faults = [
       { kind: 'delay' as const, commit: true },
       { kind: 'status-500' as const },
       { kind: 'alter-amount' as const },
+      { kind: 'html' as const },
+      { kind: 'truncate' as const },
     ];
     for (const [i, f] of faults.entries()) {
       sandbox.faults.inject({ target: 'billing-charge', ...f });
