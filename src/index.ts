@@ -75,5 +75,6 @@ export { GATEWAY_NOTICE_IPS } from './notify/options.js';
 export type {
   BillingClient, BillingRegisterInput, BillingRegisterResult, RegisteredBilling, RefusedBilling, BillingCard, BillingCardInfo, BillingBuyer,
   BillingChargeInput, BillingChargeResult, ApprovedBillingCharge, DeclinedBillingCharge, BillingRemoveInput, BillingRemoveResult, RemovedBilling,
+  BillingKeyRejection, BillingChargeRejection,
 } from './billing/index.js';
-export type { CashReceiptClient, CashReceiptInput, CashReceiptResult, IssuedCashReceipt, RefusedCashReceipt, ReceiptPurpose } from './cash-receipt/index.js';
+export type { CashReceiptClient, CashReceiptInput, CashReceiptResult, IssuedCashReceipt, RefusedCashReceipt, ReceiptPurpose, CashReceiptRejection } from './cash-receipt/index.js';

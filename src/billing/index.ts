@@ -3,5 +3,5 @@ export { createBillingClient, BILLING_RESULT_TTL_MS, BILLING_HOOK_TIMEOUT_MS } f
 export type {
   ApprovedBillingCharge, BillingBuyer, BillingCard, BillingCardInfo, BillingChargeInput, BillingChargeResult, BillingClient,
   BillingRegisterInput, BillingRegisterResult, BillingRemoveInput, BillingRemoveResult, DeclinedBillingCharge, RefusedBilling,
-  RegisteredBilling, RemovedBilling,
+  RegisteredBilling, RemovedBilling, BillingKeyRejection, BillingChargeRejection,
 } from './types.js';

@@ -1,3 +1,4 @@
+import type { NicepayErrorCode } from '../errors/codes.js';
 import type { Charset } from '../wire/charset.js';
 import type { ReceiptPurpose } from '../wire/receipt-fields.js';
 import type { EdiType } from '../wire/response-body.js';
@@ -73,3 +74,8 @@ export interface CashReceiptClient {
    */
   issue(input: CashReceiptInput): Promise<CashReceiptResult>;
 }
+
+/** What `cashReceipt.issue()` rejects with (a refusal resolves). */
+export type CashReceiptRejection = Extract<NicepayErrorCode,
+  | 'NICEPAY_FIELD_INVALID' | 'NICEPAY_DUPLICATE_MISMATCH' | 'NICEPAY_IN_PROGRESS' | 'NICEPAY_STORE_UNAVAILABLE' | 'NICEPAY_SHUTTING_DOWN'
+  | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_OUTCOME_UNKNOWN'>;
