@@ -4,6 +4,8 @@ import { createClient, type RedisClientType } from 'redis';
 import { createNicepay, type Nicepay } from '../src/nicepay.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { redisStore } from '../src/store/redis-store.js';
+import { memoryStore } from '../src/store/memory-store.js';
+import type { IdempotencyStore } from '../src/store/types.js';
 import { fromKst } from '../src/wire/kst.js';
 import { captureLogger, type Captured } from './helpers/capture.js';
 import { pastClientDeadline } from './helpers/fake-deadline.js';
@@ -27,7 +29,7 @@ describe('nicepay.billing over the sandbox', function () {
   /** Every BID any test saw: none may appear in a log line or an error. */
   const bids: string[] = [];
 
-  function client(store?: ReturnType<typeof redisStore>): Nicepay {
+  function client(store?: IdempotencyStore): Nicepay {
     return createNicepay({
       mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dataUrl: sandbox.url, clock: () => sandbox.clock.now(),
       timeouts: { connectMs: 1_000, responseMs: 1_500 }, logger: log.logger, ...(store ? { store } : {}),
@@ -97,6 +99,22 @@ describe('nicepay.billing over the sandbox', function () {
     expect(new Set(results.map((r) => r.tid)).size).to.equal(1);
     expect(results.filter((r) => !r.duplicate)).to.have.length(1);
     expect(results.every((r) => r.status === 'approved')).to.equal(true);
+  });
+
+  it('two clients sharing one memoryStore (two instances in one process) charge a Moid once', async () => {
+    const bid = await newBid();
+    const store = memoryStore();
+    const [a, b] = [client(store), client(store)];
+    try {
+      const input = { bid, moid: 'sub-shared', amount: 9900, goodsName: '구독' };
+      const results = await Promise.all([a.billing.charge(input), b.billing.charge(input), a.billing.charge(input)]);
+      expect(chargeCalls()).to.equal(1);
+      expect(new Set(results.map((r) => r.tid)).size).to.equal(1);
+    } finally {
+      await a.close();
+      await b.close();
+      await store.close?.();
+    }
   });
 
   it('a repeat with another BID or amount is refused without a gateway call', async () => {

@@ -164,6 +164,8 @@ describe('sandbox: recurring billing and cash receipts', () => {
       expect((await receipt({ ReceiptType: '2' })).ResultCode, 'a mobile number is no business number').to.equal('7012');
       expect((await receipt({ ReceiptType: '2', ReceiptTypeNo: '1234567891' })).ResultCode).to.equal('7001');
       expect((await receipt({ GoodsName: '가'.repeat(21) })).ResultCode, '42 EUC-KR bytes').to.equal('3093');
+      expect((await receipt({ GoodsName: '가'.repeat(20) })).ResultCode, '40 EUC-KR bytes').to.equal('7001');
+      expect((await receipt({ CharSet: 'latin1' })).ResultCode, 'an answer encoding the facts do not name').to.equal('3093');
     });
   });
 });

@@ -14,6 +14,8 @@ const opt = (max: number, pattern?: RegExp): FieldSpec => ({ max, required: fals
 /** A billing key: 30 letters and digits (billing-facts §1, e.g. `BIKYnictest04m2606221030450012`). */
 export const BID_PATTERN = /^[A-Za-z0-9]{30}$/;
 const EDI_DATE = /^\d{14}$/;
+/** CharSet: the two answer encodings the facts name (euc-kr default, utf-8); anything else is refused. */
+const CHARSET = /^(?:euc-kr|utf-8)$/i;
 const SIGN = /^[0-9a-f]{64}$/;
 
 /** Registration request (billing-facts §1a). */
@@ -26,7 +28,7 @@ export const BILLING_REGISTER_FIELDS: FieldTable = {
   BuyerEmail: opt(60),
   BuyerTel: opt(20),
   BuyerName: opt(30),
-  CharSet: opt(10),
+  CharSet: opt(10, CHARSET),
   EdiType: opt(10, /^(?:JSON|KV)$/),
 };
 
@@ -47,7 +49,7 @@ export const BILLING_CHARGE_FIELDS: FieldTable = {
   BuyerTel: opt(20),
   BuyerName: opt(30),
   MallReserved: opt(500),
-  CharSet: opt(10),
+  CharSet: opt(10, CHARSET),
   EdiType: opt(10, /^(?:JSON|KV)$/),
 };
 
@@ -58,7 +60,7 @@ export const BILLING_REMOVE_FIELDS: FieldTable = {
   EdiDate: req(14, EDI_DATE),
   Moid: req(64),
   SignData: req(256, SIGN),
-  CharSet: opt(10),
+  CharSet: opt(10, CHARSET),
   EdiType: opt(10, /^(?:JSON|KV)$/),
 };
 

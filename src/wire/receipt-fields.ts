@@ -11,6 +11,8 @@ import { MID_PATTERN } from './keyin-fields.js';
 const req = (max: number, pattern?: RegExp): FieldSpec => ({ max, required: true, ...(pattern ? { pattern } : {}) });
 const opt = (max: number, pattern?: RegExp): FieldSpec => ({ max, required: false, ...(pattern ? { pattern } : {}) });
 const AMOUNT = /^\d+$/;
+/** CharSet: the two answer encodings the facts name (euc-kr default, utf-8); anything else is refused. */
+const CHARSET = /^(?:euc-kr|utf-8)$/i;
 
 /** Receipt request (billing-facts §2). */
 export const RECEIPT_REQUEST_FIELDS: FieldTable = {
@@ -30,7 +32,7 @@ export const RECEIPT_REQUEST_FIELDS: FieldTable = {
   BuyerName: opt(30),
   BuyerEmail: opt(60),
   BuyerTel: opt(20),
-  CharSet: opt(10),
+  CharSet: opt(10, CHARSET),
   EdiType: opt(10, /^(?:JSON|KV)$/),
 };
 
