@@ -188,6 +188,19 @@ describe('nicepay.billing over the sandbox', function () {
     expect(sandbox.ledger.get(ok.tid)!.status).to.equal('approved');
   });
 
+  it('a hook that never settles is reported, not reversed under it: netCancel not-attempted, outcome unknown', async () => {
+    const bid = await newBid();
+    let release!: () => void;
+    const err = await nicepay.billing.charge({
+      bid, moid: 'sub-hung', amount: 9900, goodsName: '구독', hookTimeoutMs: 20,
+      onApproved: () => new Promise<void>((resolve) => { release = resolve; }),
+    }).then(() => undefined, (e: unknown) => e);
+    log.record(err);
+    expect(err).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted', outcomeUnknown: true });
+    expect(sandbox.ledger.entries().find((e) => e.moid === 'sub-hung')!.status).to.equal('approved');
+    release();
+  });
+
   it('a charge is cancelled later with the ordinary cancel on its TID', async () => {
     const bid = await newBid();
     const ch = await nicepay.billing.charge({ bid, moid: 'sub-c', amount: 9900, goodsName: '구독' });
