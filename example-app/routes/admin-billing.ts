@@ -41,10 +41,14 @@ export function adminBillingRoutes(ctx: ShopContext): Router {
 <td>${s.status === 'active' ? html`<form method="post" action="/admin/billing/${String(s.id)}/charge" class="inline">${csrfInput(req)}<button type="submit" id="charge-${String(s.id)}">이번 달 청구</button></form>
 <form method="post" action="/admin/billing/${String(s.id)}/remove" class="inline">${csrfInput(req)}<button type="submit" class="secondary" id="remove-${String(s.id)}">카드 삭제</button></form>` : '해지됨'}</td></tr>`;
     });
+    const history = billing.subscriptions().flatMap((s) => billing.charges(s.id)).map((c) => html`<tr data-moid="${c.moid}" data-status="${c.status}">
+<td>${c.month.slice(0, 4)}-${c.month.slice(4)}</td><td>${String(c.subscriptionId)}</td><td class="moid">${c.moid}</td><td class="amount">${won(c.amount)}</td>
+<td>${CHARGE_LABEL[c.status]}${c.message ? ` (${c.message})` : ''}</td><td class="tid">${c.tid}</td></tr>`);
     adminPage(req, res, status, '정기구독', html`${errorNotice(notice.error)}${okNotice(notice.ok)}
 <p class="muted">${PLAN.name}, 매월 ${won(PLAN.price)}. 이번 달: ${month.slice(0, 4)}-${month.slice(4)} (KST). <a href="/admin/billing/receipts" id="receipts-link">현금영수증 발급</a></p>
 ${rows.length === 0 ? html`<p id="no-subscriptions" class="muted">구독이 없습니다.</p>`
-  : html`<div class="table-wrap"><table id="subscriptions"><thead><tr><th>번호</th><th>구매자</th><th>카드</th><th>빌키</th><th>이번 달</th><th>청구 횟수</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>`}`);
+  : html`<div class="table-wrap"><table id="subscriptions"><thead><tr><th>번호</th><th>구매자</th><th>카드</th><th>빌키</th><th>이번 달</th><th>청구 횟수</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>`}
+${history.length > 0 && html`<h2>청구 내역</h2><div class="table-wrap"><table id="subscription-charges"><thead><tr><th>월</th><th>구독</th><th>주문번호</th><th>금액</th><th>결과</th><th>TID</th></tr></thead><tbody>${history}</tbody></table></div>`}`);
   }
 
   router.get('/', (req, res) => {

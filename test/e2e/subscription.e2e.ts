@@ -42,6 +42,9 @@ describe('e2e: example shop in Chromium (subscription and cash receipt)', () => 
     expect(billingCharges()).to.have.length(1);
     expect(billingCharges()[0]).to.include({ status: 'approved', amount: 29_900, approvalCalls: 1 });
     expect(await page.textContent(`tr[data-subscription="${id}"] .month-status`)).to.include('결제 완료');
+    // The charges: one row for the month, with the gateway's TID.
+    expect(await page.locator('#subscription-charges tbody tr').count()).to.equal(1);
+    expect(await page.textContent('#subscription-charges .tid')).to.equal(billingCharges()[0]!.tid);
     expect(await page.content()).to.not.include(bid);
     await checkLayout(page, 'admin-subscriptions');
 
