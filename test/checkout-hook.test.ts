@@ -6,8 +6,9 @@
  */
 import { expect } from 'chai';
 import request from 'supertest';
-import type { CommittedCheckout } from '../src/index.js';
-import { startShop, type TestShop } from './helpers/shop.js';
+import { memoryStore, type CommittedCheckout } from '../src/index.js';
+import { approvedHookKey } from '../src/pipeline/hook-runner.js';
+import { MID, startShop, type TestShop } from './helpers/shop.js';
 
 describe('checkoutReturn: onApproved past hookTimeoutMs', () => {
   let base: TestShop;
@@ -107,6 +108,24 @@ describe('checkoutReturn: onApproved past hookTimeoutMs', () => {
       expect(res.body).to.include({ status: 'approved' });
       expect(signals).to.have.length(1);
       expect(signals[0]!.aborted).to.equal(false);
+    } finally {
+      await shop.close();
+    }
+  });
+
+  it('runs through the hook runner: a hung hook keeps its TID\'s hook key locked until it settles, then marks it done', async () => {
+    const store = memoryStore();
+    let finish: (() => void) | undefined;
+    const shop = await startShop({ sandbox: base.sandbox, nicepay: { store }, route: { hookTimeoutMs: 20, onApproved: () => new Promise<void>((r) => { finish = r; }) } });
+    try {
+      const { auth, res } = await pay(shop, 'hung-then-done');
+      expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted' });
+      const key = approvedHookKey(MID, auth.fields.TxTid!);
+      // A recovered approval of this TID (or any other run of its onApproved) would find it running.
+      expect((await store.acquire(key, 1_000)).state).to.equal('busy');
+      finish!();
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+      expect((await store.acquire(key, 1_000)).state).to.equal('done');
     } finally {
       await shop.close();
     }

@@ -102,3 +102,23 @@ describe('checkoutReturn when the store cannot write the result', () => {
     }
   });
 });
+
+describe('checkoutReturn when the store fails between the approval and the hook', () => {
+  it('the payment follows the hook that could not run: net-cancelled, HOOK_FAILED, and the gateway keeps nothing', async () => {
+    const store = memoryStore();
+    // Every key but the hook's works: the store fails just after the gateway committed.
+    const failing = { ...store, acquire: (key: string, ttl: number) => (key.startsWith('hook:') ? Promise.reject(new Error('node down')) : store.acquire(key, ttl)) };
+    const shop = await startShop({ nicepay: { store: failing } });
+    try {
+      shop.orders.set('hook-store-1', 1004);
+      const auth = await shop.sandbox.authenticate({ moid: 'hook-store-1', amount: 1004, method: 'CARD' });
+      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      expect(res.status).to.equal(500);
+      expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'succeeded' });
+      expect(shop.approved).to.have.length(0);
+      expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('net-cancelled');
+    } finally {
+      await shop.close();
+    }
+  });
+});

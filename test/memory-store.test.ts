@@ -51,6 +51,62 @@ describe('memoryStore', () => {
     expect(results.filter((r) => r?.fresh)).to.have.length(1);
   });
 
+  describe('extend (the heartbeat of a slow hook)', () => {
+    it('keeps a held lock alive past its first TTL, for as long as the holder renews it', async () => {
+      let now = 1_000;
+      const store = memoryStore({ now: () => now });
+      const a = await store.acquire('k', 100);
+      if (a.state !== 'acquired') throw new Error('narrowing');
+      for (let beat = 0; beat < 5; beat++) {
+        now += 90; // each beat comes before the lock would have run out
+        expect(await store.extend?.('k', a.token, 100)).to.equal(true);
+      }
+      // 450 ms after a 100 ms lock, a duplicate still finds it held.
+      expect((await store.acquire('k', 100)).state).to.equal('busy');
+      now += 99;
+      expect((await store.acquire('k', 100)).state).to.equal('busy');
+      now += 1; // the last renewal's TTL ran out: a waiter may take over
+      expect((await store.acquire('k', 100)).state).to.equal('acquired');
+    });
+
+    it('answers false, changing nothing, once the token no longer holds a live lock', async () => {
+      let now = 0;
+      const store = memoryStore({ now: () => now });
+      expect(await store.extend?.('never', 't1', 100)).to.equal(false);
+
+      const a = await store.acquire('k', 100);
+      if (a.state !== 'acquired') throw new Error('narrowing');
+      expect(await store.extend?.('k', 'someone-else', 10_000)).to.equal(false);
+      now += 100; // expired, nobody took it yet: renewing would hide a takeover race
+      expect(await store.extend?.('k', a.token, 10_000)).to.equal(false);
+      const b = await store.acquire('k', 100); // taken over
+      if (b.state !== 'acquired') throw new Error('narrowing');
+      expect(await store.extend?.('k', a.token, 10_000)).to.equal(false);
+      now += 100; // a.token's failed renewal did not extend b's lock
+      const c = await store.acquire('k', 100);
+      if (c.state !== 'acquired') throw new Error('narrowing');
+
+      await store.complete('k', c.token, 'v', 1_000);
+      expect(await store.extend?.('k', c.token, 10_000)).to.equal(false);
+      expect(await store.acquire('k', 100)).to.deep.equal({ state: 'done', value: 'v' });
+
+      const d = await store.acquire('r', 100);
+      if (d.state !== 'acquired') throw new Error('narrowing');
+      await store.release('r', d.token);
+      expect(await store.extend?.('r', d.token, 10_000)).to.equal(false);
+    });
+
+    it('rejects a TTL that is not a positive number of milliseconds', async () => {
+      const store = memoryStore();
+      const a = await store.acquire('k', 100);
+      if (a.state !== 'acquired') throw new Error('narrowing');
+      for (const ttl of [0, -1, Number.NaN, Infinity]) {
+        const err = await store.extend?.('k', a.token, ttl).then(() => undefined, (e: unknown) => e);
+        expect(err, String(ttl)).to.be.instanceOf(RangeError);
+      }
+    });
+  });
+
   it('bounds its size', async () => {
     const store = memoryStore({ maxEntries: 10 });
     for (let i = 0; i < 50; i++) {
@@ -119,6 +175,7 @@ describe('memoryStore', () => {
       fc.record({ kind: fc.constant('acquire' as const), key, ttl }),
       fc.record({ kind: fc.constant('complete' as const), key, token, ttl, value: fc.string({ maxLength: 30, unit: 'binary' }) }),
       fc.record({ kind: fc.constant('release' as const), key, token }),
+      fc.record({ kind: fc.constant('extend' as const), key, token, ttl }),
       fc.record({ kind: fc.constant('wait' as const), ms: fc.constantFrom(0, 5, 10, 20) }),
       fc.record({ kind: fc.constant('close' as const) }),
     );
@@ -140,7 +197,9 @@ describe('memoryStore', () => {
             if (got.state === 'acquired') held.set(o.key, got.token);
           } else {
             const t = o.token === 'held' ? (held.get(o.key) ?? 'none') : o.token;
-            if (o.kind === 'complete') {
+            if (o.kind === 'extend') {
+              expect(await store.extend?.(o.key, t, o.ttl)).to.equal(model.extend(o.key, t, o.ttl));
+            } else if (o.kind === 'complete') {
               const failed = await store.complete(o.key, t, o.value, o.ttl).then(() => false, () => true);
               expect(failed).to.equal(model.complete(o.key, t, o.value, o.ttl));
             } else {
@@ -204,6 +263,14 @@ function sweepingStore({ now, maxEntries, maxBytes }: { now: () => number; maxEn
     },
     release(key: string, token: string): void {
       if (entries.get(key)?.token === token) entries.delete(key);
+    },
+    /** Renews a live lock of `token` in place (its age for eviction unchanged). */
+    extend(key: string, token: string, ttl: number): boolean {
+      const t = now();
+      const e = entries.get(key);
+      if (e?.token !== token || e.expires <= t) return false;
+      e.expires = t + ttl;
+      return true;
     },
     close(): void {
       entries.clear();

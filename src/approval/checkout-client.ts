@@ -1,12 +1,12 @@
 import type { ClientContext } from '../context.js';
-import { NicepayGatewayError, NicepayRequestError, NicepayHookError } from '../errors/index.js';
+import { NicepayGatewayError, NicepayRequestError, NicepayHookError, NicepayServiceError } from '../errors/index.js';
 import { admit, runOnce, storeErrorText } from '../pipeline/index.js';
 import type { CheckoutResult, CommittedCheckout } from '../types/checkout.js';
 import { digestEquals, secretDigest } from '../util/secret-digest.js';
 import { parseAmount } from '../wire/amount.js';
 import type { Charset } from '../wire/charset.js';
 import { approve, outcomeError } from './approve.js';
-import { runApprovedHook } from './approved-hook.js';
+import { type HookVerdict, runApprovedHook } from './approved-hook.js';
 import { returnBodyCharset, verifyAuthReturn, type VerifiedReturn } from './auth-return.js';
 import { type CheckoutOptions, resolveCheckoutOptions } from './checkout-options.js';
 import { type CheckoutRecord, checkoutRecordCodec, parseRecord } from './checkout-record.js';
@@ -129,7 +129,17 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
 
   async function afterHook(record: CheckoutRecord & { kind: 'committed' }, v: VerifiedReturn, req: Req): Promise<CheckoutRecord> {
     const { tid, moid, amount, tokenDigest } = record;
-    const verdict = await runApprovedHook(ctx, opts.onApproved!, toCheckoutResult(record, false) as CommittedCheckout, req, opts.hookTimeoutMs, opts.resultTtlMs);
+    let verdict: HookVerdict;
+    try {
+      verdict = await runApprovedHook(ctx, opts.onApproved!, toCheckoutResult(record, false) as CommittedCheckout, req, opts.hookTimeoutMs, opts.resultTtlMs);
+    } catch (err) {
+      // In progress (another request runs this TID's hook) is passed on: that run decides.
+      if (!(err instanceof NicepayServiceError)) throw err;
+      // The store could not even let the hook start, after the gateway committed: left so, the
+      // gateway keeps a payment the shop never hears of. The payment follows the hook, as when
+      // it rejects: it is reversed.
+      verdict = { kind: 'rejected', error: new Error(`onApproved could not run: ${err.message}`), late: false };
+    }
     if (verdict.kind === 'resolved') {
       if (verdict.late) config.logger.warn({ tid, moid, step: 'on-approved' }, 'onApproved settled after its signal aborted; it resolved, so the payment is kept');
       return record;

@@ -4,16 +4,10 @@ import type { EdiType } from '../wire/response-body.js';
 import type { Charset } from '../wire/charset.js';
 import { normalizeCharset } from '../wire/charset.js';
 import { isObject } from '../util/is-object.js';
+import type { HookContext } from '../pipeline/hook-runner.js';
 
-/** What `onApproved` receives beside the result and the request. */
-export interface HookContext {
-  /**
-   * Aborted once `hookTimeoutMs` has passed: the hook should then give up, undo what it did
-   * and reject. Whatever the hook's own promise finally does decides the payment: resolved,
-   * it is kept; rejected, it is net-cancelled (docs/reliability.md, "A slow onApproved").
-   */
-  signal: AbortSignal;
-}
+/** What `onApproved` receives beside the result and the request: the one context of every hook. */
+export type { HookContext };
 
 /**
  * Options of the checkout-return client, set per route. `Req` is whatever the adapter passes

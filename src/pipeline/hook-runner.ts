@@ -31,6 +31,11 @@ export interface HookRunOptions {
   timeoutMs: number;
   /** How long the mark of a resolved hook answers repeats. */
   resultTtlMs: number;
+  /**
+   * The lock's lifetime between renewals, with a store that has `extend` (renewed every third
+   * of it). @default {@link HOOK_LOCK_TTL_MS}
+   */
+  lockTtlMs?: number;
   logger: Logger;
   /** The hook's name and the fields to log with (tid, moid): never a secret. */
   hookName: string;
@@ -64,7 +69,7 @@ export type HookRun =
 export async function runHookOnce(options: HookRunOptions, hook: (context: HookContext) => unknown): Promise<HookRun> {
   const { store, key, timeoutMs, logger, hookName, log } = options;
   const extend = store.extend?.bind(store);
-  const lockTtlMs = extend ? HOOK_LOCK_TTL_MS : 2 * timeoutMs + HOOK_LOCK_WITHOUT_EXTEND_MS;
+  const lockTtlMs = extend ? options.lockTtlMs ?? HOOK_LOCK_TTL_MS : 2 * timeoutMs + HOOK_LOCK_WITHOUT_EXTEND_MS;
   const deadline = Date.now() + timeoutMs;
   let wait = FIRST_POLL_MS;
   let token: string;

@@ -149,11 +149,15 @@ export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore 
       if (id !== -1 && table.token[id] !== 0 && tokenText(table.token[id]!) === token) remove(id);
     },
     async extend(key: string, token: string, lockTtlMs: number): Promise<boolean> {
+      if (typeof lockTtlMs !== 'number' || !Number.isFinite(lockTtlMs) || lockTtlMs <= 0) {
+        throw new RangeError('memoryStore: lockTtlMs must be a positive number of milliseconds');
+      }
       const t = now();
       const id = table.find(key);
+      // Only a live lock under this very token: an expired one may be taken by the next acquire.
       if (id === -1 || table.token[id] === 0 || tokenText(table.token[id]!) !== token || table.lockExpires[id]! <= t) return false;
+      // A later expiry keeps nextExpiry a valid lower bound: no need to move it.
       table.lockExpires[id] = t + lockTtlMs;
-      nextExpiry = Math.min(nextExpiry, t + lockTtlMs);
       return true;
     },
     async close(): Promise<void> {

@@ -6,25 +6,20 @@ import { createHash, randomUUID } from 'node:crypto';
 import { NicepayConfigError } from '../errors/index.js';
 import { isObject } from '../util/is-object.js';
 import { withTimeout as settleWithin } from '../util/with-timeout.js';
+import { redisClientKind, redisSender, type RedisSend, type RedisStoreClient } from './redis-client.js';
 import { assertRedisInstalled, loadRedis } from './redis-module.js';
 import type { AcquireResult, IdempotencyStore } from './types.js';
 
-/**
- * The part of a node-redis client the store uses. A `createClient()` client of the `redis`
- * package (v5 or v6) fits as it is, whatever its modules, scripts or RESP version.
- * Cluster clients do not fit: a key's lock and result must live on one node.
- */
-export interface RedisStoreClient {
-  /** Sends one raw command, e.g. `['SET', key, value, 'NX', 'PX', '30000']`. */
-  sendCommand(args: ReadonlyArray<string>): Promise<unknown>;
-}
+export type { IoRedisClient, NodeRedisClient, NodeRedisCluster, NodeRedisSentinel, RedisStoreClient } from './redis-client.js';
 
 /** Options shared by both ways of giving {@link redisStore} a connection. */
 export interface RedisStoreCommonOptions {
   /**
-   * Prepended to every key the store writes: `${prefix}lock:${key}` holds the in-flight
-   * lock and `${prefix}result:${key}` the cached result. Give each shop sharing one Redis
-   * database its own prefix.
+   * Prepended to every key the store writes: `${prefix}{${key}}:lock` holds the in-flight
+   * lock and `${prefix}{${key}}:result` the cached result. The braces are a Redis Cluster
+   * hash tag: both keys of one once-key live in one slot, so each script runs on one node,
+   * and different once-keys spread over the cluster. Give each shop sharing one Redis
+   * database its own prefix. No braces in it (they would change the hash tag).
    * @default 'nicepay:'
    */
   prefix?: string;
@@ -40,8 +35,10 @@ export interface RedisStoreCommonOptions {
 /** Use a client the application created, connected and will close itself. */
 export interface RedisStoreClientOptions extends RedisStoreCommonOptions {
   /**
-   * A connected node-redis client (`createClient(...)` then `await client.connect()`).
-   * The store never closes it: `store.close()` leaves it open for the application.
+   * A connected client, passed as it is: node-redis `createClient`, `createCluster` or
+   * `createSentinel` (after `await client.connect()`), or ioredis `new Redis(...)` (Sentinel
+   * through its `sentinels` option) or `new Cluster(...)`. The kind is told by the client's
+   * shape. The store never closes it: `store.close()` leaves it open for the application.
    */
   client: RedisStoreClient;
   url?: never;
@@ -114,7 +111,16 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `);
 
-interface OwnedClient extends RedisStoreClient {
+/**
+ * KEYS[1] lock; ARGV[1] token, ARGV[2] lock TTL in ms. Compare-and-expire: only the holder of
+ * a live lock renews it (returns 1); an expired, released or taken-over lock stays as it is.
+ */
+const EXTEND = script(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`);
+
+interface OwnedClient {
   close?(): Promise<unknown>;
   quit?(): Promise<unknown>;
   destroy?(): void;
@@ -130,8 +136,8 @@ function validate(options: unknown): void {
     throw new NicepayConfigError('client', 'a connected node-redis client, or pass `url`');
   }
   if (client !== undefined) {
-    if (!isObject(client) || typeof client.sendCommand !== 'function') {
-      throw new NicepayConfigError('client', 'a node-redis client (an object with sendCommand())');
+    if (redisClientKind(client) === undefined) {
+      throw new NicepayConfigError('client', 'a connected node-redis or ioredis client (createClient, createCluster, createSentinel, new Redis, new Cluster)');
     }
     if (onError !== undefined) throw new NicepayConfigError('onError', 'only used with `url`; listen on your own client');
   }
@@ -147,8 +153,8 @@ function validate(options: unknown): void {
     }
     if (onError !== undefined && typeof onError !== 'function') throw new NicepayConfigError('onError', 'a function');
   }
-  if (prefix !== undefined && (typeof prefix !== 'string' || prefix.length > 256 || /[\r\n]/.test(prefix))) {
-    throw new NicepayConfigError('prefix', 'a string of at most 256 characters without line breaks');
+  if (prefix !== undefined && (typeof prefix !== 'string' || prefix.length > 256 || /[\r\n{}]/.test(prefix))) {
+    throw new NicepayConfigError('prefix', 'a string of at most 256 characters without line breaks or braces');
   }
   if (
     commandTimeoutMs !== undefined &&
@@ -160,6 +166,9 @@ function validate(options: unknown): void {
 
 function checkKey(key: unknown): asserts key is string {
   if (typeof key !== 'string' || key === '') throw new TypeError('redisStore: key must be a non-empty string');
+  // `{}` is an empty hash tag, which Redis Cluster ignores: the lock and the result would
+  // then hash by their whole names, to different slots.
+  if (key.startsWith('}')) throw new TypeError('redisStore: key must not start with "}" (it would empty the cluster hash tag)');
 }
 
 /** Redis wants whole milliseconds above zero. */
@@ -186,7 +195,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  * guarantees as `memoryStore`, across processes. Each operation is one Lua script, so it is
  * atomic on the server: `acquire` returns the cached result, or takes the lock
  * (`SET NX PX` with a random token), or reports busy; `complete` and `release` act only for
- * the token holding the lock. A crashed holder's lock frees itself when its TTL runs out.
+ * the token holding the lock, and `extend` renews a lock only for its holder. A crashed
+ * holder's lock frees itself when its TTL runs out.
  *
  * ```ts
  * import { createClient } from 'redis';
@@ -194,6 +204,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  * const client = await createClient({ url: process.env.REDIS_URL }).connect();
  * const nicepay = createNicepay({ ..., store: redisStore({ client }) });
  * ```
+ *
+ * A cluster or ioredis client is passed the same way, as the shop built it:
+ * `redisStore({ client: await createCluster({ rootNodes }).connect() })`,
+ * `redisStore({ client: new Cluster(nodes) })` (ioredis). Each once-key's lock and result
+ * share a hash tag, so every script runs on the one node holding that key's slot.
  *
  * @throws NicepayConfigError naming the option, for bad options, and (option `url`) when the
  *   optional `redis` package is not installed: at creation, with the install hint.
@@ -206,10 +221,10 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
   let closed = false;
   let owned: OwnedClient | undefined;
   let connected = false;
-  let ready: Promise<RedisStoreClient>;
+  let ready: Promise<RedisSend>;
 
   if (options.client !== undefined) {
-    ready = Promise.resolve(options.client);
+    ready = Promise.resolve(redisSender(options.client, redisClientKind(options.client)!));
   } else {
     assertRedisInstalled();
     const url = options.url;
@@ -227,7 +242,7 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
       owned = client;
       await client.connect();
       connected = true;
-      return client;
+      return redisSender(client, 'node-redis');
     })();
     // Failures surface through the operations that wait on `ready`, never as an unhandled rejection.
     ready.catch(() => {});
@@ -236,21 +251,23 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
   async function run(what: string, s: Script, keys: string[], args: string[]): Promise<unknown> {
     if (closed) throw new Error(`redisStore: ${what} after close()`);
     const attempt = async (): Promise<unknown> => {
-      const client = await ready;
+      const send = await ready;
       const tail = [String(keys.length), ...keys, ...args];
       try {
-        return await client.sendCommand(['EVALSHA', s.sha, ...tail]);
+        return await send(keys[0]!, ['EVALSHA', s.sha, ...tail]);
       } catch (err) {
-        // First use on this server (or after SCRIPT FLUSH): EVAL runs the script and caches it.
-        if (err instanceof Error && err.message.startsWith('NOSCRIPT')) return client.sendCommand(['EVAL', s.source, ...tail]);
+        // First use on this node (or after SCRIPT FLUSH, or a failover): EVAL runs the script
+        // and caches it.
+        if (err instanceof Error && err.message.startsWith('NOSCRIPT')) return send(keys[0]!, ['EVAL', s.source, ...tail]);
         throw err;
       }
     };
     return withTimeout(attempt(), timeoutMs, what);
   }
 
-  const lockKey = (key: string): string => `${prefix}lock:${key}`;
-  const resultKey = (key: string): string => `${prefix}result:${key}`;
+  // One hash tag per once-key: its lock and result share a cluster slot (see `prefix`).
+  const lockKey = (key: string): string => `${prefix}{${key}}:lock`;
+  const resultKey = (key: string): string => `${prefix}{${key}}:result`;
 
   return {
     async acquire(key: string, lockTtlMs: number): Promise<AcquireResult> {
@@ -276,6 +293,13 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
     async release(key: string, token: string): Promise<void> {
       checkKey(key);
       await run('release', RELEASE, [lockKey(key)], [String(token)]);
+    },
+
+    async extend(key: string, token: string, lockTtlMs: number): Promise<boolean> {
+      checkKey(key);
+      const ttl = ttlArg('lockTtlMs', lockTtlMs);
+      const reply = await run('extend', EXTEND, [lockKey(key)], [String(token), ttl]);
+      return reply === 1 || reply === '1';
     },
 
     async close(): Promise<void> {

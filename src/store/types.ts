@@ -19,10 +19,19 @@ export interface IdempotencyStore {
   /** Drops the lock without a result (the attempt changed nothing and may be retried). */
   release(key: string, token: string): Promise<void>;
   /**
-   * Resets the lock's expiry to `lockTtlMs` from now if `token` still holds it, and answers
-   * true; false when the lock was lost (expired and taken, completed or released). Lets a
-   * hook that runs longer than any fixed lock keep its key. Optional for a store of your
-   * own: without it a hook's lock is taken once for a long, fixed time (docs/hooks.md).
+   * Atomically: if `token` still holds the live lock on `key`, resets the lock's expiry to
+   * `lockTtlMs` from now and answers true; else (the lock expired, was taken by another
+   * holder, completed or released) changes nothing and answers false.
+   *
+   * The hook runner calls it as a heartbeat while a merchant hook runs, so a lock outlives a
+   * hook slower than `lockTtlMs` and a duplicate meanwhile is answered "in progress" instead
+   * of running the hook a second time. On false the holder has lost the lock: another
+   * request may already be doing the same work, so the holder must not assume it alone runs.
+   *
+   * Optional, so a store written before it existed keeps working: without `extend` the
+   * caller cannot renew a lock, and instead takes it at `acquire` for as long as the work
+   * may run (a hook's timeout plus a margin), so it still outlives the work; the price is
+   * that a crashed holder's key stays locked that long before a duplicate may take over.
    */
   extend?(key: string, token: string, lockTtlMs: number): Promise<boolean>;
   /** Frees timers and connections the store owns. */
