@@ -201,6 +201,32 @@ describe('nicepay.billing over the sandbox', function () {
     release();
   });
 
+  it('a store that fails as onApproved would start reverses the charge (never a charge the shop does not hear of)', async () => {
+    const bid = await newBid();
+    const inner = memoryStore();
+    const failing: IdempotencyStore = new Proxy(inner, {
+      get(target, prop, receiver) {
+        if (prop === 'acquire') {
+          return (key: string, ttl: number) => (key.startsWith('hook:') ? Promise.reject(new Error('store down')) : target.acquire(key, ttl));
+        }
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const np = client(failing);
+    try {
+      let ran = false;
+      const err = await np.billing.charge({ bid, moid: 'sub-store', amount: 9900, goodsName: '구독', onApproved: () => { ran = true; } }).then(() => undefined, (e: unknown) => e);
+      log.record(err);
+      expect(err).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'succeeded' });
+      expect(ran).to.equal(false);
+      expect(sandbox.ledger.entries().find((e) => e.moid === 'sub-store')!.status).to.equal('net-cancelled');
+    } finally {
+      await np.close();
+      await inner.close?.();
+    }
+  });
+
   it('a charge is cancelled later with the ordinary cancel on its TID', async () => {
     const bid = await newBid();
     const ch = await nicepay.billing.charge({ bid, moid: 'sub-c', amount: 9900, goodsName: '구독' });

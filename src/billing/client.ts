@@ -90,10 +90,17 @@ export function createBillingClient(ctx: ClientContext): BillingClient {
 
   /** Runs onApproved through the hook runner (one run per TID); undefined when it resolved. */
   async function runApprovedHook(result: ReturnType<typeof approvedResult>, hook: Hook): Promise<{ reason: string; hung: boolean } | undefined> {
-    const run = await runHookOnce(
-      { store: config.store, key: approvedHookKey(config.mid, result.tid), timeoutMs: hook.timeoutMs, resultTtlMs: BILLING_RESULT_TTL_MS, logger: config.logger, hookName: 'onApproved', log: { tid: result.tid, moid: result.moid, step: 'billing-hook' } },
-      (context) => hook.onApproved(result, context),
-    );
+    let run: Awaited<ReturnType<typeof runHookOnce>>;
+    try {
+      run = await runHookOnce(
+        { store: config.store, key: approvedHookKey(config.mid, result.tid), timeoutMs: hook.timeoutMs, resultTtlMs: BILLING_RESULT_TTL_MS, logger: config.logger, hookName: 'onApproved', log: { tid: result.tid, moid: result.moid, step: 'billing-hook' } },
+        (context) => hook.onApproved(result, context),
+      );
+    } catch (err) {
+      // The store failed before the hook could start: the charge follows the hook that could
+      // not run (reversed), never a committed charge the shop does not hear of.
+      return { reason: `onApproved could not start: ${errorText(err)}`, hung: false };
+    }
     // A fresh TID has no earlier run: 'done' or 'in-progress' cannot happen here but would mean resolved elsewhere.
     if (run.state !== 'ran') return run.state === 'done' ? undefined : { reason: 'onApproved is running elsewhere', hung: true };
     const { verdict } = run;
