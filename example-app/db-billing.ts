@@ -15,6 +15,7 @@ import type { ShopDb } from './db.js';
 /** The plan the example shop sells. */
 export const PLAN = { name: '월간 밀키트 구독', price: 29_900 } as const;
 
+/** A subscription: a registered card (its BID only masked here) and whether it is still charged. */
 export interface Subscription {
   id: number;
   buyerName: string;
@@ -24,6 +25,7 @@ export interface Subscription {
   createdAt: string;
 }
 
+/** One month's charge of a subscription, keyed by its Moid. */
 export interface SubscriptionCharge {
   moid: string;
   subscriptionId: number;
@@ -35,6 +37,7 @@ export interface SubscriptionCharge {
   createdAt: string;
 }
 
+/** The cash receipt issued (or refused) for one order. */
 export interface CashReceiptRow {
   moid: string;
   tid: string;

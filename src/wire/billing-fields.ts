@@ -81,9 +81,11 @@ export const BILLING_ENC_FIELDS: FieldTable = {
 /** The billing EncData keys in the facts' order. Not key-in's names: ExpYear/ExpMonth, IDNo, CardPw. */
 export const BILLING_ENC_KEYS = ['CardNo', 'ExpYear', 'ExpMonth', 'IDNo', 'CardPw'] as const;
 
-/** Paths on {base_url}. */
+/** Registration path on {base_url} (billing-facts §1a). */
 export const BILLING_REGISTER_PATH = '/webapi/billing/billing_regist.jsp';
+/** Charge path on {base_url} (billing-facts §1b). */
 export const BILLING_CHARGE_PATH = '/webapi/billing/billing_approve.jsp';
+/** Removal path on {base_url} (billing-facts §1c). */
 export const BILLING_REMOVE_PATH = '/webapi/billing/billkey_remove.jsp';
 
 /** ResultCode of a registered card (billing-facts §1a). */
