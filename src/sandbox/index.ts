@@ -19,6 +19,8 @@ import { PUBLISHED_TEST_MIDS, sweepTestCancels } from './test-auto-cancel.js';
 
 export type { SandboxMerchant } from './types.js';
 export { SANDBOX_TEST_CARDS, KEYIN_DECLINES, type SandboxTestCard, type SandboxCardOutcome } from './keyin/index.js';
+export { BILLING_CODES, type SandboxBillingKey } from './billing/index.js';
+export { RECEIPT_CODES } from './receipt/index.js';
 export type { VirtualClock } from './clock.js';
 export type { SandboxDataHost, SandboxBalance, SandboxBalanceEntry, SandboxCashReceipt, SandboxPayout, SandboxPayoutStatus, SandboxSubMerchant } from './data-host/index.js';
 export type { Fault, FaultKind, FaultQueue, FaultTarget } from './faults.js';
