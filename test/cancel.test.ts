@@ -33,7 +33,7 @@ describe('cancel: every outcome against the sandbox', () => {
       [shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 2000, reason: 'x', partial: true }), '2032', 'amount-too-large'],
       [shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' }), '2059', 'balance-mismatch'],
       [shop.nicepay.cancel({ tid: phone.tid, moid: phone.moid, amount: 500, reason: 'x', partial: true }), '2029', 'partial-not-allowed'],
-      [shop.nicepay.cancel({ tid: vbank.tid, moid: vbank.moid, amount: 500, reason: 'x', partial: true }), '2045', 'vbank-not-deposited'],
+      [shop.nicepay.cancel({ tid: vbank.tid, moid: vbank.moid, amount: 500, reason: 'x', partial: true }), '2045', 'vbank-state'],
     ];
     for (const [p, code, reason] of cases) expect(refused(await p)).to.include({ code, reason, duplicate: false });
     expect(shop.sandbox.ledger.get(card.tid)!.cancels ?? []).to.have.length(0);

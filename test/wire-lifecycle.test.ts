@@ -37,7 +37,7 @@ describe('wire: cancel and status integrity rules (lifecycle-facts known answers
     const table: Record<string, string> = {
       '2013': 'already-cancelled', '2015': 'already-cancelled', '2012': 'not-found', '2016': 'period-passed', '2032': 'amount-too-large',
       '2028': 'partial-not-allowed', '2029': 'partial-not-allowed', '2030': 'partial-not-allowed', '2033': 'partial-not-allowed', '2052': 'partial-not-allowed',
-      '2045': 'vbank-not-deposited', '2047': 'refund-instead', '2061': 'refund-instead', '2059': 'balance-mismatch', '2060': 'duplicate-partial',
+      '2045': 'vbank-state', '2047': 'refund-instead', '2061': 'refund-instead', '2059': 'balance-mismatch', '2060': 'duplicate-partial',
       '2221': 'refund-account-required', '9999': 'other', toString: 'other', constructor: 'other',
     };
     for (const [code, reason] of Object.entries(table)) expect(cancelRefusalReason(code), code).to.equal(reason);

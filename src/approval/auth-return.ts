@@ -26,7 +26,7 @@ export interface VerifiedReturn {
 }
 
 /**
- * The charset to decode an auth return by (issue 18 item 9). The payment window posts the
+ * The charset to decode an auth return by. The payment window posts the
  * return in the charset it was opened with, and real browsers name none in the Content-Type,
  * so the route decodes by that one setting (`charset` of createNicepay); a return that
  * declares another charset is refused (415) rather than guessed at. Checked before the body

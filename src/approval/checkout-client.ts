@@ -67,7 +67,7 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
 
     const tokenDigest = secretDigest(config.merchantKey, 'checkout-auth-token', v.authToken);
     // The key holds the token's digest: a return with another token on this TxTid never
-    // reads, waits on or overwrites this token's result (issue 18 item 2).
+    // reads, waits on or overwrites this token's result.
     const key = `checkout:${config.mid}:${tid}:${tokenDigest.slice(0, 32)}`;
     // Admitted (refused after close(), else tracked) as a whole: the wait behind a duplicate,
     // the approval, its net cancel or recovery, and the hook.

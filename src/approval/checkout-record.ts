@@ -6,7 +6,7 @@ import type { ApprovalOutcome } from './approve.js';
 
 /**
  * One return's approval outcome with the order it belongs to: what duplicates are answered
- * from. `tokenDigest` binds it to the AuthToken that produced it (issue 18 item 2): it is
+ * from. `tokenDigest` binds it to the AuthToken that produced it: it is
  * served only to a return carrying the same token.
  */
 export type CheckoutRecord = ApprovalOutcome & { moid: string; tid: string; amount: number; tokenDigest: string };

@@ -14,8 +14,8 @@ export interface TidClaim {
 }
 
 /**
- * Claims a TxTid for the token whose digest is `tokenDigest` before its approval is sent
- * (issue 18 item 2). The auth-return Signature covers AuthToken+MID+Amt, not the TxTid, so a
+ * Claims a TxTid for the token whose digest is `tokenDigest` before its approval is sent.
+ * The auth-return Signature covers AuthToken+MID+Amt, not the TxTid, so a
  * buyer can post another buyer's TxTid with their own genuine token. Results are keyed by
  * token already; this claim adds the TID-wide rule: once a token's approval committed (or may
  * have), any other token on that TID is refused with 409 NICEPAY_DUPLICATE_MISMATCH without a

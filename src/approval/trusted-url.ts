@@ -36,8 +36,7 @@ export function gatewayEndpoints(config: ResolvedConfig): GatewayEndpoints {
  * character: no other scheme, host, path, port spelling, query, fragment or credentials.
  * Official samples POST to whatever the form says: a forged return could aim the merchant
  * server at any URL (SSRF), or at a path that 404s on the gateway host, which makes the
- * outcome unknown and net-cancels a genuine payment with the buyer's own token (issue 18
- * item 1). The URL itself is not echoed (it is attacker text), only why it was refused.
+ * outcome unknown and net-cancels a genuine payment with the buyer's own token. The URL itself is not echoed (it is attacker text), only why it was refused.
  * Throws NICEPAY_UNTRUSTED_URL before any request is made.
  */
 export function trustedGatewayUrl(value: string, field: GatewayUrlField, config: ResolvedConfig, endpoints = gatewayEndpoints(config)): URL {

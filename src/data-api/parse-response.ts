@@ -50,7 +50,7 @@ export function parseDataResponse(raw: Buffer | string, sid: string, mutating = 
     throw unusable('not valid UTF-8', err);
   }
   // A field named twice reads one way to JSON.parse (last wins) and maybe another to the
-  // gateway: for a state change the outcome is unknown (issue 18 item 6).
+  // gateway: for a state change the outcome is unknown.
   if (hasDuplicateKeys(source, 'JSON')) throw unusable('a field is named twice');
   let parsed: unknown;
   try {

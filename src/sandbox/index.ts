@@ -15,7 +15,8 @@ import { createSandboxServer } from './server.js';
 import { checkNoticeSettings, lifecycleFacade, lifecycleModule, type DepositOptions, type SandboxNotices } from './lifecycle.js';
 import type { SandboxMerchant, SandboxModule, SandboxState } from './types.js';
 import { MID_PATTERN } from '../wire/keyin-fields.js';
-import { PUBLISHED_TEST_MIDS, sweepTestCancels } from './test-auto-cancel.js';
+import { PUBLISHED_TEST_MIDS, sweepTestCancels, trackTestCancels } from './test-auto-cancel.js';
+import { GATEWAY_TIME_TOLERANCE_MS } from './gateway-time.js';
 
 export type { SandboxMerchant } from './types.js';
 export { SANDBOX_TEST_CARDS, KEYIN_DECLINES, type SandboxTestCard, type SandboxCardOutcome } from './keyin/index.js';
@@ -51,6 +52,20 @@ export interface SandboxOptions {
    * expects its payments to stand). @default true (for the published test MIDs only)
    */
   testAutoCancel?: boolean;
+  /**
+   * How far a client's KST timestamp (EdiDate, the data host's trDtm, a key-in TID's time) may
+   * stand from the virtual clock, either way. The documents publish no tolerance: ten minutes is
+   * the sandbox's choice, still refusing a time written in UTC (nine hours off).
+   * @default GATEWAY_TIME_TOLERANCE_MS (600000, ten minutes)
+   */
+  ediDateToleranceMs?: number;
+  /**
+   * Whether a refused approval that the merchant provably sent (valid SignData: EdiDate off,
+   * duplicate Moid, amount differs, issuer refusal) burns the AuthToken, so the retry is I003.
+   * The facts name I003 but not which refusals lead to it: this is the sandbox's choice.
+   * @default true
+   */
+  burnTokenOnRefusal?: boolean;
 }
 
 /** A running (or ready to run) gateway simulator. */
@@ -84,6 +99,13 @@ export interface Sandbox {
 
 /** Creates the stateful gateway simulator of interfaces A-D. */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const tolerance = options.ediDateToleranceMs;
+  if (tolerance !== undefined && !(Number.isSafeInteger(tolerance) && tolerance >= 0)) {
+    throw new TypeError('createSandbox: option ediDateToleranceMs must be a whole number of milliseconds >= 0');
+  }
+  if (options.burnTokenOnRefusal !== undefined && typeof options.burnTokenOnRefusal !== 'boolean') {
+    throw new TypeError('createSandbox: option burnTokenOnRefusal must be a boolean');
+  }
   const merchants = new Map<string, Required<SandboxMerchant>>();
   for (const m of options.merchants ?? TEST_MERCHANTS) {
     // Every endpoint refuses a mis-shaped MID (W002): such a merchant could never be used.
@@ -117,7 +139,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     url: () => baseUrl,
     modules: new Map(),
     tick: () => sweepTestCancels(state),
+    rules: {
+      ediDateToleranceMs: options.ediDateToleranceMs ?? GATEWAY_TIME_TOLERANCE_MS,
+      burnTokenOnRefusal: options.burnTokenOnRefusal ?? true,
+    },
   };
+  trackTestCancels(state);
   const modules: SandboxModule[] = [];
   modules.push(approvalModule);
   modules.push(createDataHostModule(state));

@@ -59,6 +59,13 @@ export const KEYIN_RULES: FieldTable = { ...KEYIN_REQUEST_FIELDS, CharSet: opt(1
  */
 export const WINDOW_RULES: FieldTable = { ...WINDOW_FIELDS, CharSet: opt(10, CHARSET_VALUE) };
 
+/**
+ * The window opened by goPay as a PC layer: the same table, but ReturnURL optional. The vendor's
+ * sample page marks it "mobile window only; not needed for the PC window": the PC result goes
+ * back into the page's own form.
+ */
+export const LAYER_WINDOW_RULES: FieldTable = { ...WINDOW_RULES, ReturnURL: opt(500) };
+
 /** The first rule `fields` break in `table` (sizes in bytes of `charset`), or undefined. */
 export function brokenRule(table: FieldTable, fields: Readonly<Record<string, string>>, charset: Charset): FieldProblem | undefined {
   return checkFields(table, fields, charset);

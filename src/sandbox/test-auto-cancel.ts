@@ -3,6 +3,7 @@ import { balanceOf, dataHostState } from './data-host/state.js';
 import { feedCancel } from './data-host/ledger-feed.js';
 import type { LedgerCancel, LedgerEntry } from './ledger.js';
 import type { SandboxState } from './types.js';
+import { moduleSlot } from './module-state.js';
 
 /**
  * The published test MIDs (gateway-facts, "Public test credentials"). lifecycle-facts 2:
@@ -26,6 +27,35 @@ export function testCancelAt(approvedAt: Date): Date {
   return approvedAt.getTime() < sameDay.getTime() ? sameDay : new Date(sameDay.getTime() + 24 * 60 * 60 * 1000);
 }
 
+/** Transactions waiting for their 23:30 cancel, and the earliest such moment (ms), per sandbox. */
+interface AutoCancelState {
+  pending: Set<LedgerEntry>;
+  nextDue: number;
+}
+
+function autoCancelState(state: SandboxState): AutoCancelState {
+  return moduleSlot<AutoCancelState>(state, 'test-auto-cancel', () => ({ pending: new Set(), nextDue: Infinity }));
+}
+
+/**
+ * Follows the ledger (Ledger.onChange): a test merchant's transaction that becomes approved or
+ * issued waits for its 23:30 cancel; the sweep then looks at those only, and at nothing before
+ * the earliest is due, so a sandbox with many transactions pays nothing per request.
+ */
+export function trackTestCancels(state: SandboxState): void {
+  state.ledger.onChange((entry) => {
+    const committed = entry.status === 'approved' || entry.status === 'awaiting-deposit';
+    const slot = autoCancelState(state);
+    if (!committed || !state.merchants.get(entry.mid)?.testAutoCancel || entry.approvedAt === undefined) {
+      slot.pending.delete(entry);
+      return;
+    }
+    if (slot.pending.has(entry)) return;
+    slot.pending.add(entry);
+    slot.nextDue = Math.min(slot.nextDue, testCancelAt(entry.approvedAt).getTime());
+  });
+}
+
 /**
  * Cancels every approved (or issued, unpaid) transaction of a test merchant whose 23:30 KST has
  * come on the virtual clock: the whole remaining amount, booked as a cancel with reason
@@ -34,13 +64,21 @@ export function testCancelAt(approvedAt: Date): Date {
  * and before every request the sandbox serves, so no timer and no real sleep is involved.
  */
 export function sweepTestCancels(state: SandboxState): void {
-  const now = state.clock.now();
-  for (const entry of state.ledger.committed()) {
-    const merchant = state.merchants.get(entry.mid);
-    if (!merchant?.testAutoCancel || entry.approvedAt === undefined) continue;
-    const at = testCancelAt(entry.approvedAt);
-    if (now.getTime() >= at.getTime()) cancelEntry(state, entry, at);
+  const slot = autoCancelState(state);
+  const now = state.clock.now().getTime();
+  if (now < slot.nextDue) return;
+  let next = Infinity;
+  for (const entry of [...slot.pending]) {
+    // A ledger cleared since (ledger.clear()) no longer holds it: forget it.
+    if (state.ledger.get(entry.tid) !== entry) {
+      slot.pending.delete(entry);
+      continue;
+    }
+    const at = testCancelAt(entry.approvedAt!);
+    if (now >= at.getTime()) cancelEntry(state, entry, at);
+    else next = Math.min(next, at.getTime());
   }
+  slot.nextDue = next;
 }
 
 function cancelEntry(state: SandboxState, entry: LedgerEntry, at: Date): void {

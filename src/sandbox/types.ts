@@ -52,6 +52,17 @@ export interface SandboxResponse {
   drop?: boolean;
 }
 
+/**
+ * Rules the documents do not settle, so the sandbox makes them configurable (docs/sandbox.md,
+ * "The sandbox's own choices"). Filled from SandboxOptions with their defaults.
+ */
+export interface SandboxRules {
+  /** How far a client's KST timestamp (EdiDate, trDtm, a key-in TID's time) may be from the clock. */
+  ediDateToleranceMs: number;
+  /** A refused approval that proved the merchant sent it (W004, A127, A123, 3011) burns the AuthToken. */
+  burnTokenOnRefusal: boolean;
+}
+
 /** The state every handler shares. */
 export interface SandboxState {
   merchants: ReadonlyMap<string, Required<SandboxMerchant>>;
@@ -62,6 +73,8 @@ export interface SandboxState {
   url(): string;
   /** Per-module state, keyed by module name (e.g. 'data-host'). */
   modules: Map<string, unknown>;
+  /** The sandbox's own choices where the documents give no value (SandboxOptions). */
+  rules: SandboxRules;
   /** Runs what the virtual clock has made due (the test merchants' 23:30 cancels); called before every request. */
   tick(): void;
 }

@@ -19,14 +19,24 @@ export type CancelRefusalReason =
   | 'period-passed'
   | 'amount-too-large'
   | 'partial-not-allowed'
-  | 'vbank-not-deposited'
+  /** 2045: the virtual account's state decided it (the code's exact meaning is not published). */
+  | 'vbank-state'
   | 'refund-instead'
   | 'balance-mismatch'
   | 'duplicate-partial'
   | 'refund-account-required'
   | 'other';
 
-/** The reason of each refusal code of the facts' table; any other code is 'other'. */
+/**
+ * The reason of each refusal code of the facts' table; any other code is 'other'.
+ *
+ * The facts list 2045 and 2047 together as "virtual-account cases (not issued / already paid:
+ * refund instead)" without saying which is which. NICEPAY's developer tips page gives 2047 as
+ * "이미 입금처리가 완료되어 취소 불가" (already deposited, cannot be cancelled): refund instead.
+ * No public text found gives 2045's meaning, so it is not guessed: its reason, 'vbank-state',
+ * says only that the virtual account's state decided the refusal (issued, not yet paid, or
+ * otherwise); the shop reads the account's state before choosing a cancel or a refund.
+ */
 const REASONS: Readonly<Record<string, CancelRefusalReason>> = {
   '2013': 'already-cancelled',
   '2015': 'already-cancelled',
@@ -38,7 +48,7 @@ const REASONS: Readonly<Record<string, CancelRefusalReason>> = {
   '2030': 'partial-not-allowed',
   '2033': 'partial-not-allowed',
   '2052': 'partial-not-allowed',
-  '2045': 'vbank-not-deposited',
+  '2045': 'vbank-state',
   '2047': 'refund-instead',
   '2061': 'refund-instead',
   '2059': 'balance-mismatch',

@@ -18,7 +18,7 @@ function page(title: string, body: string, charset: string): string {
 const HTML_UTF8 = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
 
 /**
- * The payment window (UTF-8): the order, the four methods (radio `PayMethod`, ids
+ * The payment window (UTF-8): the order, the methods the request offered (radio `PayMethod`, ids
  * `#method-CARD` ...), the cash-receipt choice for BANK/VBANK and the buttons `#approve`
  * (결제하기), `#decline` (승인 거절 시험: authenticates, then the approval is refused) and
  * `#cancel` (취소), posting to /window/confirm with the session id.

@@ -112,7 +112,7 @@ function netCancel(state: SandboxState, f: Record<string, string>, merchant: Req
   if (amount < entry.amount) return refuse(NET_CANCEL_CODES.partialNotAllowed, '망취소는 거래 금액 전체만 취소할 수 있습니다.');
   const now = state.clock.now();
   const ediDate = field(f, 'EdiDate');
-  const timeProblem = ediDate.length === 14 ? checkGatewayTime(ediDate, now) : 'format';
+  const timeProblem = ediDate.length === 14 ? checkGatewayTime(ediDate, now, state.rules.ediDateToleranceMs) : 'format';
   if (timeProblem) {
     const why = timeProblem === 'format' ? 'YYYYMMDDHHMISS 14자리 한국 표준시여야 합니다' : '게이트웨이 시각(한국 표준시)과 맞지 않습니다';
     return refuse(NET_CANCEL_CODES.badEdiDate, `요청 일시(EdiDate)가 ${why}.`);

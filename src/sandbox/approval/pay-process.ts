@@ -127,7 +127,7 @@ function approve(
     return refuse(code, message);
   };
   const ediDate = field(f, 'EdiDate');
-  const timeProblem = ediDate.length === 14 ? checkGatewayTime(ediDate, now) : 'format';
+  const timeProblem = ediDate.length === 14 ? checkGatewayTime(ediDate, now, state.rules.ediDateToleranceMs) : 'format';
   if (timeProblem === 'format') return burn(APPROVAL_CODES.badEdiDate, '요청 일시(EdiDate)는 YYYYMMDDHHMISS 14자리 한국 표준시여야 합니다.');
   if (timeProblem === 'skew') return burn(APPROVAL_CODES.badEdiDate, '요청 일시(EdiDate)가 게이트웨이 시각(한국 표준시)과 맞지 않습니다.');
   if (approvedMoidHolder(state, entry.mid, entry.moid, entry.tid)) {

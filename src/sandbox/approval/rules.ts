@@ -36,6 +36,8 @@ export function netCancelWindowPassed(entry: LedgerEntry, now: Date): boolean {
  * party holding only the token cannot spoil the merchant's approval.
  */
 export function burnToken(state: SandboxState, entry: LedgerEntry): void {
+  // Which refusals burn is the sandbox's guess (the facts only name I003): it can be turned off.
+  if (!state.rules.burnTokenOnRefusal) return;
   entry.extra.tokenUsed = '1';
   if (entry.status === 'authenticated') state.ledger.update(entry.tid, 'declined', state.clock.now());
 }

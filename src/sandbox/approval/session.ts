@@ -5,7 +5,7 @@ import { windowSignData } from '../../wire/signatures.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import type { SandboxState } from '../types.js';
 import { METHODS, isMethod, randomAlnum } from './util.js';
-import { WINDOW_RULES, brokenRule } from '../request-rules.js';
+import { LAYER_WINDOW_RULES, WINDOW_RULES, brokenRule } from '../request-rules.js';
 import type { FieldProblem } from '../../wire/field-sizes.js';
 import { parseKstTimestamp } from '../../wire/kst.js';
 import { midMisshaped } from './gateway-io.js';
@@ -60,11 +60,13 @@ export function moduleState(state: SandboxState): ApprovalModuleState {
 /**
  * Validates the payment window's request fields (MID known, Amt positive digits, EdiDate a KST
  * time within the tolerance of the sandbox clock, SignData = sha256(EdiDate + MID + Amt + key)
- * in lower-case hex, ReturnURL absolute http(s), sizes in bytes of the answers' charset,
- * CharSet) and opens a session for it, or says which field is wrong. Values are taken exactly
- * as sent: a signed value with added white space is another value.
+ * in lower-case hex, ReturnURL absolute http(s), then the whole window table (request-rules.ts
+ * WINDOW_RULES) in bytes of the answers' charset, and a VbankExpDate not yet past) and opens a
+ * session offering the methods PayMethod lists, or says which field is wrong. Values are taken
+ * exactly as sent: a signed value with added white space is another value. A PC layer (`layer`)
+ * may leave ReturnURL out: its result goes back into the merchant page's form.
  */
-export function openSession(state: SandboxState, f: Record<string, string>): WindowSession | WindowProblem {
+export function openSession(state: SandboxState, f: Record<string, string>, layer = false): WindowSession | WindowProblem {
   const get = (k: string): string => (Object.hasOwn(f, k) ? f[k]! : '');
   const mid = get('MID');
   // The MID's shape before the lookup, as at every endpoint (gateway-io midMisshaped).
@@ -74,7 +76,7 @@ export function openSession(state: SandboxState, f: Record<string, string>): Win
   const amt = get('Amt');
   if (!/^\d{1,12}$/.test(amt) || Number(amt) <= 0) return { field: 'Amt', message: '결제 금액은 0보다 큰 숫자여야 합니다.' };
   const ediDate = get('EdiDate');
-  const timeProblem = ediDate.length === 14 ? checkGatewayTime(ediDate, state.clock.now()) : 'format';
+  const timeProblem = ediDate.length === 14 ? checkGatewayTime(ediDate, state.clock.now(), state.rules.ediDateToleranceMs) : 'format';
   if (timeProblem === 'format') return { field: 'EdiDate', message: '요청 일시는 YYYYMMDDHHMISS 14자리 한국 표준시여야 합니다.' };
   if (timeProblem === 'skew') return { field: 'EdiDate', message: '요청 일시가 게이트웨이 시각(한국 표준시)과 맞지 않습니다.' };
   // lifecycle-facts 1: the window's SignData is lower-case hex, compared exactly.
@@ -84,7 +86,7 @@ export function openSession(state: SandboxState, f: Record<string, string>): Win
   if (!get('Moid')) return { field: 'Moid', message: '주문번호가 없습니다.' };
   if (!get('GoodsName')) return { field: 'GoodsName', message: '상품명이 없습니다.' };
   const returnUrl = get('ReturnURL');
-  if (!isAbsoluteHttpUrl(returnUrl)) return { field: 'ReturnURL', message: '결과 수신 URL은 http(s)로 시작하는 절대 주소여야 합니다.' };
+  if ((returnUrl !== '' || !layer) && !isAbsoluteHttpUrl(returnUrl)) return { field: 'ReturnURL', message: '결과 수신 URL은 http(s)로 시작하는 절대 주소여야 합니다.' };
   const outCharset = normalizeCharset(get('CharSet')) ?? 'euc-kr';
   for (const field of Object.keys(WINDOW_RULES)) {
     try {
@@ -95,7 +97,7 @@ export function openSession(state: SandboxState, f: Record<string, string>): Win
   }
   // lifecycle-facts 1's table, in bytes of the answers' charset: PayMethod one or several of the
   // four, BuyerTel up to 40 digits, BuyerEmail an address, VbankExpDate YYYYMMDD or YYYYMMDDHHmm.
-  const broken = brokenRule(WINDOW_RULES, f, outCharset);
+  const broken = brokenRule(layer ? LAYER_WINDOW_RULES : WINDOW_RULES, f, outCharset);
   if (broken) return { field: broken.field, message: windowRuleMessage(broken) };
   const vbankExpiry = readVbankExpiry(get('VbankExpDate'), state.clock.now());
   if (vbankExpiry === 'invalid') return { field: 'VbankExpDate', message: '가상계좌 입금 기한은 지나지 않은 YYYYMMDD 또는 YYYYMMDDHHmm(한국 표준시)이어야 합니다.' };

@@ -29,7 +29,7 @@ function readForm(req: SandboxRequest, bytes: Buffer, charset: Charset): { field
  * the order is paid, or that the request is spent.
  */
 function show(state: SandboxState, fields: Record<string, string>, layerOrigin?: string): SandboxResponse {
-  const s = openSession(state, fields);
+  const s = openSession(state, fields, layerOrigin !== undefined);
   if (!('id' in s)) return renderErrorPage(s);
   const used = moduleState(state).usedRequests.get(s.requestKey);
   if (used !== undefined) {

@@ -26,7 +26,8 @@ export const CANCEL_CODES = {
   amountTooLarge: '2032',
   partialByContract: '2028',
   partialByMethod: '2029',
-  vbankNotDeposited: '2045',
+  /** The sandbox's use of 2045, whose published meaning is only "a virtual-account case". */
+  vbankState: '2045',
   balanceMismatch: '2059',
   duplicatePartial: '2060',
   refundAccountMissing: '2221',
@@ -93,7 +94,7 @@ function cancel(state: SandboxState, f: Record<string, string>, merchant: Requir
   const problem = checkFields(CANCEL_RULES, f, 'euc-kr');
   if (problem) return no(CANCEL_CODES.badField, `${problem.field} 항목의 형식 또는 길이가 올바르지 않습니다.`);
   const now = state.clock.now();
-  if (checkGatewayTime(field(f, 'EdiDate'), now)) return no(CANCEL_CODES.badEdiDate, '요청 일시(EdiDate)가 올바르지 않습니다 (KST).');
+  if (checkGatewayTime(field(f, 'EdiDate'), now, state.rules.ediDateToleranceMs)) return no(CANCEL_CODES.badEdiDate, '요청 일시(EdiDate)가 올바르지 않습니다 (KST).');
   // Lower-case hex only: the sandbox is stricter than a case-folding gateway might be.
   if (!safeEquals(cancelSignData(merchant.mid, field(f, 'CancelAmt'), field(f, 'EdiDate'), merchant.merchantKey), field(f, 'SignData'))) {
     return no(CANCEL_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.');
@@ -119,7 +120,7 @@ function cancel(state: SandboxState, f: Record<string, string>, merchant: Requir
   if (partial) {
     if (!merchant.partialCancel) return no(CANCEL_CODES.partialByContract, '부분취소 계약이 되어 있지 않습니다.');
     if (entry.method === 'CELLPHONE') return no(CANCEL_CODES.partialByMethod, '부분취소가 불가능한 결제수단입니다.');
-    if (entry.method === 'VBANK' && !paidVbank) return no(CANCEL_CODES.vbankNotDeposited, '입금 전 가상계좌는 부분취소할 수 없습니다.');
+    if (entry.method === 'VBANK' && !paidVbank) return no(CANCEL_CODES.vbankState, '입금 전 가상계좌는 부분취소할 수 없습니다.');
   }
   if (amount > remaining) return no(CANCEL_CODES.amountTooLarge, '취소 금액이 취소 가능 금액보다 큽니다.');
   if (!partial && amount !== remaining) return no(CANCEL_CODES.balanceMismatch, '전체취소 금액이 잔액과 일치하지 않습니다.');

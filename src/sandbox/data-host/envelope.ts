@@ -50,7 +50,7 @@ export const SANDBOX_DATA_CODES = {
  * sandbox clock `now` (gateway-time.ts); body values strings (0270 otherwise). Nothing is
  * trimmed: a value is taken as sent.
  */
-export function readEnvelope(req: SandboxRequest, now: Date): DataHostRequest {
+export function readEnvelope(req: SandboxRequest, now: Date, toleranceMs?: number): DataHostRequest {
   let raw: unknown;
   try {
     raw = JSON.parse(decodeBytes(req.body, 'utf-8'));
@@ -64,7 +64,7 @@ export function readEnvelope(req: SandboxRequest, now: Date): DataHostRequest {
   const trDtm = typeof header['trDtm'] === 'string' ? header['trDtm'] : '';
   try {
     if (!sid) throw new DataHostRefusal('0210', '필수값 누락: sid');
-    return readHeaderAndBody(raw, raw['body'], header, sid, trDtm, now);
+    return readHeaderAndBody(raw, raw['body'], header, sid, trDtm, now, toleranceMs);
   } catch (err) {
     if (err instanceof DataHostRefusal) {
       err.sid = sid;
@@ -74,10 +74,10 @@ export function readEnvelope(req: SandboxRequest, now: Date): DataHostRequest {
   }
 }
 
-function readHeaderAndBody(raw: unknown, rawBody: Record<string, unknown>, header: Record<string, unknown>, sid: string, trDtm: string, now: Date): DataHostRequest {
+function readHeaderAndBody(raw: unknown, rawBody: Record<string, unknown>, header: Record<string, unknown>, sid: string, trDtm: string, now: Date, toleranceMs?: number): DataHostRequest {
   if (header['gubun'] !== 'S') throw new DataHostRefusal('0101', '전문 형식 오류: gubun (요청은 S)');
   if (header['resCode'] !== '' || header['resMsg'] !== '') throw new DataHostRefusal('0101', '전문 형식 오류: resCode/resMsg (요청은 빈 값)');
-  const timeProblem = checkGatewayTime(trDtm, now);
+  const timeProblem = checkGatewayTime(trDtm, now, toleranceMs);
   if (timeProblem === 'format' || !/^\d{14}$/.test(trDtm)) throw new DataHostRefusal('0270', '형식 오류: trDtm');
   if (timeProblem === 'skew') throw new DataHostRefusal(SANDBOX_DATA_CODES.trDtmSkew, 'trDtm이 게이트웨이 시각(KST)과 10분 이상 다릅니다');
   const body: Record<string, string> = {};

@@ -175,7 +175,7 @@ export const omApi: SandboxHandler = (httpReq, state) =>
     let sid = '';
     let raw: unknown;
     try {
-      const req = readEnvelope(httpReq, now);
+      const req = readEnvelope(httpReq, now, state.rules.ediDateToleranceMs);
       sid = req.sid;
       raw = req.raw;
       const op = OPS[req.sid];

@@ -17,7 +17,7 @@ export const reconApi: SandboxHandler = (httpReq, state: SandboxState) =>
     let sid = '';
     let raw: unknown;
     try {
-      const req = readEnvelope(httpReq, state.clock.now());
+      const req = readEnvelope(httpReq, state.clock.now(), state.rules.ediDateToleranceMs);
       sid = req.sid;
       raw = req.raw;
       if (req.sid !== SID.cashReceipts) throw new DataHostRefusal('0102', `알 수 없는 sid: ${req.sid}`);

@@ -91,10 +91,10 @@ function processKeyin(form: FormFields | undefined, state: SandboxState): Record
   if (field(form, 'EdiType') === 'KV' && /[&=]/.test(field(form, 'MallReserved'))) return badField(form, 'MallReserved');
   const now = state.clock.now();
   // EdiDate and the TID's time part are KST within the documented tolerance (gateway-time.ts).
-  if (checkGatewayTime(field(form, 'EdiDate'), now)) return badField(form, 'EdiDate');
+  if (checkGatewayTime(field(form, 'EdiDate'), now, state.rules.ediDateToleranceMs)) return badField(form, 'EdiDate');
   const tid = field(form, 'TID');
   const tidTime = tid.slice(14, 26);
-  if (!tid.startsWith(`${mid}0101`) || !/^\d{12}$/.test(tidTime) || checkGatewayTime(tidTime, now) || !/^[0-9A-Za-z]{4}$/.test(tid.slice(26))) {
+  if (!tid.startsWith(`${mid}0101`) || !/^\d{12}$/.test(tidTime) || checkGatewayTime(tidTime, now, state.rules.ediDateToleranceMs) || !/^[0-9A-Za-z]{4}$/.test(tid.slice(26))) {
     return answer(form, KEYIN_DECLINES.badTid);
   }
   const amt = field(form, 'Amt');

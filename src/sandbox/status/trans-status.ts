@@ -47,7 +47,7 @@ export function transStatus(req: SandboxRequest, state: SandboxState): SandboxRe
   // lifecycle-facts 4's request table: TID 30 characters, EdiDate 14 digits, CharSet and EdiType values.
   const broken = brokenRule(STATUS_RULES, f, 'euc-kr');
   if (broken) return reply(declined(STATUS_CODES.badField, ruleMessage(broken), { TID: tid }));
-  if (checkGatewayTime(field(f, 'EdiDate'), state.clock.now())) return reply(declined(STATUS_CODES.badEdiDate, '요청 일시(EdiDate)가 올바르지 않습니다 (KST).', { TID: tid }));
+  if (checkGatewayTime(field(f, 'EdiDate'), state.clock.now(), state.rules.ediDateToleranceMs)) return reply(declined(STATUS_CODES.badEdiDate, '요청 일시(EdiDate)가 올바르지 않습니다 (KST).', { TID: tid }));
   if (!safeEquals(statusSignData(tid, merchant.mid, field(f, 'EdiDate'), merchant.merchantKey), field(f, 'SignData'))) {
     return reply(declined(STATUS_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.', { TID: tid }));
   }
