@@ -17,6 +17,7 @@ import { securityHeaders } from './security-headers.js';
 import { adminRoutes } from './routes/admin.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { keyinRoutes } from './routes/keyin.js';
+import { subscriptionRoutes } from './routes/subscription.js';
 import { orderRoutes } from './routes/orders.js';
 import { productRoutes } from './routes/products.js';
 import { resultRoutes } from './routes/result.js';
@@ -149,6 +150,8 @@ export function createShop(options: ShopOptions): Shop {
     // ── Extension points (issue 2) — one line each, with the router in routes/<name>.ts ──
     // Card key-in checkout, built on nicepay.keyinRouter({ expectedAmount, onApproved }):
     ['/keyin', keyinRoutes(ctx)],
+    // Subscription sign-up on nicepay.billing.register (the back office charges it monthly):
+    ['/subscription', subscriptionRoutes(ctx)],
     // Back office behind a login and CSRF tokens: payout (nicepay.payout) and cash-receipt
     // reconciliation (nicepay.recon). /pay/return above stays reachable without a login.
     ['/admin', adminRoutes(ctx, admin, options.admin?.sessionSecret)],

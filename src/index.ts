@@ -72,3 +72,9 @@ export type { CancelInput, CancelResult, CancelledResult, RefundPendingResult, C
 export type { TransactionStatus } from './status/types.js';
 export type { NotificationsOptions, DepositNotice, CancelNotice, ExpectedOrder, NoticeAnswer } from './notify/types.js';
 export { GATEWAY_NOTICE_IPS } from './notify/options.js';
+export type {
+  BillingClient, BillingRegisterInput, BillingRegisterResult, RegisteredBilling, RefusedBilling, BillingCard, BillingCardInfo, BillingBuyer,
+  BillingChargeInput, BillingChargeResult, ApprovedBillingCharge, DeclinedBillingCharge, BillingRemoveInput, BillingRemoveResult, RemovedBilling,
+  BillingKeyRejection, BillingChargeRejection,
+} from './billing/index.js';
+export type { CashReceiptClient, CashReceiptInput, CashReceiptResult, IssuedCashReceipt, RefusedCashReceipt, ReceiptPurpose, CashReceiptRejection } from './cash-receipt/index.js';

@@ -15,6 +15,8 @@ import type { TransactionStatus } from './status/types.js';
 import { notifications } from './express/notifications.js';
 import type { CancelRejection, CheckoutRejection, KeyinRejection, PayoutRejection, ReconRejection, StatusRejection } from './errors/index.js';
 import type { NotificationsOptions } from './notify/types.js';
+import { type BillingClient, createBillingClient } from './billing/index.js';
+import { type CashReceiptClient, createCashReceiptClient } from './cash-receipt/index.js';
 
 /** The object createNicepay returns: every interface of the gateway for one merchant. */
 export interface Nicepay {
@@ -76,6 +78,13 @@ export interface Nicepay {
    * Rejects with a code of {@link StatusRejection}.
    */
   status(tid: string): Promise<TransactionStatus>;
+  /**
+   * Recurring card billing: register a card into a billing key (BID), charge it (at most once
+   * per Moid, net-cancelled when the outcome is unknown), remove it. See docs/billing.md.
+   */
+  readonly billing: BillingClient;
+  /** Standalone cash receipts for cash taken outside the payment window. See docs/cash-receipts.md. */
+  readonly cashReceipt: CashReceiptClient;
 }
 
 /**
@@ -100,5 +109,7 @@ export function createNicepay(options: NicepayOptions): Nicepay {
     cancel: (input) => cancelClient(input),
     notifications: (opts) => notifications(ctx, opts),
     status: (tid) => statusClient(tid),
+    billing: createBillingClient(ctx),
+    cashReceipt: createCashReceiptClient(ctx),
   };
 }

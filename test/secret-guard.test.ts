@@ -11,6 +11,8 @@ describe('secret guard (the suite-wide scan of captured logs and errors)', () =>
     expect(findSecrets('born 860719 here')[0]).to.match(/^birth date/);
     expect(findSecrets('{"password2":"97"}')[0]).to.match(/^card password digits/);
     expect(findSecrets('CardNo=4111')[0]).to.match(/^card field/);
+    expect(findSecrets('ExpYear=29&ExpMonth=12')[0]).to.match(/^card field/);
+    expect(findSecrets('{"bid":"BIKYnictest04m2606221030450012"}')[0]).to.match(/^billing key/);
   });
 
   it('does not flag TIDs, timestamps, masked numbers or durations', () => {
@@ -18,6 +20,7 @@ describe('secret guard (the suite-wide scan of captured logs and errors)', () =>
       '{"tid":"nicepay00m01012601011200001234","durationMs":2912,"authDate":"260719120000"}',
       '{"CardNo":"411111******1111","Amt":"000000001004","moid":"k-t-12-1700000000000"}',
       'net cancel FAILED: reconcile TID nictest04m0101260101120000Ab12',
+      '{"bid":"BIKY**********************0012"}',
     ].join('\n');
     expect(findSecrets(clean)).to.deep.equal([]);
   });

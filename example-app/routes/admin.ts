@@ -21,6 +21,7 @@ import { adminPage, errorNotice, field, fmtDate, okNotice } from './admin-page.j
 import { adminOrderRoutes } from './admin-orders.js';
 import { adminPayoutRoutes } from './admin-payouts.js';
 import { adminReconRoutes } from './admin-recon.js';
+import { adminBillingRoutes } from './admin-billing.js';
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS admin_sub_merchants (
   sub_id TEXT PRIMARY KEY, sub_nm TEXT NOT NULL, sub_co_no TEXT NOT NULL, bank_cd TEXT NOT NULL,
@@ -104,5 +105,6 @@ ${input('memo', 'sub-memo', '메모')}
   router.use('/orders', adminOrderRoutes(ctx));
   router.use('/payouts', adminPayoutRoutes(ctx, () => q.list.all()));
   router.use('/recon', adminReconRoutes(ctx));
+  router.use('/billing', adminBillingRoutes(ctx));
   return router;
 }

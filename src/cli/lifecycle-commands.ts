@@ -5,7 +5,7 @@ import { EXIT, UsageError } from './exit-codes.js';
 import { type CliIo, toJson } from './output.js';
 
 /** The environment of the cancel and status commands: the payment host instead of the data host. */
-const WEB_ENV_HELP = `Environment:
+export const WEB_ENV_HELP = `Environment:
   NICEPAY_MID           merchant id (10 characters)
   NICEPAY_MERCHANT_KEY  merchant key (never printed)
   NICEPAY_BASE_URL      payment web API host, e.g. https://webapi.nicepay.co.kr or a sandbox URL
@@ -15,7 +15,7 @@ const WEB_ENV_HELP = `Environment:
  * Runs `fn` with a client on NICEPAY_BASE_URL (cancel and status are payment-host calls) and
  * the usual credentials; closes it afterwards.
  */
-async function withWebClient<T>(io: CliIo, fn: (nicepay: Nicepay) => Promise<T>): Promise<T> {
+export async function withWebClient<T>(io: CliIo, fn: (nicepay: Nicepay) => Promise<T>): Promise<T> {
   const creds = readCredentials(io.env, 'NICEPAY_BASE_URL');
   const nicepay = clientFromEnv(() => createNicepay({ mid: creds.mid, merchantKey: creds.merchantKey, baseUrl: creds.url }), 'NICEPAY_BASE_URL');
   try {

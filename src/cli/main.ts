@@ -7,9 +7,10 @@ import { payoutBalance, payoutResults } from './payout-commands.js';
 import { reconCashReceipts } from './recon-commands.js';
 import { sandboxCommand } from './sandbox-command.js';
 import { cancelCommand, statusCommand } from './lifecycle-commands.js';
+import { billingCharge, billingRemove, cashReceiptIssue } from './billing-commands.js';
 
 /** Every subcommand, in the order --help lists them. */
-export const COMMANDS: readonly Command[] = [sandboxCommand, payoutBalance, payoutResults, reconCashReceipts, cancelCommand, statusCommand];
+export const COMMANDS: readonly Command[] = [sandboxCommand, payoutBalance, payoutResults, reconCashReceipts, cancelCommand, statusCommand, billingCharge, billingRemove, cashReceiptIssue];
 
 const TOP_HELP = `Usage: express-nicepay <command> [options]
 

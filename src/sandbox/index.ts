@@ -8,6 +8,8 @@ import { createFaultQueue, type FaultQueue } from './faults.js';
 import { createLedger, type Ledger } from './ledger.js';
 import { type AuthenticateOptions, type AuthReturn, approvalModule, authenticate } from './approval/index.js';
 import { keyinModule } from './keyin/index.js';
+import { billingModule } from './billing/index.js';
+import { receiptModule } from './receipt/index.js';
 import { createDataHostModule, dataHostFacade, type SandboxDataHost } from './data-host/index.js';
 import { createSandboxServer } from './server.js';
 import { checkNoticeSettings, lifecycleFacade, lifecycleModule, type DepositOptions, type SandboxNotices } from './lifecycle.js';
@@ -18,6 +20,8 @@ import { GATEWAY_TIME_TOLERANCE_MS } from './gateway-time.js';
 
 export type { SandboxMerchant } from './types.js';
 export { SANDBOX_TEST_CARDS, KEYIN_DECLINES, type SandboxTestCard, type SandboxCardOutcome } from './keyin/index.js';
+export { BILLING_CODES, type SandboxBillingKey } from './billing/index.js';
+export { RECEIPT_CODES } from './receipt/index.js';
 export type { VirtualClock } from './clock.js';
 export type { SandboxDataHost, SandboxBalance, SandboxBalanceEntry, SandboxCashReceipt, SandboxPayout, SandboxPayoutStatus, SandboxSubMerchant } from './data-host/index.js';
 export type { Fault, FaultKind, FaultQueue, FaultTarget } from './faults.js';
@@ -146,6 +150,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   modules.push(createDataHostModule(state));
   modules.push(keyinModule);
   modules.push(lifecycleModule);
+  modules.push(billingModule, receiptModule);
   const server = createSandboxServer(modules, state);
 
   return {

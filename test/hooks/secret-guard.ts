@@ -52,7 +52,9 @@ export function findSecrets(text: string): string[] {
   for (const m of short.matchAll(/(password2?|CardPwd|pwd)["'=:\s]{1,4}(\d{2,3})(?!\d)/gi)) {
     if (PASSWORD_DIGITS.includes(m[2]!)) note('card password digits', m.index!, m[0].length);
   }
-  for (const m of text.matchAll(/CardNo=\d|CardExpire=\d|CardPwd=\d|BuyerAuthNum=\d|EncData=[0-9A-Fa-f]{8}/g)) note('card field', m.index!, m[0].length);
+  for (const m of text.matchAll(/CardNo=\d|CardExpire=\d|CardPwd=\d|BuyerAuthNum=\d|ExpYear=\d|IDNo=\d|CardPw=\d|EncData=[0-9A-Fa-f]{8}/g)) note('card field', m.index!, m[0].length);
+  // A billing key charges the card: only its masked form (BIKY****…0012) may appear.
+  for (const m of text.matchAll(/BIKY[A-Za-z0-9]{26}/g)) note('billing key', m.index!, m[0].length);
   return found;
 }
 

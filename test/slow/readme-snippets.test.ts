@@ -43,6 +43,8 @@ const EXPECTED: Record<string, RegExp[]> = {
   'keyin-router': [/201 approved/, /404 NICEPAY_UNKNOWN_ORDER/],
   'payout-day': [/15:59 results-not-ready/, /payout \d{20}: succeeded \(성공\) 30000 won; balance 20000 won/],
   'recon-cash-receipts': [/cash receipts on 20261123: 1/, /approval 11000 won income-deduction/],
+  billing: [/registered BIKY\*+\d{4} 신한/, /onApproved 0116/, /charged approved 9900/, /again approved duplicate: true same TID: true/, /removed declined F112/],
+  'cash-receipt': [/issued 0401 11000/, /refused before sending: NICEPAY_FIELD_INVALID amount/, /cancel cancelled/],
   'testing-your-shop': [/200 approved/, /ledger: approved, 1 approval call/, /502 NICEPAY_OUTCOME_UNKNOWN netCancel=succeeded/, /ledger: net-cancelled/],
 };
 

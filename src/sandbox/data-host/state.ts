@@ -57,7 +57,8 @@ export interface SandboxCashReceipt {
   mid: string;
   tid: string;
   orgTid: string;
-  orgSvcCd: '02' | '03';
+  /** 02 bank transfer, 03 virtual account, 04 a standalone cash receipt (cash_receipt.jsp). */
+  orgSvcCd: '02' | '03' | '04';
   moid: string;
   goodsNm: string;
   goodsAmt: number;

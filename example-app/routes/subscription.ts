@@ -1,0 +1,96 @@
+/**
+ * The subscription sign-up (recurring billing, nicepay.billing.register):
+ *
+ *   GET  /subscription          the plan and the card form (key-in style, server-rendered)
+ *   POST /subscription          registers the card into a billing key (BID), stores it encrypted
+ *                               (../db-billing.ts), 303 → GET /subscription/:id (post/redirect/get)
+ *   GET  /subscription/:id      the subscription: plan, card (masked), status
+ *
+ * Card data reaches this server as on the key-in page, with the same rule: HTTPS only, except the
+ * embedded sandbox on loopback. It is passed to nicepay.billing.register and nothing else: never
+ * logged, stored or rendered back (a form with an error comes back with the card fields empty).
+ * The back office charges the subscription monthly (./admin-billing.ts).
+ */
+import express, { Router, type Request, type Response } from 'express';
+import { randomBytes } from 'node:crypto';
+import { isNicepayError } from '../../src/index.js';
+import { SANDBOX_TEST_CARDS } from '../../src/sandbox/keyin/cards.js';
+import type { ShopContext } from '../app.js';
+import { billingDb, PLAN } from '../db-billing.js';
+import { checkFieldMessage } from '../korean.js';
+import { html, sendPage, won } from '../views.js';
+import { isLocalSandbox } from './keyin.js';
+import { DEMO_BUYER } from './products.js';
+
+/** The subscription pages, mounted at `/subscription`. */
+export function subscriptionRoutes(ctx: ShopContext): Router {
+  const { nicepay, logger } = ctx;
+  const billing = billingDb(ctx.db, ctx.merchantKey);
+  const onSandbox = isLocalSandbox(ctx.windowUrl);
+  const router = Router();
+
+  function form(res: Response, status: number, error?: string): void {
+    const cards = onSandbox && html`<div class="card muted" id="test-cards"><strong>샌드박스 테스트 카드</strong>
+<ul>${Object.entries(SANDBOX_TEST_CARDS).filter(([, c]) => c.outcome === 'approved' || c.outcome === 'limit-exceeded')
+    .map(([n, c]) => html`<li>${c.outcome === 'approved' ? '등록·결제 가능' : '등록 가능, 매달 결제 거절 (한도 초과)'}: <code>${n}</code></li>`)}</ul></div>`;
+    sendPage(res, status, '정기구독', html`<h1>${PLAN.name}</h1>
+${error && html`<p id="form-error" class="status-error">${error}</p>`}
+<div class="card"><p id="plan-price" class="price">매월 ${won(PLAN.price)}</p>
+<form id="subscription-form" method="post" action="/subscription" autocomplete="off">
+<label>카드번호 <input type="text" name="cardNumber" id="sub-card-number" inputmode="numeric" maxlength="23" required autocomplete="cc-number"></label>
+<label>유효기간 (YYMM) <input type="text" name="cardExpiry" id="sub-card-expiry" inputmode="numeric" maxlength="4" required placeholder="3012"></label>
+<label>생년월일 (YYMMDD, 선택) <input type="text" name="idNo" id="sub-id-no" inputmode="numeric" maxlength="10"></label>
+<label>비밀번호 앞 2자리 (선택) <input type="password" name="cardPassword2" id="sub-card-password2" inputmode="numeric" maxlength="2"></label>
+<button type="submit" id="subscription-submit">카드 등록하고 구독하기</button>
+</form></div>
+${cards}`);
+  }
+
+  router.get('/', (_req, res) => form(res, 200));
+
+  router.post('/', express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 6 }), async (req: Request, res: Response, next) => {
+    // Card data travels over TLS only; the embedded sandbox on loopback is plain HTTP.
+    if (!onSandbox && !req.secure) {
+      sendPage(res, 403, 'HTTPS 필요', html`<h1 class="status-error">카드 정보는 HTTPS로만 받습니다</h1>`);
+      return;
+    }
+    const body = req.body as Record<string, unknown>;
+    const text = (k: string): string => (typeof body[k] === 'string' ? (body[k] as string).trim() : '');
+    const expiry = text('cardExpiry');
+    try {
+      const r = await nicepay.billing.register({
+        moid: `SUBREG-${randomBytes(6).toString('hex')}`,
+        card: {
+          number: text('cardNumber'), expYear: expiry.slice(0, 2), expMonth: expiry.slice(2),
+          ...(text('idNo') ? { idNo: text('idNo') } : {}), ...(text('cardPassword2') ? { password2: text('cardPassword2') } : {}),
+        },
+        buyer: { name: DEMO_BUYER.name },
+      });
+      if (r.status === 'refused') {
+        logger.info({ resultCode: r.code }, 'example shop: card registration refused');
+        form(res, 402, `카드를 등록하지 못했습니다: ${r.message}`);
+        return;
+      }
+      const sub = billing.addSubscription({ buyerName: DEMO_BUYER.name, bid: r.bid, bidMasked: r.bidMasked, cardName: r.card.name });
+      res.redirect(303, `/subscription/${sub.id}`);
+    } catch (err) {
+      if (isNicepayError(err) && err.code === 'NICEPAY_FIELD_INVALID') {
+        form(res, 400, checkFieldMessage((err as { field?: string }).field));
+        return;
+      }
+      next(err);
+    }
+  });
+
+  router.get('/:id', (req, res) => {
+    const sub = billing.subscription(Number(req.params.id));
+    if (!sub) {
+      sendPage(res, 404, '구독 없음', html`<h1 class="status-error">구독을 찾을 수 없습니다</h1><p><a href="/subscription">구독하기</a></p>`);
+      return;
+    }
+    sendPage(res, 200, '정기구독', html`<h1 id="subscription-status" data-status="${sub.status}">${sub.status === 'active' ? '구독 중입니다' : '구독이 해지되었습니다'}</h1>
+<div class="card"><dl><dt>상품</dt><dd id="subscription-plan">${PLAN.name}</dd><dt>월 결제 금액</dt><dd class="price">${won(PLAN.price)}</dd>
+<dt>카드</dt><dd id="subscription-card">${sub.cardName}카드</dd></dl></div>`);
+  });
+  return router;
+}

@@ -1,0 +1,188 @@
+import type { NicepayErrorCode } from '../errors/codes.js';
+import type { HookContext } from '../pipeline/hook-runner.js';
+import type { CardPayment } from '../types/payment.js';
+import type { Charset } from '../wire/charset.js';
+import type { EdiType } from '../wire/response-body.js';
+
+/** Buyer details sent with a billing call (BuyerName 30, BuyerEmail 60, BuyerTel 20 bytes, EUC-KR). */
+export interface BillingBuyer {
+  name?: string;
+  email?: string;
+  tel?: string;
+}
+
+/** Card data of a registration. Sent only inside EncData; never logged, stored or echoed. */
+export interface BillingCard {
+  /** Card number, 13-16 digits (spaces and hyphens are stripped), Luhn-valid. */
+  number: string;
+  /** Expiry year, two digits (`29`) or four (`2029`). */
+  expYear: string;
+  /** Expiry month, `01`-`12` (or `1`-`12`). */
+  expMonth: string;
+  /** Birth date YYMMDD (6 digits) or business registration number (10); required by some contracts. */
+  idNo?: string;
+  /** First 2 digits of the card password; required by some contracts. */
+  password2?: string;
+}
+
+/** Input of `nicepay.billing.register()`. */
+export interface BillingRegisterInput {
+  /** A new order number for the registration, 1-64 bytes (EUC-KR). */
+  moid: string;
+  card: BillingCard;
+  buyer?: BillingBuyer;
+  /** Encoding the gateway answers in (the request is always EUC-KR). @default 'euc-kr' */
+  charset?: Charset;
+  /** Response format. @default 'JSON' */
+  ediType?: EdiType;
+}
+
+/** The card a BID was issued for, as the gateway names it (no card data). */
+export interface BillingCardInfo {
+  /** CardCode (4). */
+  code: string;
+  /** CardName (20). */
+  name: string;
+  /** CardCl: credit or check (debit). */
+  kind: 'credit' | 'check' | 'unknown';
+  acquirerCode: string;
+  acquirerName: string;
+}
+
+/**
+ * The card was registered (ResultCode F100). `bid` charges the card: keep it like a card
+ * number (encrypted at rest, never logged). `toJSON()` and `String()` show it masked.
+ */
+export interface RegisteredBilling {
+  status: 'registered';
+  /** The billing key (30 characters). A secret. */
+  bid: string;
+  /** The BID masked for logs and screens (`BIKY**********************0012`). */
+  bidMasked: string;
+  /** The registration's own TID (never reused for a charge). */
+  tid: string;
+  moid: string;
+  /** AuthDate (YYYYMMDD, KST) as an instant. */
+  authDate: Date | undefined;
+  card: BillingCardInfo;
+  toJSON(): Record<string, unknown>;
+}
+
+/** The gateway refused the registration, charge-free (any ResultCode but F100), or a removal (any but F101). */
+export interface RefusedBilling {
+  status: 'refused';
+  code: string;
+  /** ResultMsg verbatim. */
+  message: string;
+  moid: string;
+}
+
+/** What `register()` resolves to; narrow on `status`. */
+export type BillingRegisterResult = RegisteredBilling | RefusedBilling;
+
+/** Input of `nicepay.billing.charge()`. */
+export interface BillingChargeInput {
+  /** The BID from `register()`. */
+  bid: string;
+  /** The shop's order number of this charge, 1-64 bytes (EUC-KR). One Moid is charged at most once. */
+  moid: string;
+  /** Amount in whole won: a positive integer of at most 12 digits. */
+  amount: number;
+  /** Goods name, at most 40 bytes in EUC-KR (20 Hangul syllables). */
+  goodsName: string;
+  /** Installment months: 0 (lump sum) or 2-99. @default 0 */
+  quota?: number | string;
+  /** Merchant-borne interest-free installment (CardInterest 1). @default false */
+  interestFree?: boolean;
+  /** Use card points (CardPoint 1), for cards that support it. @default false */
+  cardPoint?: boolean;
+  buyer?: BillingBuyer;
+  /** Merchant spare field, returned as sent (500 bytes). */
+  mallReserved?: string;
+  /**
+   * Runs once per approved charge (per TID, through the hook runner) before the promise
+   * resolves. When it rejects (or never settles), the charge is net-cancelled and the promise
+   * rejects with NICEPAY_HOOK_FAILED, whose `netCancel` says what became of the reversal.
+   */
+  onApproved?: (result: ApprovedBillingCharge, context: HookContext) => void | Promise<void>;
+  /** When onApproved's `signal` aborts; its own promise still decides. @default 30000 */
+  hookTimeoutMs?: number;
+  /** @default 'euc-kr' */
+  charset?: Charset;
+  /** @default 'JSON' */
+  ediType?: EdiType;
+}
+
+/** The gateway approved the charge (ResultCode 3001): the card was charged. */
+export interface ApprovedBillingCharge {
+  status: 'approved';
+  payment: CardPayment;
+  tid: string;
+  moid: string;
+  amount: number;
+  /** True when this Moid was charged before and this is the first charge's result. */
+  duplicate: boolean;
+}
+
+/** The gateway declined (any ResultCode but 3001). Nothing was charged; the BID stays valid. */
+export interface DeclinedBillingCharge {
+  status: 'declined';
+  code: string;
+  /** ResultMsg verbatim (the issuer's message). */
+  message: string;
+  tid: string;
+  moid: string;
+  amount: number;
+  duplicate: boolean;
+  /** Every field of the gateway's answer, verbatim (it carries no BID). */
+  raw: Readonly<Record<string, string>>;
+}
+
+/** What `charge()` resolves to; narrow on `status`. */
+export type BillingChargeResult = ApprovedBillingCharge | DeclinedBillingCharge;
+
+/** Input of `nicepay.billing.remove()`. */
+export interface BillingRemoveInput {
+  bid: string;
+  /** A new order number for the removal, 1-64 bytes. */
+  moid: string;
+  /** @default 'euc-kr' */
+  charset?: Charset;
+  /** @default 'JSON' */
+  ediType?: EdiType;
+}
+
+/** The BID was removed (ResultCode F101); it can never charge again. */
+export interface RemovedBilling {
+  status: 'removed';
+  tid: string;
+  moid: string;
+  authDate: Date | undefined;
+}
+
+/** What `remove()` resolves to. */
+export type BillingRemoveResult = RemovedBilling | RefusedBilling;
+
+/** `nicepay.billing`: recurring card billing (docs/billing.md). */
+export interface BillingClient {
+  /** Registers a card and returns its billing key (BID). Not run-once: a new Moid per registration. */
+  register(input: BillingRegisterInput): Promise<BillingRegisterResult>;
+  /**
+   * Charges a BID. The same Moid again (sequentially, concurrently or from another instance
+   * sharing the store) is charged at most once and resolves to the first result when the BID
+   * and amount are the same; anything else is refused with NICEPAY_DUPLICATE_MISMATCH. An
+   * unknown outcome is net-cancelled and rejects with NICEPAY_OUTCOME_UNKNOWN.
+   */
+  charge(input: BillingChargeInput): Promise<BillingChargeResult>;
+  /** Removes a BID for good. */
+  remove(input: BillingRemoveInput): Promise<BillingRemoveResult>;
+}
+
+/** What `billing.register()` and `billing.remove()` reject with (a refusal resolves). */
+export type BillingKeyRejection = Extract<NicepayErrorCode,
+  'NICEPAY_FIELD_INVALID' | 'NICEPAY_SHUTTING_DOWN' | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_OUTCOME_UNKNOWN'>;
+
+/** What `billing.charge()` rejects with (a decline resolves; HOOK_FAILED only with onApproved). */
+export type BillingChargeRejection = Extract<NicepayErrorCode,
+  | 'NICEPAY_FIELD_INVALID' | 'NICEPAY_CONFIG_INVALID' | 'NICEPAY_DUPLICATE_MISMATCH' | 'NICEPAY_IN_PROGRESS' | 'NICEPAY_STORE_UNAVAILABLE'
+  | 'NICEPAY_SHUTTING_DOWN' | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_OUTCOME_UNKNOWN' | 'NICEPAY_HOOK_FAILED'>;
