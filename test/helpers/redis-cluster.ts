@@ -27,6 +27,8 @@ export interface RedisCluster {
   nodes: RedisClusterNode[];
   /** `{ host, port }` of every node: what a shop passes as root nodes. */
   rootNodes: { host: string; port: number }[];
+  /** The ports of the masters serving slots now (after a failover, the promoted replicas). */
+  masters(): Promise<number[]>;
   /** The port of the node that is master of `key`'s slot now. */
   masterOf(key: string): Promise<number>;
   /**
@@ -121,6 +123,11 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   const cluster: RedisCluster = {
     nodes,
     rootNodes: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
+    async masters() {
+      const live = nodes.find((n) => n.alive)!;
+      const shards = (await ask(live.port, ['CLUSTER', 'SLOTS'])) as [number, number, [string, number]][];
+      return [...new Set(shards.map((shard) => Number(shard[2][1])))];
+    },
     async masterOf(key) {
       const live = nodes.find((n) => n.alive)!;
       const slot = Number(await ask(live.port, ['CLUSTER', 'KEYSLOT', key]));
