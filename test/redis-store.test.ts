@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
+import request from 'supertest';
 import { createClient, type RedisClientType } from 'redis';
 import { NicepayConfigError } from '../src/errors/index.js';
 import { redisStore, type RedisStoreOptions } from '../src/store/redis-store.js';
@@ -9,6 +10,7 @@ import { startRedisCluster, type RedisCluster } from './helpers/redis-cluster.js
 import { freePort, startRedisServer, type RedisServer } from './helpers/redis-server.js';
 import { connectAdmin, connectShopClient, type RedisAdmin, type RedisDeployment, type RedisLibrary, type ShopClient } from './helpers/redis-targets.js';
 import type { RedisStoreClient } from '../src/store/redis-client.js';
+import { startShop } from './helpers/shop.js';
 
 /**
  * What Redis does when `key`'s expiry comes, without waiting for it: checks that the store set
@@ -433,6 +435,36 @@ describe('redisStore on every set-up (real redis-server and Redis Cluster)', fun
           expect(errs[0]).to.be.instanceOf(TypeError);
           expect(errs[1]).to.be.instanceOf(RangeError);
           expect(await admin.dbSize()).to.equal(0);
+        });
+      });
+
+      describe('a slow network', () => {
+        it('a store call that stalls past commandTimeoutMs fails the return with a clear 503, and nothing reaches the gateway', async () => {
+          const store = track(redisStore({ client: shopA, commandTimeoutMs: 300 }));
+          const shop = await startShop({ nicepay: { store } });
+          try {
+            shop.orders.set('stall-1', 5_000);
+            const auth = await shop.sandbox.authenticate({ moid: 'stall-1', amount: 5_000, method: 'CARD' });
+            // Every write, the store's scripts included, waits 10 s on every master: far past 300 ms.
+            await admin.pauseWrites(10_000);
+            let res;
+            try {
+              res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+            } finally {
+              await admin.unpause();
+            }
+            expect(res.status).to.equal(503);
+            expect(res.body.code).to.equal('NICEPAY_STORE_UNAVAILABLE');
+            expect(shop.errors).to.have.length(1);
+            expect((shop.errors[0] as Error).message).to.match(/idempotency store unavailable; nothing was sent/);
+            const cause = (shop.errors[0] as { cause?: unknown }).cause;
+            expect(String((cause as Error | undefined)?.message)).to.match(/redisStore: acquire timed out after 300 ms/);
+            // Nothing was sent: the gateway saw no approval call for the TID.
+            expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
+            expect(shop.sandbox.ledger.committed()).to.have.length(0);
+          } finally {
+            await shop.close();
+          }
         });
       });
 

@@ -60,6 +60,13 @@ export interface RedisAdmin {
   flushAll(): Promise<void>;
   /** SCRIPT FLUSH on every master. */
   scriptFlush(): Promise<void>;
+  /**
+   * Stalls every write (scripts included) on every master for `ms`, as a congested network
+   * would: `CLIENT PAUSE ms WRITE`. Reads, and this admin connection, go on.
+   */
+  pauseWrites(ms: number): Promise<void>;
+  /** Ends a {@link pauseWrites} early. */
+  unpause(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -78,6 +85,8 @@ export async function connectAdmin(deployment: RedisDeployment): Promise<RedisAd
       dbSize: () => c.dbSize(),
       flushAll: async () => void (await c.flushAll()),
       scriptFlush: async () => void (await c.sendCommand(['SCRIPT', 'FLUSH'])),
+      pauseWrites: async (ms) => void (await c.sendCommand(['CLIENT', 'PAUSE', String(ms), 'WRITE'])),
+      unpause: async () => void (await c.sendCommand(['CLIENT', 'UNPAUSE'])),
       close: () => c.close(),
     };
   }
@@ -94,6 +103,8 @@ export async function connectAdmin(deployment: RedisDeployment): Promise<RedisAd
     dbSize: async () => (await Promise.all((await masters()).map((m) => m.dbSize()))).reduce((a, b) => a + b, 0),
     flushAll: async () => void (await Promise.all((await masters()).map((m) => m.flushAll()))),
     scriptFlush: async () => void (await Promise.all((await masters()).map((m) => m.sendCommand(['SCRIPT', 'FLUSH'])))),
+    pauseWrites: async (ms) => void (await Promise.all((await masters()).map((m) => m.sendCommand(['CLIENT', 'PAUSE', String(ms), 'WRITE'])))),
+    unpause: async () => void (await Promise.all((await masters()).map((m) => m.sendCommand(['CLIENT', 'UNPAUSE'])))),
     close: () => c.close(),
   };
 }
