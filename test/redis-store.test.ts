@@ -7,6 +7,7 @@ import { redisStore, type RedisStoreOptions } from '../src/store/redis-store.js'
 import { runOnce } from '../src/store/run-once.js';
 import type { IdempotencyStore } from '../src/store/types.js';
 import { startRedisCluster, type RedisCluster } from './helpers/redis-cluster.js';
+import { startRedisSentinel, type RedisSentinelSetup } from './helpers/redis-sentinel.js';
 import { freePort, startRedisServer, type RedisServer } from './helpers/redis-server.js';
 import { connectAdmin, connectShopClient, type RedisAdmin, type RedisDeployment, type RedisLibrary, type ShopClient } from './helpers/redis-targets.js';
 import type { RedisStoreClient } from '../src/store/redis-client.js';
@@ -149,32 +150,38 @@ describe('redisStore: options and url mode (against a real redis-server)', funct
 });
 
 /**
- * The store's behaviour, the same on every set-up a shop runs: one server or a three-master
- * cluster, through node-redis or ioredis clients passed as the shop built them.
+ * The store's behaviour, the same on every set-up a shop runs: one server, a three-master
+ * cluster, or a master behind a Sentinel, through node-redis or ioredis clients passed as the
+ * shop built them.
  */
-const SETUPS: { deployment: 'single' | 'cluster'; library: RedisLibrary }[] = [
+const SETUPS: { deployment: Deployment; library: RedisLibrary }[] = [
   { deployment: 'single', library: 'node-redis' },
   { deployment: 'single', library: 'ioredis' },
   { deployment: 'cluster', library: 'node-redis' },
   { deployment: 'cluster', library: 'ioredis' },
+  { deployment: 'sentinel', library: 'node-redis' },
+  { deployment: 'sentinel', library: 'ioredis' },
 ];
+type Deployment = 'single' | 'cluster' | 'sentinel';
 
-describe('redisStore on every set-up (real redis-server and Redis Cluster)', function () {
+describe('redisStore on every set-up (real redis-server, Redis Cluster, Sentinel)', function () {
   this.timeout(30_000);
   let server: RedisServer | undefined;
   let cluster: RedisCluster | undefined;
-  const deployments = new Map<'single' | 'cluster', RedisDeployment>();
+  let sentinel: RedisSentinelSetup | undefined;
+  const deployments = new Map<Deployment, RedisDeployment>();
 
   before(async function () {
     this.timeout(60_000);
     // Both fail, not skip, without redis-server / redis-cli: CI must run these tests.
-    [server, cluster] = await Promise.all([startRedisServer(), startRedisCluster()]);
+    [server, cluster, sentinel] = await Promise.all([startRedisServer(), startRedisCluster(), startRedisSentinel()]);
     deployments.set('single', { kind: 'single', url: server.url });
     deployments.set('cluster', { kind: 'cluster', rootNodes: cluster.rootNodes });
+    deployments.set('sentinel', { kind: 'sentinel', name: sentinel.name, sentinels: sentinel.sentinels, masterUrl: sentinel.masterUrl });
   });
 
   after(async () => {
-    await Promise.all([server?.stop(), cluster?.stop()]);
+    await Promise.all([server?.stop(), cluster?.stop(), sentinel?.stop()]);
   });
 
   for (const setup of SETUPS) {
