@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createClient } from 'redis';
 import { startRedisServer } from '../test/helpers/redis-server.js';
-import { type Child, forkTs } from './ipc.js';
+import { type Child, forkTs, type ProcStats } from './ipc.js';
 import type { WireAuthReturn } from './sandbox-process.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -31,6 +31,14 @@ const PROCESSES = arg('processes', '1,2,4').split(',').map(Number);
 if (![REQUESTS, ROUNDS, CONNECTIONS, WARMUP, ...PROCESSES].every((n) => Number.isSafeInteger(n) && n > 0)) throw new Error('scale-out: every option is a positive whole number');
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+/** CPU of each part of the run, microseconds. */
+interface Cpu {
+  shops: number;
+  redis: number;
+  stub: number;
+  load: number;
+}
 
 interface Shop {
   child: Child;
@@ -105,19 +113,36 @@ async function main(): Promise<void> {
     log(`warm-up: ${WARMUP} requests on each of ${maxShops} processes`);
     for (const shop of shops) await load([shop], await auth(WARMUP));
 
-    const totals = new Map<number, { requests: number; seconds: number }>(PROCESSES.map((p) => [p, { requests: 0, seconds: 0 }]));
+    const totals = new Map<number, { requests: number; seconds: number; cpu: Cpu }>(PROCESSES.map((p) => [p, { requests: 0, seconds: 0, cpu: { shops: 0, redis: 0, stub: 0, load: 0 } }]));
+    /** CPU so far of each part of the run, microseconds. */
+    const cpuNow = async (): Promise<Cpu> => {
+      const shopStats = await Promise.all(shops.map((sh) => sh.child.call<ProcStats>('stats')));
+      const stubStats = await stub.call<ProcStats>('stats');
+      const info = await admin.info('cpu');
+      const redisS = Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
+      const self = process.cpuUsage();
+      return {
+        shops: shopStats.reduce((a, st) => a + st.user + st.system, 0),
+        redis: redisS * 1e6,
+        stub: stubStats.user + stubStats.system,
+        load: self.user + self.system,
+      };
+    };
     let failures = 0;
     let sent = WARMUP * maxShops;
     for (let round = 0; round < ROUNDS; round++) {
       const order = PROCESSES.map((_, i) => PROCESSES[(i + round) % PROCESSES.length]!);
       for (const p of order) {
         const returns = await auth(REQUESTS);
+        const c0 = await cpuNow();
         const r = await load(shops.slice(0, p), returns);
+        const c1 = await cpuNow();
         sent += REQUESTS;
         failures += r.non2xx + r.errors;
         const t = totals.get(p)!;
         t.requests += REQUESTS;
         t.seconds += r.seconds;
+        for (const k of Object.keys(t.cpu) as (keyof Cpu)[]) t.cpu[k] += c1[k] - c0[k];
         log(`round ${round + 1}, ${p} process(es): ${(REQUESTS / r.seconds).toFixed(0)} req/s`);
       }
     }
@@ -138,7 +163,11 @@ async function main(): Promise<void> {
     console.log(`scale-out: ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${REQUESTS} requests per set-up, stub gateway, one redis-server`);
     for (const [p, t] of totals) {
       const rps = t.requests / t.seconds;
-      console.log(`  ${p} process(es): ${rps.toFixed(0)} req/s, ${(rps / base).toFixed(2)}x of ${PROCESSES[0]}`);
+      const us = (k: keyof Cpu): string => (t.cpu[k] / t.requests).toFixed(0);
+      const cores = (t.cpu.shops + t.cpu.redis + t.cpu.stub + t.cpu.load) / 1e6 / t.seconds;
+      console.log(
+        `  ${p} process(es): ${rps.toFixed(0)} req/s, ${(rps / base).toFixed(2)}x of ${PROCESSES[0]}; CPU per request: shops ${us('shops')} us, redis ${us('redis')} us, stub ${us('stub')} us, load generator ${us('load')} us; ${cores.toFixed(2)} cores busy`,
+      );
     }
     console.log(`  checks: ${approved}/${sent} answered approved, ${count.approved} stub answers, ${count.unanswerable} unanswerable, ${failures} non-2xx or errors`);
     console.log(`  store round trips: ${roundTrips} scripts run for ${sent} approvals (${(roundTrips / sent).toFixed(2)} per approval)`);
