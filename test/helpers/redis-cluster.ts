@@ -57,6 +57,9 @@ async function startNode(dir: string, nodeTimeoutMs: number): Promise<{ child: C
       '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
       '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`),
       '--cluster-node-timeout', String(nodeTimeoutMs), '--dir', dir,
+      // A replica takes over however long its link was down: on a loaded machine a replica can
+      // look stale to the default rule and then never be promoted.
+      '--cluster-replica-validity-factor', '0',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -143,7 +146,8 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         const live = nodes.filter((n) => n.alive);
         const infos = await Promise.all(live.map((n) => ask(n.port, ['CLUSTER', 'INFO']).then(String, () => '')));
         if (infos.every((i) => i.includes('cluster_state:ok') && i.includes('cluster_slots_ok:16384'))) return;
-        if (attempt > 400) throw new Error(`cluster did not settle:\n${infos.join('\n')}`);
+        // 30 s: a failover is node timeout + election, seconds, but slower on a loaded machine.
+        if (attempt > 1_200) throw new Error(`cluster did not settle:\n${infos.join('\n')}`);
         await pause(25);
       }
     },
