@@ -322,11 +322,13 @@ describe('failover: a Redis Cluster master killed while approvals are in flight'
 
         // No TxTid approved twice at the gateway.
         for (const [tid, n] of approvals) expect(n, tid).to.equal(1);
-        // The shop and the gateway agree: onApproved ran once for each committed TID and for no
-        // other; every TID answered "approved" is committed.
+        // The shop and the gateway agree: onApproved ran for each committed TID and for no other;
+        // every TID answered "approved" is committed. (A lock or hook record lost with the dead
+        // master is a forgotten store entry: the hook runs at least once, and may run again for
+        // such a TID, so runs are compared as a set.)
         const committed = sandbox.ledger.committed().map((e) => e.tid).sort();
         const recorded = await approvedAcross(instances);
-        expect(recorded.slice().sort(), 'onApproved runs vs. payments committed at the gateway').to.deep.equal(committed);
+        expect([...new Set(recorded)].sort(), 'TIDs onApproved recorded vs. payments committed at the gateway').to.deep.equal(committed);
         for (const a of answers) if (a.statusCode === 200) expect(committed, a.tid).to.include(a.tid);
 
       });
