@@ -102,8 +102,15 @@ function floorRoute(path: string, url: () => string, contentType: string): void 
  */
 const libRoot = kind === 'checkout-base' ? process.env.BENCH_BASE! : fileURLToPath(new URL('..', import.meta.url));
 const fromBuild = <T>(file: string): Promise<T> => import(pathToFileURL(join(libRoot, 'dist', file)).href) as Promise<T>;
+/**
+ * BENCH_REDIS_URL (bench/scale-out.ts): the idempotency store is redisStore on that server,
+ * shared by every shop process of the run, instead of each process's own memoryStore.
+ */
+const store = process.env.BENCH_REDIS_URL
+  ? (await fromBuild<typeof import('../src/store/redis-store.js')>('store/redis-store.js')).redisStore({ url: process.env.BENCH_REDIS_URL, prefix: 'bench:' })
+  : undefined;
 const nicepay = kind.endsWith('-ours') || kind === 'checkout-base'
-  ? (await fromBuild<typeof import('../src/index.js')>('index.js')).createNicepay({ mid: BENCH_MID, merchantKey: BENCH_KEY, baseUrl: sandboxUrl, clock })
+  ? (await fromBuild<typeof import('../src/index.js')>('index.js')).createNicepay({ mid: BENCH_MID, merchantKey: BENCH_KEY, baseUrl: sandboxUrl, clock, ...(store ? { store } : {}) })
   : undefined;
 
 interface PrepareItem { tid: string; authToken: string; amt: string; nextAppUrl: string }
@@ -299,7 +306,7 @@ serveIpc({
 });
 process.on('SIGINT', () => {
   server.close();
-  void (nicepay?.close() ?? Promise.resolve()).then(() => process.exit(0));
+  void (nicepay?.close() ?? Promise.resolve()).then(() => store?.close?.()).then(() => process.exit(0));
   setTimeout(() => process.exit(0), 1000).unref();
 });
 process.send!({ ready: true, port: (server.address() as AddressInfo).port });

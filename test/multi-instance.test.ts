@@ -8,7 +8,9 @@
  * approvals are in flight: every return still ends in a defined answer, and the shop and the
  * gateway agree on every payment.
  */
+import { setTimeout as pause } from 'node:timers/promises';
 import { expect } from 'chai';
+import { createClient } from 'redis';
 import { createSandbox, type AuthReturn, type Sandbox } from '../src/sandbox/index.js';
 import { MERCHANT_KEY, MID } from './helpers/shop.js';
 import { startRedisCluster, type RedisCluster } from './helpers/redis-cluster.js';
@@ -142,6 +144,137 @@ describe('two shop processes on a three-master Redis Cluster', function () {
       it('300 concurrent duplicate returns over 60 TxTids: 60 approvals at the gateway, 60 onApproved calls', async () => {
         const auths = await authenticate(sandbox, 60);
         await expectOncePerTid(sandbox, instances, auths, await postDuplicates(instances, auths, 5));
+      });
+    });
+  }
+});
+
+/**
+ * What Redis does when each lock on the node at `port` expires, without waiting for it: checks
+ * that the lock has an expiry (the store never leaves one without), then deletes it.
+ */
+async function expireLocks(port: number, pattern: string): Promise<void> {
+  const client = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    for await (const keys of client.scanIterator({ MATCH: pattern, COUNT: 1000 })) {
+      for (const key of keys) {
+        const left = await client.pTTL(key);
+        // -2: gone meanwhile (completed or released). Otherwise it must carry an expiry.
+        if (left === -2) continue;
+        expect(left, `${key} has an expiry`).to.be.greaterThan(0);
+        await client.del(key);
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The answers a return may get while the store fails over: each one says what happened. */
+const DEFINED: Record<number, string | undefined> = {
+  409: 'NICEPAY_IN_PROGRESS',
+  502: 'NICEPAY_OUTCOME_UNKNOWN',
+  503: 'NICEPAY_STORE_UNAVAILABLE',
+};
+
+describe('failover: a Redis Cluster master killed while approvals are in flight', function () {
+  this.timeout(120_000);
+
+  for (const library of ['node-redis', 'ioredis'] as RedisLibrary[]) {
+    describe(`${library} cluster clients`, () => {
+      let cluster: RedisCluster;
+      let sandbox: Sandbox;
+      const instances: Instance[] = [];
+
+      before(async function () {
+        this.timeout(60_000);
+        // A replica per master, so the cluster fails over instead of going down.
+        cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 1_000 });
+        sandbox = createSandbox();
+        const { url } = await sandbox.listen(0);
+        const env = {
+          SANDBOX_URL: url, REDIS_CLUSTER: cluster.rootNodes.map((n) => `${n.host}:${n.port}`).join(','), REDIS_LIBRARY: library,
+          // Short timeouts keep a TID's lock near its 30 s floor: a duplicate that still finds a
+          // dead holder's lock waits that long at most, then is answered "in progress".
+          COMMAND_TIMEOUT_MS: '1000', RESPONSE_MS: '3000', HOOK_TIMEOUT_MS: '1000', MID, MERCHANT_KEY,
+        };
+        instances.push(...(await Promise.all([startInstance(env), startInstance(env)])));
+      });
+
+      after(async () => {
+        await Promise.all(instances.splice(0).map((i) => i.stop()));
+        await sandbox?.close();
+        await cluster?.stop();
+      });
+
+      it('no TxTid approved twice, every return ends in a defined answer, the shop and the gateway agree on every payment', async () => {
+        const auths = await authenticate(sandbox, 60);
+        // The master of the first TID's claim key dies at the first approval the gateway commits:
+        // other approvals, locks and results are in flight on it then.
+        const masterPort = await cluster.masterOf(`mi:{checkout-tid:${MID}:${auths[0]!.fields.TxTid!}}:lock`);
+        const master = cluster.nodes.find((n) => n.port === masterPort)!;
+        const approvals = new Map<string, number>();
+        let killed: Promise<void> | undefined;
+        let onKill: () => void = () => {};
+        const kill = new Promise<void>((resolve) => (onKill = resolve));
+        let committedAtKill = -1;
+        sandbox.ledger.onChange((entry) => {
+          if (entry.status !== 'approved') return;
+          approvals.set(entry.tid, (approvals.get(entry.tid) ?? 0) + 1);
+          if (killed === undefined) {
+            committedAtKill = sandbox.ledger.committed().length;
+            killed = master.kill();
+            onKill();
+          }
+        });
+
+        let done = false;
+        const answering = postDuplicates(instances, auths, 5).finally(() => {
+          done = true;
+        });
+        // A holder whose complete or release went to the dead master leaves its lock on the
+        // promoted replica (replication is asynchronous, and so is the lock's loss), and a store
+        // call that timed out may still take a lock late: such a lock frees itself after lockTtlMs
+        // (over 30 s here). Once the cluster has failed over, the test lets every lock expire at
+        // once instead, as Redis would then (checking that each has an expiry), until the last
+        // return is answered: any holder still running then loses its lock, which only makes the
+        // failover harsher.
+        await Promise.race([kill, answering]);
+        await killed;
+        await cluster.settled();
+        while (!done) {
+          for (const port of await cluster.masters()) {
+            // Gossip may still name a node that just died or turned replica: the next sweep catches up.
+            await expireLocks(port, 'mi:{*}:lock').catch((err: unknown) => {
+              if (!/ECONNREFUSED|MOVED|READONLY|CLUSTERDOWN/.test(String(err))) throw err;
+            });
+          }
+          await Promise.race([answering, pause(100)]);
+        }
+        const answers = await answering;
+        expect(master.alive).to.equal(false);
+        expect(committedAtKill, 'approvals committed when the master died').to.be.lessThan(auths.length);
+
+        // Every return ends in a defined answer: approved (for its own TID) or a refusal that names
+        // what happened, never a 500, a decline of a paid TID, or a hang.
+        const undefinedAnswers = answers.filter((a) =>
+          a.statusCode === 200 ? a.body.status !== 'approved' || a.body.tid !== a.tid : DEFINED[a.statusCode] !== a.body.code,
+        );
+        expect(undefinedAnswers.slice(0, 5), `${undefinedAnswers.length} undefined answers:\n${instances.map((i) => i.log).join('\n')}`).to.deep.equal([]);
+
+        // No TxTid approved twice at the gateway.
+        for (const [tid, n] of approvals) expect(n, tid).to.equal(1);
+        // The shop and the gateway agree: onApproved ran for each committed TID and for no other;
+        // every TID answered "approved" is committed. (A lock or hook record lost with the dead
+        // master is a forgotten store entry: the hook runs at least once, and may run again for
+        // such a TID, so runs are compared as a set.)
+        const committed = sandbox.ledger.committed().map((e) => e.tid).sort();
+        const recorded = await approvedAcross(instances);
+        expect([...new Set(recorded)].sort(), 'TIDs onApproved recorded vs. payments committed at the gateway').to.deep.equal(committed);
+        for (const a of answers) if (a.statusCode === 200) expect(committed, a.tid).to.include(a.tid);
+
       });
     });
   }

@@ -1,14 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
+import request from 'supertest';
 import { createClient, type RedisClientType } from 'redis';
 import { NicepayConfigError } from '../src/errors/index.js';
 import { redisStore, type RedisStoreOptions } from '../src/store/redis-store.js';
 import { runOnce } from '../src/store/run-once.js';
 import type { IdempotencyStore } from '../src/store/types.js';
 import { startRedisCluster, type RedisCluster } from './helpers/redis-cluster.js';
+import { startRedisSentinel, type RedisSentinelSetup } from './helpers/redis-sentinel.js';
 import { freePort, startRedisServer, type RedisServer } from './helpers/redis-server.js';
 import { connectAdmin, connectShopClient, type RedisAdmin, type RedisDeployment, type RedisLibrary, type ShopClient } from './helpers/redis-targets.js';
 import type { RedisStoreClient } from '../src/store/redis-client.js';
+import { startShop } from './helpers/shop.js';
 
 /**
  * What Redis does when `key`'s expiry comes, without waiting for it: checks that the store set
@@ -147,32 +150,38 @@ describe('redisStore: options and url mode (against a real redis-server)', funct
 });
 
 /**
- * The store's behaviour, the same on every set-up a shop runs: one server or a three-master
- * cluster, through node-redis or ioredis clients passed as the shop built them.
+ * The store's behaviour, the same on every set-up a shop runs: one server, a three-master
+ * cluster, or a master behind a Sentinel, through node-redis or ioredis clients passed as the
+ * shop built them.
  */
-const SETUPS: { deployment: 'single' | 'cluster'; library: RedisLibrary }[] = [
+const SETUPS: { deployment: Deployment; library: RedisLibrary }[] = [
   { deployment: 'single', library: 'node-redis' },
   { deployment: 'single', library: 'ioredis' },
   { deployment: 'cluster', library: 'node-redis' },
   { deployment: 'cluster', library: 'ioredis' },
+  { deployment: 'sentinel', library: 'node-redis' },
+  { deployment: 'sentinel', library: 'ioredis' },
 ];
+type Deployment = 'single' | 'cluster' | 'sentinel';
 
-describe('redisStore on every set-up (real redis-server and Redis Cluster)', function () {
+describe('redisStore on every set-up (real redis-server, Redis Cluster, Sentinel)', function () {
   this.timeout(30_000);
   let server: RedisServer | undefined;
   let cluster: RedisCluster | undefined;
-  const deployments = new Map<'single' | 'cluster', RedisDeployment>();
+  let sentinel: RedisSentinelSetup | undefined;
+  const deployments = new Map<Deployment, RedisDeployment>();
 
   before(async function () {
     this.timeout(60_000);
     // Both fail, not skip, without redis-server / redis-cli: CI must run these tests.
-    [server, cluster] = await Promise.all([startRedisServer(), startRedisCluster()]);
+    [server, cluster, sentinel] = await Promise.all([startRedisServer(), startRedisCluster(), startRedisSentinel()]);
     deployments.set('single', { kind: 'single', url: server.url });
     deployments.set('cluster', { kind: 'cluster', rootNodes: cluster.rootNodes });
+    deployments.set('sentinel', { kind: 'sentinel', name: sentinel.name, sentinels: sentinel.sentinels, masterUrl: sentinel.masterUrl });
   });
 
   after(async () => {
-    await Promise.all([server?.stop(), cluster?.stop()]);
+    await Promise.all([server?.stop(), cluster?.stop(), sentinel?.stop()]);
   });
 
   for (const setup of SETUPS) {
@@ -433,6 +442,36 @@ describe('redisStore on every set-up (real redis-server and Redis Cluster)', fun
           expect(errs[0]).to.be.instanceOf(TypeError);
           expect(errs[1]).to.be.instanceOf(RangeError);
           expect(await admin.dbSize()).to.equal(0);
+        });
+      });
+
+      describe('a slow network', () => {
+        it('a store call that stalls past commandTimeoutMs fails the return with a clear 503, and nothing reaches the gateway', async () => {
+          const store = track(redisStore({ client: shopA, commandTimeoutMs: 300 }));
+          const shop = await startShop({ nicepay: { store } });
+          try {
+            shop.orders.set('stall-1', 5_000);
+            const auth = await shop.sandbox.authenticate({ moid: 'stall-1', amount: 5_000, method: 'CARD' });
+            // Every write, the store's scripts included, waits 10 s on every master: far past 300 ms.
+            await admin.pauseWrites(10_000);
+            let res;
+            try {
+              res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+            } finally {
+              await admin.unpause();
+            }
+            expect(res.status).to.equal(503);
+            expect(res.body.code).to.equal('NICEPAY_STORE_UNAVAILABLE');
+            expect(shop.errors).to.have.length(1);
+            expect((shop.errors[0] as Error).message).to.match(/idempotency store unavailable; nothing was sent/);
+            const cause = (shop.errors[0] as { cause?: unknown }).cause;
+            expect(String((cause as Error | undefined)?.message)).to.match(/redisStore: acquire timed out after 300 ms/);
+            // Nothing was sent: the gateway saw no approval call for the TID.
+            expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
+            expect(shop.sandbox.ledger.committed()).to.have.length(0);
+          } finally {
+            await shop.close();
+          }
         });
       });
 

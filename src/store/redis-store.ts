@@ -133,7 +133,7 @@ function validate(options: unknown): void {
     throw new NicepayConfigError('client', 'either `client` or `url`, not both');
   }
   if (client === undefined && url === undefined) {
-    throw new NicepayConfigError('client', 'a connected node-redis client, or pass `url`');
+    throw new NicepayConfigError('client', 'a connected node-redis or ioredis client, or pass `url`');
   }
   if (client !== undefined) {
     if (redisClientKind(client) === undefined) {

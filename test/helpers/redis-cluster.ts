@@ -27,6 +27,8 @@ export interface RedisCluster {
   nodes: RedisClusterNode[];
   /** `{ host, port }` of every node: what a shop passes as root nodes. */
   rootNodes: { host: string; port: number }[];
+  /** The ports of the masters serving slots now (after a failover, the promoted replicas). */
+  masters(): Promise<number[]>;
   /** The port of the node that is master of `key`'s slot now. */
   masterOf(key: string): Promise<number>;
   /**
@@ -55,6 +57,9 @@ async function startNode(dir: string, nodeTimeoutMs: number): Promise<{ child: C
       '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
       '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`),
       '--cluster-node-timeout', String(nodeTimeoutMs), '--dir', dir,
+      // A replica takes over however long its link was down: on a loaded machine a replica can
+      // look stale to the default rule and then never be promoted.
+      '--cluster-replica-validity-factor', '0',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -121,6 +126,11 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   const cluster: RedisCluster = {
     nodes,
     rootNodes: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
+    async masters() {
+      const live = nodes.find((n) => n.alive)!;
+      const shards = (await ask(live.port, ['CLUSTER', 'SLOTS'])) as [number, number, [string, number]][];
+      return [...new Set(shards.map((shard) => Number(shard[2][1])))];
+    },
     async masterOf(key) {
       const live = nodes.find((n) => n.alive)!;
       const slot = Number(await ask(live.port, ['CLUSTER', 'KEYSLOT', key]));
@@ -136,7 +146,8 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         const live = nodes.filter((n) => n.alive);
         const infos = await Promise.all(live.map((n) => ask(n.port, ['CLUSTER', 'INFO']).then(String, () => '')));
         if (infos.every((i) => i.includes('cluster_state:ok') && i.includes('cluster_slots_ok:16384'))) return;
-        if (attempt > 400) throw new Error(`cluster did not settle:\n${infos.join('\n')}`);
+        // 30 s: a failover is node timeout + election, seconds, but slower on a loaded machine.
+        if (attempt > 1_200) throw new Error(`cluster did not settle:\n${infos.join('\n')}`);
         await pause(25);
       }
     },

@@ -4,16 +4,17 @@
  * are, plus an admin connection (node-redis) the tests use to look at and expire keys.
  */
 import { Cluster, Redis } from 'ioredis';
-import { createClient, createCluster } from 'redis';
+import { createClient, createCluster, createSentinel } from 'redis';
 import type { RedisStoreClient } from '../../src/store/redis-client.js';
 
 /** The Redis client library a shop uses. */
 export type RedisLibrary = 'node-redis' | 'ioredis';
 
-/** Where Redis runs: one server (`url`) or a cluster (its nodes). */
+/** Where Redis runs: one server (`url`), a cluster (its nodes), or a master behind Sentinels. */
 export type RedisDeployment =
   | { kind: 'single'; url: string }
-  | { kind: 'cluster'; rootNodes: { host: string; port: number }[] };
+  | { kind: 'cluster'; rootNodes: { host: string; port: number }[] }
+  | { kind: 'sentinel'; name: string; sentinels: { host: string; port: number }[]; masterUrl: string };
 
 /** A connected client of `library`, as the shop would pass it to redisStore. */
 export interface ShopClient {
@@ -27,12 +28,19 @@ export async function connectShopClient(library: RedisLibrary, deployment: Redis
     const client =
       deployment.kind === 'single'
         ? createClient({ url: deployment.url })
-        : createCluster({ rootNodes: deployment.rootNodes.map((n) => ({ url: `redis://${n.host}:${n.port}` })) });
+        : deployment.kind === 'cluster'
+          ? createCluster({ rootNodes: deployment.rootNodes.map((n) => ({ url: `redis://${n.host}:${n.port}` })) })
+          : createSentinel({ name: deployment.name, sentinelRootNodes: deployment.sentinels });
     client.on('error', () => {});
     await client.connect();
     return { client, close: () => client.close() };
   }
-  const client = deployment.kind === 'single' ? new Redis(deployment.url) : new Cluster(deployment.rootNodes);
+  const client =
+    deployment.kind === 'single'
+      ? new Redis(deployment.url)
+      : deployment.kind === 'cluster'
+        ? new Cluster(deployment.rootNodes)
+        : new Redis({ sentinels: deployment.sentinels, name: deployment.name });
   client.on('error', () => {});
   // ioredis connects on its own; wait for it so a test starts from a ready client.
   await new Promise<void>((resolve, reject) => {
@@ -60,13 +68,20 @@ export interface RedisAdmin {
   flushAll(): Promise<void>;
   /** SCRIPT FLUSH on every master. */
   scriptFlush(): Promise<void>;
+  /**
+   * Stalls every write (scripts included) on every master for `ms`, as a congested network
+   * would: `CLIENT PAUSE ms WRITE`. Reads, and this admin connection, go on.
+   */
+  pauseWrites(ms: number): Promise<void>;
+  /** Ends a {@link pauseWrites} early. */
+  unpause(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** An admin connection (node-redis) to `deployment`. */
 export async function connectAdmin(deployment: RedisDeployment): Promise<RedisAdmin> {
-  if (deployment.kind === 'single') {
-    const c = createClient({ url: deployment.url });
+  if (deployment.kind !== 'cluster') {
+    const c = createClient({ url: deployment.kind === 'single' ? deployment.url : deployment.masterUrl });
     c.on('error', () => {});
     await c.connect();
     return {
@@ -78,6 +93,8 @@ export async function connectAdmin(deployment: RedisDeployment): Promise<RedisAd
       dbSize: () => c.dbSize(),
       flushAll: async () => void (await c.flushAll()),
       scriptFlush: async () => void (await c.sendCommand(['SCRIPT', 'FLUSH'])),
+      pauseWrites: async (ms) => void (await c.sendCommand(['CLIENT', 'PAUSE', String(ms), 'WRITE'])),
+      unpause: async () => void (await c.sendCommand(['CLIENT', 'UNPAUSE'])),
       close: () => c.close(),
     };
   }
@@ -94,6 +111,8 @@ export async function connectAdmin(deployment: RedisDeployment): Promise<RedisAd
     dbSize: async () => (await Promise.all((await masters()).map((m) => m.dbSize()))).reduce((a, b) => a + b, 0),
     flushAll: async () => void (await Promise.all((await masters()).map((m) => m.flushAll()))),
     scriptFlush: async () => void (await Promise.all((await masters()).map((m) => m.sendCommand(['SCRIPT', 'FLUSH'])))),
+    pauseWrites: async (ms) => void (await Promise.all((await masters()).map((m) => m.sendCommand(['CLIENT', 'PAUSE', String(ms), 'WRITE'])))),
+    unpause: async () => void (await Promise.all((await masters()).map((m) => m.sendCommand(['CLIENT', 'UNPAUSE'])))),
     close: () => c.close(),
   };
 }
