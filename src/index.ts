@@ -15,6 +15,7 @@ export type {
   AwaitingDepositCheckout,
   DeclinedCheckout,
   AuthFailedCheckout,
+  UnverifiedAuthFailure,
   CommittedCheckout,
   CheckoutCommon,
 } from './types/checkout.js';

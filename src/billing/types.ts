@@ -65,6 +65,7 @@ export interface RegisteredBilling {
   /** AuthDate (YYYYMMDD, KST) as an instant. */
   authDate: Date | undefined;
   card: BillingCardInfo;
+  /** The registration as JSON.stringify shows it: every field, the BID masked. */
   toJSON(): Record<string, unknown>;
 }
 

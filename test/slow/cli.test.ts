@@ -250,11 +250,11 @@ describe('CLI', function () {
       expect(lines[1]).to.match(/^1,\d{20},20250106,seller-b,1234567890,상점 seller-b,succeeded,성공,12000,004,홍길동,/);
     });
 
-    it('a gateway refusal is exit 1 with the resCode, also on the debug "answer refused" line', async () => {
+    it('a gateway refusal is exit 1 with the resCode, also on the pipeline\'s debug line of the call', async () => {
       const r = await cli(['payout', 'results', '--date', '20250106'], { ...creds(rig.sandbox.url, DATA_MID, 'x'.repeat(88)), DEBUG: 'express-nicepay' });
       expect(r.code).to.equal(1);
       expect(r.stderr).to.match(/resCode \d{4}/);
-      expect(r.stderr).to.match(/data host answer refused .*"resCode":"\d{4}"/);
+      expect(r.stderr).to.match(/payout\.results refused .*"outcome":"refused","resultCode":"\d{4}"/);
       expect(r.stderr).to.not.include('x'.repeat(88));
     });
 
