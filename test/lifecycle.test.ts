@@ -49,6 +49,28 @@ describe('lifecycle: window, cancel, status and deposit notices against the sand
       expect(() => createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'https://x.example', charset: 'latin1' as 'utf-8' })).to.throw(/option charset/);
     });
 
+    it("with ediType 'KV' refuses echoed text holding & or = (naming the option), and leaves it alone for JSON", () => {
+      const np = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'https://webapi.nicepay.co.kr' });
+      const order = { moid: 'o', amount: 1, goodsName: 'A&B 세트', returnUrl: 'https://s.example/r' };
+      expect(np.paymentWindow(order).GoodsName).to.equal('A&B 세트');
+      expect(np.paymentWindow({ ...order, ediType: 'JSON' }).GoodsName).to.equal('A&B 세트');
+      const refused = (o: Parameters<typeof np.paymentWindow>[0]): { code?: string; field?: string; message: string } => {
+        try {
+          np.paymentWindow(o);
+        } catch (e) {
+          return e as { code?: string; field?: string; message: string };
+        }
+        throw new Error('not refused');
+      };
+      const goods = refused({ ...order, ediType: 'KV' });
+      expect([goods.code, goods.field]).to.deep.equal(['NICEPAY_FIELD_INVALID', 'goodsName']);
+      expect(goods.message).to.include("use ediType 'JSON'");
+      expect(refused({ ...order, goodsName: 'x', mallReserved: 'a=b', ediType: 'KV' }).field).to.equal('mallReserved');
+      expect(refused({ ...order, goodsName: 'x', buyer: { name: '홍&길동' }, ediType: 'KV' }).field).to.equal('buyer.name');
+      expect(np.paymentWindow({ ...order, goodsName: '나이스 상품', ediType: 'KV' }).GoodsName).to.equal('나이스 상품');
+      expect(refused({ ...order, ediType: 'XML' as 'KV' }).field).to.equal('ediType');
+    });
+
     it('writes a Date vbankExpiry as YYYYMMDDHHmm KST', () => {
       const np = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'https://webapi.nicepay.co.kr' });
       const w = np.paymentWindow({ moid: 'o', amount: 1, goodsName: 'x', returnUrl: 'https://s.example/r', vbankExpiry: fromKst(2026, 12, 1, 23, 59) });

@@ -40,7 +40,11 @@ export interface CheckoutOptions<Req = unknown> {
   limit?: number;
   /** CharSet asked of the approval response. @default 'euc-kr' */
   responseCharset?: Charset;
-  /** EdiType asked of the approval response. @default 'JSON' */
+  /**
+   * EdiType asked of the approval response. With `'KV'`, open this route's windows with
+   * `paymentWindow({ ..., ediType: 'KV' })` too, so text the answer echoes is checked before
+   * the buyer pays. @default 'JSON'
+   */
   ediType?: EdiType;
   /** How long a TID's result is kept for duplicates, in ms. @default 86400000 (24 h) */
   resultTtlMs?: number;

@@ -6,7 +6,11 @@ import { checkFields } from '../wire/field-sizes.js';
 import { kstTimestamp14 } from '../wire/kst.js';
 import { WINDOW_FIELDS } from '../wire/lifecycle-fields.js';
 import { windowSignData } from '../wire/signatures.js';
+import { refuseKvUnsafe } from '../pipeline/kv-text.js';
 import type { PaymentWindowFields, PaymentWindowOrder } from './types.js';
+
+/** Window fields the approval answer echoes, by the option that sets each. */
+const KV_ECHOED = { GoodsName: 'goodsName', BuyerName: 'buyer.name', BuyerEmail: 'buyer.email', BuyerTel: 'buyer.tel', MallReserved: 'mallReserved' } as const;
 
 const bad = (field: string, message: string): NicepayRequestError =>
   new NicepayRequestError('NICEPAY_FIELD_INVALID', `paymentWindow: ${message}`, field);
@@ -43,6 +47,8 @@ export function paymentWindow(config: Pick<ResolvedConfig, 'mid' | 'merchantKey'
   };
   const problem = checkFields(WINDOW_FIELDS, fields, charset);
   if (problem) throw bad(problem.field, problem.message);
+  if (order.ediType !== undefined && order.ediType !== 'JSON' && order.ediType !== 'KV') throw bad('ediType', "ediType must be 'JSON' or 'KV'");
+  refuseKvUnsafe('paymentWindow', order.ediType ?? 'JSON', fields, KV_ECHOED);
   // A character the window's charset cannot carry (an emoji in EUC-KR) would reach the buyer
   // as '?': refuse it here, naming the field.
   for (const [name, value] of Object.entries(fields)) {

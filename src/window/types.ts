@@ -29,6 +29,13 @@ export interface PaymentWindowOrder {
   mallReserved?: string;
   /** Returned in the auth return as sent (ReqReserved), at most 500 bytes. */
   reqReserved?: string;
+  /**
+   * The `ediType` of the checkoutReturn route this order returns to. With `'KV'` the approval
+   * answer echoes GoodsName, the buyer fields and MallReserved unescaped, so text holding `&`
+   * or `=` is refused here, before the buyer pays, rather than making a genuine approval
+   * unreadable (and net-cancelled) later. @default 'JSON'
+   */
+  ediType?: 'JSON' | 'KV';
 }
 
 /**
