@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { fromKst } from '../../src/wire/kst.js';
-import { loginAsAdmin, useShopInBrowser } from './harness.js';
+import { loginAsAdmin, signedOrderPage, useShopInBrowser } from './harness.js';
 import { checkLayout } from './layout.js';
 
 // A Monday, 09:00 KST: payouts may be requested; their results are not out before 16:00.
@@ -77,7 +77,7 @@ describe('e2e: the back office on a phone, and its dates and notices', () => {
     await page.click('#pay-submit');
     await page.waitForSelector('#window-form');
     await page.check('#method-CARD');
-    await Promise.all([page.waitForURL(/\/orders\/ORD\w+$/), page.click('#approve')]);
+    await Promise.all([page.waitForURL(signedOrderPage(shopUrl)), page.click('#approve')]);
     await loginAsAdmin(e2e, '/admin/orders');
     await checkLayout(page, 'admin-orders-cards');
     await page.setViewportSize({ width: 390, height: 844 });

@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { useShopInBrowser } from './harness.js';
+import { signedOrderPage, useShopInBrowser } from './harness.js';
 import { checkLayout } from './layout.js';
 
 describe('e2e: the buyer pages say what became of the order', () => {
@@ -23,7 +23,8 @@ describe('e2e: the buyer pages say what became of the order', () => {
     await page.click('#pay-submit');
     await page.waitForSelector('#window-form');
     await page.check(`#method-${method}`);
-    await Promise.all([page.waitForURL(`${shopUrl}/orders/${moid}`), page.click('#approve')]);
+    // a confirmed payment lands on the order's signed link
+    await Promise.all([page.waitForURL(signedOrderPage(shopUrl, moid)), page.click('#approve')]);
     return moid;
   }
 
@@ -115,11 +116,12 @@ describe('e2e: the buyer pages say what became of the order', () => {
   });
 
   it("in sandbox mode the awaiting-deposit page offers the deposit, and the gateway's notice makes it paid", async () => {
-    const { page, shop } = e2e;
+    const { page, shop, shopUrl } = e2e;
     const moid = await buy('haeng-mug', 'VBANK');
     expect(await page.getAttribute('#result-status', 'data-state')).to.equal('awaiting-deposit');
     await checkLayout(page, 'truth-result-vbank-awaiting');
-    await Promise.all([page.waitForURL(/\/orders\/ORD\w+$/), page.click('#sandbox-deposit')]);
+    // the deposit answers with the order's plain page: this browser owns the order
+    await Promise.all([page.waitForURL(`${shopUrl}/orders/${moid}`), page.click('#sandbox-deposit')]);
     expect(await text(page, '#result-status')).to.equal('입금이 확인되어 결제가 완료되었습니다');
     expect(await page.getAttribute('#result-status', 'data-state')).to.equal('paid');
     expect(await page.locator('#sandbox-deposit').count()).to.equal(0);

@@ -92,3 +92,16 @@ export async function loginAsAdmin(e2e: E2E, next = '/admin'): Promise<void> {
   await page.fill('#login-password', ADMIN_PASSWORD);
   await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/admin/login')), page.click('#login-submit')]);
 }
+
+/**
+ * A `waitForURL` matcher for the page the shop redirects to after a payment the gateway
+ * confirmed: the order's result page under its signed link, `/orders/<moid>?t=<22 base64url
+ * characters>` and nothing more. Without `moid`, any order number the shop issues (`ORD…`).
+ */
+export function signedOrderPage(shopUrl: string, moid?: string): (url: URL) => boolean {
+  const path = moid === undefined ? /^\/orders\/ORD\w+$/ : undefined;
+  return (url) =>
+    url.origin === shopUrl &&
+    (path ? path.test(url.pathname) : url.pathname === `/orders/${moid}`) &&
+    /^\?t=[\w-]{22}$/.test(url.search);
+}

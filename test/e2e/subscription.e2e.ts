@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { billingDb } from '../../example-app/db-billing.js';
 import { TEST_MERCHANTS } from '../../src/sandbox/index.js';
-import { loginAsAdmin, useShopInBrowser } from './harness.js';
+import { loginAsAdmin, signedOrderPage, useShopInBrowser } from './harness.js';
 import { checkLayout } from './layout.js';
 
 describe('e2e: example shop in Chromium (subscription and cash receipt)', () => {
@@ -60,7 +60,7 @@ describe('e2e: example shop in Chromium (subscription and cash receipt)', () => 
     await page.click('#pay-submit');
     await page.waitForSelector('#window-form');
     await page.check('#method-BANK');
-    await Promise.all([page.waitForURL(/\/orders\/ORD\w+$/), page.click('#approve')]);
+    await Promise.all([page.waitForURL(signedOrderPage(shopUrl)), page.click('#approve')]);
     const moid = new URL(page.url()).pathname.split('/').pop()!;
 
     await loginAsAdmin(e2e, '/admin/billing/receipts');

@@ -1,0 +1,90 @@
+/**
+ * The buyer page's sandbox deposit button (`POST /orders/:moid/sandbox-deposit`) is guarded
+ * like the order page it sits on: only the browser that owns the order (or carries its signed
+ * link) may make the sandbox pay the order's virtual account. Anyone else gets the shop's 404,
+ * the same as for an order that does not exist, and no deposit happens.
+ */
+import { expect } from 'chai';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { createShop, type Shop } from '../example-app/app.js';
+import type { Logger } from '../src/index.js';
+import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
+
+const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
+
+describe("example-app: the sandbox deposit of a buyer's virtual account is the owner's only", () => {
+  let sandbox: Sandbox;
+  let shop: Shop;
+  let server: Server;
+  const logLines: string[] = [];
+  const log = (obj: Record<string, unknown>, msg?: string): void => void logLines.push(JSON.stringify({ ...obj, msg }));
+  const logger: Logger = { debug: log, info: log, warn: log, error: log };
+
+  before(async () => {
+    // The shop listens on loopback first: the sandbox posts its deposit notice to /pay/notify.
+    server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    sandbox = createSandbox({ merchants: [{ mid: MID, merchantKey: KEY, notificationUrl: `${shopUrl}/pay/notify` }] });
+    await sandbox.listen(0);
+    shop = createShop({ mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: ':memory:', logger, sandbox, nicepay: { clock: () => sandbox.clock.now() } });
+    server.on('request', shop.app);
+  });
+  after(async () => {
+    await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+    await shop.close();
+    await sandbox.close();
+  });
+
+  /** `buyer` orders kimchi and gets a virtual account for it; returns the order and its signed result link. */
+  async function orderByVirtualAccount(buyer: ReturnType<typeof request.agent>, name: string) {
+    const post = await buyer.post('/checkout').type('form').send({ productId: 'kimchi', buyerName: name, buyerEmail: `${name}@example.com`, buyerTel: '01099998888' });
+    const moid = /^\/checkout\/(\w+)\?t=/.exec(post.headers.location!)![1]!;
+    const auth = await sandbox.authenticate({ moid, amount: 23_000, method: 'VBANK' });
+    const ret = await buyer.post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    expect(ret.status, ret.text).to.equal(303);
+    const order = shop.db.order(moid)!;
+    expect(order).to.include({ status: 'awaiting-deposit', method: 'VBANK' });
+    return { moid, tid: order.tid!, resultLink: ret.headers.location! };
+  }
+
+  const deposited = (): boolean => logLines.some((l) => l.includes('sandbox deposit from the buyer page'));
+
+  it('another browser (no buyer cookie, no signed link, or the link of its own order) gets 404 and no deposit; the owner\'s deposit pays the order', async () => {
+    const alice = request.agent(server);
+    const mallory = request.agent(server);
+    const victim = await orderByVirtualAccount(alice, 'alice');
+    const own = await orderByVirtualAccount(mallory, 'mallory');
+    const ownSignature = new URL(own.resultLink, 'http://shop').searchParams.get('t')!;
+
+    for (const attempt of [
+      () => request(server).post(`/orders/${victim.moid}/sandbox-deposit`), // a browser with no cookie at all
+      () => mallory.post(`/orders/${victim.moid}/sandbox-deposit`), // a buyer with orders of her own
+      () => mallory.post(`/orders/${victim.moid}/sandbox-deposit?t=${ownSignature}`), // her own order's signature moved
+    ]) {
+      const res = await attempt();
+      expect(res.status).to.equal(404);
+      expect(res.headers.location).to.equal(undefined);
+      expect(res.text).to.not.include('alice').and.not.include('01099998888').and.not.include(victim.tid);
+    }
+    expect(shop.db.order(victim.moid)).to.include({ status: 'awaiting-deposit' });
+    const untouched = sandbox.ledger.get(victim.tid)!;
+    expect(untouched.status).to.equal('awaiting-deposit');
+    expect(untouched.deposit).to.equal(undefined);
+    expect(untouched.notices ?? []).to.deep.equal([]);
+    expect(deposited()).to.equal(false);
+
+    const res = await alice.post(`/orders/${victim.moid}/sandbox-deposit`);
+    expect(res.status, res.text).to.equal(303);
+    expect(res.headers.location).to.equal(`/orders/${victim.moid}`);
+    expect(shop.db.order(victim.moid)).to.include({ status: 'paid' });
+    const paid = sandbox.ledger.get(victim.tid)!;
+    expect(paid.status).to.equal('approved');
+    expect(paid.notices!.map((n) => [n.kind, n.status, n.answer])).to.deep.equal([['deposit', 200, 'OK']]);
+    expect(deposited()).to.equal(true);
+    // mallory's own account was never paid by any of the above
+    expect(shop.db.order(own.moid)).to.include({ status: 'awaiting-deposit' });
+  });
+});
