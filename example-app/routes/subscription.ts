@@ -4,7 +4,9 @@
  *   GET  /subscription          the plan and the card form (key-in style, server-rendered)
  *   POST /subscription          registers the card into a billing key (BID), stores it encrypted
  *                               (../db-billing.ts), 303 → GET /subscription/:id (post/redirect/get)
- *   GET  /subscription/:id      the subscription: plan, card (masked), status
+ *   GET  /subscription/:id      the subscription: plan, card (masked), status; shown only to the
+ *                               browser that registered it or its signed link, like an order
+ *                               (../order-access.ts), since the ids are sequential
  *
  * Card data reaches this server as on the key-in page, with the same rule: HTTPS only, except the
  * embedded sandbox on loopback. It is passed to nicepay.billing.register and nothing else: never
@@ -21,6 +23,9 @@ import { checkFieldMessage } from '../korean.js';
 import { html, sendPage, won } from '../views.js';
 import { isLocalSandbox } from './keyin.js';
 import { DEMO_BUYER } from './products.js';
+
+/** A subscription's key in the shop's ownership table (order-access.ts), apart from Moids. */
+const accessKey = (id: number): string => `subscription:${id}`;
 
 /** The subscription pages, mounted at `/subscription`. */
 export function subscriptionRoutes(ctx: ShopContext): Router {
@@ -72,7 +77,8 @@ ${cards}`);
         return;
       }
       const sub = billing.addSubscription({ buyerName: DEMO_BUYER.name, bid: r.bid, bidMasked: r.bidMasked, cardName: r.card.name });
-      res.redirect(303, `/subscription/${sub.id}`);
+      ctx.access.grant(req, res, accessKey(sub.id));
+      res.redirect(303, ctx.access.signedLink(`/subscription/${sub.id}`, accessKey(sub.id)));
     } catch (err) {
       if (isNicepayError(err) && err.code === 'NICEPAY_FIELD_INVALID') {
         form(res, 400, checkFieldMessage((err as { field?: string }).field));
@@ -84,7 +90,8 @@ ${cards}`);
 
   router.get('/:id', (req, res) => {
     const sub = billing.subscription(Number(req.params.id));
-    if (!sub) {
+    // Another browser gets the same 404 as for no subscription, so ids cannot be probed.
+    if (!sub || !ctx.access.mayView(req, accessKey(sub.id))) {
       sendPage(res, 404, '구독 없음', html`<h1 class="status-error">구독을 찾을 수 없습니다</h1><p><a href="/subscription">구독하기</a></p>`);
       return;
     }

@@ -20,7 +20,7 @@ describe('e2e: example shop in Chromium (subscription and cash receipt)', () => 
     await page.fill('#sub-card-number', '4111-1111-1111-1111');
     await page.fill('#sub-card-expiry', '3012');
     await checkLayout(page, 'subscription-form');
-    await Promise.all([page.waitForURL(/\/subscription\/\d+$/), page.click('#subscription-submit')]);
+    await Promise.all([page.waitForURL(/\/subscription\/\d+\?t=[\w-]{22}$/), page.click('#subscription-submit')]);
     expect(await page.getAttribute('#subscription-status', 'data-status')).to.equal('active');
     expect(await page.textContent('#subscription-card')).to.include('신한');
     const id = Number(new URL(page.url()).pathname.split('/').pop());
