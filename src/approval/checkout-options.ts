@@ -59,7 +59,7 @@ export interface ResolvedCheckoutOptions<Req = unknown> extends Required<Omit<Ch
 export function resolveCheckoutOptions<Req>(options: CheckoutOptions<Req>): ResolvedCheckoutOptions<Req> {
   if (!isObject(options)) throw new NicepayConfigError('checkoutReturn(options)', 'an object');
   if ('defaultCharset' in options) {
-    // Issue 18 item 9: the return is decoded by the charset the window was opened with.
+    // The return is decoded by the charset the window was opened with.
     throw new NicepayConfigError('defaultCharset', "no longer a route option: set `charset` on createNicepay(), the one charset of the window and its return");
   }
   if (typeof options.expectedAmount !== 'function') {

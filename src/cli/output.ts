@@ -38,7 +38,7 @@ function csvField(v: unknown): string {
  * Writes rows as CSV under a fixed header (printed even when there are no rows, so scripts
  * can rely on it), CRLF line ends per RFC 4180, reporting progress on stderr every `every`
  * rows so a long export shows life. The output starts with a UTF-8 byte-order mark, as the
- * example back office's CSV does: Korean Excel reads UTF-8 only with one (issue 20, item 8).
+ * example back office's CSV does: Korean Excel reads UTF-8 only with one.
  */
 export function writeCsv(io: CliIo, columns: readonly string[], rows: readonly object[], every = 1000): void {
   io.out(`\uFEFF${columns.join(',')}\r\n`);

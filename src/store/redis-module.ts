@@ -9,7 +9,7 @@ let resolveRedis: () => string = () => createRequire(import.meta.url).resolve('r
 
 /**
  * Fails at once, when `redisStore({ url })` is created, if the optional peer dependency
- * `redis` is not installed (issue 18 item 10): a shop learns it at start-up with the install
+ * `redis` is not installed: a shop learns it at start-up with the install
  * hint, not from a 503 on its first payment. Resolving is synchronous and loads nothing.
  */
 export function assertRedisInstalled(): void {

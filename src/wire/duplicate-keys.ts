@@ -1,7 +1,7 @@
 import type { EdiType } from './response-body.js';
 
 /**
- * Whether a gateway answer names a field twice (issue 18 item 6). JSON.parse keeps the last
+ * Whether a gateway answer names a field twice. JSON.parse keeps the last
  * of two equal keys and parseKv the first, so such an answer can be read two ways (a signed
  * 3001 next to a 9999, say): its outcome is unknown whatever a parser makes of it. This is a
  * separate scan so it holds whatever parser reads the answer.

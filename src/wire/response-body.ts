@@ -27,7 +27,7 @@ export function ownField(fields: GatewayFields, name: string): string | undefine
  * null an empty string, nested values their JSON text. Throws WireFormatError when the body
  * is not what was asked for, or names a field twice: JSON.parse keeps the last of two equal
  * keys and parseKv the first, so such an answer can be read two ways (a signed 3001 next to a
- * 9999, say) and its outcome is unknown whatever a parser makes of it (issue 18 item 6).
+ * 9999, say) and its outcome is unknown whatever a parser makes of it.
  */
 export function parseGatewayBody(body: Uint8Array, charset: Charset, ediType: EdiType): GatewayFields {
   return ediType === 'KV' ? kvFields(body, charset) : jsonFields(latin1Text(body), charset);
