@@ -26,9 +26,11 @@ describe('sandbox: plain cancel and status inquiry strictness', () => {
     // A card approval through the client, so the ledger has an approved TID.
     moid = `ORDER-S-${Date.now()}`;
     const auth = await sandbox.authenticate({ moid, amount: 1004, method: 'CARD' });
+    // One EdiDate for the field and its SignData: two readings of the clock may straddle a second.
+    const ediDate = kstTimestamp14(sandbox.clock.now());
     const approve = await post(sandbox.url, '/webapi/pay_process.jsp', encodeForm({
-      TID: auth.fields.TxTid!, AuthToken: auth.fields.AuthToken!, MID, Amt: '1004', EdiDate: kstTimestamp14(sandbox.clock.now()),
-      SignData: (await import('../src/wire/signatures.js')).approvalSignData(auth.fields.AuthToken!, MID, '1004', kstTimestamp14(sandbox.clock.now()), KEY),
+      TID: auth.fields.TxTid!, AuthToken: auth.fields.AuthToken!, MID, Amt: '1004', EdiDate: ediDate,
+      SignData: (await import('../src/wire/signatures.js')).approvalSignData(auth.fields.AuthToken!, MID, '1004', ediDate, KEY),
       CharSet: 'utf-8',
     }, 'euc-kr'));
     expect(JSON.parse(approve.text).ResultCode).to.equal('3001');

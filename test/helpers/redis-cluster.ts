@@ -50,11 +50,26 @@ export interface RedisClusterOptions {
 }
 
 async function startNode(dir: string, nodeTimeoutMs: number): Promise<{ child: ChildProcess; port: number }> {
+  // A port found free may be taken by another process before redis-server binds it (other
+  // suites start servers too): a node that could not bind is started again on other ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNodeOnce(dir, nodeTimeoutMs);
+    } catch (err) {
+      if (attempt >= 5 || !/Address already in use/.test(String(err))) throw err;
+    }
+  }
+}
+
+async function startNodeOnce(dir: string, nodeTimeoutMs: number): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
+  // The cluster bus defaults to port + 10000, which nothing checked was free: it gets a free
+  // port of its own (nodes gossip it, so redis-cli --cluster create finds it).
+  const busPort = await freePort();
   const child = spawn(
     'redis-server',
     [
-      '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+      '--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
       '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`),
       '--cluster-node-timeout', String(nodeTimeoutMs), '--dir', dir,
       // A replica takes over however long its link was down: on a loaded machine a replica can
