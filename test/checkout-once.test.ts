@@ -104,19 +104,29 @@ describe('checkoutReturn when the store cannot write the result', () => {
 });
 
 describe('checkoutReturn when the store fails between the approval and the hook', () => {
-  it('the payment follows the hook that could not run: net-cancelled, HOOK_FAILED, and the gateway keeps nothing', async () => {
+  it('the payment is kept, never reversed (another instance may be recording it): HOOK_FAILED now, and the retry once the store answers recovers it and runs the hook', async () => {
     const store = memoryStore();
+    let down = true;
     // Every key but the hook's works: the store fails just after the gateway committed.
-    const failing = { ...store, acquire: (key: string, ttl: number) => (key.startsWith('hook:') ? Promise.reject(new Error('node down')) : store.acquire(key, ttl)) };
+    const failing = { ...store, acquire: (key: string, ttl: number) => (down && key.startsWith('hook:') ? Promise.reject(new Error('node down')) : store.acquire(key, ttl)) };
     const shop = await startShop({ nicepay: { store: failing } });
     try {
       shop.orders.set('hook-store-1', 1004);
       const auth = await shop.sandbox.authenticate({ moid: 'hook-store-1', amount: 1004, method: 'CARD' });
-      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const post = () => request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const res = await post();
       expect(res.status).to.equal(500);
-      expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'succeeded' });
+      expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted' });
       expect(shop.approved).to.have.length(0);
-      expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('net-cancelled');
+      expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
+      // The store answers again; the buyer's retry records the payment the gateway holds.
+      down = false;
+      const retry = await post();
+      expect(retry.status).to.equal(200);
+      expect(retry.body).to.include({ status: 'approved', recovered: true, tid: auth.fields.TxTid });
+      expect(shop.approved).to.have.length(1);
+      expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
+      expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(2);
     } finally {
       await shop.close();
     }

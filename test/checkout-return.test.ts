@@ -169,6 +169,18 @@ describe('checkoutReturn against the sandbox', () => {
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
   });
 
+  it('a recovered approval whose onApproved fails is never reversed (an earlier run may have recorded it): 500 HOOK_FAILED, not cancelled, reconcile', async () => {
+    const { result: first, auth } = await pay(shop);
+    expect(first.status).to.equal('approved');
+    const other = await startShop({ sandbox: shop.sandbox, route: { onApproved: () => Promise.reject(new Error('orders database down')) } });
+    other.orders.set(auth.fields.Moid!, 1004);
+    const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    await other.close();
+    expect(res.status).to.equal(500);
+    expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted' });
+    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
+  });
+
   it('an expectedAmount returning what is not a positive integer is the shop hook\'s error (500 NICEPAY_HOOK_RESULT_INVALID), never a configuration error, and nothing is sent', async () => {
     const other = await startShop({ sandbox: shop.sandbox, route: { expectedAmount: () => 10.5 } });
     const auth = await shop.sandbox.authenticate({ moid: newMoid(), amount: 1004, method: 'CARD' });

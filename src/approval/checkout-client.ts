@@ -135,10 +135,14 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
     } catch (err) {
       // In progress (another request runs this TID's hook) is passed on: that run decides.
       if (!(err instanceof NicepayServiceError)) throw err;
-      // The store could not even let the hook start, after the gateway committed: left so, the
-      // gateway keeps a payment the shop never hears of. The payment follows the hook, as when
-      // it rejects: it is reversed.
-      verdict = { kind: 'rejected', error: new Error(`onApproved could not run: ${err.message}`), late: false };
+      // The store could not even let the hook start, after the gateway committed. A store that
+      // fails may also have lost this TID's lock, so another instance may be recovering the
+      // same approval and recording it right now: a net cancel here could reverse a payment the
+      // shop records. The payment is kept and nothing is stored for this TID (the throw frees
+      // its key): the buyer's retry, once the store answers, finds the approval at the gateway,
+      // recovers it through the status inquiry and runs the hook; or the shop reconciles.
+      config.logger.error({ tid, moid, step: 'on-approved', netCancel: 'not-attempted', error: err.message }, 'onApproved could not start: the store failed; the payment was not cancelled');
+      throw new NicepayHookError('NICEPAY_HOOK_FAILED', `onApproved could not start (${err.message}); the payment was NOT cancelled and the order is not recorded yet: the buyer's retry records it once the store answers, or reconcile TID ${tid}`, { tid, moid, netCancel: 'not-attempted' });
     }
     if (verdict.kind === 'resolved') {
       if (verdict.late) config.logger.warn({ tid, moid, step: 'on-approved' }, 'onApproved settled after its signal aborted; it resolved, so the payment is kept');
@@ -156,8 +160,21 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
         moid, tid, amount, tokenDigest,
       };
     }
-    const nc = await netCancel(ctx, { netCancelUrl: v.netCancelUrl, tid, authToken: v.authToken, amount, moid });
     const err = verdict.error as Error | undefined;
+    if (record.recovered) {
+      // A recovered approval was committed by an earlier request whose own run of the hook may
+      // have recorded the order before the store forgot it: reversing now could leave the shop
+      // with a paid order the gateway cancelled. The payment stays; the shop reconciles.
+      config.logger.error({ tid, moid, step: 'on-approved', netCancel: 'not-attempted', recovered: true, error: err?.message }, 'onApproved failed for a recovered approval; the payment was not cancelled');
+      return {
+        kind: 'failed',
+        code: 'NICEPAY_HOOK_FAILED',
+        message: `onApproved failed (${String(err?.message ?? err).slice(0, 200)}) for a recovered approval, which an earlier request may already have recorded; the payment was NOT cancelled: reconcile TID ${tid}`,
+        netCancel: 'not-attempted',
+        moid, tid, amount, tokenDigest,
+      };
+    }
+    const nc = await netCancel(ctx, { netCancelUrl: v.netCancelUrl, tid, authToken: v.authToken, amount, moid });
     config.logger.error({ tid, moid, step: 'on-approved', netCancel: nc, late: verdict.late, error: err?.message }, 'onApproved failed');
     return {
       kind: 'failed',
