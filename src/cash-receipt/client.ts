@@ -2,7 +2,7 @@ import type { ClientContext } from '../context.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { admit, callGateway, type RecordCodec, runOnce, storeErrorText, withMerchantKeyHint } from '../pipeline/index.js';
-import { issueTid } from '../billing/tid.js';
+import { issueTid } from '../wire/tid.js';
 import { digestEquals, secretDigest } from '../util/secret-digest.js';
 import { kstTimestamp14, parseKstTimestamp } from '../wire/kst.js';
 import { RECEIPT_PATH } from '../wire/receipt-fields.js';
