@@ -10,7 +10,7 @@ import { SANDBOX_TEST_CARDS } from '../keyin/cards.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { BILLING_CODES, type BillingCode } from './codes.js';
 import { checkCommon, expiredAt, field, readForm } from './common.js';
-import { replyWithFault } from './fault-reply.js';
+import { replyWithFault } from '../keyin/fault-reply.js';
 import { billingState } from './state.js';
 
 /**

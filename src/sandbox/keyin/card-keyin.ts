@@ -11,7 +11,7 @@ import { checkGatewayTime } from '../gateway-time.js';
 import { keyinSignData } from '../../wire/signatures.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { KEYIN_DECLINES, SANDBOX_TEST_CARDS, type SandboxTestCard } from './cards.js';
-import { encodeKeyinReply, keyinReplyFormat, keyinResponse } from './reply.js';
+import { replyWithFault } from './fault-reply.js';
 import { moduleSlot } from '../module-state.js';
 
 /** Per-sandbox state of the key-in endpoint: every TID that passed the signature check, with its call count. */
@@ -40,40 +40,13 @@ export function cardKeyin(req: SandboxRequest, state: SandboxState): SandboxResp
   } catch {
     form = undefined;
   }
-  const format = keyinReplyFormat(form);
-  const fault = state.faults.take('keyin');
-  const declining = fault?.kind === 'decline';
-  const commit = fault?.commit ?? !declining;
-  const refusal = declining
-    ? { code: fault?.resultCode ?? KEYIN_DECLINES['limit-exceeded'].code, message: fault?.resultMsg ?? KEYIN_DECLINES['limit-exceeded'].message }
-    : KEYIN_DECLINES.issuerTimeout;
-  let fields = fault && !commit ? answer(form ?? {}, refusal) : processKeyin(form, state);
-  if (fault?.kind === 'alter-amount') {
-    const amount = parseAmount(fields.Amt ?? '');
-    if (amount !== undefined) fields = { ...fields, Amt: padAmount(amount + 1000) };
-  }
-  const body = encodeKeyinReply(fields, format);
-  if (!fault) return keyinResponse(body, format);
-  switch (fault.kind) {
-    case 'alter-amount':
-    case 'decline':
-      return keyinResponse(body, format);
-    case 'delay':
-      return keyinResponse(body, format, { delayMs: fault.delayMs ?? 60_000 });
-    case 'drop':
-      return { status: 200, body: '', drop: true };
-    case 'status-500':
-      return { status: 500, headers: { 'content-type': 'text/html;charset=euc-kr' }, body: '<html><body><h1>500 Internal Server Error</h1></body></html>' };
-    case 'html':
-    case 'bad-signature': // the key-in answer carries no Signature: answer the error page instead
-      return keyinResponse('<html><head><title>NICEPAY</title></head><body><p>System error. Please try again later.</p></body></html>', format);
-    case 'truncate':
-      return keyinResponse(body.subarray(0, Math.floor(body.length / 2)), format);
-    default: {
-      const never: never = fault.kind;
-      throw new Error(`sandbox: unknown fault kind ${String(never)}`);
-    }
-  }
+  return replyWithFault(state, 'keyin', form, {
+    process: () => processKeyin(form, state),
+    // A decline answers its own code (or limit-exceeded); any other uncommitted fault looks like an issuer timeout.
+    notCommitted: (code, message, kind) => answer(form ?? {}, kind === 'decline'
+      ? { code: code ?? KEYIN_DECLINES['limit-exceeded'].code, message: message ?? KEYIN_DECLINES['limit-exceeded'].message }
+      : KEYIN_DECLINES.issuerTimeout),
+  });
 }
 
 /** The request's checks and, when they pass, the issuer's answer. */

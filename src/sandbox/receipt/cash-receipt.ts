@@ -6,7 +6,7 @@ import { kstTimestamp12, kstTimestamp14 } from '../../wire/kst.js';
 import { RECEIPT_ISSUED_CODE, RECEIPT_REQUEST_FIELDS, type ReceiptPurpose, receiptIdentityProblem, receiptSignData } from '../../wire/receipt-fields.js';
 import { badField, checkCommon, field, readForm } from '../billing/common.js';
 import { BILLING_CODES, type BillingCode } from '../billing/codes.js';
-import { replyWithFault } from '../billing/fault-reply.js';
+import { replyWithFault } from '../keyin/fault-reply.js';
 import { balanceOf, dataHostState, mask } from '../data-host/state.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry, LedgerStatus } from '../ledger.js';
