@@ -9,9 +9,8 @@
 import { expect } from 'chai';
 import { createClient } from 'redis';
 import type { AuthReturn, Sandbox } from '../src/sandbox/index.js';
-import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
 import type { Instance } from './helpers/shop-instance.js';
-import { startTwoShops, type TwoShops } from './helpers/two-shops.js';
+import { startTwoShopsOnRedis, type TwoShopsOnRedis } from './helpers/two-shops.js';
 
 /** Resolves when the sandbox's ledger records `tid` with `status` (an event, not a poll). */
 function whenLedger(sandbox: Sandbox, tid: string, status: string): Promise<void> {
@@ -31,18 +30,15 @@ function whenLedger(sandbox: Sandbox, tid: string, status: string): Promise<void
 
 describe('a shop instance killed while its approval is at the gateway', function () {
   this.timeout(120_000);
-  let redis: RedisServer;
-  let shops: TwoShops;
+  let shops: TwoShopsOnRedis;
 
   before(async function () {
     this.timeout(60_000);
-    redis = await startRedisServer();
-    shops = await startTwoShops({ REDIS_URL: redis.url });
+    shops = await startTwoShopsOnRedis();
   });
 
   after(async () => {
     await shops?.stop();
-    await redis?.stop();
   });
 
   /** Posts the auth return to an instance; resolves with status and JSON, or the error. */
@@ -52,7 +48,7 @@ describe('a shop instance killed while its approval is at the gateway', function
   }
 
   it('the retry on the other instance settles it: approved, recovered, onApproved runs, and the gateway keeps one approval', async () => {
-    const { sandbox, instances } = shops;
+    const { redis, sandbox, instances } = shops;
     const [a, b] = instances as [Instance, Instance];
     const auth = await sandbox.authenticate({ moid: 'mi-7', amount: 1_007, method: 'CARD' });
     const tid = auth.fields.TxTid!;

@@ -14,10 +14,9 @@ import { createClient } from 'redis';
 import type { AuthReturn, Sandbox } from '../src/sandbox/index.js';
 import { MID } from './helpers/shop.js';
 import { startRedisCluster, type RedisCluster } from './helpers/redis-cluster.js';
-import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
 import type { RedisLibrary } from './helpers/redis-targets.js';
 import type { Instance } from './helpers/shop-instance.js';
-import { startTwoShops, type TwoShops } from './helpers/two-shops.js';
+import { startTwoShops, startTwoShopsOnRedis, type TwoShops, type TwoShopsOnRedis } from './helpers/two-shops.js';
 
 /** One answer of an instance to a posted return. */
 interface Answer {
@@ -86,18 +85,15 @@ async function approvedAcross(instances: Instance[]): Promise<string[]> {
 
 describe('two shop processes on one Redis', function () {
   this.timeout(120_000);
-  let redis: RedisServer;
-  let shops: TwoShops;
+  let shops: TwoShopsOnRedis;
 
   before(async function () {
     this.timeout(60_000);
-    redis = await startRedisServer();
-    shops = await startTwoShops({ REDIS_URL: redis.url });
+    shops = await startTwoShopsOnRedis();
   });
 
   after(async () => {
     await shops?.stop();
-    await redis?.stop();
   });
 
   it('1,000 concurrent duplicate returns over 100 TxTids: 100 approvals at the gateway, 100 onApproved calls', async () => {

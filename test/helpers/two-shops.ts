@@ -3,6 +3,7 @@
  * loopback and two shop processes using it and one shared store.
  */
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { startRedisServer, type RedisServer } from './redis-server.js';
 import { MERCHANT_KEY, MID } from './shop.js';
 import { startInstance, type Instance } from './shop-instance.js';
 
@@ -35,4 +36,31 @@ export async function startTwoShops(env: Record<string, string>): Promise<TwoSho
     throw failed.reason;
   }
   return { sandbox, instances, stop };
+}
+
+/** Two shops sharing one throwaway redis-server. */
+export interface TwoShopsOnRedis extends TwoShops {
+  redis: RedisServer;
+  /** Stops both instances, the sandbox, then the Redis server. */
+  stop(): Promise<void>;
+}
+
+/** Starts a redis-server and {@link startTwoShops} on it (REDIS_URL); stops the server if the shops fail to start. */
+export async function startTwoShopsOnRedis(): Promise<TwoShopsOnRedis> {
+  const redis = await startRedisServer();
+  let shops: TwoShops;
+  try {
+    shops = await startTwoShops({ REDIS_URL: redis.url });
+  } catch (err) {
+    await redis.stop();
+    throw err;
+  }
+  return {
+    ...shops,
+    redis,
+    async stop() {
+      await shops.stop();
+      await redis.stop();
+    },
+  };
 }
