@@ -1,27 +1,11 @@
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import { expect } from 'chai';
+import { runCli } from './helpers/cli-run.js';
 import { createNicepay } from '../src/nicepay.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 
-/* `express-nicepay billing charge|remove` and `cash-receipt issue`, spawned from source like test/cli-lifecycle.test.ts. */
-const ROOT = resolve(import.meta.dirname, '..');
-const CLI = ['--import', 'tsx', resolve(ROOT, 'src/cli/index.ts')];
+/* `express-nicepay billing charge|remove` and `cash-receipt issue`, spawned from source (test/helpers/cli-run.ts). */
 const MID = 'nictest04m';
 const KEY = TEST_MERCHANTS.find((m) => m.mid === MID)!.merchantKey;
-
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NICEPAY_') && k !== 'DEBUG'));
-  return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env: { ...clean, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
 
 describe('CLI: billing and cash receipts', function () {
   this.timeout(60_000);
@@ -41,27 +25,27 @@ describe('CLI: billing and cash receipts', function () {
   after(() => sandbox.close());
 
   it('billing charge: 0 and JSON without the BID; billing remove: 0; a charge after removal: 1 (declined); no BID: 3', async () => {
-    const a = await cli(['billing', 'charge', '--moid', 'cli-sub-1', '--amount', '9900', '--goods-name', '월간 구독'], { ...env, NICEPAY_BID: bid });
+    const a = await runCli(['billing', 'charge', '--moid', 'cli-sub-1', '--amount', '9900', '--goods-name', '월간 구독'], { ...env, NICEPAY_BID: bid });
     expect(a.code, a.stderr).to.equal(0);
     expect(JSON.parse(a.stdout)).to.include({ status: 'approved', amount: 9900, moid: 'cli-sub-1' });
     expect(a.stdout + a.stderr).to.not.include(bid);
     expect(a.stdout).to.not.include(KEY);
-    const r = await cli(['billing', 'remove', '--moid', 'cli-rm-1'], { ...env, NICEPAY_BID: bid });
+    const r = await runCli(['billing', 'remove', '--moid', 'cli-rm-1'], { ...env, NICEPAY_BID: bid });
     expect(r.code, r.stderr).to.equal(0);
     expect(JSON.parse(r.stdout)).to.include({ status: 'removed' });
-    const b = await cli(['billing', 'charge', '--moid', 'cli-sub-2', '--amount', '9900', '--goods-name', 'x'], { ...env, NICEPAY_BID: bid });
+    const b = await runCli(['billing', 'charge', '--moid', 'cli-sub-2', '--amount', '9900', '--goods-name', 'x'], { ...env, NICEPAY_BID: bid });
     expect(b.code).to.equal(1);
     expect(JSON.parse(b.stdout)).to.include({ status: 'declined', code: 'F112' });
-    const c = await cli(['billing', 'charge', '--moid', 'cli-sub-3', '--amount', '9900', '--goods-name', 'x'], env);
+    const c = await runCli(['billing', 'charge', '--moid', 'cli-sub-3', '--amount', '9900', '--goods-name', 'x'], env);
     expect(c.code).to.equal(3);
     expect(c.stderr).to.include('NICEPAY_BID');
   });
 
   it('cash-receipt issue: 0 when issued, 2 when the amounts do not add up (nothing sent)', async () => {
     const args = ['cash-receipt', 'issue', '--moid', 'cli-bank-1', '--amount', '11000', '--supply', '10000', '--goods-name', '무통장 주문', '--type', 'income-deduction', '--identity', '010-1234-5678'];
-    const bad = await cli([...args, '--vat', '999'], env);
+    const bad = await runCli([...args, '--vat', '999'], env);
     expect(bad.code, bad.stderr).to.equal(2);
-    const ok = await cli([...args, '--vat', '1000'], env);
+    const ok = await runCli([...args, '--vat', '1000'], env);
     expect(ok.code, ok.stderr).to.equal(0);
     expect(JSON.parse(ok.stdout)).to.include({ status: 'issued', amount: 11000 });
     expect(sandbox.dataHost.cashReceipts(MID)).to.have.length(1);

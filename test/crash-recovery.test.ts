@@ -8,10 +8,9 @@
  */
 import { expect } from 'chai';
 import { createClient } from 'redis';
-import { createSandbox, type AuthReturn, type Sandbox } from '../src/sandbox/index.js';
-import { MERCHANT_KEY, MID } from './helpers/shop.js';
-import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
-import { startInstance, type Instance } from './helpers/shop-instance.js';
+import type { AuthReturn, Sandbox } from '../src/sandbox/index.js';
+import type { Instance } from './helpers/shop-instance.js';
+import { startTwoShopsOnRedis, type TwoShopsOnRedis } from './helpers/two-shops.js';
 
 /** Resolves when the sandbox's ledger records `tid` with `status` (an event, not a poll). */
 function whenLedger(sandbox: Sandbox, tid: string, status: string): Promise<void> {
@@ -31,23 +30,15 @@ function whenLedger(sandbox: Sandbox, tid: string, status: string): Promise<void
 
 describe('a shop instance killed while its approval is at the gateway', function () {
   this.timeout(120_000);
-  let redis: RedisServer;
-  let sandbox: Sandbox;
-  const instances: Instance[] = [];
+  let shops: TwoShopsOnRedis;
 
   before(async function () {
     this.timeout(60_000);
-    redis = await startRedisServer();
-    sandbox = createSandbox();
-    const { url } = await sandbox.listen(0);
-    const env = { SANDBOX_URL: url, REDIS_URL: redis.url, MID, MERCHANT_KEY };
-    instances.push(...(await Promise.all([startInstance(env), startInstance(env)])));
+    shops = await startTwoShopsOnRedis();
   });
 
   after(async () => {
-    await Promise.all(instances.map((i) => i.stop()));
-    await sandbox?.close();
-    await redis?.stop();
+    await shops?.stop();
   });
 
   /** Posts the auth return to an instance; resolves with status and JSON, or the error. */
@@ -57,6 +48,7 @@ describe('a shop instance killed while its approval is at the gateway', function
   }
 
   it('the retry on the other instance settles it: approved, recovered, onApproved runs, and the gateway keeps one approval', async () => {
+    const { redis, sandbox, instances } = shops;
     const [a, b] = instances as [Instance, Instance];
     const auth = await sandbox.authenticate({ moid: 'mi-7', amount: 1_007, method: 'CARD' });
     const tid = auth.fields.TxTid!;

@@ -11,12 +11,12 @@
 import { setTimeout as pause } from 'node:timers/promises';
 import { expect } from 'chai';
 import { createClient } from 'redis';
-import { createSandbox, type AuthReturn, type Sandbox } from '../src/sandbox/index.js';
-import { MERCHANT_KEY, MID } from './helpers/shop.js';
+import type { AuthReturn, Sandbox } from '../src/sandbox/index.js';
+import { MID } from './helpers/shop.js';
 import { startRedisCluster, type RedisCluster } from './helpers/redis-cluster.js';
-import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
 import type { RedisLibrary } from './helpers/redis-targets.js';
-import { startInstance, type Instance } from './helpers/shop-instance.js';
+import type { Instance } from './helpers/shop-instance.js';
+import { startTwoShops, startTwoShopsOnRedis, type TwoShops, type TwoShopsOnRedis } from './helpers/two-shops.js';
 
 /** One answer of an instance to a posted return. */
 interface Answer {
@@ -85,26 +85,19 @@ async function approvedAcross(instances: Instance[]): Promise<string[]> {
 
 describe('two shop processes on one Redis', function () {
   this.timeout(120_000);
-  let redis: RedisServer;
-  let sandbox: Sandbox;
-  const instances: Instance[] = [];
+  let shops: TwoShopsOnRedis;
 
   before(async function () {
     this.timeout(60_000);
-    redis = await startRedisServer();
-    sandbox = createSandbox();
-    const { url } = await sandbox.listen(0);
-    const env = { SANDBOX_URL: url, REDIS_URL: redis.url, MID, MERCHANT_KEY };
-    instances.push(...(await Promise.all([startInstance(env), startInstance(env)])));
+    shops = await startTwoShopsOnRedis();
   });
 
   after(async () => {
-    await Promise.all(instances.map((i) => i.stop()));
-    await sandbox?.close();
-    await redis?.stop();
+    await shops?.stop();
   });
 
   it('1,000 concurrent duplicate returns over 100 TxTids: 100 approvals at the gateway, 100 onApproved calls', async () => {
+    const { sandbox, instances } = shops;
     const auths = await authenticate(sandbox, 100);
     await expectOncePerTid(sandbox, instances, auths, await postDuplicates(instances, auths, 10));
   });
@@ -125,23 +118,19 @@ describe('two shop processes on a three-master Redis Cluster', function () {
 
   for (const library of ['node-redis', 'ioredis'] as RedisLibrary[]) {
     describe(`${library} cluster clients, passed as they are`, () => {
-      let sandbox: Sandbox;
-      const instances: Instance[] = [];
+      let shops: TwoShops;
 
       before(async function () {
         this.timeout(60_000);
-        sandbox = createSandbox();
-        const { url } = await sandbox.listen(0);
-        const env = { SANDBOX_URL: url, REDIS_CLUSTER: cluster.rootNodes.map((n) => `${n.host}:${n.port}`).join(','), REDIS_LIBRARY: library, MID, MERCHANT_KEY };
-        instances.push(...(await Promise.all([startInstance(env), startInstance(env)])));
+        shops = await startTwoShops({ REDIS_CLUSTER: cluster.rootNodes.map((n) => `${n.host}:${n.port}`).join(','), REDIS_LIBRARY: library });
       });
 
       after(async () => {
-        await Promise.all(instances.splice(0).map((i) => i.stop()));
-        await sandbox?.close();
+        await shops?.stop();
       });
 
       it('300 concurrent duplicate returns over 60 TxTids: 60 approvals at the gateway, 60 onApproved calls', async () => {
+        const { sandbox, instances } = shops;
         const auths = await authenticate(sandbox, 60);
         await expectOncePerTid(sandbox, instances, auths, await postDuplicates(instances, auths, 5));
       });
@@ -189,31 +178,27 @@ describe('failover: a Redis Cluster master killed while approvals are in flight'
   for (const library of ['node-redis', 'ioredis'] as RedisLibrary[]) {
     describe(`${library} cluster clients`, () => {
       let cluster: RedisCluster;
-      let sandbox: Sandbox;
-      const instances: Instance[] = [];
+      let shops: TwoShops;
 
       before(async function () {
         this.timeout(60_000);
         // A replica per master, so the cluster fails over instead of going down.
         cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 1_000 });
-        sandbox = createSandbox();
-        const { url } = await sandbox.listen(0);
-        const env = {
-          SANDBOX_URL: url, REDIS_CLUSTER: cluster.rootNodes.map((n) => `${n.host}:${n.port}`).join(','), REDIS_LIBRARY: library,
+        shops = await startTwoShops({
+          REDIS_CLUSTER: cluster.rootNodes.map((n) => `${n.host}:${n.port}`).join(','), REDIS_LIBRARY: library,
           // Short timeouts keep a TID's lock near its 30 s floor: a duplicate that still finds a
           // dead holder's lock waits that long at most, then is answered "in progress".
-          COMMAND_TIMEOUT_MS: '1000', RESPONSE_MS: '3000', HOOK_TIMEOUT_MS: '1000', MID, MERCHANT_KEY,
-        };
-        instances.push(...(await Promise.all([startInstance(env), startInstance(env)])));
+          COMMAND_TIMEOUT_MS: '1000', RESPONSE_MS: '3000', HOOK_TIMEOUT_MS: '1000',
+        });
       });
 
       after(async () => {
-        await Promise.all(instances.splice(0).map((i) => i.stop()));
-        await sandbox?.close();
+        await shops?.stop();
         await cluster?.stop();
       });
 
       it('no TxTid approved twice, every return ends in a defined answer, the shop and the gateway agree on every payment', async () => {
+        const { sandbox, instances } = shops;
         const auths = await authenticate(sandbox, 60);
         // The master of the first TID's claim key dies at the first approval the gateway commits:
         // other approvals, locks and results are in flight on it then.

@@ -1,9 +1,9 @@
 import type { ClientContext } from '../context.js';
-import { NicepayConfigError, NicepayGatewayError, NicepayRequestError, type NetCancelOutcome } from '../errors/index.js';
+import { NicepayConfigError, NicepayGatewayError, type NetCancelOutcome } from '../errors/index.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { approvedHookKey, errorText, runHookOnce } from '../pipeline/hook-runner.js';
-import { admit, callGateway, type RecordCodec, runOnce, storeErrorText, withMerchantKeyHint } from '../pipeline/index.js';
-import { digestEquals, secretDigest } from '../util/secret-digest.js';
+import { admit, callGateway, type RecordCodec, runOncePerMoid, withMerchantKeyHint } from '../pipeline/index.js';
+import { secretDigest } from '../util/secret-digest.js';
 import { BILLING_CHARGE_PATH, BILLING_REGISTER_PATH, BILLING_REMOVE_PATH } from '../wire/billing-fields.js';
 import { kstTimestamp14 } from '../wire/kst.js';
 import { ownField } from '../wire/response-body.js';
@@ -114,16 +114,13 @@ export function createBillingClient(ctx: ClientContext): BillingClient {
     // resubmission with another BID or amount is refused rather than shown the first charge.
     const bidDigest = secretDigest(config.merchantKey, 'billing-bid', n.bid);
     const lockTtlMs = config.connectMs + config.responseMs + LOCK_SLACK_MS + (hook ? 2 * hook.timeoutMs : 0) + config.connectMs + config.responseMs;
-    const outcome = await runOnce(config.store, `billing:${config.mid}:${n.moid}`, { lockTtlMs, resultTtlMs: BILLING_RESULT_TTL_MS }, () => chargeOnce(n, bidDigest, hook), CHARGE_CODEC);
-    if (!outcome) throw new Error('billing idempotency store returned no result');
-    const record = outcome.value;
-    if (!outcome.stored) {
-      config.logger.error({ tid: record.tid, moid: n.moid, step: 'store', error: storeErrorText(outcome.storeError) }, 'billing charge result not stored: a resubmission of this Moid may charge again');
-    }
-    const duplicate = !outcome.fresh;
-    if (duplicate && (record.amount !== n.amount || typeof record.bidDigest !== 'string' || !digestEquals(record.bidDigest, bidDigest))) {
-      throw new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `order ${n.moid} was already charged with another billing key or amount; nothing was sent: use a new Moid for a new charge`, 'moid');
-    }
+    const { record, duplicate } = await runOncePerMoid(ctx, {
+      key: `billing:${config.mid}:${n.moid}`, moid: n.moid, amount: n.amount, digest: bidDigest, digestOf: (r) => r.bidDigest,
+      lockTtlMs, resultTtlMs: BILLING_RESULT_TTL_MS, codec: CHARGE_CODEC,
+      noResult: 'billing idempotency store returned no result',
+      notStored: 'billing charge result not stored: a resubmission of this Moid may charge again',
+      mismatch: `order ${n.moid} was already charged with another billing key or amount; nothing was sent: use a new Moid for a new charge`,
+    }, () => chargeOnce(n, bidDigest, hook));
     return chargeResult(record, config.mid, duplicate);
   }
 

@@ -3,7 +3,7 @@ import { checkFields, type FieldTable } from '../wire/field-sizes.js';
 import { encodeForm } from '../wire/form-codec.js';
 import { BILLING_CHARGE_FIELDS, BILLING_REGISTER_FIELDS, BILLING_REMOVE_FIELDS, billingEncPlaintext } from '../wire/billing-fields.js';
 import { billingChargeSignData, billingRegisterSignData, billingRemoveSignData } from '../wire/billing-signatures.js';
-import { fieldInvalid } from './input-text.js';
+import { fieldInvalid } from '../validation/input-text.js';
 import type { NormalizedCharge, NormalizedRegister, NormalizedRemove } from './validate.js';
 
 /** Which input path each form field comes from, so errors name what the caller passed. */

@@ -4,7 +4,7 @@ import { BID_PATTERN } from '../wire/billing-fields.js';
 import { kstParts } from '../wire/kst.js';
 import type { EdiType } from '../wire/response-body.js';
 import { luhnValid } from '../keyin/validate.js';
-import { fieldInvalid, type WireBuyer, wireBuyer, wireText } from './input-text.js';
+import { fieldInvalid, type WireBuyer, wireBuyer, wireText } from '../validation/input-text.js';
 import type { BillingChargeInput, BillingRegisterInput, BillingRemoveInput } from './types.js';
 
 /** Answer format fields every billing call shares. */

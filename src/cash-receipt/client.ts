@@ -1,9 +1,9 @@
 import type { ClientContext } from '../context.js';
-import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { NicepayGatewayError } from '../errors/index.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
-import { admit, callGateway, type RecordCodec, runOnce, storeErrorText, withMerchantKeyHint } from '../pipeline/index.js';
-import { issueTid } from '../billing/tid.js';
-import { digestEquals, secretDigest } from '../util/secret-digest.js';
+import { admit, callGateway, type RecordCodec, runOncePerMoid, withMerchantKeyHint } from '../pipeline/index.js';
+import { issueTid } from '../wire/tid.js';
+import { secretDigest } from '../util/secret-digest.js';
 import { kstTimestamp14, parseKstTimestamp } from '../wire/kst.js';
 import { RECEIPT_PATH } from '../wire/receipt-fields.js';
 import { ownField } from '../wire/response-body.js';
@@ -62,16 +62,13 @@ export function createCashReceiptClient(ctx: ClientContext): CashReceiptClient {
 
   async function issue(n: NormalizedReceipt): Promise<CashReceiptResult> {
     const digest = secretDigest(config.merchantKey, 'cash-receipt', String(n.amount), n.receiptType, n.identity);
-    const outcome = await runOnce(config.store, `cash-receipt:${config.mid}:${n.moid}`, { lockTtlMs, resultTtlMs: RECEIPT_RESULT_TTL_MS }, () => issueOnce(n, digest), CODEC);
-    if (!outcome) throw new Error('cash receipt idempotency store returned no result');
-    const r = outcome.value;
-    if (!outcome.stored) {
-      config.logger.error({ tid: r.tid, moid: n.moid, step: 'store', error: storeErrorText(outcome.storeError) }, 'cash receipt result not stored: a resubmission of this Moid may issue again');
-    }
-    const duplicate = !outcome.fresh;
-    if (duplicate && (r.amount !== n.amount || typeof r.digest !== 'string' || !digestEquals(r.digest, digest))) {
-      throw new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `order ${n.moid} already has a cash receipt request with another amount, type or identity; nothing was sent`, 'moid');
-    }
+    const { record: r, duplicate } = await runOncePerMoid(ctx, {
+      key: `cash-receipt:${config.mid}:${n.moid}`, moid: n.moid, amount: n.amount, digest, digestOf: (rec) => rec.digest,
+      lockTtlMs, resultTtlMs: RECEIPT_RESULT_TTL_MS, codec: CODEC,
+      noResult: 'cash receipt idempotency store returned no result',
+      notStored: 'cash receipt result not stored: a resubmission of this Moid may issue again',
+      mismatch: `order ${n.moid} already has a cash receipt request with another amount, type or identity; nothing was sent`,
+    }, () => issueOnce(n, digest));
     const { tid, moid, amount } = r;
     switch (r.kind) {
       case 'issued':

@@ -1,4 +1,4 @@
-import { fieldInvalid, type WireBuyer, wireBuyer, wireText } from '../billing/input-text.js';
+import { fieldInvalid, type WireBuyer, wireBuyer, wireText } from '../validation/input-text.js';
 import { type WireFormat, wireFormat } from '../billing/validate.js';
 import { MAX_AMOUNT, isValidAmount } from '../wire/amount.js';
 import { RECEIPT_TYPE_CODES, type ReceiptPurpose, receiptAmountsAddUp, receiptIdentityProblem } from '../wire/receipt-fields.js';

@@ -1,6 +1,6 @@
 import type { BillingChargeInput, CashReceiptInput } from '../index.js';
-import { type Command, type CliValues, oneOf, required } from './command.js';
-import { CliConfigError, EXIT, UsageError } from './exit-codes.js';
+import { type Command, oneOf, required, won } from './command.js';
+import { CliConfigError, EXIT } from './exit-codes.js';
 import { WEB_ENV_HELP, withWebClient } from './lifecycle-commands.js';
 import { type CliIo, toJson } from './output.js';
 
@@ -12,15 +12,6 @@ function bidFromEnv(io: CliIo): string {
   const bid = io.env['NICEPAY_BID'];
   if (!bid) throw new CliConfigError('missing environment variable NICEPAY_BID (the billing key; see --help)');
   return bid;
-}
-
-/** A whole number of won from an option. */
-function won(values: CliValues, name: string, needed: boolean): number | undefined {
-  const v = values[name];
-  if (v === undefined && !needed) return undefined;
-  const text = needed ? required(values, name, 'a whole number of won') : String(v);
-  if (!/^\d{1,12}$/.test(text)) throw new UsageError(`--${name} must be a whole number of won, got ${JSON.stringify(text)}`);
-  return Number(text);
 }
 
 /** `billing charge`: one charge of a billing key, once per Moid. */

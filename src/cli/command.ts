@@ -39,6 +39,18 @@ export function required(values: CliValues, name: string, what: string): string 
   return v;
 }
 
+/**
+ * A whole number of won (at most 12 digits) from an option; undefined when the option is
+ * absent and not `needed`, a {@link UsageError} naming it otherwise.
+ */
+export function won(values: CliValues, name: string, needed: boolean): number | undefined {
+  const v = values[name];
+  if (v === undefined && !needed) return undefined;
+  const text = needed ? required(values, name, 'a whole number of won') : String(v);
+  if (!/^\d{1,12}$/.test(text)) throw new UsageError(`--${name} must be a whole number of won, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
 /** A YYYYMMDD option (checked for shape here; the client checks the calendar). */
 export function date8(values: CliValues, name: string): string {
   const v = required(values, name, 'a KST date YYYYMMDD');

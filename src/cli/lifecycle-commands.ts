@@ -1,5 +1,5 @@
 import { createNicepay, type CancelInput, type Nicepay } from '../index.js';
-import { type Command, type CliValues, required } from './command.js';
+import { type Command, type CliValues, required, won } from './command.js';
 import { clientFromEnv, readCredentials } from './env.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { type CliIo, toJson } from './output.js';
@@ -23,15 +23,6 @@ export async function withWebClient<T>(io: CliIo, fn: (nicepay: Nicepay) => Prom
   } finally {
     await nicepay.close();
   }
-}
-
-/** A whole number of won from an option. */
-function won(values: CliValues, name: string, needed: boolean): number | undefined {
-  const v = values[name];
-  if (v === undefined && !needed) return undefined;
-  const text = needed ? required(values, name, 'a whole number of won') : String(v);
-  if (!/^\d{1,12}$/.test(text)) throw new UsageError(`--${name} must be a whole number of won, got ${JSON.stringify(text)}`);
-  return Number(text);
 }
 
 const opt = (values: CliValues, name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);

@@ -1,10 +1,10 @@
 import type { ClientContext } from '../context.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
-import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { NicepayGatewayError } from '../errors/index.js';
 import { keyinHookOf, runKeyinHook } from '../pipeline/hook-runner-keyin.js';
-import { admit, callGateway, type RecordCodec, runOnce, storeErrorText, withMerchantKeyHint } from '../pipeline/index.js';
+import { admit, callGateway, type RecordCodec, runOncePerMoid, withMerchantKeyHint } from '../pipeline/index.js';
 import { ownField } from '../wire/response-body.js';
-import { digestEquals, secretDigest } from '../util/secret-digest.js';
+import { secretDigest } from '../util/secret-digest.js';
 import { KEYIN_PATH } from '../wire/keyin-fields.js';
 import { kstTimestamp14 } from '../wire/kst.js';
 import { buildKeyinRequest } from './request.js';
@@ -66,18 +66,13 @@ export function createKeyinClient(ctx: ClientContext): KeyinClient {
     // Binds the Moid's result to the card that paid it (a keyed digest: never the number), so a
     // resubmission with another card is refused rather than shown the first buyer's payment.
     const cardDigest = secretDigest(config.merchantKey, 'keyin-card', n.cardNumber, n.expiry);
-    const outcome = await runOnce(config.store, `keyin:${config.mid}:${n.moid}`, { lockTtlMs, resultTtlMs: KEYIN_RESULT_TTL_MS }, () => charge(n, cardDigest), KEYIN_CODEC);
-    if (!outcome) throw new Error('key-in idempotency store returned no result');
-    const record = outcome.value;
-    if (!outcome.stored) {
-      config.logger.error({ tid: record.tid, moid: n.moid, step: 'store', error: storeErrorText(outcome.storeError) }, 'key-in result not stored: a resubmission of this Moid may charge again');
-    }
-    const duplicate = !outcome.fresh;
-    // Issue 18 item 4: only the same card and amount get the stored result; anything else is a
-    // new charge under a used Moid, refused without a gateway call.
-    if (duplicate && (record.amount !== n.amount || typeof record.cardDigest !== 'string' || !digestEquals(record.cardDigest, cardDigest))) {
-      throw new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `order ${n.moid} was already submitted for key-in with another card or amount; nothing was sent: use a new Moid for a new charge`, 'moid');
-    }
+    const { record, duplicate } = await runOncePerMoid(ctx, {
+      key: `keyin:${config.mid}:${n.moid}`, moid: n.moid, amount: n.amount, digest: cardDigest, digestOf: (r) => r.cardDigest,
+      lockTtlMs, resultTtlMs: KEYIN_RESULT_TTL_MS, codec: KEYIN_CODEC,
+      noResult: 'key-in idempotency store returned no result',
+      notStored: 'key-in result not stored: a resubmission of this Moid may charge again',
+      mismatch: `order ${n.moid} was already submitted for key-in with another card or amount; nothing was sent: use a new Moid for a new charge`,
+    }, () => charge(n, cardDigest));
     return recordToResult(record, config.mid, duplicate);
   }
 

@@ -3,7 +3,8 @@ import { checkFields } from '../wire/field-sizes.js';
 import { encodeForm } from '../wire/form-codec.js';
 import { KEYIN_REQUEST_FIELDS, keyinEncPlaintext } from '../wire/keyin-fields.js';
 import { keyinSignData } from '../wire/signatures.js';
-import { fieldInvalid, type NormalizedKeyin } from './validate.js';
+import { fieldInvalid } from '../validation/input-text.js';
+import type { NormalizedKeyin } from './validate.js';
 import { refuseKvUnsafe } from '../pipeline/kv-text.js';
 
 /** Which KeyinInput path each form field comes from (so errors name what the caller passed). */

@@ -1,6 +1,6 @@
-import { NicepayRequestError } from '../errors/index.js';
 import { isValidAmount } from '../wire/amount.js';
-import { type Charset, WireFormatError, byteLength, encodeText, normalizeCharset } from '../wire/charset.js';
+import { type Charset, normalizeCharset } from '../wire/charset.js';
+import { fieldInvalid, wireText } from '../validation/input-text.js';
 import { kstParts } from '../wire/kst.js';
 import type { KeyinEdiType, KeyinInput } from './types.js';
 
@@ -25,14 +25,6 @@ export interface NormalizedKeyin {
   ediType: KeyinEdiType;
 }
 
-/**
- * A validation failure: 400 NICEPAY_FIELD_INVALID naming the field (KeyinInput path) and the
- * rule. The value is never part of the message: for card fields it is cardholder data.
- */
-export function fieldInvalid(field: string, rule: string): NicepayRequestError {
-  return new NicepayRequestError('NICEPAY_FIELD_INVALID', `${field} ${rule}`, field);
-}
-
 /** Luhn (ISO/IEC 7812-1 annex B) check of a digit string. */
 export function luhnValid(digits: string): boolean {
   let sum = 0;
@@ -53,9 +45,9 @@ export function luhnValid(digits: string): boolean {
  */
 export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyin {
   if (typeof input !== 'object' || input === null) throw fieldInvalid('input', 'must be an object');
-  const moid = text(input.moid, 'moid', 64, true)!;
+  const moid = wireText(input.moid, 'moid', 64, true)!;
   if (!isValidAmount(input.amount)) throw fieldInvalid('amount', 'must be a positive whole number of won with at most 12 digits');
-  const goodsName = text(input.goodsName, 'goodsName', 40, true)!;
+  const goodsName = wireText(input.goodsName, 'goodsName', 40, true)!;
 
   const card = input.card as KeyinInput['card'] | undefined;
   if (typeof card !== 'object' || card === null) throw fieldInvalid('card', 'must be an object with number and expiry');
@@ -77,7 +69,7 @@ export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyi
   if (!charset) throw fieldInvalid('charset', "must be 'euc-kr' or 'utf-8'");
   if (input.interestFree !== undefined && typeof input.interestFree !== 'boolean') throw fieldInvalid('interestFree', 'must be a boolean');
 
-  const mallReserved = text(input.mallReserved, 'mallReserved', 500, false);
+  const mallReserved = wireText(input.mallReserved, 'mallReserved', 500, false);
 
   return {
     moid,
@@ -89,32 +81,13 @@ export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyi
     password2,
     quota: checkQuota(input.quota),
     interest: input.interestFree ? '1' : '0',
-    buyerName: text(buyer.name, 'buyer.name', 30, false),
-    buyerEmail: text(buyer.email, 'buyer.email', 60, false),
-    buyerTel: text(buyer.tel, 'buyer.tel', 20, false),
+    buyerName: wireText(buyer.name, 'buyer.name', 30, false),
+    buyerEmail: wireText(buyer.email, 'buyer.email', 60, false),
+    buyerTel: wireText(buyer.tel, 'buyer.tel', 20, false),
     mallReserved,
     charset,
     ediType,
   };
-}
-
-/** A text field sent in the EUC-KR form: encodable, and within `max` bytes. */
-function text(value: unknown, field: string, max: number, required: boolean): string | undefined {
-  if (value === undefined || value === null || value === '') {
-    if (required) throw fieldInvalid(field, 'is required');
-    return undefined;
-  }
-  if (typeof value !== 'string') throw fieldInvalid(field, 'must be a string');
-  if (/[\u0000-\u001f\u007f]/.test(value)) throw fieldInvalid(field, 'must not contain control characters');
-  try {
-    encodeText(value, 'euc-kr', field);
-  } catch (err) {
-    if (err instanceof WireFormatError) throw fieldInvalid(field, 'has characters that EUC-KR (CP949) cannot encode (emoji, say)');
-    throw err;
-  }
-  const size = byteLength(value, 'euc-kr');
-  if (size > max) throw fieldInvalid(field, `is ${size} bytes in EUC-KR; at most ${max} allowed (a Hangul syllable takes 2)`);
-  return value;
 }
 
 function optionalDigits(value: unknown, field: string, pattern: RegExp, rule: string): string | undefined {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
 import { createClient } from 'redis';
+import { waitForOutput } from './process-ready.js';
 import { freePort } from './redis-server.js';
 
 /** One node of a {@link RedisCluster}. */
@@ -78,23 +79,7 @@ async function startNodeOnce(dir: string, nodeTimeoutMs: number): Promise<{ chil
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  let log = '';
-  await new Promise<void>((resolve, reject) => {
-    const guard = setTimeout(() => reject(new Error(`redis-server (cluster) did not get ready:\n${log}`)), 10_000);
-    const onData = (d: Buffer): void => {
-      log += d.toString();
-      if (log.includes('Ready to accept connections')) {
-        clearTimeout(guard);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', () => {
-      clearTimeout(guard);
-      reject(new Error(`redis-server (cluster) exited early:\n${log}`));
-    });
-  });
+  await waitForOutput(child, 'Ready to accept connections', { notReady: 'redis-server (cluster) did not get ready', exited: 'redis-server (cluster) exited early' });
   return { child, port };
 }
 

@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitForOutput } from './process-ready.js';
 import { freePort, startRedisServer } from './redis-server.js';
 
 /** A running master and its Sentinel. */
@@ -30,23 +31,7 @@ export async function startRedisSentinel(): Promise<RedisSentinelSetup> {
   // Sentinel rewrites its configuration file as it learns: it must be its own, and writable.
   writeFileSync(conf, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, `sentinel monitor mymaster 127.0.0.1 ${masterPort} 1`, 'sentinel down-after-milliseconds mymaster 1000', ''].join('\n'));
   const child: ChildProcess = spawn('redis-server', [conf, '--sentinel'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  await new Promise<void>((resolve, reject) => {
-    const guard = setTimeout(() => reject(new Error(`redis sentinel did not start monitoring:\n${log}`)), 10_000);
-    const onData = (d: Buffer): void => {
-      log += d.toString();
-      if (log.includes('+monitor master mymaster')) {
-        clearTimeout(guard);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', () => {
-      clearTimeout(guard);
-      reject(new Error(`redis sentinel exited early:\n${log}`));
-    });
-  });
+  await waitForOutput(child, '+monitor master mymaster', { notReady: 'redis sentinel did not start monitoring', exited: 'redis sentinel exited early' });
   return {
     name: 'mymaster',
     sentinels: [{ host: '127.0.0.1', port }],

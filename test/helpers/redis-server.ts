@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import net from 'node:net';
+import { waitForOutput } from './process-ready.js';
 
 /** A loopback port nobody listens on right now. */
 export async function freePort(): Promise<number> {
@@ -41,25 +42,9 @@ export async function startRedisServer(): Promise<RedisServer> {
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let log = '';
   // redis-server says when it accepts connections: wait for that line, not poll on a timer.
-  await new Promise<void>((resolve, reject) => {
-    const guard = setTimeout(() => reject(new Error(`redis-server did not get ready:\n${log}`)), 10_000);
-    const onData = (d: Buffer): void => {
-      log += d.toString();
-      if (log.includes('Ready to accept connections')) {
-        clearTimeout(guard);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', () => {
-      clearTimeout(guard);
-      reject(new Error(`redis-server exited early:\n${log}`));
-    });
-  });
-  if (!(await pong(port))) throw new Error(`redis-server did not answer PING:\n${log}`);
+  const log = await waitForOutput(child, 'Ready to accept connections', { notReady: 'redis-server did not get ready', exited: 'redis-server exited early' });
+  if (!(await pong(port))) throw new Error(`redis-server did not answer PING:\n${log()}`);
   return {
     url: `redis://127.0.0.1:${port}`,
     async stop() {

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { padAmount, parseAmount } from '../../wire/amount.js';
+import { parseAmount } from '../../wire/amount.js';
 import { BILLING_CHARGE_FIELDS } from '../../wire/billing-fields.js';
 import { billingChargeSignData } from '../../wire/billing-signatures.js';
 import type { FormFields } from '../../wire/form-codec.js';
@@ -9,8 +9,10 @@ import { checkGatewayTime } from '../gateway-time.js';
 import { SANDBOX_TEST_CARDS } from '../keyin/cards.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { BILLING_CODES, type BillingCode } from './codes.js';
-import { checkCommon, expiredAt, field, readForm } from './common.js';
-import { replyWithFault } from './fault-reply.js';
+import { field, readForm } from '../form-fields.js';
+import { cardAnswerFields, cardFields, expiredAt } from '../keyin/card-answer.js';
+import { checkCommon } from './common.js';
+import { replyWithFault } from '../keyin/fault-reply.js';
 import { billingState } from './state.js';
 
 /**
@@ -66,26 +68,14 @@ function charge(form: FormFields | undefined, state: SandboxState): Record<strin
     goodsName: field(f, 'GoodsName'), buyerName: field(f, 'BuyerName'), createdAt: now, ...(approved ? { approvedAt: now } : {}), approvalCalls: 1,
     extra: { service: 'billing', cardCode: card.cardCode, quota: field(f, 'CardQuota'), mallReserved: field(f, 'MallReserved') },
   });
-  const cardFields = {
-    CardNo: key.cardNo.slice(0, 6) + '*'.repeat(key.cardNo.length - 10) + key.cardNo.slice(-4),
-    CardCode: card.cardCode, CardName: card.cardName, AcquCardCode: card.acquCode, AcquCardName: card.acquName, CardCl: card.cardCl,
-  };
-  if (!approved) return answer(f, BILLING_CODES.limitExceeded, cardFields);
+  const masked = cardFields(card, key.cardNo);
+  if (!approved) return answer(f, BILLING_CODES.limitExceeded, masked);
   return answer(f, BILLING_CODES.approved, {
-    ...cardFields, AuthCode: String(randomInt(0, 100_000_000)).padStart(8, '0'), AuthDate: kstTimestamp12(now), CcPartCl: '1',
+    ...masked, AuthCode: String(randomInt(0, 100_000_000)).padStart(8, '0'), AuthDate: kstTimestamp12(now), CcPartCl: '1',
   });
 }
 
-/** The charge answer: every field of the facts' table (empty where not applicable), no BID. */
+/** The charge answer: the key-in card answer's fields; it carries no BID. */
 function answer(form: FormFields, result: BillingCode, extra: Record<string, string> = {}): Record<string, string> {
-  const amount = parseAmount(field(form, 'Amt'));
-  return {
-    ResultCode: result.code, ResultMsg: result.message,
-    TID: field(form, 'TID'), Moid: field(form, 'Moid'), Amt: amount === undefined ? '' : padAmount(amount),
-    AuthCode: '', AuthDate: '', AcquCardCode: '', AcquCardName: '', CardNo: '', CardCode: '', CardName: '',
-    CardQuota: field(form, 'CardQuota'), CardCl: '', CcPartCl: '0', CardInterest: field(form, 'CardInterest'),
-    MallReserved: field(form, 'MallReserved'),
-    ...extra,
-    MID: field(form, 'MID'),
-  };
+  return cardAnswerFields(form, result, extra);
 }

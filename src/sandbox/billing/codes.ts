@@ -1,8 +1,10 @@
+import { SANDBOX_REQUEST_CODES } from '../request-codes.js';
+
 /**
  * Result codes of the sandbox's billing endpoints. F100 (registered), F101 (removed), 3001
  * (approved) and F104 (limit exceeded) are from docs/spec/billing-facts.md; the facts publish no
- * other failure codes, so the rest are the sandbox's own (request-level ones shared with its
- * key-in endpoint, where the meaning is the same).
+ * other failure codes, so the rest are the sandbox's own (the request-level ones are
+ * `SANDBOX_REQUEST_CODES` in ../request-codes.ts, shared with the key-in endpoint, where the meaning is the same).
  */
 export const BILLING_CODES = {
   registered: { code: 'F100', message: '빌키가 정상적으로 생성되었습니다' },
@@ -15,15 +17,8 @@ export const BILLING_CODES = {
   cardRefused: { code: 'F114', message: '등록할 수 없는 카드입니다 (분실·정지)' },
   unknownCard: { code: 'F115', message: '카드번호 오류입니다' },
   duplicateMoid: { code: 'F116', message: '이미 사용된 주문번호입니다' },
-  authNumRequired: { code: '3061', message: '생년월일 또는 사업자번호를 입력하세요' },
-  passwordRequired: { code: '3062', message: '카드 비밀번호 앞 2자리를 입력하세요' },
-  unknownMerchant: { code: '3091', message: '등록되지 않은 가맹점입니다' },
-  badTid: { code: '3092', message: 'TID 형식이 올바르지 않습니다' },
-  badField: { code: '3093', message: '요청 전문 오류입니다' },
-  badEncData: { code: '3094', message: '카드정보 복호화에 실패하였습니다' },
-  badSignature: { code: '1641', message: '위변조 검증에 실패하였습니다' },
+  ...SANDBOX_REQUEST_CODES,
   duplicateTid: { code: '1621', message: '중복된 승인 TID입니다' },
-  issuerTimeout: { code: '1620', message: '카드사 응답 지연입니다' },
 } as const;
 
 /** One code and its message. */

@@ -1,22 +1,10 @@
-import { decodeForm, type FormFields } from '../../wire/form-codec.js';
+import type { FormFields } from '../../wire/form-codec.js';
 import { checkFields, type FieldTable } from '../../wire/field-sizes.js';
 import { MID_PATTERN } from '../../wire/keyin-fields.js';
-import { kstParts } from '../../wire/kst.js';
 import { checkGatewayTime } from '../gateway-time.js';
-import type { SandboxMerchant, SandboxRequest, SandboxState } from '../types.js';
+import { field } from '../form-fields.js';
+import type { SandboxMerchant, SandboxState } from '../types.js';
 import { BILLING_CODES, type BillingCode } from './codes.js';
-
-/** A field of a decoded form, '' when absent. */
-export const field = (f: FormFields, key: string): string => (Object.hasOwn(f, key) ? f[key]! : '');
-
-/** The request read as the EUC-KR form every billing and receipt call is; undefined when it is not one. */
-export function readForm(req: SandboxRequest): FormFields | undefined {
-  try {
-    return decodeForm(req.body, 'euc-kr');
-  } catch {
-    return undefined;
-  }
-}
 
 /** A call that passed the checks every billing and receipt request shares. */
 export type Checked = { merchant: Required<SandboxMerchant>; now: Date } | { refusal: BillingCode };
@@ -43,11 +31,4 @@ export function checkCommon(form: FormFields | undefined, table: FieldTable, sta
 /** The badField refusal naming the field. */
 export function badField(name: string): BillingCode {
   return { code: BILLING_CODES.badField.code, message: `${BILLING_CODES.badField.message} (${name})` };
-}
-
-/** True when a card valid through YY/MM has expired at `now` (KST: valid through the last day of its month). */
-export function expiredAt(expYear: string, expMonth: string, now: Date): boolean {
-  const k = kstParts(now);
-  const year = 2000 + Number(expYear);
-  return year < k.year || (year === k.year && Number(expMonth) < k.month);
 }

@@ -9,8 +9,10 @@ import { kstDate8, kstTimestamp12 } from '../../wire/kst.js';
 import { SANDBOX_TEST_CARDS } from '../keyin/cards.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { BILLING_CODES, type BillingCode } from './codes.js';
-import { checkCommon, expiredAt, field, readForm } from './common.js';
-import { replyWithFault } from './fault-reply.js';
+import { field, readForm } from '../form-fields.js';
+import { expiredAt } from '../keyin/card-answer.js';
+import { checkCommon } from './common.js';
+import { replyWithFault } from '../keyin/fault-reply.js';
 import { billingState } from './state.js';
 
 /**

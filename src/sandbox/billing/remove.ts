@@ -6,8 +6,9 @@ import { hexEquals } from '../../wire/hash.js';
 import { kstDate8, kstTimestamp12 } from '../../wire/kst.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { BILLING_CODES, type BillingCode } from './codes.js';
-import { checkCommon, field, readForm } from './common.js';
-import { replyWithFault } from './fault-reply.js';
+import { field, readForm } from '../form-fields.js';
+import { checkCommon } from './common.js';
+import { replyWithFault } from '../keyin/fault-reply.js';
 import { billingState } from './state.js';
 
 /**

@@ -1,17 +1,19 @@
 import { randomInt } from 'node:crypto';
-import { padAmount, parseAmount } from '../../wire/amount.js';
+import { parseAmount } from '../../wire/amount.js';
 import { decryptEncData } from '../../wire/enc-data.js';
 import { checkFields } from '../../wire/field-sizes.js';
-import { type FormFields, decodeForm } from '../../wire/form-codec.js';
+import type { FormFields } from '../../wire/form-codec.js';
 import { hexEquals } from '../../wire/hash.js';
 import { KEYIN_ENC_FIELDS, KEYIN_SUCCESS_CODE, MID_PATTERN, parseKeyinEncPlaintext } from '../../wire/keyin-fields.js';
 import { KEYIN_RULES } from '../request-rules.js';
-import { kstParts, kstTimestamp12 } from '../../wire/kst.js';
+import { kstTimestamp12 } from '../../wire/kst.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import { keyinSignData } from '../../wire/signatures.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
-import { KEYIN_DECLINES, SANDBOX_TEST_CARDS, type SandboxTestCard } from './cards.js';
-import { encodeKeyinReply, keyinReplyFormat, keyinResponse } from './reply.js';
+import { field, readForm } from '../form-fields.js';
+import { KEYIN_DECLINES, SANDBOX_TEST_CARDS } from './cards.js';
+import { cardAnswerFields, cardFields, expiredAt } from './card-answer.js';
+import { replyWithFault } from './fault-reply.js';
 import { moduleSlot } from '../module-state.js';
 
 /** Per-sandbox state of the key-in endpoint: every TID that passed the signature check, with its call count. */
@@ -25,7 +27,6 @@ export function keyinState(state: SandboxState): KeyinModuleState {
 }
 
 type Decline = { code: string; message: string };
-const field = (f: FormFields, key: string): string => (Object.hasOwn(f, key) ? f[key]! : '');
 
 /**
  * POST /webapi/card_keyin.jsp (gateway-interface.md, B). Reads the EUC-KR form, checks the
@@ -34,46 +35,14 @@ const field = (f: FormFields, key: string): string => (Object.hasOwn(f, key) ? f
  * the next 'keyin' fault. Approvals and declines are booked in the ledger (source 'keyin').
  */
 export function cardKeyin(req: SandboxRequest, state: SandboxState): SandboxResponse {
-  let form: FormFields | undefined;
-  try {
-    form = decodeForm(req.body, 'euc-kr');
-  } catch {
-    form = undefined;
-  }
-  const format = keyinReplyFormat(form);
-  const fault = state.faults.take('keyin');
-  const declining = fault?.kind === 'decline';
-  const commit = fault?.commit ?? !declining;
-  const refusal = declining
-    ? { code: fault?.resultCode ?? KEYIN_DECLINES['limit-exceeded'].code, message: fault?.resultMsg ?? KEYIN_DECLINES['limit-exceeded'].message }
-    : KEYIN_DECLINES.issuerTimeout;
-  let fields = fault && !commit ? answer(form ?? {}, refusal) : processKeyin(form, state);
-  if (fault?.kind === 'alter-amount') {
-    const amount = parseAmount(fields.Amt ?? '');
-    if (amount !== undefined) fields = { ...fields, Amt: padAmount(amount + 1000) };
-  }
-  const body = encodeKeyinReply(fields, format);
-  if (!fault) return keyinResponse(body, format);
-  switch (fault.kind) {
-    case 'alter-amount':
-    case 'decline':
-      return keyinResponse(body, format);
-    case 'delay':
-      return keyinResponse(body, format, { delayMs: fault.delayMs ?? 60_000 });
-    case 'drop':
-      return { status: 200, body: '', drop: true };
-    case 'status-500':
-      return { status: 500, headers: { 'content-type': 'text/html;charset=euc-kr' }, body: '<html><body><h1>500 Internal Server Error</h1></body></html>' };
-    case 'html':
-    case 'bad-signature': // the key-in answer carries no Signature: answer the error page instead
-      return keyinResponse('<html><head><title>NICEPAY</title></head><body><p>System error. Please try again later.</p></body></html>', format);
-    case 'truncate':
-      return keyinResponse(body.subarray(0, Math.floor(body.length / 2)), format);
-    default: {
-      const never: never = fault.kind;
-      throw new Error(`sandbox: unknown fault kind ${String(never)}`);
-    }
-  }
+  const form = readForm(req);
+  return replyWithFault(state, 'keyin', form, {
+    process: () => processKeyin(form, state),
+    // A decline answers its own code (or limit-exceeded); any other uncommitted fault looks like an issuer timeout.
+    notCommitted: (code, message, kind) => answer(form ?? {}, kind === 'decline'
+      ? { code: code ?? KEYIN_DECLINES['limit-exceeded'].code, message: message ?? KEYIN_DECLINES['limit-exceeded'].message }
+      : KEYIN_DECLINES.issuerTimeout),
+  });
 }
 
 /** The request's checks and, when they pass, the issuer's answer. */
@@ -136,7 +105,7 @@ function processKeyin(form: FormFields | undefined, state: SandboxState): Record
     book('declined');
     return answer(form, KEYIN_DECLINES.unknownCard);
   }
-  const outcome = expired(enc.CardExpire!, now) ? 'expired' : card.outcome;
+  const outcome = expiredAt(enc.CardExpire!.slice(0, 2), enc.CardExpire!.slice(2), now) ? 'expired' : card.outcome;
   if (outcome !== 'approved') {
     book('declined');
     return answer(form, KEYIN_DECLINES[outcome], cardFields(card, enc.CardNo!));
@@ -155,33 +124,10 @@ function badField(form: FormFields, name: string): Record<string, string> {
   return answer(form, { code: KEYIN_DECLINES.badField.code, message: `${KEYIN_DECLINES.badField.message} (${name})` });
 }
 
-function expired(yymm: string, now: Date): boolean {
-  const k = kstParts(now);
-  const year = 2000 + Number(yymm.slice(0, 2));
-  return year < k.year || (year === k.year && Number(yymm.slice(2)) < k.month);
-}
-
-function cardFields(card: SandboxTestCard, number: string): Record<string, string> {
-  return {
-    CardNo: number.slice(0, 6) + '*'.repeat(number.length - 10) + number.slice(-4),
-    CardCode: card.cardCode, CardName: card.cardName, AcquCardCode: card.acquCode, AcquCardName: card.acquName, CardCl: card.cardCl,
-  };
-}
-
 /**
- * The answer: every field of the key-in result table (empty where not applicable) plus the
- * unlisted MID and MsgSource, which a client must tolerate (spec, Versioning 1).
+ * The answer: the card answer's fields (src/sandbox/keyin/card-answer.ts) plus MsgSource,
+ * which a client must tolerate too.
  */
 function answer(form: FormFields, result: Decline, extra: Record<string, string> = {}): Record<string, string> {
-  const amount = parseAmount(field(form, 'Amt'));
-  return {
-    ResultCode: result.code, ResultMsg: result.message,
-    TID: field(form, 'TID'), Moid: field(form, 'Moid'), Amt: amount === undefined ? '' : padAmount(amount),
-    AuthCode: '', AuthDate: '', AcquCardCode: '', AcquCardName: '', CardNo: '', CardCode: '', CardName: '',
-    CardQuota: field(form, 'CardQuota'), CardCl: '', CcPartCl: '0', CardInterest: field(form, 'CardInterest'),
-    MallReserved: field(form, 'MallReserved'),
-    ...extra,
-    MID: field(form, 'MID'),
-    MsgSource: 'SANDBOX',
-  };
+  return { ...cardAnswerFields(form, result, extra), MsgSource: 'SANDBOX' };
 }

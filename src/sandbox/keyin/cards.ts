@@ -1,3 +1,5 @@
+import { SANDBOX_REQUEST_CODES } from '../request-codes.js';
+
 /** How the sandbox's issuer answers a test card. */
 export type SandboxCardOutcome = 'approved' | 'expired' | 'lost-stolen' | 'suspended' | 'limit-exceeded';
 
@@ -39,13 +41,6 @@ export const KEYIN_DECLINES = {
   suspended: { code: '3053', message: '거래정지 카드입니다' },
   'limit-exceeded': { code: '3054', message: '한도가 초과되었습니다' },
   unknownCard: { code: '3011', message: '카드번호 오류입니다' },
-  authNumRequired: { code: '3061', message: '생년월일 또는 사업자번호를 입력하세요' },
-  passwordRequired: { code: '3062', message: '카드 비밀번호 앞 2자리를 입력하세요' },
-  unknownMerchant: { code: '3091', message: '등록되지 않은 가맹점입니다' },
-  badTid: { code: '3092', message: 'TID 형식이 올바르지 않습니다' },
-  badField: { code: '3093', message: '요청 전문 오류입니다' },
-  badEncData: { code: '3094', message: '카드정보 복호화에 실패하였습니다' },
-  badSignature: { code: '1641', message: '위변조 검증에 실패하였습니다' },
+  ...SANDBOX_REQUEST_CODES,
   duplicateTid: { code: '1621', message: '중복된 거래 요청입니다' },
-  issuerTimeout: { code: '1620', message: '카드사 응답 지연입니다' },
 } as const;

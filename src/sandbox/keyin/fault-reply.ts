@@ -1,28 +1,31 @@
 import { padAmount, parseAmount } from '../../wire/amount.js';
 import type { FormFields } from '../../wire/form-codec.js';
-import type { FaultTarget } from '../faults.js';
-import { encodeKeyinReply, keyinReplyFormat, keyinResponse } from '../keyin/reply.js';
+import type { FaultKind, FaultTarget } from '../faults.js';
+import { encodeKeyinReply, keyinReplyFormat, keyinResponse } from './reply.js';
 import type { SandboxResponse, SandboxState } from '../types.js';
 
 /** How one endpoint answers: its processing, and the answer when a fault stops it before committing. */
 export interface FaultReplyPlan {
   /** Runs the call's checks and effects; returns the answer's fields. */
   process(): Record<string, string>;
-  /** The answer when nothing is committed (`decline` faults, or `commit: false`). */
-  notCommitted(code: string | undefined, message: string | undefined): Record<string, string>;
+  /**
+   * The answer when nothing is committed (`decline` faults, or `commit: false`): `code` and
+   * `message` are the fault's resultCode / resultMsg, `kind` says which fault stopped the call.
+   */
+  notCommitted(code: string | undefined, message: string | undefined, kind: FaultKind): Record<string, string>;
 }
 
 /**
- * Answers a billing or receipt call, applying the next fault of `target` as the key-in
- * endpoint does (src/sandbox/faults.ts): decline, delay, drop, 500, HTML page, truncated body,
- * another Amt. These answers carry no Signature, so `bad-signature` answers the HTML page.
+ * Answers a key-in, billing or receipt call, applying the next fault of `target`
+ * (src/sandbox/faults.ts): decline, delay, drop, 500, HTML page, truncated body, another Amt.
+ * These answers carry no Signature, so `bad-signature` answers the HTML page.
  */
 export function replyWithFault(state: SandboxState, target: FaultTarget, form: FormFields | undefined, plan: FaultReplyPlan): SandboxResponse {
   const format = keyinReplyFormat(form);
   const fault = state.faults.take(target);
   const declining = fault?.kind === 'decline';
   const commit = fault?.commit ?? !declining;
-  let fields = fault && !commit ? plan.notCommitted(fault.resultCode, fault.resultMsg) : plan.process();
+  let fields = fault && !commit ? plan.notCommitted(fault.resultCode, fault.resultMsg, fault.kind) : plan.process();
   if (fault?.kind === 'alter-amount') {
     const amount = parseAmount(fields.Amt ?? '');
     if (amount !== undefined) fields = { ...fields, Amt: padAmount(amount + 1000) };
