@@ -11,7 +11,7 @@ import { hexEquals } from '../wire/hash.js';
 import { isPayMethod } from '../wire/payment-mapper.js';
 import { type EdiType, type GatewayFields, ownField, parseGatewayLatin1 } from '../wire/response-body.js';
 import { approvalResponseSignature } from '../wire/signatures.js';
-import { netCancel } from './net-cancel.js';
+import { netCancel } from '../pipeline/net-cancel.js';
 import { recoverProcessed } from './recover.js';
 import { statusAdvice } from '../status/advice.js';
 import { signedApprovalFields } from './signed-form.js';

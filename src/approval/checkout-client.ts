@@ -12,7 +12,7 @@ import { type CheckoutOptions, resolveCheckoutOptions } from './checkout-options
 import { type CheckoutRecord, checkoutRecordCodec, parseRecord } from './checkout-record.js';
 import { toCheckoutResult } from './checkout-result.js';
 import { gatewayEndpoints } from './trusted-url.js';
-import { netCancel } from './net-cancel.js';
+import { netCancel } from '../pipeline/net-cancel.js';
 import { claimTid } from './tid-claim.js';
 
 /** The checkout-return flow of interface A, free of any web framework. */

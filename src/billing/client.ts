@@ -8,7 +8,7 @@ import { BILLING_CHARGE_PATH, BILLING_REGISTER_PATH, BILLING_REMOVE_PATH } from 
 import { kstTimestamp14 } from '../wire/kst.js';
 import { ownField } from '../wire/response-body.js';
 import { readChargeAnswer } from './answer.js';
-import { netCancelCharge } from './net-cancel.js';
+import { netCancelWithoutAuthToken } from '../pipeline/net-cancel.js';
 import { approvedResult, type ChargeRecord, chargeResult } from './record.js';
 import { createRegistration } from './register.js';
 import { buildChargeForm } from './request.js';
@@ -40,7 +40,7 @@ export function createBillingClient(ctx: ClientContext): BillingClient {
 
   /** Reverses a charge whose outcome is unknown or whose hook failed. */
   function reverse(tid: string, moid: string, amount: number): Promise<NetCancelOutcome> {
-    return netCancelCharge(ctx, { tid, moid, amount });
+    return netCancelWithoutAuthToken(ctx, { tid, moid, amount });
   }
 
   /** The one real charge: the call, and then the net cancel or the hook. Returns what to store. */
