@@ -31,7 +31,9 @@ if (process.env.KIND === 'floor') {
   const { createNicepay } = await import(new URL('dist/index.js', `file://${process.env.ROOT}/`).href);
   const nicepay = createNicepay({ mid: process.env.MID, merchantKey: process.env.KEY, baseUrl: process.env.SANDBOX_URL });
   const amount = Number(process.env.AMOUNT);
-  app.post('/return', nicepay.checkoutReturn({ expectedAmount: () => amount }), (req, res) => {
+  // BENCH_ON_APPROVED=1: with an onApproved that does nothing, to count what running a hook costs.
+  const onApproved = process.env.BENCH_ON_APPROVED === '1' ? { onApproved: () => {} } : {};
+  app.post('/return', nicepay.checkoutReturn({ expectedAmount: () => amount, ...onApproved }), (req, res) => {
     res.send(req.checkout.status);
   });
 }
