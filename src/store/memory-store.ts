@@ -30,8 +30,8 @@ export const ENTRY_OVERHEAD_BYTES = 96;
  * An in-process {@link IdempotencyStore}: per key an in-flight lock or a result, both with
  * expiry, bounded by entries and by bytes. Single-threaded JavaScript makes each method
  * atomic. When a bound is passed, expired entries are dropped before any live one, so a flood
- * of fresh keys cannot push other buyers' live results out while expired ones remain (issue 18
- * item 2); then the oldest entries without a live lock go.
+ * of fresh keys cannot push other buyers' live results out while expired ones remain; then
+ * the oldest entries without a live lock go.
  *
  * Keys and results live off the JavaScript heap, in an {@link EntryTable} (typed arrays and
  * 1 MiB Buffers): a Map of strings and entry objects made every kept approval a few objects
