@@ -1,6 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { NicepayGatewayError, NicepayRequestError, NicepayHookError, NicepayServiceError } from '../errors/index.js';
-import { admit, runOnce, storeErrorText } from '../pipeline/index.js';
+import { admit, runFlowOnce } from '../pipeline/index.js';
 import type { CheckoutResult, CommittedCheckout } from '../types/checkout.js';
 import { digestEquals, secretDigest } from '../util/secret-digest.js';
 import { parseAmount } from '../wire/amount.js';
@@ -72,20 +72,21 @@ export function createCheckoutClient<Req>(ctx: ClientContext, options: CheckoutO
     // Admitted (refused after close(), else tracked) as a whole: the wait behind a duplicate,
     // the approval, its net cancel or recovery, and the hook.
     const once = await admit(ctx, 'approval', () =>
-      runOnce(config.store, key, onceOptions, () => approveAndRecord(v, expected, tokenDigest, req), {
-        serialize: codec.serialize,
-        parse: (text) => readStored(text, tid, moid),
-      }),
+      runFlowOnce(ctx, {
+        key,
+        ...onceOptions,
+        codec: { serialize: codec.serialize, parse: (text) => readStored(text, tid, moid) },
+        ids: { tid, moid },
+        noResult: () => new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'approval produced no result', { tid, moid }),
+        notStored: 'approval result not stored: a duplicate may be declined by the gateway',
+        // A fresh value is this request's own work, bound to its token by construction.
+        binding: {
+          matches: (record) => digestEquals(record.tokenDigest, tokenDigest),
+          mismatch: () => new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `TID ${tid} was presented with another AuthToken; its result is not served and nothing was sent`, 'AuthToken'),
+        },
+      }, () => approveAndRecord(v, expected, tokenDigest, req)),
     );
-    if (!once) throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'approval produced no result', { tid, moid });
-    if (!once.stored) {
-      config.logger.error({ tid, moid, step: 'store', error: storeErrorText(once.storeError) }, 'approval result not stored: a duplicate may be declined by the gateway');
-    }
-    // A fresh value is this request's own work, bound to its token by construction.
-    if (!once.fresh && !digestEquals(once.value.tokenDigest, tokenDigest)) {
-      throw new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `TID ${tid} was presented with another AuthToken; its result is not served and nothing was sent`, 'AuthToken');
-    }
-    return toCheckoutResult(once.value, !once.fresh);
+    return toCheckoutResult(once.record, once.duplicate);
   }
 
   /** A duplicate's stored record; one this instance cannot read means the TID may be charged. */

@@ -1,7 +1,7 @@
 import type { ClientContext } from '../context.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayGatewayError } from '../errors/index.js';
-import { admit, callGateway, type RecordCodec, runOnce, storeErrorText } from '../pipeline/index.js';
+import { admit, callGateway, type RecordCodec, runFlowOnce } from '../pipeline/index.js';
 import { askStatus } from '../status/client.js';
 import { CANCEL_PATH } from '../wire/lifecycle-fields.js';
 import { readCancelAnswer } from './answer.js';
@@ -61,22 +61,25 @@ export function createCancelClient(ctx: ClientContext): CancelFn {
   async function run(n: NormalizedCancel): Promise<CancelResult> {
     let once;
     try {
-      once = await runOnce(config.store, cancelStoreKey(config.mid, n), { lockTtlMs, resultTtlMs: CANCEL_RESULT_TTL_MS }, async () => {
+      once = await runFlowOnce(ctx, {
+        key: cancelStoreKey(config.mid, n),
+        lockTtlMs,
+        resultTtlMs: CANCEL_RESULT_TTL_MS,
+        codec: CANCEL_CODEC,
+        ids: { tid: n.tid, moid: n.moid },
+        noResult: () => new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `cancel of TID ${n.tid} produced no result; check it with status()`, { tid: n.tid, moid: n.moid }),
+        notStored: 'cancel result not stored: a repeat may be sent again',
+      }, async () => {
         const record = await send(n);
-        // A refusal changed nothing: it leaves the key free (runOnce releases it on a throw).
+        // A refusal changed nothing: it leaves the key free (run-once releases it on a throw).
         if (record.kind === 'result' && record.result.status === 'refused') throw new NotKept(record.result);
         return record;
-      }, CANCEL_CODEC);
+      });
     } catch (err) {
       if (err instanceof NotKept) return err.result;
       throw err;
     }
-    if (!once) throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `cancel of TID ${n.tid} produced no result; check it with status()`, { tid: n.tid, moid: n.moid });
-    if (!once.stored) {
-      config.logger.error({ tid: n.tid, moid: n.moid, step: 'store', error: storeErrorText(once.storeError) }, 'cancel result not stored: a repeat may be sent again');
-    }
-    const record = once.value;
-    const duplicate = !once.fresh;
+    const { record, duplicate } = once;
     if (record.kind === 'unknown') throw await unknownError(n, record, duplicate);
     return duplicate && record.result.status !== 'refused' ? { ...record.result, duplicate: true } : record.result;
   }

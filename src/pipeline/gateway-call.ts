@@ -65,7 +65,7 @@ export interface GatewayCall<T> {
  * build the flow's signed request, post it on the host's transport, classify a failure once
  * (not sent / sent and lost / answered), let the flow read the answer, log one line without
  * secrets and publish the call on the `express-nicepay:gateway-call` TracingChannel.
- * Run-once by key is the caller's step around it ({@link runOnce}), since a once-key covers
+ * Run-once by key is the caller's step around it ({@link runFlowOnce}), since a once-key covers
  * a flow's whole work (an approval, its net cancel and its hook), not one call.
  */
 export function callGateway<T>(ctx: ClientContext, call: GatewayCall<T>): Promise<T> {

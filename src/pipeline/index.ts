@@ -7,6 +7,7 @@ export { GATEWAY_CALL_CHANNEL, gatewayCallChannel, type GatewayCallContext } fro
 export type { CallIds, CallOutcome, GatewayOperation } from './operations.js';
 export { asTransportError, transportOutcome, type TransportOutcome } from './transport-failure.js';
 export { MERCHANT_KEY_HINT, isSignatureRefusal, readAnswerFields, readResultCode, resultCodeProblem, withMerchantKeyHint, type AnswerFields, type ResultCodeReading } from './answer.js';
-export { runOnce, storeErrorText, type RecordCodec, type RunOnceOptions, type RunOnceOutcome } from '../store/run-once.js';
+export { runFlowOnce, type FlowOnce } from './flow-once.js';
+export type { RecordCodec } from '../store/run-once.js';
 export { runOncePerMoid, type MoidRecord, type OncePerMoid } from './once-per-moid.js';
 export { kvUnsafeField, refuseKvUnsafe } from './kv-text.js';

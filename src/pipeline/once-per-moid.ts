@@ -1,6 +1,7 @@
 import type { ClientContext } from '../context.js';
 import { NicepayRequestError } from '../errors/index.js';
-import { type RecordCodec, runOnce, storeErrorText } from '../store/run-once.js';
+import type { RecordCodec } from '../store/run-once.js';
+import { runFlowOnce } from './flow-once.js';
 import { digestEquals } from '../util/secret-digest.js';
 
 /** What every per-Moid record holds: the TID it was sent under and the amount. */
@@ -32,25 +33,25 @@ export interface OncePerMoid<R extends MoidRecord> {
 }
 
 /**
- * Runs `work` at most once per Moid through the store (run-once), logs a result the store
- * could not keep, and refuses a repeat of the Moid whose amount or digest differs from the
- * stored one (NICEPAY_DUPLICATE_MISMATCH, nothing sent). Returns the record and whether it
- * is a repeat.
+ * The run-once step ({@link runFlowOnce}) of a flow done once per Moid: a repeat of the Moid
+ * whose amount or digest differs from the stored one is refused (NICEPAY_DUPLICATE_MISMATCH,
+ * nothing sent). Returns the record and whether it is a repeat.
  */
-export async function runOncePerMoid<R extends MoidRecord>(ctx: ClientContext, once: OncePerMoid<R>, work: () => Promise<R>): Promise<{ record: R; duplicate: boolean }> {
-  const { config } = ctx;
-  const outcome = await runOnce(config.store, once.key, { lockTtlMs: once.lockTtlMs, resultTtlMs: once.resultTtlMs }, work, once.codec);
-  if (!outcome) throw new Error(once.noResult);
-  const record = outcome.value;
-  if (!outcome.stored) {
-    config.logger.error({ tid: record.tid, moid: once.moid, step: 'store', error: storeErrorText(outcome.storeError) }, once.notStored);
-  }
-  const duplicate = !outcome.fresh;
-  // Only the same request gets the stored result; anything else is a new one under a used
-  // Moid, refused without a gateway call.
-  const stored = once.digestOf(record);
-  if (duplicate && (record.amount !== once.amount || typeof stored !== 'string' || !digestEquals(stored, once.digest))) {
-    throw new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', once.mismatch, 'moid');
-  }
-  return { record, duplicate };
+export function runOncePerMoid<R extends MoidRecord>(ctx: ClientContext, once: OncePerMoid<R>, work: () => Promise<R>): Promise<{ record: R; duplicate: boolean }> {
+  return runFlowOnce(ctx, {
+    key: once.key,
+    lockTtlMs: once.lockTtlMs,
+    resultTtlMs: once.resultTtlMs,
+    codec: once.codec,
+    ids: { moid: once.moid },
+    noResult: () => new Error(once.noResult),
+    notStored: once.notStored,
+    binding: {
+      matches: (record) => {
+        const stored = once.digestOf(record);
+        return record.amount === once.amount && typeof stored === 'string' && digestEquals(stored, once.digest);
+      },
+      mismatch: () => new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', once.mismatch, 'moid'),
+    },
+  }, work);
 }
