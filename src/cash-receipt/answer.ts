@@ -13,7 +13,7 @@ export type ReceiptAnswer =
 /**
  * Reads a receipt answer strictly: 7001 naming our TID, with an AuthCode, is issued (and an
  * MID, Moid or ReceiptAmt it carries must be ours); another exact code is a refusal unless it
- * names another TID. The facts publish no failure codes: any other code is a refusal.
+ * names another TID. The facts publish no failure codes: every other code is a refusal.
  */
 export function readReceiptAnswer(body: Buffer, sent: { mid: string; moid: string; tid: string; amount: number; charset: Charset; ediType: EdiType }): ReceiptAnswer {
   const parsed = readAnswerFields(body, sent.charset, sent.ediType);

@@ -16,7 +16,7 @@ export interface FlowOnce<R> {
   notStored: string;
   /**
    * A repeat is served the stored record only when it is the same request (same token, card,
-   * BID, amount...): `matches` says so, `mismatch` is the error otherwise. Absent: any repeat of
+   * BID, amount...): `matches` says so, `mismatch` is the error otherwise. Absent: every repeat of
    * the key is the same request.
    */
   binding?: { matches(record: R): boolean; mismatch(): Error };

@@ -72,7 +72,7 @@ export interface AuthFailedCheckout {
   status: 'auth-failed';
   /** Always false: nothing here was verified. */
   verified: false;
-  /** The Moid the buyer's browser posted (unverified: any order number can be posted). */
+  /** The Moid the buyer's browser posted (unverified: a browser can post whatever order number it likes). */
   moid: string;
   /** The posted AuthResultCode / AuthResultMsg, kept apart so they are not mistaken for a verified result. */
   buyerPosted: UnverifiedAuthFailure;
