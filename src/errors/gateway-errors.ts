@@ -18,7 +18,7 @@ const MAY_HAVE_MOVED: ReadonlySet<string> = new Set(['NICEPAY_OUTCOME_UNKNOWN', 
 
 /**
  * The gateway could not be used: unreachable, timed out, answered garbage or an answer that
- * does not verify, or the shop's hook failed after it committed. `outcomeUnknown` says whether
+ * does not verify (a shop hook's failure is a {@link NicepayHookError}). `outcomeUnknown` says whether
  * money may have moved; for an approval, `netCancel` says whether the reversal was confirmed.
  */
 export class NicepayGatewayError extends NicepayError {
