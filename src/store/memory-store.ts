@@ -1,175 +1,165 @@
 import { NicepayConfigError } from '../errors/index.js';
-import { EntryTable } from './entry-table.js';
-import type { AcquireResult, IdempotencyStore } from './types.js';
+import { type LeaseResult, type LedgerStore, type RecordWrite, StoreFullError, type StoredRecord } from './types.js';
 
 /** Options of {@link memoryStore}. */
 export interface MemoryStoreOptions {
-  /** Clock for expiry, injectable for tests. @default Date.now */
+  /** Clock for leases and closed records' expiry, injectable for tests. @default Date.now */
   now?: () => number;
   /**
-   * Most entries kept. Past it (or past `maxBytes`), expired entries go first, then the oldest
-   * entries that hold no live lock (when a result is dropped early, a late duplicate of that
-   * TID goes to the gateway again).
+   * Most keys kept. When a new key would pass it, expired records go first, then closed
+   * records whose loss costs no money (declines), oldest first. Open records, leased keys and
+   * closed records that guard money (an approval, a charged Moid) are never dropped: a store
+   * full of them refuses the new key (503 NICEPAY_STORE_FULL) rather than forget one.
    * @default 100000
    */
   maxEntries?: number;
-  /**
-   * Most bytes kept, counted as 2 bytes per UTF-16 code unit of keys, tokens and results plus
-   * {@link ENTRY_OVERHEAD_BYTES} per entry (an upper bound of what the entries hold: a result
-   * that fits Latin-1, as a checkout record does, is kept at 1 byte per character). Evicts as
-   * `maxEntries` does. A single result larger than this is not kept (`complete` throws).
-   * @default 134217728 (128 MiB)
-   */
-  maxBytes?: number;
 }
 
-/** What an entry costs beside its strings, for the `maxBytes` count (its table slots). */
-export const ENTRY_OVERHEAD_BYTES = 96;
+/** One key of the store. */
+interface Entry {
+  /** The record's text, or undefined while the key holds only a lease. */
+  value: string | undefined;
+  open: boolean;
+  dueAt: number;
+  /** A closed record's expiry (store clock). */
+  expires: number;
+  evictable: boolean;
+  /** The lease's token, or '' when none. */
+  lease: string;
+  leaseExpires: number;
+}
 
 /**
- * An in-process {@link IdempotencyStore}: per key an in-flight lock or a result, both with
- * expiry, bounded by entries and by bytes. Single-threaded JavaScript makes each method
- * atomic. When a bound is passed, expired entries are dropped before any live one, so a flood
- * of fresh keys cannot push other buyers' live results out while expired ones remain; then
- * the oldest entries without a live lock go.
- *
- * Keys and results live off the JavaScript heap, in an {@link EntryTable} (typed arrays and
- * 1 MiB Buffers): a Map of strings and entry objects made every kept approval a few objects
- * that each major GC marks, and a store holding a day of approvals cost ~4.5 % of checkout
- * throughput on the stub gateway (bench/RESULTS.md, "memoryStore off the heap").
- * For more than one instance use `redisStore` from `express-nicepay/redis`.
+ * The ledger in this process's memory: the zero-configuration default for development and
+ * tests. A restart forgets everything it holds, every open record included; use sqliteStore
+ * (one machine) or redisStore (a fleet) in production (docs/reliability.md). Single-threaded
+ * JavaScript makes each method atomic.
  */
-export function memoryStore(options: MemoryStoreOptions = {}): IdempotencyStore {
+export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
   const now = options.now ?? Date.now;
-  const maxEntries = positiveInteger(options.maxEntries ?? 100_000, 'memoryStore maxEntries');
-  const maxBytes = positiveInteger(options.maxBytes ?? 128 * 1024 * 1024, 'memoryStore maxBytes');
-  const table = new EntryTable();
-  /** Each entry's counted bytes, by entry id (see maxBytes). */
-  const sizes: number[] = [];
-  let bytes = 0;
-  // No entry expires before this instant (a lower bound): until then a sweep for expired
-  // entries would find none, so a flood at the bound does not rescan the whole table each call.
-  let nextExpiry = Infinity;
-  // A lock token only has to differ from every other token of this store: a counter will do.
+  const maxEntries = options.maxEntries ?? 100_000;
+  if (!Number.isSafeInteger(maxEntries) || maxEntries <= 0) throw new NicepayConfigError('memoryStore maxEntries', 'a positive integer');
+  const entries = new Map<string, Entry>();
+  /** The keys of open records, for due() and open(). */
+  const openKeys = new Set<string>();
   let issued = 0;
-  const tokenText = (n: number): string => `t${n}`;
 
-  /** When entry `id` (a lock or a result) expires. */
-  const expiresOf = (id: number): number => (table.token[id] !== 0 ? table.lockExpires[id]! : table.valueExpires[id]!);
+  const leased = (e: Entry, t: number): boolean => e.lease !== '' && e.leaseExpires > t;
+  const expired = (e: Entry, t: number): boolean => e.value !== undefined && !e.open && e.expires <= t;
+  const holds = (e: Entry | undefined, token: string): e is Entry => e !== undefined && e.lease !== '' && e.lease === token;
 
-  /**
-   * Makes `key` (whose entry id is `old`, or -1) the newest entry: a lock numbered `lock`, or
-   * (lock 0) the result `value`.
-   */
-  function put(key: string, old: number, lock: number, value: string | undefined, expires: number): void {
-    remove(old);
-    const id = table.insert(key);
-    if (value !== undefined) {
-      try {
-        table.setValue(id, value);
-      } catch (err) {
-        table.remove(id);
-        throw err;
-      }
+  /** The entry under `key`, after dropping it when it expired. */
+  function live(key: string, t: number): Entry | undefined {
+    const e = entries.get(key);
+    if (e && expired(e, t)) {
+      forget(key);
+      return undefined;
     }
-    table.token[id] = lock;
-    if (lock !== 0) table.lockExpires[id] = expires;
-    else table.valueExpires[id] = expires;
-    const size = ENTRY_OVERHEAD_BYTES + 2 * (key.length + (lock !== 0 ? tokenText(lock).length : 0) + (value?.length ?? 0));
-    sizes[id] = size;
-    bytes += size;
-    nextExpiry = Math.min(nextExpiry, expires);
+    return e;
   }
 
-  function remove(id: number): void {
-    if (id === -1) return;
-    bytes -= sizes[id]!;
-    table.remove(id);
+  function forget(key: string): void {
+    entries.delete(key);
+    openKeys.delete(key);
   }
 
-  const over = (): boolean => table.size > maxEntries || bytes > maxBytes;
+  function stored(key: string, e: Entry): StoredRecord {
+    return { key, value: e.value!, open: e.open, dueAt: e.open ? e.dueAt : 0 };
+  }
 
-  /** Brings the store back within its bounds, never dropping `keep` or a live lock. */
-  function evict(t: number, keep: string): void {
-    if (!over()) return;
-    if (t >= nextExpiry) {
-      nextExpiry = Infinity;
-      for (let id = table.head; id !== -1; ) {
-        const next = table.after(id);
-        const expires = expiresOf(id);
-        if (expires <= t) remove(id);
-        else nextExpiry = Math.min(nextExpiry, expires);
-        id = next;
-      }
+  function apply(key: string, e: Entry, write: RecordWrite, t: number): void {
+    e.value = write.value;
+    e.open = write.open;
+    if (write.open) {
+      e.dueAt = write.dueAt;
+      e.evictable = false;
+      openKeys.add(key);
+    } else {
+      e.expires = t + write.keepMs;
+      e.evictable = write.evictable === true;
+      openKeys.delete(key);
     }
-    const keepId = table.find(keep);
-    for (let id = table.head; id !== -1 && over(); ) {
-      const next = table.after(id);
-      if (id !== keepId && table.token[id] === 0) remove(id);
-      id = next;
+  }
+
+  /** Makes room for one more key, or throws StoreFullError; drops only what costs no money. */
+  function makeRoom(t: number): void {
+    if (entries.size < maxEntries) return;
+    for (const [key, e] of entries) if (expired(e, t) || (e.value === undefined && !leased(e, t))) forget(key);
+    if (entries.size < maxEntries) return;
+    for (const [key, e] of entries) {
+      if (e.evictable && !leased(e, t)) forget(key);
+      if (entries.size < maxEntries) return;
     }
+    throw new StoreFullError(`memoryStore holds ${entries.size} live records (maxEntries ${maxEntries}); none can be dropped without losing money`);
+  }
+
+  function listOpen(limit: number, pick: (e: Entry) => boolean): StoredRecord[] {
+    const out: StoredRecord[] = [];
+    for (const key of openKeys) {
+      const e = entries.get(key)!;
+      if (pick(e)) out.push(stored(key, e));
+    }
+    return out.sort((x, y) => x.dueAt - y.dueAt).slice(0, limit);
   }
 
   return {
-    async acquire(key: string, lockTtlMs: number): Promise<AcquireResult> {
+    async acquire(key, leaseMs, initial) {
       const t = now();
-      const id = table.find(key);
-      if (id !== -1 && expiresOf(id) > t) return table.token[id] === 0 ? { state: 'done', value: table.value(id) } : { state: 'busy' };
-      const lock = ++issued;
-      put(key, id, lock, undefined, t + lockTtlMs);
-      evict(t, key);
-      return { state: 'acquired', token: tokenText(lock) };
+      let e = live(key, t);
+      if (e && e.value !== undefined && !e.open) return { state: 'closed', record: stored(key, e) } satisfies LeaseResult;
+      if (e && leased(e, t)) return { state: 'busy', record: e.value === undefined ? undefined : stored(key, e) };
+      const token = `m${++issued}`;
+      if (!e) {
+        makeRoom(t);
+        e = { value: undefined, open: false, dueAt: 0, expires: 0, evictable: false, lease: token, leaseExpires: t + leaseMs };
+        entries.set(key, e);
+        if (initial) apply(key, e, initial, t);
+        return { state: 'acquired', token, record: undefined };
+      }
+      e.lease = token;
+      e.leaseExpires = t + leaseMs;
+      return { state: 'acquired', token, record: e.value === undefined ? undefined : stored(key, e) };
     },
-    async complete(key: string, token: string, value: string, resultTtlMs: number): Promise<void> {
+    async write(key, token, write, release) {
       const t = now();
-      const id = table.find(key);
-      // Another holder took over after this one's lock expired: its result is not ours to set.
-      if (id !== -1 && table.token[id] !== 0 && tokenText(table.token[id]!) !== token && table.lockExpires[id]! > t) return;
-      if (ENTRY_OVERHEAD_BYTES + 2 * (key.length + value.length) > maxBytes) {
-        // Thrown with the lock still held: the caller learns the result was not kept.
-        throw new RangeError('memoryStore: the result is larger than maxBytes');
-      }
-      if (id !== -1 && table.token[id] !== 0 && tokenText(table.token[id]!) === token) {
-        // This holder's own lock becomes its result where it stands: no second key copy.
-        table.setValue(id, value);
-        table.token[id] = 0;
-        table.valueExpires[id] = t + resultTtlMs;
-        table.touch(id);
-        const size = ENTRY_OVERHEAD_BYTES + 2 * (key.length + value.length);
-        bytes += size - sizes[id]!;
-        sizes[id] = size;
-        nextExpiry = Math.min(nextExpiry, t + resultTtlMs);
-      } else {
-        put(key, id, 0, value, t + resultTtlMs);
-      }
-      evict(t, key);
-    },
-    async release(key: string, token: string): Promise<void> {
-      const id = table.find(key);
-      if (id !== -1 && table.token[id] !== 0 && tokenText(table.token[id]!) === token) remove(id);
-    },
-    async extend(key: string, token: string, lockTtlMs: number): Promise<boolean> {
-      if (typeof lockTtlMs !== 'number' || !Number.isFinite(lockTtlMs) || lockTtlMs <= 0) {
-        throw new RangeError('memoryStore: lockTtlMs must be a positive number of milliseconds');
-      }
-      const t = now();
-      const id = table.find(key);
-      // Only a live lock under this very token: an expired one may be taken by the next acquire.
-      if (id === -1 || table.token[id] === 0 || tokenText(table.token[id]!) !== token || table.lockExpires[id]! <= t) return false;
-      // A later expiry keeps nextExpiry a valid lower bound: no need to move it.
-      table.lockExpires[id] = t + lockTtlMs;
+      const e = live(key, t);
+      if (!holds(e, token)) return false;
+      apply(key, e, write, t);
+      if (release) e.lease = '';
       return true;
     },
-    async close(): Promise<void> {
-      table.clear();
-      sizes.length = 0;
-      bytes = 0;
-      nextExpiry = Infinity;
+    async release(key, token) {
+      const e = entries.get(key);
+      if (!holds(e, token)) return;
+      if (e.value === undefined) forget(key);
+      else e.lease = '';
+    },
+    async remove(key, token) {
+      if (holds(entries.get(key), token)) forget(key);
+    },
+    async extend(key, token, leaseMs) {
+      const t = now();
+      const e = entries.get(key);
+      if (!holds(e, token) || e.leaseExpires <= t) return false;
+      e.leaseExpires = t + leaseMs;
+      return true;
+    },
+    async get(key) {
+      const e = live(key, now());
+      return e && e.value !== undefined ? stored(key, e) : undefined;
+    },
+    async due(dueBy, limit) {
+      const t = now();
+      return listOpen(limit, (e) => e.dueAt <= dueBy && !leased(e, t));
+    },
+    async open(limit) {
+      return listOpen(limit, () => true);
+    },
+    async close() {
+      entries.clear();
+      openKeys.clear();
     },
   };
 }
 
-function positiveInteger(n: number, name: string): number {
-  if (!Number.isSafeInteger(n) || n <= 0) throw new NicepayConfigError(name, 'a positive integer');
-  return n;
-}
+export { StoreFullError };

@@ -1,45 +1,107 @@
 /**
- * The idempotency store behind "nothing is approved twice": an atomic in-flight lock per key
- * plus a cache of the finished result. memoryStore serves one process; redisStore serves
- * many. Values are opaque strings the library writes, with newlines and characters above
- * U+007F in them: a store of your own must give back exactly the string it was given (UTF-8
- * storage does; an ASCII-only or Latin-1 column does not).
+ * The payment ledger's storage: one record per key, each either **open** (a money operation
+ * still moving: sending, awaiting its hook, being reversed or settled) or **closed** (final: it
+ * answers repeats for `keepMs`), and a **lease** per key that says who may move the record now.
  *
- * Every method answers with a promise, memoryStore's included (simple first: answering
- * synchronously saved one microtask turn per call, too little to measure in a same-run A/B).
+ * memoryStore serves one process, sqliteStore the processes of one machine, redisStore a fleet:
+ * the same contract, tested by the same suite (test/store-contract.ts). Only the pipeline
+ * (src/pipeline/ledger*.ts) calls a store; values are opaque text it writes, with characters
+ * above U+007F in them: a store must give back exactly the string it was given.
+ *
+ * Two clocks meet here. Leases and `keepMs` run on the store's own clock (a lease is about real
+ * processes dying). `dueAt` is a time the caller computes on its clock (the settler's, virtual in
+ * tests) and hands back to {@link LedgerStore.due}; the store only compares the two numbers.
+ *
+ * Open records are never evicted and never expire: they are money the shop and the gateway may
+ * still disagree on. A bounded store that is full of live records refuses new work
+ * ({@link StoreFullError}) rather than drop one.
  */
-export interface IdempotencyStore {
+export interface LedgerStore {
   /**
-   * Atomically: if a result is cached, return it; else if nobody holds the lock (or the
-   * holder's lock expired), take it for `lockTtlMs` and return a token; else report busy.
+   * Atomically takes the lease on `key` for `leaseMs`:
+   * - a closed record that has not expired: `closed`, with it (no lease is taken);
+   * - a live lease held by anyone: `busy`, with the record when there is one;
+   * - no record: the lease, and `initial` written as the record (when given; else the key holds
+   *   only the lease until {@link LedgerStore.write});
+   * - an open record whose lease is free or expired (its holder finished a step, or died): the
+   *   lease, with the record as its last holder left it.
+   * May reject with {@link StoreFullError} when taking it would need room the store lacks.
    */
-  acquire(key: string, lockTtlMs: number): Promise<AcquireResult>;
-  /** Stores the result for `resultTtlMs` and drops the lock, if `token` still holds it. */
-  complete(key: string, token: string, value: string, resultTtlMs: number): Promise<void>;
-  /** Drops the lock without a result (the attempt changed nothing and may be retried). */
+  acquire(key: string, leaseMs: number, initial?: RecordWrite): Promise<LeaseResult>;
+  /**
+   * Replaces the record while `token` holds the lease (a live one, or an expired one nobody took
+   * over); answers false and changes nothing otherwise. `release` drops the lease with the
+   * write; else the lease keeps its expiry. A closed write ends the record's open life: it is
+   * kept `keepMs` and then forgotten.
+   */
+  write(key: string, token: string, record: RecordWrite, release: boolean): Promise<boolean>;
+  /** Drops the lease held by `token`; a key holding no record is forgotten with it. */
   release(key: string, token: string): Promise<void>;
   /**
-   * Atomically: if `token` still holds the live lock on `key`, resets the lock's expiry to
-   * `lockTtlMs` from now and answers true; else (the lock expired, was taken by another
-   * holder, completed or released) changes nothing and answers false.
-   *
-   * The hook runner calls it as a heartbeat while a merchant hook runs, so a lock outlives a
-   * hook slower than `lockTtlMs` and a duplicate meanwhile is answered "in progress" instead
-   * of running the hook a second time. On false the holder has lost the lock: another
-   * request may already be doing the same work, so the holder must not assume it alone runs.
-   *
-   * Optional, so a store written before it existed keeps working: without `extend` the
-   * caller cannot renew a lock, and instead takes it at `acquire` for as long as the work
-   * may run (a hook's timeout plus a margin), so it still outlives the work; the price is
-   * that a crashed holder's key stays locked that long before a duplicate may take over.
+   * Forgets the key (record and lease) when `token` holds the lease: the operation left nothing
+   * to remember (never sent, or refused as invalid). Otherwise changes nothing.
    */
-  extend?(key: string, token: string, lockTtlMs: number): Promise<boolean>;
-  /** Frees timers and connections the store owns. */
+  remove(key: string, token: string): Promise<void>;
+  /**
+   * Renews the lease for `leaseMs` from now when `token` still holds it live; answers whether
+   * it did. The heartbeat of work slower than one lease (a merchant hook).
+   */
+  extend(key: string, token: string, leaseMs: number): Promise<boolean>;
+  /** The record under `key`, open or closed (not expired), or undefined. Takes no lease. */
+  get(key: string): Promise<StoredRecord | undefined>;
+  /**
+   * Up to `limit` open records whose `dueAt` is at or before `now` and whose lease is free or
+   * expired, earliest `dueAt` first: the settler's next work. Takes no lease (the settler
+   * acquires each, and may lose the race to another instance: that is fine).
+   */
+  due(now: number, limit: number): Promise<StoredRecord[]>;
+  /** Up to `limit` open records, leased or not, earliest `dueAt` first (a back office's list). */
+  open(limit: number): Promise<StoredRecord[]>;
+  /** Frees timers and connections the store owns (never a client the shop passed in). */
   close?(): Promise<void>;
 }
 
-/** What {@link IdempotencyStore.acquire} found. */
-export type AcquireResult =
-  | { state: 'acquired'; token: string }
-  | { state: 'done'; value: string }
-  | { state: 'busy' };
+/** One record as a store keeps it. */
+export interface StoredRecord {
+  key: string;
+  /** The record's text, exactly as written. */
+  value: string;
+  /** True until a closed write: the record still needs work. */
+  open: boolean;
+  /** When an open record is next due (the caller's clock, ms); 0 for a closed one. */
+  dueAt: number;
+}
+
+/** A record to write. */
+export type RecordWrite =
+  | {
+      value: string;
+      open: true;
+      /** When the settler should next look at it (the caller's clock, ms since the epoch). */
+      dueAt: number;
+    }
+  | {
+      value: string;
+      open: false;
+      /** How long the closed record answers repeats (the store's clock). */
+      keepMs: number;
+      /**
+       * A record whose loss costs no money (a decline: sending its operation again charges at
+       * most once): a full store may drop it before `keepMs` has passed. Default false.
+       */
+      evictable?: boolean;
+    };
+
+/** What {@link LedgerStore.acquire} found. */
+export type LeaseResult =
+  | { state: 'acquired'; token: string; record: StoredRecord | undefined }
+  | { state: 'busy'; record: StoredRecord | undefined }
+  | { state: 'closed'; record: StoredRecord };
+
+/**
+ * Thrown (rejected) by a bounded store that has no room for a new key: every record it holds is
+ * live. Nothing was written; the pipeline turns it into 503 NICEPAY_STORE_FULL.
+ */
+export class StoreFullError extends Error {
+  override name = 'StoreFullError';
+}
