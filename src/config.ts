@@ -1,4 +1,4 @@
-import type { IdempotencyStore } from './store/types.js';
+import type { LedgerStore } from './store/types.js';
 import { memoryStore } from './store/memory-store.js';
 import type { Logger } from './logger.js';
 import { debugLogger } from './debug-logger.js';
@@ -33,10 +33,19 @@ export interface NicepayOptions {
   /** Largest gateway response accepted, in bytes. @default 65536 */
   maxResponseBytes?: number;
   /**
-   * Idempotency store shared by all instances of a shop. One passed in stays the shop's:
+   * Where the payment ledger lives, shared by every instance of the shop: `sqliteStore()` from
+   * `express-nicepay/sqlite` for one machine, `redisStore()` from `express-nicepay/redis` for a
+   * fleet. The default memoryStore forgets every record on a restart, so under
+   * NODE_ENV=production it warns once (docs/stores.md). One passed in stays the shop's:
    * `close()` closes only the default it creates. @default memoryStore()
    */
-  store?: IdempotencyStore;
+  store?: LedgerStore;
+  /**
+   * Settlement of operations whose outcome was unknown or whose hook did not finish
+   * (docs/reliability.md, "Settlement"); `false` runs no settler in this process (call
+   * `settle()` yourself, or `express-nicepay settle` from cron). @default {}
+   */
+  settle?: SettleOptions | false;
   /**
    * pino-compatible logger; every object it receives is redacted first (keys, card data).
    * @default silent, or one line per event on stderr when `DEBUG` matches `express-nicepay`
@@ -53,6 +62,29 @@ export interface NicepayOptions {
    * @default 'euc-kr'
    */
   charset?: Charset;
+}
+
+/** Options of the in-process settler (`createNicepay({ settle })`). */
+export interface SettleOptions {
+  /** How often the settler runs a pass, in ms (its timer never keeps the process alive). @default 60000 */
+  intervalMs?: number;
+  /** How long a record may stay open before it needs attention (error log, diagnostics). @default 86400000 (24 h) */
+  attentionAfterMs?: number;
+  /** Most records one pass looks at. @default 100 */
+  batch?: number;
+  /**
+   * The merchant admin login reconciliation is asked with (interface D), which settles a cash
+   * receipt whose answer was lost. Without it such a receipt stays unsettled and needs attention.
+   */
+  reconciliation?: { usrId: string; idCl?: '2' | '3' | '4'; searchID?: string };
+}
+
+/** {@link SettleOptions} with the defaults filled in; `intervalMs` false when no settler runs. */
+export interface ResolvedSettleOptions {
+  intervalMs: number | false;
+  attentionAfterMs: number;
+  batch: number;
+  reconciliation: { usrId: string; idCl: '2' | '3' | '4'; searchID: string } | undefined;
 }
 
 /** Options of the payout client (`createNicepay({ payout })`). */
@@ -89,9 +121,10 @@ export interface ResolvedConfig {
   connectMs: number;
   responseMs: number;
   maxResponseBytes: number;
-  store: IdempotencyStore;
+  store: LedgerStore;
   /** True when the store was created here (memoryStore default), so close() may close it. */
   ownsStore: boolean;
+  settle: ResolvedSettleOptions;
   logger: Logger;
   clock: () => Date;
   /** The payment window's CharSet, which the auth return is decoded by (option `charset`). */
@@ -129,10 +162,10 @@ export function resolveConfig(options: NicepayOptions): ResolvedConfig {
   }
   const clock = options.clock ?? (() => new Date());
   if (typeof clock !== 'function') throw new NicepayConfigError('clock', 'a function returning a Date');
+  if (options.store === undefined) warnMemoryStore();
   const store = options.store ?? memoryStore();
-  if (typeof store.acquire !== 'function' || typeof store.complete !== 'function' || typeof store.release !== 'function') {
-    throw new NicepayConfigError('store', 'an IdempotencyStore (acquire, complete, release)');
-  }
+  const missing = STORE_METHODS.find((m) => typeof (store as unknown as Record<string, unknown>)[m] !== 'function');
+  if (!isObject(store) || missing) throw new NicepayConfigError('store', `a ledger store (memoryStore, sqliteStore or redisStore; ${missing ?? 'an object'} is missing)`);
   const windowCharset = normalizeCharset(options.charset ?? 'euc-kr');
   if (!windowCharset) throw new NicepayConfigError('charset', "'euc-kr' or 'utf-8'");
   return {
@@ -146,11 +179,49 @@ export function resolveConfig(options: NicepayOptions): ResolvedConfig {
     maxResponseBytes,
     store,
     ownsStore: options.store === undefined,
+    settle: resolveSettle(options.settle, mid),
     logger: redactingLogger(logger),
     clock,
     windowCharset,
     payout: resolvePayout(options.payout),
   };
+}
+
+/** What a ledger store must have (src/store/types.ts). */
+const STORE_METHODS = ['acquire', 'write', 'release', 'remove', 'extend', 'get', 'due', 'open'] as const;
+
+let warnedMemoryStore = false;
+
+/**
+ * Warns once per process, as a Node warning (filterable like any other), when a production
+ * shop runs on the default memoryStore: a restart forgets every once-key and every record
+ * settlement has not closed. express-session warns the same way about its MemoryStore.
+ */
+function warnMemoryStore(): void {
+  if (warnedMemoryStore || process.env.NODE_ENV !== 'production') return;
+  warnedMemoryStore = true;
+  process.emitWarning(
+    'express-nicepay is running on the default memoryStore under NODE_ENV=production: a restart forgets every payment it has not settled and every once-key (a Moid resubmitted after a restart is charged again). Pass store: sqliteStore() from express-nicepay/sqlite (one machine) or redisStore() from express-nicepay/redis (several instances).',
+    { code: 'NICEPAY_MEMORY_STORE', detail: 'docs/stores.md' },
+  );
+}
+
+function resolveSettle(options: SettleOptions | false | undefined, mid: string): ResolvedSettleOptions {
+  if (options === false) return { intervalMs: false, attentionAfterMs: 86_400_000, batch: 100, reconciliation: undefined };
+  if (options !== undefined && !isObject(options)) throw new NicepayConfigError('settle', 'an object, or false for no settler in this process');
+  if (options !== undefined) refuseUnknown(options, SETTLE_OPTION_NAMES, 'settle.');
+  const given: SettleOptions = options ?? {};
+  const intervalMs = positive(given.intervalMs ?? 60_000, 'settle.intervalMs');
+  const attentionAfterMs = positive(given.attentionAfterMs ?? 86_400_000, 'settle.attentionAfterMs');
+  const batch: unknown = given.batch ?? 100;
+  if (typeof batch !== 'number' || !Number.isSafeInteger(batch) || batch <= 0) throw new NicepayConfigError('settle.batch', 'a positive integer');
+  const login = given.reconciliation;
+  if (login === undefined) return { intervalMs, attentionAfterMs, batch, reconciliation: undefined };
+  if (typeof login !== 'object' || login === null || typeof login.usrId !== 'string' || login.usrId === '') throw new NicepayConfigError('settle.reconciliation', 'an object { usrId, idCl?, searchID? } with the merchant admin login id');
+  const idCl = login.idCl ?? '2';
+  if (idCl !== '2' && idCl !== '3' && idCl !== '4') throw new NicepayConfigError('settle.reconciliation.idCl', "'2' (MID), '3' (GID) or '4' (AID)");
+  if (login.searchID !== undefined && (typeof login.searchID !== 'string' || login.searchID === '')) throw new NicepayConfigError('settle.reconciliation.searchID', 'the MID, GID or AID to query (default: this MID)');
+  return { intervalMs, attentionAfterMs, batch, reconciliation: { usrId: login.usrId, idCl, searchID: login.searchID ?? mid } };
 }
 
 function resolvePayout(options: PayoutOptions | undefined): ResolvedPayoutOptions {
@@ -208,8 +279,9 @@ function isGatewayHost(hostname: string): boolean {
 /** Every option {@link NicepayOptions} knows; anything else is a typo that JavaScript would not catch. */
 const NICEPAY_OPTION_NAMES: readonly (keyof NicepayOptions)[] = [
   'mid', 'merchantKey', 'baseUrl', 'dataUrl', 'trustedHosts', 'timeouts', 'maxResponseBytes',
-  'store', 'logger', 'clock', 'payout', 'charset',
+  'store', 'logger', 'clock', 'payout', 'charset', 'settle',
 ];
+const SETTLE_OPTION_NAMES: readonly (keyof SettleOptions)[] = ['intervalMs', 'attentionAfterMs', 'batch', 'reconciliation'];
 const TIMEOUT_OPTION_NAMES: readonly (keyof Timeouts)[] = ['connectMs', 'responseMs'];
 const PAYOUT_OPTION_NAMES: readonly (keyof PayoutOptions)[] = ['scheduleChecks', 'businessDays'];
 

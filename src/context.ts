@@ -1,4 +1,6 @@
 import type { ResolvedConfig } from './config.js';
+import type { LedgerOperation } from './pipeline/ledger-record.js';
+import type { HookContext } from './pipeline/hook-runner-verdict.js';
 import { createTransport, type Transport } from './transport.js';
 
 /**
@@ -19,6 +21,11 @@ export interface ClientContext {
   inFlight(): number;
   /** Resolves the next time no tracked call is in flight (at once when none is). */
   whenIdle(): Promise<void>;
+  /**
+   * The onApproved hooks routes registered (checkoutReturn, keyinRouter), by operation: the ones
+   * settlement runs again for a committed payment whose hook never resolved.
+   */
+  hooks: Map<LedgerOperation, (result: unknown, context: HookContext) => unknown>;
 }
 
 /** One close promise per context: every close() call waits for the same shutdown. */
@@ -51,6 +58,7 @@ export function createContext(config: ResolvedConfig): ClientContext {
       return work;
     },
     inFlight: () => inFlight,
+    hooks: new Map(),
     whenIdle() {
       if (inFlight === 0) return Promise.resolve();
       return new Promise<void>((resolve) => {

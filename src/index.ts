@@ -4,7 +4,7 @@
  * @module
  */
 export { createNicepay, type Nicepay } from './nicepay.js';
-export type { NicepayOptions } from './config.js';
+export type { NicepayOptions, SettleOptions } from './config.js';
 export type { Timeouts } from './transport.js';
 export type { Logger } from './logger.js';
 export type { CheckoutReturnOptions } from './express/checkout-return.js';
@@ -31,7 +31,7 @@ export type {
 } from './types/payment.js';
 export { SUCCESS_CODES } from './types/payment.js';
 export { memoryStore, type MemoryStoreOptions } from './store/memory-store.js';
-export type { IdempotencyStore, AcquireResult } from './store/types.js';
+export { StoreFullError, type LedgerStore, type LeaseResult, type RecordWrite, type StoredRecord } from './store/types.js';
 export {
   NicepayError,
   NicepayRequestError,
@@ -47,6 +47,7 @@ export {
   type NicepayErrorInit,
   type GatewayErrorInit,
   type HookErrorInit,
+  type Settlement,
   type CheckoutRejection,
   type KeyinRejection,
   type CancelRejection,
@@ -59,6 +60,7 @@ export type { KeyinInput, KeyinResult, ApprovedKeyin, DeclinedKeyin, KeyinCard, 
 export type { KeyinRouterOptions } from './express/keyin-router.js';
 export type { EdiType } from './wire/response-body.js';
 export { GATEWAY_CALL_CHANNEL, type GatewayCallContext, type GatewayOperation, type CallOutcome } from './pipeline/public.js';
+export { SETTLE_CHANNEL, type SettleReport, type SettledItem, type SettledOutcome, type UnsettledItem, type SettleEvent, type LedgerOperation, type LedgerState } from './pipeline/public.js';
 export type {
   PayoutClient, PayoutOptions, PayoutBalance, BalanceLastEntry, BalanceEntryKind, SubMerchantInput, SubMerchantResult,
   PayoutRequestInput, PayoutRequestResult, PayoutCancelInput, PayoutCancelResult, PayoutResultsQuery, PayoutResults,

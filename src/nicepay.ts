@@ -15,8 +15,13 @@ import type { TransactionStatus } from './status/types.js';
 import { notifications } from './express/notifications.js';
 import type { CancelRejection, CheckoutRejection, KeyinRejection, PayoutRejection, ReconRejection, StatusRejection } from './errors/index.js';
 import type { NotificationsOptions } from './notify/types.js';
-import { type BillingClient, createBillingClient } from './billing/index.js';
-import { type CashReceiptClient, createCashReceiptClient } from './cash-receipt/index.js';
+import { billingChargeKind, type BillingClient, createBillingClient } from './billing/index.js';
+import { type CashReceiptClient, cashReceiptKind, createCashReceiptClient } from './cash-receipt/index.js';
+import { approvalKind } from './approval/operation.js';
+import { keyinKind } from './keyin/index.js';
+import { cancelKind } from './cancel/operation.js';
+import { admit, type KindRegistry, type OperationKind, type SettleReport, settlePass, type UnsettledItem, unsettledItems } from './pipeline/index.js';
+import { startSettler } from './pipeline/settler.js';
 
 /** The object createNicepay returns: every interface of the gateway for one merchant. */
 export interface Nicepay {
@@ -85,6 +90,16 @@ export interface Nicepay {
   readonly billing: BillingClient;
   /** Standalone cash receipts for cash taken outside the payment window. See docs/cash-receipts.md. */
   readonly cashReceipt: CashReceiptClient;
+  /**
+   * One settlement pass over the open records of this client's store (docs/reliability.md,
+   * "Settlement"): every operation whose outcome was unknown, whose reversal failed, or whose
+   * hook never resolved is driven to a final state (kept, reversed, never charged) by what the
+   * gateway says of it. Resolves to what it closed and what is still open, with why and when it
+   * is tried next. The automatic settler (`settle.intervalMs`) runs the same pass.
+   */
+  settle(): Promise<SettleReport>;
+  /** Every record still open, for a back office: why, how often tried, when next, whether it needs attention. */
+  unsettled(): Promise<UnsettledItem[]>;
 }
 
 /**
@@ -94,22 +109,38 @@ export interface Nicepay {
 export function createNicepay(options: NicepayOptions): Nicepay {
   const config: ResolvedConfig = resolveConfig(options);
   const ctx = createContext(config);
-  const keyinClient = createKeyinClient(ctx);
+  // One kind per money operation: what the ledger and settlement know of each.
+  const approval = approvalKind(ctx);
+  const keyin = keyinKind(ctx);
+  const billingCharge = billingChargeKind(ctx);
+  const cashReceipt = cashReceiptKind(ctx);
+  const cancel = cancelKind(ctx);
+  const kinds: KindRegistry = new Map<string, OperationKind<unknown>>([
+    ['approval', approval], ['keyin', keyin], ['billing.charge', billingCharge], ['cash-receipt', cashReceipt], ['cancel', cancel],
+  ] as [string, OperationKind<unknown>][]) as KindRegistry;
+  const settings = { batch: config.settle.batch, attentionAfterMs: config.settle.attentionAfterMs };
+  const settler = config.settle.intervalMs === false ? undefined : startSettler(ctx, kinds, settings, config.settle.intervalMs);
+  const keyinClient = createKeyinClient(ctx, keyin);
   const statusClient = createStatusClient(ctx);
-  const cancelClient = createCancelClient(ctx);
+  const cancelClient = createCancelClient(ctx, cancel);
   return {
-    checkoutReturn: (opts) => checkoutReturn(ctx, opts),
-    close: () => closeContext(ctx),
+    checkoutReturn: (opts) => checkoutReturn(ctx, approval, opts),
+    close: () => {
+      settler?.stop();
+      return closeContext(ctx);
+    },
     mid: config.mid,
     keyin: (input) => keyinClient.keyin(input),
-    keyinRouter: (opts) => keyinRouter(keyinClient, opts),
+    keyinRouter: (opts) => keyinRouter(ctx, keyinClient, opts),
     payout: createPayoutClient(ctx),
     recon: createReconClient(ctx),
     paymentWindow: (order) => paymentWindow(config, order),
     cancel: (input) => cancelClient(input),
     notifications: (opts) => notifications(ctx, opts),
     status: (tid) => statusClient(tid),
-    billing: createBillingClient(ctx),
-    cashReceipt: createCashReceiptClient(ctx),
+    billing: createBillingClient(ctx, billingCharge),
+    cashReceipt: createCashReceiptClient(ctx, cashReceipt),
+    settle: () => admit(ctx, 'settlement', () => settlePass(ctx, kinds, settings)),
+    unsettled: () => unsettledItems(ctx, settings),
   };
 }

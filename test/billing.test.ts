@@ -5,7 +5,7 @@ import { createNicepay, type Nicepay } from '../src/nicepay.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { redisStore } from '../src/store/redis-store.js';
 import { memoryStore } from '../src/store/memory-store.js';
-import type { IdempotencyStore } from '../src/store/types.js';
+import type { LedgerStore } from '../src/store/types.js';
 import { fromKst } from '../src/wire/kst.js';
 import { captureLogger, type Captured } from './helpers/capture.js';
 import { pastClientDeadline } from './helpers/fake-deadline.js';
@@ -29,7 +29,7 @@ describe('nicepay.billing over the sandbox', function () {
   /** Every BID any test saw: none may appear in a log line or an error. */
   const bids: string[] = [];
 
-  function client(store?: IdempotencyStore): Nicepay {
+  function client(store?: LedgerStore): Nicepay {
     return createNicepay({
       mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dataUrl: sandbox.url, clock: () => sandbox.clock.now(),
       timeouts: { connectMs: 1_000, responseMs: 1_500 }, logger: log.logger, ...(store ? { store } : {}),
@@ -204,7 +204,7 @@ describe('nicepay.billing over the sandbox', function () {
   it('a store that fails as onApproved would start reverses the charge (never a charge the shop does not hear of)', async () => {
     const bid = await newBid();
     const inner = memoryStore();
-    const failing: IdempotencyStore = new Proxy(inner, {
+    const failing: LedgerStore = new Proxy(inner, {
       get(target, prop, receiver) {
         if (prop === 'acquire') {
           return (key: string, ttl: number) => (key.startsWith('hook:') ? Promise.reject(new Error('store down')) : target.acquire(key, ttl));

@@ -10,88 +10,40 @@ import { expect } from 'chai';
 import iconv from 'iconv-lite';
 import request from 'supertest';
 import { createCheckoutClient } from '../src/approval/checkout-client.js';
-import { type CheckoutRecord, parseRecord, serializeRecord } from '../src/approval/checkout-record.js';
+import { approvalKind } from '../src/approval/operation.js';
+import { type LedgerRecord, parseRecord, serializeRecord } from '../src/pipeline/ledger-record.js';
 import { resolveConfig } from '../src/config.js';
 import { closeContext, createContext } from '../src/context.js';
 import { createSandbox } from '../src/sandbox/index.js';
 import { MERCHANT_KEY, MID, startShop } from './helpers/shop.js';
-import { latin1Text } from '../src/wire/charset.js';
-import { parseGatewayBody } from '../src/wire/response-body.js';
 
-const order = { moid: '주문-1', tid: 'nicepay00m01012611230900001234', amount: 1004, tokenDigest: 'ab'.repeat(32) };
+describe('the ledger record (one format for every operation)', () => {
+  const record: LedgerRecord = {
+    v: 1, op: 'approval', state: 'recorded', mid: MID, tid: 'nicepay00m01012611230900001234', moid: '주문"1"\n똠', amount: 1004, binding: 'ab'.repeat(32),
+    hook: 'resolved', data: { method: 'CARD' }, fields: { ResultCode: '3001', ResultMsg: '카드 결제 성공', BuyerName: '똠햏', X: 'a\nb', __proto__: 'own' }, at: 1, attempts: 0,
+  };
 
-/** What a Redis round trip does to the text: UTF-8 out, UTF-8 back. */
-const viaUtf8 = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
-
-describe('checkout record', () => {
-  it('a committed EUC-KR JSON answer reads back byte for byte, Korean and CP949-only syllables included', () => {
-    const answer = iconv.encode('{"ResultCode":"3001","ResultMsg":"카드 결제 성공","BuyerName":"똠햏","Amt":"1004","X":"a\\nb"}', 'cp949');
-    const raw = parseGatewayBody(answer, 'euc-kr', 'JSON');
-    const record: CheckoutRecord = { kind: 'committed', method: 'CARD', raw, answer: latin1Text(answer), ...order };
-    for (const text of [serializeRecord(record, 'euc-kr', 'JSON'), viaUtf8(serializeRecord(record, 'euc-kr', 'JSON'))]) {
+  it('reads back exactly through a store that keeps JavaScript strings (memory) or UTF-8 (SQLite, Redis)', () => {
+    for (const text of [serializeRecord(record), Buffer.from(serializeRecord(record), 'utf8').toString('utf8')]) {
       const back = parseRecord(text);
-      expect(back).to.include({ kind: 'committed', ...order });
-      expect(back.kind === 'committed' && back.method).to.equal('CARD');
-      expect(back.kind !== 'failed' && Buffer.from(back.answer, 'latin1').equals(answer)).to.equal(true);
-      expect({ ...(back.kind !== 'failed' ? back.raw : {}) }).to.deep.equal({ ...raw });
-      expect(back.kind !== 'failed' && back.raw.BuyerName).to.equal('똠햏');
+      expect(back).to.deep.equal(JSON.parse(serializeRecord(record)));
+      expect(back.fields?.BuyerName).to.equal('똠햏');
+      expect(Object.hasOwn(back.fields!, '__proto__')).to.equal(true);
     }
   });
 
-  it('a declined UTF-8 KV answer reads back with its own charset and format', () => {
-    const answer = Buffer.from('ResultCode=3011&ResultMsg=한도초과&MallReserved=a&b', 'utf8');
-    const raw = parseGatewayBody(answer, 'utf-8', 'KV');
-    const back = parseRecord(serializeRecord({ kind: 'declined', raw, answer: latin1Text(answer), ...order }, 'utf-8', 'KV'));
-    expect(back.kind).to.equal('declined');
-    expect({ ...(back.kind === 'declined' ? back.raw : {}) }).to.deep.equal({ ResultCode: '3011', ResultMsg: '한도초과', MallReserved: 'a&b' });
-  });
-
-  it('the header line is the JSON of the order fields, whatever the Moid holds (quotes, newlines, Korean)', () => {
-    const answer = Buffer.from('{"ResultCode":"3001"}');
-    const raw = parseGatewayBody(answer, 'utf-8', 'JSON');
-    for (const moid of ['주문"1"', 'a\nb\\c', '\u2028', 'plain']) {
-      const record: CheckoutRecord = { kind: 'committed', method: 'VBANK', raw, answer: latin1Text(answer), ...order, moid };
-      const text = serializeRecord(record, 'utf-8', 'JSON');
-      const firstLine = text.slice(0, text.indexOf('\n'));
-      expect(JSON.parse(firstLine)).to.deep.equal({ kind: 'committed', moid, tid: order.tid, amount: order.amount, tokenDigest: order.tokenDigest, charset: 'utf-8', ediType: 'JSON', method: 'VBANK' });
-      expect(firstLine).to.equal(JSON.stringify({ kind: 'committed', moid, tid: order.tid, amount: order.amount, tokenDigest: order.tokenDigest, charset: 'utf-8', ediType: 'JSON', method: 'VBANK' }));
-      expect(parseRecord(text)).to.include({ kind: 'committed', moid });
-    }
-  });
-
-  it('the stored text is the header line and the answer bytes one latin1 character each (the format records already kept use)', () => {
-    const cases = [
-      { kind: 'committed', method: 'CARD', charset: 'euc-kr', ediType: 'JSON', bytes: iconv.encode('{"ResultCode":"3001","ResultMsg":"카드 결제 성공"}', 'cp949') },
-      { kind: 'declined', charset: 'utf-8', ediType: 'KV', bytes: Buffer.from('ResultCode=3011&ResultMsg=한도초과', 'utf8') },
-    ] as const;
-    for (const c of cases) {
-      const method = 'method' in c ? { method: c.method } : {};
-      const header = { kind: c.kind, moid: order.moid, tid: order.tid, amount: order.amount, tokenDigest: order.tokenDigest, charset: c.charset, ediType: c.ediType, ...method };
-      const stored = JSON.stringify(header) + '\n' + c.bytes.toString('latin1');
-      const raw = parseGatewayBody(c.bytes, c.charset, c.ediType);
-      const record = { kind: c.kind, ...method, raw, answer: latin1Text(c.bytes), ...order } as CheckoutRecord;
-      expect(serializeRecord(record, c.charset, c.ediType)).to.equal(stored);
-      const back = parseRecord(viaUtf8(stored));
-      expect(back).to.include({ kind: c.kind, ...order });
-      expect({ ...(back.kind !== 'failed' ? back.raw : {}) }).to.deep.equal({ ...raw });
-    }
-  });
-
-  it('a failed outcome (no answer) reads back with its code, message and net-cancel result', () => {
-    const failed: CheckoutRecord = { kind: 'failed', code: 'NICEPAY_OUTCOME_UNKNOWN', message: 'net cancel FAILED: reconcile', netCancel: 'failed', resultCode: '3001', ...order };
-    expect(parseRecord(viaUtf8(serializeRecord(failed, 'euc-kr', 'JSON')))).to.deep.equal(failed);
-  });
-
-  it('refuses a record it did not write instead of guessing', () => {
+  it('refuses text it did not write instead of guessing', () => {
     expect(() => parseRecord('not json')).to.throw(SyntaxError);
-    expect(() => parseRecord(JSON.stringify({ kind: 'committed', ...order }))).to.throw(/incomplete/);
-    expect(() => parseRecord(JSON.stringify({ kind: 'committed', ...order, charset: 'euc-kr', ediType: 'JSON' }) + '\n{}')).to.throw(/incomplete/);
+    expect(() => parseRecord(JSON.stringify({ kind: 'committed' }))).to.throw(/not a ledger record/);
+    expect(() => parseRecord(JSON.stringify({ ...record, v: 2 }))).to.throw(/not a ledger record/);
   });
 });
 
-describe('checkout client: the charset of the return (issue 18 item 9)', () => {
-  const client = (charset: 'euc-kr' | 'utf-8') =>
-    createCheckoutClient(createContext(resolveConfig({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9', charset })), { expectedAmount: () => 1 });
+describe('checkout client: the charset of the return', () => {
+  const client = (charset: 'euc-kr' | 'utf-8') => {
+    const ctx = createContext(resolveConfig({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9', charset }));
+    return createCheckoutClient(ctx, approvalKind(ctx), { expectedAmount: () => 1 });
+  };
   const form = 'application/x-www-form-urlencoded';
 
   it('decodes a return that names no charset (as browsers post it) by the window charset', () => {
@@ -143,7 +95,7 @@ describe('checkout client without Express', () => {
     const req = { shop: 'opaque' };
     const seen: unknown[] = [];
     try {
-      const client = createCheckoutClient<typeof req>(ctx, {
+      const client = createCheckoutClient<typeof req>(ctx, approvalKind(ctx), {
         expectedAmount: (moid, r) => (seen.push(r), moid === 'no-express' ? 2_000 : undefined),
         onApproved: (result, r) => void seen.push(r, result.tid),
       });

@@ -7,7 +7,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { memoryStore, type CommittedCheckout } from '../src/index.js';
-import { approvedHookKey } from '../src/pipeline/hook-runner.js';
 import { MID, startShop, type TestShop } from './helpers/shop.js';
 
 describe('checkoutReturn: onApproved past hookTimeoutMs', () => {
@@ -113,19 +112,21 @@ describe('checkoutReturn: onApproved past hookTimeoutMs', () => {
     }
   });
 
-  it('runs through the hook runner: a hung hook keeps its TID\'s hook key locked until it settles, then marks it done', async () => {
+  it("a hung hook keeps its payment's ledger record leased until it settles; then the record is closed as recorded", async () => {
     const store = memoryStore();
     let finish: (() => void) | undefined;
     const shop = await startShop({ sandbox: base.sandbox, nicepay: { store }, route: { hookTimeoutMs: 20, onApproved: () => new Promise<void>((r) => { finish = r; }) } });
     try {
       const { auth, res } = await pay(shop, 'hung-then-done');
       expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted' });
-      const key = approvedHookKey(MID, auth.fields.TxTid!);
-      // A recovered approval of this TID (or any other run of its onApproved) would find it running.
+      const key = `approval:${MID}:${auth.fields.TxTid!}`;
+      // A repeat of this TID (or settlement) finds it running.
       expect((await store.acquire(key, 1_000)).state).to.equal('busy');
       finish!();
-      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-      expect((await store.acquire(key, 1_000)).state).to.equal('done');
+      for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+      const closed = await store.acquire(key, 1_000);
+      expect(closed.state).to.equal('closed');
+      expect(closed.record && JSON.parse(closed.record.value)).to.include({ state: 'recorded', hook: 'resolved' });
     } finally {
       await shop.close();
     }

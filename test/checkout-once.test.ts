@@ -64,22 +64,21 @@ describe('checkoutReturn: nothing approved twice', () => {
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(1);
   });
 
-  it('a stored result this instance cannot read is NICEPAY_OUTCOME_UNKNOWN with its TID, and nothing is sent again', async () => {
+  it('a ledger record this instance cannot read is 503 NICEPAY_STORE_UNAVAILABLE naming the key, and nothing is sent', async () => {
     const store = memoryStore();
     const other = await startShop({ sandbox: shop.sandbox, nicepay: { store } });
     other.orders.set('unreadable', 2_000);
     const auth = await shop.sandbox.authenticate({ moid: 'unreadable', amount: 2_000, method: 'CARD' });
     // As if another instance, on another version, had finished this TID and written its own format.
-    const digest = secretDigest(MERCHANT_KEY, 'checkout-auth-token', auth.fields.AuthToken!);
-    const key = `checkout:${auth.fields.MID}:${auth.fields.TxTid}:${digest.slice(0, 32)}`;
+    const key = `approval:${auth.fields.MID}:${auth.fields.TxTid}`;
     const held = await store.acquire(key, 10_000);
     if (held.state !== 'acquired') throw new Error('expected to take the key');
-    await store.complete(key, held.token, '{"format":"from elsewhere"}', 60_000);
+    await store.write(key, held.token, { value: '{"format":"from elsewhere"}', open: false, keepMs: 60_000 }, true);
     const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     await other.close();
-    expect(res.status).to.equal(502);
-    expect(res.body.code).to.equal('NICEPAY_OUTCOME_UNKNOWN');
-    expect(other.errors.at(-1)).to.include({ tid: auth.fields.TxTid, moid: 'unreadable' });
+    expect(res.status).to.equal(503);
+    expect(res.body.code).to.equal('NICEPAY_STORE_UNAVAILABLE');
+    expect(res.body.message).to.include(key);
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
   });
 });
@@ -87,7 +86,7 @@ describe('checkoutReturn: nothing approved twice', () => {
 describe('checkoutReturn when the store cannot write the result', () => {
   it('answers the buyer with the approval it made, and logs the TID whose result was not stored', async () => {
     const store = memoryStore();
-    const shop = await startShop({ nicepay: { store: { ...store, complete: () => Promise.reject(new Error('write lost')) } } });
+    const shop = await startShop({ nicepay: { store: { ...store, write: () => Promise.reject(new Error('write lost')) } } });
     try {
       shop.orders.set('unstored-1', 1004);
       const auth = await shop.sandbox.authenticate({ moid: 'unstored-1', amount: 1004, method: 'CARD' });
@@ -95,7 +94,7 @@ describe('checkoutReturn when the store cannot write the result', () => {
       expect(res.status).to.equal(200);
       expect(res.body).to.include({ status: 'approved', tid: auth.fields.TxTid });
       expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
-      const line = shop.captured.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => String(l.msg).includes('approval result not stored'));
+      const line = shop.captured.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => String(l.msg).includes('could not be written'));
       expect(line).to.include({ level: 'error', tid: auth.fields.TxTid, moid: 'unstored-1', step: 'store', error: 'write lost' });
     } finally {
       await shop.close();

@@ -3,7 +3,7 @@
  * closes what the client created (its transports, and the store only when it made it).
  */
 import { expect } from 'chai';
-import { createNicepay, memoryStore, type IdempotencyStore } from '../src/index.js';
+import { createNicepay, memoryStore, type LedgerStore } from '../src/index.js';
 import { resolveConfig } from '../src/config.js';
 import { closeContext, createContext } from '../src/context.js';
 import { MERCHANT_KEY, MID } from './helpers/shop.js';
@@ -11,7 +11,7 @@ import { MERCHANT_KEY, MID } from './helpers/shop.js';
 const good = { mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9' };
 
 /** A memory store that counts close() calls. */
-function countingStore(): IdempotencyStore & { closes: number } {
+function countingStore(): LedgerStore & { closes: number } {
   const inner = memoryStore();
   const s = { ...inner, closes: 0, close: async () => { s.closes++; await inner.close?.(); } };
   return s;
@@ -60,12 +60,12 @@ describe('closeContext and the store (issue 18 item 10)', () => {
     const nicepay = createNicepay({ ...good, store });
     const got = await store.acquire('k', 1_000);
     if (got.state !== 'acquired') throw new Error('narrowing');
-    await store.complete('k', got.token, 'v', 60_000);
+    await store.write('k', got.token, { value: 'v', open: false, keepMs: 60_000 }, true);
     const a = nicepay.close();
     expect(nicepay.close()).to.equal(a);
     await a;
     expect(store.closes).to.equal(0);
-    expect(await store.acquire('k', 1_000)).to.deep.equal({ state: 'done', value: 'v' });
+    expect(await store.acquire('k', 1_000)).to.deep.equal({ state: 'closed', record: { key: 'k', value: 'v', open: false, dueAt: 0 } });
     await store.close?.();
   });
 

@@ -40,7 +40,7 @@ function fakeContext(reply: (sent: Sent) => string | Error, clock = fromKst(2026
     async close() {},
   };
   const config = resolveConfig({ mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'https://web.example', dataUrl: 'https://data.example/prefix/', clock: () => clock });
-  const ctx: ClientContext = { config, web: transport, data: transport, isClosing: () => false, track: (w) => w, inFlight: () => 0, whenIdle: () => Promise.resolve() };
+  const ctx: ClientContext = { config, web: transport, data: transport, isClosing: () => false, track: (w) => w, inFlight: () => 0, whenIdle: () => Promise.resolve(), hooks: new Map() };
   return { ctx, sent };
 }
 

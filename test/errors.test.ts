@@ -74,7 +74,8 @@ describe('error codes', () => {
     // A hook that failed after a failed or skipped net cancel leaves a payment to reconcile.
     expect(new NicepayHookError('NICEPAY_HOOK_FAILED', 'm', { netCancel: 'succeeded' }).outcomeUnknown).to.equal(false);
     expect(new NicepayHookError('NICEPAY_HOOK_FAILED', 'm', { netCancel: 'not-attempted' }).outcomeUnknown).to.equal(true);
-    expect(new NicepayHookError('NICEPAY_HOOK_FAILED', 'm', { charged: true }).outcomeUnknown).to.equal(true);
+    expect(new NicepayHookError('NICEPAY_HOOK_FAILED', 'm', { settlement: 'pending' }).outcomeUnknown).to.equal(true);
+    expect(new NicepayHookError('NICEPAY_HOOK_FAILED', 'm', { netCancel: 'failed', settlement: 'reversed' }).outcomeUnknown).to.equal(false);
   });
 
   it('the split codes mean one thing each: the buyer\'s forgery (400) is not the gateway\'s unverifiable answer (502)', () => {

@@ -23,12 +23,14 @@ export interface CheckoutOptions<Req = unknown> {
   expectedAmount: (moid: string, req: Req) => number | undefined | null | Promise<number | undefined | null>;
   /**
    * Runs once per TID after the gateway committed the payment (approved, or virtual account
-   * issued), before the result is returned. If it rejects, the approval is net-cancelled and
-   * the request fails with NICEPAY_HOOK_FAILED, so the gateway never keeps a payment the
-   * shop did not record. Past `hookTimeoutMs` its `signal` aborts, and its own promise still
-   * decides.
+   * issued), before the result is returned. If it rejects, the approval is reversed and the
+   * request fails with NICEPAY_HOOK_FAILED, so the gateway never keeps a payment the shop did
+   * not record. Past `hookTimeoutMs` its `signal` aborts, and its own promise still decides.
+   * `req` is undefined when settlement runs it again after the request that approved the
+   * payment was lost (a crash, a hook that never settled): at-least-once, so make it
+   * idempotent by TID (docs/hooks.md).
    */
-  onApproved?: (result: CommittedCheckout, req: Req, context: HookContext) => void | Promise<void>;
+  onApproved?: (result: CommittedCheckout, req: Req | undefined, context: HookContext) => void | Promise<void>;
   /**
    * When onApproved's `signal` aborts, asking it to give up. The hook's own promise still
    * decides if it settles within as long again (resolved: kept; rejected: net-cancelled), so

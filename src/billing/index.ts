@@ -1,5 +1,6 @@
 /** Recurring card billing: the client, its input and result types. */
-export { createBillingClient, BILLING_RESULT_TTL_MS, BILLING_HOOK_TIMEOUT_MS } from './client.js';
+export { createBillingClient } from './client.js';
+export { billingChargeKind, BILLING_RESULT_TTL_MS } from './charge-operation.js';
 export type {
   ApprovedBillingCharge, BillingBuyer, BillingCard, BillingCardInfo, BillingChargeInput, BillingChargeResult, BillingClient,
   BillingRegisterInput, BillingRegisterResult, BillingRemoveInput, BillingRemoveResult, DeclinedBillingCharge, RefusedBilling,

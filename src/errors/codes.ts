@@ -34,11 +34,24 @@ export const ERROR_CODES = {
    * the return is forged or mismatched. Nothing was charged and no order's result is reported.
    */
   NICEPAY_DECLINE_ORDER_MISMATCH: { class: 'NicepayRequestError', status: 400 },
+  /**
+   * The gateway refused this auth return's token for its TxTid (another buyer's TxTid, a used or
+   * expired token): the return is nobody's order. Nothing was charged or recorded.
+   */
+  NICEPAY_RETURN_INVALID: { class: 'NicepayRequestError', status: 400 },
+  /**
+   * The gateway had processed this TxTid before, and nothing in this store or in the gateway's
+   * signed answer attributes it to the return's order (or the gateway holds nothing for it):
+   * answered as a duplicate, nothing recorded or changed now.
+   */
+  NICEPAY_ALREADY_PROCESSED: { class: 'NicepayRequestError', status: 409 },
   NICEPAY_INSECURE_TRANSPORT: { class: 'NicepayRequestError', status: 403 },
   /** A duplicate waited longer than the lock for the first request's result. */
   NICEPAY_IN_PROGRESS: { class: 'NicepayRequestError', status: 409 },
-  /** The idempotency store could not be read: nothing was sent. */
+  /** The store could not be read or written: nothing was sent. */
   NICEPAY_STORE_UNAVAILABLE: { class: 'NicepayServiceError', status: 503 },
+  /** The store is full of live money records and takes no new operation until some close: nothing was sent. */
+  NICEPAY_STORE_FULL: { class: 'NicepayServiceError', status: 503 },
   /** close() was called: nothing was sent. */
   NICEPAY_SHUTTING_DOWN: { class: 'NicepayServiceError', status: 503 },
   NICEPAY_SCHEDULE_VIOLATION: { class: 'NicepayScheduleError', status: 422 },

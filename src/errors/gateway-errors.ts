@@ -1,6 +1,14 @@
 import { type CodeOf } from './codes.js';
 import { brandOf, NicepayError, type NetCancelOutcome } from './nicepay-error.js';
 
+/**
+ * Where settlement stands for an operation whose outcome was unknown or whose hook failed:
+ * `pending` (the settler drives it to a final state; the settle report and the
+ * `express-nicepay:settle` channel tell the result, onApproved when it is kept), `reversed` or
+ * `never-charged` (nothing stays charged), `kept` (the payment stands and the shop recorded it).
+ */
+export type Settlement = 'pending' | 'reversed' | 'never-charged' | 'kept';
+
 /** What is known about a request whose answer could not be used. */
 export interface GatewayErrorInit {
   /** Gateway transaction id, so the shop can reconcile. */
@@ -10,6 +18,8 @@ export interface GatewayErrorInit {
   netCancel?: NetCancelOutcome;
   /** Gateway result code, when a response arrived. */
   resultCode?: string;
+  /** Where settlement stands (an operation recorded in the ledger). */
+  settlement?: Settlement;
   cause?: unknown;
 }
 
@@ -28,7 +38,9 @@ export class NicepayGatewayError extends NicepayError {
   readonly moid: string | undefined;
   readonly netCancel: NetCancelOutcome | undefined;
   readonly resultCode: string | undefined;
-  /** True when the gateway may have committed the payment. */
+  /** Where settlement stands, for an operation of the ledger. */
+  readonly settlement: Settlement | undefined;
+  /** True when the gateway may have committed the payment and settlement has not closed it yet. */
   readonly outcomeUnknown: boolean;
 
   constructor(code: CodeOf<'NicepayGatewayError'>, message: string, init: GatewayErrorInit = {}) {
@@ -37,7 +49,8 @@ export class NicepayGatewayError extends NicepayError {
     this.moid = init.moid;
     this.netCancel = init.netCancel;
     this.resultCode = init.resultCode;
-    this.outcomeUnknown = init.netCancel === 'failed' || (MAY_HAVE_MOVED.has(code) && init.netCancel !== 'succeeded');
+    this.settlement = init.settlement;
+    this.outcomeUnknown = init.settlement !== undefined ? init.settlement === 'pending' : init.netCancel === 'failed' || (MAY_HAVE_MOVED.has(code) && init.netCancel !== 'succeeded');
   }
 }
 
@@ -48,8 +61,8 @@ export interface HookErrorInit {
   moid?: string;
   /** Checkout: what became of the net cancel sent after onApproved failed. */
   netCancel?: NetCancelOutcome;
-  /** Whether the payment stays charged at the gateway (key-in has no net cancel). */
-  charged?: boolean;
+  /** Where settlement stands (an operation recorded in the ledger). */
+  settlement?: Settlement;
   cause?: unknown;
 }
 
@@ -57,8 +70,8 @@ export interface HookErrorInit {
  * The shop's own hook failed, not the gateway: NICEPAY_HOOK_FAILED (onApproved, onDeposit or
  * onCancel rejected, or never settled) or NICEPAY_HOOK_RESULT_INVALID (expectedAmount returned
  * what is not a positive integer of won). `outcomeUnknown` when the payment may stand at the
- * gateway without the shop's record: a net cancel that failed or was not attempted (a hook
- * that never settled may still record the order), or a key-in that stays charged.
+ * gateway without the shop's record until settlement closes it (a reversal not confirmed yet,
+ * or a hook that never settled and may still record the order).
  */
 export class NicepayHookError extends NicepayError {
   static override readonly brand: symbol = brandOf('NicepayHookError');
@@ -66,7 +79,9 @@ export class NicepayHookError extends NicepayError {
   readonly tid: string | undefined;
   readonly moid: string | undefined;
   readonly netCancel: NetCancelOutcome | undefined;
-  /** True when the gateway may keep a payment the shop did not record: reconcile the TID. */
+  /** Where settlement stands, for a payment of the ledger. */
+  readonly settlement: Settlement | undefined;
+  /** True when the gateway may keep a payment the shop did not record, until settlement closes it. */
   readonly outcomeUnknown: boolean;
 
   constructor(code: CodeOf<'NicepayHookError'>, message: string, init: HookErrorInit = {}) {
@@ -74,7 +89,8 @@ export class NicepayHookError extends NicepayError {
     this.tid = init.tid;
     this.moid = init.moid;
     this.netCancel = init.netCancel;
-    this.outcomeUnknown = init.netCancel === 'failed' || init.netCancel === 'not-attempted' || init.charged === true;
+    this.settlement = init.settlement;
+    this.outcomeUnknown = init.settlement !== undefined ? init.settlement === 'pending' : init.netCancel === 'failed' || init.netCancel === 'not-attempted';
   }
 }
 

@@ -2,6 +2,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { createCheckoutClient } from '../approval/checkout-client.js';
 import type { CheckoutOptions } from '../approval/checkout-options.js';
 import type { ClientContext } from '../context.js';
+import type { ApprovalResult } from '../approval/operation.js';
+import type { OperationKind } from '../pipeline/index.js';
 import type { CheckoutResult } from '../types/checkout.js';
 import { readFormBody } from './read-body.js';
 
@@ -23,8 +25,8 @@ declare global {
  * the window's charset), hands it to the checkout client, and sets `req.checkout` or passes
  * the NicepayError to `next(err)`.
  */
-export function checkoutReturn(ctx: ClientContext, options: CheckoutReturnOptions): RequestHandler {
-  const client = createCheckoutClient<Request>(ctx, options);
+export function checkoutReturn(ctx: ClientContext, kind: OperationKind<ApprovalResult>, options: CheckoutReturnOptions): RequestHandler {
+  const client = createCheckoutClient<Request>(ctx, kind, options);
   return function nicepayCheckoutReturn(req: Request, _res: Response, next: NextFunction): void {
     readFormBody(req, client)
       .then(({ bytes, charset }) => client.complete(bytes, charset, req))

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { NicepayConfigError } from '../errors/index.js';
 import type { KeyinResult } from '../keyin/types.js';
 import type { HookContext } from '../pipeline/hook-runner.js';
-import { KEYIN_HOOK_TIMEOUT_MS } from '../pipeline/hook-runner-keyin.js';
+import { HOOK_TIMEOUT_MS } from '../validation/hook-option.js';
 import { isObject } from '../util/is-object.js';
 
 /** Options of `nicepay.keyinRouter()`. */
@@ -20,7 +20,7 @@ export interface KeyinRouterOptions {
    * after it threw runs it again. Key-in has no net cancel, so if it throws the card stays
    * charged and the request fails with 500 NICEPAY_HOOK_FAILED carrying the TID.
    */
-  onApproved?: (result: KeyinResult & { status: 'approved' }, req: Request, context: HookContext) => void | Promise<void>;
+  onApproved?: (result: KeyinResult & { status: 'approved' }, req: Request | undefined, context: HookContext) => void | Promise<void>;
   /** When onApproved's `signal` aborts; its own promise still decides. @default 30000 */
   hookTimeoutMs?: number;
   /**
@@ -56,7 +56,7 @@ export function resolveKeyinRouterOptions(options: KeyinRouterOptions): Resolved
   if (goodsName !== undefined && typeof goodsName !== 'string' && typeof goodsName !== 'function') {
     throw new NicepayConfigError('goodsName', 'a string or a function (moid, req) => string');
   }
-  const hookTimeoutMs = options.hookTimeoutMs ?? KEYIN_HOOK_TIMEOUT_MS;
+  const hookTimeoutMs = options.hookTimeoutMs ?? HOOK_TIMEOUT_MS;
   if (!Number.isSafeInteger(hookTimeoutMs) || hookTimeoutMs <= 0) throw new NicepayConfigError('hookTimeoutMs', 'a positive number of ms');
   const limit = options.limit ?? 4096;
   if (!Number.isSafeInteger(limit) || limit <= 0) throw new NicepayConfigError('limit', 'a positive number of bytes');

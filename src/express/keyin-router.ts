@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response, Router } from 
 import { NicepayRequestError, isNicepayError, NicepayHookError } from '../errors/index.js';
 import type { ApprovedKeyin, KeyinClient, KeyinInput, KeyinResult } from '../keyin/types.js';
 import type { HookContext } from '../pipeline/hook-runner.js';
+import type { ClientContext } from '../context.js';
 import { type KeyinRouterOptions, resolveKeyinRouterOptions } from './keyin-router-options.js';
 import { scrubCardData } from './scrub-card-data.js';
 
@@ -30,9 +31,11 @@ const FORM_NAMES: ReadonlyArray<[string, string]> = [
  * `next()`: mount your own handler after the router to render it. Failures go to
  * `next(err)` as NicepayError. Card data never reaches a log, an error or `req.keyin`.
  */
-export function keyinRouter(client: KeyinClient, routeOptions: KeyinRouterOptions): Router {
+export function keyinRouter(ctx: ClientContext, client: KeyinClient, routeOptions: KeyinRouterOptions): Router {
   const options = resolveKeyinRouterOptions(routeOptions);
   const { requireHttps, goodsName, limit, onApproved, hookTimeoutMs } = options;
+  // Settlement runs the route's hook again (with no request) for a key-in whose hook never resolved.
+  if (onApproved) ctx.hooks.set('keyin', (r, context) => onApproved(r as ApprovedKeyin, undefined, context));
 
   const router = Router();
   const refuseInsecure = (req: Request, _res: Response, next: NextFunction): void => {

@@ -1,6 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { NicepayError } from '../errors/index.js';
-import { errorText, type HookContext, runHookOnce } from '../pipeline/hook-runner.js';
+import { errorText, type HookContext, runNoticeHook } from '../pipeline/hook-runner.js';
 import { parseAmount } from '../wire/amount.js';
 import { decodeForm, type FormFields } from '../wire/form-codec.js';
 import { parseKstTimestamp } from '../wire/kst.js';
@@ -122,7 +122,7 @@ export function createNoticeHandler(ctx: ClientContext, opts: ResolvedNotificati
     const key = noticeKey(config.mid, isDeposit ? 'deposit' : 'cancel', get);
     let run;
     try {
-      run = await runHookOnce({ store: config.store, key, timeoutMs: opts.hookTimeoutMs, resultTtlMs: NOTICE_RESULT_TTL_MS, logger: config.logger, hookName, log: { ...log, step: 'notice' } }, hook);
+      run = await runNoticeHook(ctx, { key, timeoutMs: opts.hookTimeoutMs, keepMs: NOTICE_RESULT_TTL_MS, hookName, log: { ...log, step: 'notice' } }, hook);
     } catch (err) {
       config.logger.error({ step: 'notice', ...log, error: err instanceof NicepayError ? err.code : errorText(err) }, 'notice not handled: store unavailable; the gateway will retry');
       return { status: 503, body: 'FAIL', outcome: 'store-unavailable' };

@@ -1,13 +1,17 @@
 /**
- * The one path of every gateway call (docs/pipeline.md). A flow declares its request, the
- * meaning of its answer and its once-key; the pipeline does the rest.
+ * The one path of every gateway call and every money operation (docs/pipeline.md). An
+ * interface declares its request, the meaning of its answer, its once-key and its reversal;
+ * the pipeline does the rest.
  */
 export { admit, callGateway, type CallReport, type GatewayCall, type OutboundRequest } from './gateway-call.js';
 export { GATEWAY_CALL_CHANNEL, gatewayCallChannel, type GatewayCallContext } from './diagnostics.js';
 export type { CallIds, CallOutcome, GatewayOperation } from './operations.js';
 export { asTransportError, transportOutcome, type TransportOutcome } from './transport-failure.js';
 export { MERCHANT_KEY_HINT, isSignatureRefusal, readAnswerFields, readResultCode, resultCodeProblem, withMerchantKeyHint, type AnswerFields, type ResultCodeReading } from './answer.js';
-export { runFlowOnce, type FlowOnce } from './flow-once.js';
-export type { RecordCodec } from '../store/run-once.js';
-export { runOncePerMoid, type MoidRecord, type OncePerMoid } from './once-per-moid.js';
+export { readAnswer, type AnswerTable, type Reading } from './answer-rules.js';
 export { kvUnsafeField, refuseKvUnsafe } from './kv-text.js';
+export type { LedgerOperation, LedgerRecord, LedgerState } from './ledger-record.js';
+export type { GatewayHolding, GatewayRequest, OperationCall, OperationKind } from './operation.js';
+export { runOperation } from './run-operation.js';
+export { callHook, errorText, runNoticeHook, type HookContext, type HookRun, type HookVerdict } from './hook-runner.js';
+export { settlePass, unsettledItems, SETTLE_CHANNEL, type KindRegistry, type SettleReport, type SettledItem, type SettledOutcome, type UnsettledItem, type SettleEvent, type SettleSettings } from './settle.js';

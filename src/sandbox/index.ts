@@ -66,6 +66,13 @@ export interface SandboxOptions {
    * @default true
    */
   burnTokenOnRefusal?: boolean;
+  /**
+   * Whether an "already processed" refusal of an approval (1682, I003) names the Moid of the
+   * transaction. The documents do not say it does, so by default it names none: a client must
+   * not take the order of a processed TID from it (nor from the buyer's form).
+   * @default false
+   */
+  processedNamesOrder?: boolean;
 }
 
 /** A running (or ready to run) gateway simulator. */
@@ -103,8 +110,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   if (tolerance !== undefined && !(Number.isSafeInteger(tolerance) && tolerance >= 0)) {
     throw new TypeError('createSandbox: option ediDateToleranceMs must be a whole number of milliseconds >= 0');
   }
-  if (options.burnTokenOnRefusal !== undefined && typeof options.burnTokenOnRefusal !== 'boolean') {
-    throw new TypeError('createSandbox: option burnTokenOnRefusal must be a boolean');
+  for (const option of ['burnTokenOnRefusal', 'processedNamesOrder'] as const) {
+    if (options[option] !== undefined && typeof options[option] !== 'boolean') throw new TypeError(`createSandbox: option ${option} must be a boolean`);
   }
   const merchants = new Map<string, Required<SandboxMerchant>>();
   for (const m of options.merchants ?? TEST_MERCHANTS) {
@@ -142,6 +149,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     rules: {
       ediDateToleranceMs: options.ediDateToleranceMs ?? GATEWAY_TIME_TOLERANCE_MS,
       burnTokenOnRefusal: options.burnTokenOnRefusal ?? true,
+      processedNamesOrder: options.processedNamesOrder ?? false,
     },
   };
   trackTestCancels(state);

@@ -61,6 +61,8 @@ export interface SandboxRules {
   ediDateToleranceMs: number;
   /** A refused approval that proved the merchant sent it (W004, A127, A123, 3011) burns the AuthToken. */
   burnTokenOnRefusal: boolean;
+  /** An "already processed" refusal (1682, I003) names the transaction's Moid. */
+  processedNamesOrder: boolean;
 }
 
 /** The state every handler shares. */

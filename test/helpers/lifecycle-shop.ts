@@ -2,7 +2,7 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { createNicepay, type CancelNotice, type CheckoutResult, type DepositNotice, type IdempotencyStore, type Nicepay, type NotificationsOptions } from '../../src/index.js';
+import { createNicepay, type CancelNotice, type CheckoutResult, type DepositNotice, type LedgerStore, type Nicepay, type NotificationsOptions } from '../../src/index.js';
 import { createSandbox, type Sandbox, type SandboxMerchant } from '../../src/sandbox/index.js';
 import { captureLogger, type Captured } from './capture.js';
 import { MERCHANT_KEY, MID } from './shop.js';
@@ -31,7 +31,7 @@ export interface LifecycleShop {
 export interface LifecycleShopOptions {
   merchant?: Partial<SandboxMerchant>;
   notify?: Partial<NotificationsOptions>;
-  store?: IdempotencyStore;
+  store?: LedgerStore;
   timeouts?: { connectMs: number; responseMs: number };
 }
 

@@ -58,10 +58,10 @@ export function payProcess(req: SandboxRequest, state: SandboxState): SandboxRes
   return answerWithFault(state, 'approve', {
     format: replyFormat(f),
     process: () => approve(state, f, entry, merchant),
-    notCommitted: () => refusal(APPROVAL_CODES.notProcessed, '샌드박스: 요청이 처리되지 않았습니다.', f, entry, merchant),
+    notCommitted: () => refusal(state, APPROVAL_CODES.notProcessed, '샌드박스: 요청이 처리되지 않았습니다.', f, entry, merchant),
     decline: (code, message) => {
       if (entry?.status === 'authenticated') burnToken(state, entry);
-      return refusal(code, message, f, entry, merchant);
+      return refusal(state, code, message, f, entry, merchant);
     },
     amountField: 'Amt',
     sign: (r) => approvalResponseSignature(r.TID ?? '', r.MID ?? '', r.Amt ?? '', merchant?.merchantKey ?? ''),
@@ -73,6 +73,7 @@ export function payProcess(req: SandboxRequest, state: SandboxState): SandboxRes
  * ledger knows, and a Signature over TID + MID + Amt when the merchant (its key) is known.
  */
 function refusal(
+  state: SandboxState,
   code: string,
   message: string,
   f: Record<string, string>,
@@ -81,8 +82,11 @@ function refusal(
 ): Record<string, string> {
   const tid = field(f, 'TID');
   const amt = paddedAmount(field(f, 'Amt'));
+  // Whether "already processed" names the order is not documented: named only when the rule says so.
+  const processed = code === APPROVAL_CODES.alreadyApproved || code === APPROVAL_CODES.tokenUsed;
+  const moid = processed && !state.rules.processedNamesOrder ? '' : (entry?.moid ?? '');
   return declined(code, message, {
-    TID: tid, MID: field(f, 'MID'), Moid: entry?.moid ?? '', Amt: amt,
+    TID: tid, MID: field(f, 'MID'), Moid: moid, Amt: amt,
     PayMethod: entry?.method ?? '', MallReserved: field(f, 'MallReserved'),
     ...(merchant ? { Signature: approvalResponseSignature(tid, merchant.mid, amt, merchant.merchantKey) } : {}),
   });
@@ -95,7 +99,7 @@ function approve(
   entry: LedgerEntry | undefined,
   merchant: Required<SandboxMerchant> | undefined,
 ): Record<string, string> {
-  const refuse = (code: string, message: string): Record<string, string> => refusal(code, message, f, entry, merchant);
+  const refuse = (code: string, message: string): Record<string, string> => refusal(state, code, message, f, entry, merchant);
   if (midMisshaped(f)) return refuse(APPROVAL_CODES.badMid, '상점 아이디(MID) 형식이 올바르지 않습니다 (영문·숫자 9자리 + 소문자 m).');
   if (!merchant) return refuse(APPROVAL_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.');
   const missing = REQUIRED.find((k) => !field(f, k));

@@ -1,0 +1,47 @@
+import type { ResolvedConfig } from '../config.js';
+import { gatewayEndpoint } from '../gateway-endpoint.js';
+import type { GatewayRequest } from '../pipeline/index.js';
+import { CANCEL_PATH } from '../wire/lifecycle-fields.js';
+import { buildCancelForm, cancelMoidOf } from './request.js';
+
+/** Both cancel-shaped requests are EUC-KR forms. */
+const FORM = 'application/x-www-form-urlencoded; charset=euc-kr';
+
+/** What a cancel-shaped reversal needs of the operation it reverses. */
+export interface Reversible {
+  tid: string;
+  moid: string;
+  /** The whole amount: a reversal never cancels part of a payment. */
+  amount: number;
+}
+
+/**
+ * Settlement's reversal of a payment (an approval, key-in, billing charge or cash receipt): the
+ * ordinary cancel of lifecycle-facts §2 for the whole amount, which works whenever it is sent (a
+ * net cancel's window is short). Its Moid is derived from the TID and amount, the same for every
+ * attempt, so a reversal repeated after its answer was lost is refused as done rather than done twice.
+ */
+export function cancelReversal(config: ResolvedConfig, op: Reversible): GatewayRequest {
+  return {
+    url: gatewayEndpoint(config.baseUrl, CANCEL_PATH),
+    request: () => ({ body: reversalForm(config, op, '결제 취소(정산)', 'settle'), contentType: FORM }),
+  };
+}
+
+/**
+ * The immediate reversal of a transaction without an AuthToken (a key-in or billing charge whose
+ * outcome is unknown): the documented cancel of the whole amount with NetCancel=1.
+ */
+export function cancelFormNetCancel(config: ResolvedConfig, op: Reversible): GatewayRequest {
+  return {
+    url: gatewayEndpoint(config.baseUrl, CANCEL_PATH),
+    request: () => ({ body: Buffer.concat([reversalForm(config, op, '망취소', ''), Buffer.from('&NetCancel=1', 'latin1')]), contentType: FORM }),
+  };
+}
+
+function reversalForm(config: ResolvedConfig, op: Reversible, reason: string, key: string): Buffer {
+  return buildCancelForm(config, {
+    tid: op.tid, moid: op.moid, amount: op.amount, reason, partial: false, refund: undefined, key,
+    cancelMoid: cancelMoidOf(op.tid, op.amount, key), remainingAmount: undefined, mallReserved: undefined,
+  });
+}

@@ -1,0 +1,82 @@
+import type { NicepayError } from '../errors/index.js';
+import type { AnswerTable, Reading } from './answer-rules.js';
+import type { OutboundRequest } from './gateway-call.js';
+import type { HookContext } from './hook-runner-verdict.js';
+import type { LedgerOperation, LedgerRecord } from './ledger-record.js';
+import type { CallIds } from './operations.js';
+
+/**
+ * What an interface declares about one kind of money operation, once per client: how a record
+ * becomes the caller's result, how the operation is reversed, how settlement learns the
+ * gateway's state of it, and which hook settlement may run again. Everything else (the ledger,
+ * the state machine, run-once, the hook runner, lock lifetimes, logging, errors) is the
+ * pipeline's.
+ */
+export interface OperationKind<R> {
+  readonly op: LedgerOperation;
+  /** The operation in words, for messages: "approval", "key-in", "billing charge"... */
+  readonly what: string;
+  /** How long a closed record answers repeats (ms). */
+  readonly keepMs: number;
+  /**
+   * The caller's result of a record whose state has one (`committed` or `recorded`: what the
+   * gateway did; `declined`): a duplicate is served the same. Other states are the pipeline's
+   * errors ({@link outcomeError}); a kind never builds those.
+   */
+  result(record: LedgerRecord, duplicate: boolean): R;
+  /**
+   * Settlement's reversal: a cancel of the whole amount, whenever it is sent (a net cancel's
+   * window is short). Absent: the operation cannot be reversed and is completed instead by
+   * sending it again (a cancel).
+   */
+  reversal?(record: LedgerRecord): GatewayRequest;
+  /** How settlement learns what the gateway holds for a record's TID. */
+  inquire(record: LedgerRecord): Promise<GatewayHolding>;
+  /**
+   * The request sent again to complete an operation that cannot be reversed (a cancel), with
+   * its answer table; absent for reversible kinds.
+   */
+  resend?(record: LedgerRecord): { request: GatewayRequest; table: AnswerTable };
+  /** The hook settlement runs for a committed record whose hook never resolved, when one is registered. */
+  settlementHook?(): ((result: R, context: HookContext) => unknown) | undefined;
+}
+
+/** What the gateway holds for a TID, as settlement learns it. */
+export type GatewayHolding = 'holds' | 'reversed' | 'none' | 'unanswered';
+
+/** A signed request to a URL: what the pipeline sends. */
+export interface GatewayRequest {
+  url: URL;
+  request(): OutboundRequest;
+}
+
+/** One call of a money operation: its record, its request, its answer table, its hook. */
+export interface OperationCall<R> {
+  kind: OperationKind<R>;
+  /** The ledger key: the gateway's identifiers (MID + TID, or MID + Moid when once per Moid). */
+  key: string;
+  /** How long the closed record answers repeats, when this call says otherwise than its kind. */
+  keepMs?: number;
+  /** The answer's fields to keep in the record (default: all); a BID or an identity is left out. */
+  keep?(fields: Readonly<Record<string, string>>): Record<string, string>;
+  /** The record this call starts. */
+  start: { tid: string; moid: string; amount: number; binding: string; data?: Record<string, string> };
+  /** The refusal of a repeat of `key` that presents another binding. */
+  mismatch(): NicepayError;
+  /** The call itself: where, its identifiers, the signed request and its answer table. */
+  send: GatewayRequest & { ids: Omit<CallIds, 'mid'>; table: AnswerTable };
+  /**
+   * What a refusal does to the record: `kept` answers repeats with it (a decline of a Moid),
+   * `forgotten` keeps nothing so the caller may correct and retry (a refused cancel).
+   */
+  refusal: 'kept' | 'forgotten';
+  /** The immediate reversal when the outcome is unknown (a net cancel within its window). */
+  reverseNow?: GatewayRequest;
+  /**
+   * An approval's "already processed": whether the gateway holds this TID for this very order
+   * (then the approval is recovered), or for nobody this store knows.
+   */
+  recover?(reading: Extract<Reading, { kind: 'processed' }>): Promise<{ recovered: true; fields: Record<string, string> } | { recovered: false; why: string }>;
+  /** The shop's hook for this call, run once the gateway committed. */
+  hook?: { run(result: R, context: HookContext): unknown; timeoutMs: number };
+}

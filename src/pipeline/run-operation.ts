@@ -1,0 +1,169 @@
+import type { ClientContext } from '../context.js';
+import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { digestEquals } from '../util/secret-digest.js';
+import { readAnswer, type Reading } from './answer-rules.js';
+import { admit, callGateway } from './gateway-call.js';
+import { LEASE_MS, type Lease, takeKey } from './ledger.js';
+import type { LedgerRecord } from './ledger-record.js';
+import type { OperationCall } from './operation.js';
+import { outcomeError } from './outcome-error.js';
+import { type Step, walk } from './walk.js';
+
+/**
+ * How long a repeat waits behind the request holding its key before it is told 409
+ * NICEPAY_IN_PROGRESS: the call and a reversal each take at most connect + response, and a hook
+ * gets its timeout twice (its signal aborts at the first; it is hung at the second).
+ */
+function waitMs(ctx: ClientContext, hookTimeoutMs: number | undefined): number {
+  const { connectMs, responseMs } = ctx.config;
+  return 2 * (connectMs + responseMs) + 2 * (hookTimeoutMs ?? 0) + LEASE_MS / 6;
+}
+
+/**
+ * The one path of every money operation (approval, key-in, billing charge, cash receipt,
+ * cancel): refused after close() and tracked; its ledger record written before the request
+ * leaves, under a lease that is renewed while the work runs; a repeat answered from the record
+ * (the same request only: a repeat presenting another token, card or amount is refused);
+ * then the call, and every move after it (hook, reversal, what to tell) looked up in the state
+ * machine (state-machine.ts) by {@link walk}. Resolves to the caller's result or rejects with
+ * the error the record's state means.
+ */
+export function runOperation<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> {
+  return admit(ctx, call.kind.what, () => drive(ctx, call));
+}
+
+async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> {
+  const { kind, start } = call;
+  const initial: LedgerRecord = {
+    v: 1, op: kind.op, state: 'sending', mid: ctx.config.mid, tid: start.tid, moid: start.moid, amount: start.amount, binding: start.binding,
+    hook: call.hook ? 'pending' : 'none', data: start.data ?? {}, at: ctx.config.clock().getTime(), attempts: 0,
+  };
+  const taken = await takeKey(ctx, call.key, initial, call.keepMs ?? kind.keepMs, waitMs(ctx, call.hook?.timeoutMs));
+  if (taken.state === 'closed') {
+    if (!digestEquals(taken.record.binding, start.binding)) throw call.mismatch();
+    return answer(call, taken.record, true);
+  }
+  const { lease, record: existing } = taken;
+  if (existing) return resume(ctx, call, lease, existing);
+  let step: Step;
+  try {
+    step = await send(ctx, call);
+  } catch (err) {
+    // Nothing left (a request refused before sending, a bug): nothing to remember.
+    await lease.forget();
+    throw err;
+  }
+  const final = await walk(ctx, kind, lease, initial, step, { hook: call.hook, reverseNow: call.reverseNow });
+  if (!final.forgotten) return answer(call, final.record, false);
+  // A refusal that is not kept is still the caller's result; every other forgetting is an error.
+  if (final.step.event === 'refused') return kind.result({ ...final.record, state: 'declined' }, false);
+  throw final.step.error ?? new Error(`the ledger forgot ${kind.what} ${call.start.tid} without an answer`);
+}
+
+/**
+ * A repeat that finds its record open: the same request only. A committed record whose hook
+ * never resolved is finished by the caller's own hook when it brings one (a resubmission runs it
+ * again); anything else is being settled and is answered with its state's error.
+ */
+async function resume<R>(ctx: ClientContext, call: OperationCall<R>, lease: Lease, record: LedgerRecord): Promise<R> {
+  if (!digestEquals(record.binding, call.start.binding)) {
+    await lease.release();
+    throw call.mismatch();
+  }
+  if (record.state === 'committed' && call.hook) {
+    const final = await walk(ctx, call.kind, lease, record, { event: 'hook-again' }, { hook: call.hook });
+    return answer(call, final.record, true);
+  }
+  await lease.release();
+  throw outcomeError(call.kind.what, record, true);
+}
+
+/** The caller's answer of a record: its result when its state has one, else its state's error. */
+function answer<R>(call: OperationCall<R>, record: LedgerRecord, duplicate: boolean): R {
+  if (record.state === 'recorded' || record.state === 'declined') return call.kind.result(record, duplicate);
+  throw outcomeError(call.kind.what, record, duplicate);
+}
+
+/** The call through the pipeline, and what its answer means as a state-machine event. */
+async function send<R>(ctx: ClientContext, call: OperationCall<R>): Promise<Step> {
+  const { kind } = call;
+  const reading = await callGateway<Reading | { kind: 'not-sent'; reason: string }>(ctx, {
+    operation: kind.op,
+    host: 'web',
+    url: call.send.url,
+    ids: call.send.ids,
+    continuation: true,
+    request: call.send.request,
+    answer: (body) => readAnswer(body, call.send.table),
+    lost: (failure) => ({ kind: 'unknown', reason: failure.message }),
+    notSent: (failure) => ({ kind: 'not-sent', reason: failure.message }),
+    report: reportOf,
+  });
+  const subject = `${kind.what} of order ${call.start.moid} (TID ${call.start.tid})`;
+  switch (reading.kind) {
+    case 'success':
+      return { event: 'committed', patch: { fields: call.keep ? call.keep(reading.fields) : { ...reading.fields }, resultCode: reading.code } };
+    case 'refused': {
+      const patch = { fields: call.keep ? call.keep(reading.fields) : { ...reading.fields }, resultCode: reading.code, reason: reading.message };
+      return call.refusal === 'kept' ? { event: 'declined', patch } : { event: 'refused', patch };
+    }
+    case 'refused-elsewhere':
+      return {
+        event: 'declined-unattributed',
+        error: new NicepayRequestError('NICEPAY_DECLINE_ORDER_MISMATCH', `the gateway declined TID ${call.start.tid} (${reading.code}) for another order or none, not for order ${call.start.moid}: the request is forged or mismatched; nothing was charged and no order's result is reported`, 'Moid'),
+      };
+    case 'invalid':
+      return {
+        event: 'invalid',
+        error: new NicepayRequestError('NICEPAY_RETURN_INVALID', `the gateway refused this request as not valid for TID ${call.start.tid} (${reading.code} ${reading.message}): it is nobody's order; nothing was charged or recorded`, 'AuthToken'),
+      };
+    case 'retry':
+      return {
+        event: 'retry',
+        error: new NicepayGatewayError('NICEPAY_RETRY_LATER', `${subject} was not done: the gateway answered ${reading.code} (${reading.message}); nothing changed, retry later`, { tid: call.start.tid, moid: call.start.moid, resultCode: reading.code }),
+      };
+    case 'processed': {
+      const recovery = call.recover ? await call.recover(reading) : { recovered: false as const, why: 'this operation cannot be recovered' };
+      if (recovery.recovered) return { event: 'recovered', patch: { fields: recovery.fields, resultCode: reading.code, recovered: true } };
+      return {
+        event: 'processed-elsewhere',
+        error: new NicepayRequestError('NICEPAY_ALREADY_PROCESSED', `the gateway had processed TID ${call.start.tid} before (${reading.code}) and ${recovery.why}: answered as a duplicate; nothing was changed or recorded`, 'TxTid'),
+      };
+    }
+    case 'unknown':
+      return {
+        // An operation that cannot be reversed (a cancel) is completed instead: sent again.
+        event: kind.reversal ? 'lost' : 'unconfirmed',
+        patch: {
+          reason: reading.reason,
+          ...(reading.code ? { resultCode: reading.code } : {}),
+          ...(reading.unverified ? { error: reading.unverified === 'amount' ? 'NICEPAY_ANSWER_AMOUNT_MISMATCH' : 'NICEPAY_ANSWER_UNVERIFIED' } : {}),
+        },
+      };
+    case 'not-sent':
+      return {
+        event: 'not-sent',
+        error: new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `${subject} was not sent: ${reading.reason}; nothing was charged, it may be retried`, { tid: call.start.tid, moid: call.start.moid }),
+      };
+  }
+}
+
+/** What a reading is, for the call's log line and diagnostics. */
+function reportOf(r: Reading | { kind: 'not-sent' }): { outcome: 'succeeded' | 'refused' | 'retry' | 'unknown' | 'not-sent'; resultCode?: string } {
+  switch (r.kind) {
+    case 'success':
+      return { outcome: 'succeeded', resultCode: r.code };
+    case 'refused':
+    case 'refused-elsewhere':
+    case 'invalid':
+      return { outcome: 'refused', resultCode: r.code };
+    case 'retry':
+      return { outcome: 'retry', resultCode: r.code };
+    case 'processed':
+      return { outcome: 'unknown', resultCode: r.code };
+    case 'unknown':
+      return { outcome: 'unknown', ...(r.code ? { resultCode: r.code } : {}) };
+    case 'not-sent':
+      return { outcome: 'not-sent' };
+  }
+}

@@ -1,0 +1,185 @@
+import { channel } from 'node:diagnostics_channel';
+import type { ClientContext } from '../context.js';
+import { cancelRefusalReason } from '../wire/cancel-codes.js';
+import { readAnswer, type Reading } from './answer-rules.js';
+import { callGateway } from './gateway-call.js';
+import { errorText } from './hook-runner.js';
+import { readStored, tryKey } from './ledger.js';
+import type { LedgerOperation, LedgerRecord, LedgerState } from './ledger-record.js';
+import type { GatewayHolding, OperationKind } from './operation.js';
+import type { LedgerEvent } from './state-machine.js';
+import { type Step, walk, type WalkOptions } from './walk.js';
+
+/** The name of the diagnostics channel settlement publishes each settled or stuck record on. */
+export const SETTLE_CHANNEL = 'express-nicepay:settle';
+const settleChannel = channel(SETTLE_CHANNEL);
+
+/** How settlement ended for an operation: the gateway keeps it, reversed it, or never had it. */
+export type SettledOutcome = 'kept' | 'reversed' | 'never-charged';
+
+/** One record settlement closed. */
+export interface SettledItem {
+  operation: LedgerOperation;
+  tid: string;
+  moid: string;
+  amount: number;
+  outcome: SettledOutcome;
+}
+
+/** One record still open, with why and when it is tried next. */
+export interface UnsettledItem {
+  operation: LedgerOperation;
+  tid: string;
+  moid: string;
+  amount: number;
+  /** The record's state (docs/pipeline.md). */
+  state: LedgerState;
+  /** Why it is still open (no secret). */
+  reason: string;
+  /** Settlement attempts so far. */
+  attempts: number;
+  /** When settlement looks at it next (a record held by a request or another instance: now). */
+  nextAttemptAt: Date;
+  /** It has been open longer than its bound: logged at error level and published on {@link SETTLE_CHANNEL}. */
+  needsAttention: boolean;
+}
+
+/** What one settlement pass did. */
+export interface SettleReport {
+  settled: SettledItem[];
+  unsettled: UnsettledItem[];
+}
+
+/** The message published on {@link SETTLE_CHANNEL}: a settled record, or one that needs attention. */
+export type SettleEvent = (SettledItem & { needsAttention?: never }) | (UnsettledItem & { outcome?: never });
+
+/** Settlement's settings. */
+export interface SettleSettings {
+  /** Most records looked at in one pass. */
+  batch: number;
+  /** How long a record may stay open before it needs attention (ms). */
+  attentionAfterMs: number;
+}
+
+/** The kinds settlement knows, by operation. */
+export type KindRegistry = ReadonlyMap<LedgerOperation, OperationKind<unknown>>;
+
+/**
+ * One settlement pass over the open records that are due (docs/reliability.md, "Settlement"):
+ * each is taken under its lease (a record another instance or a request holds is skipped), what
+ * the gateway holds is learned (status inquiry, reconciliation) or the operation is sent again
+ * (a cancel), and the record moves through the state machine: reversed when the shop was told it
+ * failed or is unknown, run through its hook again when the gateway committed and the hook never
+ * resolved, closed when the gateway never had it. Resolves to what closed and what is still open.
+ */
+export async function settlePass(ctx: ClientContext, kinds: KindRegistry, settings: SettleSettings): Promise<SettleReport> {
+  const { store, logger } = ctx.config;
+  const report: SettleReport = { settled: [], unsettled: [] };
+  const due = await store.due(ctx.config.clock().getTime(), settings.batch);
+  for (const stored of due) {
+    const record = readStored(stored);
+    const kind = kinds.get(record.op);
+    if (!kind) continue;
+    try {
+      const end = await settleOne(ctx, kind, stored.key, settings);
+      if (end && !end.open) {
+        const item = { operation: end.record.op, tid: end.record.tid, moid: end.record.moid, amount: end.record.amount, outcome: settledOutcome(end.record.state) };
+        report.settled.push(item);
+        logger.info({ ...item, step: 'settle' }, `settled: ${item.outcome}`);
+        if (settleChannel.hasSubscribers) settleChannel.publish(item);
+      }
+    } catch (err) {
+      logger.error({ tid: record.tid, moid: record.moid, step: 'settle', error: errorText(err) }, 'settlement of this record failed; it is tried again later');
+    }
+  }
+  report.unsettled = await unsettledItems(ctx, settings);
+  return report;
+}
+
+/** Every open record, as a back office lists them. */
+export async function unsettledItems(ctx: ClientContext, settings: SettleSettings): Promise<UnsettledItem[]> {
+  const now = ctx.config.clock().getTime();
+  const open = await ctx.config.store.open(settings.batch);
+  return open.map((stored) => {
+    const r = readStored(stored);
+    return {
+      operation: r.op, tid: r.tid, moid: r.moid, amount: r.amount, state: r.state,
+      reason: r.reason ?? (r.state === 'sending' ? 'the request is under way, or its process stopped before an answer' : r.state),
+      attempts: r.attempts, nextAttemptAt: new Date(Math.max(stored.dueAt, now)), needsAttention: r.attention === true || now - r.at > settings.attentionAfterMs,
+    };
+  });
+}
+
+/** One record's settlement step; undefined when another holder has it. */
+async function settleOne(ctx: ClientContext, kind: OperationKind<unknown>, key: string, settings: SettleSettings): Promise<{ record: LedgerRecord; state: LedgerState; open: boolean } | undefined> {
+  const taken = await tryKey(ctx, key, kind.keepMs);
+  if (!taken || taken.state === 'closed' || !taken.record) return undefined;
+  const now = ctx.config.clock().getTime();
+  let r: LedgerRecord = { ...taken.record, attempts: taken.record.attempts + 1, lastAttemptAt: now };
+  if (!r.attention && now - r.at > settings.attentionAfterMs) {
+    r = { ...r, attention: true };
+    ctx.config.logger.error({ operation: r.op, tid: r.tid, moid: r.moid, state: r.state, step: 'settle', reason: r.reason }, `${kind.what} has not settled within ${settings.attentionAfterMs} ms: it needs attention (settlement keeps trying)`);
+    if (settleChannel.hasSubscribers) settleChannel.publish({ operation: r.op, tid: r.tid, moid: r.moid, amount: r.amount, state: r.state, reason: r.reason ?? r.state, attempts: r.attempts, nextAttemptAt: new Date(now), needsAttention: true } satisfies SettleEvent);
+  }
+  const step = await firstStep(ctx, kind, r);
+  const end = await walk(ctx, kind, taken.lease, r, step, { hook: hookOf(kind) });
+  const state = end.forgotten ? 'never-charged' : end.record.state;
+  return { record: end.record, state, open: !end.forgotten && !['recorded', 'declined', 'reversed', 'never-charged'].includes(state) };
+}
+
+/** The event settlement starts a record's walk with. */
+async function firstStep(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord): Promise<Step> {
+  if (r.state === 'committed') return { event: 'hook-again' };
+  if (kind.resend) return { event: await resendEvent(ctx, kind, r) };
+  const holding = await kind.inquire(r).catch((): GatewayHolding => 'unanswered');
+  // A request that died before any answer, with no hook to record payments: the shop never heard.
+  const holds: LedgerEvent = r.state === 'sending' && r.hook === 'none' ? 'gateway-holds-unheard' : 'gateway-holds';
+  const event: Record<GatewayHolding, LedgerEvent> = { holds, reversed: 'gateway-reversed', none: 'gateway-none', unanswered: 'gateway-unanswered' };
+  return { event: event[holding], patch: holding === 'unanswered' ? { reason: r.reason ?? 'the gateway could not be asked what it holds' } : {} };
+}
+
+/**
+ * Sends an operation that cannot be reversed (a cancel) again, as it was: the gateway does it
+ * or refuses it as done already (already cancelled, a duplicate partial cancel), which both
+ * complete it; another refusal means it never happened.
+ */
+async function resendEvent(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord): Promise<LedgerEvent> {
+  const { request, table } = kind.resend!(r);
+  try {
+    const reading = await callGateway<Reading>(ctx, {
+      operation: kind.op,
+      host: 'web',
+      url: request.url,
+      ids: { tid: r.tid, moid: r.moid },
+      continuation: true,
+      request: request.request,
+      answer: (body) => readAnswer(body, table),
+      lost: () => ({ kind: 'unknown', reason: 'no usable answer' }),
+      notSent: () => ({ kind: 'retry', code: '', message: 'not sent' }),
+      report: (x) => ({ outcome: x.kind === 'success' ? 'succeeded' : x.kind === 'unknown' ? 'unknown' : 'refused' }),
+    });
+    if (reading.kind === 'success') return 'committed';
+    if (reading.kind === 'refused' || reading.kind === 'refused-elsewhere' || reading.kind === 'invalid') {
+      const reason = cancelRefusalReason(reading.code);
+      return reason === 'already-cancelled' || reason === 'duplicate-partial' ? 'committed' : 'declined';
+    }
+    return reading.kind === 'retry' ? 'retry' : 'unconfirmed';
+  } catch {
+    return 'unconfirmed';
+  }
+}
+
+/** The hook settlement may run for a kind: the one registered with the client, if any. */
+function hookOf(kind: OperationKind<unknown>): WalkOptions<unknown>['hook'] {
+  const run = kind.settlementHook?.();
+  return run ? { run, timeoutMs: SETTLEMENT_HOOK_TIMEOUT_MS } : undefined;
+}
+
+/** When a hook run by settlement is asked to give up (its own promise still decides). */
+const SETTLEMENT_HOOK_TIMEOUT_MS = 30_000;
+
+function settledOutcome(state: LedgerState): SettledOutcome {
+  if (state === 'recorded') return 'kept';
+  if (state === 'reversed') return 'reversed';
+  return 'never-charged';
+}

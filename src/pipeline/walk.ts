@@ -1,0 +1,127 @@
+import type { ClientContext } from '../context.js';
+import type { NicepayError } from '../errors/index.js';
+import { callHook, errorText, type HookContext, type HookVerdict } from './hook-runner.js';
+import type { Lease } from './ledger.js';
+import type { LedgerRecord } from './ledger-record.js';
+import type { GatewayRequest, OperationKind } from './operation.js';
+import { reverse } from './reversal.js';
+import { type LedgerEvent, transition } from './state-machine.js';
+
+/** One event for the state machine, with what it adds to the record. */
+export interface Step {
+  event: LedgerEvent;
+  patch?: Partial<Omit<LedgerRecord, 'v' | 'op' | 'state' | 'mid' | 'tid' | 'moid' | 'amount' | 'binding'>> & { fields?: Record<string, string> };
+  /** For an event that forgets the record: what the caller is told. */
+  error?: NicepayError;
+  /** A hung hook's own settling: the walk goes on from it, holding the lease meanwhile. */
+  later?: Promise<Step>;
+}
+
+/** Where a walk stopped: the record as last moved, or forgotten with the step that forgot it. */
+export type WalkEnd = { forgotten: false; record: LedgerRecord } | { forgotten: true; step: Step; record: LedgerRecord };
+
+/** What a walk may do besides what the kind declares. */
+export interface WalkOptions<R> {
+  /** The shop's hook for a committed record (the call's own, or the one settlement may run). */
+  hook?: { run(result: R, context: HookContext): unknown; timeoutMs: number } | undefined;
+  /** The first reversal to send (a net cancel within its window); later ones are the kind's. */
+  reverseNow?: GatewayRequest | undefined;
+}
+
+/** Settlement's wait before it looks at an open record again: 0, then 30 s doubling to an hour. */
+export function backoffMs(attempts: number): number {
+  return attempts <= 0 ? 0 : Math.min(30_000 * 2 ** (attempts - 1), 60 * 60_000);
+}
+
+/**
+ * Moves a leased record from `first` on, one row of the state machine at a time, until a row
+ * answers, waits or forgets. Each new state is written before what it leads to is done (the
+ * hook runs after `committed` is written, a reversal is sent after `unknown` is written), so a
+ * crash at any point leaves a record settlement can finish; when a write fails (the lease was
+ * lost, the store failed) nothing more is sent and the walk ends where it stands.
+ */
+export async function walk<R>(ctx: ClientContext, kind: OperationKind<R>, lease: Lease, record: LedgerRecord, first: Step, options: WalkOptions<R>): Promise<WalkEnd> {
+  const { logger } = ctx.config;
+  let r = record;
+  let step = first;
+  let reverseNow = options.reverseNow;
+  for (;;) {
+    const row = transition(r.state, step.event);
+    if (row.to === 'forgotten') {
+      await lease.forget();
+      return { forgotten: true, step, record: { ...r, ...step.patch } };
+    }
+    r = { ...r, ...step.patch, state: row.to };
+    switch (row.then) {
+      case 'answer':
+        await lease.putAndRelease(r);
+        return { forgotten: false, record: r };
+      case 'wait':
+        if (step.later) {
+          // A hung hook keeps the lease (renewed) until it settles; then the walk goes on.
+          await lease.put(r);
+          continueLater(ctx, kind, lease, r, step.later, options);
+        } else {
+          await lease.putAndRelease(r, ctx.config.clock().getTime() + backoffMs(r.attempts));
+        }
+        return { forgotten: false, record: r };
+      case 'run-hook':
+        if (r.hook === 'none' || r.hook === 'resolved') {
+          step = { event: 'hook-resolved' };
+          continue;
+        }
+        if (!options.hook) {
+          step = { event: 'hook-unavailable' };
+          continue;
+        }
+        if (!(await lease.put(r))) {
+          // The approval could not be recorded before the hook: the payment is kept and nothing
+          // else is written; the hook runs when the record is next taken (a repeat, the settler).
+          logger.error({ tid: r.tid, moid: r.moid, step: 'on-approved' }, `onApproved did not start: the ledger could not record the ${kind.what}; the payment was not reversed`);
+          return { forgotten: false, record: { ...r, hook: 'pending', reason: 'onApproved could not start: the ledger store failed' } };
+        }
+        step = await runHook(ctx, kind, r, options.hook);
+        continue;
+      case 'reverse': {
+        r = { ...r, reversalTried: true };
+        // Written first: a reversal is never sent by a holder that no longer holds the record.
+        if (!(await lease.put(r))) return { forgotten: false, record: r };
+        const request = reverseNow ?? kind.reversal?.(r);
+        reverseNow = undefined;
+        step = { event: request ? await reverse(ctx, r, request) : 'reversal-failed' };
+        logger.error({ tid: r.tid, moid: r.moid, step: 'reversal', outcome: step.event, reason: r.reason }, `${kind.what}: outcome unknown or hook failed; reversal ${step.event === 'reversal-failed' ? 'not confirmed: settlement retries it' : 'done'}`);
+        continue;
+      }
+    }
+  }
+}
+
+/** Runs the shop's hook on a committed record; its own promise decides (hook-runner-verdict.ts). */
+async function runHook<R>(ctx: ClientContext, kind: OperationKind<R>, r: LedgerRecord, hook: NonNullable<WalkOptions<R>['hook']>): Promise<Step> {
+  const { logger } = ctx.config;
+  const result = kind.result(r, false);
+  const call = callHook((context) => hook.run(result, context), hook.timeoutMs);
+  const toStep = (v: Exclude<HookVerdict, { kind: 'hung' }>): Step => {
+    if (v.kind === 'resolved') {
+      if (v.late) logger.warn({ tid: r.tid, moid: r.moid, step: 'on-approved' }, 'onApproved settled after its signal aborted; it resolved, so the payment is kept');
+      return { event: 'hook-resolved', patch: { hook: 'resolved' } };
+    }
+    logger.error({ tid: r.tid, moid: r.moid, step: 'on-approved', late: v.late, error: errorText(v.error) }, 'onApproved failed');
+    return { event: 'hook-rejected', patch: { hook: 'rejected', reason: `onApproved failed: ${errorText(v.error)}` } };
+  };
+  const verdict = await call.verdict;
+  if (verdict.kind !== 'hung') return toStep(verdict);
+  logger.error({ tid: r.tid, moid: r.moid, step: 'on-approved' }, `onApproved has not settled ${2 * hook.timeoutMs} ms after it started; the payment is kept and not reversed while it runs`);
+  return {
+    event: 'hook-hung',
+    patch: { hook: 'hung', reason: `onApproved did not settle within ${2 * hook.timeoutMs} ms after it started` },
+    later: call.settled.then(toStep),
+  };
+}
+
+/** Goes on with a walk once a hung hook settled, answering nobody (the caller was told). */
+function continueLater<R>(ctx: ClientContext, kind: OperationKind<R>, lease: Lease, r: LedgerRecord, later: Promise<Step>, options: WalkOptions<R>): void {
+  void later
+    .then((step) => walk(ctx, kind, lease, r, step, { hook: options.hook }))
+    .catch((err: unknown) => ctx.config.logger.error({ tid: r.tid, moid: r.moid, step: 'on-approved', error: errorText(err) }, 'the ledger could not finish after a late hook'));
+}
