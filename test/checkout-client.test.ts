@@ -20,7 +20,7 @@ import { MERCHANT_KEY, MID, startShop } from './helpers/shop.js';
 describe('the ledger record (one format for every operation)', () => {
   const record: LedgerRecord = {
     v: 1, op: 'approval', state: 'recorded', mid: MID, tid: 'nicepay00m01012611230900001234', moid: '주문"1"\n똠', amount: 1004, binding: 'ab'.repeat(32),
-    hook: 'resolved', data: { method: 'CARD' }, fields: { ResultCode: '3001', ResultMsg: '카드 결제 성공', BuyerName: '똠햏', X: 'a\nb', __proto__: 'own' }, at: 1, attempts: 0,
+    hook: 'resolved', data: { method: 'CARD' }, fields: JSON.parse('{"ResultCode":"3001","ResultMsg":"카드 결제 성공","BuyerName":"똠햏","X":"a\\nb","__proto__":"own"}') as Record<string, string>, at: 1, attempts: 0,
   };
 
   it('reads back exactly through a store that keeps JavaScript strings (memory) or UTF-8 (SQLite, Redis)', () => {

@@ -53,6 +53,7 @@ export async function runNoticeHook(ctx: ClientContext, options: NoticeHookOptio
     throw err;
   }
   if (got.state === 'closed') return { state: 'done' };
+  if (got.state === 'busy') return { state: 'in-progress' };
   const token = got.token;
   let running = true;
   const beat = setInterval(() => {

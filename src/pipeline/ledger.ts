@@ -17,6 +17,8 @@ const MAX_POLL_MS = 250;
 /** What taking a key found. */
 export type Taken =
   | { state: 'closed'; record: LedgerRecord }
+  /** Held by a hook that never settled: its state is known, waiting would not change it. */
+  | { state: 'hung'; record: LedgerRecord }
   /** The lease; `record` is what an earlier holder left (undefined: the key is new). */
   | { state: 'leased'; lease: Lease; record: LedgerRecord | undefined };
 
@@ -71,7 +73,14 @@ function storeError(err: unknown): NicepayServiceError {
  * leaves). A store that fails or is full rejects with a NicepayServiceError: nothing was sent.
  */
 export async function takeKey(ctx: ClientContext, key: string, initial: LedgerRecord | undefined, keepMs: number, waitMs: number): Promise<Taken> {
-  const got = await acquireWaiting(ctx, key, initial ? toWrite(initial, keepMs, initial.at) : undefined, waitMs);
+  let hung: LedgerRecord | undefined;
+  const got = await acquireWaiting(ctx, key, initial ? toWrite(initial, keepMs, initial.at) : undefined, waitMs, (stored) => {
+    const record = readStored(stored);
+    if (record.state === 'committed' && record.hook === 'hung') hung = record;
+    return hung !== undefined;
+  });
+  if (hung) return { state: 'hung', record: hung };
+  if (got.state === 'busy') throw new Error('unreachable: acquireWaiting waits out a busy key');
   if (got.state === 'closed') return { state: 'closed', record: readStored(got.record) };
   const record = got.record ? readStored(got.record) : undefined;
   return { state: 'leased', lease: holdLease(ctx, ctx.config.store, key, got.token, keepMs), record };
@@ -79,9 +88,10 @@ export async function takeKey(ctx: ClientContext, key: string, initial: LedgerRe
 
 /**
  * The store's acquire, waiting behind a busy key up to `waitMs` (polling, 10 ms doubling to
- * 250 ms), then 409 NICEPAY_IN_PROGRESS. Store failures reject with a NicepayServiceError.
+ * 250 ms), then 409 NICEPAY_IN_PROGRESS; `stopWaiting` may end the wait early on what the busy
+ * key holds. Store failures reject with a NicepayServiceError.
  */
-export async function acquireWaiting(ctx: ClientContext, key: string, initial: RecordWrite | undefined, waitMs: number): Promise<Exclude<LeaseResult, { state: 'busy' }>> {
+export async function acquireWaiting(ctx: ClientContext, key: string, initial: RecordWrite | undefined, waitMs: number, stopWaiting?: (record: StoredRecord) => boolean): Promise<LeaseResult> {
   const { store } = ctx.config;
   const deadline = Date.now() + waitMs;
   let wait = FIRST_POLL_MS;
@@ -92,7 +102,7 @@ export async function acquireWaiting(ctx: ClientContext, key: string, initial: R
     } catch (err) {
       throw storeError(err);
     }
-    if (got.state !== 'busy') return got;
+    if (got.state !== 'busy' || (got.record && stopWaiting?.(got.record))) return got;
     if (Date.now() >= deadline) {
       throw new NicepayRequestError('NICEPAY_IN_PROGRESS', 'another request for the same operation is still being processed; retry shortly');
     }

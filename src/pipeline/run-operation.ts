@@ -39,7 +39,7 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
     hook: call.hook ? 'pending' : 'none', data: start.data ?? {}, at: ctx.config.clock().getTime(), attempts: 0,
   };
   const taken = await takeKey(ctx, call.key, initial, call.keepMs ?? kind.keepMs, waitMs(ctx, call.hook?.timeoutMs));
-  if (taken.state === 'closed') {
+  if (taken.state === 'closed' || taken.state === 'hung') {
     if (!digestEquals(taken.record.binding, start.binding)) throw call.mismatch();
     return answer(call, taken.record, true);
   }

@@ -113,7 +113,7 @@ export async function unsettledItems(ctx: ClientContext, settings: SettleSetting
 /** One record's settlement step; undefined when another holder has it. */
 async function settleOne(ctx: ClientContext, kind: OperationKind<unknown>, key: string, settings: SettleSettings): Promise<{ record: LedgerRecord; state: LedgerState; open: boolean } | undefined> {
   const taken = await tryKey(ctx, key, kind.keepMs);
-  if (!taken || taken.state === 'closed' || !taken.record) return undefined;
+  if (!taken || taken.state !== 'leased' || !taken.record) return undefined;
   const now = ctx.config.clock().getTime();
   let r: LedgerRecord = { ...taken.record, attempts: taken.record.attempts + 1, lastAttemptAt: now };
   if (!r.attention && now - r.at > settings.attentionAfterMs) {

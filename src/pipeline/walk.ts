@@ -43,6 +43,10 @@ export function backoffMs(attempts: number): number {
 export async function walk<R>(ctx: ClientContext, kind: OperationKind<R>, lease: Lease, record: LedgerRecord, first: Step, options: WalkOptions<R>): Promise<WalkEnd> {
   const { logger } = ctx.config;
   let r = record;
+  // The record as the store last took it: when a write fails, that is what settlement will find,
+  // so it is also what the caller is told (never a state the ledger does not hold).
+  let written = record;
+  const stuck = (): WalkEnd => ({ forgotten: false, record: { ...written, reason: `the ledger store could not record the ${kind.what}'s next state (${r.state}); settlement continues from the last one recorded` } });
   let step = first;
   let reverseNow = options.reverseNow;
   for (;;) {
@@ -54,17 +58,15 @@ export async function walk<R>(ctx: ClientContext, kind: OperationKind<R>, lease:
     r = { ...r, ...step.patch, state: row.to };
     switch (row.then) {
       case 'answer':
-        await lease.putAndRelease(r);
-        return { forgotten: false, record: r };
+        return (await lease.putAndRelease(r)) ? { forgotten: false, record: r } : stuck();
       case 'wait':
         if (step.later) {
           // A hung hook keeps the lease (renewed) until it settles; then the walk goes on.
-          await lease.put(r);
+          if (!(await lease.put(r))) return stuck();
           continueLater(ctx, kind, lease, r, step.later, options);
-        } else {
-          await lease.putAndRelease(r, ctx.config.clock().getTime() + backoffMs(r.attempts));
+          return { forgotten: false, record: r };
         }
-        return { forgotten: false, record: r };
+        return (await lease.putAndRelease(r, ctx.config.clock().getTime() + backoffMs(r.attempts))) ? { forgotten: false, record: r } : stuck();
       case 'run-hook':
         if (r.hook === 'none' || r.hook === 'resolved') {
           step = { event: 'hook-resolved' };
@@ -74,18 +76,17 @@ export async function walk<R>(ctx: ClientContext, kind: OperationKind<R>, lease:
           step = { event: 'hook-unavailable' };
           continue;
         }
-        if (!(await lease.put(r))) {
-          // The approval could not be recorded before the hook: the payment is kept and nothing
-          // else is written; the hook runs when the record is next taken (a repeat, the settler).
-          logger.error({ tid: r.tid, moid: r.moid, step: 'on-approved' }, `onApproved did not start: the ledger could not record the ${kind.what}; the payment was not reversed`);
-          return { forgotten: false, record: { ...r, hook: 'pending', reason: 'onApproved could not start: the ledger store failed' } };
-        }
+        // Never run a hook the ledger has not recorded the payment for: another holder may be
+        // running it. The payment is kept; settlement finds it and runs the hook then.
+        if (!(await lease.put(r))) return stuck();
+        written = r;
         step = await runHook(ctx, kind, r, options.hook);
         continue;
       case 'reverse': {
         r = { ...r, reversalTried: true };
         // Written first: a reversal is never sent by a holder that no longer holds the record.
-        if (!(await lease.put(r))) return { forgotten: false, record: r };
+        if (!(await lease.put(r))) return stuck();
+        written = r;
         const request = reverseNow ?? kind.reversal?.(r);
         reverseNow = undefined;
         step = { event: request ? await reverse(ctx, r, request) : 'reversal-failed' };
