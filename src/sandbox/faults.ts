@@ -1,5 +1,5 @@
 /** Which endpoint a fault applies to. */
-export type FaultTarget = 'approve' | 'net-cancel' | 'keyin' | 'data' | 'cancel' | 'billing-register' | 'billing-charge' | 'billing-remove' | 'cash-receipt';
+export type FaultTarget = 'approve' | 'net-cancel' | 'keyin' | 'data' | 'cancel' | 'status' | 'billing-register' | 'billing-charge' | 'billing-remove' | 'cash-receipt';
 
 /**
  * A fault for the next call(s) of an endpoint:

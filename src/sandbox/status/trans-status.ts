@@ -3,6 +3,7 @@ import { statusSignData } from '../../wire/signatures.js';
 import { REQUEST_CODES, declined, encodeReply, field, gatewayResponse, midMisshaped, readGatewayForm, replyFormat } from '../approval/gateway-io.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
+import { answerWithFault } from '../approval/fault-wrap.js';
 import { STATUS_RULES, brokenRule, ruleMessage } from '../request-rules.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 
@@ -54,9 +55,11 @@ export function transStatus(req: SandboxRequest, state: SandboxState): SandboxRe
   const found = state.ledger.get(tid);
   const entry = found?.mid === merchant.mid ? found : undefined;
   const status = statusOf(entry);
-  return reply({
+  const fields = {
     ResultCode: STATUS_CODES.ok, ResultMsg: '조회 성공', TID: tid, Status: status,
     AuthCode: status === '9' ? '' : (entry?.extra.authCode ?? ''),
     AuthDate: status === '9' ? '' : (entry?.extra.authDate ?? ''),
-  });
+  };
+  // Faults (target 'status') reach the inquiry settlement relies on: a lost or unusable answer.
+  return answerWithFault(state, 'status', { format, process: () => fields, notCommitted: () => fields, amountField: 'Amt', sign: () => '' });
 }
