@@ -4,61 +4,17 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { NicepayConfigError } from '../errors/index.js';
-import { isObject } from '../util/is-object.js';
 import { checkKey, checkLimit, checkRecordWrite, checkTime, checkToken, LEASE_ONLY_KEEP_MS, wholeMs } from './ledger-args.js';
-import { immediate, unusableDatabase, type SqliteDatabase } from './sqlite-database.js';
-import { DEFAULT_TABLE, openLedgerTable, validTableName, type LedgerRow, type LedgerTable } from './sqlite-ledger-table.js';
+import { immediate, type SqliteDatabase } from './sqlite-database.js';
+import { DEFAULT_TABLE, openLedgerTable, type LedgerRow, type LedgerTable } from './sqlite-ledger-table.js';
 import { assertSqliteInstalled, openSqliteFile } from './sqlite-module.js';
+import { validateSqliteOptions, type SqliteStoreOptions } from './sqlite-options.js';
 import type { LeaseResult, LedgerStore, RecordWrite, StoredRecord } from './types.js';
 
 export type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
+export type { SqliteStoreCommonOptions, SqliteStoreDatabaseOptions, SqliteStoreFileOptions, SqliteStoreOptions } from './sqlite-options.js';
 export type { LedgerStore } from './types.js';
-
-/** Options shared by both ways of giving {@link sqliteStore} its database. */
-export interface SqliteStoreCommonOptions {
-  /**
-   * The ledger's table, created when absent: an SQL identifier (letters, digits, `_`). Give
-   * each shop sharing one database file its own.
-   * @default 'nicepay_ledger'
-   */
-  table?: string;
-  /**
-   * Longest wait, in milliseconds, for another process's write to finish before a method
-   * fails (SQLite's `busy_timeout`, set on the connection). better-sqlite3 and node:sqlite are
-   * synchronous: the wait blocks this process's event loop, so keep it short.
-   * @default 5000
-   */
-  busyTimeoutMs?: number;
-  /** Clock for leases and closed records' expiry, injectable for tests. @default Date.now */
-  now?: () => number;
-}
-
-/** Let the store open, and close, its own connection to a file. */
-export interface SqliteStoreFileOptions extends SqliteStoreCommonOptions {
-  /**
-   * The database file, created when absent (its folder must exist). Every process of the shop
-   * names the same file. Loads the optional peer dependency `better-sqlite3`.
-   */
-  path: string;
-  database?: never;
-}
-
-/** Use a connection the application opened and will close itself. */
-export interface SqliteStoreDatabaseOptions extends SqliteStoreCommonOptions {
-  /**
-   * An open connection: better-sqlite3 `new Database(file)`, or node:sqlite
-   * `new DatabaseSync(file)` (Node 22.5 and later). The store sets its busy_timeout, WAL and
-   * synchronous = FULL, and never closes it.
-   */
-  database: SqliteDatabase;
-  path?: never;
-}
-
-/** Options of {@link sqliteStore}: either `path` or `database`, never both. */
-export type SqliteStoreOptions = SqliteStoreFileOptions | SqliteStoreDatabaseOptions;
 
 /** Rows of expired records one sweep deletes at most: a write is never held up for long. */
 export const SWEEP_BATCH = 200;
@@ -66,31 +22,6 @@ export const SWEEP_BATCH = 200;
 export const SWEEP_EVERY_MS = 60_000;
 
 const NAME = 'sqliteStore';
-
-function validate(options: unknown): asserts options is SqliteStoreOptions {
-  if (!isObject(options)) throw new NicepayConfigError('sqliteStore options', 'an object with `path` or `database`');
-  const { path, database, table, busyTimeoutMs, now } = options;
-  if (path !== undefined && database !== undefined) throw new NicepayConfigError('path', 'either `path` or `database`, not both');
-  if (path === undefined && database === undefined) throw new NicepayConfigError('path', 'a database file, or pass an open `database`');
-  if (database !== undefined) {
-    const why = unusableDatabase(database);
-    if (why !== undefined) throw new NicepayConfigError('database', why);
-  }
-  if (path !== undefined) {
-    if (typeof path !== 'string' || path.trim() === '' || path.includes('\0')) throw new NicepayConfigError('path', 'a file path');
-    if (path === ':memory:') throw new NicepayConfigError('path', 'a file (an in-memory ledger forgets every open payment on restart: use memoryStore for that)');
-    const folder = dirname(resolve(path));
-    if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) throw new NicepayConfigError('path', `a file in an existing folder (${folder} is not one)`);
-    if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new NicepayConfigError('path', `a file (${path} is a folder)`);
-  }
-  if (table !== undefined && !validTableName(table)) {
-    throw new NicepayConfigError('table', 'an SQL identifier of letters, digits and _ (at most 63, not starting with a digit or sqlite_)');
-  }
-  if (busyTimeoutMs !== undefined && (typeof busyTimeoutMs !== 'number' || !Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0)) {
-    throw new NicepayConfigError('busyTimeoutMs', 'a whole number of milliseconds, 0 or more');
-  }
-  if (now !== undefined && typeof now !== 'function') throw new NicepayConfigError('now', 'a function answering milliseconds');
-}
 
 /** A row that is not open and whose time is up: it no longer exists. */
 const forgotten = (row: LedgerRow, t: number): boolean => !row.open && row.forgetAt <= t;
@@ -121,7 +52,7 @@ function applied(row: LedgerRow, write: RecordWrite, t: number): LedgerRow {
  *   optional `better-sqlite3` package is not installed: at creation, with the install hint.
  */
 export function sqliteStore(options: SqliteStoreOptions): LedgerStore {
-  validate(options);
+  validateSqliteOptions(options);
   const table = options.table ?? DEFAULT_TABLE;
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const now = options.now ?? Date.now;
