@@ -14,7 +14,6 @@ import type { LeaseResult, LedgerStore, RecordWrite } from './types.js';
 
 export type { IoRedisClient, NodeRedisClient, NodeRedisCluster, NodeRedisSentinel, RedisStoreClient } from './redis-client.js';
 export type { RedisStoreClientOptions, RedisStoreCommonOptions, RedisStoreOptions, RedisStoreUrlOptions } from './redis-options.js';
-export type { LedgerStore } from './types.js';
 
 const NAME = 'redisStore';
 

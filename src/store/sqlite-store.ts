@@ -14,7 +14,6 @@ import type { LeaseResult, LedgerStore, RecordWrite, StoredRecord } from './type
 
 export type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
 export type { SqliteStoreCommonOptions, SqliteStoreDatabaseOptions, SqliteStoreFileOptions, SqliteStoreOptions } from './sqlite-options.js';
-export type { LedgerStore } from './types.js';
 
 /** Rows of expired records one sweep deletes at most: a write is never held up for long. */
 export const SWEEP_BATCH = 200;
