@@ -91,14 +91,18 @@ export function sqliteStore(options: SqliteStoreOptions): LedgerStore {
     ready.catch(() => {});
   }
 
-  /** Runs `work` as one transaction once the table is ready (or just reads, for `read`). */
+  /**
+   * Runs `work` once the table is ready: as one transaction, or (`write` false, for a single
+   * SELECT) as it is. `t` is read once the write lock is held: waiting for another process
+   * must not make a lease look younger than it is.
+   */
   async function run<T>(what: string, work: (ledger: LedgerTable, t: number) => T, write = true): Promise<T> {
     if (closed) throw new Error(`${NAME}: ${what} after close()`);
     const { db, ledger } = await ready;
     if (closed) throw new Error(`${NAME}: ${what} after close()`);
-    const t = now();
+    let t = 0;
     try {
-      const result = write ? immediate(db, () => work(ledger, t)) : work(ledger, t);
+      const result = write ? immediate(db, () => work(ledger, (t = now()))) : work(ledger, (t = now()));
       if (write && t - lastSweep >= SWEEP_EVERY_MS) sweep(db, ledger, t);
       return result;
     } catch (err) {
