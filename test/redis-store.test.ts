@@ -1,17 +1,16 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import request from 'supertest';
 import { createClient, type RedisClientType } from 'redis';
 import { NicepayConfigError } from '../src/errors/index.js';
+import { LEASE_ONLY_KEEP_MS } from '../src/store/ledger-args.js';
+import type { RedisStoreClient } from '../src/store/redis-client.js';
 import { redisStore, type RedisStoreOptions } from '../src/store/redis-store.js';
-import { runOnce } from '../src/store/run-once.js';
-import type { IdempotencyStore } from '../src/store/types.js';
+import { WRITE } from '../src/store/redis-scripts.js';
+import type { LeaseResult, LedgerStore } from '../src/store/types.js';
 import { startRedisCluster, type RedisCluster } from './helpers/redis-cluster.js';
 import { startRedisSentinel, type RedisSentinelSetup } from './helpers/redis-sentinel.js';
 import { freePort, startRedisServer, type RedisServer } from './helpers/redis-server.js';
 import { connectAdmin, connectShopClient, type RedisAdmin, type RedisDeployment, type RedisLibrary, type ShopClient } from './helpers/redis-targets.js';
-import type { RedisStoreClient } from '../src/store/redis-client.js';
-import { startShop } from './helpers/shop.js';
+import { describeStoreContract } from './helpers/store-contract.js';
 
 /**
  * What Redis does when `key`'s expiry comes, without waiting for it: checks that the store set
@@ -25,6 +24,20 @@ async function expire(client: Pick<RedisAdmin, 'pTTL' | 'del'>, key: string, ttl
   await client.del(key);
 }
 
+function tokenOf(got: LeaseResult): string {
+  if (got.state !== 'acquired') throw new Error(`expected the lease, got ${got.state}`);
+  return got.token;
+}
+
+async function rejection(work: Promise<unknown>): Promise<Error> {
+  try {
+    await work;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
 describe('redisStore: options and url mode (against a real redis-server)', function () {
   this.timeout(30_000);
 
@@ -32,9 +45,9 @@ describe('redisStore: options and url mode (against a real redis-server)', funct
   let url = '';
   let clientA: RedisClientType;
   let clientB: RedisClientType;
-  const stores: IdempotencyStore[] = [];
+  const stores: LedgerStore[] = [];
 
-  function track(store: IdempotencyStore): IdempotencyStore {
+  function track(store: LedgerStore): LedgerStore {
     stores.push(store);
     return store;
   }
@@ -89,7 +102,7 @@ describe('redisStore: options and url mode (against a real redis-server)', funct
       configError({ url: 42 }, 'url');
       configError({ client: clientA, prefix: 7 }, 'prefix');
       configError({ client: clientA, prefix: 'a\nb' }, 'prefix');
-      // Braces would change the cluster hash tag that keeps a lock and its result in one slot.
+      // Braces would change the cluster hash tag that keeps a record and its lease in one slot.
       configError({ client: clientA, prefix: 'shop{1}:' }, 'prefix');
       // Not a client of either library: an ioredis look-alike without isCluster, a bare object.
       configError({ client: { call: async () => 'OK' } }, 'client');
@@ -100,21 +113,76 @@ describe('redisStore: options and url mode (against a real redis-server)', funct
       configError({ url: 'redis://127.0.0.1:1', onError: 'log' }, 'onError');
     });
 
-    it('accepts a node-redis client and a default prefix', async () => {
+    it('accepts a node-redis client and a default prefix: a record, its lease and the due index under nicepay:', async () => {
       const store = track(redisStore({ client: clientA }));
-      const got = await store.acquire('k', 10_000);
-      expect(got.state).to.equal('acquired');
-      expect(await clientA.exists('nicepay:{k}:lock')).to.equal(1);
+      await store.acquire('k', 10_000, { value: 'sending', open: true, dueAt: 1_000 });
+      expect(await clientA.hGet('nicepay:{k}:rec', 'v')).to.equal('sending');
+      expect(await clientA.exists('nicepay:{k}:lease')).to.equal(1);
+      expect(await clientA.zScore('nicepay:due', 'k')).to.equal(1_000);
+    });
+  });
+
+  describe('the due index, under the interleaving that could lose an open key', () => {
+    /** A node-redis client that runs `hook` before sending each command. */
+    const hooked = (client: RedisClientType, hook: (args: string[]) => Promise<void>): RedisStoreClient => ({
+      sendCommand: async (args: ReadonlyArray<string>) => {
+        await hook([...args]);
+        return client.sendCommand([...args]);
+      },
+    });
+
+    it("a key opened between a scan's look at it and the scan's removal of its entry stays indexed: the second look puts it back", async () => {
+      let beforeRemoval: (() => Promise<void>) | undefined;
+      let beforeWrite: (() => Promise<void>) | undefined;
+      const scanner = track(
+        redisStore({
+          client: hooked(clientA, async (args) => {
+            const hook = args[0] === 'ZREM' ? beforeRemoval : undefined;
+            if (hook) beforeRemoval = undefined;
+            await hook?.();
+          }),
+        }),
+      );
+      const opener = track(
+        redisStore({
+          client: hooked(clientB, async (args) => {
+            const hook = args[1] === WRITE.sha || args[1] === WRITE.source ? beforeWrite : undefined;
+            if (hook) beforeWrite = undefined;
+            await hook?.();
+          }),
+        }),
+      );
+      // An entry left for a key with no record: the scan looks, finds nothing, and removes it.
+      await clientA.zAdd('nicepay:due', { score: 0, value: 'k' });
+      let resumeOpener!: () => void;
+      const openerAtWrite = new Promise<void>((reached) => {
+        beforeWrite = () => {
+          reached();
+          return new Promise<void>((go) => (resumeOpener = go));
+        };
+      });
+      let opened: Promise<LeaseResult> | undefined;
+      beforeRemoval = async () => {
+        // Between the scan's look and its removal, an acquirer takes the lease and indexes the
+        // key; it writes its open record only after the removal.
+        opened = opener.acquire('k', 60_000, { value: 'sending', open: true, dueAt: 5 });
+        await openerAtWrite;
+      };
+      expect(await scanner.due(10, 10)).to.deep.equal([]);
+      expect(opened, 'the scan removed the entry').to.not.equal(undefined);
+      resumeOpener();
+      expect((await opened!).state).to.equal('acquired');
+      expect(await clientA.zScore('nicepay:due', 'k')).to.equal(5);
+      expect(await scanner.open(10)).to.deep.equal([{ key: 'k', value: 'sending', open: true, dueAt: 5 }]);
     });
   });
 
   describe('url mode (the store owns its client)', () => {
     it('connects, works, and closes its own client but never a client passed in', async () => {
       const owned = redisStore({ url, prefix: 'own:' });
-      const got = await owned.acquire('k', 10_000);
-      if (got.state !== 'acquired') throw new Error('not acquired');
-      await owned.complete('k', got.token, 'v', 60_000);
-      expect(await clientA.get('own:{k}:result')).to.equal('v');
+      const t = tokenOf(await owned.acquire('k', 10_000));
+      await owned.write('k', t, { value: 'v', open: false, keepMs: 60_000 }, true);
+      expect(await clientA.hGet('own:{k}:rec', 'v')).to.equal('v');
       const before = Number(/connected_clients:(\d+)/.exec(await clientA.info('clients'))?.[1]);
       await owned.close?.();
       await owned.close?.();
@@ -122,9 +190,7 @@ describe('redisStore: options and url mode (against a real redis-server)', funct
       let after = before;
       for (let i = 0; i < 1_000 && after === before; i++) after = Number(/connected_clients:(\d+)/.exec(await clientA.info('clients'))?.[1]);
       expect(after).to.equal(before - 1);
-      let err: unknown;
-      try { await owned.acquire('k', 10_000); } catch (e) { err = e; }
-      expect((err as Error).message).to.match(/after close/);
+      expect((await rejection(owned.acquire('k', 10_000))).message).to.match(/after close/);
 
       const borrowed = redisStore({ client: clientB });
       await borrowed.close?.();
@@ -136,15 +202,11 @@ describe('redisStore: options and url mode (against a real redis-server)', funct
       const deadPort = await freePort();
       const errors: unknown[] = [];
       const store = redisStore({ url: `redis://127.0.0.1:${deadPort}`, commandTimeoutMs: 200, onError: (e) => errors.push(e) });
-      let err: unknown;
-      try { await store.acquire('k', 10_000); } catch (e) { err = e; }
-      expect((err as Error).message).to.match(/acquire timed out after 200 ms/);
+      expect((await rejection(store.acquire('k', 10_000))).message).to.match(/acquire timed out after 200 ms/);
       expect(errors.length).to.be.greaterThan(0);
       // Closing does not wait for a connection that never came.
       await store.close?.();
-      err = undefined;
-      try { await store.acquire('k', 10_000); } catch (e) { err = e; }
-      expect((err as Error).message).to.match(/after close/);
+      expect((await rejection(store.acquire('k', 10_000))).message).to.match(/after close/);
     });
   });
 });
@@ -190,9 +252,9 @@ describe('redisStore on every set-up (real redis-server, Redis Cluster, Sentinel
       let shop: ShopClient[] = [];
       let shopA: RedisStoreClient;
       let shopB: RedisStoreClient;
-      const stores: IdempotencyStore[] = [];
+      const stores: LedgerStore[] = [];
 
-      function track(store: IdempotencyStore): IdempotencyStore {
+      function track(store: LedgerStore): LedgerStore {
         stores.push(store);
         return store;
       }
@@ -217,64 +279,70 @@ describe('redisStore on every set-up (real redis-server, Redis Cluster, Sentinel
         await admin?.close();
       });
 
-      describe('acquire / complete / release', () => {
-        it('acquires once, reports busy while held, then returns the cached result', async () => {
+      describe('against the store contract: two stores on two connections', () => {
+        describeStoreContract(async () => {
+          await admin.flushAll();
+          const a = redisStore({ client: shopA });
+          const b = redisStore({ client: shopB });
+          return {
+            a,
+            b,
+            // The suite's leases and closed records last at most 60 s.
+            expireLease: (key) => expire(admin, `nicepay:{${key}}:lease`, 60_000),
+            expireClosed: (key) => expire(admin, `nicepay:{${key}}:rec`, 60_000),
+            close: async () => {
+              await Promise.all([a.close!(), b.close!()]);
+            },
+          };
+        });
+      });
+
+      describe('keys and expiry in Redis', () => {
+        it('a lease is a key with PX leaseMs; an open record has no expiry, a closed one PX keepMs', async () => {
           const store = track(redisStore({ client: shopA, prefix: 't1:' }));
-          const first = await store.acquire('tid-1', 10_000);
-          expect(first.state).to.equal('acquired');
-          if (first.state !== 'acquired') return;
-          expect(first.token).to.be.a('string').with.length.greaterThan(10);
-          expect(await admin.get('t1:{tid-1}:lock')).to.equal(first.token);
-          const pttl = await admin.pTTL('t1:{tid-1}:lock');
-          expect(pttl).to.be.greaterThan(9_000).and.at.most(10_000);
-
-          expect(await store.acquire('tid-1', 10_000)).to.deep.equal({ state: 'busy' });
-          expect((await store.acquire('tid-2', 10_000)).state).to.equal('acquired');
-
-          await store.complete('tid-1', first.token, '{"ok":true}', 60_000);
-          expect(await admin.exists('t1:{tid-1}:lock')).to.equal(0);
-          expect(await admin.get('t1:{tid-1}:result')).to.equal('{"ok":true}');
-          expect(await admin.pTTL('t1:{tid-1}:result')).to.be.greaterThan(59_000);
-          expect(await store.acquire('tid-1', 10_000)).to.deep.equal({ state: 'done', value: '{"ok":true}' });
+          const t = tokenOf(await store.acquire('tid-1', 10_000, { value: 'sending', open: true, dueAt: 5 }));
+          expect(await admin.get('t1:{tid-1}:lease')).to.equal(t);
+          expect(await admin.pTTL('t1:{tid-1}:lease')).to.be.greaterThan(9_000).and.at.most(10_000);
+          expect(await admin.pTTL('t1:{tid-1}:rec'), 'an open record never expires').to.equal(-1);
+          await store.write('tid-1', t, { value: 'approved', open: false, keepMs: 60_000 }, true);
+          expect(await admin.exists('t1:{tid-1}:lease')).to.equal(0);
+          expect(await admin.pTTL('t1:{tid-1}:rec')).to.be.greaterThan(59_000).and.at.most(60_000);
+          expect(await admin.zScore('t1:due', 'tid-1'), 'a closed record leaves the due index').to.equal(null);
         });
 
-        it('release drops the lock so the key can be retried, and caches nothing', async () => {
+        it('a key that held only a lease is forgotten a day after its lease, and extend renews both', async () => {
           const store = track(redisStore({ client: shopA }));
-          const first = await store.acquire('k', 10_000);
-          if (first.state !== 'acquired') throw new Error('not acquired');
-          await store.release('k', first.token);
-          expect(await admin.exists('nicepay:{k}:lock')).to.equal(0);
-          expect(await admin.exists('nicepay:{k}:result')).to.equal(0);
-          const second = await store.acquire('k', 10_000);
-          expect(second.state).to.equal('acquired');
-          if (second.state === 'acquired') expect(second.token).to.not.equal(first.token);
+          const t = tokenOf(await store.acquire('bare', 1_000));
+          expect(await admin.pTTL('nicepay:{bare}:rec')).to.be.greaterThan(LEASE_ONLY_KEEP_MS).and.at.most(LEASE_ONLY_KEEP_MS + 1_000);
+          await admin.pExpire('nicepay:{bare}:lease', 50);
+          await admin.pExpire('nicepay:{bare}:rec', 50);
+          expect(await store.extend('bare', t, 60_000)).to.equal(true);
+          expect(await admin.pTTL('nicepay:{bare}:lease')).to.be.greaterThan(59_000).and.at.most(60_000);
+          expect(await admin.pTTL('nicepay:{bare}:rec')).to.be.greaterThan(LEASE_ONLY_KEEP_MS + 59_000);
+          // Its holder opens a record: it no longer expires.
+          await store.write('bare', t, { value: 'sending', open: true, dueAt: 0 }, true);
+          expect(await admin.pTTL('nicepay:{bare}:rec')).to.equal(-1);
         });
 
-        it('a different token can neither complete nor release the lock', async () => {
-          const a = track(redisStore({ client: shopA }));
-          const b = track(redisStore({ client: shopB }));
-          const held = await a.acquire('k', 10_000);
-          if (held.state !== 'acquired') throw new Error('not acquired');
-
-          await b.complete('k', 'someone-else', 'forged', 60_000);
-          expect(await admin.exists('nicepay:{k}:result')).to.equal(0);
-          expect(await admin.get('nicepay:{k}:lock')).to.equal(held.token);
-
-          await b.release('k', 'someone-else');
-          expect(await admin.get('nicepay:{k}:lock')).to.equal(held.token);
-          expect(await b.acquire('k', 10_000)).to.deep.equal({ state: 'busy' });
-
-          await a.complete('k', held.token, 'real', 60_000);
-          expect(await b.acquire('k', 10_000)).to.deep.equal({ state: 'done', value: 'real' });
-        });
-
-        it('keeps values byte for byte (UTF-8, JSON, Lua-looking text)', async () => {
+        it("keeps each key's record and lease in one slot, and spreads keys over the masters", async () => {
           const store = track(redisStore({ client: shopA }));
-          const value = JSON.stringify({ goods: '주문 상품 ✓', lua: "return redis.call('FLUSHALL')", nl: 'a\r\nb' });
-          const got = await store.acquire('주문:1', 10_000);
-          if (got.state !== 'acquired') throw new Error('not acquired');
-          await store.complete('주문:1', got.token, value, 60_000);
-          expect(await store.acquire('주문:1', 10_000)).to.deep.equal({ state: 'done', value });
+          for (let i = 0; i < 30; i++) {
+            const key = `checkout-tid:nicepay00m:T${i}`;
+            const t = tokenOf(await store.acquire(key, 10_000));
+            await store.write(key, t, { value: `v${i}`, open: false, keepMs: 60_000 }, false);
+            expect((await store.acquire(key, 10_000)).record?.value).to.equal(`v${i}`);
+          }
+          expect(await admin.dbSize()).to.equal(60);
+          if (setup.deployment === 'cluster') {
+            const masters = new Set<number>();
+            for (let i = 0; i < 30; i++) {
+              const key = `checkout-tid:nicepay00m:T${i}`;
+              const port = await cluster!.masterOf(`nicepay:{${key}}:rec`);
+              expect(await cluster!.masterOf(`nicepay:{${key}}:lease`), key).to.equal(port);
+              masters.add(port);
+            }
+            expect(masters.size, 'masters holding keys').to.equal(3);
+          }
         });
 
         it('reloads its scripts after SCRIPT FLUSH (EVALSHA falls back to EVAL)', async () => {
@@ -283,230 +351,93 @@ describe('redisStore on every set-up (real redis-server, Redis Cluster, Sentinel
           await admin.scriptFlush();
           expect((await store.acquire('k2', 10_000)).state).to.equal('acquired');
           expect((await store.acquire('k1', 10_000)).state).to.equal('busy');
+          await admin.scriptFlush();
+          expect(await store.open(10)).to.deep.equal([]);
         });
 
-        it('rejects a bad key or TTL without touching Redis', async () => {
-          const store = track(redisStore({ client: shopA }));
-          let err: unknown;
-          try { await store.acquire('', 1000); } catch (e) { err = e; }
-          expect(err).to.be.instanceOf(TypeError);
-          err = undefined;
-          try { await store.acquire('k', 0); } catch (e) { err = e; }
-          expect(err).to.be.instanceOf(RangeError);
-          err = undefined;
-          // '{}' would be an empty hash tag: the lock and the result could land in different slots.
-          try { await store.acquire('}k', 1000); } catch (e) { err = e; }
-          expect(err).to.be.instanceOf(TypeError);
-          expect((err as Error).message).to.match(/hash tag/);
-          expect(await admin.dbSize()).to.equal(0);
-        });
-
-        it("keeps each once-key's lock and result in one slot, and spreads once-keys over the masters", async () => {
-          const store = track(redisStore({ client: shopA }));
-          for (let i = 0; i < 30; i++) {
-            const key = `checkout-tid:nicepay00m:T${i}`;
-            const got = await store.acquire(key, 10_000);
-            if (got.state !== 'acquired') throw new Error('not acquired');
-            await store.complete(key, got.token, `v${i}`, 60_000);
-            expect(await store.acquire(key, 10_000)).to.deep.equal({ state: 'done', value: `v${i}` });
-          }
-          expect(await admin.dbSize()).to.equal(30);
-          if (setup.deployment === 'cluster') {
-            const masters = new Set<number>();
-            for (let i = 0; i < 30; i++) {
-              const key = `checkout-tid:nicepay00m:T${i}`;
-              const port = await cluster!.masterOf(`nicepay:{${key}}:result`);
-              expect(await cluster!.masterOf(`nicepay:{${key}}:lock`), key).to.equal(port);
-              masters.add(port);
-            }
-            expect(masters.size, 'masters holding keys').to.equal(3);
-          }
-        });
-      });
-
-      describe('expiry', () => {
-        it("an expired lock (a crashed holder's) lets another acquirer in", async () => {
-          const a = track(redisStore({ client: shopA }));
-          const b = track(redisStore({ client: shopB }));
-          const crashed = await a.acquire('k', 100);
-          if (crashed.state !== 'acquired') throw new Error('not acquired');
-          expect(await b.acquire('k', 100)).to.deep.equal({ state: 'busy' });
-          await expire(admin, 'nicepay:{k}:lock', 100);
-          const next = await b.acquire('k', 10_000);
-          expect(next.state).to.equal('acquired');
-          if (next.state !== 'acquired') return;
-          expect(next.token).to.not.equal(crashed.token);
-
-          // The late original holder must not clobber or free the new holder's lock.
-          await a.complete('k', crashed.token, 'late', 60_000);
-          await a.release('k', crashed.token);
-          expect(await admin.get('nicepay:{k}:lock')).to.equal(next.token);
-          expect(await admin.exists('nicepay:{k}:result')).to.equal(0);
-        });
-
-        it('a holder finishing after its lock expired (nobody took over) still caches its result, but never over a first one', async () => {
-          const store = track(redisStore({ client: shopA }));
-          const slow = await store.acquire('k', 50);
-          if (slow.state !== 'acquired') throw new Error('not acquired');
-          await expire(admin, 'nicepay:{k}:lock', 50);
-          await store.complete('k', slow.token, 'first', 60_000);
-          expect(await store.acquire('k', 10_000)).to.deep.equal({ state: 'done', value: 'first' });
-          await store.complete('k', 'stale-token', 'second', 60_000);
-          expect(await admin.get('nicepay:{k}:result')).to.equal('first');
-        });
-
-        it('runOnce: a waiter takes over after the holder crashes, once its lock expires', async () => {
-          const a = track(redisStore({ client: shopA }));
-          const b = track(redisStore({ client: shopB }));
-          const crashed = await a.acquire('tid', 60_000);
-          expect(crashed.state).to.equal('acquired');
-          let ran = false;
-          const out = runOnce(b, 'tid', { lockTtlMs: 60_000, resultTtlMs: 60_000, pollMs: 5 }, async () => {
-            ran = true;
-            return 'retried';
-          });
-          // The waiter is held off while the crashed holder's lock lives.
-          expect(await b.acquire('tid', 60_000)).to.deep.equal({ state: 'busy' });
-          expect(ran).to.equal(false);
-          await expire(admin, 'nicepay:{tid}:lock', 60_000);
-          expect(await out).to.deep.equal({ value: 'retried', fresh: true, stored: true });
-        });
-
-        it('a result expires after resultTtlMs and the key can be acquired again', async () => {
-          const store = track(redisStore({ client: shopA }));
-          const got = await store.acquire('k', 10_000);
-          if (got.state !== 'acquired') throw new Error('not acquired');
-          await store.complete('k', got.token, 'v', 100);
-          expect(await store.acquire('k', 10_000)).to.deep.equal({ state: 'done', value: 'v' });
-          await expire(admin, 'nicepay:{k}:result', 100);
-          expect((await store.acquire('k', 10_000)).state).to.equal('acquired');
-        });
-      });
-
-      describe('extend (the heartbeat of a slow hook)', () => {
-        it("resets the holder's lock TTL, so a lock outlives a hook slower than its first TTL", async () => {
-          const store = track(redisStore({ client: shopA }));
-          const b = track(redisStore({ client: shopB }));
-          const held = await store.acquire('k', 1_000);
-          if (held.state !== 'acquired') throw new Error('not acquired');
-          // Shorten what is left, as time passing would; the heartbeat must bring it back up.
-          await admin.pExpire('nicepay:{k}:lock', 50);
-          expect(await store.extend?.('k', held.token, 60_000)).to.equal(true);
-          const left = await admin.pTTL('nicepay:{k}:lock');
-          expect(left).to.be.greaterThan(59_000).and.at.most(60_000);
-          expect(await admin.get('nicepay:{k}:lock')).to.equal(held.token);
-          expect(await b.acquire('k', 1_000)).to.deep.equal({ state: 'busy' });
-          await store.complete('k', held.token, 'v', 60_000);
-          expect(await b.acquire('k', 1_000)).to.deep.equal({ state: 'done', value: 'v' });
-        });
-
-        it('answers false and changes nothing once the token no longer holds the lock', async () => {
-          const a = track(redisStore({ client: shopA }));
-          const b = track(redisStore({ client: shopB }));
-          expect(await a.extend?.('never', 'tok', 10_000)).to.equal(false);
-          expect(await admin.exists('nicepay:{never}:lock')).to.equal(0);
-
-          const first = await a.acquire('k', 10_000);
-          if (first.state !== 'acquired') throw new Error('not acquired');
-          expect(await b.extend?.('k', 'someone-else', 60_000)).to.equal(false);
-          expect(await admin.pTTL('nicepay:{k}:lock')).to.be.at.most(10_000);
-
-          // Expired, then taken over: the old holder's heartbeat must not renew the new lock.
-          await expire(admin, 'nicepay:{k}:lock', 10_000);
-          expect(await a.extend?.('k', first.token, 60_000)).to.equal(false);
-          expect(await admin.exists('nicepay:{k}:lock')).to.equal(0);
-          const second = await b.acquire('k', 10_000);
-          if (second.state !== 'acquired') throw new Error('not acquired');
-          expect(await a.extend?.('k', first.token, 60_000)).to.equal(false);
-          expect(await admin.pTTL('nicepay:{k}:lock')).to.be.at.most(10_000);
-
-          // Completed: the lock is gone, the result stays with its own TTL.
-          await b.complete('k', second.token, 'v', 30_000);
-          expect(await b.extend?.('k', second.token, 60_000)).to.equal(false);
-          expect(await admin.pTTL('nicepay:{k}:result')).to.be.at.most(30_000);
-
-          // Released.
-          const third = await a.acquire('r', 10_000);
-          if (third.state !== 'acquired') throw new Error('not acquired');
-          await a.release('r', third.token);
-          expect(await a.extend?.('r', third.token, 60_000)).to.equal(false);
-          expect(await admin.exists('nicepay:{r}:lock')).to.equal(0);
-        });
-
-        it('rejects a bad key or TTL without touching Redis', async () => {
+        it('rejects a bad key, duration, record or limit naming the argument, without touching Redis', async () => {
           const store = track(redisStore({ client: shopA }));
           const errs = await Promise.all([
-            store.extend?.('', 't', 1_000).then(() => undefined, (e: unknown) => e),
-            store.extend?.('k', 't', 0).then(() => undefined, (e: unknown) => e),
+            rejection(store.acquire('', 1_000)),
+            rejection(store.acquire('k', 0)),
+            // '{}' would be an empty hash tag: the record and the lease could land in different slots.
+            rejection(store.acquire('}k', 1_000)),
+            rejection(store.acquire('k', 1_000, { value: 'v', open: true, dueAt: Number.NaN })),
+            rejection(store.write('k', 't', { value: 'v', open: false, keepMs: 0 }, true)),
+            rejection(store.extend('k', 't', -1)),
+            rejection(store.due(0, 0)),
           ]);
-          expect(errs[0]).to.be.instanceOf(TypeError);
-          expect(errs[1]).to.be.instanceOf(RangeError);
+          expect(errs.map((e) => e.message)).to.deep.equal([
+            'redisStore: key must be a non-empty string',
+            'redisStore: leaseMs must be a positive number of milliseconds',
+            'redisStore: key must not start with "}" (it would empty the cluster hash tag)',
+            'redisStore: initial.dueAt must be a finite number of milliseconds',
+            'redisStore: record.keepMs must be a positive number of milliseconds',
+            'redisStore: leaseMs must be a positive number of milliseconds',
+            'redisStore: limit must be a positive integer',
+          ]);
           expect(await admin.dbSize()).to.equal(0);
+        });
+      });
+
+      describe('the due index', () => {
+        it('drops an entry whose record is gone or closed with no holder (a process died before unindexing it), never an open or held one', async () => {
+          const store = track(redisStore({ client: shopA }));
+          const other = track(redisStore({ client: shopB }));
+          const t = tokenOf(await store.acquire('open', 60_000, { value: 'open', open: true, dueAt: 3 }));
+          await store.release('open', t);
+          tokenOf(await store.acquire('held', 60_000));
+          const c = tokenOf(await store.acquire('closed', 60_000));
+          await store.write('closed', c, { value: 'closed', open: false, keepMs: 60_000 }, true);
+          // What a crash between a record's last script and its index removal leaves behind.
+          for (const key of ['ghost', 'held', 'closed']) await admin.zAdd('nicepay:due', 1, key);
+
+          expect((await other.due(10, 10)).map((r) => r.key)).to.deep.equal(['open']);
+          expect(await admin.zScore('nicepay:due', 'ghost')).to.equal(null);
+          expect(await admin.zScore('nicepay:due', 'closed')).to.equal(null);
+          expect(await admin.zScore('nicepay:due', 'held'), 'its holder may still open it').to.equal(1);
+          expect(await admin.zScore('nicepay:due', 'open')).to.equal(3);
+        });
+
+        it('open records stay listed while other connections open, close, remove and scan keys at once', async () => {
+          const a = track(redisStore({ client: shopA }));
+          const b = track(redisStore({ client: shopB }));
+          const keys = Array.from({ length: 60 }, (_, i) => `race-${i}`);
+          const scans: Promise<unknown>[] = [];
+          await Promise.all(
+            keys.map(async (key, i) => {
+              const store = i % 2 ? a : b;
+              const t = tokenOf(await store.acquire(key, 60_000, { value: 'sending', open: true, dueAt: i }));
+              scans.push((i % 2 ? b : a).due(1_000, 5));
+              if (i % 3 === 0) await store.write(key, t, { value: 'done', open: false, keepMs: 60_000 }, true);
+              else if (i % 3 === 1) await store.remove(key, t);
+              else await store.write(key, t, { value: 'reversing', open: true, dueAt: 100 + i }, true);
+              scans.push((i % 2 ? a : b).open(5));
+              // A closed key's entry left behind, as a crash would, makes the scans drop it.
+              if (i % 3 === 0) await admin.zAdd('nicepay:due', 0, key);
+            }),
+          );
+          await Promise.all(scans);
+          const expected = keys.filter((_, i) => i % 3 === 2);
+          expect((await a.open(100)).map((r) => r.key)).to.deep.equal(expected);
+          expect((await b.due(1_000, 100)).map((r) => r.key)).to.deep.equal(expected);
+          // After the scans, the index holds exactly the open keys.
+          expect((await admin.zRange('nicepay:due', 0, -1)).sort()).to.deep.equal([...expected].sort());
         });
       });
 
       describe('a slow network', () => {
-        it('a store call that stalls past commandTimeoutMs fails the return with a clear 503, and nothing reaches the gateway', async () => {
+        it('a store call that stalls past commandTimeoutMs rejects with a clear error instead of hanging', async () => {
           const store = track(redisStore({ client: shopA, commandTimeoutMs: 300 }));
-          const shop = await startShop({ nicepay: { store } });
+          // Every write, the store's scripts included, waits 10 s on every master: far past 300 ms.
+          await admin.pauseWrites(10_000);
+          let err: Error;
           try {
-            shop.orders.set('stall-1', 5_000);
-            const auth = await shop.sandbox.authenticate({ moid: 'stall-1', amount: 5_000, method: 'CARD' });
-            // Every write, the store's scripts included, waits 10 s on every master: far past 300 ms.
-            await admin.pauseWrites(10_000);
-            let res;
-            try {
-              res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
-            } finally {
-              await admin.unpause();
-            }
-            expect(res.status).to.equal(503);
-            expect(res.body.code).to.equal('NICEPAY_STORE_UNAVAILABLE');
-            expect(shop.errors).to.have.length(1);
-            expect((shop.errors[0] as Error).message).to.match(/idempotency store unavailable; nothing was sent/);
-            const cause = (shop.errors[0] as { cause?: unknown }).cause;
-            expect(String((cause as Error | undefined)?.message)).to.match(/redisStore: acquire timed out after 300 ms/);
-            // Nothing was sent: the gateway saw no approval call for the TID.
-            expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
-            expect(shop.sandbox.ledger.committed()).to.have.length(0);
+            err = await rejection(store.acquire('stall-1', 60_000, { value: 'sending', open: true, dueAt: 0 }));
           } finally {
-            await shop.close();
+            await admin.unpause();
           }
-        });
-      });
-
-      describe('concurrency across connections', () => {
-        it('200 concurrent runOnce calls over two connections run the work once; all get its value', async () => {
-          const a = track(redisStore({ client: shopA }));
-          const b = track(redisStore({ client: shopB }));
-          expect(shopA).to.not.equal(shopB);
-          let runs = 0;
-          const work = async (): Promise<string> => {
-            runs += 1;
-            await sleep(50);
-            return JSON.stringify({ approved: true, run: runs });
-          };
-          const outcomes = await Promise.all(
-            Array.from({ length: 200 }, (_, i) =>
-              runOnce(i % 2 === 0 ? a : b, 'tid-concurrent', { lockTtlMs: 10_000, resultTtlMs: 60_000, pollMs: 5 }, work),
-            ),
-          );
-          expect(runs).to.equal(1);
-          const values = new Set(outcomes.map((o) => o?.value));
-          expect([...values]).to.deep.equal([JSON.stringify({ approved: true, run: 1 })]);
-          expect(outcomes.filter((o) => o?.fresh).length).to.equal(1);
-          expect(await admin.exists('nicepay:{tid-concurrent}:lock')).to.equal(0);
-        });
-
-        it('runOnce releases the key when the work throws, so a retry runs it', async () => {
-          const a = track(redisStore({ client: shopA }));
-          const b = track(redisStore({ client: shopB }));
-          let err: unknown;
-          try {
-            await runOnce(a, 'k', { lockTtlMs: 10_000, resultTtlMs: 60_000 }, async () => { throw new Error('gateway down'); });
-          } catch (e) { err = e; }
-          expect((err as Error).message).to.equal('gateway down');
-          expect(await runOnce(b, 'k', { lockTtlMs: 10_000, resultTtlMs: 60_000 }, async () => 'ok')).to.deep.equal({ value: 'ok', fresh: true, stored: true });
+          expect(err.message).to.equal('redisStore: acquire timed out after 300 ms');
         });
       });
     });

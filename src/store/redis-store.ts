@@ -1,189 +1,36 @@
 /**
- * `express-nicepay/redis`: the idempotency store for shops running several instances.
+ * `express-nicepay/redis`: the payment ledger in Redis, for shops running several instances.
  * @module
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { NicepayConfigError } from '../errors/index.js';
-import { isObject } from '../util/is-object.js';
+import { randomUUID } from 'node:crypto';
 import { withTimeout as settleWithin } from '../util/with-timeout.js';
-import { redisClientKind, redisSender, type RedisSend, type RedisStoreClient } from './redis-client.js';
+import { checkKey, checkLimit, checkRecordWrite, checkTime, checkToken, LEASE_ONLY_KEEP_MS, wholeMs } from './ledger-args.js';
+import { redisClientKind, redisSender, type RedisSend } from './redis-client.js';
+import { dueIndex, type Peek } from './redis-due-index.js';
 import { assertRedisInstalled, loadRedis } from './redis-module.js';
-import type { AcquireResult, IdempotencyStore } from './types.js';
+import { validateRedisOptions, type RedisStoreOptions } from './redis-options.js';
+import { ACQUIRE, acquiredRecord, EXTEND, PEEK, peeked, RELEASE, REMOVE, text, WRITE, type Script } from './redis-scripts.js';
+import type { LeaseResult, LedgerStore, RecordWrite } from './types.js';
 
 export type { IoRedisClient, NodeRedisClient, NodeRedisCluster, NodeRedisSentinel, RedisStoreClient } from './redis-client.js';
+export type { RedisStoreClientOptions, RedisStoreCommonOptions, RedisStoreOptions, RedisStoreUrlOptions } from './redis-options.js';
 
-/** Options shared by both ways of giving {@link redisStore} a connection. */
-export interface RedisStoreCommonOptions {
-  /**
-   * Prepended to every key the store writes: `${prefix}{${key}}:lock` holds the in-flight
-   * lock and `${prefix}{${key}}:result` the cached result. The braces are a Redis Cluster
-   * hash tag: both keys of one once-key live in one slot, so each script runs on one node,
-   * and different once-keys spread over the cluster. Give each shop sharing one Redis
-   * database its own prefix. No braces in it (they would change the hash tag).
-   * @default 'nicepay:'
-   */
-  prefix?: string;
-  /**
-   * Longest wait, in milliseconds, for one store operation (including, with `url`, the wait
-   * for the first connection). On expiry the operation rejects instead of hanging the buyer's
-   * request; a lock it may still have taken is freed by its own expiry.
-   * @default 5000
-   */
-  commandTimeoutMs?: number;
-}
+const NAME = 'redisStore';
 
-/** Use a client the application created, connected and will close itself. */
-export interface RedisStoreClientOptions extends RedisStoreCommonOptions {
-  /**
-   * A connected client, passed as it is: node-redis `createClient`, `createCluster` or
-   * `createSentinel` (after `await client.connect()`), or ioredis `new Redis(...)` (Sentinel
-   * through its `sentinels` option) or `new Cluster(...)`. The kind is told by the client's
-   * shape. The store never closes it: `store.close()` leaves it open for the application.
-   */
-  client: RedisStoreClient;
-  url?: never;
-  onError?: never;
-}
-
-/** Let the store create, connect and close its own client. */
-export interface RedisStoreUrlOptions extends RedisStoreCommonOptions {
-  /**
-   * A `redis://` or `rediss://` URL (`redis://user:password@host:6379/0`). The store loads
-   * the optional peer dependency `redis`, connects at once and closes the client in
-   * `store.close()`. Pass `client` instead to tune the connection (TLS files, reconnect
-   * strategy, Sentinel).
-   */
-  url: string;
-  client?: never;
-  /**
-   * Receives the owned client's `'error'` events (lost connection, reconnect failures).
-   * The operations that fail meanwhile reject on their own.
-   * @default a function that ignores the error
-   */
-  onError?: (err: unknown) => void;
-}
-
-/** Options of {@link redisStore}: either `client` or `url`, never both. */
-export type RedisStoreOptions = RedisStoreClientOptions | RedisStoreUrlOptions;
-
-/** A Lua script and its SHA1, run with EVALSHA and loaded with EVAL when Redis lacks it. */
-interface Script {
-  source: string;
-  sha: string;
-}
-
-function script(source: string): Script {
-  return { source, sha: createHash('sha1').update(source).digest('hex') };
-}
-
-/**
- * KEYS[1] lock, KEYS[2] result; ARGV[1] token, ARGV[2] lock TTL in ms.
- * A cached result wins; else the lock is taken with SET NX PX; else the key is busy.
- */
-const ACQUIRE = script(`
-local value = redis.call('GET', KEYS[2])
-if value then return {'done', value} end
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {'acquired'} end
-return {'busy'}
-`);
-
-/**
- * KEYS[1] lock, KEYS[2] result; ARGV[1] token, ARGV[2] value, ARGV[3] result TTL in ms.
- * Holder of the lock: writes the result and drops the lock (returns 1). Lock expired and
- * nobody took it over: the work was still done, so its result is kept unless a first result
- * is already there (returns 2). Lock held under another token: changes nothing (returns 0).
- */
-const COMPLETE = script(`
-local holder = redis.call('GET', KEYS[1])
-if holder == ARGV[1] then
-  redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
-  redis.call('DEL', KEYS[1])
-  return 1
-end
-if holder then return 0 end
-redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3])
-return 2
-`);
-
-/** KEYS[1] lock; ARGV[1] token. Compare-and-delete: only the holder drops its lock. */
-const RELEASE = script(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`);
-
-/**
- * KEYS[1] lock; ARGV[1] token, ARGV[2] lock TTL in ms. Compare-and-expire: only the holder of
- * a live lock renews it (returns 1); an expired, released or taken-over lock stays as it is.
- */
-const EXTEND = script(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-`);
-
+/** The client a `url` store created: node-redis v5 has close(), older ones quit(). */
 interface OwnedClient {
   close?(): Promise<unknown>;
   quit?(): Promise<unknown>;
   destroy?(): void;
 }
 
-function validate(options: unknown): void {
-  if (!isObject(options)) throw new NicepayConfigError('redisStore options', 'an object with `client` or `url`');
-  const { client, url, prefix, commandTimeoutMs, onError } = options;
-  if (client !== undefined && url !== undefined) {
-    throw new NicepayConfigError('client', 'either `client` or `url`, not both');
-  }
-  if (client === undefined && url === undefined) {
-    throw new NicepayConfigError('client', 'a connected node-redis or ioredis client, or pass `url`');
-  }
-  if (client !== undefined) {
-    if (redisClientKind(client) === undefined) {
-      throw new NicepayConfigError('client', 'a connected node-redis or ioredis client (createClient, createCluster, createSentinel, new Redis, new Cluster)');
-    }
-    if (onError !== undefined) throw new NicepayConfigError('onError', 'only used with `url`; listen on your own client');
-  }
-  if (url !== undefined) {
-    let parsed: URL | undefined;
-    try {
-      parsed = typeof url === 'string' ? new URL(url) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    if (parsed === undefined || (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') || parsed.hostname === '') {
-      throw new NicepayConfigError('url', 'a redis:// or rediss:// URL with a host');
-    }
-    if (onError !== undefined && typeof onError !== 'function') throw new NicepayConfigError('onError', 'a function');
-  }
-  if (prefix !== undefined && (typeof prefix !== 'string' || prefix.length > 256 || /[\r\n{}]/.test(prefix))) {
-    throw new NicepayConfigError('prefix', 'a string of at most 256 characters without line breaks or braces');
-  }
-  if (
-    commandTimeoutMs !== undefined &&
-    (typeof commandTimeoutMs !== 'number' || !Number.isInteger(commandTimeoutMs) || commandTimeoutMs < 1 || commandTimeoutMs > 2_147_483_647)
-  ) {
-    throw new NicepayConfigError('commandTimeoutMs', 'a positive integer number of milliseconds');
-  }
-}
-
-function checkKey(key: unknown): asserts key is string {
-  if (typeof key !== 'string' || key === '') throw new TypeError('redisStore: key must be a non-empty string');
-  // `{}` is an empty hash tag, which Redis Cluster ignores: the lock and the result would
-  // then hash by their whole names, to different slots.
+/**
+ * A key whose record and lease share a hash tag. `{}` is an empty hash tag, which Redis
+ * Cluster ignores: the two keys would then hash by their whole names, to different slots.
+ */
+function checkRedisKey(key: unknown): asserts key is string {
+  checkKey(NAME, key);
   if (key.startsWith('}')) throw new TypeError('redisStore: key must not start with "}" (it would empty the cluster hash tag)');
-}
-
-/** Redis wants whole milliseconds above zero. */
-function ttlArg(name: string, ms: unknown): string {
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) {
-    throw new RangeError(`redisStore: ${name} must be a positive number of milliseconds`);
-  }
-  return String(Math.ceil(ms));
-}
-
-/** Clients with a type mapping may hand back Buffers for bulk strings. */
-function asString(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
-  return undefined;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -191,12 +38,13 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /**
- * An {@link IdempotencyStore} in Redis, for shops running more than one instance: the same
- * guarantees as `memoryStore`, across processes. Each operation is one Lua script, so it is
- * atomic on the server: `acquire` returns the cached result, or takes the lock
- * (`SET NX PX` with a random token), or reports busy; `complete` and `release` act only for
- * the token holding the lock, and `extend` renews a lock only for its holder. A crashed
- * holder's lock frees itself when its TTL runs out.
+ * A {@link LedgerStore} in Redis, for shops running more than one instance: one server, a
+ * Sentinel-watched master or a Redis Cluster (Redis 6.2 or later, `maxmemory-policy
+ * noeviction`: an evicted record is a payment forgotten). Each step on a key is one Lua script,
+ * atomic on the server; a lease is a key with PX, so it runs on the server's clock and a dead
+ * holder's lease frees itself. Open records have no expiry; closed ones expire after `keepMs`.
+ * The open records are indexed by dueAt in one sorted set, kept correct without cross-slot
+ * scripts (src/store/redis-due-index.ts).
  *
  * ```ts
  * import { createClient } from 'redis';
@@ -207,14 +55,13 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  *
  * A cluster or ioredis client is passed the same way, as the shop built it:
  * `redisStore({ client: await createCluster({ rootNodes }).connect() })`,
- * `redisStore({ client: new Cluster(nodes) })` (ioredis). Each once-key's lock and result
- * share a hash tag, so every script runs on the one node holding that key's slot.
+ * `redisStore({ client: new Cluster(nodes) })` (ioredis).
  *
  * @throws NicepayConfigError naming the option, for bad options, and (option `url`) when the
  *   optional `redis` package is not installed: at creation, with the install hint.
  */
-export function redisStore(options: RedisStoreOptions): IdempotencyStore {
-  validate(options);
+export function redisStore(options: RedisStoreOptions): LedgerStore {
+  validateRedisOptions(options);
   const prefix = options.prefix ?? 'nicepay:';
   const timeoutMs = options.commandTimeoutMs ?? 5000;
 
@@ -248,58 +95,129 @@ export function redisStore(options: RedisStoreOptions): IdempotencyStore {
     ready.catch(() => {});
   }
 
-  async function run(what: string, s: Script, keys: string[], args: string[]): Promise<unknown> {
-    if (closed) throw new Error(`redisStore: ${what} after close()`);
-    const attempt = async (): Promise<unknown> => {
-      const send = await ready;
-      const tail = [String(keys.length), ...keys, ...args];
-      try {
-        return await send(keys[0]!, ['EVALSHA', s.sha, ...tail]);
-      } catch (err) {
-        // First use on this node (or after SCRIPT FLUSH, or a failover): EVAL runs the script
-        // and caches it.
-        if (err instanceof Error && err.message.startsWith('NOSCRIPT')) return send(keys[0]!, ['EVAL', s.source, ...tail]);
-        throw err;
-      }
-    };
-    return withTimeout(attempt(), timeoutMs, what);
+  /** One method, bounded by commandTimeoutMs as a whole. */
+  function op<T>(what: string, work: () => Promise<T>): Promise<T> {
+    if (closed) return Promise.reject(new Error(`redisStore: ${what} after close()`));
+    return withTimeout(work(), timeoutMs, what);
   }
 
-  // One hash tag per once-key: its lock and result share a cluster slot (see `prefix`).
-  const lockKey = (key: string): string => `${prefix}{${key}}:lock`;
-  const resultKey = (key: string): string => `${prefix}{${key}}:result`;
+  async function run(s: Script, keys: string[], args: string[]): Promise<unknown> {
+    const send = await ready;
+    const tail = [String(keys.length), ...keys, ...args];
+    try {
+      return await send(keys[0]!, ['EVALSHA', s.sha, ...tail]);
+    } catch (err) {
+      // First use on this node (or after SCRIPT FLUSH, or a failover): EVAL runs the script
+      // and caches it.
+      if (err instanceof Error && err.message.startsWith('NOSCRIPT')) return send(keys[0]!, ['EVAL', s.source, ...tail]);
+      throw err;
+    }
+  }
+
+  // One hash tag per ledger key: its record and lease share a cluster slot (see `prefix`).
+  const keysOf = (key: string): string[] => [`${prefix}{${key}}:rec`, `${prefix}{${key}}:lease`];
+  const indexKey = `${prefix}due`;
+  const peek = async (key: string): Promise<Peek> => peeked(key, await run(PEEK, keysOf(key), []));
+  const index = dueIndex({
+    key: indexKey,
+    command: async (args) => (await ready)(indexKey, args),
+    script: (s, args) => run(s, [indexKey], args),
+    peek,
+  });
+
+  /** Writes `record` under `token`, indexing it around the write; answers whether it was written. */
+  async function write(key: string, token: string, record: RecordWrite, release: boolean): Promise<boolean> {
+    if (record.open) await index.beforeOpen(key, record.dueAt);
+    const args = record.open
+      ? [token, record.value, '1', String(record.dueAt), '0', release ? '1' : '0']
+      : [token, record.value, '0', '0', String(wholeMs(NAME, 'keepMs', record.keepMs)), release ? '1' : '0'];
+    const reply = Number(await run(WRITE, keysOf(key), args));
+    if (reply === 0) return false;
+    if (record.open) await index.afterOpen(key, record.dueAt);
+    else if (reply === 2) await index.unindex(key);
+    return true;
+  }
+
+  const leaseOnlyTtl = (leaseMs: number): string => String(leaseMs + LEASE_ONLY_KEEP_MS);
 
   return {
-    async acquire(key: string, lockTtlMs: number): Promise<AcquireResult> {
-      checkKey(key);
-      const ttl = ttlArg('lockTtlMs', lockTtlMs);
-      const token = randomUUID();
-      const reply = await run('acquire', ACQUIRE, [lockKey(key), resultKey(key)], [token, ttl]);
-      const state = Array.isArray(reply) ? asString(reply[0]) : undefined;
-      if (state === 'acquired') return { state: 'acquired', token };
-      if (state === 'busy') return { state: 'busy' };
-      const value = Array.isArray(reply) ? asString(reply[1]) : undefined;
-      if (state === 'done' && value !== undefined) return { state: 'done', value };
-      throw new Error('redisStore: unexpected reply from the acquire script');
+    acquire(key, leaseMs, initial) {
+      return op('acquire', async (): Promise<LeaseResult> => {
+        checkRedisKey(key);
+        const ms = wholeMs(NAME, 'leaseMs', leaseMs);
+        if (initial !== undefined) checkRecordWrite(NAME, 'initial', initial);
+        const token = randomUUID();
+        const reply = await run(ACQUIRE, keysOf(key), [token, String(ms), leaseOnlyTtl(ms)]);
+        const state = Array.isArray(reply) ? text(reply[0]) : undefined;
+        if (!Array.isArray(reply) || (state !== 'closed' && state !== 'busy' && state !== 'acquired')) {
+          throw new Error('redisStore: unexpected reply from the acquire script');
+        }
+        const record = acquiredRecord(key, reply);
+        if (state === 'closed') return { state, record: record! };
+        if (state === 'busy') return { state, record };
+        // A new key is taken as a bare lease first, and its initial record written as the
+        // holder's first write, so that an open one is indexed before it exists.
+        if (record === undefined && initial !== undefined && !(await write(key, token, initial, false))) {
+          return { state: 'busy', record: (await peek(key)).record };
+        }
+        return { state, token, record };
+      });
     },
 
-    async complete(key: string, token: string, value: string, resultTtlMs: number): Promise<void> {
-      checkKey(key);
-      if (typeof value !== 'string') throw new TypeError('redisStore: value must be a string');
-      const ttl = ttlArg('resultTtlMs', resultTtlMs);
-      await run('complete', COMPLETE, [lockKey(key), resultKey(key)], [String(token), value, ttl]);
+    write(key, token, record, release) {
+      return op('write', async () => {
+        checkRedisKey(key);
+        checkToken(NAME, token);
+        checkRecordWrite(NAME, 'record', record);
+        return write(key, token, record, release);
+      });
     },
 
-    async release(key: string, token: string): Promise<void> {
-      checkKey(key);
-      await run('release', RELEASE, [lockKey(key)], [String(token)]);
+    release(key, token) {
+      return op('release', async () => {
+        checkRedisKey(key);
+        checkToken(NAME, token);
+        await run(RELEASE, keysOf(key), [token]);
+      });
     },
 
-    async extend(key: string, token: string, lockTtlMs: number): Promise<boolean> {
-      checkKey(key);
-      const ttl = ttlArg('lockTtlMs', lockTtlMs);
-      const reply = await run('extend', EXTEND, [lockKey(key)], [String(token), ttl]);
-      return reply === 1 || reply === '1';
+    remove(key, token) {
+      return op('remove', async () => {
+        checkRedisKey(key);
+        checkToken(NAME, token);
+        if (Number(await run(REMOVE, keysOf(key), [token])) === 2) await index.unindex(key);
+      });
+    },
+
+    extend(key, token, leaseMs) {
+      return op('extend', async () => {
+        checkRedisKey(key);
+        checkToken(NAME, token);
+        const ms = wholeMs(NAME, 'leaseMs', leaseMs);
+        return Number(await run(EXTEND, keysOf(key), [token, String(ms), leaseOnlyTtl(ms)])) === 1;
+      });
+    },
+
+    get(key) {
+      return op('get', async () => {
+        checkRedisKey(key);
+        return (await peek(key)).record;
+      });
+    },
+
+    due(now, limit) {
+      return op('due', async () => {
+        checkTime(NAME, 'now', now);
+        checkLimit(NAME, limit);
+        return index.list(now, limit, (p) => p.record.dueAt <= now && !p.leased);
+      });
+    },
+
+    open(limit) {
+      return op('open', async () => {
+        checkLimit(NAME, limit);
+        return index.list(Number.POSITIVE_INFINITY, limit, () => true);
+      });
     },
 
     async close(): Promise<void> {

@@ -62,6 +62,12 @@ export interface RedisAdmin {
   pExpire(key: string, ms: number): Promise<unknown>;
   exists(key: string): Promise<number>;
   del(key: string): Promise<number>;
+  /** A sorted set member's score, or null. */
+  zScore(key: string, member: string): Promise<number | null>;
+  /** Adds (or re-scores) a sorted set member. */
+  zAdd(key: string, score: number, member: string): Promise<unknown>;
+  /** A sorted set's members from `start` to `stop` by rank. */
+  zRange(key: string, start: number, stop: number): Promise<string[]>;
   /** Keys on every master. */
   dbSize(): Promise<number>;
   /** Empties every master. */
@@ -90,6 +96,9 @@ export async function connectAdmin(deployment: RedisDeployment): Promise<RedisAd
       pExpire: (k, ms) => c.pExpire(k, ms),
       exists: (k) => c.exists(k),
       del: (k) => c.del(k),
+      zScore: (k, m) => c.zScore(k, m),
+      zAdd: (k, score, value) => c.zAdd(k, { score, value }),
+      zRange: (k, start, stop) => c.zRange(k, start, stop),
       dbSize: () => c.dbSize(),
       flushAll: async () => void (await c.flushAll()),
       scriptFlush: async () => void (await c.sendCommand(['SCRIPT', 'FLUSH'])),
@@ -108,6 +117,9 @@ export async function connectAdmin(deployment: RedisDeployment): Promise<RedisAd
     pExpire: (k, ms) => c.pExpire(k, ms),
     exists: (k) => c.exists(k),
     del: (k) => c.del(k),
+    zScore: (k, m) => c.zScore(k, m),
+    zAdd: (k, score, value) => c.zAdd(k, { score, value }),
+    zRange: (k, start, stop) => c.zRange(k, start, stop),
     dbSize: async () => (await Promise.all((await masters()).map((m) => m.dbSize()))).reduce((a, b) => a + b, 0),
     flushAll: async () => void (await Promise.all((await masters()).map((m) => m.flushAll()))),
     scriptFlush: async () => void (await Promise.all((await masters()).map((m) => m.sendCommand(['SCRIPT', 'FLUSH'])))),

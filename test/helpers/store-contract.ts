@@ -174,6 +174,33 @@ export function describeStoreContract(setup: () => Promise<StoreSetup>): void {
       expect(t1).to.be.a('string');
     });
 
+    it('a record first written under a bare lease is listed by open() and due(); removed, it is listed no more', async () => {
+      const t = tokenOf(await s.a.acquire('k', 60_000));
+      expect(await s.b.open(10)).to.deep.equal([]);
+      expect(await s.a.write('k', t, open('sending', 2_000), true)).to.equal(true);
+      expect(await s.b.open(10)).to.deep.equal([{ key: 'k', value: 'sending', open: true, dueAt: 2_000 }]);
+      expect((await s.b.due(2_000, 10)).map((r) => r.key)).to.deep.equal(['k']);
+      const u = tokenOf(await s.b.acquire('k', 60_000));
+      await s.b.remove('k', u);
+      expect(await s.a.open(10)).to.deep.equal([]);
+      expect(await s.a.due(9_000, 10)).to.deep.equal([]);
+    });
+
+    it('rescheduling an open record moves it in due(): a later dueAt takes it out, an earlier one puts it first', async () => {
+      for (const [key, dueAt] of [['x', 1_000], ['y', 2_000], ['z', 3_000]] as const) {
+        const t = tokenOf(await s.a.acquire(key, 60_000, open(key, dueAt)));
+        await s.a.release(key, t);
+      }
+      const tx = tokenOf(await s.b.acquire('x', 60_000));
+      await s.b.write('x', tx, open('x', 8_000), true);
+      expect((await s.a.due(5_000, 10)).map((r) => r.key)).to.deep.equal(['y', 'z']);
+      const tz = tokenOf(await s.b.acquire('z', 60_000));
+      await s.b.write('z', tz, open('z', 500), true);
+      expect((await s.a.due(5_000, 1)).map((r) => r.key)).to.deep.equal(['z']);
+      expect((await s.a.open(10)).map((r) => [r.key, r.dueAt])).to.deep.equal([['z', 500], ['y', 2_000], ['x', 8_000]]);
+      expect((await s.a.due(9_000, 10)).map((r) => r.key)).to.deep.equal(['z', 'y', 'x']);
+    });
+
     it('keeps values byte for byte: Hangul, astral characters, JSON and newlines', async () => {
       const value = JSON.stringify({ goods: '똠얌꿍 햏 €', emoji: '😀', text: 'a\nb\r\n"c"', lua: "'end' --" });
       const t = tokenOf(await s.a.acquire('한글:키', 60_000, open(value)));

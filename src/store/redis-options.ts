@@ -1,0 +1,101 @@
+/**
+ * redisStore's options, and their check at creation: a bad option is refused with a
+ * NicepayConfigError naming it before anything connects.
+ */
+import { NicepayConfigError } from '../errors/index.js';
+import { isObject } from '../util/is-object.js';
+import { redisClientKind, type RedisStoreClient } from './redis-client.js';
+
+/** Options shared by both ways of giving redisStore a connection. */
+export interface RedisStoreCommonOptions {
+  /**
+   * Prepended to every key the store writes: `${prefix}{${key}}:rec` holds a ledger key's
+   * record and `${prefix}{${key}}:lease` its lease; `${prefix}due` indexes the open records by
+   * dueAt. The braces are a Redis Cluster hash tag: a key's record and lease live in one slot,
+   * so each script runs on one node, and different keys spread over the cluster. Give each
+   * shop sharing one Redis database its own prefix. No braces in it (they would change the
+   * hash tag).
+   * @default 'nicepay:'
+   */
+  prefix?: string;
+  /**
+   * Longest wait, in milliseconds, for one store method (its round trips together, including,
+   * with `url`, the wait for the first connection). On expiry the method rejects instead of
+   * hanging the buyer's request; a lease it may still have taken is freed by its own expiry.
+   * @default 5000
+   */
+  commandTimeoutMs?: number;
+}
+
+/** Use a client the application created, connected and will close itself. */
+export interface RedisStoreClientOptions extends RedisStoreCommonOptions {
+  /**
+   * A connected client, passed as it is: node-redis `createClient`, `createCluster` or
+   * `createSentinel` (after `await client.connect()`), or ioredis `new Redis(...)` (Sentinel
+   * through its `sentinels` option) or `new Cluster(...)`. The kind is told by the client's
+   * shape. The store never closes it: `store.close()` leaves it open for the application.
+   */
+  client: RedisStoreClient;
+  url?: never;
+  onError?: never;
+}
+
+/** Let the store create, connect and close its own client. */
+export interface RedisStoreUrlOptions extends RedisStoreCommonOptions {
+  /**
+   * A `redis://` or `rediss://` URL (`redis://user:password@host:6379/0`). The store loads
+   * the optional peer dependency `redis`, connects at once and closes the client in
+   * `store.close()`. Pass `client` instead to tune the connection (TLS files, reconnect
+   * strategy, Sentinel).
+   */
+  url: string;
+  client?: never;
+  /**
+   * Receives the owned client's `'error'` events (lost connection, reconnect failures).
+   * The operations that fail meanwhile reject on their own.
+   * @default a function that ignores the error
+   */
+  onError?: (err: unknown) => void;
+}
+
+/** Options of redisStore: either `client` or `url`, never both. */
+export type RedisStoreOptions = RedisStoreClientOptions | RedisStoreUrlOptions;
+
+/** Throws a NicepayConfigError naming the first bad option of `options`. */
+export function validateRedisOptions(options: unknown): asserts options is RedisStoreOptions {
+  if (!isObject(options)) throw new NicepayConfigError('redisStore options', 'an object with `client` or `url`');
+  const { client, url, prefix, commandTimeoutMs, onError } = options;
+  if (client !== undefined && url !== undefined) {
+    throw new NicepayConfigError('client', 'either `client` or `url`, not both');
+  }
+  if (client === undefined && url === undefined) {
+    throw new NicepayConfigError('client', 'a connected node-redis or ioredis client, or pass `url`');
+  }
+  if (client !== undefined) {
+    if (redisClientKind(client) === undefined) {
+      throw new NicepayConfigError('client', 'a connected node-redis or ioredis client (createClient, createCluster, createSentinel, new Redis, new Cluster)');
+    }
+    if (onError !== undefined) throw new NicepayConfigError('onError', 'only used with `url`; listen on your own client');
+  }
+  if (url !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = typeof url === 'string' ? new URL(url) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') || parsed.hostname === '') {
+      throw new NicepayConfigError('url', 'a redis:// or rediss:// URL with a host');
+    }
+    if (onError !== undefined && typeof onError !== 'function') throw new NicepayConfigError('onError', 'a function');
+  }
+  if (prefix !== undefined && (typeof prefix !== 'string' || prefix.length > 256 || /[\r\n{}]/.test(prefix))) {
+    throw new NicepayConfigError('prefix', 'a string of at most 256 characters without line breaks or braces');
+  }
+  if (
+    commandTimeoutMs !== undefined &&
+    (typeof commandTimeoutMs !== 'number' || !Number.isInteger(commandTimeoutMs) || commandTimeoutMs < 1 || commandTimeoutMs > 2_147_483_647)
+  ) {
+    throw new NicepayConfigError('commandTimeoutMs', 'a positive integer number of milliseconds');
+  }
+}
