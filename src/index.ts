@@ -60,6 +60,7 @@ export type { KeyinInput, KeyinResult, ApprovedKeyin, DeclinedKeyin, KeyinCard, 
 export type { KeyinRouterOptions } from './express/keyin-router.js';
 export type { EdiType } from './wire/response-body.js';
 export { GATEWAY_CALL_CHANNEL, type GatewayCallContext, type GatewayOperation, type CallOutcome } from './pipeline/public.js';
+export { LEDGER_CHANNEL, type LedgerMove, type LedgerEvent } from './pipeline/public.js';
 export { SETTLE_CHANNEL, type SettleReport, type SettledItem, type SettledOutcome, type UnsettledItem, type SettleEvent, type LedgerOperation, type LedgerState } from './pipeline/public.js';
 export type {
   PayoutClient, PayoutOptions, PayoutBalance, BalanceLastEntry, BalanceEntryKind, SubMerchantInput, SubMerchantResult,

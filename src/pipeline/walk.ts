@@ -6,6 +6,21 @@ import type { LedgerRecord } from './ledger-record.js';
 import type { GatewayRequest, OperationKind } from './operation.js';
 import { reverse } from './reversal.js';
 import { type LedgerEvent, transition } from './state-machine.js';
+import { channel } from 'node:diagnostics_channel';
+
+/** The name of the diagnostics channel every move of a ledger record is published on. */
+export const LEDGER_CHANNEL = 'express-nicepay:ledger';
+const ledgerChannel = channel(LEDGER_CHANNEL);
+
+/** One move of a ledger record, as published on {@link LEDGER_CHANNEL} (never a secret). */
+export interface LedgerMove {
+  operation: LedgerRecord['op'];
+  tid: string;
+  moid: string;
+  from: LedgerRecord['state'];
+  event: LedgerEvent;
+  to: LedgerRecord['state'] | 'forgotten';
+}
 
 /** One event for the state machine, with what it adds to the record. */
 export interface Step {
@@ -51,6 +66,7 @@ export async function walk<R>(ctx: ClientContext, kind: OperationKind<R>, lease:
   let reverseNow = options.reverseNow;
   for (;;) {
     const row = transition(r.state, step.event);
+    if (ledgerChannel.hasSubscribers) ledgerChannel.publish({ operation: r.op, tid: r.tid, moid: r.moid, from: r.state, event: step.event, to: row.to } satisfies LedgerMove);
     if (row.to === 'forgotten') {
       await lease.forget();
       return { forgotten: true, step, record: { ...r, ...step.patch } };
