@@ -48,11 +48,11 @@ const REQUIRED = ['TID', 'MID', 'Moid', 'CancelAmt', 'CancelMsg', 'PartialCancel
  * `POST /webapi/cancel_process.jsp` without NetCancel=1: a full or partial cancel, or the refund
  * of a paid virtual account to a refund account. The body is read as EUC-KR whatever the
  * Content-Type says (CancelMsg is always EUC-KR): bytes that are not EUC-KR are read garbled, as
- * the gateway reads them, with a line in the sandbox's log; only a malformed form is W009. Checks in order: MID, required fields, sizes,
- * EdiDate (KST, checkGatewayTime), SignData = sha256(MID + CancelAmt + EdiDate + key) in
- * lower-case hex, the transaction, then the cancel rules; answers with CancelAmt and RemainAmt
- * (12 digits), CancelDate/Time, CancelNum and Signature = sha256(TID + MID + CancelAmt + key).
- * Faults: target 'cancel'.
+ * the gateway reads them, with a line in the sandbox's log; only a malformed form is W009.
+ * Checks in order: MID, required fields, sizes, EdiDate (KST, checkGatewayTime), SignData =
+ * sha256(MID + CancelAmt + EdiDate + key) in lower-case hex, the transaction, then the cancel
+ * rules; answers with CancelAmt and RemainAmt (12 digits), CancelDate/Time, CancelNum and
+ * Signature = sha256(TID + MID + CancelAmt + key). Faults: target 'cancel'.
  */
 export function plainCancel(req: SandboxRequest, state: SandboxState): SandboxResponse {
   let f: Record<string, string>;
