@@ -16,6 +16,10 @@ const FUTURE = (() => { const k = kstParts(new Date()); return `${String((k.year
 const PAN = '5555555555554444';
 const BIRTH = '860719';
 const PW = '97';
+/** A number split over four inputs: no part looks like a card number on its own. */
+const SPLIT = ['4917', '6102', '3456', '7890'];
+/** What the router may leave on req.body of a plain key-in form. */
+const ALLOWED = ['moid', 'amount', 'goodsName', 'quota', 'buyerName', 'buyerEmail', 'buyerTel', '_csrf'];
 
 describe('keyinRouter: no card data is left on req, whatever the body shape', () => {
   let sandbox: Sandbox;
@@ -56,6 +60,12 @@ describe('keyinRouter: no card data is left on req, whatever the body shape', ()
     ['other spellings', 'json', { moid: 'm-spell', goodsName: 'x', card_number: PAN, CARD_EXPIRY: FUTURE, birth_date: BIRTH, card_pw: PW }],
     ['a card number under an innocent name', 'json', { moid: 'm-memo', goodsName: 'x', memo: `${PAN.slice(0, 4)} ${PAN.slice(4, 8)} ${PAN.slice(8, 12)} ${PAN.slice(12)}` }],
     ['flat fields of an unknown order', 'form', `moid=m-unknown&goodsName=x&cardNumber=${PAN}&cardExpiry=${FUTURE}&buyerAuthNum=${BIRTH}&cardPassword2=${PW}`],
+    ['a number split over cardNo1..cardNo4 with validThru, birthYmd and cardPass', 'form',
+      `moid=m-split&goodsName=x&cardNo1=${SPLIT[0]}&cardNo2=${SPLIT[1]}&cardNo3=${SPLIT[2]}&cardNo4=${SPLIT[3]}&validThru=${FUTURE}&birthYmd=${BIRTH}&cardPass=${PW}`],
+    ['a confirmation field, expiryDate and split expiry', 'json',
+      { moid: 'm-confirm', goodsName: 'x', cardNumberConfirm: PAN, expiryDate: FUTURE, expMonth: FUTURE.slice(2), expYear: FUTURE.slice(0, 2), birthday: BIRTH, pwd2: PW }],
+    ['Korean and snake_case names, and a split number in an array', 'form',
+      `moid=m-ko&goodsName=x&${encodeURIComponent('카드번호')}=${PAN}&card_no=${SPLIT[0]}&card_no=${SPLIT[1]}&cc_exp=${FUTURE}&jumin=${BIRTH}&pass=${PW}`],
   ];
 
   for (const [name, type, body] of shapes) {
@@ -65,17 +75,35 @@ describe('keyinRouter: no card data is left on req, whatever the body shape', ()
       expect(res.status).to.be.within(400, 499);
       expect(seen.length).to.equal(before + 1);
       const logged = seen.at(-1)!;
-      for (const secret of [PAN, PAN.slice(0, 4) + ' ' + PAN.slice(4, 8), FUTURE, BIRTH, `"${PW}"`]) expect(logged, name).to.not.include(secret);
+      for (const secret of [PAN, PAN.slice(0, 4) + ' ' + PAN.slice(4, 8), FUTURE, BIRTH, `"${PW}"`, ...SPLIT.map((p) => `"${p}"`)]) expect(logged, name).to.not.include(secret);
+      const { body: left } = JSON.parse(logged) as { body: Record<string, unknown> };
+      expect(ALLOWED, name).to.include.members(Object.keys(left));
     });
   }
 
-  it('a valid flat key-in still pays, with the non-card fields left for the shop and no card data on req', async () => {
+  it('a valid key-in still pays, and req.body keeps only the non-card fields of the allow-list', async () => {
     const moid = `m-ok-${Date.now()}`; // a long digit run in the Moid is not card data
     orders.set(moid, 1_000);
-    const res = await request(app).post('/keyin').type('json').send({ moid, goodsName: 'x', note: 'gift', ...flat });
+    const extra = { note: 'gift', cardNo1: SPLIT[0], cardNumberConfirm: PAN, validThru: FUTURE, birthYmd: BIRTH, cardPass: PW, _csrf: 'tok-1' };
+    const res = await request(app).post('/keyin').type('json').send({ moid, goodsName: 'x', buyerName: '홍길동', ...flat, ...extra });
     expect(res.body.status).to.equal('approved');
     const logged = JSON.parse(seen.at(-1)!) as { body: Record<string, unknown> };
-    expect(logged.body).to.deep.equal({ moid, goodsName: 'x', note: 'gift' });
-    expect(seen.at(-1)).to.not.include(PAN);
+    expect(logged.body).to.deep.equal({ moid, goodsName: 'x', buyerName: '홍길동', _csrf: 'tok-1' });
+  });
+
+  it("keeps the shop's keepFields on req.body, never one holding a card number, and refuses a card-data name among them", async () => {
+    const shop = express();
+    const bodies: Array<Record<string, unknown>> = [];
+    shop.use('/keyin', nicepay.keyinRouter({ expectedAmount: (m) => orders.get(m), requireHttps: false, keepFields: ['note', 'giftTo'] }));
+    shop.post('/keyin', (req, res) => { bodies.push({ ...req.body }); res.json({ status: req.keyin!.status }); });
+    const moid = `m-keep-${Date.now()}`;
+    orders.set(moid, 1_000);
+    const res = await request(shop).post('/keyin').type('form').send({ moid, goodsName: 'x', note: 'gift', giftTo: PAN, other: 'x', ...flat });
+    expect(res.body.status).to.equal('approved');
+    expect(bodies).to.deep.equal([{ moid, goodsName: 'x', note: 'gift' }]);
+    for (const name of ['cardNo1', 'validThru', 'birthYmd', 'cardPass', 'expiryDate']) {
+      expect(() => nicepay.keyinRouter({ expectedAmount: () => 1, keepFields: [name] }), name).to.throw(/keepFields/);
+    }
+    expect(() => nicepay.keyinRouter({ expectedAmount: () => 1, keepFields: ['__proto__'] })).to.throw(/keepFields/);
   });
 });

@@ -65,11 +65,10 @@ describe('sandbox: plain cancel and status inquiry strictness', () => {
     expect(await code(cancelForm({ RefundAcctNo: '1234567890', RefundBankCd: '004', RefundAcctNm: '홍길동' }))).to.equal('W002');
   });
 
-  it('reads CancelMsg as EUC-KR whatever the Content-Type says: UTF-8 bytes are refused as undecodable', async () => {
-    const edi = kstTimestamp14(sandbox.clock.now());
-    const utf8 = encodeForm({ TID: tid, MID, Moid: moid, CancelAmt: '1004', CancelMsg: '취소', PartialCancelCode: '0', EdiDate: edi, SignData: cancelSignData(MID, '1004', edi, KEY) }, 'utf-8');
-    const res = await post(sandbox.url, '/webapi/cancel_process.jsp', utf8, 'application/x-www-form-urlencoded; charset=utf-8');
-    expect(JSON.parse(res.text).ResultCode).to.equal('W009');
+  it('refuses a cancel form that cannot be read one way (a malformed escape, a field sent twice) with W009, cancelling nothing', async () => {
+    const form = cancelForm().toString('latin1');
+    expect(await code(Buffer.from(form.replace('CancelMsg=', 'CancelMsg=%G1'), 'latin1'))).to.equal('W009');
+    expect(await code(Buffer.from(`${form}&CancelAmt=1`, 'latin1'))).to.equal('W009');
     expect(sandbox.ledger.get(tid)!.status).to.equal('approved');
   });
 

@@ -4,6 +4,10 @@ import type { KeyinResult } from '../keyin/types.js';
 import type { HookContext } from '../pipeline/hook-runner.js';
 import { HOOK_TIMEOUT_MS } from '../validation/hook-option.js';
 import { isObject } from '../util/is-object.js';
+import { isCardName } from './scrub-card-data.js';
+
+/** Names that would reach an object's prototype if copied onto `req.body`. */
+const UNSAFE_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** Options of `nicepay.keyinRouter()`. */
 export interface KeyinRouterOptions {
@@ -33,6 +37,13 @@ export interface KeyinRouterOptions {
   goodsName?: string | ((moid: string, req: Request) => string | Promise<string>);
   /** Largest request body, in bytes. @default 4096 */
   limit?: number;
+  /**
+   * Fields of your own form to leave on `req.body` besides the route's own non-card fields and
+   * `_csrf`; everything else is removed once read. Each is kept only as a single string (or JSON number) with
+   * no card-number-like digit run. A name that reads as card data (`cardNo1`, `validThru`,
+   * `birthYmd`, ...) is refused when the router is created. @default []
+   */
+  keepFields?: readonly string[];
 }
 
 /** The router options with every default filled in. */
@@ -43,6 +54,7 @@ export interface ResolvedKeyinRouterOptions {
   requireHttps: boolean;
   goodsName: KeyinRouterOptions['goodsName'];
   limit: number;
+  keepFields: readonly string[];
 }
 
 /** Validates the router options once, when the router is created, naming the bad option. */
@@ -60,5 +72,11 @@ export function resolveKeyinRouterOptions(options: KeyinRouterOptions): Resolved
   if (!Number.isSafeInteger(hookTimeoutMs) || hookTimeoutMs <= 0) throw new NicepayConfigError('hookTimeoutMs', 'a positive number of ms');
   const limit = options.limit ?? 4096;
   if (!Number.isSafeInteger(limit) || limit <= 0) throw new NicepayConfigError('limit', 'a positive number of bytes');
-  return { expectedAmount: options.expectedAmount, onApproved: options.onApproved, hookTimeoutMs, requireHttps, goodsName, limit };
+  const keepFields = options.keepFields ?? [];
+  if (!Array.isArray(keepFields) || !keepFields.every((name) => typeof name === 'string' && /^[A-Za-z_$][\w$-]*$/.test(name) && !UNSAFE_NAMES.has(name))) {
+    throw new NicepayConfigError('keepFields', 'an array of form field names');
+  }
+  const cardNamed = keepFields.find(isCardName);
+  if (cardNamed !== undefined) throw new NicepayConfigError('keepFields', `names of fields that are not card data (${cardNamed} reads as card data)`);
+  return { expectedAmount: options.expectedAmount, onApproved: options.onApproved, hookTimeoutMs, requireHttps, goodsName, limit, keepFields: [...keepFields] };
 }

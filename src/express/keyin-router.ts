@@ -4,6 +4,7 @@ import type { ApprovedKeyin, KeyinClient, KeyinInput, KeyinResult } from '../key
 import type { HookContext } from '../pipeline/hook-runner.js';
 import type { ClientContext } from '../context.js';
 import { type KeyinRouterOptions, resolveKeyinRouterOptions } from './keyin-router-options.js';
+import { isObject } from '../util/is-object.js';
 import { scrubCardData } from './scrub-card-data.js';
 
 export type { KeyinRouterOptions } from './keyin-router-options.js';
@@ -29,11 +30,12 @@ const FORM_NAMES: ReadonlyArray<[string, string]> = [
  * buyerAuthNum?, cardPassword2?, quota?, buyerName?, buyerEmail?, buyerTel? as JSON or
  * urlencoded. Charges `expectedAmount(moid)`, puts the result on `req.keyin` and calls
  * `next()`: mount your own handler after the router to render it. Failures go to
- * `next(err)` as NicepayError. Card data never reaches a log, an error or `req.keyin`.
+ * `next(err)` as NicepayError. Card data never reaches a log, an error or `req.keyin`, and
+ * `req.body` keeps only an allow-list of non-card fields (scrub-card-data.ts, docs/keyin.md).
  */
 export function keyinRouter(ctx: ClientContext, client: KeyinClient, routeOptions: KeyinRouterOptions): Router {
   const options = resolveKeyinRouterOptions(routeOptions);
-  const { requireHttps, goodsName, limit, onApproved, hookTimeoutMs } = options;
+  const { requireHttps, goodsName, limit, onApproved, hookTimeoutMs, keepFields } = options;
   // Settlement runs the route's hook again (with no request) for a key-in whose hook never resolved.
   if (onApproved) ctx.hooks.set('keyin', (r, context) => onApproved(r as ApprovedKeyin, undefined, context));
 
@@ -44,12 +46,12 @@ export function keyinRouter(ctx: ClientContext, client: KeyinClient, routeOption
   };
   const handle = async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     try {
-      const c: Record<string, unknown> = scrubCardData(req);
-      const body: unknown = req.body;
-      if (typeof body !== 'object' || body === null || Object.keys(body).length === 0) {
+      // Counted before the scrub empties the body: no parser read it, or it is not a form.
+      const postedFields = isObject(req.body) ? Object.keys(req.body).length : 0;
+      const { card: c, form: f } = scrubCardData(req, keepFields);
+      if (postedFields === 0) {
         throw new NicepayRequestError('NICEPAY_CONTENT_TYPE_UNSUPPORTED', 'send the key-in as application/json or application/x-www-form-urlencoded');
       }
-      const f = body as Record<string, unknown>;
       const moid = field(f, 'moid', true)!;
       const expected = await options.expectedAmount(moid, req);
       if (expected === undefined || expected === null) throw new NicepayRequestError('NICEPAY_UNKNOWN_ORDER', `no order ${moid} is awaiting payment`, 'moid');
@@ -57,8 +59,8 @@ export function keyinRouter(ctx: ClientContext, client: KeyinClient, routeOption
         // The shop's own hook is wrong: not the buyer's fault, so not a 4xx.
         throw new NicepayHookError('NICEPAY_HOOK_RESULT_INVALID', `expectedAmount returned what is not a positive integer number of won for order ${moid}; nothing was sent`, { moid });
       }
-      const posted = f.amount;
-      if (posted !== undefined && posted !== '' && String(posted) !== String(expected)) {
+      const amount = f.amount;
+      if (amount !== undefined && amount !== '' && String(amount) !== String(expected)) {
         throw new NicepayRequestError('NICEPAY_AMOUNT_MISMATCH', `the posted amount differs from the amount of order ${moid}`, 'amount');
       }
       const input: KeyinInput = {

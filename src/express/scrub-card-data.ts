@@ -2,95 +2,93 @@ import type { Request } from 'express';
 
 /**
  * The top-level fields the key-in route reads card data from, as the shop's form posts them.
- * They are handed back to the router (which validates them) and removed from `req.body`.
+ * They are handed back to the router (which validates them) and never left on `req.body`.
  */
 export const CARD_FIELDS = ['cardNumber', 'cardExpiry', 'buyerAuthNum', 'cardPassword2'] as const;
 
-/** The card fields taken off the body: each as posted (validation happens later). */
-export type TakenCardFields = Partial<Record<(typeof CARD_FIELDS)[number], unknown>>;
+/**
+ * The route's own fields that are not card data, and the CSRF token field of csurf-style
+ * middleware (`_csrf`): the only fields left on `req.body` after the router read it, besides
+ * those the shop names in `keepFields`.
+ */
+export const KEPT_FIELDS = ['moid', 'amount', 'goodsName', 'quota', 'buyerName', 'buyerEmail', 'buyerTel', '_csrf'] as const;
+
+/** What the router takes off a key-in body: the card fields and the kept fields, each as posted. */
+export interface TakenFields {
+  /** The card fields, as posted (validation happens later); never left on `req.body`. */
+  card: Partial<Record<(typeof CARD_FIELDS)[number], unknown>>;
+  /** The kept fields, as posted, whatever `req.body` keeps of them. */
+  form: Record<string, unknown>;
+}
 
 /**
- * Names that hold card data under any spelling: compared lower-case with everything but
- * letters and digits removed, so `cardNumber`, `card_number`, `CARD-NO` and PHP's
- * `cardNumber[]` all match. Covers the route's own fields, the library's `card: { number,
- * expiry, buyerAuthNum, password2 }` (the whole `card` key goes), billing's `expYear` /
- * `expMonth` / `idNo`, and the names shops commonly give the same data.
+ * Names that read as card data: compared lower-case with everything but letters and digits
+ * removed and trailing digits dropped (`cardNo1` is `cardno`), or starting with `card` or
+ * `birth`. Used to refuse a `keepFields` entry that would keep card data on `req.body`; the
+ * body itself is scrubbed by allow-list, whatever its names.
  */
 const CARD_NAMES: ReadonlySet<string> = new Set([
-  'card', 'cardnumber', 'cardno', 'cardnum', 'number', 'pan', 'ccnumber', 'creditcard',
-  'cardexpiry', 'expiry', 'expiration', 'expdate', 'cardexpire', 'expyear', 'expmonth', 'exp', 'cardyy', 'cardmm', 'yy', 'mm',
-  'buyerauthnum', 'authnum', 'birth', 'birthdate', 'birthday', 'dob', 'idno', 'socialno', 'ssn',
-  'cardpassword2', 'cardpassword', 'password2', 'cardpw', 'cardpwd', 'pin', 'cvc', 'cvv', 'cvc2', 'cvv2',
+  'number', 'pan', 'ccnumber', 'creditcard', 'cc', 'ccno',
+  'expiry', 'expiration', 'expirydate', 'expdate', 'expyear', 'expmonth', 'exp', 'validthru', 'validity', 'yy', 'mm', 'yymm',
+  'authnum', 'dob', 'idno', 'socialno', 'ssn', 'password2', 'password', 'pw', 'pwd', 'pin', 'cvc', 'cvv', 'cvc2', 'cvv2',
 ]);
-
-/**
- * The route's own fields that are not card data: read after the scrub, so a Moid made of a
- * long digit run (a millisecond timestamp) is kept. Card-named keys go whatever they hold.
- */
-const ROUTE_FIELDS: ReadonlySet<string> = new Set(['moid', 'amount', 'goodsName', 'quota', 'buyerName', 'buyerEmail', 'buyerTel']);
 
 /** A run of 13 to 19 digits, spaces or dashes between them allowed: what a card number looks like. */
 const PAN_LIKE = /\d(?:[ -]?\d){12,18}/;
 
-/** How deep a posted body is walked; the parsers already bound its size. */
-const MAX_DEPTH = 32;
-
-/** `cardNumber[]` and `card[number]` as urlencoded parsers without `extended` keep them. */
-function keyName(key: string): string {
-  const bracket = key.indexOf('[');
-  return (bracket > 0 ? key.slice(0, bracket) : key).toLowerCase().replace(/[^a-z0-9]/g, '');
-}
-
-/** True when a value could carry card digits: a string (or number) with a card-number-like run. */
-function panLike(value: unknown): boolean {
-  return (typeof value === 'string' || typeof value === 'number') && PAN_LIKE.test(String(value));
-}
-
-/** Deletes card-named keys and card-number-like values from an object or array, in place. */
-function scrubValue(value: unknown, depth: number): void {
-  if (typeof value !== 'object' || value === null) return;
-  if (depth > MAX_DEPTH) {
-    // Deeper than any key-in form: drop everything below rather than leave it unchecked.
-    for (const key of Object.keys(value)) delete (value as Record<string, unknown>)[key];
-    return;
-  }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      if (panLike(value[i])) value[i] = undefined;
-      else scrubValue(value[i], depth + 1);
-    }
-    return;
-  }
-  const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    const own = depth === 0 && ROUTE_FIELDS.has(key) && typeof record[key] !== 'object';
-    if (CARD_NAMES.has(keyName(key)) || (!own && panLike(record[key]))) delete record[key];
-    else scrubValue(record[key], depth + 1);
-  }
+/** True when a field name reads as card data (see CARD_NAMES). */
+export function isCardName(name: string): boolean {
+  const plain = name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const stem = plain.replace(/\d+$/, '');
+  return plain.startsWith('card') || plain.startsWith('birth') || plain.startsWith('buyerauth') || CARD_NAMES.has(stem) || CARD_NAMES.has(plain);
 }
 
 /**
- * Takes the card fields off a key-in request and leaves no card data on `req`: the route's own
- * top-level fields are returned for validation; then every key named like card data (any
- * spelling, PHP-style `cardNumber[]`, the library's `card: {...}`, at any depth) and every
- * value that looks like a card number is deleted from `req.body`. A body that is not a plain
- * object (a JSON array, a string a text parser left) is never a valid key-in, so it is replaced
- * by an empty object whole. Call it before anything can fail, so that no later handler, logger or error
- * handler of the shop ever sees the data.
+ * True when a kept field's value may stay on `req.body`: a single string or number, with no
+ * card-number-like run unless it is the Moid (a millisecond timestamp Moid is a long digit run).
  */
-export function scrubCardData(req: Request): TakenCardFields {
+function keepable(name: string, value: unknown): boolean {
+  if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value))) return false;
+  return name === 'moid' || !PAN_LIKE.test(String(value));
+}
+
+/** Empties an object or array in place, so a reference held elsewhere keeps nothing either. */
+function empty(value: object): void {
+  if (Array.isArray(value)) value.length = 0;
+  else for (const key of Object.keys(value)) delete (value as Record<string, unknown>)[key];
+}
+
+/**
+ * Takes a key-in request's fields off `req.body` and leaves only an allow-list there: the
+ * route's own non-card fields and `_csrf` (KEPT_FIELDS) plus `keepFields`, each only as a single
+ * string or number and never holding a card-number-like run (the Moid excepted). Everything
+ * else goes whatever its name or shape (`cardNo1`..`cardNo4`, `validThru`, `birthYmd`,
+ * `card: {...}`, `cardNumber[]`, nested objects, arrays), emptied in place so a reference held
+ * elsewhere keeps nothing either. A body that is not a plain object (a JSON array, a string a
+ * text parser left) is never a valid key-in: `req.body` becomes `{}`. Call it before anything
+ * can fail, so that no later handler, logger or error handler of the shop ever sees card data.
+ */
+export function scrubCardData(req: Request, keepFields: readonly string[] = []): TakenFields {
   const body: unknown = req.body;
-  const taken: TakenCardFields = {};
+  const taken: TakenFields = { card: {}, form: {} };
   if (body === undefined || body === null) return taken;
   const proto: unknown = typeof body === 'object' ? Object.getPrototypeOf(body) : undefined;
   if (typeof body !== 'object' || Array.isArray(body) || (proto !== Object.prototype && proto !== null)) {
+    if (typeof body === 'object') empty(body);
     req.body = {};
     return taken;
   }
   const f = body as Record<string, unknown>;
   for (const name of CARD_FIELDS) {
-    if (Object.hasOwn(f, name)) taken[name] = f[name];
+    if (Object.hasOwn(f, name)) taken.card[name] = f[name];
   }
-  scrubValue(f, 0);
+  const kept: Record<string, unknown> = {};
+  for (const name of [...KEPT_FIELDS, ...keepFields]) {
+    if (!Object.hasOwn(f, name)) continue;
+    taken.form[name] = f[name];
+    if (keepable(name, f[name])) kept[name] = f[name];
+  }
+  empty(f);
+  Object.assign(f, kept);
   return taken;
 }

@@ -65,6 +65,16 @@ export function decodeBytes(bytes: Uint8Array, charset: Charset, field?: string)
   return text;
 }
 
+/**
+ * Decodes bytes as a gateway reading them in `charset` does whatever they are: a sequence not
+ * valid there becomes U+FFFD instead of an error (iconv-lite's CP949, or a lenient UTF-8 read).
+ * Only the sandbox, which plays that gateway, reads so; clients use {@link decodeBytes}.
+ */
+export function decodeBytesLossy(bytes: Uint8Array, charset: Charset): string {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return charset === 'utf-8' ? buf.toString('utf8') : iconv.decode(buf, 'cp949');
+}
+
 /** Encodes text in the wire charset; throws when a character has no CP949 form (emoji, say). */
 export function encodeText(text: string, charset: Charset, field?: string): Buffer {
   if (charset === 'utf-8') return Buffer.from(text, 'utf8');

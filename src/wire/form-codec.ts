@@ -1,4 +1,4 @@
-import { type Charset, WireFormatError, decodeBytes, encodeText } from './charset.js';
+import { type Charset, WireFormatError, decodeBytes, decodeBytesLossy, encodeText } from './charset.js';
 
 /**
  * application/x-www-form-urlencoded in EUC-KR (CP949) or UTF-8, both ways. The
@@ -80,15 +80,23 @@ export interface DecodeFormOptions {
   maxFields?: number;
   /** Reject a key that appears twice (a forged return may try to shadow a field). @default true */
   rejectDuplicates?: boolean;
+  /**
+   * Read bytes not valid in the charset as a gateway reading that charset does (U+FFFD, see
+   * `decodeBytesLossy`) instead of throwing, and tell this callback which field (a key that is
+   * itself garbled: '(field name)'). Only the sandbox passes it. @default throw
+   */
+  garbled?: (field: string) => void;
 }
 
 /**
  * Decodes a form body. Throws WireFormatError on a malformed escape, bytes that are not valid
- * in the charset, too many fields or a duplicate key; the message names the key, never a value.
+ * in the charset (unless `garbled` is given), too many fields or a duplicate key; the message
+ * names the key, never a value.
  */
 export function decodeForm(body: Uint8Array, charset: Charset, options: DecodeFormOptions = {}): FormFields {
   const maxFields = options.maxFields ?? 100;
   const rejectDuplicates = options.rejectDuplicates ?? true;
+  const garbled = options.garbled;
   const fields = emptyFields();
   let count = 0;
   let start = 0;
@@ -108,9 +116,9 @@ export function decodeForm(body: Uint8Array, charset: Charset, options: DecodeFo
       if (escapeAt < start) escapeAt = nextEscape(text, start);
       const eq = text.indexOf('=', start);
       const keyEnd = eq !== -1 && eq < end ? eq : end;
-      const key = decodeSegment(text, buf, start, keyEnd, !rawHigh && escapeAt >= keyEnd, charset);
+      const key = decodeSegment(text, buf, start, keyEnd, !rawHigh && escapeAt >= keyEnd, charset, undefined, garbled);
       if (escapeAt <= keyEnd) escapeAt = nextEscape(text, keyEnd + 1);
-      const value = keyEnd < end ? decodeSegment(text, buf, keyEnd + 1, end, !rawHigh && escapeAt >= end, charset, key) : '';
+      const value = keyEnd < end ? decodeSegment(text, buf, keyEnd + 1, end, !rawHigh && escapeAt >= end, charset, key, garbled) : '';
       // The record inherits nothing, so a field is present exactly when it reads as a string.
       if (fields[key] !== undefined) {
         if (rejectDuplicates) throw new WireFormatError(`form field ${JSON.stringify(key.slice(0, 40))} appears more than once`, key);
@@ -141,11 +149,19 @@ function nextEscape(text: string, from: number): number {
  */
 const ASCII_ESCAPED = /^(?:[\x00-\x24\x26-\x7f]|%[0-7][0-9A-Fa-f])*$/;
 
-function decodeSegment(text: string, buf: Buffer, from: number, to: number, plain: boolean, charset: Charset, field?: string): string {
+function decodeSegment(text: string, buf: Buffer, from: number, to: number, plain: boolean, charset: Charset, field?: string, garbled?: (field: string) => void): string {
   const segment = text.slice(from, to);
   if (plain) return segment;
   if (ASCII_ESCAPED.test(segment)) return decodeURIComponent(segment.includes('+') ? segment.replaceAll('+', ' ') : segment);
-  return decodeBytes(unescape(buf.subarray(from, to)), charset, field);
+  const bytes = unescape(buf.subarray(from, to));
+  if (!garbled) return decodeBytes(bytes, charset, field);
+  try {
+    return decodeBytes(bytes, charset, field);
+  } catch (err) {
+    if (!(err instanceof WireFormatError)) throw err;
+    garbled(field ?? '(field name)');
+    return decodeBytesLossy(bytes, charset);
+  }
 }
 
 function unescape(segment: Buffer): Buffer {

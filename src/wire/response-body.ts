@@ -1,6 +1,6 @@
 import { type Charset, decodeBytes, latin1Text, WireFormatError } from './charset.js';
-import { hasDuplicateKeys, jsonKeyCount } from './duplicate-keys.js';
-import { parseKv } from './kv.js';
+import { jsonKeyCount } from './duplicate-keys.js';
+import { readKv } from './kv.js';
 
 /** The response format asked for with EdiType. */
 export type EdiType = 'JSON' | 'KV';
@@ -27,7 +27,8 @@ export function ownField(fields: GatewayFields, name: string): string | undefine
  * null an empty string, nested values their JSON text. Throws WireFormatError when the body
  * is not what was asked for, or names a field twice: JSON.parse keeps the last of two equal
  * keys and parseKv the first, so such an answer can be read two ways (a signed 3001 next to a
- * 9999, say) and its outcome is unknown whatever a parser makes of it.
+ * 9999, say) and its outcome is unknown whatever a parser makes of it. The one exception is a
+ * KV answer whose extra copies can only be text inside a value the shop sent (`readKv`).
  */
 export function parseGatewayBody(body: Uint8Array, charset: Charset, ediType: EdiType): GatewayFields {
   return ediType === 'KV' ? kvFields(body, charset) : jsonFields(latin1Text(body), charset);
@@ -47,8 +48,9 @@ function jsonFields(latin1: string, charset: Charset): GatewayFields {
 }
 
 function kvFields(body: Uint8Array, charset: Charset): GatewayFields {
-  if (hasDuplicateKeys(latin1Text(body), 'KV')) throw new DuplicateFieldError();
-  const fields = parseKv(body, charset);
+  // A repeated key is resolved only where all but one copy can be the shop's echoed text (kv.ts).
+  const { fields, ambiguous } = readKv(body, charset);
+  if (ambiguous !== undefined) throw new DuplicateFieldError();
   if (Object.keys(fields).length === 0) throw new WireFormatError('response is not Key=value pairs');
   return Object.freeze(fields);
 }

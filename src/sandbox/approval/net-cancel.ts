@@ -1,4 +1,5 @@
 import { parseAmount } from '../../wire/amount.js';
+import { decodeForm } from '../../wire/form-codec.js';
 import { safeEquals } from '../../wire/hash.js';
 import { kstTimestamp14 } from '../../wire/kst.js';
 import { approvalSignData, cancelResponseSignature, cancelSignData } from '../../wire/signatures.js';
@@ -45,6 +46,10 @@ export const NET_CANCEL_CODES = {
  * ../cancel/cancel-process.ts.
  */
 export function cancelProcess(req: SandboxRequest, state: SandboxState): SandboxResponse {
+  // A plain cancel reads its own body: text in another charset than EUC-KR is read garbled, as
+  // the gateway reads it, not refused. Only a net cancel (or a form that cannot be read one
+  // way) goes through the approval side's strict reading.
+  if (isPlainCancel(req)) return plainCancel(req, state);
   const read = readGatewayForm(req);
   if ('unreadable' in read) {
     return gatewayResponse(encodeReply(declined(NET_CANCEL_CODES.undecodable, read.unreadable), read.format), read.format);
@@ -52,7 +57,6 @@ export function cancelProcess(req: SandboxRequest, state: SandboxState): Sandbox
   const f = read.fields;
   const format = replyFormat(f);
   const merchant = state.merchants.get(field(f, 'MID'));
-  if (field(f, 'NetCancel') !== '1') return plainCancel(req, state);
   return answerWithFault(state, 'net-cancel', {
     format,
     process: () => netCancel(state, f, merchant),
@@ -60,6 +64,15 @@ export function cancelProcess(req: SandboxRequest, state: SandboxState): Sandbox
     amountField: 'CancelAmt',
     sign: (r) => cancelResponseSignature(r.TID ?? '', r.MID ?? '', r.CancelAmt ?? '', merchant?.merchantKey ?? ''),
   });
+}
+
+/** True for a readable form without NetCancel=1, its bytes in whatever charset. */
+function isPlainCancel(req: SandboxRequest): boolean {
+  try {
+    return field(decodeForm(req.body, 'euc-kr', { garbled: () => undefined }), 'NetCancel') !== '1';
+  } catch {
+    return false;
+  }
 }
 
 /** A refusal shaped like the cancel answer: TID, MID, 12-digit CancelAmt and, with a known merchant, a Signature. */

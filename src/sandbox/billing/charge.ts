@@ -19,7 +19,8 @@ import { billingState } from './state.js';
  * POST /webapi/billing/billing_approve.jsp (billing-facts §1b). Checks the merchant, the table,
  * EdiDate, the TID (MID + 01 + 16 + KST time within the tolerance + 4 characters),
  * SignData = sha256(MID + EdiDate + Moid + Amt + BID + key), a TID seen before (refused as a
- * duplicate approval TID, the registration's TIDs included), then the BID: unknown, another
+ * duplicate approval TID, the registration's TIDs included), a Moid an approved charge holds
+ * (1681; a declined or net-cancelled charge's Moid may be charged again), then the BID: unknown, another
  * merchant's, removed or past its card's expiry is refused (F112). The limit-exceeded test
  * card declines with F104 (the BID stays valid); other cards approve with 3001. Charges are
  * booked in the ledger like key-in's (source 'keyin', `extra.service` 'billing': a card
@@ -59,12 +60,18 @@ function charge(form: FormFields | undefined, state: SandboxState): Record<strin
     return answer(f, BILLING_CODES.duplicateTid);
   }
   books.chargeTids.set(tid, 1);
+  // billing-facts §1b: the Moid is "unique per charge". One an approved charge holds (cancelled
+  // later or not) is refused; a declined or net-cancelled charge leaves it free, as at approval.
+  const moid = field(f, 'Moid');
+  if (state.ledger.byMoid(mid, moid).some((e) => e.extra.service === 'billing' && (e.status === 'approved' || e.status === 'cancelled'))) {
+    return answer(f, BILLING_CODES.duplicateMoid);
+  }
   const key = books.keys.get(bid);
   if (!key || key.mid !== mid || key.removedAt || expiredAt(key.expYear, key.expMonth, now)) return answer(f, BILLING_CODES.bidUnusable);
   const card = SANDBOX_TEST_CARDS[key.cardNo]!;
   const approved = card.outcome === 'approved';
   state.ledger.add({
-    tid, mid, moid: field(f, 'Moid'), amount, method: 'CARD', status: approved ? 'approved' : 'declined', source: 'keyin',
+    tid, mid, moid, amount, method: 'CARD', status: approved ? 'approved' : 'declined', source: 'keyin',
     goodsName: field(f, 'GoodsName'), buyerName: field(f, 'BuyerName'), createdAt: now, ...(approved ? { approvedAt: now } : {}), approvalCalls: 1,
     extra: { service: 'billing', cardCode: card.cardCode, quota: field(f, 'CardQuota'), mallReserved: field(f, 'MallReserved') },
   });

@@ -2,9 +2,11 @@ import { SANDBOX_REQUEST_CODES } from '../request-codes.js';
 
 /**
  * Result codes of the sandbox's billing endpoints. F100 (registered), F101 (removed), 3001
- * (approved) and F104 (limit exceeded) are from docs/spec/billing-facts.md; the facts publish no
- * other failure codes, so the rest are the sandbox's own (the request-level ones are
- * `SANDBOX_REQUEST_CODES` in ../request-codes.ts, shared with the key-in endpoint, where the meaning is the same).
+ * (approved) and F104 (limit exceeded) are from docs/spec/billing-facts.md; 1681 (duplicate
+ * Moid) and 1621 (duplicate TID) are gateway-facts.md's approval-side codes, applied to the
+ * billing charge. The facts publish no other failure codes, so the rest are the sandbox's own
+ * (the request-level ones are `SANDBOX_REQUEST_CODES` in ../request-codes.ts, shared with the
+ * key-in endpoint, where the meaning is the same).
  */
 export const BILLING_CODES = {
   registered: { code: 'F100', message: '빌키가 정상적으로 생성되었습니다' },
@@ -16,7 +18,8 @@ export const BILLING_CODES = {
   cardExpired: { code: 'F113', message: '유효기간이 만료된 카드입니다' },
   cardRefused: { code: 'F114', message: '등록할 수 없는 카드입니다 (분실·정지)' },
   unknownCard: { code: 'F115', message: '카드번호 오류입니다' },
-  duplicateMoid: { code: 'F116', message: '이미 사용된 주문번호입니다' },
+  /** A charge whose Moid an approved charge of this merchant already holds (gateway-facts: 1681 / A127 duplicate Moid). */
+  duplicateMoid: { code: '1681', message: '중복된 주문번호입니다' },
   ...SANDBOX_REQUEST_CODES,
   duplicateTid: { code: '1621', message: '중복된 승인 TID입니다' },
 } as const;

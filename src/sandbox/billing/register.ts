@@ -17,11 +17,13 @@ import { billingState } from './state.js';
 
 /**
  * POST /webapi/billing/billing_regist.jsp (billing-facts §1a). Checks the merchant, the table,
- * EdiDate, SignData = sha256(MID + EdiDate + Moid + key), a used Moid, the EncData with the
- * billing names (key-in's names are refused) and the contract's IDNo / CardPw, then issues a
- * new BID bound to the card and its expiry: one card may hold several. Test cards as key-in's
- * (keyin/cards.ts): lost, stolen or suspended ones and past expiries are refused; the
- * limit-exceeded card registers and declines its charges. Faults: target 'billing-register'.
+ * EdiDate, SignData = sha256(MID + EdiDate + Moid + key), the EncData with the billing names
+ * (key-in's names are refused) and the contract's IDNo / CardPw, then issues a new BID bound to
+ * the card and its expiry: one card may hold several. A Moid used before is accepted: the facts
+ * say "unique", but a public merchant integration registers and removes with one constant Moid,
+ * and nothing a registration answers depends on it. Test cards as key-in's (keyin/cards.ts):
+ * lost, stolen or suspended ones and past expiries are refused; the limit-exceeded card
+ * registers and declines its charges. Faults: target 'billing-register'.
  */
 export function billingRegister(req: SandboxRequest, state: SandboxState): SandboxResponse {
   const form = readForm(req);
@@ -39,9 +41,6 @@ function register(form: FormFields | undefined, state: SandboxState): Record<str
   const moid = field(f, 'Moid');
   if (!hexEquals(billingRegisterSignData(merchant.mid, field(f, 'EdiDate'), moid, merchant.merchantKey), field(f, 'SignData'))) return answer(f, BILLING_CODES.badSignature);
   const books = billingState(state);
-  const moidKey = `${merchant.mid}\u0000${moid}`;
-  if (books.moids.has(moidKey)) return answer(f, BILLING_CODES.duplicateMoid);
-  books.moids.add(moidKey);
   let enc: Record<string, string> | undefined;
   try {
     enc = parseBillingEncPlaintext(decryptEncData(field(f, 'EncData'), merchant.merchantKey));

@@ -13,9 +13,9 @@ import { billingState } from './state.js';
 
 /**
  * POST /webapi/billing/billkey_remove.jsp (billing-facts §1c). Checks the merchant, the table,
- * EdiDate, SignData = sha256(MID + EdiDate + Moid + BID + key) (no Amt), a used Moid, then
- * removes the BID for good; a removed, unknown or other merchant's BID is refused (F112).
- * Faults: target 'billing-remove'.
+ * EdiDate, SignData = sha256(MID + EdiDate + Moid + BID + key) (no Amt), then removes the BID
+ * for good (a Moid used before is accepted, as at registration); a removed, unknown or other
+ * merchant's BID is refused (F112). Faults: target 'billing-remove'.
  */
 export function billingRemove(req: SandboxRequest, state: SandboxState): SandboxResponse {
   const form = readForm(req);
@@ -34,9 +34,6 @@ function remove(form: FormFields | undefined, state: SandboxState): Record<strin
   const moid = field(f, 'Moid');
   if (!hexEquals(billingRemoveSignData(merchant.mid, field(f, 'EdiDate'), moid, bid, merchant.merchantKey), field(f, 'SignData'))) return answer(f, BILLING_CODES.badSignature);
   const books = billingState(state);
-  const moidKey = `${merchant.mid}\u0000${moid}`;
-  if (books.moids.has(moidKey)) return answer(f, BILLING_CODES.duplicateMoid);
-  books.moids.add(moidKey);
   const key = books.keys.get(bid);
   if (!key || key.mid !== merchant.mid || key.removedAt) return answer(f, BILLING_CODES.bidUnusable);
   key.removedAt = now;

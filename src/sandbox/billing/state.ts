@@ -22,11 +22,9 @@ export interface BillingModuleState {
   keys: Map<string, SandboxBillingKey>;
   /** Charge TIDs that reached the gateway, with how many times each did (more than 1 = refused duplicates). */
   chargeTids: Map<string, number>;
-  /** Registration and removal Moids per MID (each must be unique). */
-  moids: Set<string>;
 }
 
 /** The billing module's state inside a sandbox (created on first use). */
 export function billingState(state: SandboxState): BillingModuleState {
-  return moduleSlot<BillingModuleState>(state, 'billing', () => ({ keys: new Map(), chargeTids: new Map(), moids: new Set() }));
+  return moduleSlot<BillingModuleState>(state, 'billing', () => ({ keys: new Map(), chargeTids: new Map() }));
 }

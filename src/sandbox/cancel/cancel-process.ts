@@ -14,6 +14,7 @@ import type { LedgerCancel, LedgerEntry } from '../ledger.js';
 import { feedCancel } from '../data-host/ledger-feed.js';
 import { queueNotice } from '../notify/deliveries.js';
 import { cancelNoticeFields } from '../notify/notice-fields.js';
+import { logGarbled } from '../request-log.js';
 import type { SandboxMerchant, SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 
 /** Result codes of a plain cancel (lifecycle-facts §2), plus the request-level ones the approval endpoints share. */
@@ -45,24 +46,28 @@ const REQUIRED = ['TID', 'MID', 'Moid', 'CancelAmt', 'CancelMsg', 'PartialCancel
 
 /**
  * `POST /webapi/cancel_process.jsp` without NetCancel=1: a full or partial cancel, or the refund
- * of a paid virtual account to a refund account. The body is read as EUC-KR (one labelled UTF-8
- * whose text differs in the two readings is refused, W009) whatever the
- * Content-Type says (CancelMsg is always EUC-KR). Checks in order: MID, required fields, sizes,
- * EdiDate (KST, checkGatewayTime), SignData = sha256(MID + CancelAmt + EdiDate + key) in
- * lower-case hex, the transaction, then the cancel rules; answers with CancelAmt and RemainAmt
- * (12 digits), CancelDate/Time, CancelNum and Signature = sha256(TID + MID + CancelAmt + key).
- * Faults: target 'cancel'.
+ * of a paid virtual account to a refund account. The body is read as EUC-KR whatever the
+ * Content-Type says (CancelMsg is always EUC-KR): bytes that are not EUC-KR are read garbled, as
+ * the gateway reads them, with a line in the sandbox's log; only a malformed form is W009.
+ * Checks in order: MID, required fields, sizes, EdiDate (KST, checkGatewayTime), SignData =
+ * sha256(MID + CancelAmt + EdiDate + key) in lower-case hex, the transaction, then the cancel
+ * rules; answers with CancelAmt and RemainAmt (12 digits), CancelDate/Time, CancelNum and
+ * Signature = sha256(TID + MID + CancelAmt + key). Faults: target 'cancel'.
  */
 export function plainCancel(req: SandboxRequest, state: SandboxState): SandboxResponse {
   let f: Record<string, string>;
+  const garbled: string[] = [];
   try {
-    f = decodeForm(req.body, 'euc-kr');
-    // A client that says its Korean text is UTF-8 sent the wrong bytes: the gateway would read
-    // them as EUC-KR and keep garbage as the reason. Refuse it (the text differs by charset).
-    if (headerCharset(req.headers) === 'utf-8' && !sameText(f, req.body)) throw new Error('CancelMsg is not EUC-KR');
+    f = decodeForm(req.body, 'euc-kr', { garbled: (name) => garbled.push(name) });
   } catch {
-    return gatewayResponse(encodeReply(declined(CANCEL_CODES.undecodable, '요청 전문을 해석할 수 없습니다 (CancelMsg는 EUC-KR이어야 합니다).'), DEFAULT_FORMAT), DEFAULT_FORMAT);
+    // A malformed escape or a field sent twice: a request that cannot be read one way.
+    return gatewayResponse(encodeReply(declined(CANCEL_CODES.undecodable, '요청 전문을 해석할 수 없습니다 (폼 형식 오류 또는 중복 항목).'), DEFAULT_FORMAT), DEFAULT_FORMAT);
   }
+  // Text sent as UTF-8 is read as EUC-KR, as the gateway reads it: the reason is kept garbled,
+  // not refused. Said in the sandbox's log: bytes not valid EUC-KR, or a body declared UTF-8
+  // whose text reads otherwise as EUC-KR.
+  if (headerCharset(req.headers) === 'utf-8') garbled.push(...differingFields(f, req.body));
+  logGarbled(req.path, garbled);
   const merchant = state.merchants.get(field(f, 'MID'));
   const key = merchant?.merchantKey ?? '';
   let afterAnswer: (() => Promise<void>) | undefined;
@@ -165,13 +170,17 @@ function notifyCancel(state: SandboxState, merchant: Required<SandboxMerchant>, 
   return queueNotice(state, merchant, entry, 'cancel', cancelNoticeFields(entry, merchant, amount, at, cancelMoid));
 }
 
-/** True when the body reads the same as UTF-8 and as EUC-KR (only ASCII does). */
-function sameText(eucKr: Record<string, string>, body: Buffer): boolean {
+/**
+ * The fields of a body declared UTF-8 that read otherwise as EUC-KR: UTF-8 Korean, garbled by
+ * the EUC-KR reading (only ASCII reads the same). None when the bytes are not UTF-8 at all:
+ * then the label was wrong, not the bytes.
+ */
+function differingFields(eucKr: Record<string, string>, body: Buffer): string[] {
   let utf8: Record<string, string>;
   try {
     utf8 = decodeForm(body, 'utf-8');
   } catch {
-    return false;
+    return [];
   }
-  return Object.keys(eucKr).every((k) => utf8[k] === eucKr[k]);
+  return Object.keys(eucKr).filter((k) => utf8[k] !== eucKr[k]);
 }

@@ -50,7 +50,8 @@ function receiptState(state: SandboxState): ReceiptModuleState {
 /**
  * POST /webapi/cash_receipt.jsp (billing-facts §2). Checks the merchant, the table (sizes in
  * EUC-KR bytes), EdiDate, the TID (MID + 04 + 01 + KST time + 4 characters), SignData =
- * sha256(MID + ReceiptAmt + EdiDate + Moid + key), a TID seen before, the amounts adding up,
+ * sha256(MID + ReceiptAmt + EdiDate + Moid + key), a TID seen before, the amounts adding up
+ * (or all four 0: not split),
  * ReceiptTypeNo fitting ReceiptType, and an order already holding a live receipt; then issues
  * (7001). The receipt is booked in the ledger (source 'keyin', `extra.service`
  * 'cash-receipt', no balance credit) so the ordinary cancel finds its TID, and in the data
@@ -80,8 +81,7 @@ function issue(form: FormFields | undefined, state: SandboxState): Record<string
   books.tids.add(tid);
   const amount = parseAmount(amt);
   if (!amount) return answer(f, badField('ReceiptAmt'));
-  const parts = ['ReceiptSupplyAmt', 'ReceiptVAT', 'ReceiptServiceAmt', 'ReceiptTaxFreeAmt'].map((k) => parseAmount(field(f, k)) ?? Number.NaN);
-  if (parts.reduce((a, b) => a + b, 0) !== amount) return answer(f, RECEIPT_CODES.amountsDoNotAddUp);
+  if (!partsFit(f, amount)) return answer(f, RECEIPT_CODES.amountsDoNotAddUp);
   const purpose: ReceiptPurpose = field(f, 'ReceiptType') === '1' ? 'income-deduction' : 'expense-proof';
   const identity = field(f, 'ReceiptTypeNo');
   if (receiptIdentityProblem(purpose, identity)) return answer(f, RECEIPT_CODES.badIdentity);
@@ -105,6 +105,16 @@ function issue(form: FormFields | undefined, state: SandboxState): Record<string
     ordNm: field(f, 'BuyerName'), identity: mask(identity), status: '0', reqFlg: purpose === 'income-deduction' ? '1' : '2',
   });
   return answer(f, RECEIPT_CODES.issued, { AuthCode: authCode, AuthDate: kstTimestamp12(now) });
+}
+
+/**
+ * Whether the four amount parts fit ReceiptAmt: they add up to it, or all four are 0, which
+ * public merchant code sends to mean "not split" (the facts say only that they add up). Parts
+ * that are not all 0 and do not add up are refused (7011).
+ */
+function partsFit(f: FormFields, amount: number): boolean {
+  const parts = ['ReceiptSupplyAmt', 'ReceiptVAT', 'ReceiptServiceAmt', 'ReceiptTaxFreeAmt'].map((k) => parseAmount(field(f, k)) ?? Number.NaN);
+  return parts.every((p) => p === 0) || parts.reduce((a, b) => a + b, 0) === amount;
 }
 
 /** The receipt answer: ResultCode, ResultMsg, TID, AuthCode, AuthDate, plus MID, Moid and the 12-digit ReceiptAmt. */
