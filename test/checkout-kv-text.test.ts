@@ -94,6 +94,13 @@ describe('readKv: a repeated key in a KV answer', () => {
       .to.include({ TID, MallReserved: 'x&TID=zz', GoodsName: 'g' });
   });
 
+  it('with what the answer must name (the TID sent), picks the one reading that names it: a look-alike TID in the shop text is shop text', () => {
+    const text = `ResultCode=3001&GoodsName=g&TID=${TID}&PayMethod=CARD&MallReserved=x&TID=${OTHER_TID}`;
+    expect(readKv(Buffer.from(text, 'utf8'), 'utf-8', { TID }).fields).to.include({ TID, MallReserved: `x&TID=${OTHER_TID}`, GoodsName: 'g' });
+    // Naming neither reading's TID leaves it ambiguous: the answer is not about what was sent.
+    expect(readKv(Buffer.from(text, 'utf8'), 'utf-8', { TID: 'nicepay00m01012611270748530000' }).ambiguous).to.be.a('string');
+  });
+
   it('reads an answer whose readings differ only in how two echoed values split', () => {
     const r = kv(`ResultCode=3001&BuyerName=b&GoodsName=z&GoodsName=g&TID=${TID}`);
     expect(r.fields).to.include({ ResultCode: '3001', TID });

@@ -59,7 +59,7 @@ export type Reading =
 
 /** Reads an answer's bytes by `table`; never throws. */
 export function readAnswer(body: Uint8Array, table: AnswerTable): Reading {
-  const parsed = readAnswerFields(body, table.charset, table.ediType);
+  const parsed = readAnswerFields(body, table.charset, table.ediType, table.mustEcho);
   if (!parsed.ok) return { kind: 'unknown', reason: parsed.reason };
   const fields = parsed.raw;
   const reading = readResultCode(fields);

@@ -11,10 +11,14 @@ export type AnswerFields =
   | { ok: true; raw: GatewayFields }
   | { ok: false; reason: string };
 
-/** Parses an answer; never throws. A reason names no field value. */
-export function readAnswerFields(body: Uint8Array, charset: Charset, ediType: EdiType): AnswerFields {
+/**
+ * Parses an answer; never throws. A reason names no field value. `expect` (what the answer must
+ * name) lets a KV answer whose echoed shop text holds a look-alike field be read the one way
+ * that names them.
+ */
+export function readAnswerFields(body: Uint8Array, charset: Charset, ediType: EdiType, expect?: Readonly<Record<string, string>>): AnswerFields {
   try {
-    return { ok: true, raw: parseGatewayBody(body, charset, ediType) };
+    return { ok: true, raw: parseGatewayBody(body, charset, ediType, expect) };
   } catch (err) {
     if (err instanceof DuplicateFieldError) return { ok: false, reason: 'the answer names a field twice, so it can be read two ways' };
     return { ok: false, reason: `the answer is not ${ediType} in ${charset}` };

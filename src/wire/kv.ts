@@ -111,7 +111,8 @@ function gatewayPart(fields: FormFields): string {
 }
 
 /**
- * Reads a KV answer knowing which fields echo the shop's text. The gateway escapes nothing, so
+ * Reads a KV answer knowing which fields echo the shop's text (and, given `expect`, what the
+ * gateway's own fields must say: the TID, MID and order sent). The gateway escapes nothing, so
  * `GoodsName=a&Amt=5` may be one field or two. An answer that names a key once is read with
  * every `Key=` segment as a field (a segment that is not `Key=` continues the value before it).
  * When a key comes twice, one occurrence is the gateway's and the others can only be text
@@ -121,7 +122,7 @@ function gatewayPart(fields: FormFields): string {
  * way (the echoed text itself may then be split either way). Otherwise, or when no reading is
  * possible, it is `ambiguous`: the answer can be read two ways.
  */
-export function readKv(body: Uint8Array, charset: Charset): KvReading {
+export function readKv(body: Uint8Array, charset: Charset, expect?: Readonly<Record<string, string>>): KvReading {
   const segments = segmentsOf(decodeBytes(body, charset));
   const positions = new Map<string, number[]>();
   segments.forEach(({ key }, i) => {
@@ -141,7 +142,11 @@ export function readKv(body: Uint8Array, charset: Charset): KvReading {
   if (best.length === 0) return { ambiguous: 'the answer names a field twice outside any echoed text' };
   const candidates = best.map((absorbed) => assemble(segments, absorbed));
   const shaped = candidates.filter(wellShaped);
-  const readings = shaped.length > 0 ? shaped : candidates;
+  const plausible = shaped.length > 0 ? shaped : candidates;
+  // What the answer must name (the TID, MID and order sent) tells a genuine reading from one
+  // where the shop's text holds a look-alike: keep the readings that name exactly those.
+  const named = expect ? plausible.filter((r) => Object.entries(expect).every(([k, v]) => r[k] === v)) : [];
+  const readings = named.length > 0 ? named : plausible;
   const first = gatewayPart(readings[0]!);
   if (readings.some((r) => gatewayPart(r) !== first)) return { ambiguous: "the answer names a field twice and either copy may be the shop's echoed text" };
   return { fields: readings[0]! };

@@ -30,8 +30,8 @@ export function ownField(fields: GatewayFields, name: string): string | undefine
  * 9999, say) and its outcome is unknown whatever a parser makes of it. The one exception is a
  * KV answer whose extra copies can only be text inside a value the shop sent (`readKv`).
  */
-export function parseGatewayBody(body: Uint8Array, charset: Charset, ediType: EdiType): GatewayFields {
-  return ediType === 'KV' ? kvFields(body, charset) : jsonFields(latin1Text(body), charset);
+export function parseGatewayBody(body: Uint8Array, charset: Charset, ediType: EdiType, expect?: Readonly<Record<string, string>>): GatewayFields {
+  return ediType === 'KV' ? kvFields(body, charset, expect) : jsonFields(latin1Text(body), charset);
 }
 
 /**
@@ -47,9 +47,9 @@ function jsonFields(latin1: string, charset: Charset): GatewayFields {
   return Object.freeze(fields);
 }
 
-function kvFields(body: Uint8Array, charset: Charset): GatewayFields {
+function kvFields(body: Uint8Array, charset: Charset, expect?: Readonly<Record<string, string>>): GatewayFields {
   // A repeated key is resolved only where all but one copy can be the shop's echoed text (kv.ts).
-  const { fields, ambiguous } = readKv(body, charset);
+  const { fields, ambiguous } = readKv(body, charset, expect);
   if (ambiguous !== undefined) throw new DuplicateFieldError();
   if (Object.keys(fields).length === 0) throw new WireFormatError('response is not Key=value pairs');
   return Object.freeze(fields);
