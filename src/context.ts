@@ -1,6 +1,4 @@
 import type { ResolvedConfig } from './config.js';
-import type { LedgerOperation } from './pipeline/ledger-record.js';
-import type { HookContext } from './pipeline/hook-runner-verdict.js';
 import { createTransport, type Transport } from './transport.js';
 
 /**
@@ -22,10 +20,11 @@ export interface ClientContext {
   /** Resolves the next time no tracked call is in flight (at once when none is). */
   whenIdle(): Promise<void>;
   /**
-   * The onApproved hooks routes registered (checkoutReturn, keyinRouter), by operation: the ones
-   * settlement runs again for a committed payment whose hook never resolved.
+   * The onApproved hooks routes registered (checkoutReturn, keyinRouter), by ledger operation
+   * ('approval', 'keyin'): the ones settlement runs again for a committed payment whose hook
+   * never resolved. The context sits below the pipeline, so it names neither type.
    */
-  hooks: Map<LedgerOperation, (result: unknown, context: HookContext) => unknown>;
+  hooks: Map<string, (result: unknown, context: { signal: AbortSignal }) => unknown>;
 }
 
 /** One close promise per context: every close() call waits for the same shutdown. */

@@ -1,45 +1,110 @@
 /**
- * The layers of issue 17 §1, checked on the source: data flows express -> client -> wire /
- * transport, never back. src/express only adapts (no wire import); the framework-free
- * clients never import Express or src/express; src/wire imports no other layer but the plain types.
+ * The layers, checked on the source for every folder and file of src/: data flows
+ * express -> interface client -> pipeline -> store / wire / transport, never back. The pipeline
+ * imports no interface folder; interfaces reach the store only through the pipeline; express
+ * only adapts and uses the pipeline's public face; wire is pure; the sandbox reuses wire and
+ * nothing else of the client.
  */
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 
 const SRC = join(import.meta.dirname, '..', 'src');
 
-/** Every .ts file under `dir`, with the relative module paths it imports. */
-function importsUnder(dir: string): Array<{ file: string; imports: string[] }> {
-  const out: Array<{ file: string; imports: string[] }> = [];
-  for (const entry of readdirSync(join(SRC, dir), { withFileTypes: true, recursive: true })) {
+/**
+ * Each top-level folder or file of src/ with its rank: a module may import its own place and
+ * places of a lower rank, and interface folders (rank 5) each other.
+ */
+const RANK: Readonly<Record<string, number>> = {
+  'types': 0, 'errors': 0, 'logger.ts': 0, 'gateway-endpoint.ts': 0,
+  'wire': 1,
+  'util': 2,
+  'redact.ts': 3, 'debug-logger.ts': 3, 'business-days.ts': 3, 'validation': 3, 'transport.ts': 3, 'store': 3,
+  'config.ts': 4,
+  'context.ts': 5,
+  'pipeline': 6,
+  'approval': 7, 'keyin': 7, 'billing': 7, 'cash-receipt': 7, 'cancel': 7, 'status': 7, 'notify': 7, 'payout': 7, 'recon': 7, 'data-api': 7, 'window': 7,
+  'express': 8,
+  'nicepay.ts': 9,
+  'index.ts': 10,
+  'sandbox': 10,
+  'cli': 11,
+};
+const INTERFACE = 7;
+
+/** Every .ts file of src/ with the src-relative places it imports (its own place included). */
+function sources(): Array<{ file: string; place: string; imports: Array<{ place: string; path: string }> }> {
+  const out = [];
+  for (const entry of readdirSync(SRC, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
     const path = join(entry.parentPath, entry.name);
+    const file = relative(SRC, path);
     const text = readFileSync(path, 'utf8');
-    const imports = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'([^']+)'/gms)].map((m) => m[1]!);
-    out.push({ file: relative(SRC, path), imports });
+    const imports = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms)].map((m) => {
+      const target = relative(SRC, resolve(dirname(path), m[1]!)).replace(/\.js$/, '.ts');
+      return { place: target.split('/')[0]!, path: target };
+    });
+    out.push({ file, place: file.split('/')[0]!, imports });
   }
   return out;
 }
 
 describe('layering', () => {
-  it('src/express imports no src/wire module', () => {
-    for (const { file, imports } of importsUnder('express')) {
-      expect(imports.filter((i) => i.includes('/wire/')), file).to.deep.equal([]);
+  const all = sources();
+
+  it('every place of src/ has a rank (a new folder must be placed in a layer)', () => {
+    expect(all.map((s) => s.place).filter((p) => RANK[p] === undefined)).to.deep.equal([]);
+  });
+
+  it('no module imports a place of a higher rank (interfaces may import each other; the sandbox only wire and the plain types)', () => {
+    const upward: string[] = [];
+    for (const { file, place, imports } of all) {
+      for (const target of imports) {
+        if (target.place === place) continue;
+        if (place === 'sandbox') {
+          if (target.place !== 'wire' && target.place !== 'types') upward.push(`${file} -> ${target.path}`);
+          continue;
+        }
+        const from = RANK[place]!;
+        const to = RANK[target.place]!;
+        if (to > from || (to === from && from !== INTERFACE)) upward.push(`${file} -> ${target.path}`);
+      }
+    }
+    expect(upward).to.deep.equal([]);
+  });
+
+  it('src/pipeline imports no interface folder, and only the pipeline (and the store itself) reaches a store implementation', () => {
+    const wrong: string[] = [];
+    for (const { file, place, imports } of all) {
+      for (const target of imports) {
+        if (place === 'pipeline' && RANK[target.place] === INTERFACE) wrong.push(`${file} -> ${target.path}`);
+        // The contract's types are shared; the stores themselves are the pipeline's (and the entries').
+        const implementation = target.place === 'store' && target.path !== 'store/types.ts';
+        if (implementation && !['store', 'pipeline', 'config.ts', 'index.ts'].includes(place)) wrong.push(`${file} -> ${target.path}`);
+        if (RANK[place] === INTERFACE && target.place === 'store') wrong.push(`${file} -> ${target.path}`);
+      }
+    }
+    expect(wrong).to.deep.equal([]);
+  });
+
+  it('src/express only adapts: no wire module, and the pipeline only through its public face', () => {
+    for (const { file, imports } of all.filter((s) => s.place === 'express')) {
+      expect(imports.filter((i) => i.place === 'wire'), file).to.deep.equal([]);
+      expect(imports.filter((i) => i.place === 'pipeline' && i.path !== 'pipeline/index.ts' && i.path !== 'pipeline/public.ts'), file).to.deep.equal([]);
     }
   });
 
   it('the interface clients import neither Express nor src/express', () => {
-    for (const dir of ['approval', 'keyin', 'payout', 'recon', 'data-api', 'store']) {
-      for (const { file, imports } of importsUnder(dir)) {
-        expect(imports.filter((i) => i === 'express' || i.includes('/express/')), file).to.deep.equal([]);
-      }
+    for (const { file, place } of all.filter((s) => RANK[s.place]! <= INTERFACE)) {
+      const text = readFileSync(join(SRC, file), 'utf8');
+      expect(/from 'express'/.test(text), file).to.equal(false);
+      expect(place).to.not.equal('express');
     }
   });
 
-  it('src/wire imports only src/wire, the shared types and libraries', () => {
-    for (const { file, imports } of importsUnder('wire')) {
-      expect(imports.filter((i) => i.startsWith('..') && !i.startsWith('../types/')), file).to.deep.equal([]);
+  it('src/wire imports only src/wire and the shared types', () => {
+    for (const { file, imports } of all.filter((s) => s.place === 'wire')) {
+      expect(imports.filter((i) => i.place !== 'wire' && i.place !== 'types'), file).to.deep.equal([]);
     }
   });
 });

@@ -11,7 +11,7 @@ export type Settlement = 'pending' | 'reversed' | 'never-charged' | 'kept';
 
 /** What is known about a request whose answer could not be used. */
 export interface GatewayErrorInit {
-  /** Gateway transaction id, so the shop can reconcile. */
+  /** Gateway transaction id of the operation. */
   tid?: string;
   moid?: string;
   /** For approvals: what became of the net cancel. */
@@ -56,7 +56,7 @@ export class NicepayGatewayError extends NicepayError {
 
 /** What is known about a shop hook that failed. */
 export interface HookErrorInit {
-  /** The payment the hook was about, so the shop can reconcile it. */
+  /** The payment the hook was about. */
   tid?: string;
   moid?: string;
   /** Checkout: what became of the net cancel sent after onApproved failed. */

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { NicepayConfigError } from '../errors/index.js';
 import type { KeyinResult } from '../keyin/types.js';
-import type { HookContext } from '../pipeline/hook-runner.js';
+import type { HookContext } from '../pipeline/index.js';
 import { HOOK_TIMEOUT_MS } from '../validation/hook-option.js';
 import { isObject } from '../util/is-object.js';
 import { isCardName } from './scrub-card-data.js';

@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { NicepayRequestError, isNicepayError, NicepayHookError } from '../errors/index.js';
 import type { ApprovedKeyin, KeyinClient, KeyinInput, KeyinResult } from '../keyin/types.js';
-import type { HookContext } from '../pipeline/hook-runner.js';
+import type { HookContext } from '../pipeline/index.js';
 import type { ClientContext } from '../context.js';
 import { type KeyinRouterOptions, resolveKeyinRouterOptions } from './keyin-router-options.js';
 import { isObject } from '../util/is-object.js';
