@@ -36,8 +36,6 @@ export type LedgerEvent =
   | 'hook-rejected'
   /** The hook is still unsettled a second timeout after its signal aborted. */
   | 'hook-hung'
-  /** The store failed as the hook would start. */
-  | 'hook-unstartable'
   | 'reversal-confirmed'
   | 'reversal-failed'
   /** Settlement: the gateway holds the money of this TID. */
@@ -101,7 +99,6 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'committed', on: 'hook-resolved', to: 'recorded', then: 'answer', told: 'the result' },
   { from: 'committed', on: 'hook-rejected', to: 'unknown', then: 'reverse', told: 'NICEPAY_HOOK_FAILED: reversed, or being settled' },
   { from: 'committed', on: 'hook-hung', to: 'committed', then: 'wait', told: 'NICEPAY_HOOK_FAILED: not reversed while the hook runs' },
-  { from: 'committed', on: 'hook-unstartable', to: 'committed', then: 'wait', told: 'NICEPAY_HOOK_FAILED: kept, the hook runs again' },
   { from: 'unknown', on: 'reversal-confirmed', to: 'reversed', then: 'answer', told: 'the error, reversal succeeded: nothing charged' },
   { from: 'unknown', on: 'reversal-failed', to: 'reversing', then: 'wait', told: 'the error, being settled' },
   { from: 'reversing', on: 'reversal-confirmed', to: 'reversed', then: 'answer', told: 'settle report: reversed' },
