@@ -1,6 +1,7 @@
 import type { ClientContext } from '../context.js';
 import { NicepayError } from '../errors/index.js';
-import { errorText, type HookContext, runNoticeHook } from '../pipeline/hook-runner.js';
+import { errorText, type HookRun, runNoticeHook } from '../pipeline/index.js';
+import { cancelOccurrences } from './cancel-occurrences.js';
 import { parseAmount } from '../wire/amount.js';
 import { decodeForm, type FormFields } from '../wire/form-codec.js';
 import { parseKstTimestamp } from '../wire/kst.js';
@@ -108,21 +109,23 @@ export function createNoticeHandler(ctx: ClientContext, opts: ResolvedNotificati
     if (isDeposit ? amount !== order.amount : amount > order.amount) return refuse(409, 'mismatch', `Amt differs from the order's amount`, log);
 
     const raw = rawFields(form);
-    const cancelMoid = get('CancelMOID');
-    const hook = isDeposit
-      ? (context: HookContext) => opts.onDeposit(depositNotice(raw, tid, moid, amount), context)
-      : opts.onCancel
-        ? (context: HookContext) => opts.onCancel!(cancelNotice(raw, tid, moid, amount, payMethod, stateCd as '1' | '2', cancelMoid), context)
-        : undefined;
-    if (!hook) {
+    if (!isDeposit && !opts.onCancel) {
       config.logger.info({ step: 'notice', outcome: 'ignored', ...log }, 'cancel notice acknowledged: no onCancel');
       return { status: 200, body: 'OK', outcome: 'ignored' };
     }
     const hookName = isDeposit ? 'onDeposit' : 'onCancel';
-    const key = noticeKey(config.mid, isDeposit ? 'deposit' : 'cancel', get);
-    let run;
+    let run: HookRun = { state: 'done' };
     try {
-      run = await runNoticeHook(ctx, { key, timeoutMs: opts.hookTimeoutMs, keepMs: NOTICE_RESULT_TTL_MS, hookName, log: { ...log, step: 'notice' } }, hook);
+      if (isDeposit) {
+        run = await runNoticeHook(ctx, { key: noticeKey(config.mid, 'deposit', get), timeoutMs: opts.hookTimeoutMs, keepMs: NOTICE_RESULT_TTL_MS, hookName, log: { ...log, step: 'notice' } }, (context) => opts.onDeposit(depositNotice(raw, tid, moid, amount), context));
+      } else {
+        // The first occurrence not handled yet is this notice's; all handled: a repeat.
+        for (const o of await cancelOccurrences(ctx, get)) {
+          const notice = cancelNotice(raw, tid, moid, amount, payMethod, stateCd as '1' | '2', o.cancelMoid, o.occurrence);
+          run = await runNoticeHook(ctx, { key: o.key, timeoutMs: opts.hookTimeoutMs, keepMs: NOTICE_RESULT_TTL_MS, hookName, log: { ...log, occurrence: o.occurrence, step: 'notice' } }, (context) => opts.onCancel!(notice, context));
+          if (run.state !== 'done') break;
+        }
+      }
     } catch (err) {
       config.logger.error({ step: 'notice', ...log, error: err instanceof NicepayError ? err.code : errorText(err) }, 'notice not handled: store unavailable; the gateway will retry');
       return { status: 503, body: 'FAIL', outcome: 'store-unavailable' };
@@ -164,6 +167,6 @@ function depositNotice(raw: Readonly<Record<string, string>>, tid: string, moid:
   };
 }
 
-function cancelNotice(raw: Readonly<Record<string, string>>, tid: string, moid: string, amount: number, payMethod: string, stateCd: '1' | '2', cancelMoid: string): CancelNotice {
-  return { tid, moid, amount, payMethod, stateCd, cancelDate: Object.hasOwn(raw, 'CancelDate') ? raw.CancelDate!.trim() : '', cancelMoid, raw };
+function cancelNotice(raw: Readonly<Record<string, string>>, tid: string, moid: string, amount: number, payMethod: string, stateCd: '1' | '2', cancelMoid: string, occurrence: number): CancelNotice {
+  return { tid, moid, amount, payMethod, stateCd, cancelDate: Object.hasOwn(raw, 'CancelDate') ? raw.CancelDate!.trim() : '', cancelMoid, occurrence, raw };
 }

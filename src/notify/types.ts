@@ -33,10 +33,17 @@ export interface CancelNotice {
   /** CancelDate as sent (KST). */
   cancelDate: string;
   /**
-   * The cancel's own order number (CancelMOID; card cancels), as sent, or ''. It tells two
-   * cancels of the same amount on the same day apart: each reaches onCancel.
+   * The cancel's own order number: CancelMOID as sent (the gateway sends it for card cancels),
+   * or, for a notice without one, the Moid of the shop's own cancel (nicepay.cancel) this notice
+   * was matched to, or ''. It tells two cancels of the same amount on the same day apart.
    */
   cancelMoid: string;
+  /**
+   * Which of several same-looking cancels of this TID and amount this is (1 for the first): a
+   * notice that carries nothing to tell them apart is matched to the shop's own cancels in the
+   * order the ledger recorded them (docs/lifecycle.md, "Partial cancels").
+   */
+  occurrence: number;
   raw: Readonly<Record<string, string>>;
 }
 

@@ -37,6 +37,11 @@ export interface OperationKind<R> {
    * its answer table; absent for reversible kinds.
    */
   resend?(record: LedgerRecord): { request: GatewayRequest; table: AnswerTable };
+  /**
+   * A tally the pipeline adds each recorded operation of this kind to (a cancel: the TID's
+   * cancels, which tell apart notices that carry nothing else to tell them by).
+   */
+  tally?(record: LedgerRecord): { base: string; value: string } | undefined;
   /** The hook settlement runs for a committed record whose hook never resolved, when one is registered. */
   settlementHook?(): ((result: R, context: HookContext) => unknown) | undefined;
 }

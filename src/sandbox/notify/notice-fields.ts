@@ -30,7 +30,8 @@ export function depositNoticeFields(entry: LedgerEntry, merchant: Required<Sandb
 /**
  * A cancel notice: ResultCode 2001, StateCd 1 when cancelled on the KST day of the approval
  * (before capture), 2 after; Amt the cancelled amount; CancelDate YYYYMMDD; CancelMOID the Moid
- * the cancel request carried (each cancel has its own, so two partial cancels are two notices).
+ * the cancel request carried, for card cancels only (lifecycle-facts §3): two same-amount
+ * partial cancels of a bank transfer on one day are two notices with the same fields.
  */
 export function cancelNoticeFields(entry: LedgerEntry, merchant: Required<SandboxMerchant>, amount: number, at: Date, cancelMoid: string): Record<string, string> {
   const sameDay = entry.approvedAt !== undefined && kstDate8(entry.approvedAt) === kstDate8(at);
@@ -38,7 +39,7 @@ export function cancelNoticeFields(entry: LedgerEntry, merchant: Required<Sandbo
     PayMethod: entry.method, ResultCode: '2001', ResultMsg: '취소 성공',
     TID: entry.tid, MID: entry.mid, MOID: entry.moid, Amt: String(amount),
     AuthDate: entry.approvedAt ? kstTimestamp12(entry.approvedAt) : '', AuthCode: entry.extra.authCode ?? '',
-    StateCd: sameDay ? '1' : '2', CancelDate: kstDate8(at), CancelMOID: cancelMoid,
+    StateCd: sameDay ? '1' : '2', CancelDate: kstDate8(at), ...(entry.method === 'CARD' ? { CancelMOID: cancelMoid } : {}),
     TransType: '0', name: entry.buyerName, GoodsName: entry.goodsName, MallReserved: entry.extra.mallReserved ?? '',
     MerchantKey: merchant.merchantKey,
   };

@@ -1,0 +1,44 @@
+import type { ClientContext } from '../context.js';
+import { LEASE_MS } from './ledger.js';
+
+/** Most entries one tally holds: a TID is not cancelled more often than this. */
+const MAX_ENTRIES = 100;
+
+/** How long a tally's entries are kept: longer than the gateway retries a notice (10 × 10 min). */
+export const TALLY_KEEP_MS = 35 * 24 * 60 * 60 * 1000;
+
+/**
+ * Adds `value` to the tally under `base`: the entries are closed records `${base}:1`,
+ * `${base}:2`... written once each, so appending needs no update of a closed record and two
+ * instances appending at once take different numbers. A store failure is reported (false): a
+ * tally is a help to tell notices apart, never money.
+ */
+export async function appendToTally(ctx: ClientContext, base: string, value: string): Promise<boolean> {
+  const { store } = ctx.config;
+  try {
+    for (let n = 1; n <= MAX_ENTRIES; n++) {
+      const key = `${base}:${n}`;
+      const got = await store.acquire(key, LEASE_MS);
+      if (got.state !== 'acquired') continue;
+      if (got.record) {
+        await store.release(key, got.token);
+        continue;
+      }
+      return await store.write(key, got.token, { value, open: false, keepMs: TALLY_KEEP_MS }, true);
+    }
+  } catch {
+    // reported below
+  }
+  return false;
+}
+
+/** The tally's entries in the order they were added (an empty list when it has none). */
+export async function readTally(ctx: ClientContext, base: string): Promise<string[]> {
+  const out: string[] = [];
+  for (let n = 1; n <= MAX_ENTRIES; n++) {
+    const record = await ctx.config.store.get(`${base}:${n}`);
+    if (!record) break;
+    out.push(record.value);
+  }
+  return out;
+}
