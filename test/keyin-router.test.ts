@@ -226,7 +226,7 @@ describe('keyinRouter', () => {
     expect(res.body.tid).to.match(/^nictest04m0101/);
   });
 
-  it('removes card number, expiry, birth date and password digits from req.body once read (issue 18 item 8)', async () => {
+  it('removes card number, expiry, birth date and password digits from req.body once read', async () => {
     const seen: Array<Record<string, unknown>> = [];
     const orders = new Map<string, number>();
     const app = express();
