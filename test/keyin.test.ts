@@ -210,7 +210,7 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
     expect(approvalsOf(req.moid)).to.have.length(1);
   });
 
-  it('never shows a paid Moid\'s result to another card: 409 NICEPAY_DUPLICATE_MISMATCH, nothing sent (issue 18 item 4)', async () => {
+  it('never shows a paid Moid\'s result to another card: 409 NICEPAY_DUPLICATE_MISMATCH, nothing sent', async () => {
     const req = input();
     const first = approved(await nicepay.keyin(req));
     for (const card of [{ ...req.card, number: '5555555555554444' }, { ...req.card, expiry: String(Number(req.card.expiry) + 100) }]) {
