@@ -9,6 +9,7 @@ import type { LedgerStore } from '../src/store/types.js';
 import { fromKst } from '../src/wire/kst.js';
 import { captureLogger, type Captured } from './helpers/capture.js';
 import { pastClientDeadline } from './helpers/fake-deadline.js';
+import { flakyStore } from './helpers/ledger-store.js';
 import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
 
 /*
@@ -32,7 +33,8 @@ describe('nicepay.billing over the sandbox', function () {
   function client(store?: LedgerStore): Nicepay {
     return createNicepay({
       mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dataUrl: sandbox.url, clock: () => sandbox.clock.now(),
-      timeouts: { connectMs: 1_000, responseMs: 1_500 }, logger: log.logger, ...(store ? { store } : {}),
+      // No automatic settler: a test settles when it says so (nicepay.settle()).
+      timeouts: { connectMs: 1_000, responseMs: 1_500 }, logger: log.logger, settle: false, ...(store ? { store } : {}),
     });
   }
 
@@ -136,7 +138,7 @@ describe('nicepay.billing over the sandbox', function () {
     const input = { bid, moid: 'sub-lost', amount: 9900, goodsName: '구독' };
     const err = await nicepay.billing.charge(input).then(() => undefined, (e: unknown) => e);
     log.record(err);
-    expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded', outcomeUnknown: false });
+    expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded', settlement: 'reversed', outcomeUnknown: false });
     const entries = sandbox.ledger.entries().filter((e) => e.extra.service === 'billing');
     expect(entries.map((e) => e.status)).to.deep.equal(['net-cancelled']);
     const again = await nicepay.billing.charge(input).then(() => undefined, (e: unknown) => e);
@@ -144,22 +146,21 @@ describe('nicepay.billing over the sandbox', function () {
     expect(chargeCalls()).to.equal(1);
   });
 
-  it('a timeout, a 5xx, an HTML page, a cut answer and one reporting another amount are each net-cancelled', async () => {
+  it('a timeout, a 5xx, an HTML page, a cut answer and one reporting another amount are each net-cancelled, the error saying why the outcome was unknown', async () => {
     const bid = await newBid();
     const faults = [
-      { kind: 'delay' as const, commit: true },
-      { kind: 'status-500' as const },
-      { kind: 'alter-amount' as const },
-      { kind: 'html' as const },
-      { kind: 'truncate' as const },
+      { kind: 'delay' as const, commit: true, code: 'NICEPAY_OUTCOME_UNKNOWN' },
+      { kind: 'status-500' as const, code: 'NICEPAY_OUTCOME_UNKNOWN' },
+      { kind: 'alter-amount' as const, code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH' },
+      { kind: 'html' as const, code: 'NICEPAY_OUTCOME_UNKNOWN' },
+      { kind: 'truncate' as const, code: 'NICEPAY_OUTCOME_UNKNOWN' },
     ];
-    for (const [i, f] of faults.entries()) {
+    for (const [i, { code, ...f }] of faults.entries()) {
       sandbox.faults.inject({ target: 'billing-charge', ...f });
       const moid = `sub-f${i}`;
       const err = await pastClientDeadline(sandbox, () => nicepay.billing.charge({ bid, moid, amount: 9900, goodsName: '구독' })).then(() => undefined, (e: unknown) => e);
       log.record(err);
-      expect(err, f.kind).to.have.property('code', 'NICEPAY_OUTCOME_UNKNOWN');
-      expect(err, f.kind).to.have.property('netCancel', 'succeeded');
+      expect(err, f.kind).to.include({ code, netCancel: 'succeeded', settlement: 'reversed', outcomeUnknown: false });
       const entry = sandbox.ledger.entries().find((e) => e.moid === moid)!;
       expect(entry.status, f.kind).to.equal('net-cancelled');
     }
@@ -201,30 +202,50 @@ describe('nicepay.billing over the sandbox', function () {
     release();
   });
 
-  it('a store that fails as onApproved would start reverses the charge (never a charge the shop does not hear of)', async () => {
+  it('a store that cannot record the charge before onApproved: the hook does not run, nothing is reversed, the caller is told the last recorded state; settlement and a repeat finish it', async () => {
     const bid = await newBid();
-    const inner = memoryStore();
-    const failing: LedgerStore = new Proxy(inner, {
-      get(target, prop, receiver) {
-        if (prop === 'acquire') {
-          return (key: string, ttl: number) => (key.startsWith('hook:') ? Promise.reject(new Error('store down')) : target.acquire(key, ttl));
-        }
-        const v = Reflect.get(target, prop, receiver) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    });
-    const np = client(failing);
+    const flaky = flakyStore((next) => next.state === 'committed');
+    const np = client(flaky.store);
     try {
-      let ran = false;
-      const err = await np.billing.charge({ bid, moid: 'sub-store', amount: 9900, goodsName: '구독', onApproved: () => { ran = true; } }).then(() => undefined, (e: unknown) => e);
+      let runs = 0;
+      const input = { bid, moid: 'sub-store', amount: 9900, goodsName: '구독', onApproved: () => { runs++; } };
+      const err = await np.billing.charge(input).then(() => undefined, (e: unknown) => e);
       log.record(err);
-      expect(err).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'succeeded' });
-      expect(ran).to.equal(false);
-      expect(sandbox.ledger.entries().find((e) => e.moid === 'sub-store')!.status).to.equal('net-cancelled');
+      expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'not-attempted', settlement: 'pending', outcomeUnknown: true });
+      expect(runs).to.equal(0);
+      const key = `billing:${MID}:sub-store`;
+      expect(await flaky.record(key)).to.include({ state: 'sending' });
+      expect(sandbox.ledger.entries().find((e) => e.moid === 'sub-store')!.status).to.equal('approved');
+      // The store answers again and the dead request's lease has expired: settlement learns
+      // from the gateway that it holds the charge and records it; the hook waits for a caller.
+      flaky.recover();
+      flaky.advance(31_000);
+      const report = await np.settle();
+      expect(report.unsettled.map((u) => [u.operation, u.moid, u.state])).to.deep.equal([['billing.charge', 'sub-store', 'committed']]);
+      expect(runs).to.equal(0);
+      // The caller's repeat brings its hook: it runs once and the charge is the caller's.
+      const again = await np.billing.charge(input);
+      expect(again).to.include({ status: 'approved', duplicate: true });
+      expect(runs).to.equal(1);
+      expect(await flaky.record(key)).to.include({ state: 'recorded', hook: 'resolved' });
+      expect(chargeCalls()).to.equal(1);
+      expect(sandbox.ledger.entries().find((e) => e.moid === 'sub-store')!.status).to.equal('approved');
     } finally {
       await np.close();
-      await inner.close?.();
+      await flaky.store.close?.();
     }
+  });
+
+  it('bad per-call hook options are the call\'s bad input (400 NICEPAY_FIELD_INVALID naming the option), and nothing is sent', async () => {
+    const bid = await newBid();
+    const base = { bid, moid: 'sub-opt', amount: 9900, goodsName: '구독' };
+    for (const [field, bad] of [['onApproved', { onApproved: 'record it' }], ['hookTimeoutMs', { hookTimeoutMs: -1 }], ['hookTimeoutMs', { hookTimeoutMs: 1.5 }]] as const) {
+      const err = await nicepay.billing.charge({ ...base, ...bad } as never).then(() => undefined, (e: unknown) => e);
+      expect(err, field).to.include({ code: 'NICEPAY_FIELD_INVALID', status: 400, field });
+    }
+    expect(chargeCalls()).to.equal(0);
+    // Nothing was recorded either: the corrected call charges.
+    expect(await nicepay.billing.charge({ ...base, hookTimeoutMs: 1_000 })).to.include({ status: 'approved', duplicate: false });
   });
 
   it('a charge is cancelled later with the ordinary cancel on its TID', async () => {

@@ -143,27 +143,42 @@ describe('cancel: every outcome against the sandbox', () => {
     });
   }
 
-  for (const kind of ['bad-signature', 'alter-amount', 'truncate'] as const) {
-    it(`an unverifiable answer (${kind}) is an unknown outcome that says what the status inquiry reports; a repeat sends nothing`, async () => {
+  const unverifiable = [
+    { kind: 'bad-signature', code: 'NICEPAY_ANSWER_UNVERIFIED' },
+    { kind: 'alter-amount', code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH' },
+    { kind: 'truncate', code: 'NICEPAY_OUTCOME_UNKNOWN' },
+  ] as const;
+  for (const { kind, code } of unverifiable) {
+    it(`an unverifiable answer (${kind}) is ${code}, being settled; a repeat sends nothing; settlement completes it by sending it again, never cancelling twice`, async () => {
       const card = await shop.pay('CARD', 1000);
       shop.sandbox.faults.inject({ target: 'cancel', kind });
-      const err = (await rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' })));
-      expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', outcomeUnknown: true, tid: card.tid });
-      expect(err.message).to.include('MAY have happened').and.include('reports the TID as cancelled');
-      const again = (await rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' })));
-      expect(again.code).to.equal('NICEPAY_OUTCOME_UNKNOWN');
+      const input = { tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' };
+      const err = await rejected(shop.nicepay.cancel(input));
+      expect(err).to.include({ code, outcomeUnknown: true, settlement: 'pending', tid: card.tid });
+      const again = await rejected(shop.nicepay.cancel(input));
+      expect(again).to.include({ code, settlement: 'pending' });
       expect(shop.sandbox.ledger.get(card.tid)!.cancels).to.have.length(1);
       expect(JSON.stringify(err)).to.not.include(MERCHANT_KEY.slice(0, 16));
+      // The gateway did cancel: sent again, the cancel is refused as done, which completes it.
+      const report = await shop.nicepay.settle();
+      expect(report.settled).to.deep.include({ operation: 'cancel', tid: card.tid, moid: card.moid, amount: 1000, outcome: 'kept' });
+      expect(shop.sandbox.ledger.get(card.tid)!.cancels).to.have.length(1);
+      expect(await shop.nicepay.cancel(input)).to.include({ status: 'cancelled', duplicate: true });
     });
   }
 
-  it('a timeout after sending is an unknown outcome', async () => {
+  it('a timeout after sending is an unknown outcome being settled; settlement sends the cancel the gateway never did', async () => {
     const card = await shop.pay('CARD', 1000);
     // The answer would come after 10 minutes; the client's 2 s deadline is jumped to, not waited for.
     shop.sandbox.faults.inject({ target: 'cancel', kind: 'delay', delayMs: 600_000, commit: false });
     const err = await pastClientDeadline(shop.sandbox, () => rejected(shop.nicepay.cancel({ tid: card.tid, moid: card.moid, amount: 1000, reason: 'x' })));
-    expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', outcomeUnknown: true });
-    expect(err.message).to.include('reports the TID as approved');
+    expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', outcomeUnknown: true, settlement: 'pending', tid: card.tid });
+    expect(shop.sandbox.ledger.get(card.tid)!.status).to.equal('approved');
+    const report = await shop.nicepay.settle();
+    expect(report.settled).to.deep.include({ operation: 'cancel', tid: card.tid, moid: card.moid, amount: 1000, outcome: 'kept' });
+    expect(report.unsettled.filter((u) => u.tid === card.tid)).to.deep.equal([]);
+    expect(shop.sandbox.ledger.get(card.tid)!.status).to.equal('cancelled');
+    expect(shop.sandbox.ledger.get(card.tid)!.cancels).to.have.length(1);
   });
 
   it('an unreachable gateway did nothing and says so', async () => {

@@ -71,15 +71,17 @@ describe('nicepay.cashReceipt over the sandbox', function () {
     expect(receiptCalls()).to.equal(1);
   });
 
-  it('a lost answer is an unknown outcome for every repeat; nothing is issued twice', async () => {
+  it('a lost answer is an unknown outcome reversed at once (the receipt the gateway issued is cancelled); every repeat is told so and nothing is issued twice', async () => {
     sandbox.faults.inject({ target: 'cash-receipt', kind: 'drop', commit: true });
     const err = await nicepay.cashReceipt.issue(order).then(() => undefined, (e: unknown) => e);
     log.record(err);
-    expect(err).to.have.property('code', 'NICEPAY_OUTCOME_UNKNOWN');
+    expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'reversed', outcomeUnknown: false });
     const again = await nicepay.cashReceipt.issue(order).then(() => undefined, (e: unknown) => e);
-    expect(again).to.have.property('code', 'NICEPAY_OUTCOME_UNKNOWN');
+    expect(again).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'reversed' });
     expect(receiptCalls()).to.equal(1);
-    expect((await recon()).items, 'the receipt the lost answer issued is there to reconcile').to.have.length(1);
+    const listed = (await recon()).items;
+    expect(listed, 'the receipt the lost answer issued, and its cancel').to.have.length(1);
+    expect(listed[0]).to.include({ moid: 'bank-100', state: 'cancel' });
   });
 
   it('a refusal is a result; the identity never reaches a log line', async () => {

@@ -1,12 +1,15 @@
 /**
  * What the middleware does when the gateway's answer cannot be used or the gateway cannot be
- * reached: net cancel where money may have moved, nothing cached when nothing was sent.
+ * reached: net cancel where money may have moved (settlement finishes what it could not),
+ * nothing recorded when nothing was sent.
  */
 import { expect } from 'chai';
 import request from 'supertest';
 import { createSandbox, type FaultKind } from '../src/sandbox/index.js';
+import { memoryStore } from '../src/store/memory-store.js';
 import { pastClientDeadline } from './helpers/fake-deadline.js';
-import { MERCHANT_KEY, startShop, type TestShop } from './helpers/shop.js';
+import { ledgerRecord } from './helpers/ledger-store.js';
+import { MERCHANT_KEY, MID, startShop, type TestShop } from './helpers/shop.js';
 
 let seq = 0;
 
@@ -23,9 +26,11 @@ async function payWithFault(shop: TestShop, kind: FaultKind, extra: { delayMs?: 
 
 describe('checkoutReturn when the approval answer cannot be trusted', () => {
   let shop: TestShop;
+  const store = memoryStore();
   before(async () => {
     // Deadlines a loaded machine meets; the delay case jumps past them (pastClientDeadline).
-    shop = await startShop({ nicepay: { timeouts: { connectMs: 5_000, responseMs: 5_000 } } });
+    // No automatic settler: the test settles when it says so.
+    shop = await startShop({ nicepay: { store, settle: false, timeouts: { connectMs: 5_000, responseMs: 5_000 } } });
   });
   afterEach(() => shop.sandbox.faults.clear());
   after(async () => {
@@ -48,25 +53,34 @@ describe('checkoutReturn when the approval answer cannot be trusted', () => {
       expect(res.status).to.equal(502);
       expect(res.body.code).to.equal(c.code);
       expect(res.body.netCancel).to.equal('succeeded');
-      const err = shop.errors.at(-1) as { tid?: string; outcomeUnknown?: boolean; message: string };
-      expect(err.tid).to.equal(tid);
-      expect(err.outcomeUnknown).to.equal(false);
-      expect(err.message).to.match(/net cancel succeeded/);
+      expect(shop.errors.at(-1)).to.include({ code: c.code, tid, settlement: 'reversed', outcomeUnknown: false });
+      expect(await ledgerRecord(store, `approval:${MID}:${tid}`)).to.include({ state: 'reversed' });
       expect(shop.sandbox.ledger.get(tid)?.status).to.equal('net-cancelled');
       expect(shop.approved.some((a) => a.tid === tid)).to.equal(false);
     });
   }
 
-  it('says so when the net cancel itself fails: outcome unknown, TID to reconcile', async () => {
+  it('says so when the net cancel itself fails: outcome unknown, being settled; settlement reverses it and a repeat then says reversed', async () => {
     shop.sandbox.faults.inject({ target: 'net-cancel', kind: 'status-500' });
-    const { res, tid } = await payWithFault(shop, 'status-500');
+    const { res, tid, auth } = await payWithFault(shop, 'status-500');
     expect(res.status).to.equal(502);
-    expect(res.body.netCancel).to.equal('failed');
-    const err = shop.errors.at(-1) as { outcomeUnknown?: boolean; message: string };
-    expect(err.outcomeUnknown).to.equal(true);
+    expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'failed' });
+    const err = shop.errors.at(-1) as { message: string };
+    expect(err).to.include({ tid, settlement: 'pending', outcomeUnknown: true });
     expect(err.message).to.include(tid);
-    expect(err.message).to.include('the status inquiry reports the TID as approved');
     expect(shop.sandbox.ledger.get(tid)?.status).to.equal('approved');
+    const key = `approval:${MID}:${tid}`;
+    expect(await ledgerRecord(store, key)).to.include({ state: 'reversing', reversalTried: true });
+    // Settlement asks the gateway, finds it holds the payment, and cancels the whole amount.
+    const report = await shop.nicepay.settle();
+    expect(report.settled).to.deep.include({ operation: 'approval', tid, moid: auth.fields.Moid, amount: 2_000, outcome: 'reversed' });
+    expect(shop.sandbox.ledger.get(tid)?.status).to.equal('cancelled');
+    expect(await ledgerRecord(store, key)).to.include({ state: 'reversed' });
+    const again = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    expect(again.status).to.equal(502);
+    expect(shop.errors.at(-1)).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'reversed', outcomeUnknown: false });
+    expect(shop.sandbox.ledger.get(tid)?.approvalCalls).to.equal(1);
+    expect(shop.approved.some((a) => a.tid === tid)).to.equal(false);
   });
 
   it('a duplicate of a failed approval gets the same error, not a second approval', async () => {
@@ -81,26 +95,45 @@ describe('checkoutReturn when the approval answer cannot be trusted', () => {
 });
 
 describe('checkoutReturn when the gateway cannot be reached', () => {
-  it('reports 503 UNREACHABLE, caches nothing, and a retry approves once the gateway is back', async () => {
+  /** A shop whose gateway went down after the buyer authenticated; `run` gets the return to post and a way back up. */
+  async function withGatewayDown(run: (shop: TestShop, post: () => Promise<request.Response>, up: () => Promise<void>, tid: string, store: ReturnType<typeof memoryStore>) => Promise<void>): Promise<void> {
     const sandbox = createSandbox();
     const { url } = await sandbox.listen(0);
     const port = Number(new URL(url).port);
-    const shop = await startShop({ sandbox });
+    const store = memoryStore();
+    const shop = await startShop({ sandbox, nicepay: { store } });
     try {
       shop.orders.set('down', 1004);
       const auth = await sandbox.authenticate({ moid: 'down', amount: 1004, method: 'BANK' });
       await sandbox.close();
-      const first = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
-      expect(first.status).to.equal(503);
-      expect(first.body).to.include({ code: 'NICEPAY_GATEWAY_UNREACHABLE', netCancel: 'not-attempted' });
-      await sandbox.listen(port);
-      const second = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
-      expect(second.status).to.equal(200);
-      expect(second.body).to.include({ status: 'approved', duplicate: false });
-      expect(sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(1);
+      const post = () => request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      await run(shop, post, async () => void (await sandbox.listen(port)), auth.fields.TxTid!, store);
     } finally {
       await shop.close();
       await sandbox.close();
     }
+  }
+
+  it('reports 503 UNREACHABLE, records nothing, and a retry approves once the gateway is back', async () => {
+    await withGatewayDown(async (shop, post, up, tid, store) => {
+      const first = await post();
+      expect(first.status).to.equal(503);
+      expect(first.body.code).to.equal('NICEPAY_GATEWAY_UNREACHABLE');
+      expect(shop.errors.at(-1)).to.include({ outcomeUnknown: false });
+      expect(await store.get(`approval:${MID}:${tid}`)).to.equal(undefined);
+      await up();
+      const second = await post();
+      expect(second.status).to.equal(200);
+      expect(second.body).to.include({ status: 'approved', duplicate: false });
+      expect(shop.sandbox.ledger.get(tid)?.approvalCalls).to.equal(1);
+    });
+  });
+
+  it("an unreachable gateway's error says no net cancel was attempted (netCancel: 'not-attempted')", async () => {
+    await withGatewayDown(async (shop, post) => {
+      const res = await post();
+      expect(res.body).to.include({ code: 'NICEPAY_GATEWAY_UNREACHABLE', netCancel: 'not-attempted' });
+      expect(shop.errors.at(-1)).to.include({ netCancel: 'not-attempted' });
+    });
   });
 });

@@ -1,8 +1,9 @@
 /**
- * onApproved and hookTimeoutMs (issue 18 item 3): the payment follows what the shop's hook
- * finally does, so the gateway and the shop never disagree. The timeout only aborts the
- * hook's signal; the hooks here wait for that abort (a controllable promise, no sleeps), and
- * one that never settles is reported, not cancelled, a second hookTimeoutMs later.
+ * onApproved and hookTimeoutMs: the payment follows what the shop's hook finally does, so the
+ * gateway and the shop never disagree. The timeout only aborts the hook's signal; the hooks here
+ * wait for that abort (a controllable promise, no sleeps), and one that never settles is
+ * reported (settlement pending), not reversed, a second hookTimeoutMs later, its record kept
+ * committed and leased until it settles.
  */
 import { expect } from 'chai';
 import request from 'supertest';
@@ -68,13 +69,14 @@ describe('checkoutReturn: onApproved past hookTimeoutMs', () => {
     }
   });
 
-  it('a slow hook that finally fails: net-cancelled, NICEPAY_HOOK_FAILED, and the shop recorded nothing', async () => {
+  it('a slow hook that finally fails: net-cancelled, NICEPAY_HOOK_FAILED with settlement reversed, and the shop recorded nothing', async () => {
     const { shop, recorded, aborted } = await slowShop('reject');
     try {
       const { auth, res } = await pay(shop, 'slow-fail');
       expect(aborted).to.have.length(1);
       expect(res.status).to.equal(500);
       expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'succeeded' });
+      expect(shop.errors.at(-1)).to.include({ settlement: 'reversed', outcomeUnknown: false });
       expect(recorded).to.deep.equal([]);
       expect(base.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('net-cancelled');
     } finally {
@@ -82,13 +84,13 @@ describe('checkoutReturn: onApproved past hookTimeoutMs', () => {
     }
   });
 
-  it('a hook that never settles: no net cancel behind its back, HOOK_FAILED to reconcile, the request and close() still end', async () => {
+  it('a hook that never settles: no net cancel behind its back, HOOK_FAILED with settlement pending, a repeat answered the same without a gateway call, and the request and close() still end', async () => {
     const shop = await startShop({ sandbox: base.sandbox, route: { hookTimeoutMs: 20, onApproved: () => new Promise<void>(() => undefined) } });
     try {
       const { auth, res } = await pay(shop, 'hung-hook');
       expect(res.status).to.equal(500);
       expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted' });
-      expect(shop.errors.at(-1)).to.include({ outcomeUnknown: true, tid: auth.fields.TxTid });
+      expect(shop.errors.at(-1)).to.include({ settlement: 'pending', outcomeUnknown: true, tid: auth.fields.TxTid });
       // The gateway keeps the payment: the hook may still record it; nothing was reversed.
       expect(base.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
       const again = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));

@@ -1,13 +1,14 @@
 /**
  * Nothing is approved twice: concurrent and later duplicates of one return get the first
- * request's result, across instances sharing a store, and a result the store could not keep
- * is still the buyer's.
+ * request's result, across instances sharing a store. A state the ledger could not record is
+ * never acted on: the buyer is told the last state it did record, and settlement finishes the
+ * payment from there.
  */
 import { expect } from 'chai';
 import request from 'supertest';
 import { memoryStore } from '../src/index.js';
-import { secretDigest } from '../src/util/secret-digest.js';
-import { MERCHANT_KEY, startShop, type TestShop } from './helpers/shop.js';
+import { flakyStore } from './helpers/ledger-store.js';
+import { MID, startShop, type TestShop } from './helpers/shop.js';
 
 describe('checkoutReturn: nothing approved twice', () => {
   let shop: TestShop;
@@ -78,56 +79,94 @@ describe('checkoutReturn: nothing approved twice', () => {
     await other.close();
     expect(res.status).to.equal(503);
     expect(res.body.code).to.equal('NICEPAY_STORE_UNAVAILABLE');
-    expect(res.body.message).to.include(key);
+    // A 5xx message is the operator's, not the buyer's: it names the key in the error passed on.
+    expect((other.errors.at(-1) as Error).message).to.include(key);
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
   });
 });
 
-describe('checkoutReturn when the store cannot write the result', () => {
-  it('answers the buyer with the approval it made, and logs the TID whose result was not stored', async () => {
-    const store = memoryStore();
-    const shop = await startShop({ nicepay: { store: { ...store, write: () => Promise.reject(new Error('write lost')) } } });
+describe('checkoutReturn when the store cannot write the next state', () => {
+  /** A shop on a store whose writes fail as `fails` says; the route's onApproved is also settlement's. */
+  async function flakyShop(fails: Parameters<typeof flakyStore>[0]) {
+    const flaky = flakyStore(fails);
+    const shop = await startShop({ nicepay: { store: flaky.store, settle: false } });
+    shop.orders.set('unstored-1', 1004);
+    const auth = await shop.sandbox.authenticate({ moid: 'unstored-1', amount: 1004, method: 'CARD' });
+    const post = () => request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    return { flaky, shop, auth, post, tid: auth.fields.TxTid!, key: `approval:${MID}:${auth.fields.TxTid}` };
+  }
+  const logLines = (shop: TestShop) => shop.captured.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  it('when no write succeeds: the hook does not run, nothing is reversed, the buyer is told the outcome is being settled, and the TID is logged', async () => {
+    const { flaky, shop, post, tid } = await flakyShop(() => true);
     try {
-      shop.orders.set('unstored-1', 1004);
-      const auth = await shop.sandbox.authenticate({ moid: 'unstored-1', amount: 1004, method: 'CARD' });
-      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
-      expect(res.status).to.equal(200);
-      expect(res.body).to.include({ status: 'approved', tid: auth.fields.TxTid });
-      expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
-      const line = shop.captured.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => String(l.msg).includes('could not be written'));
-      expect(line).to.include({ level: 'error', tid: auth.fields.TxTid, moid: 'unstored-1', step: 'store', error: 'write lost' });
+      const res = await post();
+      expect(res.status).to.equal(502);
+      expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'not-attempted' });
+      expect(shop.errors.at(-1)).to.include({ tid, settlement: 'pending', outcomeUnknown: true });
+      expect(shop.approved).to.have.length(0);
+      expect(shop.sandbox.ledger.get(tid)?.status).to.equal('approved');
+      const line = logLines(shop).find((l) => String(l.msg).includes('could not be written'));
+      expect(line).to.include({ level: 'error', tid, moid: 'unstored-1', step: 'store', error: 'write lost' });
     } finally {
       await shop.close();
+      await flaky.store.close?.();
     }
   });
-});
 
-describe('checkoutReturn when the store fails between the approval and the hook', () => {
-  it('the payment is kept, never reversed (another instance may be recording it): HOOK_FAILED now, and the retry once the store answers recovers it and runs the hook', async () => {
-    const store = memoryStore();
-    let down = true;
-    // Every key but the hook's works: the store fails just after the gateway committed.
-    const failing = { ...store, acquire: (key: string, ttl: number) => (down && key.startsWith('hook:') ? Promise.reject(new Error('node down')) : store.acquire(key, ttl)) };
-    const shop = await startShop({ nicepay: { store: failing } });
+  it('when the approval cannot be recorded before the hook: the hook does not run and nothing is reversed; once the store answers, settlement runs the hook and the buyer\'s retry is the approval', async () => {
+    const { flaky, shop, post, tid, key } = await flakyShop((next) => next.state === 'committed');
     try {
-      shop.orders.set('hook-store-1', 1004);
-      const auth = await shop.sandbox.authenticate({ moid: 'hook-store-1', amount: 1004, method: 'CARD' });
-      const post = () => request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const res = await post();
+      expect(res.status).to.equal(502);
+      expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'not-attempted' });
+      expect(shop.errors.at(-1)).to.include({ tid, settlement: 'pending', outcomeUnknown: true });
+      expect(shop.approved).to.have.length(0);
+      expect(await flaky.record(key)).to.include({ state: 'sending' });
+      // The store answers again; the dead request's lease expires; the buyer's retry meanwhile
+      // is told the same, without a gateway call.
+      flaky.recover();
+      flaky.advance(31_000);
+      const meanwhile = await post();
+      expect(meanwhile.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN' });
+      expect(shop.sandbox.ledger.get(tid)?.approvalCalls).to.equal(1);
+      // Settlement learns the gateway holds it and runs the route's onApproved.
+      const report = await shop.nicepay.settle();
+      expect(report.settled).to.deep.include({ operation: 'approval', tid, moid: 'unstored-1', amount: 1004, outcome: 'kept' });
+      expect(shop.approved.map((a) => a.tid)).to.deep.equal([tid]);
+      expect(await flaky.record(key)).to.include({ state: 'recorded', hook: 'resolved' });
+      const retry = await post();
+      expect(retry.status).to.equal(200);
+      expect(retry.body).to.include({ status: 'approved', tid, duplicate: true });
+      expect(shop.approved).to.have.length(1);
+      expect(shop.sandbox.ledger.get(tid)?.status).to.equal('approved');
+      expect(shop.sandbox.ledger.get(tid)?.approvalCalls).to.equal(1);
+    } finally {
+      await shop.close();
+      await flaky.store.close?.();
+    }
+  });
+
+  it('when the final write fails after the hook resolved: the buyer is told the last recorded state (committed: HOOK_FAILED, pending), never a result the ledger does not hold', async () => {
+    const { flaky, shop, post, tid, key } = await flakyShop((next) => next.state === 'recorded');
+    try {
       const res = await post();
       expect(res.status).to.equal(500);
       expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted' });
-      expect(shop.approved).to.have.length(0);
-      expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
-      // The store answers again; the buyer's retry records the payment the gateway holds.
-      down = false;
-      const retry = await post();
-      expect(retry.status).to.equal(200);
-      expect(retry.body).to.include({ status: 'approved', recovered: true, tid: auth.fields.TxTid });
-      expect(shop.approved).to.have.length(1);
-      expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
-      expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(2);
+      expect(shop.errors.at(-1)).to.include({ tid, settlement: 'pending', outcomeUnknown: true });
+      expect(await flaky.record(key)).to.include({ state: 'committed' });
+      expect(shop.sandbox.ledger.get(tid)?.status).to.equal('approved');
+      // Settlement finishes it from the committed record: the hook runs again (at least once).
+      flaky.recover();
+      flaky.advance(31_000);
+      const report = await shop.nicepay.settle();
+      expect(report.settled).to.deep.include({ operation: 'approval', tid, moid: 'unstored-1', amount: 1004, outcome: 'kept' });
+      expect(shop.approved.map((a) => a.tid)).to.deep.equal([tid, tid]);
+      expect((await post()).body).to.include({ status: 'approved', tid, duplicate: true });
+      expect(shop.sandbox.ledger.get(tid)?.status).to.equal('approved');
     } finally {
       await shop.close();
+      await flaky.store.close?.();
     }
   });
 });

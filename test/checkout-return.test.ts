@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { encodeForm } from '../src/wire/form-codec.js';
-import { NicepayConfigError, NicepayHookError, type CheckoutResult } from '../src/index.js';
-import { startShop, MERCHANT_KEY, type TestShop } from './helpers/shop.js';
+import { memoryStore, NicepayConfigError, NicepayHookError, type CheckoutResult } from '../src/index.js';
+import { createSandbox } from '../src/sandbox/index.js';
+import { startShop, MERCHANT_KEY, MID, type ShopOptions, type TestShop } from './helpers/shop.js';
 
 let seq = 0;
 const newMoid = (): string => `order-${Date.now()}-${++seq}`;
@@ -154,33 +155,6 @@ describe('checkoutReturn against the sandbox', () => {
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('declined');
   });
 
-  it('an "already approved" answer the store forgot is settled by the status inquiry: approved, recovered, onApproved runs, nothing reversed', async () => {
-    const { result: first, auth } = await pay(shop);
-    expect(first.status).to.equal('approved');
-    // Another instance with its own empty store replays the same return: the gateway answers 1682.
-    const other = await startShop({ sandbox: shop.sandbox });
-    other.orders.set(auth.fields.Moid!, 1004);
-    const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
-    await other.close();
-    expect(res.status).to.equal(200);
-    expect(res.body).to.include({ status: 'approved', recovered: true, tid: auth.fields.TxTid, moid: auth.fields.Moid, amount: 1004 });
-    // Hooks are at-least-once per TID: the shop that lost its record hears of the payment.
-    expect(other.approved).to.have.length(1);
-    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
-  });
-
-  it('a recovered approval whose onApproved fails is never reversed (an earlier run may have recorded it): 500 HOOK_FAILED, not cancelled, reconcile', async () => {
-    const { result: first, auth } = await pay(shop);
-    expect(first.status).to.equal('approved');
-    const other = await startShop({ sandbox: shop.sandbox, route: { onApproved: () => Promise.reject(new Error('orders database down')) } });
-    other.orders.set(auth.fields.Moid!, 1004);
-    const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
-    await other.close();
-    expect(res.status).to.equal(500);
-    expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted' });
-    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
-  });
-
   it('an expectedAmount returning what is not a positive integer is the shop hook\'s error (500 NICEPAY_HOOK_RESULT_INVALID), never a configuration error, and nothing is sent', async () => {
     const other = await startShop({ sandbox: shop.sandbox, route: { expectedAmount: () => 10.5 } });
     const auth = await shop.sandbox.authenticate({ moid: newMoid(), amount: 1004, method: 'CARD' });
@@ -191,37 +165,142 @@ describe('checkoutReturn against the sandbox', () => {
     expect(other.errors.at(-1)).to.be.instanceOf(NicepayHookError).and.not.be.instanceOf(NicepayConfigError);
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
   });
+});
 
-  it('an "already approved" virtual account the store forgot stays an unknown outcome: the inquiry cannot tell unpaid from none', async () => {
-    const { result: first, auth } = await pay(shop, { method: 'VBANK' });
-    expect(first.status).to.equal('awaiting-deposit');
-    const other = await startShop({ sandbox: shop.sandbox });
-    other.orders.set(auth.fields.Moid!, 1004);
-    const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
-    await other.close();
-    expect(res.status).to.equal(502);
-    expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'not-attempted' });
-    expect(other.approved).to.have.length(0);
-    expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('awaiting-deposit');
+describe('checkoutReturn: a TID the gateway processed before, replayed to an instance whose store never saw it', () => {
+  /** A sandbox whose "already processed" refusals name the order (processedNamesOrder), and one whose do not (the default). */
+  let naming: TestShop;
+  let silent: TestShop;
+  before(async () => {
+    const namingSandbox = createSandbox({ processedNamesOrder: true });
+    await namingSandbox.listen(0);
+    naming = await startShop({ sandbox: namingSandbox });
+    silent = await startShop();
+  });
+  after(async () => {
+    await naming.close();
+    await naming.sandbox.close();
+    await silent.close();
   });
 
-  it('an "already processed" answer for a TID the gateway no longer holds approved is declined, never approved', async () => {
+  /** Another instance on the same sandbox with its own empty ledger, and its own hook. */
+  async function otherInstance(base: TestShop, route: ShopOptions['route'] = {}) {
+    const store = memoryStore();
+    const other = await startShop({ sandbox: base.sandbox, nicepay: { store, settle: false }, route });
+    const replay = (body: Buffer | string, contentType: string) => request(other.app).post('/pay/return').set('content-type', contentType).send(typeof body === 'string' ? body : body.toString('latin1'));
+    return { other, store, replay };
+  }
+
+  it('an "already approved" answer whose signed fields name this order is recovered by the status inquiry: approved, recovered, onApproved runs, nothing reversed', async () => {
+    const { result: first, auth } = await pay(naming);
+    expect(first.status).to.equal('approved');
+    const { other, store, replay } = await otherInstance(naming);
+    try {
+      other.orders.set(auth.fields.Moid!, 1004);
+      const res = await replay(auth.body, auth.contentType);
+      expect(res.status).to.equal(200);
+      expect(res.body).to.include({ status: 'approved', recovered: true, tid: auth.fields.TxTid, moid: auth.fields.Moid, amount: 1004 });
+      // Hooks are at-least-once per TID: the instance that never saw the payment hears of it.
+      expect(other.approved.map((a) => a.tid)).to.deep.equal([auth.fields.TxTid]);
+      expect(JSON.parse((await store.get(`approval:${MID}:${auth.fields.TxTid}`))!.value)).to.include({ state: 'recorded', recovered: true, moid: auth.fields.Moid });
+      expect(naming.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('when the gateway\'s "already approved" names no order, the same replay is 409 ALREADY_PROCESSED: nothing recorded for the posted Moid, no hook, nothing changed', async () => {
+    const { result: first, auth } = await pay(silent);
+    expect(first.status).to.equal('approved');
+    const { other, store, replay } = await otherInstance(silent);
+    try {
+      other.orders.set(auth.fields.Moid!, 1004);
+      const res = await replay(auth.body, auth.contentType);
+      expect(res.status).to.equal(409);
+      expect(res.body.code).to.equal('NICEPAY_ALREADY_PROCESSED');
+      expect(other.approved).to.have.length(0);
+      expect(await store.get(`approval:${MID}:${auth.fields.TxTid}`)).to.equal(undefined);
+      expect(await store.open(10)).to.deep.equal([]);
+      expect(silent.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a replay whose form names another order of the same amount is never recovered for it: the gateway names its own order, so 409 ALREADY_PROCESSED and nothing recorded', async () => {
+    const { result: first, auth } = await pay(naming);
+    expect(first.status).to.equal('approved');
+    const { other, store, replay } = await otherInstance(naming);
+    try {
+      other.orders.set('someone-elses-order', 1004);
+      const forged = encodeForm({ ...auth.fields, Moid: 'someone-elses-order' }, 'euc-kr');
+      const res = await replay(forged, auth.contentType);
+      expect(res.status).to.equal(409);
+      expect(res.body.code).to.equal('NICEPAY_ALREADY_PROCESSED');
+      expect(other.approved).to.have.length(0);
+      expect(await store.get(`approval:${MID}:${auth.fields.TxTid}`)).to.equal(undefined);
+      expect(await store.open(10)).to.deep.equal([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a recovered approval whose onApproved fails is reversed like any other: 500 HOOK_FAILED, settlement reversed, the gateway cancels it', async () => {
+    const { result: first, auth } = await pay(naming);
+    expect(first.status).to.equal('approved');
+    const { other, store, replay } = await otherInstance(naming, { onApproved: () => Promise.reject(new Error('orders database down')) });
+    try {
+      other.orders.set(auth.fields.Moid!, 1004);
+      const res = await replay(auth.body, auth.contentType);
+      expect(res.status).to.equal(500);
+      expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'succeeded' });
+      expect(other.errors.at(-1)).to.include({ settlement: 'reversed', outcomeUnknown: false, tid: auth.fields.TxTid });
+      expect(JSON.parse((await store.get(`approval:${MID}:${auth.fields.TxTid}`))!.value)).to.include({ state: 'reversed', recovered: true });
+      expect(naming.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('net-cancelled');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('an "already approved" virtual account is not recovered (the status inquiry cannot tell unpaid from none): 409 ALREADY_PROCESSED, nothing recorded, the account stays issued', async () => {
+    const { result: first, auth } = await pay(naming, { method: 'VBANK' });
+    expect(first.status).to.equal('awaiting-deposit');
+    const { other, store, replay } = await otherInstance(naming);
+    try {
+      other.orders.set(auth.fields.Moid!, 1004);
+      const res = await replay(auth.body, auth.contentType);
+      expect(res.status).to.equal(409);
+      expect(res.body.code).to.equal('NICEPAY_ALREADY_PROCESSED');
+      expect(other.approved).to.have.length(0);
+      expect(await store.get(`approval:${MID}:${auth.fields.TxTid}`)).to.equal(undefined);
+      expect(naming.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('awaiting-deposit');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('an "already processed" answer for a TID the gateway no longer holds approved is 409 ALREADY_PROCESSED, never approved or declined', async () => {
     const moid = newMoid();
-    shop.orders.set(moid, 1004);
-    const auth = await shop.sandbox.authenticate({ moid, amount: 1004, method: 'CARD' });
+    naming.orders.set(moid, 1004);
+    const auth = await naming.sandbox.authenticate({ moid, amount: 1004, method: 'CARD' });
     // The approval commits, then its answer is lost: the shop net-cancels it.
-    shop.sandbox.faults.inject({ target: 'approve', kind: 'drop', commit: true });
-    const lost = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    naming.sandbox.faults.inject({ target: 'approve', kind: 'drop', commit: true });
+    const lost = await request(naming.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     expect(lost.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
     // An instance whose store never saw it replays the return: the gateway says processed (I003).
-    const other = await startShop({ sandbox: shop.sandbox });
-    other.orders.set(moid, 1004);
-    const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
-    await other.close();
-    expect(res.status).to.equal(200);
-    expect(res.body).to.include({ status: 'declined', code: 'I003' });
-    expect(res.body).not.to.have.property('recovered');
-    expect(other.approved).to.have.length(0);
+    const { other, store, replay } = await otherInstance(naming);
+    try {
+      other.orders.set(moid, 1004);
+      const res = await replay(auth.body, auth.contentType);
+      expect(res.status).to.equal(409);
+      expect(res.body.code).to.equal('NICEPAY_ALREADY_PROCESSED');
+      expect(res.body).not.to.have.property('status');
+      expect(other.approved).to.have.length(0);
+      expect(await store.get(`approval:${MID}:${auth.fields.TxTid}`)).to.equal(undefined);
+      expect(naming.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('net-cancelled');
+    } finally {
+      await other.close();
+    }
   });
 });
 

@@ -102,25 +102,50 @@ describe('example-app: own orders only, bounded login, security headers', () => 
   });
 
   describe('no buyer can mark another buyer\'s order declined', () => {
-    it("the forged-decline attack (own authentication, victim's Moid, made-up TxTid) gets 400 and leaves the victim's order untouched", async () => {
+    /** The victim's and the attacker's pending kimchi orders (23 000 won each). */
+    async function twoOrders() {
       const victim = request.agent(shop.app);
       const attacker = request.agent(shop.app);
       const v = await victim.post('/checkout').type('form').send({ productId: 'kimchi', buyerName: '피해자' });
       const victimMoid = /^\/checkout\/(\w+)\?t=/.exec(v.headers.location!)![1]!;
       const a = await attacker.post('/checkout').type('form').send({ productId: 'kimchi' });
       const attackerMoid = /^\/checkout\/(\w+)\?t=/.exec(a.headers.location!)![1]!;
+      return { victim, attacker, victimMoid, attackerMoid };
+    }
+
+    /** The victim still pays their order afterwards. */
+    async function victimPays(victim: ReturnType<typeof request.agent>, victimMoid: string): Promise<void> {
+      const auth = await sandbox.authenticate({ moid: victimMoid, amount: 23_000, method: 'CARD' });
+      await victim.post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      expect(shop.db.order(victimMoid)!.status).to.equal('paid');
+    }
+
+    it("own authentication posted with the victim's Moid and a made-up TxTid is refused by the gateway as nobody's order (400 RETURN_INVALID), leaving the victim's order untouched", async () => {
+      const { victim, attacker, victimMoid, attackerMoid } = await twoOrders();
       const own = await sandbox.authenticate({ moid: attackerMoid, amount: 23_000, method: 'CARD' });
       const forgedBody = encodeForm({ ...own.fields, Moid: victimMoid, TxTid: own.fields.TxTid!.slice(0, -4) + '9999' }, 'euc-kr').toString('latin1');
       const before = shop.db.order(victimMoid)!;
+      const mark = logLines.length;
       const res = await attacker.post('/pay/return').set('content-type', own.contentType).send(forgedBody);
       expect(res.status).to.equal(400);
       expect(res.text).to.not.include('피해자');
       expect(shop.db.order(victimMoid)).to.deep.equal(before);
-      expect(logLines.some((l) => l.includes('NICEPAY_DECLINE_ORDER_MISMATCH'))).to.equal(true);
-      // The victim still pays.
-      const auth = await sandbox.authenticate({ moid: victimMoid, amount: 23_000, method: 'CARD' });
-      await victim.post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
-      expect(shop.db.order(victimMoid)!.status).to.equal('paid');
+      expect(logLines.slice(mark).some((l) => l.includes('NICEPAY_RETURN_INVALID'))).to.equal(true);
+      await victimPays(victim, victimMoid);
+    });
+
+    it("own declined authentication posted with the victim's Moid is 400 DECLINE_ORDER_MISMATCH (the decline names the attacker's order) and leaves the victim's order untouched", async () => {
+      const { victim, attacker, victimMoid, attackerMoid } = await twoOrders();
+      const own = await sandbox.authenticate({ moid: attackerMoid, amount: 23_000, method: 'CARD', decline: true });
+      const forgedBody = encodeForm({ ...own.fields, Moid: victimMoid }, 'euc-kr').toString('latin1');
+      const before = shop.db.order(victimMoid)!;
+      const mark = logLines.length;
+      const res = await attacker.post('/pay/return').set('content-type', own.contentType).send(forgedBody);
+      expect(res.status).to.equal(400);
+      expect(res.text).to.not.include('피해자');
+      expect(shop.db.order(victimMoid)).to.deep.equal(before);
+      expect(logLines.slice(mark).some((l) => l.includes('NICEPAY_DECLINE_ORDER_MISMATCH'))).to.equal(true);
+      await victimPays(victim, victimMoid);
     });
 
     it("a declined card posted to key-in with another buyer's order number is refused (404) and changes nothing", async () => {

@@ -185,37 +185,33 @@ describe('keyinRouter', () => {
     expect(text.body.code).to.equal('NICEPAY_CONTENT_TYPE_UNSUPPORTED');
   });
 
-  it('reports 500 NICEPAY_HOOK_FAILED with the TID when onApproved throws (the card stays charged)', async () => {
+  it('reports 500 NICEPAY_HOOK_FAILED with the TID when onApproved throws, and reverses the charge (settlement reversed)', async () => {
     const s = shop({ onApproved: () => { throw new Error('db down'); } });
     const moid = newMoid();
     s.orders.set(moid, 1_000);
     const res = await post(s, { moid, goodsName: 'x', ...card });
     expect(res.status).to.equal(500);
-    expect(res.body.code).to.equal('NICEPAY_HOOK_FAILED');
+    expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'succeeded', settlement: 'reversed', outcomeUnknown: false });
     expect(res.body.tid).to.match(/^nictest04m0101/);
-    expect(sandbox.ledger.get(res.body.tid)?.status).to.equal('approved');
+    expect(sandbox.ledger.get(res.body.tid)?.status).to.equal('net-cancelled');
   });
 
-  it('after onApproved threw, the resubmission runs it (the order gets recorded) instead of showing a paid duplicate the shop never recorded', async () => {
-    let failures = 1;
-    const recorded: string[] = [];
-    const s = shop({ onApproved: (r) => {
-      if (failures-- > 0) throw new Error('db down');
-      recorded.push(r.tid);
+  it('after onApproved threw, a resubmission is told the same reversal without a gateway call: never a paid duplicate the shop did not record, and nothing charged again', async () => {
+    let runs = 0;
+    const s = shop({ onApproved: () => {
+      runs++;
+      throw new Error('db down');
     } });
     const moid = newMoid();
     s.orders.set(moid, 1_000);
     const first = await post(s, { moid, goodsName: 'x', ...card });
-    expect(first.body.code).to.equal('NICEPAY_HOOK_FAILED');
+    expect(first.body).to.include({ code: 'NICEPAY_HOOK_FAILED', settlement: 'reversed' });
     const again = await post(s, { moid, goodsName: 'x', ...card });
-    expect(again.status).to.equal(200);
-    expect(again.body).to.include({ status: 'approved', duplicate: true, tid: first.body.tid });
-    expect(recorded, 'onApproved ran for the resubmission').to.deep.equal([first.body.tid]);
-    // Once it succeeded, it never runs again, and the gateway charged once.
-    await post(s, { moid, goodsName: 'x', ...card });
+    expect(again.status).to.equal(500);
+    expect(again.body).to.include({ code: 'NICEPAY_HOOK_FAILED', settlement: 'reversed', tid: first.body.tid });
     await Promise.all([post(s, { moid, goodsName: 'x', ...card }), post(s, { moid, goodsName: 'x', ...card })]);
-    expect(recorded).to.have.length(1);
-    expect(sandbox.ledger.entries().filter((e) => e.moid === moid)).to.have.length(1);
+    expect(runs, 'onApproved ran for the charge only').to.equal(1);
+    expect(sandbox.ledger.entries().filter((e) => e.moid === moid).map((e) => e.status)).to.deep.equal(['net-cancelled']);
   });
 
   it('passes an unknown outcome to next(err) with tid and moid', async () => {

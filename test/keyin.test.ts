@@ -210,7 +210,7 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
     expect(approvalsOf(req.moid)).to.have.length(1);
   });
 
-  it('never shows a paid Moid\'s result to another card: 409 NICEPAY_DUPLICATE_MISMATCH, nothing sent (issue 18 item 4)', async () => {
+  it('never shows a paid Moid\'s result to another card: 409 NICEPAY_DUPLICATE_MISMATCH, nothing sent', async () => {
     const req = input();
     const first = approved(await nicepay.keyin(req));
     for (const card of [{ ...req.card, number: '5555555555554444' }, { ...req.card, expiry: String(Number(req.card.expiry) + 100) }]) {
@@ -324,40 +324,70 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
     let quick: Nicepay;
     // Deadlines a loaded machine meets; the delay cases jump past them (pastClientDeadline) and
     // the sandbox's stalled answer (LATE_MS) never comes within the jump.
-    before(() => { quick = make({ timeouts: { connectMs: 5_000, responseMs: 5_000 } }); });
+    // No automatic settler: a test settles when it says so.
+    before(() => { quick = make({ settle: false, timeouts: { connectMs: 5_000, responseMs: 5_000 } }); });
     after(() => quick.close());
 
-    it('a timeout after the gateway committed is NICEPAY_OUTCOME_UNKNOWN with tid and moid, and a retry charges nothing', async () => {
+    it('a timeout after the gateway committed is NICEPAY_OUTCOME_UNKNOWN with tid and moid, net-cancelled at once; a retry charges nothing', async () => {
       const req = input();
       sandbox.faults.inject({ target: 'keyin', kind: 'delay', delayMs: LATE_MS });
       const err = await pastClientDeadline(sandbox, () => rejection(quick.keyin(req)));
-      expect(err).to.include({ name: 'NicepayGatewayError', code: 'NICEPAY_OUTCOME_UNKNOWN', moid: req.moid, outcomeUnknown: true });
+      expect(err).to.include({ name: 'NicepayGatewayError', code: 'NICEPAY_OUTCOME_UNKNOWN', moid: req.moid, netCancel: 'succeeded', settlement: 'reversed', outcomeUnknown: false });
       const tid = (err as NicepayError & { tid: string }).tid;
       expect(tid).to.match(TID_RE);
-      expect(err.message).to.match(/may have been charged/).and.match(/reconcile/);
-      expect(sandbox.ledger.get(tid)?.status).to.equal('approved'); // it did happen
+      // It did happen, and the net cancel (the cancel form with NetCancel=1) reversed it.
+      expect(sandbox.ledger.get(tid)?.status).to.equal('net-cancelled');
       const again = await rejection(quick.keyin(req));
-      expect(again).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', tid });
-      expect(approvalsOf(req.moid)).to.have.length(1);
+      expect(again).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', tid, settlement: 'reversed' });
+      expect(sandbox.ledger.entries().filter((e) => e.moid === req.moid)).to.have.length(1);
+      expect(approvalsOf(req.moid)).to.have.length(0);
     });
 
-    for (const kind of ['status-500', 'html', 'bad-signature', 'drop', 'truncate', 'alter-amount'] as const) {
-      it(`${kind}: is NICEPAY_OUTCOME_UNKNOWN, never a decline`, async () => {
+    const unusable = [
+      { kind: 'status-500', code: 'NICEPAY_OUTCOME_UNKNOWN' },
+      { kind: 'html', code: 'NICEPAY_OUTCOME_UNKNOWN' },
+      { kind: 'bad-signature', code: 'NICEPAY_OUTCOME_UNKNOWN' },
+      { kind: 'drop', code: 'NICEPAY_OUTCOME_UNKNOWN' },
+      { kind: 'truncate', code: 'NICEPAY_OUTCOME_UNKNOWN' },
+      { kind: 'alter-amount', code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH' },
+    ] as const;
+    for (const { kind, code } of unusable) {
+      it(`${kind}: is ${code}, never a decline, and the charge is net-cancelled`, async () => {
         const req = input();
         sandbox.faults.inject({ target: 'keyin', kind });
         const err = await rejection(quick.keyin(req));
-        expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', moid: req.moid });
-        expect((err as NicepayError & { tid?: string }).tid).to.match(TID_RE);
+        expect(err).to.include({ code, moid: req.moid, netCancel: 'succeeded', settlement: 'reversed', outcomeUnknown: false });
+        const tid = (err as NicepayError & { tid?: string }).tid;
+        expect(tid).to.match(TID_RE);
+        expect(sandbox.ledger.get(tid!)?.status).to.equal('net-cancelled');
       });
     }
 
-    it('a delay that does not commit still reports unknown, and the gateway books nothing', async () => {
+    it('a delay that does not commit is unknown and being settled (the net cancel is not confirmed); settlement learns the gateway never charged it', async () => {
       const req = input();
       sandbox.faults.inject({ target: 'keyin', kind: 'delay', delayMs: LATE_MS, commit: false });
       const err = await pastClientDeadline(sandbox, () => rejection(quick.keyin(req)));
-      expect(err.code).to.equal('NICEPAY_OUTCOME_UNKNOWN');
+      expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', moid: req.moid, settlement: 'pending', outcomeUnknown: true });
+      const tid = (err as NicepayError & { tid: string }).tid;
+      expect(sandbox.ledger.entries().filter((e) => e.moid === req.moid)).to.have.length(0);
+      const report = await quick.settle();
+      expect(report.settled).to.deep.include({ operation: 'keyin', tid, moid: req.moid, amount: 1004, outcome: 'never-charged' });
+      expect(report.unsettled.filter((u) => u.tid === tid)).to.deep.equal([]);
+      // The Moid's record answers repeats with what settlement learned; nothing is sent.
+      const again = await rejection(quick.keyin(req));
+      expect(again).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', tid, settlement: 'never-charged', outcomeUnknown: false });
       expect(sandbox.ledger.entries().filter((e) => e.moid === req.moid)).to.have.length(0);
     });
+  });
+
+  it('bad per-call hook options are the call\'s bad input (400 NICEPAY_FIELD_INVALID naming the option), never a configuration error, and nothing is sent', async () => {
+    const req = input();
+    for (const [field, bad] of [['onApproved', { onApproved: 'record it' }], ['onApproved', { onApproved: {} }], ['hookTimeoutMs', { hookTimeoutMs: 0 }], ['hookTimeoutMs', { hookTimeoutMs: Number.NaN }]] as const) {
+      const err = await rejection(nicepay.keyin({ ...req, ...bad } as never));
+      expect(err, field).to.include({ code: 'NICEPAY_FIELD_INVALID', status: 400, field, expose: true });
+    }
+    expect(sandbox.ledger.entries().filter((e) => e.moid === req.moid)).to.have.length(0);
+    approved(await nicepay.keyin({ ...req, hookTimeoutMs: 5_000 }));
   });
 
   it('a gateway that cannot be reached is NICEPAY_GATEWAY_UNREACHABLE and the Moid stays retryable', async () => {

@@ -11,7 +11,7 @@ import { DATA_KEY, DATA_MID, DATA_USR_ID, rejection, startDataHost } from './hel
 import { startRawGateway, type CapturedRequest, type RawGateway } from './helpers/raw-gateway.js';
 
 /*
- * Issue 21, the wire audit: the bytes each side puts on the wire are compared with literals
+ * The wire audit: the bytes each side puts on the wire are compared with literals
  * written from gateway-interface.md's TEXT (field lists, formulas), computed here with
  * node:crypto and iconv-lite only, never with the project's src/wire helpers. Client requests
  * are captured on a raw loopback server; the sandbox is fed hand-built requests.
@@ -53,15 +53,19 @@ function formPairs(body: Buffer): Array<[string, string]> {
 
 const FUTURE = '2907';
 
-describe('wire audit (issue 21): key-in request bytes against the spec text', () => {
+describe('wire audit: key-in request bytes against the spec text', () => {
   let raw: RawGateway;
   let nicepay: Nicepay;
   let answerKv = '';
   before(async () => {
+    // The issuer's refusal of this very request: it echoes the request's TID and Moid (a refusal
+    // naming another Moid is not this order's, and would be an unknown outcome).
     raw = await startRawGateway((req: CapturedRequest) => {
-      const tid = formPairs(req.body).find(([k]) => k === 'TID')?.[1] ?? '';
+      const pairs = formPairs(req.body);
+      const tid = pairs.find(([k]) => k === 'TID')?.[1] ?? '';
+      const moid = pairs.find(([k]) => k === 'Moid')?.[1] ?? '';
       if (answerKv) return { body: answerKv.replace('@TID', tid) };
-      return { body: JSON.stringify({ ResultCode: '3054', ResultMsg: 'limit', TID: tid, Moid: 'm', Amt: '000000001004' }) };
+      return { body: JSON.stringify({ ResultCode: '3054', ResultMsg: 'limit', TID: tid, Moid: moid, Amt: '000000001004' }) };
     });
     nicepay = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: raw.url, clock: () => AT });
   });
@@ -110,7 +114,7 @@ describe('wire audit (issue 21): key-in request bytes against the spec text', ()
     ]);
   });
 
-  it('reads the clock once: the TID time part and EdiDate name the same second (item 7)', async () => {
+  it('reads the clock once: the TID time part and EdiDate name the same second', async () => {
     let t = AT.getTime();
     const ticking = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: raw.url, clock: () => new Date((t += 1000)) });
     try {
@@ -122,7 +126,7 @@ describe('wire audit (issue 21): key-in request bytes against the spec text', ()
     expect(pairs['TID']!.slice(14, 26)).to.equal(pairs['EdiDate']!.slice(2));
   });
 
-  it('CardNo holds at most 16 digits: a 19-digit card is refused before sending; 15 digits are sent (item 2)', async () => {
+  it('CardNo holds at most 16 digits: a 19-digit card is refused before sending; 15 digits are sent', async () => {
     const e = await rejection(nicepay.keyin({ moid: 'wire-19', amount: 1004, goodsName: 'g', card: { number: '6011000000000000004', expiry: FUTURE } }));
     expect(e).to.be.instanceOf(NicepayRequestError);
     expect(e).to.include({ code: 'NICEPAY_FIELD_INVALID', field: 'card.number' });
@@ -132,7 +136,7 @@ describe('wire audit (issue 21): key-in request bytes against the spec text', ()
     expect(decrypt(Object.fromEntries(formPairs(raw.requests[0]!.body))['EncData']!)).to.equal('CardNo=378282246310005&CardExpire=2907&BuyerAuthNum=&CardPwd=');
   });
 
-  it("KV: a MallReserved with '&' or '=' is refused up front; a plain one comes back exactly as sent (item 3)", async () => {
+  it("KV: a MallReserved with '&' or '=' is refused up front; a plain one comes back exactly as sent", async () => {
     for (const mallReserved of ['a=1&b=2', 'x&y', 'k=v']) {
       const e = await rejection(nicepay.keyin({ moid: `wire-kv-${mallReserved}`, amount: 1004, goodsName: 'g', ediType: 'KV', mallReserved, card: { number: '4111111111111111', expiry: FUTURE } }));
       expect(e).to.include({ code: 'NICEPAY_FIELD_INVALID', field: 'mallReserved' });
@@ -154,7 +158,7 @@ describe('wire audit (issue 21): key-in request bytes against the spec text', ()
   });
 });
 
-describe('wire audit (issue 21): MID and orgSvcCd enforced at run time (item 4)', () => {
+describe('wire audit: MID and orgSvcCd enforced at run time', () => {
   it('createNicepay refuses a MID not shaped as 10 characters ending in a lower-case m, naming mid', () => {
     for (const mid of ['nicepay00M', 'nicepay000', 'nicepay0m', 'nicepay000m', 'nice-ay00m']) {
       expect(() => createNicepay({ mid, merchantKey: KEY, baseUrl: 'https://webapi.nicepay.co.kr' }), mid).to.throw(NicepayConfigError, /\bmid\b/);
@@ -180,7 +184,7 @@ describe('wire audit (issue 21): MID and orgSvcCd enforced at run time (item 4)'
   });
 });
 
-describe('wire audit (issue 21): data host envelope bytes and strict answers (item 5)', () => {
+describe('wire audit: data host envelope bytes and strict answers', () => {
   let raw: RawGateway;
   let nicepay: Nicepay;
   let answer: (sid: string) => Buffer | string;
@@ -230,7 +234,7 @@ describe('wire audit (issue 21): data host envelope bytes and strict answers (it
     expect((await rejection(nicepay.payout.balance())).message).to.include('sid is missing');
   });
 
-  it('strips every encKey the answer echoes, however spelled or nested (issue 18 item 5)', async () => {
+  it('strips every encKey the answer echoes, however spelled or nested', async () => {
     const key = sha256('0102001' + MID + '20261123093000' + KEY);
     answer = (sid) => good(sid, {
       mid: MID, subId: 's1', settlmntDt: '20261124', settlmntAmt: 1, seq: '9',
@@ -245,7 +249,7 @@ describe('wire audit (issue 21): data host envelope bytes and strict answers (it
   });
 });
 
-describe('wire audit (issue 21): the sandbox holds requests to the spec text (items 1, 2, 4, 6; issue 18)', () => {
+describe('wire audit: the sandbox holds requests to the spec text', () => {
   let sandbox: Sandbox;
   let url: string;
   before(async () => {
@@ -351,7 +355,7 @@ describe('wire audit (issue 21): the sandbox holds requests to the spec text (it
   });
 });
 
-describe('issue 18 item 5: no encKey in any raw, against the sandbox that echoes the request', () => {
+describe('no encKey in any raw, against the sandbox that echoes the request', () => {
   it('balance, register, request, cancel, results and cash receipts return reqInfo without the encKey that was sent', async () => {
     const rig = await startDataHost(fromKst(2026, 11, 23, 9, 0));
     try {
@@ -384,7 +388,7 @@ describe('issue 18 item 5: no encKey in any raw, against the sandbox that echoes
   });
 });
 
-describe('wire audit (issue 21 item 9): the sandbox documents the codes it invents', () => {
+describe('wire audit: the sandbox documents the codes it invents', () => {
   it('docs/sandbox.md lists every data host and key-in code of the sandbox', () => {
     const doc = readFileSync(new URL('../docs/sandbox.md', import.meta.url), 'utf8');
     const section = doc.slice(doc.indexOf('## Sandbox: key-in and data host'));

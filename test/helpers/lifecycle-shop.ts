@@ -37,7 +37,7 @@ export interface LifecycleShopOptions {
 
 let seq = 0;
 
-/** Starts the shop's server, then a sandbox whose merchant notifies it, then the client on the sandbox's clock. */
+/** Starts the shop's server, then a sandbox whose merchant notifies it, then the client on the sandbox's clock (no automatic settler). */
 export async function startLifecycleShop(options: LifecycleShopOptions = {}): Promise<LifecycleShop> {
   const app = express();
   const server: Server = await new Promise((resolve) => {
@@ -56,6 +56,8 @@ export async function startLifecycleShop(options: LifecycleShopOptions = {}): Pr
     logger: captured.logger,
     clock: () => sandbox.clock.now(),
     timeouts: options.timeouts ?? { connectMs: 1_000, responseMs: 2_000 },
+    // No automatic settler: a test that settles calls nicepay.settle() when it says so.
+    settle: false,
     ...(options.store ? { store: options.store } : {}),
   });
   const orders = new Map<string, { amount: number; tid?: string }>();

@@ -1,0 +1,65 @@
+import { expect } from 'chai';
+import type { LedgerRecord } from '../../src/pipeline/ledger-record.js';
+import { memoryStore } from '../../src/store/memory-store.js';
+import type { LedgerStore } from '../../src/store/types.js';
+
+/**
+ * A memoryStore whose writes fail on demand, and whose lease clock the test moves: a store node
+ * that goes down between two steps of a money operation (the record written before the
+ * request, and the next state after the gateway answered), then comes back.
+ */
+export interface FlakyStore {
+  /** The store to give createNicepay. */
+  store: LedgerStore;
+  /** The records as the store holds them, read without a lease. */
+  record(key: string): Promise<LedgerRecord | undefined>;
+  /** Moves the store's clock on: a lease its dead holder no longer renews expires after 30 s. */
+  advance(ms: number): void;
+  /** Makes writes succeed again. */
+  recover(): void;
+}
+
+/**
+ * Wraps a fresh memoryStore so that every write of a record for which `fails` is true rejects
+ * (as a store that lost its connection), until {@link FlakyStore.recover}. The record written
+ * with the first acquire of a key is not a write: it always succeeds.
+ */
+export function flakyStore(fails: (next: LedgerRecord) => boolean): FlakyStore {
+  let skew = 0;
+  let down = true;
+  const inner = memoryStore({ now: () => Date.now() + skew });
+  const store: LedgerStore = {
+    acquire: (key, leaseMs, initial) => inner.acquire(key, leaseMs, initial),
+    write(key, token, write, release) {
+      if (down && fails(JSON.parse(write.value) as LedgerRecord)) return Promise.reject(new Error('write lost'));
+      return inner.write(key, token, write, release);
+    },
+    release: (key, token) => inner.release(key, token),
+    remove: (key, token) => inner.remove(key, token),
+    extend: (key, token, leaseMs) => inner.extend(key, token, leaseMs),
+    get: (key) => inner.get(key),
+    due: (now, limit) => inner.due(now, limit),
+    open: (limit) => inner.open(limit),
+    close: () => inner.close!(),
+  };
+  return {
+    store,
+    async record(key) {
+      const stored = await inner.get(key);
+      return stored && (JSON.parse(stored.value) as LedgerRecord);
+    },
+    advance(ms) {
+      skew += ms;
+    },
+    recover() {
+      down = false;
+    },
+  };
+}
+
+/** Reads the ledger record under `key` (a test's own store); fails the test when there is none. */
+export async function ledgerRecord(store: LedgerStore, key: string): Promise<LedgerRecord> {
+  const stored = await store.get(key);
+  expect(stored, `a ledger record under ${key}`).to.not.equal(undefined);
+  return JSON.parse(stored!.value) as LedgerRecord;
+}
