@@ -19,8 +19,8 @@ export type Taken =
   | { state: 'closed'; record: LedgerRecord }
   /** Held by a hook that never settled: its state is known, waiting would not change it. */
   | { state: 'hung'; record: LedgerRecord }
-  /** The lease; `record` is what an earlier holder left (undefined: the key is new). */
-  | { state: 'leased'; lease: Lease; record: LedgerRecord | undefined };
+  /** The lease; `record` is what an earlier holder left (undefined: the key is new), due at `dueAt`. */
+  | { state: 'leased'; lease: Lease; record: LedgerRecord | undefined; dueAt: number };
 
 /**
  * The pipeline's hold on one ledger key: every write goes through it, only while it holds the
@@ -83,7 +83,7 @@ export async function takeKey(ctx: ClientContext, key: string, initial: LedgerRe
   if (got.state === 'busy') throw new Error('unreachable: acquireWaiting waits out a busy key');
   if (got.state === 'closed') return { state: 'closed', record: readStored(got.record) };
   const record = got.record ? readStored(got.record) : undefined;
-  return { state: 'leased', lease: holdLease(ctx, ctx.config.store, key, got.token, keepMs), record };
+  return { state: 'leased', lease: holdLease(ctx, ctx.config.store, key, got.token, keepMs), record, dueAt: got.record?.dueAt ?? 0 };
 }
 
 /**
@@ -123,7 +123,7 @@ export async function tryKey(ctx: ClientContext, key: string, keepMs: number): P
     await lease.forget();
     return undefined;
   }
-  return { state: 'leased', lease, record: readStored(got.record) };
+  return { state: 'leased', lease, record: readStored(got.record), dueAt: got.record.dueAt };
 }
 
 /** Holds a taken lease: heartbeat, conditional writes, release. */

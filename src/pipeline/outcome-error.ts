@@ -43,7 +43,8 @@ function settlementOf(r: LedgerRecord): { settlement: Settlement; netCancel: Net
     case 'reversed':
       return { settlement: 'reversed', netCancel: 'succeeded' };
     case 'never-charged':
-      return { settlement: 'never-charged', netCancel: r.reversalTried ? 'failed' : 'not-attempted' };
+      // Nothing was there to reverse: whatever a reversal did, none was needed.
+      return { settlement: 'never-charged', netCancel: 'not-attempted' };
     case 'recorded':
       return { settlement: 'kept', netCancel: 'not-attempted' };
     default:

@@ -7,6 +7,7 @@ import { LEASE_MS, type Lease, takeKey } from './ledger.js';
 import type { LedgerRecord } from './ledger-record.js';
 import type { OperationCall } from './operation.js';
 import { outcomeError } from './outcome-error.js';
+import { hookOf, settleRecord } from './settle.js';
 import { type Step, walk } from './walk.js';
 
 /**
@@ -44,7 +45,7 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
     return answer(call, taken.record, true);
   }
   const { lease, record: existing } = taken;
-  if (existing) return resume(ctx, call, lease, existing);
+  if (existing) return resume(ctx, call, lease, existing, taken.dueAt);
   let step: Step;
   try {
     step = await send(ctx, call);
@@ -61,22 +62,26 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
 }
 
 /**
- * A repeat that finds its record open: the same request only. A committed record whose hook
- * never resolved is finished by the caller's own hook when it brings one (a resubmission runs it
- * again); anything else is being settled and is answered with its state's error.
+ * A repeat that finds its record open (its process died, or it is being settled): the same
+ * request only. When the record is due, the repeat runs the settlement step itself, with its own
+ * hook (a buyer's retry settles their payment at once; a resubmission runs a hook that never
+ * resolved); otherwise it is answered with the state's error, and settlement goes on.
  */
-async function resume<R>(ctx: ClientContext, call: OperationCall<R>, lease: Lease, record: LedgerRecord): Promise<R> {
+async function resume<R>(ctx: ClientContext, call: OperationCall<R>, lease: Lease, record: LedgerRecord, dueAt: number): Promise<R> {
   if (!digestEquals(record.binding, call.start.binding)) {
     await lease.release();
     throw call.mismatch();
   }
-  if (record.state === 'committed' && call.hook) {
-    const final = await walk(ctx, call.kind, lease, record, { event: 'hook-again' }, { hook: call.hook });
+  const hook = call.hook ?? hookOf(call.kind);
+  if ((record.state === 'committed' && call.hook) || dueAt <= ctx.config.clock().getTime()) {
+    const final = await settleRecord(ctx, call.kind, lease, record, hook);
+    if (final.forgotten) throw outcomeError(call.kind.what, { ...final.record, state: 'never-charged' }, true);
     return answer(call, final.record, true);
   }
   await lease.release();
   throw outcomeError(call.kind.what, record, true);
 }
+
 
 /** The caller's answer of a record: its result when its state has one, else its state's error. */
 function answer<R>(call: OperationCall<R>, record: LedgerRecord, duplicate: boolean): R {
@@ -143,7 +148,7 @@ async function send<R>(ctx: ClientContext, call: OperationCall<R>): Promise<Step
     case 'not-sent':
       return {
         event: 'not-sent',
-        error: new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `${subject} was not sent: ${reading.reason}; nothing was charged, it may be retried`, { tid: call.start.tid, moid: call.start.moid }),
+        error: new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `${subject} was not sent: ${reading.reason}; nothing was charged, it may be retried`, { tid: call.start.tid, moid: call.start.moid, netCancel: 'not-attempted' }),
       };
   }
 }

@@ -4,11 +4,11 @@ import { cancelRefusalReason } from '../wire/cancel-codes.js';
 import { readAnswer, type Reading } from './answer-rules.js';
 import { callGateway } from './gateway-call.js';
 import { errorText } from './hook-runner.js';
-import { readStored, tryKey } from './ledger.js';
+import { type Lease, readStored, tryKey } from './ledger.js';
 import type { LedgerOperation, LedgerRecord, LedgerState } from './ledger-record.js';
 import type { GatewayHolding, OperationKind } from './operation.js';
 import type { LedgerEvent } from './state-machine.js';
-import { type Step, walk, type WalkOptions } from './walk.js';
+import { type Step, walk, type WalkEnd, type WalkOptions } from './walk.js';
 
 /** The name of the diagnostics channel settlement publishes each settled or stuck record on. */
 export const SETTLE_CHANNEL = 'express-nicepay:settle';
@@ -114,17 +114,27 @@ export async function unsettledItems(ctx: ClientContext, settings: SettleSetting
 async function settleOne(ctx: ClientContext, kind: OperationKind<unknown>, key: string, settings: SettleSettings): Promise<{ record: LedgerRecord; state: LedgerState; open: boolean } | undefined> {
   const taken = await tryKey(ctx, key, kind.keepMs);
   if (!taken || taken.state !== 'leased' || !taken.record) return undefined;
+  const end = await settleRecord(ctx, kind, taken.lease, taken.record, hookOf(kind), settings.attentionAfterMs);
+  const state = end.forgotten ? 'never-charged' : end.record.state;
+  return { record: end.record, state, open: !end.forgotten && !['recorded', 'declined', 'reversed', 'never-charged'].includes(state) };
+}
+
+/**
+ * One settlement step of an open record held under `lease`: counted as an attempt (and flagged
+ * as needing attention once it has been open past `attentionAfterMs`), then moved from what the
+ * gateway says of it (or from its hook run again) through the state machine. A repeat of the
+ * operation that finds its record open and due runs the same step, with its own hook.
+ */
+export async function settleRecord<R>(ctx: ClientContext, kind: OperationKind<R>, lease: Lease, record: LedgerRecord, hook: WalkOptions<R>['hook'], attentionAfterMs = ctx.config.settle.attentionAfterMs): Promise<WalkEnd> {
+  const settings = { attentionAfterMs };
   const now = ctx.config.clock().getTime();
-  let r: LedgerRecord = { ...taken.record, attempts: taken.record.attempts + 1, lastAttemptAt: now };
+  let r: LedgerRecord = { ...record, attempts: record.attempts + 1, lastAttemptAt: now };
   if (!r.attention && now - r.at > settings.attentionAfterMs) {
     r = { ...r, attention: true };
     ctx.config.logger.error({ operation: r.op, tid: r.tid, moid: r.moid, state: r.state, step: 'settle', reason: r.reason }, `${kind.what} has not settled within ${settings.attentionAfterMs} ms: it needs attention (settlement keeps trying)`);
     if (settleChannel.hasSubscribers) settleChannel.publish({ operation: r.op, tid: r.tid, moid: r.moid, amount: r.amount, state: r.state, reason: r.reason ?? r.state, attempts: r.attempts, nextAttemptAt: new Date(now), needsAttention: true } satisfies SettleEvent);
   }
-  const step = await firstStep(ctx, kind, r);
-  const end = await walk(ctx, kind, taken.lease, r, step, { hook: hookOf(kind) });
-  const state = end.forgotten ? 'never-charged' : end.record.state;
-  return { record: end.record, state, open: !end.forgotten && !['recorded', 'declined', 'reversed', 'never-charged'].includes(state) };
+  return walk(ctx, kind, lease, r, await firstStep(ctx, kind as OperationKind<unknown>, r), { hook });
 }
 
 /** The event settlement starts a record's walk with. */
@@ -135,7 +145,9 @@ async function firstStep(ctx: ClientContext, kind: OperationKind<unknown>, r: Le
   // A request that died before any answer, with no hook to record payments: the shop never heard.
   const holds: LedgerEvent = r.state === 'sending' && r.hook === 'none' ? 'gateway-holds-unheard' : 'gateway-holds';
   const event: Record<GatewayHolding, LedgerEvent> = { holds, reversed: 'gateway-reversed', none: 'gateway-none', unanswered: 'gateway-unanswered' };
-  return { event: event[holding], patch: holding === 'unanswered' ? { reason: r.reason ?? 'the gateway could not be asked what it holds' } : {} };
+  // The gateway had committed what the dead request sent: kept, it is a recovered payment.
+  const patch = holding === 'unanswered' ? { reason: r.reason ?? 'the gateway could not be asked what it holds' } : holds === 'gateway-holds' && r.state === 'sending' ? { recovered: true } : {};
+  return { event: event[holding], patch };
 }
 
 /**
@@ -169,8 +181,8 @@ async function resendEvent(ctx: ClientContext, kind: OperationKind<unknown>, r: 
   }
 }
 
-/** The hook settlement may run for a kind: the one registered with the client, if any. */
-function hookOf(kind: OperationKind<unknown>): WalkOptions<unknown>['hook'] {
+/** The hook settlement may run for a kind: the one a route registered with the client, if any. */
+export function hookOf<R>(kind: OperationKind<R>): WalkOptions<R>['hook'] {
   const run = kind.settlementHook?.();
   return run ? { run, timeoutMs: SETTLEMENT_HOOK_TIMEOUT_MS } : undefined;
 }

@@ -25,6 +25,15 @@ export interface RedisStoreCommonOptions {
    * @default 5000
    */
   commandTimeoutMs?: number;
+  /**
+   * How many replicas must acknowledge each ledger record the store writes (Redis WAIT on the
+   * key's master) before the write counts. Redis replicates asynchronously: without it, a
+   * master that fails right after a write may be replaced by a replica that never got it, and
+   * the payment that record was about would be forgotten. Set it to the replicas each master
+   * has (1 for a Cluster or Sentinel set-up with one replica each); a write not acknowledged in
+   * time fails, and the pipeline sends nothing more for it. @default 0 (do not wait)
+   */
+  waitForReplicas?: number;
 }
 
 /** Use a client the application created, connected and will close itself. */
@@ -64,7 +73,7 @@ export type RedisStoreOptions = RedisStoreClientOptions | RedisStoreUrlOptions;
 /** Throws a NicepayConfigError naming the first bad option of `options`. */
 export function validateRedisOptions(options: unknown): asserts options is RedisStoreOptions {
   if (!isObject(options)) throw new NicepayConfigError('redisStore options', 'an object with `client` or `url`');
-  const { client, url, prefix, commandTimeoutMs, onError } = options;
+  const { client, url, prefix, commandTimeoutMs, onError, waitForReplicas } = options;
   if (client !== undefined && url !== undefined) {
     throw new NicepayConfigError('client', 'either `client` or `url`, not both');
   }
@@ -97,5 +106,8 @@ export function validateRedisOptions(options: unknown): asserts options is Redis
     (typeof commandTimeoutMs !== 'number' || !Number.isInteger(commandTimeoutMs) || commandTimeoutMs < 1 || commandTimeoutMs > 2_147_483_647)
   ) {
     throw new NicepayConfigError('commandTimeoutMs', 'a positive integer number of milliseconds');
+  }
+  if (waitForReplicas !== undefined && (typeof waitForReplicas !== 'number' || !Number.isInteger(waitForReplicas) || waitForReplicas < 0 || waitForReplicas > 16)) {
+    throw new NicepayConfigError('waitForReplicas', 'a whole number of replicas from 0 to 16');
   }
 }

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { withTimeout as settleWithin } from '../util/with-timeout.js';
 import { checkKey, checkLimit, checkRecordWrite, checkTime, checkToken, LEASE_ONLY_KEEP_MS, wholeMs } from './ledger-args.js';
 import { redisClientKind, redisSender, type RedisSend } from './redis-client.js';
+import { replicaWaiter, type WaitForReplicas } from './redis-replication.js';
 import { dueIndex, type Peek } from './redis-due-index.js';
 import { assertRedisInstalled, loadRedis } from './redis-module.js';
 import { validateRedisOptions, type RedisStoreOptions } from './redis-options.js';
@@ -65,13 +66,18 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
   const prefix = options.prefix ?? 'nicepay:';
   const timeoutMs = options.commandTimeoutMs ?? 5000;
 
+  const replicas = options.waitForReplicas ?? 0;
+
   let closed = false;
   let owned: OwnedClient | undefined;
   let connected = false;
   let ready: Promise<RedisSend>;
+  let waiter: Promise<WaitForReplicas | undefined> = Promise.resolve(undefined);
 
   if (options.client !== undefined) {
-    ready = Promise.resolve(redisSender(options.client, redisClientKind(options.client)!));
+    const kind = redisClientKind(options.client)!;
+    ready = Promise.resolve(redisSender(options.client, kind));
+    if (replicas > 0) waiter = ready.then((send) => replicaWaiter(send, options.client, kind, replicas, Math.max(1, Math.floor(timeoutMs / 2))));
   } else {
     assertRedisInstalled();
     const url = options.url;
@@ -93,6 +99,7 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
     })();
     // Failures surface through the operations that wait on `ready`, never as an unhandled rejection.
     ready.catch(() => {});
+    if (replicas > 0) waiter = ready.then((send) => replicaWaiter(send, undefined, 'node-redis', replicas, Math.max(1, Math.floor(timeoutMs / 2))), () => undefined);
   }
 
   /** One method, bounded by commandTimeoutMs as a whole. */
@@ -133,6 +140,9 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
       : [token, record.value, '0', '0', String(wholeMs(NAME, 'keepMs', record.keepMs)), release ? '1' : '0'];
     const reply = Number(await run(WRITE, keysOf(key), args));
     if (reply === 0) return false;
+    // A write the replicas did not all take could be lost to a failover: it does not count.
+    const wait = await waiter;
+    if (wait && (await wait(keysOf(key)[0]!)) < replicas) throw new Error(`redisStore: a ledger write was not acknowledged by ${replicas} replica(s) in time`);
     if (record.open) await index.afterOpen(key, record.dueAt);
     else if (reply === 2) await index.unindex(key);
     return true;

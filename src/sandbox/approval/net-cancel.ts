@@ -94,7 +94,9 @@ function refusal(code: string, message: string, f: Record<string, string>, merch
  */
 function shapeOf(f: Record<string, string>, entry: LedgerEntry | undefined, m: Required<SandboxMerchant>): { rules: FieldTable; amount: string; signData: string } {
   const edi = field(f, 'EdiDate');
-  if (entry?.source === 'keyin') {
+  // A key-in's (cancel-shaped, no AuthToken) or a transaction the sandbox never booked, asked
+  // for in the cancel's shape: read as that shape, so an unknown TID is 2012, not a missing AuthToken.
+  if (entry?.source === 'keyin' || (!entry && Object.hasOwn(f, 'CancelAmt') && !Object.hasOwn(f, 'AuthToken'))) {
     const amt = field(f, 'CancelAmt');
     return { rules: KEYIN_NET_CANCEL_RULES, amount: amt, signData: cancelSignData(m.mid, amt, edi, m.merchantKey) };
   }

@@ -27,8 +27,10 @@ export function replyWithFault(state: SandboxState, target: FaultTarget, form: F
   const commit = fault?.commit ?? !declining;
   let fields = fault && !commit ? plan.notCommitted(fault.resultCode, fault.resultMsg, fault.kind) : plan.process();
   if (fault?.kind === 'alter-amount') {
-    const amount = parseAmount(fields.Amt ?? '');
-    if (amount !== undefined) fields = { ...fields, Amt: padAmount(amount + 1000) };
+    // The amount the answer reports: Amt, or a receipt's ReceiptAmt.
+    const name = Object.hasOwn(fields, 'Amt') ? 'Amt' : 'ReceiptAmt';
+    const amount = parseAmount(fields[name] ?? '');
+    if (amount !== undefined) fields = { ...fields, [name]: padAmount(amount + 1000) };
   }
   const body = encodeKeyinReply(fields, format);
   if (!fault) return keyinResponse(body, format);
