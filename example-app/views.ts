@@ -148,7 +148,9 @@ input[aria-invalid=true]{border-color:var(--bad);outline:1px solid var(--bad)}
 @media (max-width:40rem){
 .wrap{padding:.75rem}
 .card{padding:.85rem 1rem}
+h1{font-size:1.6rem;line-height:1.35}
 dl{grid-template-columns:auto 1fr;gap:.3rem .75rem}dt{white-space:nowrap}
+dd.tid,dd.moid{grid-column:1/-1;margin-top:-.3rem}
 .table-wrap{overflow-x:visible;border:0;background:transparent}
 .table-wrap table,.table-wrap tbody{display:block;background:transparent}
 .table-wrap thead{display:none}

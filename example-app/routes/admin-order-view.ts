@@ -55,6 +55,7 @@ export function ordersTable(orders: readonly Order[]): SafeHtml {
 export function orderDetails(o: Order): SafeHtml {
   const state = orderState(o);
   return html`<div class="card"><dl id="admin-order">
+<dt>주문번호</dt><dd id="admin-order-moid" class="moid">${o.moid}</dd>
 <dt>상품</dt><dd>${o.goods}</dd><dt>결제수단</dt><dd>${methodLabel(o)}</dd>
 <dt>거래번호</dt><dd id="admin-order-tid" class="tid">${o.tid ?? '-'}</dd>
 <dt>상태</dt><dd id="admin-order-status" class="status-${state}" data-status="${state}">${STATE_LABEL[state]}</dd>

@@ -107,7 +107,7 @@ export function adminOrderRoutes(ctx: ShopContext): Router {
     const deposit = sandbox && o.status === 'awaiting-deposit' && o.tid && remaining(o) > 0 && html`<form id="deposit-form" class="card" method="post" action="/admin/orders/${o.moid}/deposit">${csrfInput(req)}
 <p class="muted">샌드박스 전용: 구매자가 가상계좌에 입금한 것으로 처리하고 입금 통보를 보냅니다.</p>
 <div class="actions"><button type="submit" class="secondary" id="deposit-submit">입금 처리 (샌드박스)</button></div></form>`;
-    adminPage(req, res, status, `주문 ${o.moid}`, html`${errorNotice(opts.error)}${okNotice(opts.ok)}
+    adminPage(req, res, status, '주문 상세', html`${errorNotice(opts.error)}${okNotice(opts.ok)}
 ${orderDetails(o)}
 ${deposit}${refund}${refundHistory(req, o, refunds.ofOrder(o.moid))}<p><a href="/admin/orders">주문 목록으로</a></p>`);
   }
