@@ -102,7 +102,7 @@ describe('e2e: the navigation reaches every page, and every page fits 1,100 px a
     await page.waitForSelector('#window-form');
     expect(await page.textContent('h1')).to.equal('NICEPAY 샌드박스 결제창');
     expect(await brokenOverLines(page, 'h1'), 'the title on one line').to.deep.equal([]);
-    await page.screenshot({ path: 'test/e2e/screenshots/sandbox-window-390.png', fullPage: true });
+    await checkLayout(page, 'sandbox-window');
     expect(await page.getAttribute('link[rel=icon]', 'href')).to.match(/^data:image\/svg\+xml,/);
     expect(failed).to.deep.equal([]);
   });
