@@ -16,7 +16,7 @@ const BID_INPUT: SecretInput = {
 /** The receipt's identity (a phone, card or business number): personal, so never on argv either. */
 const IDENTITY_INPUT: SecretInput = {
   stdinFlag: 'identity-stdin',
-  values: [{ env: 'NICEPAY_RECEIPT_IDENTITY', what: "the receipt's identity: mobile, cash-receipt card or business number" }],
+  values: [{ env: 'NICEPAY_RECEIPT_IDENTITY', what: "the receipt's mobile, card or business number" }],
   refused: ['identity'],
 };
 

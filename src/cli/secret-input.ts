@@ -18,11 +18,12 @@ export interface SecretInput {
   refused?: readonly string[];
 }
 
-/** The `Environment:` lines of a command's --help for `input`. */
+/** The `Environment:` lines of a command's --help for `input`, aligned as the others are. */
 export function secretHelp(input: SecretInput): string {
-  const lines = input.values.map((v) => `  ${v.env.padEnd(22)}${v.what} (never printed)`);
-  const order = input.values.length > 1 ? `, one per line in this order: ${input.values.map((v) => v.env).join(', ')}` : '';
-  return `${lines.join('\n')}\n  or --${input.stdinFlag}          read ${input.values.length > 1 ? 'them' : 'it'} from standard input${order}`;
+  const width = Math.max(22, ...input.values.map((v) => v.env.length + 2));
+  const lines = input.values.map((v) => `  ${v.env.padEnd(width)}${v.what}; never printed`);
+  const many = input.values.length > 1;
+  return `${lines.join('\n')}\n  ${' '.repeat(width)}(${many ? 'or all of them' : 'or'} from standard input with --${input.stdinFlag}${many ? ', one per line' : ''})`;
 }
 
 /** Refuses any of `input.refused` on the command line, saying where the value goes instead. */
