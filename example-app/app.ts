@@ -133,6 +133,10 @@ export function createShop(options: ShopOptions): Shop {
 
   const app = express();
   app.disable('x-powered-by');
+  // Paths are matched as spelled: /ADMIN/orders is not the back office. Matched case-blind,
+  // it would reach the back-office routers without the session (its cookie's Path is /admin,
+  // which a browser matches case-sensitively) and fail; it is a 404 like any unknown page.
+  app.set('case sensitive routing', true);
   // CSP with frame-ancestors 'none', X-Frame-Options, nosniff, ... on every page (helmet).
   app.use(securityHeaders(ctx.windowUrl));
   // No global body parser: checkoutReturn reads the EUC-KR return body itself, and a

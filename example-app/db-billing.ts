@@ -4,9 +4,13 @@
  * - `subscriptions`: one per registered card. The billing key (BID) charges the card, so it is
  *   kept like a card number: encrypted at rest (AES-256-GCM under the shop's own key), shown
  *   only masked; `bid_enc` is never rendered or logged.
- * - `subscription_charges`: one row per subscription and KST month, keyed by the charge's Moid
- *   (`SUB-<id>-<YYYYMM>`): "charge this month" clicked twice, or on two instances, is one
- *   charge (the Moid is charged once by nicepay.billing.charge and the row's key is unique).
+ * - `subscription_charges`: one row per charge attempt, keyed by its Moid (`SUB-<id>-<YYYYMM>`,
+ *   then `-2`, `-3` ... for a month tried again after a decline). The shop's own once-a-month
+ *   check lives here, not in the library's memory: before anything is sent, one SQLite
+ *   transaction refuses a month that is already paid or has an attempt whose outcome is open,
+ *   and records the new attempt as `charging`. So "charge this month" clicked twice, after a
+ *   restart, or on two instances sharing the file, charges the month once; a partial unique
+ *   index holds the rule in the schema too.
  * - `cash_receipts`: at most one per order (its Moid).
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
@@ -25,13 +29,21 @@ export interface Subscription {
   createdAt: string;
 }
 
-/** One month's charge of a subscription, keyed by its Moid. */
+/**
+ * Where a charge attempt stands: `charging` (recorded, the call is or was in flight), `unknown`
+ * (sent, the outcome was lost and not reversed: the operator must check), `approved`,
+ * `declined` (the card company refused; the month may be tried again), `failed` (nothing was
+ * charged: not sent, or reversed; the month may be tried again).
+ */
+export type ChargeStatus = 'charging' | 'unknown' | 'approved' | 'declined' | 'failed';
+
+/** One charge attempt of a subscription for a month, keyed by its Moid. */
 export interface SubscriptionCharge {
   moid: string;
   subscriptionId: number;
   month: string;
   amount: number;
-  status: 'approved' | 'declined' | 'failed';
+  status: ChargeStatus;
   tid: string;
   message: string;
   createdAt: string;
@@ -58,6 +70,8 @@ CREATE TABLE IF NOT EXISTS subscription_charges (
   moid TEXT PRIMARY KEY, subscription_id INTEGER NOT NULL, month TEXT NOT NULL, amount INTEGER NOT NULL,
   status TEXT NOT NULL, tid TEXT NOT NULL DEFAULT '', message TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL
 );
+CREATE UNIQUE INDEX IF NOT EXISTS subscription_charges_once_a_month ON subscription_charges (subscription_id, month)
+  WHERE status IN ('charging', 'unknown', 'approved');
 CREATE TABLE IF NOT EXISTS cash_receipts (
   moid TEXT PRIMARY KEY, tid TEXT NOT NULL, type TEXT NOT NULL, amount INTEGER NOT NULL, auth_code TEXT NOT NULL,
   status TEXT NOT NULL, message TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL
@@ -71,11 +85,29 @@ export interface BillingDb {
   /** The decrypted BID of an active subscription (to charge or remove it), or undefined. */
   bidOf(id: number): string | undefined;
   markRemoved(id: number): void;
+  /** The subscription's charge attempts, newest first. */
   charges(subscriptionId: number): SubscriptionCharge[];
-  /** Records a charge's outcome; a second record of one Moid keeps the first (the charge happened once). */
-  recordCharge(c: Omit<SubscriptionCharge, 'createdAt'>): void;
+  /** One charge attempt by its Moid. */
+  charge(moid: string): SubscriptionCharge | undefined;
+  /**
+   * The month's attempt that decides it, if any: the approved one, else an open one (charging
+   * or unknown), else the latest.
+   */
+  monthCharge(subscriptionId: number, month: string): SubscriptionCharge | undefined;
+  /**
+   * Before a charge is sent: `paid` when the month is already approved, `open` when an attempt
+   * of it is charging or unknown, else the new attempt recorded as `charging` with its Moid.
+   */
+  beginCharge(subscriptionId: number, month: string, amount: number): { paid: SubscriptionCharge } | { open: SubscriptionCharge } | { attempt: SubscriptionCharge };
+  /** Settles an attempt that is charging or unknown (once: a settled attempt keeps its outcome). */
+  settleCharge(moid: string, outcome: { status: Exclude<ChargeStatus, 'charging'>; tid?: string; amount?: number; message?: string }): SubscriptionCharge;
   receipt(moid: string): CashReceiptRow | undefined;
   recordReceipt(r: Omit<CashReceiptRow, 'createdAt'>): void;
+}
+
+/** The attempt that decides a month: the approved one, else an open one, else the latest. */
+function decisive(tries: readonly SubscriptionCharge[]): SubscriptionCharge | undefined {
+  return tries.find((c) => c.status === 'approved') ?? tries.find((c) => c.status === 'charging' || c.status === 'unknown') ?? tries[tries.length - 1];
 }
 
 /**
@@ -98,6 +130,10 @@ export function billingDb(db: ShopDb, secret: string): BillingDb {
     d.setAuthTag(b.subarray(12, 28));
     return Buffer.concat([d.update(b.subarray(28)), d.final()]).toString('utf8');
   };
+  type ChargeRow = { moid: string; subscription_id: number; month: string; amount: number; status: ChargeStatus; tid: string; message: string; created_at: string };
+  const toCharge = (r: ChargeRow): SubscriptionCharge => ({
+    moid: r.moid, subscriptionId: r.subscription_id, month: r.month, amount: r.amount, status: r.status, tid: r.tid, message: r.message, createdAt: r.created_at,
+  });
   type SubRow = { id: number; buyer_name: string; bid_masked: string; card_name: string; status: 'active' | 'removed'; created_at: string };
   const toSub = (r: SubRow): Subscription => ({ id: r.id, buyerName: r.buyer_name, bidMasked: r.bid_masked, cardName: r.card_name, status: r.status, createdAt: r.created_at });
   const now = (): string => new Date().toISOString();
@@ -107,9 +143,13 @@ export function billingDb(db: ShopDb, secret: string): BillingDb {
     all: sql.prepare<[], SubRow>('SELECT id, buyer_name, bid_masked, card_name, status, created_at FROM subscriptions ORDER BY id'),
     bid: sql.prepare<[number], { bid_enc: string }>("SELECT bid_enc FROM subscriptions WHERE id = ? AND status = 'active'"),
     removed: sql.prepare("UPDATE subscriptions SET status = 'removed' WHERE id = ?"),
-    charges: sql.prepare<[number], { moid: string; subscription_id: number; month: string; amount: number; status: SubscriptionCharge['status']; tid: string; message: string; created_at: string }>(
-      'SELECT * FROM subscription_charges WHERE subscription_id = ? ORDER BY month DESC'),
-    charge: sql.prepare('INSERT OR IGNORE INTO subscription_charges (moid, subscription_id, month, amount, status, tid, message, created_at) VALUES (@moid, @subscriptionId, @month, @amount, @status, @tid, @message, @createdAt)'),
+    charges: sql.prepare<[number], ChargeRow>('SELECT * FROM subscription_charges WHERE subscription_id = ? ORDER BY month DESC, created_at DESC, rowid DESC'),
+    ofMonth: sql.prepare<[number, string], ChargeRow>('SELECT * FROM subscription_charges WHERE subscription_id = ? AND month = ? ORDER BY rowid'),
+    charge: sql.prepare<[string], ChargeRow>('SELECT * FROM subscription_charges WHERE moid = ?'),
+    addCharge: sql.prepare(`INSERT INTO subscription_charges (moid, subscription_id, month, amount, status, created_at)
+      VALUES (@moid, @subscriptionId, @month, @amount, 'charging', @createdAt)`),
+    settleCharge: sql.prepare(`UPDATE subscription_charges SET status = @status, tid = COALESCE(@tid, tid), amount = COALESCE(@amount, amount),
+      message = COALESCE(@message, message) WHERE moid = @moid AND status IN ('charging', 'unknown')`),
     receipt: sql.prepare<[string], { moid: string; tid: string; type: CashReceiptRow['type']; amount: number; auth_code: string; status: CashReceiptRow['status']; message: string; created_at: string }>(
       'SELECT * FROM cash_receipts WHERE moid = ?'),
     addReceipt: sql.prepare('INSERT OR IGNORE INTO cash_receipts (moid, tid, type, amount, auth_code, status, message, created_at) VALUES (@moid, @tid, @type, @amount, @authCode, @status, @message, @createdAt)'),
@@ -129,8 +169,26 @@ export function billingDb(db: ShopDb, secret: string): BillingDb {
       return r && open(r.bid_enc);
     },
     markRemoved: (id) => void q.removed.run(id),
-    charges: (id) => q.charges.all(id).map((r) => ({ moid: r.moid, subscriptionId: r.subscription_id, month: r.month, amount: r.amount, status: r.status, tid: r.tid, message: r.message, createdAt: r.created_at })),
-    recordCharge: (c) => void q.charge.run({ ...c, createdAt: now() }),
+    charges: (id) => q.charges.all(id).map(toCharge),
+    charge: (moid) => {
+      const r = q.charge.get(moid);
+      return r && toCharge(r);
+    },
+    monthCharge: (id, month) => decisive(q.ofMonth.all(id, month).map(toCharge)),
+    beginCharge: sql.transaction((id: number, month: string, amount: number) => {
+      const tries = q.ofMonth.all(id, month).map(toCharge);
+      const paid = tries.find((c) => c.status === 'approved');
+      if (paid) return { paid };
+      const open = tries.find((c) => c.status === 'charging' || c.status === 'unknown');
+      if (open) return { open };
+      const moid = tries.length === 0 ? `SUB-${id}-${month}` : `SUB-${id}-${month}-${tries.length + 1}`;
+      q.addCharge.run({ moid, subscriptionId: id, month, amount, createdAt: now() });
+      return { attempt: toCharge(q.charge.get(moid)!) };
+    }),
+    settleCharge: (moid, o) => {
+      q.settleCharge.run({ moid, status: o.status, tid: o.tid ?? null, amount: o.amount ?? null, message: o.message ?? null });
+      return toCharge(q.charge.get(moid)!);
+    },
     receipt: (moid) => {
       const r = q.receipt.get(moid);
       return r && { moid: r.moid, tid: r.tid, type: r.type, amount: r.amount, authCode: r.auth_code, status: r.status, message: r.message, createdAt: r.created_at };

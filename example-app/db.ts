@@ -46,8 +46,13 @@ export interface Order {
   windowCancelledAt: string | null;
   /** The auth-failed return's message: untrusted text, always escaped when shown. */
   windowMessage: string | null;
-  /** Won refunded (cancelled) so far through the back office. */
+  /** Won refunded (cancelled) so far through the back office, paid out or not. */
   refundedAmount: number;
+  /**
+   * Of `refundedAmount`, won the gateway accepted to refund to a bank account and has not been
+   * seen paid out yet (a paid virtual account's refund: "refund accepted, not paid out").
+   */
+  refundPendingAmount: number;
   /** When a virtual account's deposit notice arrived (ISO), if it did. */
   depositedAt: string | null;
 }
@@ -82,8 +87,13 @@ export interface ShopDb {
    * this TID's awaiting or paid virtual account.
    */
   markDeposited(moid: string, tid: string, at: Date | undefined): boolean;
-  /** Adds a refund the gateway accepted; never beyond the order's amount. */
-  addRefund(moid: string, amount: number): void;
+  /**
+   * Adds a refund the gateway accepted, never beyond the order's amount; `payout: 'pending'`
+   * when it still has to be paid out to the refund account.
+   */
+  addRefund(moid: string, amount: number, payout?: 'done' | 'pending'): void;
+  /** A pending refund of `amount` was paid out to the refund account: it leaves refundPendingAmount. */
+  refundPaidOut(moid: string, amount: number): void;
   close(): void;
 }
 
@@ -125,20 +135,21 @@ const ADDED_COLUMNS: ReadonlyArray<[name: string, ddl: string]> = [
   ['buyer_tel', "buyer_tel TEXT NOT NULL DEFAULT ''"],
   ['refunded_amount', 'refunded_amount INTEGER NOT NULL DEFAULT 0'],
   ['deposited_at', 'deposited_at TEXT'],
+  ['refund_pending_amount', 'refund_pending_amount INTEGER NOT NULL DEFAULT 0'],
 ];
 
 interface OrderRow {
   moid: string; product_id: string; goods: string; amount: number; status: OrderStatus;
   method: string | null; tid: string | null; result: string | null; buyer_name: string; created_at: string;
   channel: OrderChannel; window_cancelled_at: string | null; window_message: string | null; buyer_email: string; buyer_tel: string;
-  refunded_amount: number; deposited_at: string | null;
+  refunded_amount: number; deposited_at: string | null; refund_pending_amount: number;
 }
 
 const toOrder = (r: OrderRow): Order => ({
   moid: r.moid, productId: r.product_id, goods: r.goods, amount: r.amount, status: r.status,
   method: r.method, tid: r.tid, result: r.result, buyerName: r.buyer_name, createdAt: r.created_at,
   buyerEmail: r.buyer_email, buyerTel: r.buyer_tel, channel: r.channel, windowCancelledAt: r.window_cancelled_at, windowMessage: r.window_message,
-  refundedAmount: r.refunded_amount, depositedAt: r.deposited_at,
+  refundedAmount: r.refunded_amount, refundPendingAmount: r.refund_pending_amount, depositedAt: r.deposited_at,
 });
 
 /** A Moid: date (KST) + random, unique within the table (the PRIMARY KEY enforces it). */
@@ -179,7 +190,11 @@ export function openDb(file: string): ShopDb {
       `UPDATE orders SET status = 'paid', deposited_at = @at WHERE moid = @moid AND tid = @tid AND method = 'VBANK' AND status = 'awaiting-deposit'`,
     ),
     refund: sqlite.prepare(
-      `UPDATE orders SET refunded_amount = MIN(amount, refunded_amount + @amount) WHERE moid = @moid`,
+      `UPDATE orders SET refunded_amount = MIN(amount, refunded_amount + @amount),
+         refund_pending_amount = MIN(amount, refund_pending_amount + @pending) WHERE moid = @moid`,
+    ),
+    paidOut: sqlite.prepare(
+      `UPDATE orders SET refund_pending_amount = MAX(0, refund_pending_amount - @amount) WHERE moid = @moid`,
     ),
     windowCancelled: sqlite.prepare(
       `UPDATE orders SET window_cancelled_at = @at, window_message = @message WHERE moid = @moid AND status IN ('pending', 'declined')`,
@@ -202,7 +217,7 @@ export function openDb(file: string): ShopDb {
           if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') continue;
           throw err;
         }
-        return { ...order, status: 'pending', method: null, tid: null, result: null, windowCancelledAt: null, windowMessage: null, refundedAmount: 0, depositedAt: null };
+        return { ...order, status: 'pending', method: null, tid: null, result: null, windowCancelledAt: null, windowMessage: null, refundedAmount: 0, refundPendingAmount: 0, depositedAt: null };
       }
     },
     order: (moid) => {
@@ -233,8 +248,11 @@ export function openDb(file: string): ShopDb {
       const o = q.order.get(moid);
       return o !== undefined && o.tid === tid && o.method === 'VBANK' && o.status === 'paid';
     },
-    addRefund(moid, amount) {
-      q.refund.run({ moid, amount });
+    addRefund(moid, amount, payout = 'done') {
+      q.refund.run({ moid, amount, pending: payout === 'pending' ? amount : 0 });
+    },
+    refundPaidOut(moid, amount) {
+      q.paidOut.run({ moid, amount });
     },
     close: () => sqlite.close(),
   };

@@ -50,6 +50,12 @@ export const BANKS: ReadonlyArray<readonly [code: string, name: string]> = [
   ['045', '새마을금고'], ['048', '신협'], ['050', '저축은행'], ['071', '우체국'], ['089', '케이뱅크'], ['090', '카카오뱅크'], ['092', '토스뱅크'],
 ];
 
+/** A bank's name by its code, "KB국민은행 (004)" style when listed (an operator reads names, not codes); the code otherwise. */
+export function bankName(code: string): string {
+  const name = BANKS.find(([c]) => c === code)?.[1];
+  return name ? `${name} (${code})` : code;
+}
+
 /**
  * Card companies by the gateway's issuer code, so one company has one name on every page
  * (the window's approval says 국민, key-in says KB국민). Codes not listed keep the gateway's
@@ -97,6 +103,9 @@ export const FIELD_LABEL: Readonly<Record<string, string>> = {
   quota: '할부', buyerName: '이름', buyerEmail: '이메일', buyerTel: '휴대폰',
   reason: '취소 사유', refundAccount: '환불 계좌', 'refundAccount.number': '환불 계좌번호', 'refundAccount.bankCode': '환불 은행 코드',
   'refundAccount.holder': '환불 계좌 예금주', remainingAmount: '남은 금액',
+  // The card fields as the billing and key-in clients name them (card.expYear: an expired card too).
+  'card.number': '카드번호', 'card.expYear': '유효기간', 'card.expMonth': '유효기간', 'card.expiry': '유효기간',
+  'card.idNo': '생년월일', 'card.password2': '비밀번호 앞 2자리',
 };
 
 /** Why the gateway refused a cancel (CancelRefusalReason), in the operator's words. */

@@ -6,7 +6,9 @@
  *
  * Money that went back to the buyer is said first: a refunded or partly refunded order is
  * that before it is "paid", and a virtual account cancelled before its deposit is a
- * cancelled order whose account must not be paid into.
+ * cancelled order whose account must not be paid into. A refund the gateway only accepted
+ * (a paid virtual account refunded to a bank account: "refund accepted, not paid out yet")
+ * is pending until the shop learns it was paid out; it is never called done before that.
  */
 import type { Order } from './db.js';
 
@@ -18,6 +20,9 @@ import type { Order } from './db.js';
  * - `paid`: approved, or the virtual account's deposit arrived; nothing refunded.
  * - `partially-refunded`: paid, and part of the amount was refunded.
  * - `refunded`: paid, and the whole amount was refunded.
+ * - `partial-refund-pending`: paid, a refund of part of the amount was accepted and is not
+ *   paid out yet (to the refund account).
+ * - `refund-pending`: paid, a refund of the whole amount was accepted and is not paid out yet.
  * - `cancelled`: a virtual account cancelled before any deposit (nothing was ever paid).
  * - `declined`: the gateway refused the payment (payable again).
  */
@@ -28,6 +33,8 @@ export type OrderState =
   | 'paid'
   | 'partially-refunded'
   | 'refunded'
+  | 'partial-refund-pending'
+  | 'refund-pending'
   | 'cancelled'
   | 'declined';
 
@@ -36,7 +43,9 @@ export function orderState(o: Order): OrderState {
   if (o.refundedAmount > 0) {
     // An unpaid virtual account can only be cancelled whole (the gateway refuses a partial one).
     if (o.status === 'awaiting-deposit') return 'cancelled';
-    return o.refundedAmount >= o.amount ? 'refunded' : 'partially-refunded';
+    const whole = o.refundedAmount >= o.amount;
+    if (o.refundPendingAmount > 0) return whole ? 'refund-pending' : 'partial-refund-pending';
+    return whole ? 'refunded' : 'partially-refunded';
   }
   if (o.status === 'pending') return o.windowCancelledAt ? 'window-left' : 'pending';
   return o.status;
@@ -50,14 +59,16 @@ export const STATE_LABEL: Readonly<Record<OrderState, string>> = {
   paid: '결제 완료',
   'partially-refunded': '부분 환불',
   refunded: '전액 환불',
+  'partial-refund-pending': '부분 환불 접수 (지급 전)',
+  'refund-pending': '전액 환불 접수 (지급 전)',
   cancelled: '주문 취소',
   declined: '결제 실패',
 };
 
-/** The colour class a state is shown in: done, waiting, or money back / failed. */
+/** The colour class a state is shown in: done, waiting (on the buyer or on a payout), or money back / failed. */
 export function stateTone(state: OrderState): 'ok' | 'wait' | 'bad' {
   if (state === 'paid') return 'ok';
-  if (state === 'pending' || state === 'awaiting-deposit') return 'wait';
+  if (state === 'pending' || state === 'awaiting-deposit' || state === 'refund-pending' || state === 'partial-refund-pending') return 'wait';
   return 'bad';
 }
 

@@ -80,7 +80,16 @@ if (env.NICEPAY_BASE_URL) {
     notificationUrl: `${loopbackUrl}/pay/notify`,
   };
   sandbox = createSandbox({ merchants: [merchant, ...TEST_MERCHANTS.filter((m) => m.mid !== merchant.mid)] });
-  const { url } = await sandbox.listen(portFrom('SANDBOX_PORT', 0));
+  const sandboxPort = portFrom('SANDBOX_PORT', 0);
+  let url: string;
+  try {
+    ({ url } = await sandbox.listen(sandboxPort));
+  } catch (err) {
+    // Said like a busy PORT: which variable, and what to do (unset, a free port is taken).
+    const code = (err as NodeJS.ErrnoException).code;
+    fail(code === 'EADDRINUSE' ? `SANDBOX_PORT ${sandboxPort} is in use; set SANDBOX_PORT to another one, or leave it unset for a free port`
+      : `the embedded sandbox cannot listen on SANDBOX_PORT ${sandboxPort}: ${(err as Error).message}`);
+  }
   gateway = { mid: merchant.mid, merchantKey: merchant.merchantKey, baseUrl: url };
   gatewayLabel = `embedded sandbox at ${url}`;
 }

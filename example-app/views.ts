@@ -6,7 +6,6 @@
  */
 import type { Response } from 'express';
 import type { PayMethod } from '../src/index.js';
-import { STATE_LABEL } from './order-state.js';
 
 /** Markup that is already safe and is inserted as is. */
 export class SafeHtml {
@@ -16,7 +15,8 @@ export class SafeHtml {
   }
 }
 
-type Value = string | number | boolean | null | undefined | SafeHtml | readonly Value[];
+/** What an `html` template takes: text (escaped), numbers, `SafeHtml`, lists of them; `false`/`null`/`undefined` render nothing. */
+export type Value = string | number | boolean | null | undefined | SafeHtml | readonly Value[];
 
 const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -87,9 +87,6 @@ export function bankSelect(name: string, id: string, value: string | undefined, 
 ${banks.map(([code, bank]) => html`<option value="${code}"${code === value ? html` selected` : ''}>${bank} (${code})</option>`)}</select>`;
 }
 
-/** Order state → Korean label (the labels of example-app/order-state.ts). */
-export const STATUS_LABEL: Readonly<Record<string, string>> = STATE_LABEL;
-
 /** The shop's icon (a white N on a blue rounded square), served at /favicon.svg and /favicon.ico. */
 export const FAVICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f6feb"/>'
   + '<text x="16" y="23" font-size="19" font-weight="700" text-anchor="middle" fill="#fff" font-family="sans-serif">N</text></svg>';
@@ -102,9 +99,11 @@ export const METHOD_LABEL: Readonly<Record<PayMethod, string>> = {
   CELLPHONE: '휴대폰',
 };
 
-// Layout rules (issue 20, item 4): every page fits 1,100 px and 390 px without sideways
-// scrolling of the page; wide tables scroll inside .table-wrap; header cells and short
-// status cells never break one syllable per line; buttons side by side keep a gap.
+// Layout rules: every page fits 1,100 px and 390 px without sideways scrolling of the page;
+// wide tables scroll inside .table-wrap and become labelled cards on a phone (data-table.ts);
+// header, status and amount cells never break one syllable per line; identifiers (order
+// numbers, TIDs, sequence numbers, test card numbers) never break inside; buttons side by
+// side keep a gap, and boxes stacked one above the other never touch.
 const STYLE = `
 :root{--accent:#1f6feb;--muted:#667085;--ok:#0a7a43;--warn:#b54708;--bad:#b42318}
 *{box-sizing:border-box}
@@ -115,6 +114,7 @@ header a{color:inherit;text-decoration:none}
 header .brand{font-weight:700;font-size:1.15rem}
 nav{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center}
 nav a{color:var(--muted);white-space:nowrap}
+nav a[aria-current=page]{color:var(--accent);font-weight:700}
 .wrap{max-width:64rem;margin:0 auto;padding:1rem 1.25rem}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:1rem;padding:0;list-style:none}
 .card{background:#fff;border:1px solid #e4e7ec;border-radius:.75rem;padding:1rem 1.25rem;margin:0 0 1rem}
@@ -128,17 +128,18 @@ form.inline{display:inline;margin:0}
 .subnav form{margin-left:auto}
 label{display:block;margin:.4rem 0}
 input[type=text],input[type=email],input[type=tel],input[type=password],select{padding:.4rem;border:1px solid #d0d5dd;border-radius:.4rem;width:100%;max-width:20rem;font:inherit}
-.row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}.row input{max-width:12rem}
+.row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:0 0 1rem}.row input{max-width:12rem}
 .table-wrap{overflow-x:auto;max-width:100%;margin:0 0 1rem;border:1px solid #e4e7ec;border-radius:.5rem;background:#fff}
 table{border-collapse:collapse;width:100%;background:#fff;overflow-wrap:normal}
 th,td{text-align:left;padding:.5rem;border-bottom:1px solid #e4e7ec;font-size:.95rem;vertical-align:top}
 th,td.status,td.method,td.amount,td.date{white-space:nowrap}
-td{min-width:4.5rem}td.goods{min-width:8rem}td.moid,td.tid{overflow-wrap:normal}
+td{min-width:4.5rem}td.goods,td.text{min-width:8rem}td.actions{white-space:nowrap}
+td.actions form.inline+form.inline{margin-left:.5rem}
 dl{display:grid;grid-template-columns:minmax(5rem,9rem) 1fr;gap:.3rem 1rem}dt{color:var(--muted)}dd{margin:0;min-width:0}
-.status-approved,.status-paid,.tone-ok{color:var(--ok)}.status-awaiting-deposit,.status-pending,.tone-wait{color:var(--warn)}
+.status-approved,.status-paid,.tone-ok{color:var(--ok)}.status-awaiting-deposit,.status-pending,.status-refund-pending,.status-partial-refund-pending,.tone-wait{color:var(--warn)}
 .status-declined,.status-auth-failed,.status-error,.status-cancelled,.status-window-left,.status-refunded,.status-partially-refunded,.tone-bad{color:var(--bad)}
 .notice-info{color:var(--muted)}
-.moid,.tid,.card-number,#card-number,#vbank-account{white-space:nowrap;overflow-wrap:normal;word-break:normal;font-variant-numeric:tabular-nums}
+.moid,.tid,.id,code,.card-number,#card-number,#vbank-account{white-space:nowrap;overflow-wrap:normal;word-break:normal;font-variant-numeric:tabular-nums}
 .date{white-space:nowrap}
 .field-error{color:var(--bad);font-size:.9rem;margin:.1rem 0 0}
 input[aria-invalid=true]{border-color:var(--bad);outline:1px solid var(--bad)}
@@ -147,25 +148,57 @@ input[aria-invalid=true]{border-color:var(--bad);outline:1px solid var(--bad)}
 @media (max-width:40rem){
 .wrap{padding:.75rem}
 .card{padding:.85rem 1rem}
+h1{font-size:1.6rem;line-height:1.35}
 dl{grid-template-columns:auto 1fr;gap:.3rem .75rem}dt{white-space:nowrap}
+dd.tid,dd.moid{grid-column:1/-1;margin-top:-.3rem}
 .table-wrap{overflow-x:visible;border:0;background:transparent}
 .table-wrap table,.table-wrap tbody{display:block;background:transparent}
 .table-wrap thead{display:none}
 .table-wrap tr{display:block;background:#fff;border:1px solid #e4e7ec;border-radius:.6rem;padding:.5rem .75rem;margin:0 0 .6rem}
-.table-wrap td{display:flex;flex-wrap:wrap;justify-content:space-between;gap:0 .75rem;border:0;padding:.15rem 0;min-width:0}
-.table-wrap td[data-label]::before{content:attr(data-label);color:var(--muted);font-size:.85rem;white-space:nowrap}
+.table-wrap td{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:baseline;gap:0 .75rem;border:0;padding:.15rem 0;min-width:0;text-align:right}
+.table-wrap td[data-label]::before{content:attr(data-label);color:var(--muted);font-size:.85rem;white-space:nowrap;text-align:left}
+.table-wrap td.actions{justify-content:flex-start;gap:.5rem;padding-top:.4rem}
+.table-wrap td.actions::before{display:none}
+.table-wrap td.actions form.inline+form.inline{margin-left:0}
 .table-wrap td:empty{display:none}
-.table-wrap td.goods{min-width:0}
+.table-wrap td.goods,.table-wrap td.text{min-width:0}
 }
 `;
 
-/** The page shell: header with navigation, main content, footer. */
-export function layout(title: string, body: SafeHtml): string {
+/** One link of a navigation bar: where it goes, its label, its element id. */
+export interface NavLink {
+  href: string;
+  label: string;
+  id: string;
+}
+
+/** The buyer's navigation: every page a buyer can reach. */
+export const BUYER_NAV: readonly NavLink[] = [
+  { href: '/', label: '상품', id: 'nav-products' },
+  { href: '/keyin', label: '카드 직접 결제', id: 'nav-keyin' },
+  { href: '/subscription', label: '정기구독', id: 'nav-subscription' },
+  { href: '/orders', label: '주문 내역', id: 'nav-orders' },
+  { href: '/admin', label: '관리자', id: 'nav-admin' },
+];
+
+/**
+ * The links of a navigation bar; the one whose path is the longest prefix of `current` is
+ * marked `aria-current="page"` (`/` only on `/` itself).
+ */
+export function navLinks(links: readonly NavLink[], current: string): SafeHtml {
+  const path = current.split('?')[0]!;
+  const matches = (href: string): boolean => path === href || (href !== '/' && path.startsWith(`${href}/`));
+  const best = links.filter((l) => matches(l.href)).sort((a, b) => b.href.length - a.href.length)[0];
+  return html`${links.map((l) => html`<a href="${l.href}" id="${l.id}"${l === best ? html` aria-current="page"` : ''}>${l.label}</a>`)}`;
+}
+
+/** The page shell: header with navigation, main content, footer. `path` marks the current page in the navigation. */
+export function layout(title: string, body: SafeHtml, path = ''): string {
   return `<!DOCTYPE html>\n${html`<html lang="ko"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${title} · 니스몰</title><link rel="icon" href="/favicon.svg" type="image/svg+xml"><style>${raw(STYLE)}</style></head>
 <body><header><div class="wrap"><a class="brand" href="/">니스몰</a>
-<nav><a href="/" id="nav-products">상품</a><a href="/keyin" id="nav-keyin">카드 직접 결제</a><a href="/orders" id="nav-orders">주문 내역</a><a href="/admin" id="nav-admin">관리자</a></nav></div></header>
+<nav id="site-nav">${navLinks(BUYER_NAV, path)}</nav></div></header>
 <main class="wrap">${body}</main>
 <footer class="wrap muted">express-nicepay 예제 상점 · 실제 결제가 이루어지지 않습니다.</footer>
 </body></html>`.value}\n`;
@@ -173,5 +206,5 @@ export function layout(title: string, body: SafeHtml): string {
 
 /** Sends a UTF-8 page; pages carry order data, so nothing is cached. */
 export function sendPage(res: Response, status: number, title: string, body: SafeHtml): void {
-  res.status(status).set('cache-control', 'no-store').type('html').send(layout(title, body));
+  res.status(status).set('cache-control', 'no-store').type('html').send(layout(title, body, res.req.originalUrl));
 }

@@ -261,14 +261,23 @@ function parseBase(value: string | URL | undefined, name: string): URL {
   if ((url.pathname !== '/' && isGatewayHost(url.hostname)) || INTERFACE_PATH.test(url.pathname)) {
     throw new NicepayConfigError(name, `the host without a path: the interface paths are appended to it (e.g. '${url.origin}', got '${url.origin}${url.pathname}')`);
   }
+  // On another host a path is a proxy's prefix only when it says so the way URLs do, with a
+  // closing '/': '/nicepay/' is a folder the interface paths go under, '/window' (the sandbox's
+  // payment window) or '/nicepay' names a page, and every call under it would answer 404.
+  if (url.pathname !== '/' && !url.pathname.endsWith('/')) {
+    throw new NicepayConfigError(name, `the host alone ('${url.origin}'), or a proxy's path prefix ending in '/' ('${url.origin}${url.pathname}/'); got '${url.origin}${url.pathname}', which names a page: every call under it would answer 404`);
+  }
   if (url.protocol === 'http:' && isGatewayHost(url.hostname)) {
     throw new NicepayConfigError(name, `https: for the gateway's own host ${url.hostname} (plain http: would send the merchant's signed requests unencrypted)`);
   }
   return url;
 }
 
-/** A path that names a gateway interface (or its folder), which the client appends itself. */
-const INTERFACE_PATH = /\/(?:webapi|om\/api|recon\/api)(?:\/|$)|\.jsp$/i;
+/**
+ * A path that names a gateway interface (or its folder), which the client appends itself, or
+ * the sandbox's payment window (a page, not an API host).
+ */
+const INTERFACE_PATH = /\/(?:webapi|om\/api|recon\/api|window)(?:\/|$)|\.jsp$/i;
 
 /** The gateway's production and test hosts (*.nicepay.co.kr), which only ever speak HTTPS. */
 function isGatewayHost(hostname: string): boolean {

@@ -42,10 +42,11 @@ describe('CLI: billing and cash receipts', function () {
   });
 
   it('cash-receipt issue: 0 when issued, 2 when the amounts do not add up (nothing sent)', async () => {
-    const args = ['cash-receipt', 'issue', '--moid', 'cli-bank-1', '--amount', '11000', '--supply', '10000', '--goods-name', '무통장 주문', '--type', 'income-deduction', '--identity', '010-1234-5678'];
-    const bad = await runCli([...args, '--vat', '999'], env);
+    const args = ['cash-receipt', 'issue', '--moid', 'cli-bank-1', '--amount', '11000', '--supply', '10000', '--goods-name', '무통장 주문', '--type', 'income-deduction'];
+    const bad = await runCli([...args, '--vat', '999'], { ...env, NICEPAY_RECEIPT_IDENTITY: '010-1234-5678' });
     expect(bad.code, bad.stderr).to.equal(2);
-    const ok = await runCli([...args, '--vat', '1000'], env);
+    // The identity on standard input, as a script pipes it from its secret store.
+    const ok = await runCli([...args, '--vat', '1000', '--identity-stdin'], env, '010-1234-5678\n');
     expect(ok.code, ok.stderr).to.equal(0);
     expect(JSON.parse(ok.stdout)).to.include({ status: 'issued', amount: 11000 });
     expect(sandbox.dataHost.cashReceipts(MID)).to.have.length(1);

@@ -8,17 +8,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { main } from '../src/cli/main.js';
-import type { CliIo } from '../src/cli/output.js';
 import { SANDBOX_MERCHANTS_ENV, sandboxMerchants } from '../src/cli/sandbox-command.js';
+import { memoryIo } from './helpers/cli-run.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const KEY_A = 'a'.repeat(16) + 'keyA-secret';
 const KEY_B = 'b'.repeat(16) + 'keyB-secret';
 
-function io(env: NodeJS.ProcessEnv = {}): CliIo & { stdout: string; stderr: string } {
-  const r = { stdout: '', stderr: '', env, out: (t: string) => void (r.stdout += t), err: (t: string) => void (r.stderr += t) };
-  return r;
-}
+const io = memoryIo;
 
 describe('CLI sandbox: merchant keys from the environment or a file, never argv', () => {
   let dir: string;

@@ -74,6 +74,18 @@ describe('resolveConfig', () => {
     expect(resolveConfig({ ...good, baseUrl: 'http://127.0.0.1:1/nicepay-proxy/' }).baseUrl.pathname).to.equal('/nicepay-proxy/');
   });
 
+  it("refuses a path on another host that names a page (no closing '/'), or the sandbox's window, before any call can 404", () => {
+    for (const baseUrl of ['http://127.0.0.1:1/window', 'http://127.0.0.1:1/window/', 'http://127.0.0.1:1/nicepay', 'https://proxy.example/a/b']) {
+      const err = configError(() => createNicepay({ ...good, baseUrl }));
+      expect(err.field, baseUrl).to.equal('baseUrl');
+      expect(err.message, baseUrl).to.match(/without a path|path prefix ending in '\/'/);
+    }
+    expect(configError(() => createNicepay({ ...good, dataUrl: 'http://127.0.0.1:1/data' })).field).to.equal('dataUrl');
+    expect(configError(() => createNicepay({ ...good, baseUrl: 'http://127.0.0.1:1/nicepay' })).message).to.include("'http://127.0.0.1:1/nicepay/'");
+    // a proxy's prefix said as a folder is kept
+    expect(resolveConfig({ ...good, baseUrl: 'https://proxy.example/a/b/' }).baseUrl.pathname).to.equal('/a/b/');
+  });
+
   it("refuses plain http: for the gateway's own hosts, and keeps it for a local sandbox", () => {
     for (const url of ['http://webapi.nicepay.co.kr', 'http://DC1-API.NICEPAY.CO.KR', 'http://data.nicepay.co.kr.']) {
       const err = configError(() => createNicepay({ ...good, baseUrl: url }));

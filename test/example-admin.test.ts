@@ -160,6 +160,20 @@ describe('example-app: back office (/admin)', () => {
     expect(logLines.join('\n')).to.not.include(KEY).and.not.include(csrf);
   });
 
+  it('the confirmation names the bank and the balance, and says plainly when the payout is above the balance', async () => {
+    const balance = sandbox.dataHost.balance(MID).remainAmt;
+    const within = await admin.post('/admin/payouts').type('form').send({ _csrf: csrf, subId: 'seller-a', amount: String(balance), settlmntDt: NEXT_DAY });
+    expect(textOf(within.text, 'confirm-target')).to.include('KB국민은행 (004)').and.not.match(/, 004 /);
+    expect(textOf(within.text, 'confirm-balance')).to.equal(`현재 지급 가능 잔액: ${balance.toLocaleString('ko-KR')}원`);
+    expect(within.text).to.not.include('id="balance-warning"');
+
+    const above = await admin.post('/admin/payouts').type('form').send({ _csrf: csrf, subId: 'seller-a', amount: String(balance + 1_000_000), settlmntDt: NEXT_DAY });
+    expect(above.status).to.equal(200);
+    expect(textOf(above.text, 'balance-warning')).to.include(`현재 지급 가능 잔액(${balance.toLocaleString('ko-KR')}원)보다 1,000,000원 많습니다`).and.include('잔액 부족');
+    expect(above.text).to.include('id="confirm-submit"'); // the operator may still confirm (the balance can be fed before the date)
+    expect(sandbox.dataHost.payouts(MID)).to.have.length(1); // nothing requested by either confirmation page
+  });
+
   it('a payout of -5 won and a late payout each get their own message, keeping the form values', async () => {
     const neg = await admin.post('/admin/payouts').type('form').send({ _csrf: csrf, subId: 'seller-a', amount: '-5', settlmntDt: DAY, confirm: 'yes' });
     expect(neg.status).to.equal(400);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 
@@ -51,6 +52,29 @@ function probe(host: string, port: number): Promise<number | string> {
   });
 }
 
+/** Runs the shop until it exits by itself (a start-up failure); its exit code and output. */
+function runToExit(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'example-app/server.ts')], {
+    cwd: ROOT,
+    env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(NICEPAY_|ADMIN_|HOST$|PORT$|SANDBOX_PORT$)/.test(k))), SHOP_DB: ':memory:', ...env },
+  });
+  const out = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (c: Buffer) => (out.stdout += c.toString('utf8')));
+  child.stderr!.on('data', (c: Buffer) => (out.stderr += c.toString('utf8')));
+  return new Promise((resolvePromise) => child.on('exit', (code) => resolvePromise({ code, ...out })));
+}
+
+/** A port some other process holds for the duration of `fn`. */
+async function withBusyPort<T>(fn: (port: number) => Promise<T>): Promise<T> {
+  const holder = createServer();
+  await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+  try {
+    return await fn((holder.address() as AddressInfo).port);
+  } finally {
+    await new Promise<void>((r) => holder.close(() => r()));
+  }
+}
+
 async function stop(s: Started): Promise<number | null> {
   s.child.removeAllListeners('exit');
   const exited = new Promise<number | null>((r) => s.child.once('exit', (code) => r(code)));
@@ -83,5 +107,16 @@ describe('example-app: npm start (server.ts)', function () {
     } finally {
       await stop(s);
     }
+  });
+
+  it('a busy PORT or SANDBOX_PORT is one line naming the variable and what to do, exit 1, no stack trace', async () => {
+    await withBusyPort(async (busy) => {
+      for (const [env, variable] of [[{ PORT: String(busy) }, 'PORT'], [{ PORT: '0', SANDBOX_PORT: String(busy) }, 'SANDBOX_PORT']] as const) {
+        const r = await runToExit(env);
+        expect(r.code, variable).to.equal(1);
+        expect(r.stderr.trim(), variable).to.equal(`express-nicepay example shop: ${variable === 'PORT' ? `port ${busy} is in use; set PORT to another one` : `SANDBOX_PORT ${busy} is in use; set SANDBOX_PORT to another one, or leave it unset for a free port`}`);
+        expect(r.stderr).to.not.match(/EADDRINUSE|\n\s+at /);
+      }
+    });
   });
 });

@@ -8,6 +8,10 @@
  *                                        step 2 (confirm=yes): nicepay.cancel, then 303 back
  *   POST /admin/orders/:moid/refunds/:id/resolve
  *                                        resolves a refund whose outcome was lost (see below)
+ *   POST /admin/orders/:moid/refunds/:id/paid-out
+ *                                        records that a refund NICEPAY only accepted (a paid virtual
+ *                                        account's, "not paid out yet") was paid out to its account:
+ *                                        the operator saw it in NICEPAY's merchant admin; nothing is sent
  *   POST /admin/orders/:moid/deposit     embedded sandbox only: sandbox.deposit (the buyer pays the
  *                                        virtual account; the notice reaches /pay/notify)
  *
@@ -34,27 +38,35 @@ import type { ShopContext } from '../app.js';
 import { audit, csrfInput } from '../admin-auth.js';
 import type { Order } from '../db.js';
 import { type RefundIntent, refundStore } from '../db-refunds.js';
-import { BANKS, CANCEL_REFUSAL, operatorError } from '../korean.js';
-import { METHOD_LABEL, STATUS_LABEL, bankSelect, html, won, type SafeHtml } from '../views.js';
-import { type CancelResult, isNicepayError, type PayMethod } from '../../src/index.js';
+import { CANCEL_REFUSAL, operatorError } from '../korean.js';
+import { html, won } from '../views.js';
+import { type CancelResult, isNicepayError } from '../../src/index.js';
 import { adminPage, errorNotice, field, okNotice } from './admin-page.js';
-import { displayStatus } from './orders.js';
-
-interface RefundForm { amount: string; reason: string; bankCode: string; number: string; holder: string }
-
-/** What is still refundable. */
-const remaining = (o: Order): number => o.amount - o.refundedAmount;
-/** A paid virtual account is refunded to an account; an unpaid one is cancelled without one. */
-const needsRefundAccount = (o: Order): boolean => o.method === 'VBANK' && o.status === 'paid';
-const refundable = (o: Order): boolean => (o.status === 'paid' || o.status === 'awaiting-deposit') && o.tid !== null && remaining(o) > 0;
-/** A full refund can be resolved by sending it again (the gateway answers "already cancelled" if it went through). */
-const resendable = (i: RefundIntent): boolean => !i.partial && i.amount === i.remainingBefore;
+import {
+  cancelsUnpaid, confirmSummary, needsRefundAccount, orderDetails, ordersTable, refundForm, refundHistory, refundable, remaining, resendable,
+  unresolvedPanel, type RefundForm,
+} from './admin-order-view.js';
 
 /** Errors after which nothing reached the gateway: the intent is closed and may be tried again. */
 const NOT_SENT: ReadonlySet<string> = new Set([
   'NICEPAY_GATEWAY_UNREACHABLE', 'NICEPAY_RETRY_LATER', 'NICEPAY_CANCEL_EXCEEDS_REMAINING', 'NICEPAY_FIELD_INVALID',
   'NICEPAY_SHUTTING_DOWN', 'NICEPAY_STORE_UNAVAILABLE',
 ]);
+
+/**
+ * Whether a settled refund still has to be paid out: the gateway's answer says so when there is
+ * one (`refund-pending`); a refund to an account settled without one (resolved by the operator,
+ * or found already cancelled) is taken as not paid out yet, since only a payout ends it.
+ */
+const payoutOf = (i: RefundIntent, r?: CancelResult): 'pending' | 'none' =>
+  (r ? r.status === 'refund-pending' : i.number !== '') ? 'pending' : 'none';
+
+/** Where the operator lands after a settled refund or cancel: the order, with what happened. */
+function doneLocation(o: Order, i: RefundIntent): string {
+  const base = `/admin/orders/${encodeURIComponent(o.moid)}`;
+  if (cancelsUnpaid(o)) return `${base}?cancelled=1`;
+  return `${base}?refunded=${i.cancelledAmount ?? i.amount}${i.payout === 'pending' ? '&pending=1' : ''}`;
+}
 
 /** What one send of an intent came to. */
 type Sent = { kind: 'result'; r: CancelResult } | { kind: 'not-sent' | 'unknown'; err: unknown };
@@ -84,53 +96,20 @@ export function adminOrderRoutes(ctx: ShopContext): Router {
     }
   }
 
-  /** The order's open refund, in place of the refund form: what is known and how to resolve it. */
-  function unresolvedPanel(req: Request, o: Order, i: RefundIntent): SafeHtml {
-    const action = `/admin/orders/${encodeURIComponent(o.moid)}/refunds/${i.id}/resolve`;
-    const busy = inFlight.has(i.id);
-    return html`<div id="refund-unresolved" class="card" data-intent="${String(i.id)}" data-state="${i.state}"><h2>확인이 필요한 환불</h2>
-<p id="refund-unresolved-summary">${won(i.amount)} ${i.partial ? '부분' : '전액'} 환불 요청(${i.createdAt.slice(0, 16).replace('T', ' ')} UTC)의 ${busy ? '처리가 아직 끝나지 않았습니다' : '결과를 알 수 없습니다'}. 결과를 확인하기 전에는 이 주문의 새 환불을 할 수 없습니다.</p>
-${busy ? false : resendable(i)
-    ? html`<form method="post" action="${action}" class="inline">${csrfInput(req)}<p class="muted">같은 전액 취소를 다시 보내 확인합니다. 이미 환불되었다면 NICEPAY가 '이미 취소된 거래'로 답하므로 두 번 환불되지 않습니다.</p>
-<div class="actions"><button type="submit" id="resolve-submit">NICEPAY에서 결과 확인</button></div></form>`
-    : html`<form method="post" action="${action}" class="inline">${csrfInput(req)}<p class="muted">부분 환불은 거래 상태 조회에 나타나지 않습니다. NICEPAY 가맹점 관리자에서 이 환불이 처리되었는지 확인한 뒤 선택해 주세요.</p>
-<div class="actions"><button type="submit" name="outcome" value="status" class="secondary" id="resolve-status">거래 상태 조회</button>
-<button type="submit" name="outcome" value="refunded" id="resolve-refunded">환불된 것으로 기록</button>
-<button type="submit" name="outcome" value="not-refunded" class="secondary" id="resolve-not-refunded">환불되지 않은 것으로 기록</button></div></form>`}</div>`;
-  }
-
   router.get('/', (req, res) => {
-    const rows = db.orders().filter((o) => o.tid !== null && o.status !== 'declined').map((o) => html`<tr data-moid="${o.moid}" data-status="${displayStatus(o)}">
-<td class="moid"><a href="/admin/orders/${o.moid}">${o.moid}</a></td><td class="goods">${o.goods}</td><td class="method">${METHOD_LABEL[o.method as PayMethod] ?? o.method}</td>
-<td class="amount">${won(o.amount)}</td><td class="amount">${won(o.refundedAmount)}</td><td class="amount">${won(remaining(o))}</td>
-<td class="status status-${displayStatus(o)}">${STATUS_LABEL[displayStatus(o)] ?? o.status}</td></tr>`);
-    adminPage(req, res, 200, '주문 관리', rows.length === 0 ? html`<p id="no-admin-orders" class="muted">결제된 주문이 없습니다.</p>`
-      : html`<div class="table-wrap"><table id="admin-orders"><thead><tr><th>주문번호</th><th>상품</th><th>결제수단</th><th>결제 금액</th><th>환불</th><th>남은 금액</th><th>상태</th></tr></thead><tbody>${rows}</tbody></table></div>`);
+    const orders = db.orders().filter((o) => o.tid !== null && o.status !== 'declined');
+    adminPage(req, res, 200, '주문 관리', orders.length === 0 ? html`<p id="no-admin-orders" class="muted">결제된 주문이 없습니다.</p>` : ordersTable(orders));
   });
 
   function orderPage(req: Request, res: Response, status: number, o: Order, opts: { error?: string; ok?: string; values?: Partial<RefundForm> } = {}): void {
-    const v = opts.values ?? {};
     const open = refunds.open(o.moid);
-    const refund = open ? unresolvedPanel(req, o, open) : refundable(o) && html`<form id="refund-form" class="card" method="post" action="/admin/orders/${o.moid}/refund"><h2>${o.status === 'awaiting-deposit' ? '주문 취소 (입금 전 가상계좌: 전액)' : '환불'}</h2>${csrfInput(req)}
-<label>금액 (원) <input type="text" name="amount" id="refund-amount" inputmode="numeric" required value="${v.amount ?? String(remaining(o))}"${o.status === 'awaiting-deposit' ? html` readonly` : ''}></label>
-<label>사유 <input type="text" name="reason" id="refund-reason" required maxlength="50" value="${v.reason ?? '고객 요청'}"></label>
-${needsRefundAccount(o) && html`<fieldset id="refund-account"><legend>환불 계좌 (입금된 가상계좌)</legend>
-<label>은행 ${bankSelect('bankCode', 'refund-bank', v.bankCode, BANKS)}</label>
-<label>계좌번호 <input type="text" name="number" id="refund-number" required inputmode="numeric" value="${v.number ?? ''}"></label>
-<label>예금주 <input type="text" name="holder" id="refund-holder" required value="${v.holder ?? ''}"></label></fieldset>`}
-<div class="actions"><button type="submit" id="refund-submit">${o.status === 'awaiting-deposit' ? '주문 취소' : '환불하기'}</button></div></form>`;
+    const refund = open ? unresolvedPanel(req, o, open, inFlight.has(open.id)) : refundable(o) && refundForm(req, o, opts.values ?? {});
     const deposit = sandbox && o.status === 'awaiting-deposit' && o.tid && remaining(o) > 0 && html`<form id="deposit-form" class="card" method="post" action="/admin/orders/${o.moid}/deposit">${csrfInput(req)}
 <p class="muted">샌드박스 전용: 구매자가 가상계좌에 입금한 것으로 처리하고 입금 통보를 보냅니다.</p>
 <div class="actions"><button type="submit" class="secondary" id="deposit-submit">입금 처리 (샌드박스)</button></div></form>`;
-    adminPage(req, res, status, `주문 ${o.moid}`, html`${errorNotice(opts.error)}${okNotice(opts.ok)}
-<div class="card"><dl id="admin-order">
-<dt>상품</dt><dd>${o.goods}</dd><dt>결제수단</dt><dd>${METHOD_LABEL[o.method as PayMethod] ?? o.method ?? '-'}</dd>
-<dt>거래번호</dt><dd id="admin-order-tid">${o.tid ?? '-'}</dd>
-<dt>상태</dt><dd id="admin-order-status" data-status="${displayStatus(o)}">${STATUS_LABEL[displayStatus(o)] ?? o.status}</dd>
-<dt>결제 금액</dt><dd id="admin-order-amount">${won(o.amount)}</dd>
-<dt>환불한 금액</dt><dd id="admin-order-refunded">${won(o.refundedAmount)}</dd>
-<dt>남은 금액</dt><dd id="admin-order-remaining" data-amount="${remaining(o)}">${won(remaining(o))}</dd></dl></div>
-${deposit}${refund}<p><a href="/admin/orders">주문 목록으로</a></p>`);
+    adminPage(req, res, status, '주문 상세', html`${errorNotice(opts.error)}${okNotice(opts.ok)}
+${orderDetails(o)}
+${deposit}${refund}${refundHistory(req, o, refunds.ofOrder(o.moid))}<p><a href="/admin/orders">주문 목록으로</a></p>`);
   }
 
   router.get('/:moid', (req, res, next) => {
@@ -138,7 +117,11 @@ ${deposit}${refund}<p><a href="/admin/orders">주문 목록으로</a></p>`);
     if (!o) return next();
     const refunded = typeof req.query.refunded === 'string' ? Number(req.query.refunded) : undefined;
     const ok = req.query.deposited === '1' ? '입금 통보를 받아 주문이 결제 완료되었습니다.'
-      : refunded ? `${won(refunded)}${req.query.pending === '1' ? ' 환불이 접수되었습니다 (지급 전).' : '을 취소했습니다.'}` : undefined;
+      : req.query['paid-out'] === '1' ? '환불 계좌로 지급된 것으로 기록했습니다.'
+      : req.query.cancelled === '1' ? '입금 전 가상계좌 주문을 취소했습니다. 가상계좌가 닫혀 입금할 수 없습니다.'
+      : refunded ? (req.query.pending === '1'
+        ? `${won(refunded)} 환불이 접수되었습니다 (지급 전). NICEPAY가 환불 계좌로 지급하면 환불 내역에서 지급 완료를 기록해 주세요.`
+        : `${won(refunded)}을 환불했습니다.`) : undefined;
     orderPage(req, res, 200, o, ok ? { ok } : {});
   });
 
@@ -156,7 +139,7 @@ ${deposit}${refund}<p><a href="/admin/orders">주문 목록으로</a></p>`);
       const posted = confirmed ? refunds.byKey(o.moid, field(req.body, 'idempotencyKey')) : undefined;
       if (posted?.state === 'done') {
         audit(logger, req, 'refund.repeated', { moid: o.moid, tid: o.tid, amount: posted.amount, intent: posted.id });
-        return res.redirect(303, `/admin/orders/${encodeURIComponent(o.moid)}?refunded=${posted.cancelledAmount ?? posted.amount}`);
+        return res.redirect(303, doneLocation(o, posted));
       }
       if (refunds.open(o.moid)) return back(409, '이 주문에 결과를 확인하지 못한 환불이 있습니다. 아래에서 결과를 확인한 뒤에만 새 환불을 할 수 있습니다. 아무것도 보내지 않았습니다.');
       if (!refundable(o)) return back(409, '환불할 수 있는 주문이 아닙니다.');
@@ -168,11 +151,11 @@ ${deposit}${refund}<p><a href="/admin/orders">주문 목록으로</a></p>`);
       const partial = amount < remaining(o);
       const key = refunds.keyOf(remaining(o), amount);
       if (!confirmed) {
-        adminPage(req, res, 200, '환불 확인', html`<form id="confirm-form" class="card" method="post" action="/admin/orders/${o.moid}/refund">${csrfInput(req)}
-<p id="confirm-summary">주문 <strong id="confirm-target">${o.moid} (${o.goods})</strong>의 <strong id="confirm-amount">${won(amount)}</strong>을 ${partial ? '부분' : '전액'} ${o.status === 'awaiting-deposit' ? '취소' : '환불'}합니다${needsRefundAccount(o) ? ` (환불 계좌 ${values.bankCode} ${values.number}, ${values.holder})` : ''}. 남은 금액: ${won(remaining(o) - amount)}.</p>
+        adminPage(req, res, 200, cancelsUnpaid(o) ? '주문 취소 확인' : '환불 확인', html`<form id="confirm-form" class="card" method="post" action="/admin/orders/${o.moid}/refund">${csrfInput(req)}
+<p id="confirm-summary">${confirmSummary(o, amount, partial, values)}</p>
 ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}" value="${val}">`)}
 <input type="hidden" name="idempotencyKey" value="${key}"><input type="hidden" name="confirm" value="yes">
-<div class="actions"><button type="submit" id="confirm-submit">확인, 환불합니다</button><a class="button secondary" href="/admin/orders/${o.moid}" id="confirm-back">돌아가기</a></div></form>`);
+<div class="actions"><button type="submit" id="confirm-submit">${cancelsUnpaid(o) ? '확인, 주문을 취소합니다' : '확인, 환불합니다'}</button><a class="button secondary" href="/admin/orders/${o.moid}" id="confirm-back">돌아가기</a></div></form>`);
         return;
       }
       // The confirmation names the remaining amount it was made for: another refund since then
@@ -189,9 +172,10 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
       const sent = await send(intent);
       if (sent.kind === 'result' && sent.r.status !== 'refused') {
         const r = sent.r;
-        refunds.settle(intent.id, 'done', r.status === 'refund-pending' ? '환불 접수 (지급 전)' : '환불 완료', r.cancelledAmount);
+        const note = r.status === 'refund-pending' ? 'NICEPAY 환불 접수' : cancelsUnpaid(o) ? '주문 취소 완료' : '환불 완료';
+        const settled = refunds.settle(intent.id, 'done', note, r.cancelledAmount, payoutOf(intent, r));
         audit(logger, req, 'refund', { moid: o.moid, tid: o.tid, amount: r.cancelledAmount, partial, outcome: r.status, duplicate: r.duplicate, remainingAmount: r.remainingAmount, intent: intent.id });
-        return res.redirect(303, `/admin/orders/${encodeURIComponent(o.moid)}?refunded=${r.cancelledAmount}${r.status === 'refund-pending' ? '&pending=1' : ''}`);
+        return res.redirect(303, doneLocation(o, settled));
       }
       if (sent.kind === 'result') {
         const r = sent.r as Extract<CancelResult, { status: 'refused' }>;
@@ -224,7 +208,7 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
       if (!resendable(i)) {
         const outcome = field(req.body, 'outcome');
         if (outcome === 'refunded' || outcome === 'not-refunded') {
-          refunds.settle(i.id, outcome === 'refunded' ? 'done' : 'refused', outcome === 'refunded' ? '운영자 확인: 환불됨' : '운영자 확인: 환불되지 않음');
+          refunds.settle(i.id, outcome === 'refunded' ? 'done' : 'refused', outcome === 'refunded' ? '운영자 확인: 환불됨' : '운영자 확인: 환불되지 않음', undefined, payoutOf(i));
           audit(logger, req, 'refund.resolved', { moid: o.moid, tid: o.tid, amount: i.amount, intent: i.id, outcome, by: 'operator' });
           return res.redirect(303, `/admin/orders/${encodeURIComponent(o.moid)}`);
         }
@@ -242,20 +226,32 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
       const again = refunds.nextAttempt(i.id);
       const sent = await send(again);
       const r = sent.kind === 'result' ? sent.r : undefined;
+      let settled: RefundIntent;
       if (r && r.status !== 'refused') {
-        refunds.settle(i.id, 'done', '재확인: 이번 요청으로 환불됨', r.cancelledAmount);
+        settled = refunds.settle(i.id, 'done', '재확인: 이번 요청으로 환불됨', r.cancelledAmount, payoutOf(i, r));
       } else if (r?.status === 'refused' && r.reason === 'already-cancelled') {
-        refunds.settle(i.id, 'done', '재확인: 이전 요청으로 이미 환불됨', i.amount);
+        settled = refunds.settle(i.id, 'done', '재확인: 이전 요청으로 이미 환불됨', i.amount, payoutOf(i));
       } else {
         const why = r?.status === 'refused' ? `${CANCEL_REFUSAL[r.reason] ?? CANCEL_REFUSAL.other} (코드 ${r.code})` : sent.kind !== 'result' ? (operatorError(sent.err)?.message ?? '응답을 받지 못했습니다.') : '';
         audit(logger, req, 'refund.unresolved', { moid: o.moid, tid: o.tid, amount: i.amount, intent: i.id });
         return orderPage(req, res, 502, o, { error: `아직 결과를 확인하지 못했습니다: ${why} 환불은 보류 중이며 새 환불은 보내지 않습니다.` });
       }
       audit(logger, req, 'refund.resolved', { moid: o.moid, tid: o.tid, amount: i.amount, intent: i.id, outcome: 'refunded', by: 'resend' });
-      res.redirect(303, `/admin/orders/${encodeURIComponent(o.moid)}?refunded=${i.amount}`);
+      res.redirect(303, doneLocation(o, settled));
     } catch (err) {
       next(err);
     }
+  });
+
+  // A refund NICEPAY accepted was paid out to its account, as the operator saw in NICEPAY's
+  // merchant admin: recorded in the shop only (nothing is sent; the gateway gives no notice).
+  router.post('/:moid/refunds/:id/paid-out', (req, res, next) => {
+    const o = db.order(req.params.moid);
+    const i = o ? refunds.byId(Number(req.params.id)) : undefined;
+    if (!o || !i || i.moid !== o.moid) return next();
+    if (!refunds.markPaidOut(i.id)) return orderPage(req, res, 409, o, { error: '지급을 기다리는 환불이 아닙니다. 아무것도 바꾸지 않았습니다.' });
+    audit(logger, req, 'refund.paid-out', { moid: o.moid, tid: o.tid, amount: i.cancelledAmount ?? i.amount, intent: i.id, by: 'operator' });
+    res.redirect(303, `/admin/orders/${encodeURIComponent(o.moid)}?paid-out=1`);
   });
 
   router.post('/:moid/deposit', async (req, res, next) => {

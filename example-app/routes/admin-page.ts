@@ -6,7 +6,7 @@
 import type { Request, Response } from 'express';
 import { csrfInput } from '../admin-auth.js';
 import { particleFor } from '../korean.js';
-import { html, kstDate, sendPage, type SafeHtml } from '../views.js';
+import { html, kstDate, navLinks, sendPage, type NavLink, type SafeHtml } from '../views.js';
 
 /** Today in KST as YYYYMMDD (gateway dates are KST whatever TZ says). */
 export const kstToday = (now: Date): string => new Date(now.getTime() + 9 * 3_600_000).toISOString().slice(0, 10).replace(/-/g, '');
@@ -52,10 +52,24 @@ export const infoNotice = (message: string, id: string): SafeHtml =>
 export const okNotice = (message: string | undefined): SafeHtml | false =>
   message !== undefined && html`<p id="admin-ok" class="card status-approved" role="status">${message}</p>`;
 
-/** Renders a back-office page: title, navigation with logout, body. */
+/**
+ * Every back-office page, in the navigation's order: a new page is one more line here, and
+ * the browser tests walk this list (every page reachable from every other).
+ */
+export const ADMIN_NAV: readonly NavLink[] = [
+  { href: '/admin', label: '잔액', id: 'admin-nav-balance' },
+  { href: '/admin/orders', label: '주문 관리', id: 'admin-nav-orders' },
+  { href: '/admin/billing', label: '정기구독', id: 'admin-nav-billing' },
+  { href: '/admin/billing/receipts', label: '현금영수증 발급', id: 'admin-nav-receipts' },
+  { href: '/admin/sub-merchants', label: '서브몰', id: 'admin-nav-sub-merchants' },
+  { href: '/admin/payouts', label: '지급', id: 'admin-nav-payouts' },
+  { href: '/admin/recon', label: '현금영수증 대사', id: 'admin-nav-recon' },
+];
+
+/** Renders a back-office page: title, navigation (the current page marked) with logout, body. */
 export function adminPage(req: Request, res: Response, status: number, title: string, body: SafeHtml): void {
   sendPage(res, status, title, html`<h1>${title}</h1>
-<nav class="card subnav" id="admin-nav"><a href="/admin">잔액</a><a href="/admin/orders">주문 관리</a><a href="/admin/sub-merchants">서브몰</a><a href="/admin/payouts">지급</a><a href="/admin/recon">현금영수증 대사</a>
+<nav class="card subnav" id="admin-nav">${navLinks(ADMIN_NAV, req.originalUrl)}
 <form method="post" action="/admin/logout" class="inline">${csrfInput(req)}<button type="submit" class="secondary" id="logout">로그아웃</button></form></nav>
 ${body}`);
 }

@@ -14,7 +14,8 @@ import { Router, type Request, type Response } from 'express';
 import type { PayoutStatus } from '../../src/index.js';
 import type { ShopContext } from '../app.js';
 import { audit, csrfInput } from '../admin-auth.js';
-import { operatorError, withParticle } from '../korean.js';
+import { dataTable, type Column } from '../data-table.js';
+import { bankName, operatorError } from '../korean.js';
 import { html, won, type SafeHtml } from '../views.js';
 import { adminPage, errorNotice, field, fmtDate, infoNotice, isDate8, kstToday, okNotice, queryDate } from './admin-page.js';
 import type { SubMerchantRow } from './admin.js';
@@ -32,6 +33,19 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS admin_payouts (
 interface PayoutRow { seq: string; settlmnt_dt: string; sub_id: string; amount: number; state: string; requested_by: string }
 
 interface PayoutForm { subId: string; amount: string; settlmntDt: string }
+
+type PayoutResultItem = Awaited<ReturnType<ShopContext['nicepay']['payout']['results']>>['items'][number];
+
+/** The gateway's payout results of a date. */
+const RESULT_COLUMNS: ReadonlyArray<Column<PayoutResultItem>> = [
+  { label: '순번', kind: 'id', cell: (i) => i.seq },
+  { label: '서브몰', kind: 'id', cell: (i) => i.subId },
+  { label: '상호', kind: 'text', cell: (i) => i.subCoNm },
+  { label: '금액', kind: 'amount', cell: (i) => won(i.amount) },
+  { label: '상태', kind: 'status', cell: (i) => (i.status === 'unknown' ? i.statusNm : PAYOUT_STATUS_LABEL[i.status]) },
+  { label: '계좌', kind: 'id', cell: (i) => i.accntNo },
+  { label: '실패 사유', kind: 'text', cell: (i) => i.errReason || '-' },
+];
 
 /** The payout pages; `subMerchants` lists the sub-merchants registered through the back office. */
 export function adminPayoutRoutes(ctx: ShopContext, subMerchants: () => SubMerchantRow[]): Router {
@@ -53,11 +67,9 @@ export function adminPayoutRoutes(ctx: ShopContext, subMerchants: () => SubMerch
     let results: SafeHtml;
     try {
       const r = await nicepay.payout.results({ settlmntDt: opts.date });
-      const rows = r.items.map((i) => html`<tr data-seq="${i.seq}" data-status="${i.status}"><td>${i.seq}</td><td>${i.subId}</td><td>${i.subCoNm}</td>
-<td class="amount">${won(i.amount)}</td><td class="status">${i.status === 'unknown' ? i.statusNm : PAYOUT_STATUS_LABEL[i.status]}</td><td>${i.accntNo}</td><td>${i.errReason || '-'}</td></tr>`);
       results = html`<p id="payout-summary">전체 ${r.totCnt}건 · 성공 ${r.succCnt}건 · 실패 ${r.failCnt}건 · 잔액 ${won(r.remainAmt)}</p>
-${rows.length === 0 ? html`<p id="no-payouts" class="muted">지급 내역이 없습니다.</p>`
-  : html`<div class="table-wrap"><table id="payouts"><thead><tr><th>순번</th><th>서브몰</th><th>상호</th><th>금액</th><th>상태</th><th>계좌</th><th>실패 사유</th></tr></thead><tbody>${rows}</tbody></table></div>`}`;
+${r.items.length === 0 ? html`<p id="no-payouts" class="muted">지급 내역이 없습니다.</p>`
+  : dataTable('payouts', RESULT_COLUMNS, r.items, (i) => ({ seq: i.seq, status: i.status }))}`;
     } catch (err) {
       const e = operatorError(err);
       if (!e) throw err;
@@ -65,26 +77,51 @@ ${rows.length === 0 ? html`<p id="no-payouts" class="muted">지급 내역이 없
       const notYet = (err as { rule?: string }).rule === 'results-not-ready';
       results = notYet ? infoNotice(e.message, 'results-error') : html`${errorNotice(e.message, 'results-error')}`;
     }
-    const mine = q.mine.all().map((p) => html`<tr data-seq="${p.seq}" data-state="${p.state}"><td class="date">${fmtDate(p.settlmnt_dt)}</td><td>${p.seq}</td><td>${p.sub_id}</td>
-<td class="amount">${won(p.amount)}</td><td class="status">${p.state === 'cancelled' ? '취소됨' : '요청'}</td><td>${p.state === 'requested' && html`<form method="post" action="/admin/payouts/cancel" class="inline">${csrfInput(req)}
-<input type="hidden" name="settlmntDt" value="${p.settlmnt_dt}"><input type="hidden" name="seq" value="${p.seq}"><button type="submit" class="secondary" id="cancel-${p.seq}">취소</button></form>`}</td></tr>`);
+    const mine = q.mine.all();
+    const mineColumns: Array<Column<PayoutRow>> = [
+      { label: '지급일', kind: 'date', cell: (p) => fmtDate(p.settlmnt_dt) },
+      { label: '순번', kind: 'id', cell: (p) => p.seq },
+      { label: '서브몰', kind: 'id', cell: (p) => p.sub_id },
+      { label: '금액', kind: 'amount', cell: (p) => won(p.amount) },
+      { label: '상태', kind: 'status', cell: (p) => (p.state === 'cancelled' ? '취소됨' : '요청') },
+      { label: '관리', kind: 'actions', cell: (p) => p.state === 'requested' && html`<form method="post" action="/admin/payouts/cancel" class="inline">${csrfInput(req)}
+<input type="hidden" name="settlmntDt" value="${p.settlmnt_dt}"><input type="hidden" name="seq" value="${p.seq}"><button type="submit" class="secondary" id="cancel-${p.seq}">취소</button></form>` },
+    ];
     adminPage(req, res, status, '서브몰 지급', html`${errorNotice(opts.error)}${okNotice(opts.ok)}
 <form id="payout-form" class="card" method="post" action="/admin/payouts"><h2>지급 요청</h2>${csrfInput(req)}
 <label>서브몰 <select name="subId" id="payout-sub-id">${subs.map((s) => html`<option value="${s.sub_id}"${s.sub_id === v.subId ? html` selected` : ''}>${s.sub_id} (${s.sub_nm})</option>`)}</select></label>
 <label>금액 (원) <input type="text" name="amount" id="payout-amount" inputmode="numeric" required value="${v.amount ?? ''}"></label>
 <label>지급일 (YYYYMMDD) <input type="text" name="settlmntDt" id="payout-date" value="${v.settlmntDt ?? opts.date}" maxlength="8"></label>
 <div class="actions"><button type="submit" id="payout-submit">지급 요청</button></div></form>
-${mine.length > 0 && html`<h2>이 화면에서 요청한 지급</h2><div class="table-wrap"><table id="my-payouts"><thead><tr><th>지급일</th><th>순번</th><th>서브몰</th><th>금액</th><th>상태</th><th></th></tr></thead><tbody>${mine}</tbody></table></div>`}
+${mine.length > 0 && html`<h2>이 화면에서 요청한 지급</h2>${dataTable('my-payouts', mineColumns, mine, (p) => ({ seq: p.seq, state: p.state }))}`}
 <h2>${fmtDate(opts.date)} 지급 결과</h2>
 ${errorNotice(opts.dateError, 'date-error')}
-<form method="get" action="/admin/payouts" class="row"><input type="text" name="date" id="results-date" value="${opts.date}" maxlength="8"> <button type="submit">조회</button></form>
+<form method="get" action="/admin/payouts" class="row" id="results-form"><label for="results-date">조회일 (YYYYMMDD)</label><input type="text" name="date" id="results-date" value="${opts.date}" maxlength="8"> <button type="submit">조회</button></form>
 ${results}`);
   }
 
+  /**
+   * The payout balance beside a request's confirmation. Neither the gateway nor the client
+   * checks it at request time; a payout the balance cannot cover fails on its date (잔액 부족),
+   * so a request above it is said plainly before the operator confirms.
+   */
+  async function balanceNotice(amount: number): Promise<SafeHtml> {
+    let remainAmt: number;
+    try {
+      remainAmt = (await nicepay.payout.balance()).remainAmt;
+    } catch (err) {
+      const e = operatorError(err);
+      if (!e) throw err;
+      return html`<p class="muted" id="confirm-balance">지급 가능 잔액을 확인하지 못했습니다: ${e.message}</p>`;
+    }
+    if (amount <= remainAmt) return html`<p class="muted" id="confirm-balance" data-amount="${remainAmt}">현재 지급 가능 잔액: ${won(remainAmt)}</p>`;
+    return html`<p id="balance-warning" class="status-error" role="alert" data-amount="${remainAmt}">요청 금액이 현재 지급 가능 잔액(${won(remainAmt)})보다 ${won(amount - remainAmt)} 많습니다. 지급일 전까지 잔액이 채워지지 않으면 이 지급은 '잔액 부족'으로 실패합니다. 그래도 요청하려면 확인을 누르세요.</p>`;
+  }
+
   /** The confirmation page of a money-moving action: what, to whom, how much; confirm or go back. */
-  function confirmPage(req: Request, res: Response, action: string, title: string, summary: SafeHtml, hidden: Record<string, string>): void {
+  function confirmPage(req: Request, res: Response, action: string, title: string, summary: SafeHtml, hidden: Record<string, string>, notice: SafeHtml | false = false): void {
     adminPage(req, res, 200, title, html`<form id="confirm-form" class="card" method="post" action="${action}">${csrfInput(req)}
-<p id="confirm-summary">${summary}</p>
+<p id="confirm-summary">${summary}</p>${notice}
 ${Object.entries(hidden).map(([k, val]) => html`<input type="hidden" name="${k}" value="${val}">`)}
 <input type="hidden" name="confirm" value="yes">
 <div class="actions"><button type="submit" id="confirm-submit">확인, 실행합니다</button><a class="button secondary" href="/admin/payouts" id="confirm-back">돌아가기</a></div></form>`);
@@ -113,8 +150,8 @@ ${Object.entries(hidden).map(([k, val]) => html`<input type="hidden" name="${k}"
       const amount = Number(values.amount);
       if (field(req.body, 'confirm') !== 'yes') {
         return confirmPage(req, res, '/admin/payouts', '지급 요청 확인',
-          html`<strong id="confirm-target">${sub.sub_id} (${sub.sub_nm}, ${sub.bank_cd} ${sub.accnt_no})</strong>에 <strong id="confirm-amount">${won(amount)}</strong>을 <strong>${fmtDate(values.settlmntDt)}</strong> 지급일로 요청합니다.`,
-          { subId: values.subId, amount: values.amount, settlmntDt: values.settlmntDt });
+          html`<strong id="confirm-target">${sub.sub_id} (${sub.sub_nm}, ${bankName(sub.bank_cd)} ${sub.accnt_no})</strong>에 <strong id="confirm-amount">${won(amount)}</strong>을 <strong>${fmtDate(values.settlmntDt)}</strong> 지급일로 요청합니다.`,
+          { subId: values.subId, amount: values.amount, settlmntDt: values.settlmntDt }, await balanceNotice(amount));
       }
       try {
         const r = await nicepay.payout.request({ subId: values.subId, amount, settlmntDt: values.settlmntDt });

@@ -10,6 +10,7 @@
 import { Router } from 'express';
 import type { CashReceiptItem, OrgSvcCd } from '../../src/index.js';
 import type { ShopContext } from '../app.js';
+import { dataTable, type Column, type ColumnKind } from '../data-table.js';
 import { operatorError } from '../korean.js';
 import { html, won } from '../views.js';
 import { adminPage, errorNotice, fmtDate, kstToday, queryDate } from './admin-page.js';
@@ -55,14 +56,15 @@ export function adminReconRoutes(ctx: ShopContext): Router {
       adminPage(req, res, e.status, '현금영수증 대사', html`${errorNotice(e.message)}`);
       return;
     }
-    const cols: Array<[string, (i: CashReceiptItem) => string | number]> = [
-      ['승인일자', (i) => i.appDt], ['승인시각', (i) => i.appTm], ['거래번호', (i) => i.tid], ['원거래번호', (i) => i.orgTid],
-      ['주문번호', (i) => i.moid], ['상품명', (i) => i.goodsNm], ['금액', (i) => i.goodsAmt], ['구분', (i) => STATE[i.state] ?? i.stateCd],
-      ['용도', (i) => PURPOSE[i.purpose] ?? i.reqFlg], ['발급번호', (i) => i.identity], ['승인번호', (i) => i.appNo],
-      ['상태', (i) => RECEIPT_STATUS[i.status] ?? i.statusCd], ['구매자', (i) => i.ordNm],
+    // Each column once, for the CSV (raw values) and the page (labelled cells, amounts as won).
+    const cols: Array<[string, ColumnKind, (i: CashReceiptItem) => string | number]> = [
+      ['승인일자', 'date', (i) => i.appDt], ['승인시각', 'date', (i) => i.appTm], ['거래번호', 'tid', (i) => i.tid], ['원거래번호', 'tid', (i) => i.orgTid],
+      ['주문번호', 'moid', (i) => i.moid], ['상품명', 'goods', (i) => i.goodsNm], ['금액', 'amount', (i) => i.goodsAmt], ['구분', 'status', (i) => STATE[i.state] ?? i.stateCd],
+      ['용도', 'status', (i) => PURPOSE[i.purpose] ?? i.reqFlg], ['발급번호', 'id', (i) => i.identity], ['승인번호', 'id', (i) => i.appNo],
+      ['상태', 'status', (i) => RECEIPT_STATUS[i.status] ?? i.statusCd], ['구매자', 'text', (i) => i.ordNm],
     ];
     if (csv) {
-      const lines = [cols.map(([h]) => h), ...items.map((i) => cols.map(([, f]) => f(i)))].map((r) => r.map(csvField).join(','));
+      const lines = [cols.map(([h]) => h), ...items.map((i) => cols.map(([, , f]) => f(i)))].map((r) => r.map(csvField).join(','));
       res.status(200)
         .set('content-type', 'text/csv; charset=utf-8')
         .set('content-disposition', `attachment; filename="cash-receipts-${date}-${orgSvcCd}.csv"`)
@@ -71,14 +73,14 @@ export function adminReconRoutes(ctx: ShopContext): Router {
       return;
     }
     // The wide table scrolls inside its own box; the page itself never scrolls sideways.
-    const rows = items.map((i) => html`<tr data-tid="${i.tid}">${cols.map(([h, f]) => html`<td${h === '금액' ? html` class="amount"` : h === '상품명' ? html` class="goods"` : ''}>${h === '금액' ? won(Number(f(i))) : f(i)}</td>`)}</tr>`);
+    const columns: Array<Column<CashReceiptItem>> = cols.map(([label, kind, f]) => ({ label, kind, cell: (i) => (kind === 'amount' ? won(Number(f(i))) : f(i)) }));
     adminPage(req, res, dateError ? 400 : 200, '현금영수증 대사', html`${errorNotice(dateError, 'date-error')}<form id="recon-form" method="get" action="/admin/recon" class="card">
 <label>조회일 (YYYYMMDD) <input type="text" name="date" id="recon-date" value="${date}" maxlength="8"></label>
 <label>원거래 <select name="orgSvcCd" id="recon-org">${ORG_SVC.map(([c, l]) => html`<option value="${c}"${c === orgSvcCd ? html` selected` : ''}>${l}</option>`)}</select></label>
 <div class="actions"><button type="submit">조회</button><a class="button secondary" id="recon-csv" href="/admin/recon?date=${date}&amp;orgSvcCd=${orgSvcCd}&amp;format=csv">CSV 내려받기</a></div></form>
 <h2>${fmtDate(date)} 현금영수증 <span id="recon-count">${items.length}</span>건</h2>
 ${items.length === 0 ? html`<p id="no-receipts" class="muted">해당 날짜의 현금영수증이 없습니다.</p>`
-  : html`<div class="table-wrap"><table id="cash-receipts"><thead><tr>${cols.map(([h]) => html`<th>${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`}`);
+  : dataTable('cash-receipts', columns, items, (i) => ({ tid: i.tid }))}`);
   });
   return router;
 }

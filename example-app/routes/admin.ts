@@ -8,6 +8,7 @@
  *   /admin/orders                  refunds (nicepay.cancel) and the sandbox deposit button: ./admin-orders.ts
  *   /admin/payouts                 payout request (with a confirmation step) and cancel: ./admin-payouts.ts
  *   /admin/recon                   cash-receipt reconciliation and CSV: ./admin-recon.ts
+ *   /admin/billing                 subscriptions and their monthly charges, cash receipts: ./admin-billing.ts
  *
  * Errors are shown per error code (../korean.ts); a form that failed comes back with what the
  * operator typed.
@@ -15,7 +16,8 @@
 import { Router, type Request, type Response } from 'express';
 import type { ShopContext } from '../app.js';
 import { adminGuard, audit, csrfInput, type AdminCredentials } from '../admin-auth.js';
-import { BANKS, operatorError, withParticle } from '../korean.js';
+import { dataTable, type Column } from '../data-table.js';
+import { BANKS, bankName, operatorError, withParticle } from '../korean.js';
 import { bankSelect, html, won } from '../views.js';
 import { adminPage, errorNotice, field, fmtDate, okNotice } from './admin-page.js';
 import { adminOrderRoutes } from './admin-orders.js';
@@ -33,6 +35,17 @@ export interface SubMerchantRow { sub_id: string; sub_nm: string; sub_co_no: str
 
 const SUB_FIELDS = ['subId', 'subNm', 'subCoNo', 'bankCd', 'accntNo', 'accntNm', 'memo'] as const;
 type SubInput = Record<(typeof SUB_FIELDS)[number], string>;
+
+/** The sub-merchants table: the bank by name, not its code. */
+const SUB_COLUMNS: ReadonlyArray<Column<SubMerchantRow>> = [
+  { label: '서브몰 ID', kind: 'id', cell: (s) => s.sub_id },
+  { label: '상호', kind: 'text', cell: (s) => s.sub_nm },
+  { label: '사업자번호', kind: 'id', cell: (s) => s.sub_co_no },
+  { label: '은행', kind: 'method', cell: (s) => bankName(s.bank_cd) },
+  { label: '계좌번호', kind: 'id', cell: (s) => s.accnt_no },
+  { label: '예금주', kind: 'text', cell: (s) => s.accnt_nm },
+  { label: '메모', kind: 'text', cell: (s) => s.memo },
+];
 
 /** The back-office router (login, guard and every page), mounted at `/admin`. */
 export function adminRoutes(ctx: ShopContext, creds: AdminCredentials, sessionSecret?: string): Router {
@@ -64,13 +77,12 @@ ${bal.last && html`<dt>최근 거래</dt><dd id="balance-last">${fmtDate(bal.las
 
   function subMerchantsPage(req: Request, res: Response, status: number, opts: { error?: string; ok?: string; values?: Partial<SubInput> } = {}): void {
     const v = opts.values ?? {};
-    const rows = q.list.all().map((s) => html`<tr data-sub-id="${s.sub_id}"><td>${s.sub_id}</td><td>${s.sub_nm}</td><td>${s.sub_co_no}</td>
-<td>${s.bank_cd}</td><td>${s.accnt_no}</td><td>${s.accnt_nm}</td><td>${s.memo}</td></tr>`);
+    const rows = q.list.all();
     const input = (name: keyof SubInput, id: string, label: string, extra = html``) =>
       html`<label>${label} <input type="text" name="${name}" id="${id}" value="${v[name] ?? ''}"${extra}></label>`;
     adminPage(req, res, status, '서브몰 관리', html`${errorNotice(opts.error)}${okNotice(opts.ok)}
 ${rows.length === 0 ? html`<p id="no-sub-merchants" class="muted">이 화면에서 등록한 서브몰이 없습니다.</p>`
-  : html`<div class="table-wrap"><table id="sub-merchants"><thead><tr><th>서브몰 ID</th><th>상호</th><th>사업자번호</th><th>은행</th><th>계좌번호</th><th>예금주</th><th>메모</th></tr></thead><tbody>${rows}</tbody></table></div>`}
+  : dataTable('sub-merchants', SUB_COLUMNS, rows, (s) => ({ 'sub-id': s.sub_id }))}
 <form id="sub-merchant-form" class="card" method="post" action="/admin/sub-merchants"><h2>서브몰 등록</h2>${csrfInput(req)}
 ${input('subId', 'sub-id', '서브몰 ID', html` required maxlength="50"`)}
 ${input('subNm', 'sub-nm', '상호', html` required`)}

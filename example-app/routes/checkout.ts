@@ -40,6 +40,8 @@ const STATE_HEADING: Readonly<Record<Exclude<OrderState, PayableState>, string>>
   'awaiting-deposit': '이미 가상계좌가 발급된 주문입니다',
   'partially-refunded': '일부 환불된 주문입니다',
   refunded: '결제가 취소되어 전액 환불된 주문입니다',
+  'partial-refund-pending': '일부 환불이 접수된 주문입니다 (지급 전)',
+  'refund-pending': '전액 환불이 접수된 주문입니다 (지급 전)',
   cancelled: '취소된 주문입니다. 입금하거나 다시 결제할 수 없습니다',
 };
 

@@ -5,25 +5,32 @@
 import { Router } from 'express';
 import type { PayMethod } from '../../src/index.js';
 import type { ShopContext } from '../app.js';
-import { orderState } from '../order-state.js';
-import { METHOD_LABEL, STATUS_LABEL, html, kstDateTime, sendPage, won } from '../views.js';
+import type { Order } from '../db.js';
+import { dataTable, type Column } from '../data-table.js';
+import { STATE_LABEL, orderState } from '../order-state.js';
+import { METHOD_LABEL, html, kstDateTime, sendPage, won } from '../views.js';
 
-/** What buyer and operator see: the order's one state (example-app/order-state.ts). */
-export const displayStatus = orderState;
+/** The buyer's order list: each row's state is the order's one state (order-state.ts). */
+const COLUMNS: ReadonlyArray<Column<Order>> = [
+  { label: '주문일시', kind: 'date', cell: (o) => kstDateTime(new Date(o.createdAt)) },
+  { label: '주문번호', kind: 'moid', cell: (o) => html`<a href="/orders/${o.moid}">${o.moid}</a>` },
+  { label: '상품', kind: 'goods', cell: (o) => o.goods },
+  { label: '금액', kind: 'amount', cell: (o) => won(o.amount) },
+  { label: '상태', kind: 'status', cell: (o) => STATE_LABEL[orderState(o)], extraClass: (o) => `status-${orderState(o)}` },
+  { label: '결제수단', kind: 'method', cell: (o) => (o.method ? (METHOD_LABEL[o.method as PayMethod] ?? o.method) : '-') },
+  { label: '거래번호(TID)', kind: 'tid', cell: (o) => o.tid ?? '-' },
+];
 
+/** The order list router. */
 export function orderRoutes({ db, access }: ShopContext): Router {
   const router = Router();
   router.get('/orders', (req, res) => {
     const mine = access.owned(req);
-    const rows = db.orders().filter((o) => mine.has(o.moid)).map((o) => html`<tr data-moid="${o.moid}" data-status="${o.status}" data-display="${displayStatus(o)}">
-<td class="date" data-label="주문일시">${kstDateTime(new Date(o.createdAt))}</td><td class="moid" data-label="주문번호"><a href="/orders/${o.moid}">${o.moid}</a></td><td class="goods" data-label="상품">${o.goods}</td>
-<td class="amount" data-label="금액">${won(o.amount)}</td><td class="status status-${displayStatus(o)}" data-label="상태">${STATUS_LABEL[displayStatus(o)] ?? o.status}</td>
-<td class="method" data-label="결제수단">${o.method ? (METHOD_LABEL[o.method as PayMethod] ?? o.method) : '-'}</td><td class="tid" data-label="거래번호">${o.tid ?? '-'}</td></tr>`);
+    const orders = db.orders().filter((o) => mine.has(o.moid));
     sendPage(res, 200, '주문 내역', html`<h1>주문 내역</h1>
-${rows.length === 0
+${orders.length === 0
   ? html`<p id="no-orders" class="muted">아직 주문이 없습니다. <a href="/">상품 보러 가기</a></p>`
-  : html`<div class="table-wrap"><table id="orders"><thead><tr><th>주문일시</th><th>주문번호</th><th>상품</th><th>금액</th><th>상태</th><th>결제수단</th><th>거래번호(TID)</th></tr></thead>
-<tbody>${rows}</tbody></table></div>`}`);
+  : dataTable('orders', COLUMNS, orders, (o) => ({ moid: o.moid, status: o.status, display: orderState(o) }))}`);
   });
   return router;
 }

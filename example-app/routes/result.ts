@@ -76,15 +76,27 @@ interface ResultView {
 const PAGE_STATUS: Readonly<Record<OrderState, string>> = {
   pending: 'pending', 'window-left': 'auth-failed', 'awaiting-deposit': 'awaiting-deposit', paid: 'approved',
   'partially-refunded': 'partially-refunded', refunded: 'refunded', cancelled: 'cancelled', declined: 'declined',
+  'partial-refund-pending': 'partial-refund-pending', 'refund-pending': 'refund-pending',
 };
+
+/** A paid virtual account's refund is paid out to a bank account, not back to the means of payment. */
+const toAccount = (o: Order): boolean => o.method === 'VBANK';
 
 /** The headline of each state; refunds and cancels are said before anything about paying. */
 function headline(state: OrderState, o: Order, depositArrived: boolean): { heading: string; note: string | false } {
   switch (state) {
     case 'refunded':
-      return { heading: '결제가 취소되어 전액 환불되었습니다', note: `${won(o.refundedAmount)}이 결제수단으로 돌아갑니다.` };
+      return { heading: '결제가 취소되어 전액 환불되었습니다', note: toAccount(o) ? `${won(o.refundedAmount)}이 환불 계좌로 지급되었습니다.` : `${won(o.refundedAmount)}이 결제수단으로 돌아갑니다.` };
     case 'partially-refunded':
       return { heading: `결제 금액 중 ${won(o.refundedAmount)}이 환불되었습니다`, note: `남은 결제 금액은 ${won(o.amount - o.refundedAmount)}입니다.` };
+    // Accepted by the gateway, not paid out yet: never said as done.
+    case 'refund-pending':
+      return { heading: '환불이 접수되었습니다 (지급 전)', note: `${won(o.refundPendingAmount)}은 아직 지급되지 않았습니다. 환불 계좌로 지급되면 이 페이지에 표시됩니다.` };
+    case 'partial-refund-pending':
+      return {
+        heading: `결제 금액 중 ${won(o.refundedAmount)}의 환불이 접수되었습니다 (지급 전)`,
+        note: `${won(o.refundPendingAmount)}은 아직 환불 계좌로 지급되지 않았습니다. 남은 결제 금액은 ${won(o.amount - o.refundedAmount)}입니다.`,
+      };
     case 'cancelled':
       return { heading: '주문이 취소되었습니다', note: '입금 전에 취소되어 가상계좌가 닫혔습니다. 이 주문에는 입금하지 마세요.' };
     case 'paid':
@@ -120,7 +132,8 @@ function view(order: Order, sandboxDeposit: boolean): ResultView {
 ${committed.status === 'approved' && html`<dt>승인번호</dt><dd id="auth-code">${committed.payment.authCode}</dd>`}
 ${approvedAt && html`<dt>승인일시</dt><dd id="approved-at">${kstDateTime(approvedAt)}</dd>`}
 ${order.depositedAt && html`<dt>입금 확인</dt><dd id="deposited-at">${kstDateTime(new Date(order.depositedAt))}</dd>`}
-${order.refundedAmount > 0 && html`<dt>${state === 'cancelled' ? '취소' : '환불'}</dt><dd id="result-refunded" class="amount">${won(order.refundedAmount)}${order.refundedAmount >= order.amount ? ' (전액)' : ''}</dd>`}`,
+${order.refundedAmount > 0 && html`<dt>${state === 'cancelled' ? '취소' : '환불'}</dt><dd id="result-refunded" class="amount">${won(order.refundedAmount)}${order.refundedAmount >= order.amount ? ' (전액)' : ''}</dd>`}
+${order.refundedAmount > 0 && state !== 'cancelled' && toAccount(order) && html`<dt>환불 지급</dt><dd id="result-refund-payout" data-pending="${order.refundPendingAmount}">${order.refundPendingAmount > 0 ? `지급 전 (${won(order.refundPendingAmount)})` : '환불 계좌로 지급 완료'}</dd>`}`,
       action: state === 'awaiting-deposit' && sandboxDeposit && html`<form method="post" action="/orders/${order.moid}/sandbox-deposit" class="inline" id="sandbox-deposit-form" title="샌드박스 전용: 은행에서 이 계좌로 입금한 것처럼 처리하고, 게이트웨이의 입금 통보로 주문이 완료됩니다"><button type="submit" id="sandbox-deposit">입금하기 (샌드박스)</button></form>`,
     };
   }

@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { isDate8 } from '../payout/schedule.js';
 import type { ExitCode } from './exit-codes.js';
 import { UsageError } from './exit-codes.js';
 import type { CliIo } from './output.js';
@@ -21,10 +22,36 @@ export interface Command {
   run(values: CliValues, io: CliIo): Promise<ExitCode>;
 }
 
+/**
+ * `--amount -5` as `--amount=-5`: parseArgs takes a value that starts with a dash for a
+ * forgotten value ("ambiguous"), so the option's own check never sees it and cannot say what
+ * is wrong with it. A value is joined to its option when the option takes one and the value
+ * is not itself an option of the command.
+ */
+function joinDashValues(command: Command, args: readonly string[]): string[] {
+  const out: string[] = [];
+  const isOption = (a: string): boolean => {
+    const name = a.replace(/^--?/, '').split('=')[0]!;
+    return name === 'help' || name === 'h' || name in command.options || Object.values(command.options).some((o) => o.short === name);
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const name = a.startsWith('--') ? a.slice(2) : undefined;
+    const next = args[i + 1];
+    if (name !== undefined && command.options[name]?.type === 'string' && next !== undefined && next.startsWith('-') && next !== '-' && !isOption(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else {
+      out.push(a);
+    }
+  }
+  return out;
+}
+
 /** Parses a command's arguments strictly (unknown options and positionals are usage errors). */
 export function parseCommandArgs(command: Command, args: readonly string[]): CliValues & { help?: boolean } {
   const { values } = parseArgs({
-    args: [...args],
+    args: joinDashValues(command, args),
     options: { ...command.options, help: { type: 'boolean', short: 'h' } },
     strict: true,
     allowPositionals: false,
@@ -51,10 +78,14 @@ export function won(values: CliValues, name: string, needed: boolean): number | 
   return Number(text);
 }
 
-/** A YYYYMMDD option (checked for shape here; the client checks the calendar). */
+/**
+ * A YYYYMMDD option, a real calendar date: checked here, before anything is said or sent, so
+ * the message names the option (not the gateway field behind it).
+ */
 export function date8(values: CliValues, name: string): string {
   const v = required(values, name, 'a KST date YYYYMMDD');
   if (!/^\d{8}$/.test(v)) throw new UsageError(`--${name} must be a KST date YYYYMMDD, got ${JSON.stringify(v)}`);
+  if (!isDate8(v)) throw new UsageError(`--${name} must be a real calendar date YYYYMMDD (KST), got ${JSON.stringify(v)}`);
   return v;
 }
 

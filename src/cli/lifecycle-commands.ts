@@ -3,6 +3,7 @@ import { type Command, type CliValues, required, won } from './command.js';
 import { clientFromEnv, readCredentials } from './env.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { type CliIo, toJson } from './output.js';
+import { readSecrets, refuseOnCommandLine, secretHelp, type SecretInput } from './secret-input.js';
 
 /** The environment of the cancel and status commands: the payment host instead of the data host. */
 export const WEB_ENV_HELP = `Environment:
@@ -27,13 +28,22 @@ export async function withWebClient<T>(io: CliIo, fn: (nicepay: Nicepay) => Prom
 
 const opt = (values: CliValues, name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
 
+/** A buyer's refund account (number and holder): personal, so from the environment or stdin, never argv. */
+const REFUND_INPUT: SecretInput = {
+  stdinFlag: 'refund-account-stdin',
+  values: [
+    { env: 'NICEPAY_REFUND_ACCOUNT', what: "the refund account's number (digits)" },
+    { env: 'NICEPAY_REFUND_HOLDER', what: "the refund account holder's name" },
+  ],
+  refused: ['refund-account', 'refund-holder'],
+};
+
 /** `cancel`: a full or partial cancel, or a refund of a paid virtual account. */
 export const cancelCommand: Command = {
   name: 'cancel',
   summary: 'cancel a payment fully or partly, or refund a paid virtual account',
   help: `Usage: express-nicepay cancel --tid TID --moid MOID --amount WON --reason TEXT
-         [--partial] [--remaining WON] [--key KEY]
-         [--refund-account NO --refund-bank CODE --refund-holder NAME]
+         [--partial] [--remaining WON] [--key KEY] [--refund-bank CODE [--refund-account-stdin]]
 
 Cancels (PartialCancelCode 0 or 1) on the payment host and prints the result as JSON.
 Exit 0 when cancelled or refund-pending; 1 when the gateway refused (the JSON says why)
@@ -47,15 +57,19 @@ Options:
   --partial             a partial cancel
   --remaining WON       what is still cancellable: a larger cancel is refused before sending
   --key KEY             idempotency key (the same TID, amount and key is sent once per process)
-  --refund-account NO   refund a paid virtual account to this account (digits)
-  --refund-bank CODE    the refund account's 3-digit bank code
-  --refund-holder NAME  the refund account holder's name
+  --refund-bank CODE    refund a paid virtual account to an account of this 3-digit bank code;
+                        its number and holder come from the environment or standard input
+  --refund-account-stdin
+                        read the refund account's number, then its holder, from standard input
 
-${WEB_ENV_HELP}`,
+${WEB_ENV_HELP}
+${secretHelp(REFUND_INPUT)}`,
   options: {
     tid: { type: 'string' }, moid: { type: 'string' }, amount: { type: 'string' }, reason: { type: 'string' },
     partial: { type: 'boolean' }, remaining: { type: 'string' }, key: { type: 'string' },
-    'refund-account': { type: 'string' }, 'refund-bank': { type: 'string' }, 'refund-holder': { type: 'string' },
+    'refund-bank': { type: 'string' }, 'refund-account-stdin': { type: 'boolean' },
+    // Parsed only to be refused with a pointed message (secret-input.ts).
+    'refund-account': { type: 'string' }, 'refund-holder': { type: 'string' },
   },
   async run(values, io) {
     const input: CancelInput = {
@@ -69,10 +83,12 @@ ${WEB_ENV_HELP}`,
     if (remaining !== undefined) input.remainingAmount = remaining;
     const key = opt(values, 'key');
     if (key !== undefined) input.idempotencyKey = key;
-    const refund = [opt(values, 'refund-account'), opt(values, 'refund-bank'), opt(values, 'refund-holder')];
-    if (refund.some((v) => v !== undefined)) {
-      if (!refund.every((v) => v)) throw new UsageError('--refund-account, --refund-bank and --refund-holder go together');
-      input.refundAccount = { number: refund[0]!, bankCode: refund[1]!, holder: refund[2]! };
+    refuseOnCommandLine(values, REFUND_INPUT);
+    const bankCode = opt(values, 'refund-bank');
+    if (bankCode !== undefined || values['refund-account-stdin'] === true || io.env['NICEPAY_REFUND_ACCOUNT']) {
+      if (!bankCode) throw new UsageError('a refund account needs --refund-bank CODE (its 3-digit bank code) besides its number and holder');
+      const [number, holder] = await readSecrets(values, io, REFUND_INPUT);
+      input.refundAccount = { number: number!, bankCode, holder: holder! };
     }
     io.err(`cancelling ${input.amount} won of ${input.tid}${input.partial ? ' (partial)' : ''}\n`);
     const result = await withWebClient(io, (np) => np.cancel(input));

@@ -85,10 +85,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
       return EXIT.OK;
     }
     const words = argv.filter((a) => !a.startsWith('-'));
-    // `payout` alone names a group: say which commands it has rather than "unknown command".
-    const problem = group.length > 0 && words.length <= 1
-      ? `"${group[0]}" needs a command`
-      : `unknown command "${words.slice(0, 2).join(' ') || argv[0]}"`;
+    // `payout` alone names a group: say which commands it has rather than "unknown command";
+    // `--foo` before any command is an option nobody knows, not a command.
+    const problem = argv[0]!.startsWith('-')
+      ? `unknown option "${argv[0]}" (options follow a command: express-nicepay <command> [options])`
+      : group.length > 0 && words.length <= 1
+        ? `"${group[0]}" needs a command`
+        : `unknown command "${words.slice(0, 2).join(' ') || argv[0]}"`;
     io.err(`express-nicepay: ${problem}\n\n${text}`);
     return EXIT.USAGE;
   }
@@ -104,6 +107,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     io.err(`express-nicepay ${command.name}: ${describe(err)}\n`);
     if (code === EXIT.USAGE) io.err(`Run "express-nicepay ${command.name} --help" for usage.\n`);
     if (code === EXIT.OUTCOME_UNKNOWN) io.err('The gateway may have acted; check its state before retrying.\n');
+    // A lost answer whose call was reversed: known, and nothing stands (exit 1, not 4).
+    if (code === EXIT.GATEWAY && (err as { netCancel?: string }).netCancel === 'succeeded') {
+      io.err('The answer was lost and the call was reversed (net cancel succeeded): nothing was charged; send it again with a new Moid.\n');
+    }
     return code;
   }
 }

@@ -1,8 +1,13 @@
-/** Where a command writes: results to `out` (stdout), progress and errors to `err` (stderr). */
+/**
+ * Where a command writes (results to `out`, stdout; progress and errors to `err`, stderr) and
+ * reads: its environment, and standard input for the secrets a `--…-stdin` flag asks for.
+ */
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
   env: NodeJS.ProcessEnv;
+  /** All of standard input as UTF-8 text (read only when a command's `--…-stdin` flag asks). */
+  readStdin(): Promise<string>;
 }
 
 /** The process's own streams and environment. */
@@ -10,6 +15,11 @@ export const processIo: CliIo = {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
   env: process.env,
+  async readStdin() {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
 };
 
 /**

@@ -1,6 +1,6 @@
 import type { ClientContext } from '../context.js';
-import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
-import { callGateway, type GatewayOperation, transportOutcome } from '../pipeline/index.js';
+import { NicepayDataApiError, NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { callGateway, type GatewayOperation, MERCHANT_KEY_HINT, transportOutcome } from '../pipeline/index.js';
 import { type DataSid, SID } from '../wire/data-fields.js';
 import { checkFields, type FieldTable } from '../wire/field-sizes.js';
 import { kstTimestamp14 } from '../wire/kst.js';
@@ -42,6 +42,26 @@ const OPERATION_OF: Readonly<Record<DataSid, GatewayOperation>> = {
   [SID.cashReceipts]: 'recon',
 };
 
+/** resCode 1000: the data host could not authenticate the caller (its encKey, made with the merchant key). */
+const AUTH_FAILED = '1000';
+
+/**
+ * The answer read by parse-response.ts, a refused authentication (1000) carrying the same
+ * question about the merchant key as every web API flow's signature refusal (and, for
+ * reconciliation, about usrId, which the encKey covers there instead of the MID).
+ */
+function readAnswer(body: Buffer, call: DataCall): DataResponse {
+  try {
+    return parseDataResponse(body, call.sid, call.mutating);
+  } catch (err) {
+    if (err instanceof NicepayDataApiError && err.resCode === AUTH_FAILED) {
+      const hint = call.path === '/recon/api' ? `${MERCHANT_KEY_HINT.replace(/\?$/, '')}, and is usrId its merchant admin login id?` : MERCHANT_KEY_HINT;
+      err.message = `${err.message} (${hint})`;
+    }
+    throw err;
+  }
+}
+
 /**
  * Sends one envelope (POST, application/json, UTF-8) through the pipeline and returns the
  * successful response. Field sizes are checked before anything is sent; a problem is a
@@ -74,7 +94,7 @@ export function callDataHost(ctx: ClientContext, call: DataCall): Promise<DataRe
       }
       throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `data host ${call.sid}: ${failure.message}; the outcome is unknown`, { cause: failure });
     },
-    answer: (body) => parseDataResponse(body, call.sid, call.mutating),
+    answer: (body) => readAnswer(body, call),
     report: (res) => ({ outcome: call.mutating ? 'succeeded' : 'answered', resultCode: res.header.resCode }),
   });
 }

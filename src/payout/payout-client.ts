@@ -23,8 +23,11 @@ function invalid(field: string, wants: string): NicepayRequestError {
   return new NicepayRequestError('NICEPAY_FIELD_INVALID', `payout ${field} is invalid: ${wants}`, field);
 }
 
+/** The payout date (settlmntDt): the message says which date it is, not only its wire name. */
 function date8(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !isDate8(value)) throw invalid(field, 'a calendar date YYYYMMDD (KST)');
+  if (typeof value !== 'string' || !isDate8(value)) {
+    throw invalid(field, 'the payout date must be a real calendar date YYYYMMDD in KST (20261130 is one, 20261131 is not)');
+  }
   return value;
 }
 

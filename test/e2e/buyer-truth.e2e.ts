@@ -7,26 +7,13 @@
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { signedOrderPage, useShopInBrowser } from './harness.js';
-import { checkLayout } from './layout.js';
+import { buyInWindow, useShopInBrowser } from './harness.js';
+import { brokenOverLines, checkLayout } from './layout.js';
 
 describe('e2e: the buyer pages say what became of the order', () => {
   const e2e = useShopInBrowser();
 
-  /** Buys `productId` with `method` in the sandbox window; ends on the result page; returns the Moid. */
-  async function buy(productId: string, method: 'CARD' | 'VBANK'): Promise<string> {
-    const { page, shopUrl } = e2e;
-    await page.goto(shopUrl);
-    await page.click(`#buy-${productId}`);
-    await page.waitForSelector('#pay-submit');
-    const moid = (await page.textContent('#order-moid'))!.trim();
-    await page.click('#pay-submit');
-    await page.waitForSelector('#window-form');
-    await page.check(`#method-${method}`);
-    // a confirmed payment lands on the order's signed link
-    await Promise.all([page.waitForURL(signedOrderPage(shopUrl, moid)), page.click('#approve')]);
-    return moid;
-  }
+  const buy = (productId: string, method: 'CARD' | 'VBANK'): Promise<string> => buyInWindow(e2e, productId, method);
 
   /** Cancels `amount` of the order at the gateway and records it, as the back office's refund does. */
   async function refund(moid: string, amount: number): Promise<void> {
@@ -39,21 +26,6 @@ describe('e2e: the buyer pages say what became of the order', () => {
   }
 
   const text = async (page: Page, selector: string): Promise<string> => (await page.textContent(selector))!.trim();
-
-  /** The elements of `selector` whose own text runs over more than one line (an identifier broken mid-token). */
-  function brokenOverLines(page: Page, selector: string): Promise<string[]> {
-    return page.evaluate((sel) => {
-      const g = globalThis as any; // eslint-disable-line @typescript-eslint/no-explicit-any
-      const out: string[] = [];
-      for (const el of g.document.querySelectorAll(sel)) {
-        const range = g.document.createRange();
-        range.selectNodeContents(el);
-        const tops = new Set([...range.getClientRects()].filter((x: any) => x.width > 0).map((x: any) => Math.round(x.top))); // eslint-disable-line @typescript-eslint/no-explicit-any
-        if (tops.size > 1) out.push(String(el.textContent).trim());
-      }
-      return out;
-    }, selector);
-  }
 
   it('a fully refunded card order says so first, on its result page, its payment page and the order list', async () => {
     const { page, shopUrl } = e2e;

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createShop, type Shop, type ShopOptions } from '../../example-app/app.js';
-import type { Logger } from '../../src/index.js';
+import type { Logger, PayMethod } from '../../src/index.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../../src/sandbox/index.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -104,4 +104,26 @@ export function signedOrderPage(shopUrl: string, moid?: string): (url: URL) => b
     url.origin === shopUrl &&
     (path ? path.test(url.pathname) : url.pathname === `/orders/${moid}`) &&
     /^\?t=[\w-]{22}$/.test(url.search);
+}
+
+/**
+ * Buys `productId` as a buyer does: the product page, the order's payment page, `method` in the
+ * sandbox's window, 결제하기; ends on the order's result page (its signed link) and returns the
+ * Moid. `cashReceipt` asks the window for a receipt (bank transfer, virtual account).
+ */
+export async function buyInWindow(e2e: E2E, productId: string, method: PayMethod, cashReceipt?: { identity: string }): Promise<string> {
+  const { page, shopUrl } = e2e;
+  await page.goto(shopUrl);
+  await page.click(`#buy-${productId}`);
+  await page.waitForSelector('#pay-submit');
+  const moid = (await page.textContent('#order-moid'))!.trim();
+  await page.click('#pay-submit');
+  await page.waitForSelector('#window-form');
+  await page.check(`#method-${method}`);
+  if (cashReceipt) {
+    await page.selectOption('#rcpt-type', 'income-deduction');
+    await page.fill('#rcpt-identity', cashReceipt.identity);
+  }
+  await Promise.all([page.waitForURL(signedOrderPage(shopUrl, moid)), page.click('#approve')]);
+  return moid;
 }

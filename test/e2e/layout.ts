@@ -1,8 +1,10 @@
 /**
- * Layout checks of the browser tests (issue 20, item 4): each page is screenshotted at a
- * desktop width (1,100 px) and a phone width (390 px) into test/e2e/screenshots/ (ignored by
- * git) and must not scroll sideways; table header cells and status cells stay on one line;
- * buttons side by side do not touch.
+ * Layout checks of the browser tests: each page is screenshotted at a desktop width (1,100 px)
+ * and a phone width (390 px) into test/e2e/screenshots/ (ignored by git) and must not scroll
+ * sideways; table header cells and status cells stay on one line; identifiers (order numbers,
+ * TIDs, sequence numbers, test card numbers) are never broken over lines; on a phone every
+ * value of a table's card shows its label; buttons side by side and boxes one above the other
+ * do not touch.
  */
 import { expect } from 'chai';
 import { mkdirSync } from 'node:fs';
@@ -20,7 +22,14 @@ export interface LayoutFacts {
   brokenCells: string[];
   /** Pairs of buttons in one row closer than 4 px (or overlapping). */
   touchingButtons: string[];
+  /** Table cells shown as cards (phone width) whose value has no visible label. */
+  unlabelledCells: string[];
+  /** Framed boxes (cards, notices, tables, inputs) stacked with less than 4 px between them. */
+  touchingBoxes: string[];
 }
+
+/** What must never break inside: identifiers, and the test card numbers of the key-in page. */
+export const IDENTIFIERS = '.moid, td.moid a, .tid, .id, code, #card-number, #vbank-account, td.date';
 
 /** Measures the current page. */
 export function layoutFacts(page: Page): Promise<LayoutFacts> {
@@ -49,8 +58,58 @@ export function layoutFacts(page: Page): Promise<LayoutFacts> {
         if (sameRow && gap < 4) touchingButtons.push(`${buttons[i].textContent.trim()} | ${buttons[j].textContent.trim()}`);
       }
     }
-    return { scrollWidth: doc.documentElement.scrollWidth as number, innerWidth: g.innerWidth as number, brokenCells, touchingButtons };
+    // (No named functions in here: the test runner's transpiler would wrap them in a helper
+    // the browser does not have.)
+    // A table shown as cards hides its header: each value must then show its own label.
+    const unlabelledCells: string[] = [];
+    for (const cell of doc.querySelectorAll('.table-wrap td')) {
+      if (g.getComputedStyle(cell.closest('table').querySelector('thead') ?? cell).display !== 'none') continue;
+      if (cell.offsetParent === null || cell.classList.contains('actions') || !String(cell.textContent).trim()) continue;
+      const label = g.getComputedStyle(cell, '::before').content;
+      if (!cell.dataset.label || label === 'none' || label === 'normal' || label === '""') unlabelledCells.push(String(cell.textContent).trim());
+    }
+    // Framed boxes: a border or a background of their own. Two of them, neither inside the
+    // other, side by side horizontally and less than 4 px apart vertically, touch.
+    const framed = [...doc.querySelectorAll('main *')].filter((el: any) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+      if (el.offsetParent === null || el.closest('td, th, dl, label, nav, .actions, li')) return false;
+      const cs = g.getComputedStyle(el);
+      return parseFloat(cs.borderTopWidth) > 0 || parseFloat(cs.borderBottomWidth) > 0;
+    });
+    const touchingBoxes: string[] = [];
+    for (let i = 0; i < framed.length; i++) {
+      for (let j = 0; j < framed.length; j++) {
+        const [a, b] = [framed[i], framed[j]];
+        if (i === j || a.contains(b) || b.contains(a)) continue;
+        const ra = a.getBoundingClientRect();
+        const rb = b.getBoundingClientRect();
+        const gap = rb.top - ra.bottom;
+        if (ra.left < rb.right && rb.left < ra.right && gap >= -1 && gap < 4 && ra.top < rb.top) touchingBoxes.push(`${a.id || a.tagName} | ${b.id || b.tagName}`);
+      }
+    }
+    return { scrollWidth: doc.documentElement.scrollWidth as number, innerWidth: g.innerWidth as number, brokenCells, touchingButtons, unlabelledCells, touchingBoxes };
   });
+}
+
+/** The elements of `selector` whose own text runs over more than one line (an identifier broken mid-token). */
+export function brokenOverLines(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate((sel) => {
+    const g = globalThis as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const doc = g.document;
+    const out: string[] = [];
+    for (const el of doc.querySelectorAll(sel)) {
+      if (el.offsetParent === null || String(el.textContent).trim() === '') continue;
+      // The line boxes of its text (not of the elements around it): tops apart means a break.
+      const tops: number[] = [];
+      const walker = doc.createTreeWalker(el, 4 /* NodeFilter.SHOW_TEXT */);
+      for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+        const range = doc.createRange();
+        range.selectNodeContents(text);
+        for (const r of range.getClientRects()) if (r.width > 0) tops.push(r.top);
+      }
+      if (tops.length > 1 && Math.max(...tops) - Math.min(...tops) > 4) out.push(String(el.textContent).trim());
+    }
+    return out;
+  }, selector);
 }
 
 /**
@@ -66,6 +125,9 @@ export async function checkLayout(page: Page, name: string): Promise<void> {
     expect(facts.scrollWidth, `${name} at ${width}px scrolls sideways`).to.be.at.most(facts.innerWidth);
     expect(facts.brokenCells, `${name} at ${width}px: cells broken one syllable per line`).to.deep.equal([]);
     expect(facts.touchingButtons, `${name} at ${width}px: buttons touch`).to.deep.equal([]);
+    expect(await brokenOverLines(page, IDENTIFIERS), `${name} at ${width}px: identifiers broken over lines`).to.deep.equal([]);
+    expect(facts.unlabelledCells, `${name} at ${width}px: card values without their label`).to.deep.equal([]);
+    expect(facts.touchingBoxes, `${name} at ${width}px: boxes touch`).to.deep.equal([]);
   }
   await page.setViewportSize({ width: WIDTHS[0], height: 900 });
 }

@@ -4,25 +4,13 @@
  * /pay/notify), and a card refund in two steps, each behind the login and its confirmation.
  */
 import { expect } from 'chai';
-import { loginAsAdmin, useShopInBrowser } from './harness.js';
+import { buyInWindow, loginAsAdmin, useShopInBrowser } from './harness.js';
 import { checkLayout } from './layout.js';
 
 describe('e2e: example shop in Chromium (virtual account deposit and refunds)', () => {
   const e2e = useShopInBrowser();
 
-  /** Buys a product with `method` in the sandbox window; returns the Moid. */
-  async function buy(productId: string, method: 'CARD' | 'VBANK'): Promise<string> {
-    const { page, shopUrl } = e2e;
-    await page.goto(shopUrl);
-    await page.click(`#buy-${productId}`);
-    await page.waitForSelector('#pay-submit');
-    const moid = (await page.textContent('#order-moid'))!.trim();
-    await page.click('#pay-submit');
-    await page.waitForSelector('#window-form');
-    await page.check(`#method-${method}`);
-    await Promise.all([page.waitForURL(new RegExp(`^${shopUrl}/orders/${moid}(\\?t=[\\w-]{22})?$`)), page.click('#approve')]);
-    return moid;
-  }
+  const buy = (productId: string, method: 'CARD' | 'VBANK'): Promise<string> => buyInWindow(e2e, productId, method);
 
   it('order → account issued → back-office deposit → order paid', async () => {
     const { page, shopUrl, shop, sandbox } = e2e;

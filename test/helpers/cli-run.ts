@@ -1,6 +1,10 @@
-/** Runs the express-nicepay CLI as a script sees it: spawned from source (node --import tsx). */
+/**
+ * Runs the express-nicepay CLI as a script sees it: spawned from source (node --import tsx),
+ * or in this process through main() with a {@link memoryIo}.
+ */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import type { CliIo } from '../../src/cli/output.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = ['--import', 'tsx', resolve(ROOT, 'src/cli/index.ts')];
@@ -14,9 +18,10 @@ export interface CliRun {
 
 /**
  * Runs the CLI with `args` in the repository root, with this process's environment minus
- * every NICEPAY_* variable and DEBUG, plus `env`.
+ * every NICEPAY_* variable and DEBUG, plus `env`; `stdin` is written to its standard input,
+ * which is then closed (empty when not given).
  */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
+export function runCli(args: string[], env: Record<string, string>, stdin = ''): Promise<CliRun> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NICEPAY_') && k !== 'DEBUG'));
   return new Promise((done, reject) => {
     const child = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env: { ...clean, ...env } });
@@ -26,5 +31,20 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
     child.on('error', reject);
     child.on('close', (code) => done({ code, stdout, stderr }));
+    child.stdin.end(stdin);
   });
+}
+
+/** A CliIo in memory for main(): what the command printed, the environment and standard input it gets. */
+export function memoryIo(env: NodeJS.ProcessEnv = {}, stdin = ''): CliIo & { stdout: string; stderr: string; stdinReads: number } {
+  const r = {
+    stdout: '', stderr: '', stdinReads: 0, env,
+    out: (t: string) => void (r.stdout += t),
+    err: (t: string) => void (r.stderr += t),
+    readStdin: () => {
+      r.stdinReads += 1;
+      return Promise.resolve(stdin);
+    },
+  };
+  return r;
 }

@@ -4,15 +4,23 @@ import type { AuthCompletion } from './auth-return.js';
 import type { WindowProblem, WindowSession } from './session.js';
 import { METHODS, escapeHtml, formatWon } from './util.js';
 
+// Korean headings break between words only (keep-all), never inside one such as 결제창.
 const STYLE = `body{font-family:sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;color:#222}
+h1{font-size:1.6rem;line-height:1.3;word-break:keep-all;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem;border-bottom:1px solid #ddd}
-fieldset{margin:1rem 0}button{padding:.5rem 1.5rem;margin-right:.5rem}.error{color:#b00}`;
+fieldset{margin:1rem 0}button{padding:.5rem 1.5rem;margin:0 .5rem .5rem 0}.error{color:#b00}`;
+
+/**
+ * The window's icon, inline: a browser asks for /favicon.ico when a page names none, and
+ * every window would log a 404 for it.
+ */
+const ICON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#e4002b"/><text x="16" y="23" font-size="19" font-weight="700" text-anchor="middle" fill="#fff" font-family="sans-serif">S</text></svg>')}`;
 
 function page(title: string, body: string, charset: string): string {
   // The viewport tag makes a phone lay the window out at its own width, not at 980 px.
   return `<!DOCTYPE html>\n<html lang="ko"><head><meta charset="${charset}">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>` +
-    `<style>${STYLE}</style></head><body>${body}</body></html>\n`;
+    `<link rel="icon" href="${ICON}"><style>${STYLE}</style></head><body>${body}</body></html>\n`;
 }
 
 const HTML_UTF8 = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };

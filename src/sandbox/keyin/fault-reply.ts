@@ -26,6 +26,9 @@ export function replyWithFault(state: SandboxState, target: FaultTarget, form: F
   const declining = fault?.kind === 'decline';
   const commit = fault?.commit ?? !declining;
   let fields = fault && !commit ? plan.notCommitted(fault.resultCode, fault.resultMsg, fault.kind) : plan.process();
+  // The approval's own AuthCode stays with its transaction: the status inquiry answers it.
+  const booked = fields.AuthCode ? state.ledger.get(fields.TID ?? '') : undefined;
+  if (booked && booked.extra.authCode === undefined) booked.extra.authCode = fields.AuthCode!;
   if (fault?.kind === 'alter-amount') {
     // The amount the answer reports: Amt, or a receipt's ReceiptAmt.
     const name = Object.hasOwn(fields, 'Amt') ? 'Amt' : 'ReceiptAmt';

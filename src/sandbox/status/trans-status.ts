@@ -4,6 +4,7 @@ import { REQUEST_CODES, declined, encodeReply, field, gatewayResponse, midMissha
 import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
 import { answerWithFault } from '../approval/fault-wrap.js';
+import { kstTimestamp12 } from '../../wire/kst.js';
 import { STATUS_RULES, brokenRule, ruleMessage } from '../request-rules.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 
@@ -25,6 +26,16 @@ function statusOf(entry: LedgerEntry | undefined): '0' | '1' | '9' {
   if (entry.status === 'approved') return '0';
   if (entry.status === 'cancelled' || entry.status === 'net-cancelled') return '1';
   return '9';
+}
+
+/**
+ * The approval's AuthCode and AuthDate (yyMMddHHmmss, KST) as its answer gave them, for every
+ * kind of approval: the window's approval keeps both, a key-in or billing charge keeps its
+ * AuthCode (recorded with its answer, keyin/fault-reply.ts) and its approval time.
+ */
+function authOf(entry: LedgerEntry): { AuthCode: string; AuthDate: string } {
+  const date = entry.extra.authDate ?? (entry.approvedAt ? kstTimestamp12(entry.approvedAt) : '');
+  return { AuthCode: entry.extra.authCode ?? '', AuthDate: date };
 }
 
 /**
@@ -57,8 +68,7 @@ export function transStatus(req: SandboxRequest, state: SandboxState): SandboxRe
   const status = statusOf(entry);
   const fields = {
     ResultCode: STATUS_CODES.ok, ResultMsg: '조회 성공', TID: tid, Status: status,
-    AuthCode: status === '9' ? '' : (entry?.extra.authCode ?? ''),
-    AuthDate: status === '9' ? '' : (entry?.extra.authDate ?? ''),
+    ...(status === '9' || !entry ? { AuthCode: '', AuthDate: '' } : authOf(entry)),
   };
   // Faults (target 'status') reach the inquiry settlement relies on: a lost or unusable answer.
   return answerWithFault(state, 'status', { format, process: () => fields, notCommitted: () => fields, amountField: 'Amt', sign: () => '' });
