@@ -145,7 +145,10 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       for (let attempt = 0; ; attempt++) {
         const live = nodes.filter((n) => n.alive);
         const infos = await Promise.all(live.map((n) => ask(n.port, ['CLUSTER', 'INFO']).then(String, () => '')));
-        if (infos.every((i) => i.includes('cluster_state:ok') && i.includes('cluster_slots_ok:16384'))) return;
+        // A replica counts once its first sync is done (WAIT counts only such replicas).
+        const replication = await Promise.all(live.map((n) => ask(n.port, ['INFO', 'replication']).then(String, () => '')));
+        const synced = replication.every((r) => !r.includes('role:slave') || r.includes('master_link_status:up'));
+        if (synced && infos.every((i) => i.includes('cluster_state:ok') && i.includes('cluster_slots_ok:16384'))) return;
         // 30 s: a failover is node timeout + election, seconds, but slower on a loaded machine.
         if (attempt > 1_200) throw new Error(`cluster did not settle:\n${infos.join('\n')}`);
         await pause(25);
