@@ -34,7 +34,10 @@ const RESTART_LATER_MS = LEASE_MS + 1_000;
 /** One run of processes on one ledger file, and what it must end in. */
 interface Scenario {
   o: Operation;
-  /** The KILL_AT of each process that dies, in order; the process after the last one lives. */
+  /**
+   * The KILL_AT of each process that dies, in order; the process after the last one lives.
+   * `hang:<op>`: that process's hook hangs instead, and the test kills it once it answered.
+   */
   kills: string[];
   /** The record as each killed process left it in the file. */
   left: { state: string; hook: string }[];
@@ -82,9 +85,17 @@ const KILLED_TWICE: Scenario[] = [
   { o: operation('cash-receipt'), kills: ['after-commit:cash-receipt', 'after-commit:net-cancel'], left: [{ state: 'sending', hook: 'none' }, { state: 'reversing', hook: 'none' }], charged: false, final: 'reversed', settledAs: 'reversed', hookRuns: 0 },
 ];
 
+/** Processes killed while their hook hangs: its record says so, and a repeat is told at once. */
+const KILLED_WHILE_HOOK_HANGS: Scenario[] = (['approval', 'keyin', 'billing.charge'] as const).map((op) => ({
+  o: operation(op), kills: [`hang:${op}`], left: [{ state: 'committed', hook: 'hung' }], charged: true, final: 'recorded', settledAs: undefined, hookRuns: 2,
+}));
+
+/** A kill as a title says it. */
+const killName = (k: string): string => (k.startsWith('hang:') ? 'while its hook hangs' : k);
+
 function title(s: Scenario): string {
   const end = s.charged ? `kept once, its hook run ${s.hookRuns} time(s) in all, never two at once` : s.final === 'reversed' ? 'reversed by the settler' : 'settled as never charged';
-  return `${s.o.label}, killed ${s.kills.join(', then its successor ')}: left ${s.left.map((l) => l.state).join(', then ')}; after the restart ${end}; gateway, ledger and shop agree`;
+  return `${s.o.label}, killed ${s.kills.map(killName).join(', then its successor ')}: left ${s.left.map((l) => l.state).join(', then ')}; after the restart ${end}; gateway, ledger and shop agree`;
 }
 
 describe('a shop on sqliteStore killed with SIGKILL at each step, restarted on the same file', function () {
@@ -112,6 +123,10 @@ describe('a shop on sqliteStore killed with SIGKILL at each step, restarted on t
     for (const s of KILLED_TWICE) it(title(s), () => run(s, ++n));
   });
 
+  describe('killed while its hook hangs, after the request was told so', () => {
+    for (const s of KILLED_WHILE_HOOK_HANGS) it(title(s), () => run(s, ++n));
+  });
+
   async function run(s: Scenario, caseNo: number): Promise<void> {
     const { o } = s;
     const dir = mkdtempSync(join(tmpdir(), 'nicepay-restart-'));
@@ -128,13 +143,22 @@ describe('a shop on sqliteStore killed with SIGKILL at each step, restarted on t
       let key = '';
       for (let g = 0; g <= s.kills.length; g++) {
         const killAt = s.kills[g];
-        const shop = await startShopProcess(killAt ? { ...env, KILL_AT: killAt } : env);
+        const hang = killAt?.startsWith('hang:') ? killAt.slice('hang:'.length) : undefined;
+        const shop = await startShopProcess(!killAt ? env : hang ? { ...env, HANG_HOOK: hang, HOOK_TIMEOUT_MS: '100' } : { ...env, KILL_AT: killAt });
         shops.push(shop);
         if (g === 0) {
           send = await o.begin(sandbox, shop, moid, amount, caseNo);
-          expect((await send(shop)).statusCode, `the request got no answer${diagnose()}`).to.equal(0);
+          const cut = await send(shop);
+          if (hang) {
+            // Told that the hook did not finish and the payment is kept; then the process is killed.
+            expect(cut.statusCode, JSON.stringify(cut.body) + diagnose()).to.equal(500);
+            expect(cut.body).to.include({ code: 'NICEPAY_HOOK_FAILED', settlement: 'pending' });
+            process.kill(shop.pid, 'SIGKILL');
+          } else {
+            expect(cut.statusCode, `the request got no answer${diagnose()}`).to.equal(0);
+          }
         } else {
-          const { repeat } = await restartedAfter(shop, g, s.left[g - 1]!.state, tid, key, send!);
+          const { repeat } = await restartedAfter(shop, g, s.left[g - 1]!, tid, key, send!);
           const done = await drive(shop, send!, repeat);
           if (!killAt) {
             await finalState(s, shop, done, { ledgerPath, bookPath: env.BOOK_PATH, moid, amount, tid, deaths, diagnose });
@@ -145,7 +169,7 @@ describe('a shop on sqliteStore killed with SIGKILL at each step, restarted on t
         const exit = await shop.exited;
         deaths.set(shop.pid, exit.at);
         expect(exit.signal, diagnose()).to.equal('SIGKILL');
-        expect(shop.output, 'it died at the step named, not elsewhere').to.include(`killed at ${killAt}`);
+        if (!hang) expect(shop.output, 'it died at the step named, not elsewhere').to.include(`killed at ${killAt}`);
         const rows = ledgerRowsOf(ledgerPath, o.op, moid);
         expect(rows.map((r) => ({ open: r.open, state: r.record?.state, hook: r.record?.hook, amount: r.record?.amount })), diagnose()).to.deep.equal([{ open: true, ...s.left[g], amount }]);
         if (g === 0) {
@@ -161,11 +185,13 @@ describe('a shop on sqliteStore killed with SIGKILL at each step, restarted on t
 
     /**
      * A restarted shop (the `g`th), while the last one's lease is live: its settle() leaves the
-     * record in `state` alone, and the buyer's or shop's repeat waits behind the lease (polling),
-     * sending nothing and running no hook. Then its store clock passes the lease, and that
-     * repeat, still waiting, goes on: its answer is `repeat`.
+     * record `left` alone, and the buyer's or shop's repeat waits behind the lease (polling),
+     * sending nothing and running no hook; behind a hung hook it is told at once that the hook
+     * has not finished. Then the store clock passes the lease, and the repeat (the waiting one,
+     * or a new one) goes on: its answer is `repeat`.
      */
-    async function restartedAfter(shop: ShopProcess, g: number, state: string, tid: string, key: string, send: (shop: ShopProcess) => Promise<ShopAnswer>): Promise<{ repeat: Promise<ShopAnswer> }> {
+    async function restartedAfter(shop: ShopProcess, g: number, left: Scenario['left'][number], tid: string, key: string, send: (shop: ShopProcess) => Promise<ShopAnswer>): Promise<{ repeat: Promise<ShopAnswer> }> {
+      const { state } = left;
       await shop.advanceStoreClock((g - 1) * RESTART_LATER_MS);
       const book = openShopBook(join(dir, 'shop.db'), true);
       try {
@@ -174,14 +200,21 @@ describe('a shop on sqliteStore killed with SIGKILL at each step, restarted on t
         const early = await shop.settle();
         expect(early.settled.filter((x) => x.moid === moid), 'settled under a live lease').to.deep.equal([]);
         expect(early.unsettled.filter((u) => u.moid === moid).map((u) => [u.tid, u.state])).to.deep.equal([[tid, state]]);
-        const waited = shop.busy(key, 3);
-        const repeat = send(shop);
-        const first = await Promise.race([waited.then(() => 'waiting'), repeat.then((a) => `answered ${a.statusCode} ${JSON.stringify(a.body)}`)]);
-        expect(first, `a repeat under the dead holder's live lease waits${diagnose()}`).to.equal('waiting');
+        let repeat: Promise<ShopAnswer>;
+        if (left.hook === 'hung') {
+          const told = await send(shop);
+          expect(told.statusCode, JSON.stringify(told.body)).to.equal(500);
+          expect(told.body).to.include({ code: 'NICEPAY_HOOK_FAILED', settlement: 'pending', tid });
+        } else {
+          const waited = shop.busy(key, 3);
+          repeat = send(shop);
+          const first = await Promise.race([waited.then(() => 'waiting'), repeat.then((a) => `answered ${a.statusCode} ${JSON.stringify(a.body)}`)]);
+          expect(first, `a repeat under the dead holder's live lease waits${diagnose()}`).to.equal('waiting');
+        }
         expect(book.runs(), "no hook runs under the dead holder's live lease").to.have.length(runs);
         expect(JSON.stringify(sandbox.ledger.byMoid(MID, moid)), 'nothing was sent under a live lease').to.equal(gateway);
         await shop.advanceStoreClock(RESTART_LATER_MS);
-        return { repeat };
+        return { repeat: left.hook === 'hung' ? send(shop) : repeat! };
       } finally {
         book.close();
       }
@@ -233,7 +266,7 @@ describe('a shop on sqliteStore killed with SIGKILL at each step, restarted on t
       // The hook: run again only where an earlier run may not have finished, never two at once.
       const runs = book.runs();
       expect(runs.map((r) => [r.tid, r.moid]), JSON.stringify(runs)).to.deep.equal(Array.from({ length: s.hookRuns }, () => [tid, moid]));
-      const killedInHook = s.kills.map((k, g) => (k.startsWith('in-hook') ? g : -1)).filter((g) => g >= 0);
+      const killedInHook = s.kills.map((k, g) => (k.startsWith('in-hook') || k.startsWith('hang:') ? g : -1)).filter((g) => g >= 0);
       const pids = [...c.deaths.keys()];
       expect(runs.filter((r) => r.endedAt === null).map((r) => r.pid), 'only runs killed in the hook never ended').to.deep.equal(killedInHook.map((g) => pids[g]));
       expect(runs.filter((r) => r.endedAt !== null).map((r) => r.pid), 'the living shop ran it to the end, once').to.deep.equal(s.hookRuns > 0 ? [shop.pid] : []);
