@@ -19,7 +19,10 @@ export interface Scenario {
   charged: boolean;
   /** The record's last state. */
   final: 'recorded' | 'never-charged' | 'reversed';
-  /** What the last process's settle() closes it as; undefined when its repeat closes it (its hook ran). */
+  /**
+   * What the last process's settle() closes it as; undefined when its repeat closes it (a repeat
+   * that finds the record open and due settles it then and there, with its own hook).
+   */
   settledAs: SettledOutcome | undefined;
   /** Runs of the shop's hook for the TID, killed ones included. */
   hookRuns: number;
@@ -31,13 +34,13 @@ export function killedOnce(o: Operation, point: 'before-send' | 'after-commit' |
   const sending = { state: 'sending', hook: o.hook ? 'pending' : 'none' };
   switch (point) {
     case 'before-send':
-      // The gateway never heard of it, and settlement finds so.
-      return { o, kills, left: [sending], charged: false, final: 'never-charged', settledAs: 'never-charged', hookRuns: 0 };
+      // The gateway never heard of it, and the repeat's settlement step finds so.
+      return { o, kills, left: [sending], charged: false, final: 'never-charged', settledAs: undefined, hookRuns: 0 };
     case 'after-commit':
-      // No hook can have recorded a receipt: it is reversed. A payment is kept, its hook run once:
-      // by the settler (the route's hook) or by the shop's own repeat (a charge's per-call hook).
-      if (!o.hook) return { o, kills, left: [sending], charged: false, final: 'reversed', settledAs: 'reversed', hookRuns: 0 };
-      return { o, kills, left: [sending], charged: true, final: 'recorded', settledAs: o.routeHook ? 'kept' : undefined, hookRuns: 1 };
+      // No hook can have recorded a receipt: it is reversed. A payment is kept, its hook run once,
+      // by the repeat that settles it (the buyer's retry, the shop's resubmission).
+      if (!o.hook) return { o, kills, left: [sending], charged: false, final: 'reversed', settledAs: undefined, hookRuns: 0 };
+      return { o, kills, left: [sending], charged: true, final: 'recorded', settledAs: undefined, hookRuns: 1 };
     default:
       // The repeat brings the hook and runs it again, once the first run's process is dead.
       return { o, kills, left: [{ state: 'committed', hook: 'pending' }], charged: true, final: 'recorded', settledAs: undefined, hookRuns: 2 };
@@ -46,17 +49,17 @@ export function killedOnce(o: Operation, point: 'before-send' | 'after-commit' |
 
 /** Successors killed again while they finish what the first left. */
 export const KILLED_TWICE: Scenario[] = [
-  // The settler runs the route's hook for the committed approval and dies in it; the next repeat runs it.
+  // The repeat settles the approval, runs the hook and dies in it; the next repeat runs it again.
   { o: operation('approval'), kills: ['after-commit:approval', 'in-hook:approval'], left: [{ state: 'sending', hook: 'pending' }, { state: 'committed', hook: 'pending' }], charged: true, final: 'recorded', settledAs: undefined, hookRuns: 2 },
-  // The settler dies asking the gateway what it holds: nothing moved, the next one asks again.
-  { o: operation('approval'), kills: ['before-send:approval', 'before-send:status'], left: [{ state: 'sending', hook: 'pending' }, { state: 'sending', hook: 'pending' }], charged: false, final: 'never-charged', settledAs: 'never-charged', hookRuns: 0 },
+  // The repeat dies asking the gateway what it holds: nothing moved, the next one asks again.
+  { o: operation('approval'), kills: ['before-send:approval', 'before-send:status'], left: [{ state: 'sending', hook: 'pending' }, { state: 'sending', hook: 'pending' }], charged: false, final: 'never-charged', settledAs: undefined, hookRuns: 0 },
   // The repeat's hook run dies after recording the payment: a third run records nothing new.
   { o: operation('keyin'), kills: ['in-hook:keyin', 'in-hook-recorded:keyin'], left: [{ state: 'committed', hook: 'pending' }, { state: 'committed', hook: 'pending' }], charged: true, final: 'recorded', settledAs: undefined, hookRuns: 3 },
   // The charge's own repeat brings its hook after settlement found the charge, and dies in it.
   { o: operation('billing.charge'), kills: ['after-commit:billing.charge', 'in-hook:billing.charge'], left: [{ state: 'sending', hook: 'pending' }, { state: 'committed', hook: 'pending' }], charged: true, final: 'recorded', settledAs: undefined, hookRuns: 2 },
-  // The settler dies before its reversal of the receipt leaves, then after the gateway did it.
-  { o: operation('cash-receipt'), kills: ['after-commit:cash-receipt', 'before-send:net-cancel'], left: [{ state: 'sending', hook: 'none' }, { state: 'reversing', hook: 'none' }], charged: false, final: 'reversed', settledAs: 'reversed', hookRuns: 0 },
-  { o: operation('cash-receipt'), kills: ['after-commit:cash-receipt', 'after-commit:net-cancel'], left: [{ state: 'sending', hook: 'none' }, { state: 'reversing', hook: 'none' }], charged: false, final: 'reversed', settledAs: 'reversed', hookRuns: 0 },
+  // The repeat dies before its reversal of the receipt leaves, then after the gateway did it.
+  { o: operation('cash-receipt'), kills: ['after-commit:cash-receipt', 'before-send:net-cancel'], left: [{ state: 'sending', hook: 'none' }, { state: 'reversing', hook: 'none' }], charged: false, final: 'reversed', settledAs: undefined, hookRuns: 0 },
+  { o: operation('cash-receipt'), kills: ['after-commit:cash-receipt', 'after-commit:net-cancel'], left: [{ state: 'sending', hook: 'none' }, { state: 'reversing', hook: 'none' }], charged: false, final: 'reversed', settledAs: undefined, hookRuns: 0 },
 ];
 
 /** Processes killed while their hook hangs: its record says so, and a repeat is told at once. */
