@@ -212,12 +212,12 @@ describe('fault matrix: sandbox faults x methods, approval and key-in, ledger ag
     });
 
     for (const c of KEYIN_FAULTS) {
-      const told = c.booked ? 'net-cancelled' : 'pending (the gateway booked nothing)';
+      const told = c.booked ? 'net-cancelled' : 'never charged (the net cancel finds no transaction)';
       it(`${c.name}: ${c.code} with its TID; ${told}`, async () => {
         const r = await charge([c.fault]);
         expect(r.err).to.include(c.booked
           ? { code: c.code, netCancel: 'succeeded', settlement: 'reversed', outcomeUnknown: false }
-          : { code: c.code, settlement: 'pending', outcomeUnknown: true });
+          : { code: c.code, settlement: 'never-charged', outcomeUnknown: false });
         const tid = r.err!.tid!;
         expect(tid).to.match(/^nictest04m0101\d{12}[0-9A-Za-z]{4}$/);
         expect(r.err!.message).to.include(tid);

@@ -363,15 +363,15 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
       });
     }
 
-    it('a delay that does not commit is unknown and being settled (the net cancel is not confirmed); settlement learns the gateway never charged it', async () => {
+    it('a delay that does not commit is unknown, and the net cancel finds no such transaction: never charged at once, nothing left to settle', async () => {
       const req = input();
       sandbox.faults.inject({ target: 'keyin', kind: 'delay', delayMs: LATE_MS, commit: false });
       const err = await pastClientDeadline(sandbox, () => rejection(quick.keyin(req)));
-      expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', moid: req.moid, settlement: 'pending', outcomeUnknown: true });
+      expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', moid: req.moid, settlement: 'never-charged', outcomeUnknown: false });
       const tid = (err as NicepayError & { tid: string }).tid;
       expect(sandbox.ledger.entries().filter((e) => e.moid === req.moid)).to.have.length(0);
       const report = await quick.settle();
-      expect(report.settled).to.deep.include({ operation: 'keyin', tid, moid: req.moid, amount: 1004, outcome: 'never-charged' });
+      expect(report.settled.filter((s) => s.tid === tid)).to.deep.equal([]);
       expect(report.unsettled.filter((u) => u.tid === tid)).to.deep.equal([]);
       // The Moid's record answers repeats with what settlement learned; nothing is sent.
       const again = await rejection(quick.keyin(req));

@@ -37,8 +37,9 @@ describe('a full ledger store refuses new work and never drops a live record', (
   it('full of a recorded payment and an open one: a new Moid is 503 NICEPAY_STORE_FULL and nothing is sent; both records stay; a settled record that cost nothing makes room', async () => {
     const paid = await nicepay.keyin(input('full-paid'));
     expect(paid.status).to.equal('approved');
-    // Reset before the gateway booked it: the net cancel cannot confirm, the record stays open.
+    // Reset before the gateway booked it, and the net cancel lost too: the record stays open.
     sandbox.faults.inject({ target: 'keyin', kind: 'drop', commit: false });
+    sandbox.faults.inject({ target: 'net-cancel', kind: 'status-500', commit: false });
     const lost = await rejectedWith(nicepay.keyin(input('full-open')), NicepayError);
     expect(lost).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'pending' });
 

@@ -172,7 +172,7 @@ const DEFINED: Record<number, string | undefined> = {
 };
 
 describe('failover: a Redis Cluster master killed while approvals are in flight', function () {
-  this.timeout(120_000);
+  this.timeout(600_000);
 
   for (const library of ['node-redis', 'ioredis'] as RedisLibrary[]) {
     describe(`${library} cluster clients`, () => {
@@ -221,8 +221,10 @@ describe('failover: a Redis Cluster master killed while approvals are in flight'
         });
 
         let done = false;
+        const t0 = Date.now();
         const answering = postDuplicates(instances, auths, 5).finally(() => {
           done = true;
+          console.log('answered after', Date.now() - t0);
         });
         // A holder whose complete or release went to the dead master leaves its lock on the
         // promoted replica (replication is asynchronous, and so is the lock's loss), and a store
@@ -274,6 +276,7 @@ describe('failover: a Redis Cluster master killed while approvals are in flight'
           pending = pending.filter((auth) => again.has(auth.fields.TxTid!));
           if (pending.length > 0) await pause(100);
         }
+        console.log('retries done', Date.now() - t0);
         expect(pending.map((a) => a.fields.TxTid), 'returns still refused after the retries').to.deep.equal([]);
         for (const [tid, n] of approvals) expect(n, `${tid} after the retries`).to.equal(1);
         // What the failover left open (a hook that could not start, a reversal not confirmed) is

@@ -50,36 +50,6 @@ export function readRegisterAnswer(body: Buffer, sent: SentCall): BillingAnswer<
   return { kind: 'registered', bid, raw };
 }
 
-/**
- * Codes of a charge refused because its Moid was charged before (gateway-facts: "1681 / A127
- * duplicate Moid"; the sandbox answers 1681). This call charged nothing, but the order may be
- * paid by the earlier charge: the message says so.
- */
-const DUPLICATE_MOID_CODES: ReadonlySet<string> = new Set(['1681', 'A127']);
-
-/** What a duplicate-Moid refusal's message adds to the gateway's text. */
-const DUPLICATE_MOID_HINT = 'this Moid was charged before: nothing was charged now, but the earlier charge stands; look it up before charging the order again under a new Moid';
-
-/**
- * A charge answer: 3001 naming our TID and the amount sent is approved; another code is
- * declined unless it names another TID (then the outcome is unknown), a duplicate Moid with
- * {@link DUPLICATE_MOID_HINT} in its message. Read like key-in's.
- */
-export function readChargeAnswer(body: Buffer, sent: SentCall & { tid: string; amount: number }): BillingAnswer<{ kind: 'approved'; raw: Record<string, string> }> {
-  const r = read(body, sent);
-  if ('kind' in r) return r;
-  const tid = ownField(r.raw, 'TID') ?? '';
-  const raw = withoutBid(r.raw);
-  if (r.code === BILLING_APPROVED_CODE) {
-    if (tid !== sent.tid) return { kind: 'unknown', reason: 'the approval names another TID' };
-    if (parseAmount(ownField(r.raw, 'Amt') ?? '') !== sent.amount) return { kind: 'unknown', reason: 'the approval reports another Amt than was sent' };
-    return { kind: 'approved', raw };
-  }
-  if (tid !== '' && tid !== sent.tid) return { kind: 'unknown', reason: 'the decline names another TID' };
-  const message = ownField(r.raw, 'ResultMsg') ?? '';
-  return { kind: 'refused', code: r.code, message: DUPLICATE_MOID_CODES.has(r.code) ? `${message} (${DUPLICATE_MOID_HINT})` : message, raw };
-}
-
 /** A removal answer: F101 (naming our BID when it names one) is removed; another code is refused. */
 export function readRemoveAnswer(body: Buffer, sent: SentCall & { bid: string }): BillingAnswer<{ kind: 'removed'; raw: Record<string, string> }> {
   const r = read(body, sent);

@@ -68,7 +68,21 @@ export function isSignatureRefusal(code: string): boolean {
 /** The hint every flow gives for a refused signature; see {@link isSignatureRefusal}. */
 export const MERCHANT_KEY_HINT = 'the gateway could not verify the request signature: is merchantKey the one of this MID?';
 
-/** `message` with the merchant-key hint appended when `code` is a signature refusal. */
+/**
+ * Codes by which the gateway refuses an order number it has approved before (gateway-facts:
+ * 1681 / A127 duplicate Moid): the refusal protects a shop that reused a Moid, and says so.
+ */
+const DUPLICATE_MOID_REFUSALS: ReadonlySet<string> = new Set(['1681', 'A127']);
+
+/** The hint of a duplicate-Moid refusal; see {@link DUPLICATE_MOID_REFUSALS}. */
+export const DUPLICATE_MOID_HINT = 'this Moid was charged before: nothing was charged now, but the earlier charge stands; look it up before charging the order again under a new Moid';
+
+/**
+ * `message` with the hint its code calls for appended: the merchant-key hint for a signature
+ * refusal, the duplicate-Moid hint for an order number charged before; else `message` as it is.
+ */
 export function withMerchantKeyHint(code: string, message: string): string {
-  return isSignatureRefusal(code) ? `${message} (${MERCHANT_KEY_HINT})` : message;
+  if (isSignatureRefusal(code)) return `${message} (${MERCHANT_KEY_HINT})`;
+  if (DUPLICATE_MOID_REFUSALS.has(code)) return `${message} (${DUPLICATE_MOID_HINT})`;
+  return message;
 }

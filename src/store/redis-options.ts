@@ -31,7 +31,9 @@ export interface RedisStoreCommonOptions {
    * master that fails right after a write may be replaced by a replica that never got it, and
    * the payment that record was about would be forgotten. Set it to the replicas each master
    * has (1 for a Cluster or Sentinel set-up with one replica each); a write not acknowledged in
-   * time fails, and the pipeline sends nothing more for it. @default 0 (do not wait)
+   * time fails, and the pipeline sends nothing more for it. A master that has fewer replicas
+   * connected (its replica failed over, or is down) is waited for by those it has: with none,
+   * no promotion can lose the write. @default 0 (do not wait)
    */
   waitForReplicas?: number;
 }

@@ -8,8 +8,12 @@
  */
 import type { IoRedisClient, RedisClientKind, RedisSend, RedisStoreClient } from './redis-client.js';
 
-/** Sends WAIT to the node holding `key`; resolves to how many replicas acknowledged. */
-export type WaitForReplicas = (key: string) => Promise<number>;
+/**
+ * Waits until the write just made under `key` reached `replicas` replicas, or every replica its
+ * master has now (one with none cannot lose it to a promotion: there is nothing to promote);
+ * resolves to whether it did.
+ */
+export type WaitForReplicas = (key: string) => Promise<boolean>;
 
 /** An ioredis Cluster's nodes by role (a Cluster has it; a plain Redis does not). */
 interface IoRedisCluster extends IoRedisClient {
@@ -23,17 +27,24 @@ interface IoRedisCluster extends IoRedisClient {
  * node, so WAIT is sent to the master of the key's slot, found by the slot map it keeps.
  */
 export function replicaWaiter(send: RedisSend, client: RedisStoreClient | undefined, kind: RedisClientKind, replicas: number, timeoutMs: number): WaitForReplicas {
-  const args = ['WAIT', String(replicas), String(timeoutMs)];
+  let onMaster: (key: string, args: string[]) => Promise<unknown> = (key, args) => send(key, args);
   if (kind === 'ioredis' && (client as IoRedisClient).isCluster) {
     const cluster = client as IoRedisCluster;
-    return async (key) => {
+    onMaster = async (key, [command, ...rest]) => {
       const owner = cluster.slots[keySlot(key)]?.[0];
       const master = cluster.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === owner);
       if (!master) throw new Error('redisStore: no master known for the slot of a ledger key');
-      return Number(await master.call('WAIT', args.slice(1)));
+      return master.call(command!, rest);
     };
   }
-  return async (key) => Number(await send(key, args));
+  return async (key) => {
+    const acked = Number(await onMaster(key, ['WAIT', String(replicas), String(timeoutMs)]));
+    if (acked >= replicas) return true;
+    // Short of the number asked: enough when the master has no more replicas connected now.
+    const role = await onMaster(key, ['ROLE']);
+    const connected = Array.isArray(role) && Array.isArray(role[2]) ? role[2].length : Number.POSITIVE_INFINITY;
+    return acked >= Math.min(replicas, connected);
+  };
 }
 
 /** The Redis Cluster slot of a key: CRC16 (XMODEM) of its hash tag, or of the whole key, mod 16384. */

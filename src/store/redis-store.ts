@@ -142,7 +142,7 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
     if (reply === 0) return false;
     // A write the replicas did not all take could be lost to a failover: it does not count.
     const wait = await waiter;
-    if (wait && (await wait(keysOf(key)[0]!)) < replicas) throw new Error(`redisStore: a ledger write was not acknowledged by ${replicas} replica(s) in time`);
+    if (wait && !(await wait(keysOf(key)[0]!))) throw new Error(`redisStore: a ledger write was not acknowledged by its master's replicas in time`);
     if (record.open) await index.afterOpen(key, record.dueAt);
     else if (reply === 2) await index.unindex(key);
     return true;
