@@ -34,9 +34,10 @@ export interface OperationKind<R> {
   inquire(record: LedgerRecord): Promise<GatewayHolding>;
   /**
    * The request sent again to complete an operation that cannot be reversed (a cancel), with
-   * its answer table; absent for reversible kinds.
+   * its answer table; or why sending it again could do it twice (`unsafe`: the record then waits
+   * for the shop, needing attention). Absent for reversible kinds.
    */
-  resend?(record: LedgerRecord): { request: GatewayRequest; table: AnswerTable };
+  resend?(record: LedgerRecord): { request: GatewayRequest; table: AnswerTable } | { unsafe: string };
   /** The hook settlement runs for a committed record whose hook never resolved, when one is registered. */
   settlementHook?(): ((result: R, context: HookContext) => unknown) | undefined;
 }

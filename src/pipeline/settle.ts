@@ -1,12 +1,12 @@
 import { channel } from 'node:diagnostics_channel';
 import type { ClientContext } from '../context.js';
 import { cancelRefusalReason } from '../wire/cancel-codes.js';
-import { readAnswer, type Reading } from './answer-rules.js';
+import { type AnswerTable, readAnswer, type Reading } from './answer-rules.js';
 import { callGateway } from './gateway-call.js';
 import { errorText } from './hook-runner.js';
 import { readStored, tryKey } from './ledger.js';
 import type { LedgerOperation, LedgerRecord, LedgerState } from './ledger-record.js';
-import type { GatewayHolding, OperationKind } from './operation.js';
+import type { GatewayHolding, GatewayRequest, OperationKind } from './operation.js';
 import type { LedgerEvent } from './state-machine.js';
 import { type Step, walk, type WalkOptions } from './walk.js';
 
@@ -130,7 +130,13 @@ async function settleOne(ctx: ClientContext, kind: OperationKind<unknown>, key: 
 /** The event settlement starts a record's walk with. */
 async function firstStep(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord): Promise<Step> {
   if (r.state === 'committed') return { event: 'hook-again' };
-  if (kind.resend) return { event: await resendEvent(ctx, kind, r) };
+  if (kind.resend) {
+    const again = kind.resend(r);
+    if (!('unsafe' in again)) return { event: await resendEvent(ctx, kind, r, again) };
+    // Nothing can settle it but the shop: it stays open and is reported needing attention at once.
+    if (!r.attention) ctx.config.logger.error({ operation: r.op, tid: r.tid, moid: r.moid, state: r.state, step: 'settle' }, `${kind.what}: ${again.unsafe}`);
+    return { event: 'unconfirmed', patch: { reason: again.unsafe, attention: true } };
+  }
   const holding = await kind.inquire(r).catch((): GatewayHolding => 'unanswered');
   // A request that died before any answer, with no hook to record payments: the shop never heard.
   const holds: LedgerEvent = r.state === 'sending' && r.hook === 'none' ? 'gateway-holds-unheard' : 'gateway-holds';
@@ -143,8 +149,7 @@ async function firstStep(ctx: ClientContext, kind: OperationKind<unknown>, r: Le
  * or refuses it as done already (already cancelled, a duplicate partial cancel), which both
  * complete it; another refusal means it never happened.
  */
-async function resendEvent(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord): Promise<LedgerEvent> {
-  const { request, table } = kind.resend!(r);
+async function resendEvent(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord, { request, table }: { request: GatewayRequest; table: AnswerTable }): Promise<LedgerEvent> {
   try {
     const reading = await callGateway<Reading>(ctx, {
       operation: kind.op,
