@@ -4,6 +4,8 @@
  * fixed asserted directly beside it.
  */
 import { expect } from 'chai';
+import type { AnswerTable } from '../../src/pipeline/answer-rules.js';
+import { readAnswer } from '../../src/pipeline/answer-rules.js';
 import { captureLogger } from '../helpers/capture.js';
 import { quiesce } from './quiesce.js';
 import { runStep } from './run-step.js';
@@ -43,5 +45,50 @@ describe('model regressions: the money invariant', function () {
         await world.close();
       }
     });
+  });
+
+  describe("a return's unsigned PayMethod never turns the gateway's word on a TID into an unknown outcome", () => {
+    // The store forgot the paid TID (a memory restart); a stranger posts their own token (a card
+    // payment) on it with its Moid. The gateway refuses the token for the TID (W010), echoing the
+    // TID's own PayMethod, which the pipeline read as an unknown outcome and reversed.
+    it("(memory) a stranger's token on a paid TxTid after a restart leaves the victim's payment standing", () =>
+      replay('memory', [
+        { t: 'authenticate', order: 3, method: 'BANK' },
+        { t: 'return', auth: 0, inst: 0, forge: 'none', twice: false },
+        { t: 'kill', inst: 0 },
+        { t: 'authenticate', order: 1, method: 'CARD' },
+        { t: 'return', auth: 0, inst: 0, forge: 'stranger', twice: false },
+      ]));
+
+    it('(memory) the buyer replaying their own paid return with another PayMethod after a restart is not net-cancelled', () =>
+      replay('memory', [
+        { t: 'authenticate', order: 0, method: 'BANK' },
+        { t: 'return', auth: 0, inst: 0, forge: 'none', twice: false },
+        { t: 'kill', inst: 0 },
+        { t: 'return', auth: 0, inst: 0, forge: 'other-method', twice: false },
+      ]));
+
+    it("reads the gateway's code first: W010 and 1682 echoing another PayMethod than the return claimed are invalid and processed; a success or a refusal naming another is unknown", () => {
+      const tid = 'nicepay00m01012603021000000001';
+      const table: AnswerTable = {
+        charset: 'utf-8', ediType: 'JSON', success: new Set(['3001']), invalid: new Set(['W010']), processed: new Set(['1682']), retry: new Set(['1227']),
+        mustEcho: { TID: tid, MID: 'nicepay00m', Moid: 'w0' }, mayEcho: { PayMethod: 'CARD' },
+      };
+      const answer = (code: string): Buffer => Buffer.from(JSON.stringify({ ResultCode: code, ResultMsg: 'x', TID: tid, MID: 'nicepay00m', Moid: 'w0', PayMethod: 'BANK' }));
+      expect(readAnswer(answer('W010'), table).kind).to.equal('invalid');
+      expect(readAnswer(answer('1682'), table).kind).to.equal('processed');
+      expect(readAnswer(answer('1227'), table).kind).to.equal('retry');
+      expect(readAnswer(answer('3011'), table)).to.include({ kind: 'unknown', reason: 'the answer (3011) names another PayMethod' });
+      expect(readAnswer(answer('3001'), table)).to.include({ kind: 'unknown', reason: 'the answer (3001) names another PayMethod' });
+    });
+
+    it('(sqlite) the same replay once the closed record expired (a day later) is not cancelled by settlement', () =>
+      replay('sqlite', [
+        { t: 'authenticate', order: 0, method: 'BANK' },
+        { t: 'return', auth: 0, inst: 0, forge: 'none', twice: false },
+        ...Array.from({ length: 25 }, (): Step => ({ t: 'advance', ms: 60 * 60_000 })),
+        { t: 'return', auth: 0, inst: 0, forge: 'other-method', twice: false },
+        { t: 'settle', inst: 1 },
+      ]));
   });
 });

@@ -88,6 +88,7 @@ export async function returnStep(world: World, step: Extract<Step, { t: 'return'
   if (!auth) return;
   let fields = { ...auth.fields };
   if (step.forge === 'other-moid') fields.Moid = `w${(Number(auth.fields.Moid!.slice(1)) + 2) % ORDERS}`;
+  if (step.forge === 'other-method') fields.PayMethod = auth.fields.PayMethod === 'CARD' ? 'BANK' : 'CARD';
   if (step.forge === 'stranger') {
     const stranger = world.auths[(step.auth + 1) % world.auths.length]!;
     if (stranger === auth) return;

@@ -15,10 +15,10 @@ export type Step =
   | { t: 'authenticate'; order: number; method: PayMethod }
   /**
    * The buyer's browser posts auth return `auth` to instance `inst`: as it is, with another
-   * order's Moid of the same amount, or with a stranger's token on this TxTid; `twice` posts it
-   * to both instances at once.
+   * order's Moid of the same amount, with another PayMethod (both unsigned), or with a
+   * stranger's token on this TxTid; `twice` posts it to both instances at once.
    */
-  | { t: 'return'; auth: number; inst: number; forge: 'none' | 'other-moid' | 'stranger'; twice: boolean }
+  | { t: 'return'; auth: number; inst: number; forge: 'none' | 'other-moid' | 'other-method' | 'stranger'; twice: boolean }
   /** A flood of returns with made-up TxTids, each genuinely signed (auth `auth`'s token). */
   | { t: 'flood'; auth: number; inst: number }
   /** The shop keys in a card for order `order` (a declining card when `declined`), with an onApproved or without. */
@@ -61,7 +61,7 @@ const FAULT_TARGETS: readonly FaultTarget[] = ['approve', 'net-cancel', 'keyin',
 /** Every step, with how often it is drawn. */
 export const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ t: fc.constant('authenticate' as const), order, method: fc.constantFrom<PayMethod>('CARD', 'BANK', 'VBANK', 'CELLPHONE') }) },
-  { weight: 6, arbitrary: fc.record({ t: fc.constant('return' as const), auth: pick, inst, forge: fc.constantFrom('none' as const, 'none' as const, 'other-moid' as const, 'stranger' as const), twice: fc.boolean() }) },
+  { weight: 6, arbitrary: fc.record({ t: fc.constant('return' as const), auth: pick, inst, forge: fc.constantFrom('none' as const, 'none' as const, 'other-moid' as const, 'other-method' as const, 'stranger' as const), twice: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('flood' as const), auth: pick, inst }) },
   { weight: 3, arbitrary: fc.record({ t: fc.constant('keyin' as const), order, inst, declined: fc.constantFrom(false, false, false, true), hook: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('register' as const), inst }) },
