@@ -91,4 +91,30 @@ describe('model regressions: the money invariant', function () {
         { t: 'settle', inst: 1 },
       ]));
   });
+
+  describe('settlement never reverses an approval the gateway made long before the request it settles', () => {
+    // A day later the closed record has expired; the return is posted again and the gateway's
+    // answer (1682, or W010 for a stranger's token) is lost. The request may have done anything,
+    // as far as it knows, but the gateway approved the TID a day before it was written.
+    it("(sqlite) the buyer's browser resubmitting a paid return a day later, its answer lost, leaves the payment standing", () =>
+      replay('sqlite', [
+        { t: 'authenticate', order: 0, method: 'CARD' },
+        { t: 'return', auth: 0, inst: 0, forge: 'none', twice: false },
+        { t: 'advance', ms: 25 * 60 * 60_000 },
+        { t: 'fault', target: 'approve', kind: 'drop', commit: true },
+        { t: 'return', auth: 0, inst: 1, forge: 'none', twice: false },
+        { t: 'settle', inst: 0 },
+      ]));
+
+    it("(sqlite) a stranger's token on a day-old paid TxTid, its answer lost, leaves the victim's payment standing", () =>
+      replay('sqlite', [
+        { t: 'authenticate', order: 3, method: 'BANK' },
+        { t: 'return', auth: 0, inst: 0, forge: 'none', twice: false },
+        { t: 'advance', ms: 25 * 60 * 60_000 },
+        { t: 'authenticate', order: 1, method: 'CARD' },
+        { t: 'fault', target: 'approve', kind: 'drop', commit: true },
+        { t: 'return', auth: 0, inst: 1, forge: 'stranger', twice: false },
+        { t: 'settle', inst: 0 },
+      ]));
+  });
 });
