@@ -66,7 +66,7 @@ export interface ApprovalInput {
 /**
  * The approval kind of the ledger (interface A): how a record becomes a checkout result, its
  * reversal (a cancel of the whole amount) and how settlement learns its state (the status
- * inquiry; a virtual account the inquiry cannot tell from none is cancelled, which says).
+ * inquiry; "not found", which an unpaid virtual account is too, is cancelled, which says).
  */
 export function approvalKind(ctx: ClientContext): OperationKind<ApprovalResult> {
   return {
@@ -113,9 +113,10 @@ async function holdingOf(ctx: ClientContext, r: LedgerRecord): Promise<GatewayHo
   const status = await askStatus(ctx, r.tid, true);
   if (status.status === 'approved' && status.authDate && status.authDate.getTime() < r.at - EARLIER_APPROVAL_MS) return 'none';
   const holding = holdingOfStatus(status);
-  // An issued virtual account not paid yet is "not found" too (lifecycle-facts §4): the
-  // reversal's cancel tells the two apart (cancelled, or 2012 no such transaction).
-  return holding === 'none' && r.data.method === 'VBANK' ? 'holds' : holding;
+  // An issued virtual account not paid yet is "not found" too (lifecycle-facts §4), whatever
+  // method the buyer's unsigned form claimed: the reversal's cancel tells the two apart
+  // (cancelled, or 2012 no such transaction: never charged).
+  return holding === 'none' ? 'unclear' : holding;
 }
 
 /** The one approval call of a verified return, as the ledger runs it. */

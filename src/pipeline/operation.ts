@@ -42,8 +42,12 @@ export interface OperationKind<R> {
   settlementHook?(): ((result: R, context: HookContext) => unknown) | undefined;
 }
 
-/** What the gateway holds for a TID, as settlement learns it. */
-export type GatewayHolding = 'holds' | 'reversed' | 'none' | 'unanswered';
+/**
+ * What the gateway holds for a TID, as settlement learns it; `unclear` when what it says cannot
+ * tell holding from none (an unpaid virtual account is "not found" too): the record is reversed,
+ * and the reversal's answer tells (cancelled, or no such transaction: never charged).
+ */
+export type GatewayHolding = 'holds' | 'reversed' | 'none' | 'unanswered' | 'unclear';
 
 /** A signed request to a URL: what the pipeline sends. */
 export interface GatewayRequest {

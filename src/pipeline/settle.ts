@@ -140,7 +140,9 @@ async function firstStep(ctx: ClientContext, kind: OperationKind<unknown>, r: Le
   const holding = await kind.inquire(r).catch((): GatewayHolding => 'unanswered');
   // A request that died before any answer, with no hook to record payments: the shop never heard.
   const holds: LedgerEvent = r.state === 'sending' && r.hook === 'none' ? 'gateway-holds-unheard' : 'gateway-holds';
-  const event: Record<GatewayHolding, LedgerEvent> = { holds, reversed: 'gateway-reversed', none: 'gateway-none', unanswered: 'gateway-unanswered' };
+  // Unclear is reversed from any state, never kept: a hook must not record what may not exist.
+  const unclear: LedgerEvent = r.state === 'sending' ? 'gateway-holds-unheard' : 'gateway-holds';
+  const event: Record<GatewayHolding, LedgerEvent> = { holds, reversed: 'gateway-reversed', none: 'gateway-none', unanswered: 'gateway-unanswered', unclear };
   return { event: event[holding], patch: holding === 'unanswered' ? { reason: r.reason ?? 'the gateway could not be asked what it holds' } : {} };
 }
 

@@ -117,4 +117,40 @@ describe('model regressions: the money invariant', function () {
         { t: 'settle', inst: 0 },
       ]));
   });
+
+  describe('settlement never keeps what the status inquiry cannot tell from nothing (an unpaid virtual account is "not found" too), and never trusts the return\'s PayMethod for it', () => {
+    // A virtual-account return posted as CARD: the gateway issues the account and answers 4100,
+    // another method's success (unknown); the net cancel's answer is lost before it acted.
+    // The status inquiry says "not found" of an unpaid account too, and the record's method
+    // (the buyer's) said CARD, so settlement closed it as never charged: the account stood.
+    it('(memory) the issued account is reversed by settle()', () =>
+      replay('memory', [
+        { t: 'fault', target: 'net-cancel', kind: 'drop', commit: false },
+        { t: 'authenticate', order: 0, method: 'VBANK' },
+        { t: 'return', auth: 0, inst: 0, forge: 'other-method', twice: false },
+        { t: 'settle', inst: 0 },
+      ]));
+
+    // The instance dies while its virtual-account approval is at the gateway. Settlement read
+    // "not found" as an issued account and ran onApproved: a payment recorded that never was.
+    it('(sqlite) an instance killed before the gateway issued the account: settle() records nothing', () =>
+      replay('sqlite', [
+        { t: 'crash', inst: 0, op: 'return', order: 0, method: 'VBANK', commit: false },
+        { t: 'settle', inst: 1 },
+      ]));
+
+    it('(sqlite) an instance killed after the gateway issued the account, before any answer: settle() cancels it', () =>
+      replay('sqlite', [
+        { t: 'crash', inst: 0, op: 'return', order: 0, method: 'VBANK', commit: true },
+        { t: 'settle', inst: 1 },
+      ]));
+
+    it('(sqlite) a repeat of the genuine return meanwhile is answered from the record, and the account is reversed', () =>
+      replay('sqlite', [
+        { t: 'fault', target: 'net-cancel', kind: 'drop', commit: false },
+        { t: 'authenticate', order: 0, method: 'VBANK' },
+        { t: 'return', auth: 0, inst: 0, forge: 'other-method', twice: false },
+        { t: 'return', auth: 0, inst: 0, forge: 'none', twice: false },
+      ]));
+  });
 });

@@ -100,7 +100,7 @@ async function crashStep(world: World, step: Extract<Step, { t: 'crash' }>): Pro
   const taken = world.faultTaken(target).then(() => true);
   let work: Promise<void>;
   if (step.op === 'return') {
-    const auth = await sandbox.authenticate({ moid: `w${step.order}`, amount: amountOf(step.order), method: 'CARD' });
+    const auth = await sandbox.authenticate({ moid: `w${step.order}`, amount: amountOf(step.order), method: step.method });
     world.auths.push(auth);
     work = postReturn(world, step.inst, auth, auth.fields, abort.signal);
   } else if (step.op === 'keyin') {

@@ -41,7 +41,7 @@ export type Step =
   /** An instance is killed and restarted (memory: the process restarts once nothing is open). */
   | { t: 'kill'; inst: number }
   /** An instance is killed while its request is at the gateway, which commits it (or not) and never answers. */
-  | { t: 'crash'; inst: number; op: 'return' | 'keyin' | 'charge'; order: number; commit: boolean }
+  | { t: 'crash'; inst: number; op: 'return' | 'keyin' | 'charge'; order: number; method: PayMethod; commit: boolean }
   | { t: 'advance'; ms: number }
   | { t: 'settle'; inst: number };
 
@@ -75,7 +75,7 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ t: fc.constant('hook' as const), hook: fc.constantFrom<HookKind>('approval', 'keyin', 'billing', 'deposit', 'cancel'), mode: fc.constantFrom<HookMode>('throw', 'slow', 'hang') }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('hook-settles' as const), pick, outcome: fc.constantFrom('resolve' as const, 'reject' as const) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('kill' as const), inst }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('crash' as const), inst, op: fc.constantFrom('return' as const, 'keyin' as const, 'charge' as const), order, commit: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('crash' as const), inst, op: fc.constantFrom('return' as const, 'keyin' as const, 'charge' as const), order, method: fc.constantFrom<PayMethod>('CARD', 'VBANK'), commit: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('advance' as const), ms: fc.constantFrom(1_000, 31_000, 11 * 60_000, 60 * 60_000) }) },
   { weight: 3, arbitrary: fc.record({ t: fc.constant('settle' as const), inst }) },
 );
