@@ -58,9 +58,10 @@ export function checkStep(world: World, lines: readonly string[], cursor: Cursor
   const text = [...lines.slice(cursor.lines), ...notes.seen.slice(cursor.seen)].join('\n');
   cursor.lines = lines.length;
   cursor.seen = notes.seen.length;
-  // Hex runs (signatures, tokens, digests) are masked first: a short secret such as an expiry
-  // occurs in one by chance.
-  found.push(...findSecrets(text.replace(/[0-9a-fA-F]{24,}/g, (m) => '#'.repeat(m.length))).map((s) => `secret in a log line, error or result: ${s}`));
+  // Hex words (signatures, tokens, trace ids) are masked first: a short secret such as an
+  // expiry occurs in one by chance. Digit runs stay: a card number has no hex letter.
+  const unhexed = text.replace(/[0-9a-fA-F]{8,}/g, (m) => (/[a-fA-F]/.test(m) && /\d/.test(m) ? '#'.repeat(m.length) : m));
+  found.push(...findSecrets(unhexed).map((s) => `secret in a log line, error or result: ${s}`));
   for (const secret of [...world.bids, ...notes.identities]) {
     if (new RegExp(`(?<![0-9A-Za-z])${secret}(?![0-9A-Za-z])`).test(text)) found.push(`a BID or receipt identity in a log line, error or result (${secret.slice(0, 4)}…)`);
   }
@@ -71,10 +72,11 @@ export function checkStep(world: World, lines: readonly string[], cursor: Cursor
  * The money checks: gateway and shop agree on every TID outside `pending` (all of them when
  * `final`), no Moid is charged twice, nothing the shop recorded was reversed, deposits agree.
  */
-export function checkMoney(world: World, pending: ReadonlySet<string>, final: boolean): string[] {
+export function checkMoney(world: World, open: ReadonlySet<string>, final: boolean): string[] {
   const { books, sandbox, notes } = world;
   const found: string[] = [];
   const entries = sandbox.ledger.entries();
+  const pending = new Set([...open, ...notes.excluded.keys()]);
   for (const e of entries) {
     if (pending.has(e.tid)) continue;
     const shop = books.held(e.tid);
@@ -89,6 +91,7 @@ export function checkMoney(world: World, pending: ReadonlySet<string>, final: bo
     if (!forgotten) found.push(`order ${moid} is charged ${held.length} times at the gateway: ${held.map((e) => e.tid).join(', ')}`);
   }
   for (const tid of books.charges.keys()) {
+    if (notes.excluded.has(tid)) continue;
     const e = sandbox.ledger.get(tid);
     const foreign = (e?.cancels ?? []).filter((c) => c.reason !== SHOP_CANCEL_REASON);
     if (e?.status === 'net-cancelled' || foreign.length > 0) found.push(`${tid}, which the shop recorded, was reversed at the gateway (${e?.status}; ${foreign.map((c) => c.reason).join(', ')})`);

@@ -5,9 +5,10 @@
  * A billing charge whose hook never resolved has no hook settlement could run (docs/billing.md):
  * the merchant's retry of that charge brings one, as the settle report asks. A partial cancel
  * whose outcome is unknown is left for the shop by design (docs/lifecycle.md): it stays open,
- * needing attention, and its TID is noted in `notes.leftForShop`.
+ * needing attention, and its TID is noted in `notes.excluded`.
  */
 import { PARTIAL_CANCEL_UNSAFE } from '../../src/cancel/operation.js';
+import type { UnsettledItem } from '../../src/index.js';
 import { chargeCall, keyinCall, seen } from './shop-steps.js';
 import type { World } from './world.js';
 
@@ -23,7 +24,7 @@ export async function quiesce(world: World): Promise<void> {
   const { sandbox, books } = world;
   sandbox.faults.clear();
   books.clearModes();
-  let open: Awaited<ReturnType<World['instances'][number]['nicepay']['unsettled']>> = [];
+  let open: UnsettledItem[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     while (books.hung.length > 0) await settleHungHook(world, 0, 'resolve');
     await drainNotices(world);
@@ -38,12 +39,24 @@ export async function quiesce(world: World): Promise<void> {
     }
     await drainNotices(world);
     open = await world.instances[0]!.nicepay.unsettled();
-    for (const u of open.filter((x) => x.reason === PARTIAL_CANCEL_UNSAFE)) world.notes.leftForShop.add(u.tid);
-    open = open.filter((u) => u.reason !== PARTIAL_CANCEL_UNSAFE);
+    open = open.filter((u) => !leftForShop(world, u));
     if (open.length === 0 && books.hung.length === 0 && sandbox.notices.pending() === 0) return;
     await world.advance(60 * 60_000);
   }
   books.violations.push(`not at rest after ${ROUNDS} rounds of settle(): open ${JSON.stringify(open.map((u) => ({ op: u.operation, tid: u.tid, moid: u.moid, state: u.state, reason: u.reason })))}, ${books.hung.length} hung hooks, ${sandbox.notices.pending()} notices pending`);
+}
+
+/**
+ * An open record no settlement can close, by design: a partial cancel whose outcome is unknown
+ * (docs/lifecycle.md), or the reversal of a virtual account the buyer paid before it was
+ * reversed (a refund needs the buyer's account; the shop heard of the deposit through
+ * onDeposit). Its TID is noted as excluded, with why.
+ */
+function leftForShop(world: World, u: UnsettledItem): boolean {
+  const paidAccount = u.operation === 'approval' && world.sandbox.ledger.get(u.tid)?.deposit !== undefined;
+  const why = u.reason === PARTIAL_CANCEL_UNSAFE ? 'a partial cancel whose outcome is unknown is left for the shop' : paidAccount ? 'a paid virtual account cannot be reversed without the buyer\'s refund account' : undefined;
+  if (why) world.notes.excluded.set(u.tid, why);
+  return why !== undefined;
 }
 
 /** Delivers the notices still pending, a minute of virtual time apart, as the gateway retries them. */

@@ -124,12 +124,15 @@ export class ShopBooks {
     this.refunds.set(`${tid} ${cancelMoid}`, { tid, amount });
   }
 
-  /** Won the shop holds for a TID: recorded, less what it knows was refunded. */
+  /**
+   * Won the shop holds for a TID: recorded (a payment, or a deposit to an account the shop never
+   * heard was issued: onDeposit marks the order paid all the same), less what it knows was refunded.
+   */
   held(tid: string): number {
-    const charge = this.charges.get(tid);
-    if (!charge) return 0;
+    const recorded = this.charges.get(tid)?.amount ?? this.deposits.get(tid);
+    if (recorded === undefined) return 0;
     let refunded = 0;
     for (const r of this.refunds.values()) if (r.tid === tid) refunded += r.amount;
-    return charge.amount - refunded;
+    return recorded - refunded;
   }
 }

@@ -75,6 +75,12 @@ export async function postReturn(world: World, slot: number, auth: AuthReturn, f
   });
   const text = await res.body.text();
   world.notes.seen.push(text);
+  const tid = fields.TxTid!;
+  if (res.statusCode === 502 && world.notes.forgotten.has(tid)) {
+    // Documented (docs/reliability.md): the restart forgot the TID, and a lost answer cannot be
+    // told from a fresh approval; its reversal may cancel the payment recorded before.
+    world.notes.excluded.set(tid, 'a memoryStore restart forgot it, and a later return of it met an unknown outcome');
+  }
   if (res.statusCode !== 200) return;
   const result = JSON.parse(text) as { status: string; tid?: string; moid: string };
   if (result.tid && ['approved', 'awaiting-deposit', 'declined'].includes(result.status)) {

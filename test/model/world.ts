@@ -38,8 +38,14 @@ export interface Notes {
   keyins: Map<string, boolean>;
   /** The first charge of each Moid (the merchant's retry repeats it). */
   charges: Map<string, { bid: string; amount: number }>;
-  /** TIDs with a partial cancel whose outcome is unknown: left for the shop by design, outside the invariant. */
-  leftForShop: Set<string>;
+  /**
+   * TIDs outside the invariant by a documented limitation, with why: a partial cancel whose
+   * outcome is unknown (left for the shop), or a TID a memoryStore restart forgot that a later
+   * return met with an unknown outcome.
+   */
+  excluded: Map<string, string>;
+  /** TIDs a memoryStore restart forgot (every TxTid posted, every payment recorded before it). */
+  forgotten: Set<string>;
   /** Receipt identities sent (secrets the scan looks for). */
   identities: Set<string>;
   memoryRestarts: number;
@@ -136,7 +142,7 @@ export async function startWorld(kind: StoreKind, logger: Logger, tag: string, r
 
   const world: World = {
     kind, sandbox, books, shopUrl, instances, all, auths: [], bids: [],
-    notes: { seen: [], answers: [], keyins: new Map(), charges: new Map(), identities: new Set(), leftForShop: new Set(), memoryRestarts: 0, registrations: 0 },
+    notes: { seen: [], answers: [], keyins: new Map(), charges: new Map(), identities: new Set(), excluded: new Map(), forgotten: new Set(), memoryRestarts: 0, registrations: 0 },
     async advance(ms) {
       // Live holders renew at least every BEAT_MS of virtual time, as their heartbeats would.
       let left = ms;
@@ -159,6 +165,7 @@ export async function startWorld(kind: StoreKind, logger: Logger, tag: string, r
     },
     restartMemory() {
       world.notes.memoryRestarts++;
+      for (const tid of [...books.charges.keys(), ...world.auths.map((a) => a.fields.TxTid!)]) world.notes.forgotten.add(tid);
       stores.restartMemory();
       for (const slot of [0, 1]) {
         const old = instances[slot]!;
