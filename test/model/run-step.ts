@@ -12,6 +12,8 @@ import type { World } from './world.js';
 /** Runs `step`; returns once everything it started has finished (notices included). */
 export async function runStep(world: World, step: Step): Promise<void> {
   const { sandbox, books } = world;
+  const hookOf = { return: 'approval', keyin: 'keyin', charge: 'billing' } as const;
+  if ((step.t === 'return' || step.t === 'keyin' || step.t === 'charge') && step.mode) books.queueMode(hookOf[step.t], step.mode);
   switch (step.t) {
     case 'authenticate':
       world.auths.push(await sandbox.authenticate({ moid: `w${step.order}`, amount: amountOf(step.order), method: step.method }));
@@ -23,14 +25,14 @@ export async function runStep(world: World, step: Step): Promise<void> {
       await floodStep(world, step);
       break;
     case 'keyin':
-      await keyinCall(world, world.instances[step.inst]!, step.order, step.declined, step.hook);
+      await Promise.all(slots(step.inst, step.twice).map((i) => keyinCall(world, world.instances[i]!, step.order, step.declined, step.hook)));
       break;
     case 'register':
       await registerStep(world, step);
       break;
     case 'charge': {
       const bid = world.bids[step.bid % Math.max(world.bids.length, 1)];
-      if (bid) await chargeCall(world, world.instances[step.inst]!, bid, step.order, step.hook);
+      if (bid) await Promise.all(slots(step.inst, step.twice).map((i) => chargeCall(world, world.instances[i]!, bid, step.order, step.hook)));
       break;
     }
     case 'remove':
@@ -40,7 +42,7 @@ export async function runStep(world: World, step: Step): Promise<void> {
       await receiptStep(world, step);
       break;
     case 'cancel':
-      await cancelStep(world, step);
+      await Promise.all(slots(step.inst, step.twice).map((i) => cancelStep(world, { ...step, inst: i })));
       break;
     case 'deposit': {
       const unpaid = sandbox.ledger.entries().filter((e) => e.method === 'VBANK' && e.status === 'awaiting-deposit');
@@ -76,13 +78,16 @@ export async function runStep(world: World, step: Step): Promise<void> {
       await world.advance(step.ms);
       break;
     case 'settle':
-      seen(world, await world.instances[step.inst]!.nicepay.settle());
+      for (const report of await Promise.all(slots(step.inst, step.both).map((i) => world.instances[i]!.nicepay.settle()))) seen(world, report);
       break;
   }
   // A cancel's notice leaves just after its answer: let it arrive before anything is checked.
   await new Promise((resolve) => setImmediate(resolve));
   await sandbox.notices.idle();
 }
+
+/** The instance slots a step runs on: its own, or both at once. */
+const slots = (inst: number, both: boolean | undefined): number[] => (both ? [inst, 1 - inst] : [inst]);
 
 /**
  * An instance killed while its request is at the gateway: the gateway commits it (or not) and

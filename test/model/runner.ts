@@ -70,7 +70,7 @@ class StepCommand implements fc.AsyncCommand<Model, Real> {
 let sequences = 0;
 
 /** What the runs so far did, for the runner's summary line (a run that charges nothing proves little). */
-export const totals = { sequences: 0, steps: 0, committed: 0, recorded: 0, refunds: 0, deposits: 0, kills: 0 };
+export const totals = { sequences: 0, steps: 0, committed: 0, recorded: 0, refunds: 0, deposits: 0, kills: 0, hung: 0, threw: 0 };
 
 /** Runs `commands` on a fresh world of `kind`, brings it to rest and checks the invariant there. */
 async function runSequence(kind: StoreKind, commands: Iterable<fc.AsyncCommand<Model, Real>>, redisUrl: string | undefined): Promise<void> {
@@ -87,6 +87,8 @@ async function runSequence(kind: StoreKind, commands: Iterable<fc.AsyncCommand<M
     totals.refunds += world.books.refunds.size;
     totals.deposits += world.books.deposits.size;
     totals.kills += world.all.length - 2;
+    totals.hung += world.books.misbehaved.hang;
+    totals.threw += world.books.misbehaved.throw;
     const found = [...checkStep(world, real.lines, real.cursor), ...checkMoney(world, new Set(), true)];
     if (found.length > 0) throw new ModelViolation(found);
   } finally {

@@ -50,6 +50,8 @@ export class ShopBooks {
   readonly orders = new Map<string, number>();
   readonly violations: string[] = [];
   readonly hung: HungHook[] = [];
+  /** How many hook runs hung, threw or were slow (for the runner's summary). */
+  readonly misbehaved = { hang: 0, throw: 0, slow: 0 };
   private readonly modes = new Map<HookKind, HookMode[]>();
   private readonly running = new Map<string, number>();
   private runs = 0;
@@ -75,6 +77,7 @@ export class ShopBooks {
     const queue = this.modes.get(kind) ?? [];
     const mode = queue[0] === 'hang' && bySettlement ? undefined : queue.shift();
     if (this.running.has(key)) this.violations.push(`hook ${kind} for ${key} started while another run of it had not finished`);
+    if (mode) this.misbehaved[mode]++;
     const run = ++this.runs;
     this.running.set(key, run);
     try {

@@ -4,7 +4,8 @@
  * shop records and notes every answer for the checks.
  */
 import { request } from 'undici';
-import type { NicepayError } from '../../src/index.js';
+import { CANCEL_RESULT_TTL_MS } from '../../src/cancel/operation.js';
+import { NicepayGatewayError } from '../../src/index.js';
 import { encodeForm } from '../../src/wire/form-codec.js';
 import type { AuthReturn } from '../../src/sandbox/index.js';
 import type { Instance } from './instance.js';
@@ -122,6 +123,13 @@ export async function cancelStep(world: World, step: Extract<Step, { t: 'cancel'
   const left = books.held(tid);
   if (left <= 0) return;
   const amount = step.partial ? Math.min(300, left) : left;
+  const request = `${tid} ${amount} ${step.key}`;
+  const sent = world.notes.refundsSent.get(request);
+  const now = world.sandbox.clock.now().getTime();
+  // The same refund again is a double click, answered from its record while the record is kept;
+  // once a memoryStore restart or its day forgot it, a shop does not send it again (documented).
+  if (sent && (sent.epoch !== world.notes.memoryRestarts || now - sent.at >= CANCEL_RESULT_TTL_MS)) return;
+  const note = (): void => void world.notes.refundsSent.set(request, sent ?? { at: now, epoch: world.notes.memoryRestarts });
   await world.instances[step.inst]!.nicepay
     .cancel({
       tid, moid: books.charges.get(tid)!.moid, amount, reason: SHOP_CANCEL_REASON, partial: step.partial, idempotencyKey: `refund-${step.key}`,
@@ -130,9 +138,14 @@ export async function cancelStep(world: World, step: Extract<Step, { t: 'cancel'
     .then(
       (r) => {
         seen(world, r);
-        if (r.status !== 'refused') books.recordRefund(r.tid, r.cancelMoid, r.cancelledAmount);
+        if (r.status === 'refused') return;
+        books.recordRefund(r.tid, r.cancelMoid, r.cancelledAmount);
+        note();
       },
-      (err: unknown) => seen(world, err as NicepayError),
+      (err: unknown) => {
+        seen(world, err);
+        if (err instanceof NicepayGatewayError && err.settlement === 'pending') note();
+      },
     );
 }
 

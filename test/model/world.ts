@@ -46,6 +46,11 @@ export interface Notes {
   excluded: Map<string, string>;
   /** TIDs a memoryStore restart forgot (every TxTid posted, every payment recorded before it). */
   forgotten: Set<string>;
+  /**
+   * Refund requests (TID, amount, key) that went through or whose outcome was unknown, with when
+   * and in which memory epoch: the once-key guards a repeat only while its record is kept.
+   */
+  refundsSent: Map<string, { at: number; epoch: number }>;
   /** Receipt identities sent (secrets the scan looks for). */
   identities: Set<string>;
   memoryRestarts: number;
@@ -142,7 +147,7 @@ export async function startWorld(kind: StoreKind, logger: Logger, tag: string, r
 
   const world: World = {
     kind, sandbox, books, shopUrl, instances, all, auths: [], bids: [],
-    notes: { seen: [], answers: [], keyins: new Map(), charges: new Map(), identities: new Set(), excluded: new Map(), forgotten: new Set(), memoryRestarts: 0, registrations: 0 },
+    notes: { seen: [], answers: [], keyins: new Map(), charges: new Map(), identities: new Set(), excluded: new Map(), forgotten: new Set(), refundsSent: new Map(), memoryRestarts: 0, registrations: 0 },
     async advance(ms) {
       // Live holders renew at least every BEAT_MS of virtual time, as their heartbeats would.
       let left = ms;
