@@ -79,8 +79,8 @@ describe('the model invariant catches each kind of disagreement', function () {
     expect(checkStep(world, lines, cursor)).to.deep.equal([]);
   });
 
-  it('an expiry that occurs by chance inside a hex word (a signature, a trace id) is not a leak; one on its own is', () => {
-    world.notes.seen.push('{"SandboxTrace":"sbx-72c2912b5cea","Signature":"0fe96276a23689e2912ac4757909ddd"}');
+  it('an expiry that occurs by chance inside a hex word (a signature, a trace id) or a masked BID is not a leak; one on its own is', () => {
+    world.notes.seen.push('{"SandboxTrace":"sbx-72c2912b5cea","Signature":"0fe96276a23689e2912ac4757909ddd","bid":"BIKY**********************2912"}');
     expect(checkStep(world, lines, cursor)).to.deep.equal([]);
     world.notes.seen.push('{"expiry":"2912"}');
     expect(checkStep(world, lines, cursor).join('\n')).to.include('card expiry');

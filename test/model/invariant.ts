@@ -58,9 +58,12 @@ export function checkStep(world: World, lines: readonly string[], cursor: Cursor
   const text = [...lines.slice(cursor.lines), ...notes.seen.slice(cursor.seen)].join('\n');
   cursor.lines = lines.length;
   cursor.seen = notes.seen.length;
-  // Hex words (signatures, tokens, trace ids) are masked first: a short secret such as an
-  // expiry occurs in one by chance. Digit runs stay: a card number has no hex letter.
-  const unhexed = text.replace(/[0-9a-fA-F]{8,}/g, (m) => (/[a-fA-F]/.test(m) && /\d/.test(m) ? '#'.repeat(m.length) : m));
+  // Hex words (signatures, tokens, trace ids) and masked values (a BID's last four characters
+  // after its stars) are set aside first: a short secret such as an expiry occurs in one by
+  // chance. Digit runs stay: a card number has no hex letter and no star.
+  const unhexed = text
+    .replace(/[0-9a-fA-F]{8,}/g, (m) => (/[a-fA-F]/.test(m) && /\d/.test(m) ? '#'.repeat(m.length) : m))
+    .replace(/\w*\*+\w*/g, (m) => '#'.repeat(m.length));
   found.push(...findSecrets(unhexed).map((s) => `secret in a log line, error or result: ${s}`));
   for (const secret of [...world.bids, ...notes.identities]) {
     if (new RegExp(`(?<![0-9A-Za-z])${secret}(?![0-9A-Za-z])`).test(text)) found.push(`a BID or receipt identity in a log line, error or result (${secret.slice(0, 4)}…)`);
