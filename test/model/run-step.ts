@@ -16,7 +16,7 @@ export async function runStep(world: World, step: Step): Promise<void> {
   if ((step.t === 'return' || step.t === 'keyin' || step.t === 'charge') && step.mode) books.queueMode(hookOf[step.t], step.mode);
   switch (step.t) {
     case 'authenticate':
-      world.auths.push(await sandbox.authenticate({ moid: `w${step.order}`, amount: amountOf(step.order), method: step.method }));
+      world.auths.push(await sandbox.authenticate({ moid: `w${step.order}`, amount: amountOf(step.order), method: step.method, decline: step.decline === true }));
       break;
     case 'return':
       await returnStep(world, step);

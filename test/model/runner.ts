@@ -118,6 +118,7 @@ export function asRegression(kind: StoreKind, commands: Iterable<fc.AsyncCommand
     `it(${JSON.stringify(`(${kind}) ${title}`)}, () =>`,
     `  replay(${JSON.stringify(kind)}, [`,
     ...steps.map((s) => `    ${JSON.stringify(s)},`),
-    `  ]));`,
+    // A Redis replay needs the suite's redis-server (startRedisServer in a before hook).
+    kind === 'redis' ? `  ], redis.url));` : `  ]));`,
   ].join('\n');
 }

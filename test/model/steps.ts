@@ -11,8 +11,11 @@ import type { HookKind, HookMode } from './shop-books.js';
 
 /** One command of a sequence. */
 export type Step =
-  /** A buyer authenticates order `order` in the payment window (its auth return is kept). */
-  | { t: 'authenticate'; order: number; method: PayMethod }
+  /**
+   * A buyer authenticates order `order` in the payment window (its auth return is kept);
+   * `decline`: the issuer will refuse its approval (the window's 거절).
+   */
+  | { t: 'authenticate'; order: number; method: PayMethod; decline?: boolean }
   /**
    * The buyer's browser posts auth return `auth` to instance `inst`: as it is, with another
    * order's Moid of the same amount, with another PayMethod (both unsigned), or with a
@@ -64,10 +67,18 @@ const mode = fc.option(fc.constantFrom<HookMode>('throw', 'slow', 'hang'), { fre
 /** Faults the model injects: every kind but `delay` (a lost answer is a `drop`, committed or not). */
 const FAULT_KINDS: readonly FaultKind[] = ['drop', 'status-500', 'html', 'truncate', 'bad-signature', 'alter-amount', 'decline'];
 const FAULT_TARGETS: readonly FaultTarget[] = ['approve', 'net-cancel', 'keyin', 'cancel', 'status', 'billing-charge', 'billing-register', 'billing-remove', 'cash-receipt', 'data'];
+/**
+ * A fault on an endpoint. An issuer's refusal of an approval comes from the window's 거절
+ * (`authenticate` with `decline`): a queued `decline` would also answer a replay of a TID the
+ * gateway approved before, which the gateway answers "already approved" (1682), never refused.
+ */
+const faultArb = fc
+  .record({ t: fc.constant('fault' as const), target: fc.constantFrom(...FAULT_TARGETS), kind: fc.constantFrom(...FAULT_KINDS), commit: fc.boolean() })
+  .filter((f) => !(f.target === 'approve' && f.kind === 'decline'));
 
 /** Every step, with how often it is drawn. */
 export const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ t: fc.constant('authenticate' as const), order, method: fc.constantFrom<PayMethod>('CARD', 'BANK', 'VBANK', 'VBANK', 'CELLPHONE') }) },
+  { weight: 5, arbitrary: fc.record({ t: fc.constant('authenticate' as const), order, method: fc.constantFrom<PayMethod>('CARD', 'BANK', 'VBANK', 'VBANK', 'CELLPHONE'), decline: fc.constantFrom(false, false, false, true) }) },
   { weight: 6, arbitrary: fc.record({ t: fc.constant('return' as const), auth: pick, inst, forge: fc.constantFrom('none' as const, 'none' as const, 'other-moid' as const, 'other-method' as const, 'stranger' as const), twice: fc.boolean(), mode }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('flood' as const), auth: pick, inst }) },
   { weight: 3, arbitrary: fc.record({ t: fc.constant('keyin' as const), order, inst, declined: fc.constantFrom(false, false, false, true), hook: fc.boolean(), twice: fc.constantFrom(false, false, true), mode }) },
@@ -78,7 +89,7 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ t: fc.constant('cancel' as const), pick, inst, partial: fc.boolean(), key: fc.nat({ max: 1 }), twice: fc.constantFrom(false, false, true) }) },
   { weight: 3, arbitrary: fc.record({ t: fc.constant('deposit' as const), pick, timing: fc.constantFrom('now' as const, 'duplicate' as const, 'late' as const) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('notices' as const) }) },
-  { weight: 5, arbitrary: fc.record({ t: fc.constant('fault' as const), target: fc.constantFrom(...FAULT_TARGETS), kind: fc.constantFrom(...FAULT_KINDS), commit: fc.boolean() }) },
+  { weight: 5, arbitrary: faultArb },
   { weight: 3, arbitrary: fc.record({ t: fc.constant('hook' as const), hook: fc.constantFrom<HookKind>('approval', 'keyin', 'billing', 'deposit', 'cancel'), mode: fc.constantFrom<HookMode>('throw', 'slow', 'hang') }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('hook-settles' as const), pick, outcome: fc.constantFrom('resolve' as const, 'reject' as const) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('kill' as const), inst }) },
