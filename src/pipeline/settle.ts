@@ -147,9 +147,9 @@ async function firstStep(ctx: ClientContext, kind: OperationKind<unknown>, r: Le
 }
 
 /**
- * Sends an operation that cannot be reversed (a cancel) again, as it was: the gateway does it
- * or refuses it as done already (already cancelled, a duplicate partial cancel), which both
- * complete it; another refusal means it never happened.
+ * Sends an operation that cannot be reversed (a full cancel) again, as it was: the gateway does
+ * it or refuses it as done already (already cancelled), which both complete it; another refusal
+ * means it never happened.
  */
 async function resendEvent(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord, { request, table }: { request: GatewayRequest; table: AnswerTable }): Promise<LedgerEvent> {
   try {
