@@ -134,15 +134,30 @@ describe('settle(): every fault of the matrix with a failing reversal ends with 
     });
   }
 
-  it('a cancel whose answer was lost is completed by sending it again: kept, and the gateway cancelled once', async () => {
+  it('a full cancel whose answer was lost is completed by sending it again: kept, and the gateway cancelled once', async () => {
     shop.orders.set('settle-cancel', 6_000);
     const auth = await shop.sandbox.authenticate({ moid: 'settle-cancel', amount: 6_000, method: 'CARD' });
     await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     const tid = auth.fields.TxTid!;
     shop.sandbox.faults.inject({ target: 'cancel', kind: 'drop' });
-    const err = await shop.nicepay.cancel({ tid, moid: 'settle-cancel', amount: 2_000, reason: '부분 환불', partial: true }).catch((e: unknown) => e);
+    const err = await shop.nicepay.cancel({ tid, moid: 'settle-cancel', amount: 6_000, reason: '전체 환불' }).catch((e: unknown) => e);
     expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'pending' });
     await settledTo(tid, 'kept');
+    expect((shop.sandbox.ledger.get(tid)?.cancels ?? []).map((c) => c.amount)).to.deep.equal([6_000]);
+  });
+
+  it('a partial cancel whose answer was lost is not sent again (a later repeat may refund twice): it stays open, needing attention', async () => {
+    shop.orders.set('settle-partial', 6_000);
+    const auth = await shop.sandbox.authenticate({ moid: 'settle-partial', amount: 6_000, method: 'CARD' });
+    await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const tid = auth.fields.TxTid!;
+    shop.sandbox.faults.inject({ target: 'cancel', kind: 'drop' });
+    const err = await shop.nicepay.cancel({ tid, moid: 'settle-partial', amount: 2_000, reason: '부분 환불', partial: true }).catch((e: unknown) => e);
+    expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'pending' });
+    const report = await shop.nicepay.settle();
+    expect(report.settled.filter((s) => s.tid === tid)).to.deep.equal([]);
+    expect(report.unsettled.find((u) => u.tid === tid)).to.include({ operation: 'cancel', state: 'unknown', needsAttention: true });
+    expect(shop.captured.text()).to.include('a partial cancel whose outcome is unknown is not sent again');
     expect((shop.sandbox.ledger.get(tid)?.cancels ?? []).map((c) => c.amount)).to.deep.equal([2_000]);
   });
 

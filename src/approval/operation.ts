@@ -4,7 +4,7 @@ import { NicepayRequestError } from '../errors/index.js';
 import type { AnswerTable, GatewayHolding, HookContext, LedgerRecord, OperationCall, OperationKind } from '../pipeline/index.js';
 import { refuseKvUnsafe } from '../pipeline/index.js';
 import { askStatus } from '../status/client.js';
-import { holdingByStatus } from '../status/holding.js';
+import { holdingOfStatus } from '../status/holding.js';
 import type { CommittedCheckout, DeclinedCheckout } from '../types/checkout.js';
 import { type PayMethod, SUCCESS_CODES } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';
@@ -66,7 +66,7 @@ export interface ApprovalInput {
 /**
  * The approval kind of the ledger (interface A): how a record becomes a checkout result, its
  * reversal (a cancel of the whole amount) and how settlement learns its state (the status
- * inquiry; a virtual account the inquiry cannot tell from none is cancelled, which says).
+ * inquiry; "not found", which an unpaid virtual account is too, is cancelled, which says).
  */
 export function approvalKind(ctx: ClientContext): OperationKind<ApprovalResult> {
   return {
@@ -95,12 +95,28 @@ function approvalResult(r: LedgerRecord, duplicate: boolean): ApprovalResult {
     : { moid, tid, amount, duplicate, status: 'approved', payment, ...recovered };
 }
 
-/** What the gateway holds for an approval's TID, from the status inquiry (advice, not proof). */
+/**
+ * How long before a request was written an approval of its TID must be dated to be another
+ * request's: the gateway takes a request only with an EdiDate near its own clock, so no request
+ * it approved comes from a clock an hour off.
+ */
+const EARLIER_APPROVAL_MS = 60 * 60 * 1000;
+
+/**
+ * What the gateway holds for an approval's TID, from the status inquiry (advice, not proof).
+ * An approval it dates well before the record was written is not this request's: the TID was
+ * approved by an earlier one the store no longer remembers (its record expired, or a memoryStore
+ * restarted), and this request, a replay or a stranger's token, charged nothing. Reversing it
+ * would cancel a payment the shop recorded.
+ */
 async function holdingOf(ctx: ClientContext, r: LedgerRecord): Promise<GatewayHolding> {
-  const holding = await holdingByStatus(ctx, r.tid);
-  // An issued virtual account not paid yet is "not found" too (lifecycle-facts §4): the
-  // reversal's cancel tells the two apart (cancelled, or 2012 no such transaction).
-  return holding === 'none' && r.data.method === 'VBANK' ? 'holds' : holding;
+  const status = await askStatus(ctx, r.tid, true);
+  if (status.status === 'approved' && status.authDate && status.authDate.getTime() < r.at - EARLIER_APPROVAL_MS) return 'none';
+  const holding = holdingOfStatus(status);
+  // An issued virtual account not paid yet is "not found" too (lifecycle-facts §4), whatever
+  // method the buyer's unsigned form claimed: the reversal's cancel tells the two apart
+  // (cancelled, or 2012 no such transaction: never charged).
+  return holding === 'none' ? 'unclear' : holding;
 }
 
 /** The one approval call of a verified return, as the ledger runs it. */

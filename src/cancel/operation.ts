@@ -30,9 +30,17 @@ export const CANCEL_RESULT_TTL_MS = 24 * 60 * 60 * 1000;
 const FORM = 'application/x-www-form-urlencoded; charset=euc-kr';
 
 /**
- * The cancel kind of the ledger (lifecycle-facts §2). A cancel cannot be reversed: one whose
- * outcome is unknown is completed by sending it again with the same Moid of its own, which the
- * gateway does, or refuses as done already (a duplicate partial cancel, already cancelled).
+ * Why settlement does not send a partial cancel again: the gateway refuses a repeat as a
+ * duplicate (2060) only for a moment after the first (lifecycle-facts §2 publishes no window),
+ * and the status inquiry does not show partial cancels, so a repeat sent later may refund twice.
+ */
+export const PARTIAL_CANCEL_UNSAFE = 'a partial cancel whose outcome is unknown is not sent again (the gateway may refund it twice, and the status inquiry does not show partial cancels): check the merchant admin, then cancel again with a new idempotencyKey if it did not happen';
+
+/**
+ * The cancel kind of the ledger (lifecycle-facts §2). A cancel cannot be reversed: a full cancel
+ * whose outcome is unknown is completed by sending it again with the same Moid of its own, which
+ * the gateway does, or refuses as done already (already cancelled). A partial cancel is not sent
+ * again ({@link PARTIAL_CANCEL_UNSAFE}): it waits for the shop, needing attention.
  */
 export function cancelKind(ctx: ClientContext): OperationKind<CancelResult> {
   return {
@@ -45,6 +53,7 @@ export function cancelKind(ctx: ClientContext): OperationKind<CancelResult> {
     tally: (r) => ({ base: cancelTallyBase(r.mid, r.tid), value: JSON.stringify({ cancelMoid: r.data.cancelMoid ?? '', amount: r.amount, date: ownField(r.fields ?? {}, 'CancelDate') ?? '' } satisfies CancelTallyEntry) }),
     resend: (r) => {
       const n = fromRecord(r);
+      if (n.partial) return { unsafe: PARTIAL_CANCEL_UNSAFE };
       return { request: cancelRequest(ctx, n), table: cancelTable(ctx.config, n) };
     },
   };

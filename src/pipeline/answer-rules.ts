@@ -71,10 +71,18 @@ export function readAnswer(body: Uint8Array, table: AnswerTable): Reading {
     const got = ownField(fields, field);
     return got !== undefined && got !== '' && got !== value;
   };
+  if (table.ambiguous?.has(code)) return { kind: 'unknown', reason: `the answer's code ${code} can be read two ways here`, code };
+  // Codes that say nothing happened for this request are the gateway's word whatever else the
+  // answer echoes: it may echo the TID's own PayMethod where the buyer's unsigned form claimed
+  // another, and reading that as unknown would reverse a payment this request never made.
+  if (!table.success.has(code)) {
+    if (table.retry?.has(code)) return { kind: 'retry', code, message };
+    if (table.processed?.has(code)) return { kind: 'processed', fields, code };
+    if (table.invalid?.has(code)) return { kind: 'invalid', code, message: withMerchantKeyHint(code, message) };
+  }
   for (const [field, value] of Object.entries(table.mayEcho ?? {})) {
     if (namesOther(field, value)) return { kind: 'unknown', reason: `the answer (${code}) names another ${field}`, code };
   }
-  if (table.ambiguous?.has(code)) return { kind: 'unknown', reason: `the answer's code ${code} can be read two ways here`, code };
   if (table.success.has(code)) {
     if (table.signature && !hexEquals(table.signature(fields), ownField(fields, 'Signature') ?? '')) {
       return { kind: 'unknown', reason: `the answer (${code}) has a Signature that does not verify`, code, unverified: 'answer' };
@@ -92,9 +100,6 @@ export function readAnswer(body: Uint8Array, table: AnswerTable): Reading {
     if (problem) return { kind: 'unknown', reason: `the answer (${code}) ${problem}`, code };
     return { kind: 'success', fields, code };
   }
-  if (table.retry?.has(code)) return { kind: 'retry', code, message };
-  if (table.processed?.has(code)) return { kind: 'processed', fields, code };
-  if (table.invalid?.has(code)) return { kind: 'invalid', code, message: withMerchantKeyHint(code, message) };
   // A refusal may come without a TID (refused before one was booked), never with another one.
   if (table.mustEcho.TID !== undefined && namesOther('TID', table.mustEcho.TID)) return { kind: 'unknown', reason: `the refusal (${code}) names another TID`, code };
   if (table.refusalMustName && !names(table.refusalMustName.field, table.refusalMustName.value)) {

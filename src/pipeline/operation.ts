@@ -34,9 +34,10 @@ export interface OperationKind<R> {
   inquire(record: LedgerRecord): Promise<GatewayHolding>;
   /**
    * The request sent again to complete an operation that cannot be reversed (a cancel), with
-   * its answer table; absent for reversible kinds.
+   * its answer table; or why sending it again could do it twice (`unsafe`: the record then waits
+   * for the shop, needing attention). Absent for reversible kinds.
    */
-  resend?(record: LedgerRecord): { request: GatewayRequest; table: AnswerTable };
+  resend?(record: LedgerRecord): { request: GatewayRequest; table: AnswerTable } | { unsafe: string };
   /**
    * A tally the pipeline adds each recorded operation of this kind to (a cancel: the TID's
    * cancels, which tell apart notices that carry nothing else to tell them by).
@@ -46,8 +47,12 @@ export interface OperationKind<R> {
   settlementHook?(): ((result: R, context: HookContext) => unknown) | undefined;
 }
 
-/** What the gateway holds for a TID, as settlement learns it. */
-export type GatewayHolding = 'holds' | 'reversed' | 'none' | 'unanswered';
+/**
+ * What the gateway holds for a TID, as settlement learns it; `unclear` when what it says cannot
+ * tell holding from none (an unpaid virtual account is "not found" too): the record is reversed,
+ * and the reversal's answer tells (cancelled, or no such transaction: never charged).
+ */
+export type GatewayHolding = 'holds' | 'reversed' | 'none' | 'unanswered' | 'unclear';
 
 /** A signed request to a URL: what the pipeline sends. */
 export interface GatewayRequest {

@@ -1,12 +1,12 @@
 import { channel } from 'node:diagnostics_channel';
 import type { ClientContext } from '../context.js';
 import { cancelRefusalReason } from '../wire/cancel-codes.js';
-import { readAnswer, type Reading } from './answer-rules.js';
+import { type AnswerTable, readAnswer, type Reading } from './answer-rules.js';
 import { callGateway } from './gateway-call.js';
 import { errorText } from './hook-runner.js';
 import { type Lease, readStored, tryKey } from './ledger.js';
 import type { LedgerOperation, LedgerRecord, LedgerState } from './ledger-record.js';
-import type { GatewayHolding, OperationKind } from './operation.js';
+import type { GatewayHolding, GatewayRequest, OperationKind } from './operation.js';
 import type { LedgerEvent } from './state-machine.js';
 import { type Step, walk, type WalkEnd, type WalkOptions } from './walk.js';
 
@@ -140,23 +140,30 @@ export async function settleRecord<R>(ctx: ClientContext, kind: OperationKind<R>
 /** The event settlement starts a record's walk with. */
 async function firstStep(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord): Promise<Step> {
   if (r.state === 'committed') return { event: 'hook-again' };
-  if (kind.resend) return { event: await resendEvent(ctx, kind, r) };
+  if (kind.resend) {
+    const again = kind.resend(r);
+    if (!('unsafe' in again)) return { event: await resendEvent(ctx, kind, r, again) };
+    // Nothing can settle it but the shop: it stays open and is reported needing attention at once.
+    if (!r.attention) ctx.config.logger.error({ operation: r.op, tid: r.tid, moid: r.moid, state: r.state, step: 'settle' }, `${kind.what}: ${again.unsafe}`);
+    return { event: 'unconfirmed', patch: { reason: again.unsafe, attention: true } };
+  }
   const holding = await kind.inquire(r).catch((): GatewayHolding => 'unanswered');
   // A request that died before any answer, with no hook to record payments: the shop never heard.
   const holds: LedgerEvent = r.state === 'sending' && r.hook === 'none' ? 'gateway-holds-unheard' : 'gateway-holds';
-  const event: Record<GatewayHolding, LedgerEvent> = { holds, reversed: 'gateway-reversed', none: 'gateway-none', unanswered: 'gateway-unanswered' };
+  // Unclear is reversed from any state, never kept: a hook must not record what may not exist.
+  const unclear: LedgerEvent = r.state === 'sending' ? 'gateway-holds-unheard' : 'gateway-holds';
+  const event: Record<GatewayHolding, LedgerEvent> = { holds, reversed: 'gateway-reversed', none: 'gateway-none', unanswered: 'gateway-unanswered', unclear };
   // The gateway had committed what the dead request sent: kept, it is a recovered payment.
-  const patch = holding === 'unanswered' ? { reason: r.reason ?? 'the gateway could not be asked what it holds' } : holds === 'gateway-holds' && r.state === 'sending' ? { recovered: true } : {};
+  const patch = holding === 'unanswered' ? { reason: r.reason ?? 'the gateway could not be asked what it holds' } : holding === 'holds' && holds === 'gateway-holds' && r.state === 'sending' ? { recovered: true } : {};
   return { event: event[holding], patch };
 }
 
 /**
- * Sends an operation that cannot be reversed (a cancel) again, as it was: the gateway does it
- * or refuses it as done already (already cancelled, a duplicate partial cancel), which both
- * complete it; another refusal means it never happened.
+ * Sends an operation that cannot be reversed (a full cancel) again, as it was: the gateway does
+ * it or refuses it as done already (already cancelled), which both complete it; another refusal
+ * means it never happened.
  */
-async function resendEvent(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord): Promise<LedgerEvent> {
-  const { request, table } = kind.resend!(r);
+async function resendEvent(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord, { request, table }: { request: GatewayRequest; table: AnswerTable }): Promise<LedgerEvent> {
   try {
     const reading = await callGateway<Reading>(ctx, {
       operation: kind.op,

@@ -1,6 +1,7 @@
 import type { ClientContext } from '../context.js';
 import type { GatewayHolding } from '../pipeline/index.js';
 import { askStatus } from './client.js';
+import type { TransactionStatus } from './types.js';
 
 /**
  * What the gateway holds for a TID, as settlement reads the status inquiry (lifecycle-facts §4:
@@ -8,6 +9,10 @@ import { askStatus } from './client.js';
  * holds none. An inquiry that fails rejects; settlement asks again later.
  */
 export async function holdingByStatus(ctx: ClientContext, tid: string): Promise<GatewayHolding> {
-  const s = await askStatus(ctx, tid, true);
+  return holdingOfStatus(await askStatus(ctx, tid, true));
+}
+
+/** What a status answer says the gateway holds: approved holds money, cancelled was reversed, else none. */
+export function holdingOfStatus(s: TransactionStatus): GatewayHolding {
   return s.status === 'approved' ? 'holds' : s.status === 'cancelled' ? 'reversed' : 'none';
 }
