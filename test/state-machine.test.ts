@@ -125,21 +125,25 @@ describe('the state machine', () => {
       await nicepay.cancel({ tid: `${MID}01012611270000000009`, moid: 'x', amount: 1_000, reason: '없음' }); // refused (2012)
       sandbox.faults.inject({ target: 'cancel', kind: 'decline', resultCode: '2056', resultMsg: '카드사 타임아웃' });
       await nicepay.cancel({ tid, moid: 'sm-cancel', amount: 100, reason: '부분', partial: true }).catch(() => undefined); // retry
-      // Each cancel's answer is lost (unconfirmed); settlement sends it again, one at a time.
-      const lostThenResent = async (amount: number, key: string, commit: boolean, resend?: Parameters<typeof sandbox.faults.inject>[0]) => {
+      // Each full cancel's answer is lost (unconfirmed); settlement sends it again, one at a time
+      // (a partial cancel is never sent again: it could be done twice).
+      const lostThenResent = async (moid: string, commit: boolean, resend?: Parameters<typeof sandbox.faults.inject>[0]) => {
+        const held = await heldKeyin(moid);
         sandbox.faults.inject({ target: 'cancel', kind: 'drop', commit });
-        await nicepay.cancel({ tid, moid: 'sm-cancel', amount, reason: '부분', partial: true, idempotencyKey: key }).catch(() => undefined); // unconfirmed
+        await nicepay.cancel({ tid: held, moid, amount: 1_000, reason: '전액' }).catch(() => undefined); // unconfirmed
         now += 1;
         if (resend) sandbox.faults.inject(resend);
         await nicepay.settle();
       };
-      await lostThenResent(100, 'a', true); // done already: committed
-      await lostThenResent(200, 'b', false, { target: 'cancel', kind: 'decline', resultCode: '2016', resultMsg: '취소 기간 경과' }); // declined
-      await lostThenResent(300, 'c', false, { target: 'cancel', kind: 'drop', commit: false }); // unconfirmed again
-      await lostThenResent(400, 'd', false, { target: 'cancel', kind: 'decline', resultCode: '2056', resultMsg: '카드사 타임아웃' }); // retry
+      await lostThenResent('sm-cancel-a', true); // done already: committed
+      await lostThenResent('sm-cancel-b', false, { target: 'cancel', kind: 'decline', resultCode: '2016', resultMsg: '취소 기간 경과' }); // declined
+      await lostThenResent('sm-cancel-c', false, { target: 'cancel', kind: 'drop', commit: false }); // unconfirmed again
+      await lostThenResent('sm-cancel-d', false, { target: 'cancel', kind: 'decline', resultCode: '2056', resultMsg: '카드사 타임아웃' }); // retry
+      expect(sandbox.faults.pending()).to.deep.equal([]);
     });
 
     it('settlement of records a dead process left in each open state', async () => {
+      sandbox.faults.clear();
       // sending: the gateway holds it (no hook: unheard; a hook registered: it runs), reversed, none, unanswered.
       await leftBehind(`keyin:${MID}:sm-s-unheard`, { op: 'keyin', state: 'sending', hook: 'none', tid: await heldKeyin('sm-s-unheard'), moid: 'sm-s-unheard', amount: 1_000 });
       await leftBehind(`keyin:${MID}:sm-s-holds`, { op: 'keyin', state: 'sending', hook: 'pending', tid: await heldKeyin('sm-s-holds'), moid: 'sm-s-holds', amount: 1_000 });

@@ -11,14 +11,6 @@ import { cancelResponseSignature } from '../wire/signatures.js';
 import { buildCancelForm, type NormalizedCancel } from './request.js';
 import type { CancelResult } from './types.js';
 
-/** One cancel the shop made through nicepay.cancel, as the TID's tally keeps it. */
-export interface CancelTallyEntry {
-  cancelMoid: string;
-  amount: number;
-  /** CancelDate of the answer (YYYYMMDD, KST), or '' when it named none. */
-  date: string;
-}
-
 /** The tally of a TID's cancels (src/pipeline/tally.ts). */
 export function cancelTallyBase(mid: string, tid: string): string {
   return `cancels:${mid}:${tid}`;
@@ -50,7 +42,7 @@ export function cancelKind(ctx: ClientContext): OperationKind<CancelResult> {
     result: cancelResult,
     inquire: () => Promise.reject(new Error('a cancel is settled by sending it again')),
     // The TID's cancels, which tell apart cancel notices that carry nothing else to tell them by.
-    tally: (r) => ({ base: cancelTallyBase(r.mid, r.tid), value: JSON.stringify({ cancelMoid: r.data.cancelMoid ?? '', amount: r.amount, date: ownField(r.fields ?? {}, 'CancelDate') ?? '' } satisfies CancelTallyEntry) }),
+    tally: (r) => cancelTallyBase(r.mid, r.tid),
     resend: (r) => {
       const n = fromRecord(r);
       if (n.partial) return { unsafe: PARTIAL_CANCEL_UNSAFE };

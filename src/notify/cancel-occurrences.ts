@@ -1,6 +1,6 @@
 import type { ClientContext } from '../context.js';
-import { type CancelTallyEntry, cancelTallyBase } from '../cancel/operation.js';
-import { readTally } from '../pipeline/index.js';
+import { cancelTallyBase } from '../cancel/operation.js';
+import { tallyRecords } from '../pipeline/index.js';
 import { parseAmount } from '../wire/amount.js';
 import { noticeKey } from './identity.js';
 
@@ -18,7 +18,8 @@ export interface CancelOccurrence {
  * names one cancel (its fields are its identity, identity.ts). One carrying none of them (the
  * gateway sends CancelMOID for cards only, lifecycle-facts §3) looks the same for every cancel of
  * that amount on that day: then the shop's own cancels of the TID through nicepay.cancel, which
- * the ledger tallies, say how many such cancels there are, and each gets its own once-key, so two
+ * the ledger tallies before each is sent, say how many such cancels there are, and each gets its
+ * own once-key, so two
  * same-amount partial cancels reach onCancel twice while a retried notice of either finds them
  * done. Cancels made elsewhere (the merchant admin page) are not in the tally: identical notices
  * of those cannot be told from a retry, and reach onCancel once (docs/lifecycle.md).
@@ -29,12 +30,15 @@ export async function cancelOccurrences(ctx: ClientContext, get: (field: string)
   if (get('CancelMOID') || get('CancelNum') || get('CancelTime')) return [{ key, occurrence: 1, cancelMoid: get('CancelMOID') }];
   const amount = parseAmount(get('Amt'));
   const date = get('CancelDate');
-  const entries = (await readTally(ctx, cancelTallyBase(mid, get('TID'))))
-    .map((text) => JSON.parse(text) as CancelTallyEntry)
-    .filter((e) => e.amount === amount && (date === '' || e.date === '' || e.date === date));
-  return Array.from({ length: Math.max(1, entries.length) }, (_, i) => ({
+  // The shop's cancels of this TID and amount the ledger holds (in flight, done, or being
+  // settled; a refused one left nothing), on the notice's day when both name one.
+  const cancels = (await tallyRecords(ctx, cancelTallyBase(mid, get('TID')))).filter((r) => {
+    const day = r.fields?.CancelDate ?? '';
+    return r.amount === amount && (date === '' || day === '' || day === date);
+  });
+  return Array.from({ length: Math.max(1, cancels.length) }, (_, i) => ({
     key: i === 0 ? key : `${key}#${i + 1}`,
     occurrence: i + 1,
-    cancelMoid: entries[i]?.cancelMoid ?? '',
+    cancelMoid: cancels[i]?.data.cancelMoid ?? '',
   }));
 }

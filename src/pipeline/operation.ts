@@ -39,10 +39,11 @@ export interface OperationKind<R> {
    */
   resend?(record: LedgerRecord): { request: GatewayRequest; table: AnswerTable } | { unsafe: string };
   /**
-   * A tally the pipeline adds each recorded operation of this kind to (a cancel: the TID's
-   * cancels, which tell apart notices that carry nothing else to tell them by).
+   * The tally the pipeline adds each operation of this kind to, by its ledger key, before its
+   * request leaves (a cancel: the TID's cancels, which tell apart notices that carry nothing else
+   * to tell them by, even a notice that arrives before the cancel's answer is read).
    */
-  tally?(record: LedgerRecord): { base: string; value: string } | undefined;
+  tally?(record: LedgerRecord): string | undefined;
   /** The hook settlement runs for a committed record whose hook never resolved, when one is registered. */
   settlementHook?(): ((result: R, context: HookContext) => unknown) | undefined;
 }

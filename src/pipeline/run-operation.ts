@@ -8,6 +8,7 @@ import type { LedgerRecord } from './ledger-record.js';
 import type { OperationCall } from './operation.js';
 import { outcomeError } from './outcome-error.js';
 import { hookOf, settleRecord } from './settle.js';
+import { appendToTally } from './tally.js';
 import { type Step, walk } from './walk.js';
 
 /**
@@ -46,6 +47,9 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
   }
   const { lease, record: existing } = taken;
   if (existing) return resume(ctx, call, lease, existing, taken.dueAt);
+  // Tallied before the request leaves: whatever the gateway says of it may come back first.
+  const tally = kind.tally?.(initial);
+  if (tally && !(await appendToTally(ctx, tally, call.key))) ctx.config.logger.warn({ tid: start.tid, moid: start.moid, step: 'tally' }, `the ${kind.what} could not be added to its tally`);
   let step: Step;
   try {
     step = await send(ctx, call);

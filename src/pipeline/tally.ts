@@ -1,5 +1,6 @@
 import type { ClientContext } from '../context.js';
-import { LEASE_MS } from './ledger.js';
+import { LEASE_MS, readStored } from './ledger.js';
+import type { LedgerRecord } from './ledger-record.js';
 
 /** Most entries one tally holds: a TID is not cancelled more often than this. */
 const MAX_ENTRIES = 100;
@@ -39,6 +40,20 @@ export async function readTally(ctx: ClientContext, base: string): Promise<strin
     const record = await ctx.config.store.get(`${base}:${n}`);
     if (!record) break;
     out.push(record.value);
+  }
+  return out;
+}
+
+/**
+ * The ledger records a tally names (each entry is an operation's ledger key, added before its
+ * request left), as they stand now: in flight, recorded, or being settled. An operation that
+ * left nothing (refused, never sent) is not among them.
+ */
+export async function tallyRecords(ctx: ClientContext, base: string): Promise<LedgerRecord[]> {
+  const out: LedgerRecord[] = [];
+  for (const key of await readTally(ctx, base)) {
+    const stored = await ctx.config.store.get(key);
+    if (stored) out.push(readStored(stored));
   }
   return out;
 }

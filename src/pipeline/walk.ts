@@ -5,7 +5,6 @@ import type { Lease } from './ledger.js';
 import type { LedgerRecord } from './ledger-record.js';
 import type { GatewayRequest, OperationKind } from './operation.js';
 import { reverse } from './reversal.js';
-import { appendToTally } from './tally.js';
 import { type LedgerEvent, transition } from './state-machine.js';
 import { channel } from 'node:diagnostics_channel';
 
@@ -74,12 +73,8 @@ export async function walk<R>(ctx: ClientContext, kind: OperationKind<R>, lease:
     }
     r = { ...r, ...step.patch, state: row.to };
     switch (row.then) {
-      case 'answer': {
-        if (!(await lease.putAndRelease(r))) return stuck();
-        const tally = r.state === 'recorded' ? kind.tally?.(r) : undefined;
-        if (tally && !(await appendToTally(ctx, tally.base, tally.value))) logger.warn({ tid: r.tid, moid: r.moid, step: 'tally' }, `the ${kind.what} was recorded, but not added to its tally`);
-        return { forgotten: false, record: r };
-      }
+      case 'answer':
+        return (await lease.putAndRelease(r)) ? { forgotten: false, record: r } : stuck();
       case 'wait':
         if (step.later) {
           // A hung hook keeps the lease (renewed) until it settles; then the walk goes on.

@@ -60,7 +60,10 @@ class StepCommand implements fc.AsyncCommand<Model, Real> {
     await runStep(real.world, this.step);
     const found = checkStep(real.world, real.lines, real.cursor);
     if (this.step.t === 'settle' && found.length === 0) found.push(...checkMoney(real.world, await pendingTids(real.world), false));
-    if (found.length > 0) throw new ModelViolation(found);
+    if (found.length > 0) {
+      if (process.env.MODEL_DEBUG) console.log(real.world.notes.seen.join('\n'), '\n', real.lines.join('\n'));
+      throw new ModelViolation(found);
+    }
   }
   toString(): string {
     return JSON.stringify(this.step);
