@@ -184,6 +184,8 @@ describe('settle(): time, attention and hooks', function () {
   before(async () => {
     sandbox = createSandbox();
     await sandbox.listen(0);
+    // Time moves only when a test moves it: back-offs are measured exactly.
+    sandbox.clock.freeze(true);
   });
   after(() => sandbox.close());
 
