@@ -177,12 +177,19 @@ describe('data host answers: errors', () => {
     expect(reasonOf('4242')).to.equal('unlisted-code');
   });
 
-  it('8xxx, 9001 and 9999 are outcome unknown', () => {
+  it('8xxx, 9001 and 9999 are an unknown outcome like every other (NICEPAY_OUTCOME_UNKNOWN) for a state change, an unusable answer (NICEPAY_GATEWAY_ERROR) for a query; never a refusal', () => {
     for (const resCode of ['8000', '8123', '9001', '9999']) {
-      expect(() => parseDataResponse(fail(resCode), '0102001')).to.throw(NicepayDataApiError).with.property('outcomeUnknown', true);
-      expect(reasonOf(resCode)).to.equal('gateway-internal-error');
+      expect(() => parseDataResponse(fail(resCode), '0102001', true)).to.throw(NicepayGatewayError).with.property('code', 'NICEPAY_OUTCOME_UNKNOWN');
+      expect(() => parseDataResponse(fail(resCode, '', '0101001'), '0101001')).to.throw(NicepayGatewayError).with.property('code', 'NICEPAY_GATEWAY_ERROR');
     }
-    expect(() => parseDataResponse(fail('1003'), '0102001')).to.throw(NicepayDataApiError).with.property('outcomeUnknown', false);
+    expect(() => parseDataResponse(fail('1003'), '0102001', true)).to.throw(NicepayDataApiError).with.property('outcomeUnknown', false);
+  });
+
+  it('a resCode that is not exactly four digits is read as exactly as the web host\'s ResultCode: an unusable answer, never a refusal or a success', () => {
+    for (const resCode of ['0000 ', ' 0000', '000', 'ok', '1003\t']) {
+      expect(() => parseDataResponse(fail(resCode, '', '0101001'), '0101001'), JSON.stringify(resCode)).to.throw(NicepayGatewayError).with.property('code', 'NICEPAY_GATEWAY_ERROR');
+      expect(() => parseDataResponse(fail(resCode), '0102001', true), JSON.stringify(resCode)).to.throw(NicepayGatewayError).with.property('code', 'NICEPAY_OUTCOME_UNKNOWN');
+    }
   });
 
   it('resCode as a JSON number is read as 4 digits', () => {

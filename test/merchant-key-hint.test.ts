@@ -31,10 +31,10 @@ describe('a wrong merchant key, as every flow reports it', () => {
     expect(shop.sandbox.ledger.get(paid.tid)!.status).to.equal('approved');
   });
 
-  it('status(): NICEPAY_GATEWAY_ERROR whose message asks about merchantKey', async () => {
+  it('status(): NICEPAY_QUERY_REFUSED whose message asks about merchantKey', async () => {
     const paid = await shop.pay('CARD', 1000);
     const err = await rejectedWith(wrong.status(paid.tid), NicepayGatewayError);
-    expect(err).to.include({ code: 'NICEPAY_GATEWAY_ERROR', resultCode: 'A211' });
+    expect(err).to.include({ code: 'NICEPAY_QUERY_REFUSED', resultCode: 'A211' });
     expect(err.message).to.include(HINT);
   });
 

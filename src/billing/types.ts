@@ -179,11 +179,4 @@ export interface BillingClient {
   remove(input: BillingRemoveInput): Promise<BillingRemoveResult>;
 }
 
-/** What `billing.register()` and `billing.remove()` reject with (a refusal resolves). */
-export type BillingKeyRejection = Extract<NicepayErrorCode,
-  'NICEPAY_FIELD_INVALID' | 'NICEPAY_SHUTTING_DOWN' | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_OUTCOME_UNKNOWN'>;
-
-/** What `billing.charge()` rejects with (a decline resolves; HOOK_FAILED only with onApproved). */
-export type BillingChargeRejection = Extract<NicepayErrorCode,
-  | 'NICEPAY_FIELD_INVALID' | 'NICEPAY_CONFIG_INVALID' | 'NICEPAY_DUPLICATE_MISMATCH' | 'NICEPAY_IN_PROGRESS' | 'NICEPAY_STORE_UNAVAILABLE'
-  | 'NICEPAY_SHUTTING_DOWN' | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_OUTCOME_UNKNOWN' | 'NICEPAY_HOOK_FAILED'>;
+export type { BillingChargeRejection, BillingKeyRejection } from '../errors/rejections.js';

@@ -75,7 +75,4 @@ export interface CashReceiptClient {
   issue(input: CashReceiptInput): Promise<CashReceiptResult>;
 }
 
-/** What `cashReceipt.issue()` rejects with (a refusal resolves). */
-export type CashReceiptRejection = Extract<NicepayErrorCode,
-  | 'NICEPAY_FIELD_INVALID' | 'NICEPAY_DUPLICATE_MISMATCH' | 'NICEPAY_IN_PROGRESS' | 'NICEPAY_STORE_UNAVAILABLE' | 'NICEPAY_SHUTTING_DOWN'
-  | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_OUTCOME_UNKNOWN'>;
+export type { CashReceiptRejection } from '../errors/rejections.js';

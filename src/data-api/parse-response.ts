@@ -31,8 +31,13 @@ export const RES_CODE_OK = '0000';
  *   When `mutating` (register, request, cancel) the request reached the gateway and may have
  *   been acted on, so the code is NICEPAY_OUTCOME_UNKNOWN; for a query it is
  *   NICEPAY_GATEWAY_ERROR. The message says what came back (header values are codes, not secrets).
- * - resCode other than 0000: NicepayDataApiError with a stable `reason` (res-codes.ts);
- *   `outcomeUnknown` for 8xxx / 9xxx.
+ * - a resCode that is not exactly four digits (`"0000 "`, `"ok"`): unusable, as above (read as
+ *   exactly as the web host's ResultCode; a JSON number is its digits, zero-padded).
+ * - 8xxx / 9xxx (gateway-facts: internal or communication error, outcome unknown): for a call
+ *   that changes state, NICEPAY_OUTCOME_UNKNOWN like every other unknown outcome; for a query,
+ *   NICEPAY_GATEWAY_ERROR (its answer cannot be used; nothing changed).
+ * - any other resCode: NicepayDataApiError NICEPAY_DATA_HOST_REFUSED with a stable `reason`
+ *   (res-codes.ts): the data host refused, nothing happened.
  *
  * The returned body never holds an encKey: the gateway echoes the request as reqInfo, and an
  * encKey covers only sid + mid + trDtm, so a leaked one would sign another body for that
@@ -64,9 +69,11 @@ export function parseDataResponse(raw: Buffer | string, sid: string, mutating = 
   if (gubun !== 'R') throw unusable(`header.gubun is ${quoted(gubun)}, expected "R" (a response)`);
   const answeredSid = h['sid'];
   if (answeredSid !== sid) throw unusable(`header.sid is ${quoted(answeredSid)}, expected "${sid}" (the sid sent)`);
-  let resCode = text(h, 'resCode').trim();
+  const rawCode = h['resCode'];
+  // A JSON number (0, 1003) is its digits; text counts only when it is exactly a 4-digit code.
+  const resCode = typeof rawCode === 'number' && Number.isInteger(rawCode) && rawCode >= 0 && rawCode <= 9999 ? String(rawCode).padStart(4, '0') : text(h, 'resCode');
   if (resCode === '') throw unusable('no header.resCode');
-  if (/^\d{1,3}$/.test(resCode)) resCode = resCode.padStart(4, '0'); // a number 0 or 1003 sent as JSON number
+  if (!/^\d{4}$/.test(resCode)) throw unusable('header.resCode is not exactly a 4-digit code');
   const header: DataResponseHeader = {
     sid,
     trDtm: text(h, 'trDtm'),
@@ -74,6 +81,12 @@ export function parseDataResponse(raw: Buffer | string, sid: string, mutating = 
     resCode,
     resMsg: text(h, 'resMsg'),
   };
+  if (/^[89]/.test(resCode)) {
+    const said = `the data host answered ${resCode} (an internal or communication error)`;
+    throw mutating
+      ? new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `${sid}: ${said}; the request may have been processed: check before retrying`, { resultCode: resCode })
+      : new NicepayGatewayError('NICEPAY_GATEWAY_ERROR', `${sid}: ${said}; nothing changed, ask again`, { resultCode: resCode });
+  }
   if (resCode !== RES_CODE_OK) throw new NicepayDataApiError(resCode, header.resMsg, reasonOf(resCode), sid);
   const body = isObject(parsed['body']) ? withoutSecrets(parsed['body']) : {};
   return { header, body };

@@ -24,11 +24,7 @@ export const DATA_RES_REASONS: Readonly<Record<string, string>> = {
 /** Reason for a code the list above does not hold. */
 export const UNLISTED_REASON = 'unlisted-code';
 
-/** 8xxx, 9001 and 9999: internal or communication error on the gateway side, outcome unknown. */
-export const OUTCOME_UNKNOWN_REASON = 'gateway-internal-error';
-
-/** The stable reason of a resCode. */
+/** The stable reason of a refusing resCode (8xxx and 9xxx are not refusals: parse-response.ts). */
 export function reasonOf(resCode: string): string {
-  if (/^[89]\d{3}$/.test(resCode)) return OUTCOME_UNKNOWN_REASON;
   return DATA_RES_REASONS[resCode] ?? UNLISTED_REASON;
 }

@@ -63,8 +63,10 @@ export const ERROR_CODES = {
   NICEPAY_ANSWER_UNVERIFIED: { class: 'NicepayGatewayError', status: 502 },
   /** A verified success answer for another amount than the order's: money may have moved. */
   NICEPAY_ANSWER_AMOUNT_MISMATCH: { class: 'NicepayGatewayError', status: 502 },
-  /** An answer to a query (no state change) that cannot be used. */
+  /** An answer to a query (status, balance, results, reconciliation) that cannot be used: lost, an error status, unreadable, 8xxx / 9xxx. Nothing changed; ask again. */
   NICEPAY_GATEWAY_ERROR: { class: 'NicepayGatewayError', status: 502 },
+  /** The gateway refused the status inquiry (its ResultCode was not 0000): nothing changed. */
+  NICEPAY_QUERY_REFUSED: { class: 'NicepayGatewayError', status: 502 },
   /** The shop's own hook (onApproved, onDeposit, onCancel) rejected or never settled. */
   NICEPAY_HOOK_FAILED: { class: 'NicepayHookError', status: 500 },
   /** The shop's own hook returned what the package cannot use (expectedAmount: not a positive integer). */
@@ -73,7 +75,7 @@ export const ERROR_CODES = {
   NICEPAY_RETRY_LATER: { class: 'NicepayGatewayError', status: 503 },
   /** A partial cancel larger than the remaining amount the shop passed: nothing was sent. */
   NICEPAY_CANCEL_EXCEEDS_REMAINING: { class: 'NicepayRequestError', status: 422 },
-  /** The data host answered a resCode other than 0000 (see `resCode`, `reason`). */
+  /** The data host refused: a resCode other than 0000, 8xxx and 9xxx (see `resCode`, `reason`). Nothing happened. */
   NICEPAY_DATA_HOST_REFUSED: { class: 'NicepayDataApiError', status: 502 },
 } as const satisfies Record<string, { class: ErrorClassName; status: number }>;
 

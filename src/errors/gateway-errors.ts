@@ -95,16 +95,17 @@ export class NicepayHookError extends NicepayError {
 }
 
 /**
- * The data host (payout, reconciliation) answered with resCode other than 0000:
- * NICEPAY_DATA_HOST_REFUSED. `reason` is stable where gateway-facts.md lists the resCode;
- * `outcomeUnknown` for 8xxx / 9xxx.
+ * The data host (payout, reconciliation) refused the request: NICEPAY_DATA_HOST_REFUSED, a
+ * resCode other than 0000 and other than the 8xxx / 9xxx of an unknown outcome (those are
+ * NICEPAY_OUTCOME_UNKNOWN or NICEPAY_GATEWAY_ERROR). Nothing happened. `reason` is stable where
+ * gateway-facts.md lists the resCode.
  */
 export class NicepayDataApiError extends NicepayError {
   static override readonly brand: symbol = brandOf('NicepayDataApiError');
   override name = 'NicepayDataApiError';
-  readonly outcomeUnknown: boolean;
+  /** Always false: a refusal changed nothing. */
+  readonly outcomeUnknown = false;
   constructor(readonly resCode: string, readonly resMsg: string, readonly reason: string, readonly sid: string) {
     super('NICEPAY_DATA_HOST_REFUSED', `data host refused ${sid}: ${resCode} ${reason}${resMsg ? ` (${resMsg})` : ''}`);
-    this.outcomeUnknown = /^[89]/.test(resCode);
   }
 }

@@ -1,70 +1,65 @@
 import type { NicepayErrorCode } from './codes.js';
 
-/** A union of codes, checked against the table: a code that does not exist fails to compile. */
-type Codes<C extends NicepayErrorCode> = C;
+/**
+ * What each method rejects with, as lists a test holds against what each operation's
+ * declaration lets the pipeline produce (test/rejections.test.ts), so the types cannot drift
+ * from the code. A code in no list of a method is never thrown by it.
+ */
+
+/** Refused by the pipeline before anything was sent, for every operation: busy, store, closing. */
+const NOT_SENT = ['NICEPAY_FIELD_INVALID', 'NICEPAY_IN_PROGRESS', 'NICEPAY_STORE_UNAVAILABLE', 'NICEPAY_STORE_FULL', 'NICEPAY_SHUTTING_DOWN', 'NICEPAY_GATEWAY_UNREACHABLE'] as const;
+/** The gateway may have acted and its answer cannot be used: reversed, or being settled. */
+const UNKNOWN = ['NICEPAY_OUTCOME_UNKNOWN', 'NICEPAY_ANSWER_UNVERIFIED', 'NICEPAY_ANSWER_AMOUNT_MISMATCH'] as const;
 
 /**
  * What `checkoutReturn` passes to `next(err)` (and `CheckoutClient.complete` rejects with).
  * Body: malformed, too large, wrong type or charset, already parsed. Buyer: forged, untrusted
- * URL, unknown order, amount mismatch, another token. Server: busy, store down, closing.
- * Gateway: unreachable, outcome unknown, unverifiable answer. Shop hook: onApproved failed,
- * expectedAmount returned a bad value.
+ * URL, unknown order, amount mismatch, another token, a token the gateway refuses for the TID,
+ * a decline of nobody's order, a TID processed before. Server: busy, store down or full,
+ * closing. Gateway: unreachable, outcome unknown, unverifiable answer. Shop hook: onApproved
+ * failed, expectedAmount returned a bad value.
  */
-export type CheckoutRejection = Codes<
-  | 'NICEPAY_BODY_ALREADY_PARSED'
-  | 'NICEPAY_BODY_TOO_LARGE'
-  | 'NICEPAY_BODY_MALFORMED'
-  | 'NICEPAY_CONTENT_TYPE_UNSUPPORTED'
-  | 'NICEPAY_CHARSET_UNSUPPORTED'
-  | 'NICEPAY_FIELD_INVALID'
-  | 'NICEPAY_UNTRUSTED_URL'
-  | 'NICEPAY_UNKNOWN_ORDER'
-  | 'NICEPAY_AMOUNT_MISMATCH'
-  | 'NICEPAY_SIGNATURE_MISMATCH'
-  | 'NICEPAY_DUPLICATE_MISMATCH'
-  | 'NICEPAY_IN_PROGRESS'
-  | 'NICEPAY_STORE_UNAVAILABLE'
-  | 'NICEPAY_SHUTTING_DOWN'
-  | 'NICEPAY_GATEWAY_UNREACHABLE'
-  | 'NICEPAY_OUTCOME_UNKNOWN'
-  | 'NICEPAY_ANSWER_UNVERIFIED'
-  | 'NICEPAY_ANSWER_AMOUNT_MISMATCH'
-  | 'NICEPAY_HOOK_FAILED'
-  | 'NICEPAY_HOOK_RESULT_INVALID'
->;
+export const CHECKOUT_REJECTIONS = [
+  ...NOT_SENT, ...UNKNOWN,
+  'NICEPAY_BODY_ALREADY_PARSED', 'NICEPAY_BODY_TOO_LARGE', 'NICEPAY_BODY_MALFORMED', 'NICEPAY_CONTENT_TYPE_UNSUPPORTED', 'NICEPAY_CHARSET_UNSUPPORTED',
+  'NICEPAY_UNTRUSTED_URL', 'NICEPAY_UNKNOWN_ORDER', 'NICEPAY_AMOUNT_MISMATCH', 'NICEPAY_SIGNATURE_MISMATCH', 'NICEPAY_DUPLICATE_MISMATCH',
+  'NICEPAY_RETURN_INVALID', 'NICEPAY_DECLINE_ORDER_MISMATCH', 'NICEPAY_ALREADY_PROCESSED',
+  'NICEPAY_HOOK_FAILED', 'NICEPAY_HOOK_RESULT_INVALID',
+] as const satisfies readonly NicepayErrorCode[];
+/** A code of {@link CHECKOUT_REJECTIONS}. */
+export type CheckoutRejection = (typeof CHECKOUT_REJECTIONS)[number];
 
 /** What `nicepay.keyin()` rejects with (a decline resolves; HOOK_FAILED only with onApproved). */
-export type KeyinRejection = Codes<
-  | 'NICEPAY_FIELD_INVALID'
-  | 'NICEPAY_DUPLICATE_MISMATCH'
-  | 'NICEPAY_IN_PROGRESS'
-  | 'NICEPAY_STORE_UNAVAILABLE'
-  | 'NICEPAY_SHUTTING_DOWN'
-  | 'NICEPAY_GATEWAY_UNREACHABLE'
-  | 'NICEPAY_OUTCOME_UNKNOWN'
-  | 'NICEPAY_HOOK_FAILED'
->;
+export const KEYIN_REJECTIONS = [...NOT_SENT, ...UNKNOWN, 'NICEPAY_DUPLICATE_MISMATCH', 'NICEPAY_HOOK_FAILED'] as const satisfies readonly NicepayErrorCode[];
+/** A code of {@link KEYIN_REJECTIONS}. */
+export type KeyinRejection = (typeof KEYIN_REJECTIONS)[number];
+
+/** What `billing.charge()` rejects with (a decline resolves; HOOK_FAILED only with onApproved). */
+export const BILLING_CHARGE_REJECTIONS = KEYIN_REJECTIONS;
+/** A code of {@link BILLING_CHARGE_REJECTIONS}. */
+export type BillingChargeRejection = (typeof BILLING_CHARGE_REJECTIONS)[number];
+
+/** What `cashReceipt.issue()` rejects with (a refusal resolves). */
+export const CASH_RECEIPT_REJECTIONS = [...NOT_SENT, ...UNKNOWN, 'NICEPAY_DUPLICATE_MISMATCH'] as const satisfies readonly NicepayErrorCode[];
+/** A code of {@link CASH_RECEIPT_REJECTIONS}. */
+export type CashReceiptRejection = (typeof CASH_RECEIPT_REJECTIONS)[number];
 
 /** What `nicepay.cancel()` rejects with (a refusal resolves as `status: 'refused'`). */
-export type CancelRejection = Codes<
-  | 'NICEPAY_FIELD_INVALID'
-  | 'NICEPAY_CANCEL_EXCEEDS_REMAINING'
-  | 'NICEPAY_IN_PROGRESS'
-  | 'NICEPAY_STORE_UNAVAILABLE'
-  | 'NICEPAY_SHUTTING_DOWN'
-  | 'NICEPAY_GATEWAY_UNREACHABLE'
-  | 'NICEPAY_RETRY_LATER'
-  | 'NICEPAY_OUTCOME_UNKNOWN'
->;
+export const CANCEL_REJECTIONS = [...NOT_SENT, ...UNKNOWN, 'NICEPAY_CANCEL_EXCEEDS_REMAINING', 'NICEPAY_RETRY_LATER'] as const satisfies readonly NicepayErrorCode[];
+/** A code of {@link CANCEL_REJECTIONS}. */
+export type CancelRejection = (typeof CANCEL_REJECTIONS)[number];
 
 /** What `nicepay.status()` rejects with; nothing changes at the gateway either way. */
-export type StatusRejection = Codes<'NICEPAY_FIELD_INVALID' | 'NICEPAY_SHUTTING_DOWN' | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_GATEWAY_ERROR'>;
+export type StatusRejection = Extract<NicepayErrorCode, 'NICEPAY_FIELD_INVALID' | 'NICEPAY_SHUTTING_DOWN' | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_GATEWAY_ERROR' | 'NICEPAY_QUERY_REFUSED'>;
+
+/** What `billing.register()` and `billing.remove()` reject with (a refusal resolves). */
+export type BillingKeyRejection = Extract<NicepayErrorCode, 'NICEPAY_FIELD_INVALID' | 'NICEPAY_SHUTTING_DOWN' | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_OUTCOME_UNKNOWN'>;
 
 /**
  * What `nicepay.payout.*` rejects with. GATEWAY_ERROR only for queries (balance, results);
  * OUTCOME_UNKNOWN for an answer lost after a state change, or a call that may have acted.
  */
-export type PayoutRejection = Codes<
+export type PayoutRejection = Extract<NicepayErrorCode,
   | 'NICEPAY_FIELD_INVALID'
   | 'NICEPAY_SCHEDULE_VIOLATION'
   | 'NICEPAY_SHUTTING_DOWN'
@@ -75,4 +70,4 @@ export type PayoutRejection = Codes<
 >;
 
 /** What `nicepay.recon.*` rejects with (queries: nothing changes). */
-export type ReconRejection = Codes<'NICEPAY_FIELD_INVALID' | 'NICEPAY_SHUTTING_DOWN' | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_GATEWAY_ERROR' | 'NICEPAY_DATA_HOST_REFUSED'>;
+export type ReconRejection = Extract<NicepayErrorCode, 'NICEPAY_FIELD_INVALID' | 'NICEPAY_SHUTTING_DOWN' | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_GATEWAY_ERROR' | 'NICEPAY_DATA_HOST_REFUSED'>;

@@ -15,8 +15,9 @@ const STATUS_OF: Readonly<Record<string, TransactionStatus['status']>> = { '0': 
 /**
  * Asks the gateway what became of a TID; see {@link TransactionStatus}. Rejects with
  * NICEPAY_FIELD_INVALID (bad tid), NICEPAY_SHUTTING_DOWN, NICEPAY_GATEWAY_UNREACHABLE (nothing
- * sent) or NICEPAY_GATEWAY_ERROR (no usable answer; a refused signature says to check
- * merchantKey). Nothing changes at the gateway either way, so each may be retried.
+ * sent), NICEPAY_GATEWAY_ERROR (no usable answer) or NICEPAY_QUERY_REFUSED (the gateway refused
+ * the inquiry; a refused signature says to check merchantKey). Nothing changes at the gateway
+ * either way, so each may be retried.
  */
 export type StatusFn = (tid: string) => Promise<TransactionStatus>;
 
@@ -67,7 +68,9 @@ export function askStatus(ctx: ClientContext, tid: string, continuation: boolean
       const statusText = ownField(raw, 'Status') ?? '';
       if (code !== '0000' || !Object.hasOwn(STATUS_OF, statusText) || (ownField(raw, 'TID') ?? tid) !== tid) {
         const said = `${code || 'no exact ResultCode'} ${ownField(raw, 'ResultMsg') ?? ''}`.trim();
-        throw new NicepayGatewayError('NICEPAY_GATEWAY_ERROR', withMerchantKeyHint(code, `status inquiry of TID ${tid} was refused: ${said}`), { tid, ...(code ? { resultCode: code } : {}) });
+        // A 0000 that does not say a Status of this TID is not an answer; another code is a refusal.
+        if (code === '0000' || code === '') throw unusable(`the answer does not say the status of this TID (${said})`);
+        throw new NicepayGatewayError('NICEPAY_QUERY_REFUSED', withMerchantKeyHint(code, `status inquiry of TID ${tid} was refused: ${said}; nothing changed`), { tid, resultCode: code });
       }
       const authDateText = ownField(raw, 'AuthDate') ?? '';
       return {
