@@ -139,6 +139,36 @@ describe('resolveConfig', () => {
   });
 });
 
+describe('the default memoryStore in production', () => {
+  it('warns once per process under NODE_ENV=production (code NICEPAY_MEMORY_STORE), and never when a store is passed or outside production', async () => {
+    const seen: Array<{ code?: string; message: string }> = [];
+    const record = (w: Error & { code?: string }): void => {
+      seen.push({ code: w.code, message: w.message });
+    };
+    const was = process.env.NODE_ENV;
+    const listeners = process.listeners('warning');
+    process.removeAllListeners('warning');
+    process.on('warning', record);
+    try {
+      resolveConfig(good);
+      process.env.NODE_ENV = 'production';
+      resolveConfig({ ...good, store: memoryStore() });
+      resolveConfig(good);
+      resolveConfig(good);
+      // process.emitWarning delivers on the next tick.
+      await new Promise<void>((done) => setImmediate(done));
+    } finally {
+      if (was === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = was;
+      process.removeListener('warning', record);
+      for (const l of listeners) process.on('warning', l);
+    }
+    const ours = seen.filter((w) => w.code === 'NICEPAY_MEMORY_STORE');
+    expect(ours).to.have.length(1);
+    expect(ours[0]!.message).to.match(/sqliteStore\(\).*redisStore\(\)/);
+  });
+});
+
 describe('route options are resolved when the route is created', () => {
   it('checkoutReturn: requires expectedAmount, names a bad option, and refuses the old defaultCharset', async () => {
     const nicepay = createNicepay(good);

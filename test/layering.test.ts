@@ -16,21 +16,26 @@ const SRC = join(import.meta.dirname, '..', 'src');
  * places of a lower rank, and interface folders (rank 5) each other.
  */
 const RANK: Readonly<Record<string, number>> = {
-  'types': 0, 'errors': 0, 'logger.ts': 0, 'gateway-endpoint.ts': 0,
+  'types': 0, 'errors': 0, 'logger': 0, 'gateway-endpoint': 0,
   'wire': 1,
   'util': 2,
-  'redact.ts': 3, 'debug-logger.ts': 3, 'business-days.ts': 3, 'validation': 3, 'transport.ts': 3, 'store': 3,
-  'config.ts': 4,
-  'context.ts': 5,
+  'redact': 3, 'debug-logger': 3, 'business-days': 3, 'validation': 3, 'transport': 3, 'store': 3,
+  'config': 4,
+  'context': 5,
   'pipeline': 6,
   'approval': 7, 'keyin': 7, 'billing': 7, 'cash-receipt': 7, 'cancel': 7, 'status': 7, 'notify': 7, 'payout': 7, 'recon': 7, 'data-api': 7, 'window': 7,
   'express': 8,
-  'nicepay.ts': 9,
-  'index.ts': 10,
+  'nicepay': 9,
+  'index': 10,
   'sandbox': 10,
   'cli': 11,
 };
 const INTERFACE = 7;
+
+/** The place of a src-relative path: its top-level folder, or its file name without `.ts` (so `config.ts` and `config/` are one place). */
+function placeOf(path: string): string {
+  return path.split('/')[0]!.replace(/\.ts$/, '');
+}
 
 /** Every .ts file of src/ with the src-relative places it imports (its own place included). */
 function sources(): Array<{ file: string; place: string; imports: Array<{ place: string; path: string }> }> {
@@ -42,9 +47,9 @@ function sources(): Array<{ file: string; place: string; imports: Array<{ place:
     const text = readFileSync(path, 'utf8');
     const imports = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms)].map((m) => {
       const target = relative(SRC, resolve(dirname(path), m[1]!)).replace(/\.js$/, '.ts');
-      return { place: target.split('/')[0]!, path: target };
+      return { place: placeOf(target), path: target };
     });
-    out.push({ file, place: file.split('/')[0]!, imports });
+    out.push({ file, place: placeOf(file), imports });
   }
   return out;
 }
@@ -80,7 +85,7 @@ describe('layering', () => {
         if (place === 'pipeline' && RANK[target.place] === INTERFACE) wrong.push(`${file} -> ${target.path}`);
         // The contract's types are shared; the stores themselves are the pipeline's (and the entries').
         const implementation = target.place === 'store' && target.path !== 'store/types.ts';
-        if (implementation && !['store', 'pipeline', 'config.ts', 'index.ts'].includes(place)) wrong.push(`${file} -> ${target.path}`);
+        if (implementation && !['store', 'pipeline', 'config', 'index'].includes(place)) wrong.push(`${file} -> ${target.path}`);
         if (RANK[place] === INTERFACE && target.place === 'store') wrong.push(`${file} -> ${target.path}`);
       }
     }
