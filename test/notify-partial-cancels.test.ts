@@ -7,6 +7,8 @@
  */
 import { expect } from 'chai';
 import request from 'supertest';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { SETTLE_CHANNEL, type SettleEvent } from '../src/index.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { startLifecycleShop, type LifecycleShop } from './helpers/lifecycle-shop.js';
 
@@ -38,6 +40,38 @@ describe('partial-cancel notices of the same amount on one TID and day', () => {
       expect(shop.cancels).to.have.length(2);
     });
   }
+
+  it("CARD: a partial cancel whose answer was lost is settled by its cancel notice, which names it (CancelMOID): kept, announced, and a repeat of the call gets the cancel without sending it again", async () => {
+    const paid = await shop.pay('CARD', 3_000);
+    const events: SettleEvent[] = [];
+    const listen = (m: unknown): void => void events.push(m as SettleEvent);
+    subscribe(SETTLE_CHANNEL, listen);
+    try {
+      shop.sandbox.faults.inject({ target: 'cancel', kind: 'drop' });
+      const input = { tid: paid.tid, moid: paid.moid, amount: 300, reason: '부분 환불', partial: true, idempotencyKey: 'refund-lost' };
+      const err = await shop.nicepay.cancel(input).catch((e: unknown) => e);
+      expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'pending' });
+      await shop.sandbox.notices.idle();
+      expect(events.filter((e) => e.tid === paid.tid)).to.deep.equal([{ operation: 'cancel', tid: paid.tid, moid: paid.moid, amount: 300, outcome: 'kept' }]);
+      expect((await shop.nicepay.unsettled()).filter((u) => u.tid === paid.tid)).to.deep.equal([]);
+      const again = await shop.nicepay.cancel(input);
+      expect(again).to.include({ status: 'cancelled', cancelledAmount: 300, duplicate: true });
+      expect((shop.sandbox.ledger.get(paid.tid)?.cancels ?? []).map((c) => c.amount)).to.deep.equal([300]);
+      expect(shop.cancels.map((c) => c.cancelMoid)).to.deep.equal([again.status === 'cancelled' ? again.cancelMoid : '']);
+    } finally {
+      unsubscribe(SETTLE_CHANNEL, listen);
+    }
+  });
+
+  it('BANK: a partial cancel whose answer was lost stays open, needing attention, after its notice: a notice without CancelMOID cannot be told from a cancel made elsewhere', async () => {
+    const paid = await shop.pay('BANK', 3_000);
+    shop.sandbox.faults.inject({ target: 'cancel', kind: 'drop' });
+    const err = await shop.nicepay.cancel({ tid: paid.tid, moid: paid.moid, amount: 300, reason: '부분 환불', partial: true }).catch((e: unknown) => e);
+    expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN' });
+    await shop.sandbox.notices.idle();
+    expect(shop.cancels).to.have.length(1);
+    expect((await shop.nicepay.unsettled()).filter((u) => u.tid === paid.tid)).to.have.length(1).and.to.satisfy((u: Array<{ state: string }>) => u[0]!.state === 'unknown');
+  });
 
   it('a bank transfer cancelled twice outside nicepay.cancel sends two identical notices: the second cannot be told from a retry and reaches onCancel once (documented)', async () => {
     const paid = await shop.pay('BANK', 3_000);

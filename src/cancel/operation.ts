@@ -25,8 +25,9 @@ const FORM = 'application/x-www-form-urlencoded; charset=euc-kr';
  * Why settlement does not send a partial cancel again: the gateway refuses a repeat as a
  * duplicate (2060) only for a moment after the first (lifecycle-facts §2 publishes no window),
  * and the status inquiry does not show partial cancels, so a repeat sent later may refund twice.
+ * The gateway's cancel notice naming it (CancelMOID, cards) settles it instead.
  */
-export const PARTIAL_CANCEL_UNSAFE = 'a partial cancel whose outcome is unknown is not sent again (the gateway may refund it twice, and the status inquiry does not show partial cancels): check the merchant admin, then cancel again with a new idempotencyKey if it did not happen';
+export const PARTIAL_CANCEL_UNSAFE = "a partial cancel whose outcome is unknown is not sent again (the gateway may refund it twice, and the status inquiry does not show partial cancels): the gateway's cancel notice naming its Moid settles it; without one (notices off, or a method whose notice does not name the cancel) the merchant admin shows whether it happened";
 
 /**
  * The cancel kind of the ledger (lifecycle-facts §2). A cancel cannot be reversed: a full cancel
@@ -46,7 +47,7 @@ export function cancelKind(ctx: ClientContext): OperationKind<CancelResult> {
     resend: (r) => {
       const n = fromRecord(r);
       if (n.partial) return { unsafe: PARTIAL_CANCEL_UNSAFE };
-      return { request: cancelRequest(ctx, n), table: cancelTable(ctx.config, n) };
+      return { request: cancelRequest(ctx, n), table: cancelTable(ctx.config, n), doneAlready: (code) => cancelRefusalReason(code) === 'already-cancelled' };
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { ClientContext } from '../context.js';
-import { cancelTallyBase } from '../cancel/operation.js';
-import { tallyRecords } from '../pipeline/index.js';
+import { cancelKind, cancelTallyBase } from '../cancel/operation.js';
+import { type SettledItem, settleNoticed, tallyRecords } from '../pipeline/index.js';
 import { parseAmount } from '../wire/amount.js';
 import { noticeKey } from './identity.js';
 
@@ -41,4 +41,18 @@ export async function cancelOccurrences(ctx: ClientContext, get: (field: string)
     occurrence: i + 1,
     cancelMoid: cancels[i]?.data.cancelMoid ?? '',
   }));
+}
+
+/**
+ * What a card's cancel notice settles: it names the cancel's own Moid (CancelMOID), so a cancel
+ * the shop sent through nicepay.cancel whose answer was lost (a partial cancel is never sent
+ * again) is now known to have taken effect, and its record is kept. A notice without
+ * CancelMOID cannot be told from a cancel made elsewhere and settles nothing.
+ */
+export function settleNotifiedCancel(ctx: ClientContext, get: (field: string) => string): Promise<SettledItem[]> {
+  const cancelMoid = get('CancelMOID');
+  const amount = parseAmount(get('Amt'));
+  if (!cancelMoid || amount === undefined) return Promise.resolve([]);
+  const named = (r: { amount: number; data: Readonly<Record<string, string>> }): boolean => r.data.cancelMoid === cancelMoid && r.amount === amount;
+  return settleNoticed(ctx, cancelKind(ctx), cancelTallyBase(ctx.config.mid, get('TID')), named);
 }

@@ -1,7 +1,7 @@
 import type { ClientContext } from '../context.js';
 import { NicepayError } from '../errors/index.js';
 import { errorText, type HookRun, runNoticeHook } from '../pipeline/index.js';
-import { cancelOccurrences } from './cancel-occurrences.js';
+import { cancelOccurrences, settleNotifiedCancel } from './cancel-occurrences.js';
 import { parseAmount } from '../wire/amount.js';
 import { decodeForm, type FormFields } from '../wire/form-codec.js';
 import { parseKstTimestamp } from '../wire/kst.js';
@@ -109,6 +109,14 @@ export function createNoticeHandler(ctx: ClientContext, opts: ResolvedNotificati
     if (isDeposit ? amount !== order.amount : amount > order.amount) return refuse(409, 'mismatch', `Amt differs from the order's amount`, log);
 
     const raw = rawFields(form);
+    if (!isDeposit) {
+      try {
+        await settleNotifiedCancel(ctx, get);
+      } catch (err) {
+        config.logger.error({ step: 'notice', ...log, error: err instanceof NicepayError ? err.code : errorText(err) }, 'cancel notice not handled: store unavailable; the gateway will retry');
+        return { status: 503, body: 'FAIL', outcome: 'store-unavailable' };
+      }
+    }
     if (!isDeposit && !opts.onCancel) {
       config.logger.info({ step: 'notice', outcome: 'ignored', ...log }, 'cancel notice acknowledged: no onCancel');
       return { status: 200, body: 'OK', outcome: 'ignored' };

@@ -16,4 +16,5 @@ export { runOperation } from './run-operation.js';
 export { callHook, errorText, runNoticeHook, type HookContext, type HookRun, type HookVerdict } from './hook-runner.js';
 export { settlePass, unsettledItems, SETTLE_CHANNEL, type KindRegistry, type SettleReport, type SettledItem, type SettledOutcome, type UnsettledItem, type SettleEvent, type SettleSettings } from './settle.js';
 export { tallyRecords } from './tally.js';
+export { settleNoticed } from './noticed.js';
 export { pipelineCodes } from './rejection-codes.js';

@@ -34,10 +34,11 @@ export interface OperationKind<R> {
   inquire(record: LedgerRecord): Promise<GatewayHolding>;
   /**
    * The request sent again to complete an operation that cannot be reversed (a cancel), with
-   * its answer table; or why sending it again could do it twice (`unsafe`: the record then waits
-   * for the shop, needing attention). Absent for reversible kinds.
+   * its answer table and the refusals that mean it was done already (already cancelled); or why
+   * sending it again could do it twice (`unsafe`: the record then waits, needing attention).
+   * Absent for reversible kinds.
    */
-  resend?(record: LedgerRecord): { request: GatewayRequest; table: AnswerTable } | { unsafe: string };
+  resend?(record: LedgerRecord): Resend | { unsafe: string };
   /**
    * The tally the pipeline adds each operation of this kind to, by its ledger key, before its
    * request leaves (a cancel: the TID's cancels, which tell apart notices that carry nothing else
@@ -90,4 +91,12 @@ export interface OperationCall<R> {
   recover?(reading: Extract<Reading, { kind: 'processed' }>): Promise<{ recovered: true; fields: Record<string, string> } | { recovered: false; why: string }>;
   /** The shop's hook for this call, run once the gateway committed. */
   hook?: { run(result: R, context: HookContext): unknown; timeoutMs: number };
+}
+
+/** An operation sent again to complete it: its request, its answer table, and which refusals mean it was done already. */
+export interface Resend {
+  request: GatewayRequest;
+  table: AnswerTable;
+  /** True for a refusal code that means the first sending took effect (a cancel: already cancelled). */
+  doneAlready(code: string): boolean;
 }

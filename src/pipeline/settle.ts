@@ -1,12 +1,11 @@
 import { channel } from 'node:diagnostics_channel';
 import type { ClientContext } from '../context.js';
-import { cancelRefusalReason } from '../wire/cancel-codes.js';
-import { type AnswerTable, readAnswer, type Reading } from './answer-rules.js';
+import { readAnswer, type Reading } from './answer-rules.js';
 import { callGateway } from './gateway-call.js';
 import { errorText } from './hook-runner.js';
 import { type Lease, readStored, tryKey } from './ledger.js';
 import type { LedgerOperation, LedgerRecord, LedgerState } from './ledger-record.js';
-import type { GatewayHolding, GatewayRequest, OperationKind } from './operation.js';
+import type { GatewayHolding, OperationKind, Resend } from './operation.js';
 import type { LedgerEvent } from './state-machine.js';
 import { type Step, walk, type WalkEnd, type WalkOptions } from './walk.js';
 
@@ -82,12 +81,7 @@ export async function settlePass(ctx: ClientContext, kinds: KindRegistry, settin
     if (!kind) continue;
     try {
       const end = await settleOne(ctx, kind, stored.key, settings);
-      if (end && !end.open) {
-        const item = { operation: end.record.op, tid: end.record.tid, moid: end.record.moid, amount: end.record.amount, outcome: settledOutcome(end.record.state) };
-        report.settled.push(item);
-        logger.info({ ...item, step: 'settle' }, `settled: ${item.outcome}`);
-        if (settleChannel.hasSubscribers) settleChannel.publish(item);
-      }
+      if (end && !end.open) report.settled.push(announceSettled(ctx, end.record, end.state));
     } catch (err) {
       logger.error({ tid: record.tid, moid: record.moid, step: 'settle', error: errorText(err) }, 'settlement of this record failed; it is tried again later');
     }
@@ -163,7 +157,7 @@ async function firstStep(ctx: ClientContext, kind: OperationKind<unknown>, r: Le
  * it or refuses it as done already (already cancelled), which both complete it; another refusal
  * means it never happened.
  */
-async function resendEvent(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord, { request, table }: { request: GatewayRequest; table: AnswerTable }): Promise<LedgerEvent> {
+async function resendEvent(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord, { request, table, doneAlready }: Resend): Promise<LedgerEvent> {
   try {
     const reading = await callGateway<Reading>(ctx, {
       operation: kind.op,
@@ -178,10 +172,7 @@ async function resendEvent(ctx: ClientContext, kind: OperationKind<unknown>, r: 
       report: (x) => ({ outcome: x.kind === 'success' ? 'succeeded' : x.kind === 'unknown' ? 'unknown' : 'refused' }),
     });
     if (reading.kind === 'success') return 'committed';
-    if (reading.kind === 'refused' || reading.kind === 'refused-elsewhere' || reading.kind === 'invalid') {
-      const reason = cancelRefusalReason(reading.code);
-      return reason === 'already-cancelled' || reason === 'duplicate-partial' ? 'committed' : 'declined';
-    }
+    if (reading.kind === 'refused' || reading.kind === 'refused-elsewhere' || reading.kind === 'invalid') return doneAlready(reading.code) ? 'committed' : 'declined';
     return reading.kind === 'retry' ? 'retry' : 'unconfirmed';
   } catch {
     return 'unconfirmed';
@@ -196,6 +187,14 @@ export function hookOf<R>(kind: OperationKind<R>): WalkOptions<R>['hook'] {
 
 /** When a hook run by settlement is asked to give up (its own promise still decides). */
 const SETTLEMENT_HOOK_TIMEOUT_MS = 30_000;
+
+/** A record settlement closed, as it is reported: logged, and published on {@link SETTLE_CHANNEL}. */
+export function announceSettled(ctx: ClientContext, record: LedgerRecord, state: LedgerState): SettledItem {
+  const item = { operation: record.op, tid: record.tid, moid: record.moid, amount: record.amount, outcome: settledOutcome(state) };
+  ctx.config.logger.info({ ...item, step: 'settle' }, `settled: ${item.outcome}`);
+  if (settleChannel.hasSubscribers) settleChannel.publish(item);
+  return item;
+}
 
 function settledOutcome(state: LedgerState): SettledOutcome {
   if (state === 'recorded') return 'kept';

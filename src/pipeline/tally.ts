@@ -50,10 +50,15 @@ export async function readTally(ctx: ClientContext, base: string): Promise<strin
  * left nothing (refused, never sent) is not among them.
  */
 export async function tallyRecords(ctx: ClientContext, base: string): Promise<LedgerRecord[]> {
-  const out: LedgerRecord[] = [];
+  return (await tallyEntries(ctx, base)).map((e) => e.record);
+}
+
+/** {@link tallyRecords} with each record's ledger key. */
+export async function tallyEntries(ctx: ClientContext, base: string): Promise<Array<{ key: string; record: LedgerRecord }>> {
+  const out: Array<{ key: string; record: LedgerRecord }> = [];
   for (const key of await readTally(ctx, base)) {
     const stored = await ctx.config.store.get(key);
-    if (stored) out.push(readStored(stored));
+    if (stored) out.push({ key, record: readStored(stored) });
   }
   return out;
 }
