@@ -25,8 +25,8 @@ export type Taken =
 /**
  * The pipeline's hold on one ledger key: every write goes through it, only while it holds the
  * lease. Its heartbeat renews the lease until it is released; once the store says the lease is
- * gone (or a write fails), `lost` is true and the holder stops moving the record: whoever holds
- * it now, or the settler, continues from what was last written.
+ * gone (or a write fails: the lease is then given back), `lost` is true and the holder stops
+ * moving the record: whoever holds it now, or the settler, continues from what was last written.
  */
 export interface Lease {
   readonly key: string;
@@ -161,6 +161,10 @@ export function holdLease(ctx: ClientContext, store: LedgerStore, key: string, t
       lost = true;
       stop();
       logger.error({ key, tid: record.tid, moid: record.moid, state: record.state, step: 'store', error: (err as Error)?.message }, 'the ledger record could not be written: settlement continues from the last state written');
+      // This holder moves the record no more: its lease is given back (after the write, on the
+      // same key), so a repeat or the settler goes on from the last state written now, not once
+      // the lease expires. A store that cannot take the release either leaves it to expire.
+      void store.release(key, token).catch(() => undefined);
       return false;
     }
   };

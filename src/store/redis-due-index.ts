@@ -19,6 +19,10 @@
  *   raised to the dueAt written (ZADD XX GT). Only that raise can overshoot, when it lands after
  *   the next holder already moved the record earlier: the record then comes due at the time
  *   the first writer set, never later, and open() lowers the score again when it sees it.
+ *
+ * Every add and lowering goes through {@link IndexAccess.add}, which a store waiting for
+ * replicas makes as durable as a record write: a failover cannot drop the entry of a record
+ * written after it. A lost removal or raise only leaves an extra entry or an early score.
  */
 import type { Script } from './redis-scripts.js';
 import { INDEX_PAGE, text } from './redis-scripts.js';
@@ -42,9 +46,17 @@ export interface IndexAccess {
   command(args: string[]): Promise<unknown>;
   /** Runs a script on the index. */
   script(s: Script, args: string[]): Promise<unknown>;
+  /**
+   * Adds `member` with `score`, or lowers its score (ZADD LT), acknowledged by the replicas the
+   * store waits for; rejects when they did not acknowledge it.
+   */
+  add(member: string, score: string): Promise<void>;
   /** The ledger key as it is now. */
   peek(key: string): Promise<Peek>;
 }
+
+/** Bounds one step of a listing (a page's round trips): rejects when it takes too long. */
+export type Bound = <T>(work: Promise<T>) => Promise<T>;
 
 /** Members read per page of the index. */
 const PAGE = 100;
@@ -59,9 +71,11 @@ export interface DueIndex {
   unindex(key: string): Promise<void>;
   /**
    * Up to `limit` open records listed with a score up to `maxScore` that `pick` keeps, earliest
-   * dueAt first (then by key); unindexes the stale entries it met.
+   * dueAt first (then by key); unindexes the stale entries it met. Each page (its read, then the
+   * reads of its records at once) is bounded by `bound`, so a long index takes as many bounds as
+   * it has pages; the clean-up is best effort (an entry it could not fix is met again next time).
    */
-  list(maxScore: number, limit: number, pick: (p: Peek & { record: StoredRecord }) => boolean): Promise<StoredRecord[]>;
+  list(maxScore: number, limit: number, pick: (p: Peek & { record: StoredRecord }) => boolean, bound: Bound): Promise<StoredRecord[]>;
 }
 
 const score = (n: number): string => (n === Number.NEGATIVE_INFINITY ? '-inf' : n === Number.POSITIVE_INFINITY ? '+inf' : String(n));
@@ -71,7 +85,7 @@ const earliest = (x: StoredRecord, y: StoredRecord): number => x.dueAt - y.dueAt
 export function dueIndex(io: IndexAccess): DueIndex {
   const index: DueIndex = {
     async beforeOpen(key, dueAt) {
-      await io.command(['ZADD', io.key, 'LT', score(dueAt), key]);
+      await io.add(key, score(dueAt));
     },
     async afterOpen(key, dueAt) {
       await io.command(['ZADD', io.key, 'XX', 'GT', score(dueAt), key]);
@@ -79,20 +93,19 @@ export function dueIndex(io: IndexAccess): DueIndex {
     async unindex(key) {
       await io.command(['ZREM', io.key, key]);
       const now = await io.peek(key);
-      if (now.record?.open) await io.command(['ZADD', io.key, 'LT', score(now.record.dueAt), key]);
-      else if (now.held) await io.command(['ZADD', io.key, 'LT', '-inf', key]);
+      if (now.record?.open) await io.add(key, score(now.record.dueAt));
+      else if (now.held) await io.add(key, '-inf');
     },
-    async list(maxScore, limit, pick) {
+    async list(maxScore, limit, pick, bound) {
       const found: StoredRecord[] = [];
       const stale: string[] = [];
       const lower: [string, number][] = [];
       for (let offset = 0; ; offset += PAGE) {
-        const flat = await io.script(INDEX_PAGE, [score(maxScore), String(offset), String(PAGE)]);
-        const page = pairs(flat);
+        const page = pairs(await bound(io.script(INDEX_PAGE, [score(maxScore), String(offset), String(PAGE)])));
         // Scores are at most each dueAt: once `limit` records are found no later than this
         // page's lowest score, nothing further in the index can come before them.
         if (page.length === 0 || (found.length >= limit && found.sort(earliest)[limit - 1]!.dueAt <= page[0]![1])) break;
-        const peeks = await Promise.all(page.map(([key]) => io.peek(key)));
+        const peeks = await bound(Promise.all(page.map(([key]) => io.peek(key))));
         peeks.forEach((p, i) => {
           const [key, at] = page[i]!;
           if (p.record?.open) {
@@ -102,10 +115,7 @@ export function dueIndex(io: IndexAccess): DueIndex {
         });
         if (page.length < PAGE) break;
       }
-      await Promise.all([
-        ...stale.map((key) => index.unindex(key)),
-        ...lower.map(([key, dueAt]) => io.command(['ZADD', io.key, 'LT', score(dueAt), key])),
-      ]);
+      await bound(Promise.all([...stale.map((key) => index.unindex(key)), ...lower.map(([key, dueAt]) => io.add(key, score(dueAt)))])).catch(() => undefined);
       return found.sort(earliest).slice(0, limit);
     },
   };

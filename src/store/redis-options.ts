@@ -20,8 +20,9 @@ export interface RedisStoreCommonOptions {
   prefix?: string;
   /**
    * Longest wait, in milliseconds, for one store method (its round trips together, including,
-   * with `url`, the wait for the first connection). On expiry the method rejects instead of
-   * hanging the buyer's request; a lease it may still have taken is freed by its own expiry.
+   * with `url`, the wait for the first connection; for `due` and `open`, which read as many
+   * records as the index lists, for each page of 100 entries). On expiry the method rejects
+   * instead of hanging the buyer's request; a lease it still takes afterwards is given back.
    * @default 5000
    */
   commandTimeoutMs?: number;
@@ -32,8 +33,8 @@ export interface RedisStoreCommonOptions {
    * the payment that record was about would be forgotten. Set it to the replicas each master
    * has (1 for a Cluster or Sentinel set-up with one replica each); a write not acknowledged in
    * time fails, and the pipeline sends nothing more for it. A master that has fewer replicas
-   * connected (its replica failed over, or is down) is waited for by those it has: with none,
-   * no promotion can lose the write. @default 0 (do not wait)
+   * online (its replica failed over, or is down) is waited for by those it has: with none, no
+   * promotion can lose the write, and nothing is waited for. @default 0 (do not wait)
    */
   waitForReplicas?: number;
 }

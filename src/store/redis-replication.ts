@@ -5,15 +5,21 @@
  * `replicas` replicas acknowledged it (WAIT, on the master that holds the key), and report the
  * write as failed otherwise: the pipeline then sends nothing more and settlement continues from
  * the last state that was replicated.
+ *
+ * WAIT blocks the connection it is sent on, and a client shares one connection per node among
+ * all its commands: every command queued behind a WAIT waits with it. So WAIT is sent only for
+ * the replicas the write's own script found online (a master whose replica was promoted, or is
+ * down, has none: waiting the full timeout there would stall every ledger call on that node, one
+ * timeout per write, in turn), and returns as soon as they acknowledged.
  */
-import type { IoRedisClient, RedisClientKind, RedisSend, RedisStoreClient } from './redis-client.js';
+import type { IoRedisClient, NodeRedisCluster, RedisClientKind, RedisSend, RedisStoreClient } from './redis-client.js';
 
 /**
- * Waits until the write just made under `key` reached `replicas` replicas, or every replica its
- * master has now (one with none cannot lose it to a promotion: there is nothing to promote);
- * resolves to whether it did.
+ * Waits until the write just made under `key` reached `replicas` replicas, or every one of the
+ * `online` replicas its master reported with that write if fewer (with none, it resolves at once:
+ * no promotion can lose the write, there is nothing to promote); resolves to whether it did.
  */
-export type WaitForReplicas = (key: string) => Promise<boolean>;
+export type WaitForReplicas = (key: string, online: number) => Promise<boolean>;
 
 /** An ioredis Cluster's nodes by role (a Cluster has it; a plain Redis does not). */
 interface IoRedisCluster extends IoRedisClient {
@@ -21,13 +27,25 @@ interface IoRedisCluster extends IoRedisClient {
   slots: Array<string[] | undefined>;
 }
 
+/** A node-redis cluster's node clients (v4 to v6 have both methods). */
+interface NodeRedisClusterNodes extends NodeRedisCluster {
+  nodeClient(node: unknown): Promise<{ sendCommand(args: string[]): Promise<unknown> }> | { sendCommand(args: string[]): Promise<unknown> };
+}
+
 /**
- * The WAIT sender for a client. node-redis clients route a raw command by its first key, and a
- * single ioredis connection has one master; an ioredis Cluster routes a keyless command to any
- * node, so WAIT is sent to the master of the key's slot, found by the slot map it keeps.
+ * The WAIT sender for a client: WAIT and ROLE name no key, so a cluster client would not route
+ * them by one. A node-redis cluster sends a keyless command where the command's tips say (WAIT
+ * to every master, answering the least count: node-redis 6) or to any node, and an ioredis
+ * Cluster to any node; so both are sent to the master of the key's slot through that node's own
+ * client (the connection the write went over: WAIT counts that connection's writes). A single
+ * server's or Sentinel's client has one master.
  */
 export function replicaWaiter(send: RedisSend, client: RedisStoreClient | undefined, kind: RedisClientKind, replicas: number, timeoutMs: number): WaitForReplicas {
   let onMaster: (key: string, args: string[]) => Promise<unknown> = (key, args) => send(key, args);
+  if (kind === 'node-redis-cluster') {
+    const cluster = client as NodeRedisClusterNodes;
+    onMaster = async (key, args) => (await cluster.nodeClient(cluster.getSlotMaster(keySlot(key)))).sendCommand(args);
+  }
   if (kind === 'ioredis' && (client as IoRedisClient).isCluster) {
     const cluster = client as IoRedisCluster;
     onMaster = async (key, [command, ...rest]) => {
@@ -37,13 +55,15 @@ export function replicaWaiter(send: RedisSend, client: RedisStoreClient | undefi
       return master.call(command!, rest);
     };
   }
-  return async (key) => {
-    const acked = Number(await onMaster(key, ['WAIT', String(replicas), String(timeoutMs)]));
-    if (acked >= replicas) return true;
-    // Short of the number asked: enough when the master has no more replicas connected now.
+  return async (key, online) => {
+    const want = Math.min(replicas, online);
+    if (want <= 0) return true;
+    const acked = Number(await onMaster(key, ['WAIT', String(want), String(timeoutMs)]));
+    if (acked >= want) return true;
+    // Short of the number asked: enough when a replica dropped meanwhile (the master has fewer now).
     const role = await onMaster(key, ['ROLE']);
     const connected = Array.isArray(role) && Array.isArray(role[2]) ? role[2].length : Number.POSITIVE_INFINITY;
-    return acked >= Math.min(replicas, connected);
+    return acked >= Math.min(want, connected);
   };
 }
 

@@ -48,12 +48,29 @@ return {'acquired'}
 `);
 
 /**
- * KEYS R, L; ARGV token, value, open ('1'/'0'), dueAt, keepMs, release ('1'/'0').
- * Only for the holder (`h`): writes the record (open: no expiry; closed: PX keepMs) and, with
- * release, drops the lease. Returns 0 (not the holder), 1 (written), 2 (written; it was open).
+ * The replicas of this node that are online (done with their first sync, so WAIT can count
+ * their acknowledgements): from INFO, which a script may call (ROLE it may not).
  */
-export const WRITE = script(`
-if redis.call('HGET', KEYS[1], 'h') ~= ARGV[1] then return 0 end
+const ONLINE_REPLICAS = `
+local function online()
+  local n = 0
+  for _ in string.gmatch(redis.call('INFO', 'replication'), 'state=online') do n = n + 1 end
+  return n
+end
+`;
+
+/**
+ * KEYS R, L; ARGV token, value, open ('1'/'0'), dueAt, keepMs, release ('1'/'0'), count the
+ * online replicas ('1'/'0').
+ * Only for the holder (`h`): writes the record (open: no expiry; closed: PX keepMs) and, with
+ * release, drops the lease. Returns {0 (not the holder) | 1 (written) | 2 (written; it was
+ * open), the online replicas (0 unless counted)}: a write on a master with none is waited for
+ * by none, without a WAIT that would hold up its connection.
+ */
+export const WRITE = script(`${ONLINE_REPLICAS}
+local replicas = 0
+if ARGV[7] == '1' then replicas = online() end
+if redis.call('HGET', KEYS[1], 'h') ~= ARGV[1] then return {0, replicas} end
 local was = redis.call('HGET', KEYS[1], 'o')
 if ARGV[3] == '1' then
   redis.call('HSET', KEYS[1], 'v', ARGV[2], 'o', '1', 'd', ARGV[4])
@@ -66,8 +83,8 @@ if ARGV[6] == '1' then
   redis.call('HDEL', KEYS[1], 'h')
   redis.call('DEL', KEYS[2])
 end
-if was == '1' then return 2 end
-return 1
+if was == '1' then return {2, replicas} end
+return {1, replicas}
 `);
 
 /** KEYS R, L; ARGV token. Only the holder: drops the lease, and a key with no record with it. */
@@ -119,6 +136,23 @@ return {'0', '', '', '', held, leased}
 export const INDEX_PAGE = script(`
 return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', ARGV[2], ARGV[3])
 `);
+
+/**
+ * KEYS the due index; ARGV score, member, count the online replicas ('1'/'0'). Adds the member,
+ * or lowers its score (ZADD LT); returns the online replicas (0 unless counted), as {@link WRITE}.
+ */
+export const INDEX_ADD = script(`${ONLINE_REPLICAS}
+redis.call('ZADD', KEYS[1], 'LT', ARGV[1], ARGV[2])
+if ARGV[3] == '1' then return online() end
+return 0
+`);
+
+/** A {@link WRITE} reply: what it did (0 not the holder, 1 written, 2 written and was open) and the online replicas. */
+export function writeReply(reply: unknown): { result: 0 | 1 | 2; replicas: number } {
+  const [result, replicas] = Array.isArray(reply) ? reply.map(Number) : [];
+  if ((result !== 0 && result !== 1 && result !== 2) || !Number.isInteger(replicas)) throw new Error('redisStore: unexpected reply from the write script');
+  return { result, replicas: replicas! };
+}
 
 /** Clients with a type mapping may hand back Buffers for bulk strings. */
 export function text(value: unknown): string {

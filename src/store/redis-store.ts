@@ -7,10 +7,10 @@ import { withTimeout as settleWithin } from '../util/with-timeout.js';
 import { checkKey, checkLimit, checkRecordWrite, checkTime, checkToken, LEASE_ONLY_KEEP_MS, wholeMs } from './ledger-args.js';
 import { redisClientKind, redisSender, type RedisSend } from './redis-client.js';
 import { replicaWaiter, type WaitForReplicas } from './redis-replication.js';
-import { dueIndex, type Peek } from './redis-due-index.js';
+import { type Bound, dueIndex, type Peek } from './redis-due-index.js';
 import { assertRedisInstalled, loadRedis } from './redis-module.js';
 import { validateRedisOptions, type RedisStoreOptions } from './redis-options.js';
-import { ACQUIRE, acquiredRecord, EXTEND, PEEK, peeked, RELEASE, REMOVE, text, WRITE, type Script } from './redis-scripts.js';
+import { ACQUIRE, acquiredRecord, EXTEND, INDEX_ADD, PEEK, peeked, RELEASE, REMOVE, text, WRITE, writeReply, type Script } from './redis-scripts.js';
 import type { LeaseResult, LedgerStore, RecordWrite } from './types.js';
 
 export type { IoRedisClient, NodeRedisClient, NodeRedisCluster, NodeRedisSentinel, RedisStoreClient } from './redis-client.js';
@@ -102,10 +102,23 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
     if (replicas > 0) waiter = ready.then((send) => replicaWaiter(send, undefined, 'node-redis', replicas, Math.max(1, Math.floor(timeoutMs / 2))), () => undefined);
   }
 
-  /** One method, bounded by commandTimeoutMs as a whole. */
-  function op<T>(what: string, work: () => Promise<T>): Promise<T> {
+  /**
+   * One method, bounded by commandTimeoutMs as a whole. `work` may ask whether its caller
+   * stopped waiting (the bound passed): what it took then is nobody's.
+   */
+  function op<T>(what: string, work: (abandoned: () => boolean) => Promise<T>): Promise<T> {
     if (closed) return Promise.reject(new Error(`redisStore: ${what} after close()`));
-    return withTimeout(work(), timeoutMs, what);
+    let abandoned = false;
+    return settleWithin(work(() => abandoned), timeoutMs, () => {
+      abandoned = true;
+      return new Error(`redisStore: ${what} timed out after ${timeoutMs} ms`);
+    });
+  }
+
+  /** A listing (due, open), bounded by commandTimeoutMs per page of the index it reads. */
+  function listing<T>(what: string, work: (bound: Bound) => Promise<T>): Promise<T> {
+    if (closed) return Promise.reject(new Error(`redisStore: ${what} after close()`));
+    return work((page) => withTimeout(page, timeoutMs, what));
   }
 
   async function run(s: Script, keys: string[], args: string[]): Promise<unknown> {
@@ -125,10 +138,19 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
   const keysOf = (key: string): string[] => [`${prefix}{${key}}:rec`, `${prefix}{${key}}:lease`];
   const indexKey = `${prefix}due`;
   const peek = async (key: string): Promise<Peek> => peeked(key, await run(PEEK, keysOf(key), []));
+  // The scripts that write count their master's online replicas only when the store waits for them.
+  const countReplicas = replicas > 0 ? '1' : '0';
+  /** Waits until the write just made under `key` is on the replicas (`online` its script found). */
+  async function replicated(key: string, online: number): Promise<void> {
+    const wait = await waiter;
+    // A write the replicas did not all take could be lost to a failover: it does not count.
+    if (wait && !(await wait(key, online))) throw new Error(`redisStore: a ledger write was not acknowledged by its master's replicas in time`);
+  }
   const index = dueIndex({
     key: indexKey,
     command: async (args) => (await ready)(indexKey, args),
     script: (s, args) => run(s, [indexKey], args),
+    add: async (member, score) => replicated(indexKey, Number(await run(INDEX_ADD, [indexKey], [score, member, countReplicas]))),
     peek,
   });
 
@@ -136,23 +158,35 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
   async function write(key: string, token: string, record: RecordWrite, release: boolean): Promise<boolean> {
     if (record.open) await index.beforeOpen(key, record.dueAt);
     const args = record.open
-      ? [token, record.value, '1', String(record.dueAt), '0', release ? '1' : '0']
-      : [token, record.value, '0', '0', String(wholeMs(NAME, 'keepMs', record.keepMs)), release ? '1' : '0'];
-    const reply = Number(await run(WRITE, keysOf(key), args));
-    if (reply === 0) return false;
-    // A write the replicas did not all take could be lost to a failover: it does not count.
-    const wait = await waiter;
-    if (wait && !(await wait(keysOf(key)[0]!))) throw new Error(`redisStore: a ledger write was not acknowledged by its master's replicas in time`);
+      ? [token, record.value, '1', String(record.dueAt), '0', release ? '1' : '0', countReplicas]
+      : [token, record.value, '0', '0', String(wholeMs(NAME, 'keepMs', record.keepMs)), release ? '1' : '0', countReplicas];
+    const { result, replicas: online } = writeReply(await run(WRITE, keysOf(key), args));
+    if (result === 0) return false;
+    await replicated(keysOf(key)[0]!, online);
     if (record.open) await index.afterOpen(key, record.dueAt);
-    else if (reply === 2) await index.unindex(key);
+    else if (result === 2) await index.unindex(key);
     return true;
+  }
+
+  /**
+   * Gives back a lease an acquire took for a caller that will never use it (the call failed
+   * after taking it, or timed out): a key it created (a bare lease, or the initial record of a
+   * request that was never sent) is forgotten, an existing record is only unleased. Otherwise
+   * the lease would turn every repeat away as "in progress" until it expires.
+   */
+  function giveBack(key: string, token: string, created: boolean): void {
+    void run(created ? REMOVE : RELEASE, keysOf(key), [token]).then(
+      async (reply) => {
+        if (created && Number(reply) === 2) await index.unindex(key);
+      },
+    ).catch(() => undefined);
   }
 
   const leaseOnlyTtl = (leaseMs: number): string => String(leaseMs + LEASE_ONLY_KEEP_MS);
 
   return {
     acquire(key, leaseMs, initial) {
-      return op('acquire', async (): Promise<LeaseResult> => {
+      return op('acquire', async (abandoned): Promise<LeaseResult> => {
         checkRedisKey(key);
         const ms = wholeMs(NAME, 'leaseMs', leaseMs);
         if (initial !== undefined) checkRecordWrite(NAME, 'initial', initial);
@@ -167,9 +201,15 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
         if (state === 'busy') return { state, record };
         // A new key is taken as a bare lease first, and its initial record written as the
         // holder's first write, so that an open one is indexed before it exists.
-        if (record === undefined && initial !== undefined && !(await write(key, token, initial, false))) {
-          return { state: 'busy', record: (await peek(key)).record };
+        let written: boolean;
+        try {
+          written = record !== undefined || initial === undefined || (await write(key, token, initial, false));
+        } catch (err) {
+          giveBack(key, token, record === undefined);
+          throw err;
         }
+        if (!written) return { state: 'busy', record: (await peek(key)).record };
+        if (abandoned()) giveBack(key, token, record === undefined);
         return { state, token, record };
       });
     },
@@ -216,17 +256,17 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
     },
 
     due(now, limit) {
-      return op('due', async () => {
+      return listing('due', async (bound) => {
         checkTime(NAME, 'now', now);
         checkLimit(NAME, limit);
-        return index.list(now, limit, (p) => p.record.dueAt <= now && !p.leased);
+        return index.list(now, limit, (p) => p.record.dueAt <= now && !p.leased, bound);
       });
     },
 
     open(limit) {
-      return op('open', async () => {
+      return listing('open', async (bound) => {
         checkLimit(NAME, limit);
-        return index.list(Number.POSITIVE_INFINITY, limit, () => true);
+        return index.list(Number.POSITIVE_INFINITY, limit, () => true, bound);
       });
     },
 
