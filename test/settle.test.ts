@@ -154,9 +154,14 @@ describe('settle(): every fault of the matrix with a failing reversal ends with 
     shop.sandbox.faults.inject({ target: 'cancel', kind: 'drop' });
     const err = await shop.nicepay.cancel({ tid, moid: 'settle-partial', amount: 2_000, reason: '부분 환불', partial: true }).catch((e: unknown) => e);
     expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'pending' });
-    const report = await shop.nicepay.settle();
+    const events: unknown[] = [];
+    const listen = (m: unknown): void => void events.push(m);
+    subscribe(SETTLE_CHANNEL, listen);
+    const report = await shop.nicepay.settle().finally(() => unsubscribe(SETTLE_CHANNEL, listen));
     expect(report.settled.filter((s) => s.tid === tid)).to.deep.equal([]);
     expect(report.unsettled.find((u) => u.tid === tid)).to.include({ operation: 'cancel', state: 'unknown', needsAttention: true });
+    // A shop that pages on the channel hears of it at once.
+    expect(events.filter((e) => (e as { tid: string }).tid === tid)).to.have.length(1).and.to.satisfy((e: Array<{ needsAttention: boolean }>) => e[0]!.needsAttention);
     expect(shop.captured.text()).to.include('a partial cancel whose outcome is unknown is not sent again');
     expect((shop.sandbox.ledger.get(tid)?.cancels ?? []).map((c) => c.amount)).to.deep.equal([2_000]);
   });
@@ -306,6 +311,29 @@ describe('settle(): time, attention and hooks', function () {
       expect(await nicepay.unsettled()).to.deep.equal([]);
       expect(JSON.parse((await store.get(`keyin:${MID}:hung-hook`))!.value)).to.include({ state: 'recorded', hook: 'resolved' });
       expect(holdsMoney(sandbox, result.tid)).to.equal(true);
+    } finally {
+      await nicepay.close();
+    }
+  });
+  it("a cash receipt lost before the gateway issued it is never-charged only once reconciliation's lists of its day and the next are complete (both ended in KST); until then it stays open", async () => {
+    const nicepay = client(memoryStore(), { settle: { reconciliation: { usrId: `${MID}admin` } } });
+    try {
+      sandbox.faults.inject({ target: 'cash-receipt', kind: 'drop', commit: false });
+      sandbox.faults.inject({ target: 'cancel', kind: 'status-500', commit: false });
+      const err = (await nicepay.cashReceipt.issue({ moid: 'rcpt-never', amount: 11_000, goodsName: '계좌이체', type: 'income-deduction', identity: '01012345678', supply: 10_000, vat: 1_000 }).catch((e: unknown) => e)) as { tid: string; settlement?: string };
+      expect(err).to.include({ settlement: 'pending' });
+      const early = await nicepay.settle();
+      expect(early.settled).to.deep.equal([]);
+      expect(early.unsettled.map((u) => u.tid)).to.deep.equal([err.tid]);
+      // A day later the next day's list is not complete yet: still open.
+      sandbox.clock.advance(24 * 60 * 60_000);
+      const nextDay = await nicepay.settle();
+      expect(nextDay.settled).to.deep.equal([]);
+      expect(nextDay.unsettled.map((u) => u.tid)).to.deep.equal([err.tid]);
+      // Both days have ended in KST: not listed means never issued.
+      sandbox.clock.advance(25 * 60 * 60_000);
+      const done = await nicepay.settle();
+      expect(done).to.deep.equal({ settled: [{ operation: 'cash-receipt', tid: err.tid, moid: 'rcpt-never', amount: 11_000, outcome: 'never-charged' }], unsettled: [] });
     } finally {
       await nicepay.close();
     }

@@ -6,7 +6,7 @@ import type { AnswerTable, GatewayHolding, LedgerRecord, OperationCall, Operatio
 import type { SentCharge } from '../keyin/operation.js';
 import { createReconClient } from '../recon/recon-client.js';
 import { secretDigest } from '../util/secret-digest.js';
-import { kstTimestamp14, parseKstTimestamp } from '../wire/kst.js';
+import { kstDate8, kstTimestamp14, parseKstTimestamp } from '../wire/kst.js';
 import { RECEIPT_ISSUED_CODE, RECEIPT_PATH } from '../wire/receipt-fields.js';
 import { frozenFields } from '../wire/payment-mapper.js';
 import { ownField } from '../wire/response-body.js';
@@ -44,19 +44,25 @@ function receiptResult(r: LedgerRecord, duplicate: boolean): CashReceiptResult {
   return { status: 'issued', tid, moid, amount, authCode: ownField(raw, 'AuthCode') ?? '', authDate: parseKstTimestamp(ownField(raw, 'AuthDate') ?? ''), duplicate, raw };
 }
 
-/** Whether reconciliation lists the receipt: approved (held), cancelled (reversed) or not at all. */
+/**
+ * Whether reconciliation lists the receipt: approved (held), cancelled (reversed) or not at all.
+ * Its day and the next are asked (a receipt sent just before midnight KST may carry the next
+ * date). Not listed is "none" only once both days have ended in KST, when their lists are
+ * complete (the interface does not say how soon a receipt appears in them); before that it is
+ * asked again later.
+ */
 async function holdingByRecon(ctx: ClientContext, r: LedgerRecord): Promise<GatewayHolding> {
   const login = ctx.config.settle.reconciliation;
   if (!login) throw new Error('settle.reconciliation (the merchant admin login usrId) is not configured, so reconciliation cannot be asked');
   const recon = createReconClient(ctx);
-  for (const at of [r.at, r.at + DAY_MS]) {
-    const dt = kstTimestamp14(new Date(at)).slice(0, 8);
+  const days = [r.at, r.at + DAY_MS].map((at) => kstDate8(new Date(at)));
+  for (const dt of days) {
     const list = await recon.cashReceipts({ usrId: login.usrId, dt, orgSvcCd: '04', idCl: login.idCl, searchID: login.searchID });
     const found = list.items.filter((item) => item.tid === r.tid);
     if (found.some((item) => item.state === 'cancel' || item.ccDt !== '')) return 'reversed';
     if (found.length > 0) return 'holds';
   }
-  return 'none';
+  return kstDate8(ctx.config.clock()) > days[1]! ? 'none' : 'unanswered';
 }
 
 /**

@@ -125,8 +125,7 @@ export async function settleRecord<R>(ctx: ClientContext, kind: OperationKind<R>
   let r: LedgerRecord = { ...record, attempts: record.attempts + 1, lastAttemptAt: now };
   if (!r.attention && now - r.at > settings.attentionAfterMs) {
     r = { ...r, attention: true };
-    ctx.config.logger.error({ operation: r.op, tid: r.tid, moid: r.moid, state: r.state, step: 'settle', reason: r.reason }, `${kind.what} has not settled within ${settings.attentionAfterMs} ms: it needs attention (settlement keeps trying)`);
-    if (settleChannel.hasSubscribers) settleChannel.publish({ operation: r.op, tid: r.tid, moid: r.moid, amount: r.amount, state: r.state, reason: r.reason ?? r.state, attempts: r.attempts, nextAttemptAt: new Date(now), needsAttention: true } satisfies SettleEvent);
+    announceAttention(ctx, r, `${kind.what} has not settled within ${settings.attentionAfterMs} ms: it needs attention (settlement keeps trying)`);
   }
   return walk(ctx, kind, lease, r, await firstStep(ctx, kind as OperationKind<unknown>, r), { hook });
 }
@@ -137,8 +136,8 @@ async function firstStep(ctx: ClientContext, kind: OperationKind<unknown>, r: Le
   if (kind.resend) {
     const again = kind.resend(r);
     if (!('unsafe' in again)) return { event: await resendEvent(ctx, kind, r, again) };
-    // Nothing can settle it but the shop: it stays open and is reported needing attention at once.
-    if (!r.attention) ctx.config.logger.error({ operation: r.op, tid: r.tid, moid: r.moid, state: r.state, step: 'settle' }, `${kind.what}: ${again.unsafe}`);
+    // Only the gateway's own notice can settle it now: it stays open, needing attention at once.
+    if (!r.attention) announceAttention(ctx, { ...r, reason: again.unsafe }, `${kind.what}: ${again.unsafe}`);
     return { event: 'unconfirmed', patch: { reason: again.unsafe, attention: true } };
   }
   const holding = await kind.inquire(r).catch((): GatewayHolding => 'unanswered');
@@ -187,6 +186,13 @@ export function hookOf<R>(kind: OperationKind<R>): WalkOptions<R>['hook'] {
 
 /** When a hook run by settlement is asked to give up (its own promise still decides). */
 const SETTLEMENT_HOOK_TIMEOUT_MS = 30_000;
+
+/** A record that needs attention, as it is reported: logged at error level, and published on {@link SETTLE_CHANNEL}. */
+function announceAttention(ctx: ClientContext, r: LedgerRecord, message: string): void {
+  ctx.config.logger.error({ operation: r.op, tid: r.tid, moid: r.moid, state: r.state, step: 'settle', reason: r.reason }, message);
+  const event: SettleEvent = { operation: r.op, tid: r.tid, moid: r.moid, amount: r.amount, state: r.state, reason: r.reason ?? r.state, attempts: r.attempts, nextAttemptAt: new Date(ctx.config.clock().getTime()), needsAttention: true };
+  if (settleChannel.hasSubscribers) settleChannel.publish(event);
+}
 
 /** A record settlement closed, as it is reported: logged, and published on {@link SETTLE_CHANNEL}. */
 export function announceSettled(ctx: ClientContext, record: LedgerRecord, state: LedgerState): SettledItem {
