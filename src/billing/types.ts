@@ -102,8 +102,9 @@ export interface BillingChargeInput {
   mallReserved?: string;
   /**
    * Runs once per approved charge (per TID, through the hook runner) before the promise
-   * resolves. When it rejects (or never settles), the charge is net-cancelled and the promise
-   * rejects with NICEPAY_HOOK_FAILED, whose `netCancel` says what became of the reversal.
+   * resolves. When it rejects, the charge is reversed (net cancel; settlement finishes a failed
+   * one) and the promise rejects with NICEPAY_HOOK_FAILED, whose `netCancel` and `settlement`
+   * say what became of it; one that never settles keeps the charge while it runs (docs/hooks.md).
    */
   onApproved?: (result: ApprovedBillingCharge, context: HookContext) => void | Promise<void>;
   /** When onApproved's `signal` aborts; its own promise still decides. @default 30000 */
@@ -172,7 +173,7 @@ export interface BillingClient {
    * Charges a BID. The same Moid again (sequentially, concurrently or from another instance
    * sharing the store) is charged at most once and resolves to the first result when the BID
    * and amount are the same; anything else is refused with NICEPAY_DUPLICATE_MISMATCH. An
-   * unknown outcome is net-cancelled and rejects with NICEPAY_OUTCOME_UNKNOWN.
+   * unknown outcome is reversed, or settled later, and rejects with NICEPAY_OUTCOME_UNKNOWN.
    */
   charge(input: BillingChargeInput): Promise<BillingChargeResult>;
   /** Removes a BID for good. */

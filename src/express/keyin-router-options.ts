@@ -21,8 +21,8 @@ export interface KeyinRouterOptions {
    * Records an approved key-in, before `req.keyin` is set; never for declines. The key-in
    * client runs it through the hook runner (docs/hooks.md): once per TID, never twice at once
    * however long it runs; a resubmitted form while it runs gets 409 NICEPAY_IN_PROGRESS, one
-   * after it threw runs it again. Key-in has no net cancel, so if it throws the card stays
-   * charged and the request fails with 500 NICEPAY_HOOK_FAILED carrying the TID.
+   * after it threw runs it again. If it throws, the charge is reversed (net cancel; settlement
+   * finishes a failed one) and the request fails with 500 NICEPAY_HOOK_FAILED carrying the TID.
    */
   onApproved?: (result: KeyinResult & { status: 'approved' }, req: Request | undefined, context: HookContext) => void | Promise<void>;
   /** When onApproved's `signal` aborts; its own promise still decides. @default 30000 */

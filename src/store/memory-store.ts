@@ -32,7 +32,7 @@ interface Entry {
 /**
  * The ledger in this process's memory: the zero-configuration default for development and
  * tests. A restart forgets everything it holds, every open record included; use sqliteStore
- * (one machine) or redisStore (a fleet) in production (docs/reliability.md). Single-threaded
+ * (one machine) or redisStore (a fleet) in production (docs/stores.md). Single-threaded
  * JavaScript makes each method atomic.
  */
 export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {

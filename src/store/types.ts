@@ -4,7 +4,7 @@
  * answers repeats for `keepMs`), and a **lease** per key that says who may move the record now.
  *
  * memoryStore serves one process, sqliteStore the processes of one machine, redisStore a fleet:
- * the same contract, tested by the same suite (test/store-contract.ts). Only the pipeline
+ * the same contract, tested by the same suite (test/helpers/store-contract.ts). Only the pipeline
  * (src/pipeline/ledger*.ts) calls a store; values are opaque text it writes, with characters
  * above U+007F in them: a store must give back exactly the string it was given.
  *

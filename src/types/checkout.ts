@@ -11,11 +11,10 @@ export interface CheckoutCommon {
   /** True when this request was a duplicate and got the first request's result. */
   duplicate: boolean;
   /**
-   * True when the gateway had already approved this TID (an earlier approval whose result was
-   * lost: a crash between the gateway's commit and the shop's record, or a forgotten store
-   * entry) and the status inquiry confirmed it. onApproved runs for it, maybe a second time
-   * for this TID: hooks are at-least-once, so make them idempotent by TID
-   * (docs/pipeline.md, "Recovered approvals"). `payment` then holds what the inquiry tells
+   * True when the gateway had already approved this TID for this very order (an earlier
+   * approval whose answer was lost, or a ledger that forgot it) and the status inquiry confirmed
+   * it. onApproved runs for it, maybe a second time for this TID: hooks are at-least-once, so
+   * make them idempotent by TID (docs/hooks.md). `payment` then holds what the inquiry tells
    * (no card or bank details) and `raw` its answer.
    */
   recovered?: true;
