@@ -1,5 +1,6 @@
 import type { ResolvedConfig } from './config.js';
 import { createTransport, type Transport } from './transport.js';
+import { NicepayConfigError } from './errors/index.js';
 
 /**
  * What every interface client shares: the resolved configuration and one transport per host
@@ -20,11 +21,29 @@ export interface ClientContext {
   /** Resolves the next time no tracked call is in flight (at once when none is). */
   whenIdle(): Promise<void>;
   /**
-   * The onApproved hooks routes registered (checkoutReturn, keyinRouter), by ledger operation
-   * ('approval', 'keyin'): the ones settlement runs again for a committed payment whose hook
-   * never resolved. The context sits below the pipeline, so it names neither type.
+   * The onApproved hooks routes registered (checkoutReturn, keyinRouter), by the name their
+   * records carry: the ones settlement runs again for a committed payment whose hook never
+   * resolved. The context sits below the pipeline, so it names neither type.
    */
-  hooks: Map<string, (result: unknown, context: { signal: AbortSignal }) => unknown>;
+  hooks: Map<string, RouteHook>;
+}
+
+/** A route's onApproved as settlement runs it: with no request. */
+export type RouteHook = (result: unknown, context: { signal: AbortSignal }) => unknown;
+
+/**
+ * Registers a route's onApproved under the name its ledger records carry, so settlement runs
+ * this route's hook for this route's payments: `name` as the shop gave it, or `${operation}#n`
+ * for the n-th such route created (the same in every instance running the same code). Returns
+ * the name; a name already registered is refused.
+ */
+export function registerRouteHook(ctx: ClientContext, operation: string, name: string | undefined, hook: RouteHook): string {
+  if (name !== undefined && (typeof name !== 'string' || name === '' || name.includes('#'))) throw new NicepayConfigError('name', "a non-empty string without '#' naming the route's hook in the ledger");
+  let chosen = name;
+  for (let n = 1; chosen === undefined; n++) if (!ctx.hooks.has(`${operation}#${n}`)) chosen = `${operation}#${n}`;
+  if (ctx.hooks.has(chosen)) throw new NicepayConfigError('name', `another route's hook is registered as '${chosen}': give each route its own name`);
+  ctx.hooks.set(chosen, hook);
+  return chosen;
 }
 
 /** One close promise per context: every close() call waits for the same shutdown. */

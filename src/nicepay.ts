@@ -131,7 +131,7 @@ export function createNicepay(options: NicepayOptions): Nicepay {
     },
     mid: config.mid,
     keyin: (input) => keyinClient.keyin(input),
-    keyinRouter: (opts) => keyinRouter(ctx, keyinClient, opts),
+    keyinRouter: (opts) => keyinRouter(ctx, (hookName) => createKeyinClient(ctx, keyin, hookName), opts),
     payout: createPayoutClient(ctx),
     recon: createReconClient(ctx),
     paymentWindow: (order) => paymentWindow(config, order),

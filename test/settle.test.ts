@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { createNicepay, memoryStore, type Nicepay, type PayMethod, SETTLE_CHANNEL, type SettleReport } from '../src/index.js';
+import { createNicepay, memoryStore, type Nicepay, NicepayConfigError, type PayMethod, SETTLE_CHANNEL, type SettleReport } from '../src/index.js';
 import { createSandbox, type Fault, type Sandbox } from '../src/sandbox/index.js';
 import type { LedgerStore } from '../src/store/types.js';
 import { captureLogger } from './helpers/capture.js';
@@ -268,6 +268,53 @@ describe('settle(): time, attention and hooks', function () {
     } finally {
       await survivor.close();
     }
+  });
+
+  it("settlement runs the hook of the route that made the payment, by the name its record carries; an instance without that route leaves it open for one that has it", async () => {
+    let now = 1_000_000;
+    const store = memoryStore({ now: () => now });
+    const dying = client(store);
+    const other = client(store);
+    const survivor = client(store);
+    const ran: string[] = [];
+    try {
+      const express = (await import('express')).default;
+      const app = express();
+      app.post('/shop/return', dying.checkoutReturn({ name: 'shop', expectedAmount: () => 4_000, onApproved: () => new Promise<void>(() => undefined), hookTimeoutMs: 50 }), (_req, res) => void res.end());
+      app.use(((err, _req, res, _next) => void res.status((err as { status: number }).status).end()) as import('express').ErrorRequestHandler);
+      // Another instance has only the subscription route; the survivor has both, the subscription one first.
+      other.checkoutReturn({ name: 'subscribe', expectedAmount: () => 4_000, onApproved: (r) => void ran.push(`subscribe:${r.tid}`) });
+      survivor.checkoutReturn({ name: 'subscribe', expectedAmount: () => 4_000, onApproved: (r) => void ran.push(`subscribe:${r.tid}`) });
+      survivor.checkoutReturn({ name: 'shop', expectedAmount: () => 4_000, onApproved: (r) => void ran.push(`shop:${r.tid}`) });
+      const auth = await sandbox.authenticate({ moid: 'named-route', amount: 4_000, method: 'CARD' });
+      expect((await request(app).post('/shop/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'))).status).to.equal(500);
+      const tid = auth.fields.TxTid!;
+      await dying.close().catch(() => undefined);
+      now += 31_000;
+      const elsewhere = await other.settle();
+      expect(elsewhere.settled).to.deep.equal([]);
+      expect(elsewhere.unsettled.find((u) => u.tid === tid)).to.include({ state: 'committed' });
+      expect(ran).to.deep.equal([]);
+      sandbox.clock.advance(60 * 60_000);
+      now += 60 * 60_000;
+      const report = await survivor.settle();
+      expect(report.settled).to.deep.include({ operation: 'approval', tid, moid: 'named-route', amount: 4_000, outcome: 'kept' });
+      expect(ran).to.deep.equal([`shop:${tid}`]);
+    } finally {
+      await other.close();
+      await survivor.close();
+    }
+  });
+
+  it("a route hook name already registered (given, or a default approval#n) is refused when the route is created, and so is a name with '#'", () => {
+    const nicepay = client(memoryStore());
+    const hook = (): void => undefined;
+    nicepay.checkoutReturn({ expectedAmount: () => 1, onApproved: hook });
+    nicepay.checkoutReturn({ name: 'shop', expectedAmount: () => 1, onApproved: hook });
+    expect(() => nicepay.checkoutReturn({ name: 'shop', expectedAmount: () => 1, onApproved: hook })).to.throw(/another route's hook is registered as 'shop'/);
+    expect(() => nicepay.keyinRouter({ name: 'shop', expectedAmount: () => 1, onApproved: hook })).to.throw(/another route's hook is registered as 'shop'/);
+    expect(() => nicepay.checkoutReturn({ name: 'approval#1', expectedAmount: () => 1, onApproved: hook })).to.throw(NicepayConfigError);
+    return nicepay.close();
   });
 
   it('a key-in record left in `sending` by a process that died before any answer: with no hook to record it, settle() reverses it', async () => {

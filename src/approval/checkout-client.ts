@@ -1,4 +1,4 @@
-import type { ClientContext } from '../context.js';
+import { type ClientContext, registerRouteHook } from '../context.js';
 import { NicepayHookError, NicepayRequestError } from '../errors/index.js';
 import { type OperationKind, runOperation } from '../pipeline/index.js';
 import type { CheckoutResult } from '../types/checkout.js';
@@ -40,7 +40,7 @@ export function createCheckoutClient<Req>(ctx: ClientContext, kind: OperationKin
   const { config } = ctx;
   const endpoints = gatewayEndpoints(config);
   const onApproved = opts.onApproved;
-  if (onApproved) ctx.hooks.set('approval', (result, context) => onApproved(result as Parameters<typeof onApproved>[0], undefined, context));
+  const hookName = onApproved ? registerRouteHook(ctx, 'approval', opts.name, (result, context) => onApproved(result as Parameters<typeof onApproved>[0], undefined, context)) : undefined;
 
   async function complete(bytes: Uint8Array, charset: Charset, req: Req): Promise<CheckoutResult> {
     const v = verifyAuthReturn(bytes, charset, config, endpoints);
@@ -70,7 +70,7 @@ export function createCheckoutClient<Req>(ctx: ClientContext, kind: OperationKin
       responseCharset: opts.responseCharset,
       ediType: opts.ediType,
       keepMs: opts.resultTtlMs,
-      ...(onApproved ? { hook: { run: (result, context) => onApproved(result as Parameters<typeof onApproved>[0], req, context), timeoutMs: opts.hookTimeoutMs } } : {}),
+      ...(onApproved ? { hook: { run: (result, context) => onApproved(result as Parameters<typeof onApproved>[0], req, context), timeoutMs: opts.hookTimeoutMs, name: hookName } } : {}),
     }));
   }
 

@@ -35,9 +35,16 @@ export interface CheckoutOptions<Req = unknown> {
    * When onApproved's `signal` aborts, asking it to give up. The hook's own promise still
    * decides if it settles within as long again (resolved: kept; rejected: net-cancelled), so
    * the gateway and the shop never disagree; one that never settles fails the request with
-   * NICEPAY_HOOK_FAILED and no net cancel, to reconcile. @default 30000
+   * NICEPAY_HOOK_FAILED and keeps the payment while it runs (settlement takes over once it
+   * ends). @default 30000
    */
   hookTimeoutMs?: number;
+  /**
+   * The name this route's onApproved is registered under in the ledger, so settlement runs this
+   * route's hook, and no other, for this route's payments (docs/hooks.md). Name each route when
+   * a shop has several. @default 'approval#n' for the n-th route created
+   */
+  name?: string;
   /** Largest auth-return body, in bytes. @default 16384 */
   limit?: number;
   /** CharSet asked of the approval response. @default 'euc-kr' */
@@ -53,8 +60,9 @@ export interface CheckoutOptions<Req = unknown> {
 }
 
 /** The options with every default filled in. */
-export interface ResolvedCheckoutOptions<Req = unknown> extends Required<Omit<CheckoutOptions<Req>, 'onApproved'>> {
+export interface ResolvedCheckoutOptions<Req = unknown> extends Required<Omit<CheckoutOptions<Req>, 'onApproved' | 'name'>> {
   onApproved: CheckoutOptions<Req>['onApproved'];
+  name: string | undefined;
 }
 
 /** Validates the route options when the route is created, naming the bad option. */
@@ -86,5 +94,6 @@ export function resolveCheckoutOptions<Req>(options: CheckoutOptions<Req>): Reso
     ediType,
     resultTtlMs,
     hookTimeoutMs,
+    name: options.name,
   };
 }

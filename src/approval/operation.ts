@@ -60,7 +60,7 @@ export interface ApprovalInput {
   responseCharset: Charset;
   ediType: EdiType;
   keepMs: number;
-  hook?: { run(result: ApprovalResult, context: HookContext): unknown; timeoutMs: number };
+  hook?: OperationCall<ApprovalResult>['hook'];
 }
 
 /**
@@ -76,7 +76,6 @@ export function approvalKind(ctx: ClientContext): OperationKind<ApprovalResult> 
     result: approvalResult,
     reversal: (r) => cancelReversal(ctx.config, r),
     inquire: async (r) => holdingOf(ctx, r),
-    settlementHook: () => ctx.hooks.get('approval') as ((result: ApprovalResult, context: HookContext) => unknown) | undefined,
   };
 }
 

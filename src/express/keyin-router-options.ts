@@ -28,6 +28,12 @@ export interface KeyinRouterOptions {
   /** When onApproved's `signal` aborts; its own promise still decides. @default 30000 */
   hookTimeoutMs?: number;
   /**
+   * The name this router's onApproved is registered under in the ledger, so settlement runs this
+   * router's hook, and no other, for its key-ins (docs/hooks.md). Name each router when a shop
+   * has several. @default 'keyin#n' for the n-th router created
+   */
+  name?: string;
+  /**
    * Refuse plain-HTTP requests with 403 NICEPAY_INSECURE_TRANSPORT (card data must travel
    * over TLS). Behind a TLS-terminating proxy set Express's `trust proxy` so `req.secure`
    * is true. Set false only for local development and tests. @default true
@@ -55,6 +61,7 @@ export interface ResolvedKeyinRouterOptions {
   goodsName: KeyinRouterOptions['goodsName'];
   limit: number;
   keepFields: readonly string[];
+  name: string | undefined;
 }
 
 /** Validates the router options once, when the router is created, naming the bad option. */
@@ -78,5 +85,5 @@ export function resolveKeyinRouterOptions(options: KeyinRouterOptions): Resolved
   }
   const cardNamed = keepFields.find(isCardName);
   if (cardNamed !== undefined) throw new NicepayConfigError('keepFields', `names of fields that are not card data (${cardNamed} reads as card data)`);
-  return { expectedAmount: options.expectedAmount, onApproved: options.onApproved, hookTimeoutMs, requireHttps, goodsName, limit, keepFields: [...keepFields] };
+  return { expectedAmount: options.expectedAmount, onApproved: options.onApproved, hookTimeoutMs, requireHttps, goodsName, limit, keepFields: [...keepFields], name: options.name };
 }

@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response, Router } from 
 import { NicepayRequestError, isNicepayError, NicepayHookError } from '../errors/index.js';
 import type { ApprovedKeyin, KeyinClient, KeyinInput, KeyinResult } from '../keyin/types.js';
 import type { HookContext } from '../pipeline/index.js';
-import type { ClientContext } from '../context.js';
+import { type ClientContext, registerRouteHook } from '../context.js';
 import { type KeyinRouterOptions, resolveKeyinRouterOptions } from './keyin-router-options.js';
 import { isObject } from '../util/is-object.js';
 import { scrubCardData } from './scrub-card-data.js';
@@ -33,11 +33,12 @@ const FORM_NAMES: ReadonlyArray<[string, string]> = [
  * `next(err)` as NicepayError. Card data never reaches a log, an error or `req.keyin`, and
  * `req.body` keeps only an allow-list of non-card fields (scrub-card-data.ts, docs/keyin.md).
  */
-export function keyinRouter(ctx: ClientContext, client: KeyinClient, routeOptions: KeyinRouterOptions): Router {
+export function keyinRouter(ctx: ClientContext, clientFor: (hookName: string | undefined) => KeyinClient, routeOptions: KeyinRouterOptions): Router {
   const options = resolveKeyinRouterOptions(routeOptions);
   const { requireHttps, goodsName, limit, onApproved, hookTimeoutMs, keepFields } = options;
   // Settlement runs the route's hook again (with no request) for a key-in whose hook never resolved.
-  if (onApproved) ctx.hooks.set('keyin', (r, context) => onApproved(r as ApprovedKeyin, undefined, context));
+  const hookName = onApproved ? registerRouteHook(ctx, 'keyin', options.name, (r, context) => onApproved(r as ApprovedKeyin, undefined, context)) : undefined;
+  const client = clientFor(hookName);
 
   const router = Router();
   const refuseInsecure = (req: Request, _res: Response, next: NextFunction): void => {

@@ -8,15 +8,16 @@ import { validateKeyinInput } from './validate.js';
 /**
  * Creates the key-in client (interface B). Each call is validated, then run as one ledger
  * operation per Moid (key `keyin:${mid}:${moid}`): charged at most once, its unknown outcome
- * reversed, its onApproved run by the pipeline.
+ * reversed, its onApproved run by the pipeline. A route's client names the route hook its
+ * records carry (`hookName`), which settlement runs again for them.
  */
-export function createKeyinClient(ctx: ClientContext, kind: OperationKind<KeyinResult>): KeyinClient {
+export function createKeyinClient(ctx: ClientContext, kind: OperationKind<KeyinResult>, hookName?: string): KeyinClient {
   return {
     keyin(input: KeyinInput): Promise<KeyinResult> {
       try {
         const n = validateKeyinInput(input, ctx.config.clock());
-        const hook = hookOption('keyin', input);
-        return runOperation(ctx, keyinCall(ctx, kind, n, hook as Parameters<typeof keyinCall>[3]));
+        const hook = hookOption('keyin', input) as Parameters<typeof keyinCall>[3];
+        return runOperation(ctx, keyinCall(ctx, kind, n, hook && { ...hook, name: hookName }));
       } catch (err) {
         return Promise.reject(err);
       }

@@ -39,7 +39,6 @@ export function keyinKind(ctx: ClientContext): OperationKind<KeyinResult> {
     result: (r, duplicate) => cardResult(r, duplicate) as KeyinResult,
     reversal: (r) => cancelReversal(ctx.config, r),
     inquire: (r) => holdingByStatus(ctx, r.tid),
-    settlementHook: () => ctx.hooks.get('keyin') as ((result: KeyinResult, context: HookContext) => unknown) | undefined,
   };
 }
 

@@ -45,6 +45,8 @@ export interface LedgerRecord {
   /** Keyed digest of what a repeat must present (AuthToken, card, BID, receipt identity). */
   binding: string;
   hook: HookState;
+  /** The route hook settlement may run for it (a registered name); absent: only a repeat of the call brings its hook. */
+  hookName?: string;
   /** What the operation's request said that its answer may not echo (goods, buyer, method...). */
   data: Record<string, string>;
   /** The gateway's answer fields, as read (never a secret: a BID or identity is left out). */

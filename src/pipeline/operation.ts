@@ -45,8 +45,6 @@ export interface OperationKind<R> {
    * to tell them by, even a notice that arrives before the cancel's answer is read).
    */
   tally?(record: LedgerRecord): string | undefined;
-  /** The hook settlement runs for a committed record whose hook never resolved, when one is registered. */
-  settlementHook?(): ((result: R, context: HookContext) => unknown) | undefined;
 }
 
 /**
@@ -89,8 +87,11 @@ export interface OperationCall<R> {
    * (then the approval is recovered), or for nobody this store knows.
    */
   recover?(reading: Extract<Reading, { kind: 'processed' }>): Promise<{ recovered: true; fields: Record<string, string> } | { recovered: false; why: string }>;
-  /** The shop's hook for this call, run once the gateway committed. */
-  hook?: { run(result: R, context: HookContext): unknown; timeoutMs: number };
+  /**
+   * The shop's hook for this call, run once the gateway committed; `name` when it is a route's
+   * registered hook, which settlement may run again for this record.
+   */
+  hook?: { run(result: R, context: HookContext): unknown; timeoutMs: number; name?: string | undefined };
 }
 
 /** An operation sent again to complete it: its request, its answer table, and which refusals mean it was done already. */

@@ -38,7 +38,7 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
   const { kind, start } = call;
   const initial: LedgerRecord = {
     v: 1, op: kind.op, state: 'sending', mid: ctx.config.mid, tid: start.tid, moid: start.moid, amount: start.amount, binding: start.binding,
-    hook: call.hook ? 'pending' : 'none', data: start.data ?? {}, at: ctx.config.clock().getTime(), attempts: 0,
+    hook: call.hook ? 'pending' : 'none', ...(call.hook?.name === undefined ? {} : { hookName: call.hook.name }), data: start.data ?? {}, at: ctx.config.clock().getTime(), attempts: 0,
   };
   const taken = await takeKey(ctx, call.key, initial, call.keepMs ?? kind.keepMs, waitMs(ctx, call.hook?.timeoutMs));
   if (taken.state === 'closed' || taken.state === 'hung') {
@@ -76,7 +76,7 @@ async function resume<R>(ctx: ClientContext, call: OperationCall<R>, lease: Leas
     await lease.release();
     throw call.mismatch();
   }
-  const hook = call.hook ?? hookOf(call.kind);
+  const hook = call.hook ?? hookOf<R>(ctx, record);
   if ((record.state === 'committed' && call.hook) || dueAt <= ctx.config.clock().getTime()) {
     const final = await settleRecord(ctx, call.kind, lease, record, hook);
     if (final.forgotten) throw outcomeError(call.kind.what, { ...final.record, state: 'never-charged' }, true);

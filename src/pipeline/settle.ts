@@ -2,7 +2,7 @@ import { channel } from 'node:diagnostics_channel';
 import type { ClientContext } from '../context.js';
 import { readAnswer, type Reading } from './answer-rules.js';
 import { callGateway } from './gateway-call.js';
-import { errorText } from './hook-runner.js';
+import { errorText, type HookContext } from './hook-runner.js';
 import { type Lease, readStored, tryKey } from './ledger.js';
 import type { LedgerOperation, LedgerRecord, LedgerState } from './ledger-record.js';
 import type { GatewayHolding, OperationKind, Resend } from './operation.js';
@@ -108,7 +108,7 @@ export async function unsettledItems(ctx: ClientContext, settings: SettleSetting
 async function settleOne(ctx: ClientContext, kind: OperationKind<unknown>, key: string, settings: SettleSettings): Promise<{ record: LedgerRecord; state: LedgerState; open: boolean } | undefined> {
   const taken = await tryKey(ctx, key, kind.keepMs);
   if (!taken || taken.state !== 'leased' || !taken.record) return undefined;
-  const end = await settleRecord(ctx, kind, taken.lease, taken.record, hookOf(kind), settings.attentionAfterMs);
+  const end = await settleRecord(ctx, kind, taken.lease, taken.record, hookOf(ctx, taken.record), settings.attentionAfterMs);
   const state = end.forgotten ? 'never-charged' : end.record.state;
   return { record: end.record, state, open: !end.forgotten && !['recorded', 'declined', 'reversed', 'never-charged'].includes(state) };
 }
@@ -178,10 +178,14 @@ async function resendEvent(ctx: ClientContext, kind: OperationKind<unknown>, r: 
   }
 }
 
-/** The hook settlement may run for a kind: the one a route registered with the client, if any. */
-export function hookOf<R>(kind: OperationKind<R>): WalkOptions<R>['hook'] {
-  const run = kind.settlementHook?.();
-  return run ? { run, timeoutMs: SETTLEMENT_HOOK_TIMEOUT_MS } : undefined;
+/**
+ * The hook settlement may run for a record: the route hook registered under the name the record
+ * carries (the route that made it), if this process has it. The registry holds each route's
+ * hook for the operation the route runs, so it takes that operation's result.
+ */
+export function hookOf<R>(ctx: ClientContext, record: LedgerRecord): WalkOptions<R>['hook'] {
+  const run = record.hookName === undefined ? undefined : ctx.hooks.get(record.hookName);
+  return run ? { run: run as (result: R, context: HookContext) => unknown, timeoutMs: SETTLEMENT_HOOK_TIMEOUT_MS } : undefined;
 }
 
 /** When a hook run by settlement is asked to give up (its own promise still decides). */
