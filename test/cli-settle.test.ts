@@ -102,6 +102,10 @@ describe('CLI: settle and unsettled on the shop\'s ledger store', function () {
     const typo = await inProcess(['settle'], { ...creds, NICEPAY_SQLITE_PATH: join(dir, 'shpo.db') });
     expect(typo.code).to.equal(3);
     expect(typo.stderr).to.include('NICEPAY_SQLITE_PATH is invalid');
+    // Reconciliation of receipts asks the data host: a login without one is refused.
+    const login = await inProcess(['settle'], { ...creds, NICEPAY_SQLITE_PATH: dbFile, NICEPAY_USR_ID: `${MID}admin` });
+    expect(login.code).to.equal(3);
+    expect(login.stderr).to.include('NICEPAY_USR_ID (reconciliation of cash receipts) needs NICEPAY_DATA_URL');
     const table = await inProcess(['unsettled'], { ...creds, NICEPAY_SQLITE_PATH: dbFile, NICEPAY_SQLITE_TABLE: 'payments' });
     expect(table.code).to.equal(3);
     expect(table.stderr).to.include('has no ledger table "payments"');
