@@ -64,6 +64,7 @@ export const ADMIN_NAV: readonly NavLink[] = [
   { href: '/admin/sub-merchants', label: '서브몰', id: 'admin-nav-sub-merchants' },
   { href: '/admin/payouts', label: '지급', id: 'admin-nav-payouts' },
   { href: '/admin/recon', label: '현금영수증 대사', id: 'admin-nav-recon' },
+  { href: '/admin/settlement', label: '결제 정산', id: 'admin-nav-settlement' },
 ];
 
 /** Renders a back-office page: title, navigation (the current page marked) with logout, body. */
