@@ -25,8 +25,6 @@ const LEDGER_OPTIONS_HELP = `  --attention-after MINUTES
                      one the shop's settler already flagged needs it whatever this says)
   --batch N          most open payments looked at (default 100)`;
 
-/** The settler of the CLI's client never ticks: the command runs its one pass itself, then closes it. */
-const NO_TICK_MS = 3_600_000;
 
 /** Settlement settings from the command line. */
 interface LedgerSettings {
@@ -66,7 +64,7 @@ export async function withLedgerClient<T>(io: CliIo, settings: LedgerSettings, f
       nicepay = createNicepay({
         mid: creds.mid, merchantKey: creds.merchantKey, baseUrl: creds.url, ...(dataUrl ? { dataUrl } : {}),
         store: opened.store, logger: stderrLogger(io),
-        settle: { intervalMs: NO_TICK_MS, ...settings, ...(usrId ? { reconciliation: { usrId } } : {}) },
+        settle: { intervalMs: false, ...settings, ...(usrId ? { reconciliation: { usrId } } : {}) },
       });
     } catch (err) {
       const variable = (field: string): string | undefined =>
