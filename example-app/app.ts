@@ -165,7 +165,7 @@ export function createShop(options: ShopOptions): Shop {
     ['/', orderRoutes(ctx)],
     // GET /orders/:moid: the result page the return and key-in POSTs redirect to (PRG).
     ['/', resultRoutes(ctx)],
-    // ── Extension points (issue 2) — one line each, with the router in routes/<name>.ts ──
+    // ── Extension points — one line each, with the router in routes/<name>.ts ──
     // Card key-in checkout, built on nicepay.keyinRouter({ expectedAmount, onApproved }):
     ['/keyin', keyinRoutes(ctx)],
     // Subscription sign-up on nicepay.billing.register (the back office charges it monthly):

@@ -2,7 +2,7 @@
  * Error pages. checkoutReturn passes what the shop must not treat as a payment result to
  * next(err) as a NicepayError (status, stable code, expose); this renders it for the buyer
  * in Korean. Codes and the library's (English, developer-facing) messages go to the log
- * only; the page shows a reference number that finds the log line (issue 20, item 2). The
+ * only; the page shows a reference number that finds the log line. The
  * merchant key never reaches a page or a log line.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';

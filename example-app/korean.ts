@@ -1,6 +1,6 @@
 /**
  * Korean text helpers of the example shop: particles chosen by the final consonant (을/를,
- * 이/가, 은/는, 으로/로) and the back office's message per error (issue 20, items 3 and 7).
+ * 이/가, 은/는, 으로/로) and the back office's message per error.
  * Errors are told apart by their stable `code` (and the schedule `rule`, the data host
  * `resCode`), never by `instanceof` or by the English message.
  */

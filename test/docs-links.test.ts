@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { ERROR_CODES } from '../src/errors/codes.js';
 
 /*
- * The documentation's links and error table (issue 17 §4). README.md is also the npm page, so
+ * The documentation's links and error table. README.md is also the npm page, so
  * every relative link of README.md and docs/ must resolve to a file of the repository that the
  * packed tarball holds too (package.json "files"), and every #anchor to a heading of its
  * target. The README's error table is the one list a shop reads: it names every code of

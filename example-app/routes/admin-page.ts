@@ -1,7 +1,7 @@
 /**
  * What every back-office page shares: the page frame with the back-office navigation and the
  * logout button, notices, date helpers and the form-value helpers that let a form come back
- * with what the operator typed after an error (issue 20, item 6).
+ * with what the operator typed after an error.
  */
 import type { Request, Response } from 'express';
 import { csrfInput } from '../admin-auth.js';
