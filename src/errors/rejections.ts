@@ -35,7 +35,7 @@ export const KEYIN_REJECTIONS = [...NOT_SENT, ...UNKNOWN, 'NICEPAY_DUPLICATE_MIS
 export type KeyinRejection = (typeof KEYIN_REJECTIONS)[number];
 
 /** What `billing.charge()` rejects with (a decline resolves; HOOK_FAILED only with onApproved). */
-export const BILLING_CHARGE_REJECTIONS = KEYIN_REJECTIONS;
+export const BILLING_CHARGE_REJECTIONS = [...KEYIN_REJECTIONS] as const;
 /** A code of {@link BILLING_CHARGE_REJECTIONS}. */
 export type BillingChargeRejection = (typeof BILLING_CHARGE_REJECTIONS)[number];
 
