@@ -47,9 +47,9 @@ function receiptResult(r: LedgerRecord, duplicate: boolean): CashReceiptResult {
 /**
  * Whether reconciliation lists the receipt: approved (held), cancelled (reversed) or not at all.
  * Its day and the next are asked (a receipt sent just before midnight KST may carry the next
- * date). Not listed is "none" only once both days have ended in KST, when their lists are
- * complete (the interface does not say how soon a receipt appears in them); before that it is
- * asked again later.
+ * date). Not listed is unclear, not "none": the interface does not say how soon a receipt
+ * appears in its day's list, so the receipt is cancelled, and the cancel's answer tells (no such
+ * transaction: never issued).
  */
 async function holdingByRecon(ctx: ClientContext, r: LedgerRecord): Promise<GatewayHolding> {
   const login = ctx.config.settle.reconciliation;
@@ -62,7 +62,7 @@ async function holdingByRecon(ctx: ClientContext, r: LedgerRecord): Promise<Gate
     if (found.some((item) => item.state === 'cancel' || item.ccDt !== '')) return 'reversed';
     if (found.length > 0) return 'holds';
   }
-  return kstDate8(ctx.config.clock()) > days[1]! ? 'none' : 'unanswered';
+  return 'unclear';
 }
 
 /**
