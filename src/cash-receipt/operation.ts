@@ -3,7 +3,7 @@ import { cancelReversal } from '../cancel/reversal.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayRequestError } from '../errors/index.js';
 import type { AnswerTable, GatewayHolding, LedgerRecord, OperationCall, OperationKind } from '../pipeline/index.js';
-import type { SentCharge } from '../keyin/operation.js';
+import { chargeTable, type SentCharge } from '../keyin/operation.js';
 import { createReconClient } from '../recon/recon-client.js';
 import { secretDigest } from '../util/secret-digest.js';
 import { kstDate8, kstTimestamp14, parseKstTimestamp } from '../wire/kst.js';
@@ -71,15 +71,7 @@ async function holdingByRecon(ctx: ClientContext, r: LedgerRecord): Promise<Gate
  * every other exact code is a refusal.
  */
 export function receiptTable(sent: SentCharge): AnswerTable {
-  return {
-    charset: sent.charset,
-    ediType: sent.ediType,
-    success: new Set([RECEIPT_ISSUED_CODE]),
-    mustEcho: { TID: sent.tid },
-    mayEcho: { MID: sent.mid, Moid: sent.moid },
-    amount: { field: 'ReceiptAmt', value: sent.amount, optional: true },
-    required: ['AuthCode'],
-  };
+  return chargeTable(sent, { success: new Set([RECEIPT_ISSUED_CODE]), amount: { field: 'ReceiptAmt', value: sent.amount, optional: true }, required: ['AuthCode'] });
 }
 
 /** One receipt, as the ledger runs it: once per Moid, bound to the amount, type and identity. */
