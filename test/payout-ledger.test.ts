@@ -39,13 +39,18 @@ describe('payout request: a ledger operation', () => {
     expect(other).to.be.instanceOf(NicepayRequestError);
     expect(other).to.include({ code: 'NICEPAY_DUPLICATE_MISMATCH', field: 'amount' });
     expect(payouts()).to.deep.equal([{ subId: 's1', amount: 700, seq: first.seq, status: '요청' }]);
+    // The record keeps the answer with its request echo, never the echoed encKey or the merchant key.
+    const stored = (await store.get(`payout:${DATA_MID}:${DAY}:s1`))!.value;
+    expect(stored).to.include('reqInfo').and.not.match(/encKey/i).and.not.include(DATA_KEY);
+    expect(again.raw).to.deep.include({ seq: first.seq }).and.to.have.property('reqInfo');
   });
 
   it('a repeat after the cut-off is answered from its record, not refused by the schedule', async () => {
     const first = await rig.nicepay.payout.request({ subId: 's1', amount: 700 });
     rig.at(2026, 11, 23, 10, 45);
     expect(await rig.nicepay.payout.request({ subId: 's1', amount: 700 })).to.include({ seq: first.seq, duplicate: true });
-    // A new payout still meets the schedule rule, before anything is recorded or sent.
+    // Anything else still meets the schedule rule first, before anything is recorded or sent.
+    expect(await rejection(rig.nicepay.payout.request({ subId: 's1', amount: 701 }))).to.include({ code: 'NICEPAY_SCHEDULE_VIOLATION', rule: 'request-cutoff' });
     await rig.nicepay.payout.registerSubMerchant(seller('s2'));
     const late = await rejection(rig.nicepay.payout.request({ subId: 's2', amount: 5 }));
     expect(late).to.be.instanceOf(NicepayScheduleError);
@@ -111,14 +116,15 @@ describe('payout request: a ledger operation', () => {
     expect(err).to.include({ code: 'NICEPAY_FIELD_INVALID', field: 'accntDesc' });
   });
 
-  it('an answer naming another amount is NICEPAY_ANSWER_AMOUNT_MISMATCH, being settled; the ledger holds no encKey or merchant key', async () => {
+  it('an answer naming another amount is NICEPAY_ANSWER_AMOUNT_MISMATCH, an outcome being settled, and every repeat is told the same', async () => {
     rig.sandbox.faults.inject({ target: 'payout-request', kind: 'alter-amount' });
     const err = await rejection(rig.nicepay.payout.request({ subId: 's1', amount: 700 }));
     expect(err).to.be.instanceOf(NicepayGatewayError);
     expect(err).to.include({ code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH', settlement: 'pending', outcomeUnknown: true });
-    const open = await store.open(10);
-    expect(open).to.have.length(1);
-    expect(open[0]!.value).to.not.match(/encKey/i).and.not.include(DATA_KEY);
+    expect((await rig.nicepay.unsettled()).map((u) => [u.operation, u.state])).to.deep.equal([['payout', 'unknown']]);
+    rig.at(2026, 11, 23, 10, 45); // past the cut-off the repeat sends nothing: it waits for the 16:00 results
+    expect(await rejection(rig.nicepay.payout.request({ subId: 's1', amount: 700 }))).to.include({ code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH', settlement: 'pending' });
+    expect(payouts()).to.have.length(1);
   });
 });
 

@@ -4,12 +4,11 @@ import { dataHostReading } from '../data-api/exchange.js';
 import { amount, pick, text, type JsonObject } from '../data-api/lenient.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import { appendToTally, type Exchange, type LedgerRecord, type OperationCall, type OperationKind, type Reading, readRecord, readTallyValues, type Resend } from '../pipeline/index.js';
-import { secretDigest } from '../util/secret-digest.js';
+import { digestEquals, secretDigest } from '../util/secret-digest.js';
 import { PAYOUT_REQUEST_FIELDS, SID } from '../wire/data-fields.js';
-import { frozenFields } from '../wire/payment-mapper.js';
 import { payoutEncKey } from '../wire/signatures.js';
-import { checkPayoutRequest, CUTOFF, kstTimeOn, RESULTS_FROM } from './schedule.js';
-import { fromRecord, type NormalizedPayout, payoutCancelsTally, payoutStoreKey, payoutTally, seqOf, toData } from './payout-record.js';
+import { CUTOFF, kstTimeOn, RESULTS_FROM } from './schedule.js';
+import { answerFields, answerOf, fromRecord, type NormalizedPayout, payoutCancelsTally, payoutStoreKey, payoutTally, seqOf, toData } from './payout-record.js';
 import { findInResults } from './settle-results.js';
 import type { PayoutRequestResult } from './types.js';
 
@@ -63,9 +62,9 @@ function payoutResult(r: LedgerRecord, duplicate: boolean): PayoutRequestResult 
     // Settlement found no such payout for a request whose process died before any answer.
     throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `payout of ${r.amount} won to ${n.subId} on ${n.settlmntDt}: ${r.reason ?? 'never made'}; nothing was paid out`, { settlement: 'never-charged' });
   }
-  const fields = r.fields ?? {};
-  const flag = text(fields, 'dupChkYn', 'dupYn').toUpperCase();
-  return { seq: text(fields, 'seq'), subId: n.subId, settlmntDt: n.settlmntDt, amount: r.amount, dupCheck: flag === '' ? n.dupCheck : flag === 'Y', duplicate, raw: frozenFields(fields) };
+  const body = answerOf(r);
+  const flag = text(body, 'dupChkYn', 'dupYn').toUpperCase();
+  return { seq: text(body, 'seq'), subId: n.subId, settlmntDt: n.settlmntDt, amount: r.amount, dupCheck: flag === '' ? n.dupCheck : flag === 'Y', duplicate, raw: body };
 }
 
 /** The body of the payout request (0102001), encKey aside. */
@@ -98,7 +97,7 @@ function readPayoutAnswer(mid: string, n: NormalizedPayout, body: JsonObject): R
   if (pick(body, 'settlmntAmt') !== undefined && amountOr(body) !== n.amount) {
     return { kind: 'unknown', reason: `the answer (${code}) reports another settlmntAmt than was sent`, code, unverified: 'amount' };
   }
-  return { kind: 'success', fields: scalarFields(body), code };
+  return { kind: 'success', fields: answerFields(body), code };
 }
 
 /** settlmntAmt as a number, or undefined when it is not one. */
@@ -108,15 +107,6 @@ function amountOr(body: JsonObject): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The answer's scalar members as text, for the record (the reqInfo echo and other objects left out). */
-function scalarFields(body: JsonObject): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (key !== '__proto__' && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) out[key] = String(value);
-  }
-  return out;
 }
 
 /**
@@ -143,29 +133,29 @@ export async function noteCancelled(ctx: ClientContext, subId: string, settlmntD
 }
 
 /**
+ * True when `call` repeats a payout the ledger holds (the same key and amount): it is answered
+ * from its record whatever the time, so only another request meets the schedule rules first.
+ */
+export async function repeatsRecorded(ctx: ClientContext, call: OperationCall<PayoutRequestResult>): Promise<boolean> {
+  const r = await readRecord(ctx, call.key);
+  return r !== undefined && digestEquals(r.binding, call.start.binding);
+}
+
+/**
  * One payout request, as the ledger runs it: once per sub-merchant and day with the duplicate
  * check (once per idempotencyKey without it), bound to the amount. The record names the payout
  * date as its TID and the subId as its Moid (a payout has no TID; its seq is in its fields).
- * The schedule is checked when it is sent, after the ledger: a repeat is answered from its record.
  */
 export function payoutCall(ctx: ClientContext, kind: OperationKind<PayoutRequestResult>, n: NormalizedPayout): OperationCall<PayoutRequestResult> {
   const { config } = ctx;
   const now = config.clock();
-  const first = requestExchange(ctx, n);
   return {
     kind,
     key: payoutStoreKey(config.mid, n),
     keepMs: Math.max(0, kstTimeOn(n.settlmntDt, 0, 0).getTime() - now.getTime()) + PAYOUT_RESULT_TTL_MS,
     start: { tid: n.settlmntDt, moid: n.subId, amount: n.amount, binding: secretDigest(config.merchantKey, 'payout', String(n.amount)), data: toData(n) },
     mismatch: () => new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `a payout to ${n.subId} on ${n.settlmntDt}${n.dupCheck ? '' : ' under this idempotencyKey'} was requested before with another amount; nothing was sent`, 'amount'),
-    send: {
-      ids: {},
-      amountChecked: true,
-      exchange: () => {
-        if (config.payout.scheduleChecks) checkPayoutRequest(n.settlmntDt, config.clock(), config.payout.businessDays, n.crossBorder);
-        return first.exchange();
-      },
-    },
+    send: { ids: {}, ...requestExchange(ctx, n) },
     // Nothing was paid out: the caller may correct the cause (register the sub-merchant) and ask again.
     refusal: 'forgotten',
   };

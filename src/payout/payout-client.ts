@@ -8,9 +8,9 @@ import { kstDate8 } from '../wire/kst.js';
 import { payoutEncKey } from '../wire/signatures.js';
 import { BALANCE_FIELDS, PAYOUT_CANCEL_FIELDS, PAYOUT_REQUEST_FIELDS, PAYOUT_RESULTS_FIELDS, SID, SUB_MERCHANT_FIELDS } from '../wire/data-fields.js';
 import { mapBalance, mapResults } from './map-response.js';
-import { noteCancelled, payoutCall, payoutKind, requestBody, withGeneration } from './operation.js';
+import { noteCancelled, payoutCall, payoutKind, repeatsRecorded, requestBody, withGeneration } from './operation.js';
 import type { NormalizedPayout } from './payout-record.js';
-import { checkPayoutCancel, checkRegistrationWindow, checkResultsReady, isDate8 } from './schedule.js';
+import { checkPayoutCancel, checkPayoutRequest, checkRegistrationWindow, checkResultsReady, isDate8 } from './schedule.js';
 import type { FieldTable } from '../wire/field-sizes.js';
 import type { PayoutClient, PayoutRequestInput, PayoutRequestResult, SubMerchantInput, SubMerchantResult } from './types.js';
 
@@ -105,9 +105,12 @@ export function createPayoutClient(ctx: ClientContext, kind: OperationKind<Payou
 
     async request(input) {
       const n = checkRequest(input, now());
-      // Bad input is refused whatever the ledger holds; the schedule is checked when it is sent.
+      // Bad input is refused whatever the ledger holds.
       checkDataBody(SID.payoutRequest, PAYOUT_REQUEST_FIELDS, requestBody(mid, n));
-      return runOperation(ctx, payoutCall(ctx, kind, await withGeneration(ctx, n)));
+      const call = payoutCall(ctx, kind, await withGeneration(ctx, n));
+      // A repeat is answered from its record even after 10:30; a new payout meets the schedule first.
+      if (opts.scheduleChecks && !(await repeatsRecorded(ctx, call))) checkPayoutRequest(n.settlmntDt, now(), opts.businessDays, n.crossBorder);
+      return runOperation(ctx, call);
     },
 
     async cancel(input) {

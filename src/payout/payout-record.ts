@@ -1,4 +1,5 @@
 import { escapeColon } from '../cancel/operation.js';
+import { isObject, type JsonObject, text } from '../data-api/lenient.js';
 import type { LedgerRecord } from '../pipeline/index.js';
 
 /** A payout request as checked: what it sends, and what names it in the ledger. */
@@ -66,8 +67,27 @@ export function samePayout(a: LedgerRecord, b: LedgerRecord): boolean {
   return x.dupCheck === y.dupCheck && x.once === y.once && x.generation === y.generation;
 }
 
+/**
+ * The answer a record keeps: the data host's body (its encKey echo already removed) as JSON
+ * text under one field, since it nests (reqInfo) and a record's fields are text.
+ */
+export function answerFields(body: JsonObject): Record<string, string> {
+  return { answer: JSON.stringify(body) };
+}
+
+/** The answer body a record keeps ({} when none: a payout the gateway confirmed only by 1103). */
+export function answerOf(r: LedgerRecord): JsonObject {
+  const fields = r.fields ?? {};
+  if (!Object.hasOwn(fields, 'answer')) return {};
+  try {
+    const body: unknown = JSON.parse(fields['answer'] ?? '');
+    return isObject(body) ? body : {};
+  } catch {
+    return {};
+  }
+}
+
 /** The seq a record holds ('' when none: unknown yet, or confirmed only by the gateway's 1103). */
 export function seqOf(r: LedgerRecord): string {
-  const fields = r.fields ?? {};
-  return Object.hasOwn(fields, 'seq') ? (fields['seq'] ?? '') : '';
+  return text(answerOf(r), 'seq');
 }

@@ -5,7 +5,7 @@ import { type ExchangeReading, type LedgerRecord, type Reading, tallyRecords } f
 import { PAYOUT_RESULTS_FIELDS, SID } from '../wire/data-fields.js';
 import { payoutEncKey } from '../wire/signatures.js';
 import { mapResults } from './map-response.js';
-import { type NormalizedPayout, payoutTally, samePayout, seqOf } from './payout-record.js';
+import { answerFields, type NormalizedPayout, payoutTally, samePayout, seqOf } from './payout-record.js';
 
 /**
  * Settles a payout whose outcome is unknown by the result query of its day (0101002, from
@@ -30,7 +30,7 @@ export async function findInResults(ctx: ClientContext, r: LedgerRecord, n: Norm
     if (!row) {
       return { kind: 'refused', fields: {}, code: '', message: `the result query of ${n.settlmntDt} lists no payout of ${n.amount} won to ${n.subId} that another request does not hold: it was never made` };
     }
-    return { kind: 'success', code: res.header.resCode, fields: { seq: row.seq, subId: row.subId, settlmntDt: row.settlmntDt || n.settlmntDt, settlmntAmt: String(row.amount), statusNm: row.statusNm } };
+    return { kind: 'success', code: res.header.resCode, fields: answerFields({ seq: row.seq, subId: row.subId, settlmntDt: row.settlmntDt || n.settlmntDt, settlmntAmt: row.amount, statusNm: row.statusNm }) };
   });
   // A refusal of the query itself is no word on the payout: it is asked again later.
   return reading.kind === 'refused' && reading.code !== '' ? { kind: 'unknown', reason: `the result query was refused (${reading.code})`, code: reading.code } : reading;

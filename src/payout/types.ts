@@ -115,7 +115,10 @@ export interface PayoutRequestResult {
   dupCheck: boolean;
   /** This payout was requested before: answered from its ledger record, nothing was sent now. */
   duplicate: boolean;
-  /** The answer's fields as the ledger recorded them (the scalar members of the body; not its reqInfo echo). */
+  /**
+   * The answer body as the ledger recorded it (a repeat gets the same): `{}` when the gateway
+   * confirmed the payout only by 1103, the listed row's fields when settlement found it.
+   */
   raw: Record<string, unknown>;
 }
 

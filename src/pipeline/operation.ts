@@ -118,8 +118,8 @@ export type ExchangeReading = Reading | { kind: 'not-sent'; reason: string };
  */
 export interface Exchange {
   /**
-   * Sends the call and reads its answer. Rejects only when nothing was sent (bad input, a
-   * schedule rule): the record is then forgotten and the rejection is the caller's.
+   * Sends the call and reads its answer. Rejects only when nothing was sent (bad input): the
+   * record is then forgotten and the rejection is the caller's.
    */
   exchange(): Promise<ExchangeReading>;
   /** A success's amount is checked against the amount sent (another is NICEPAY_ANSWER_AMOUNT_MISMATCH). */
