@@ -62,9 +62,23 @@ export type BillingKeyRejection = Extract<NicepayErrorCode, 'NICEPAY_FIELD_INVAL
  * only for queries (balance, results); OUTCOME_UNKNOWN also for a registration or cancel
  * whose answer was lost.
  */
-export const PAYOUT_REJECTIONS = [...NOT_SENT, ...UNKNOWN, 'NICEPAY_DUPLICATE_MISMATCH', 'NICEPAY_SCHEDULE_VIOLATION', 'NICEPAY_GATEWAY_ERROR', 'NICEPAY_DATA_HOST_REFUSED'] as const satisfies readonly NicepayErrorCode[];
-/** A code of {@link PAYOUT_REJECTIONS}. */
-export type PayoutRejection = (typeof PAYOUT_REJECTIONS)[number];
+export type PayoutRejection = Extract<NicepayErrorCode,
+  | 'NICEPAY_FIELD_INVALID'
+  | 'NICEPAY_IN_PROGRESS'
+  | 'NICEPAY_STORE_UNAVAILABLE'
+  | 'NICEPAY_STORE_FULL'
+  | 'NICEPAY_SHUTTING_DOWN'
+  | 'NICEPAY_GATEWAY_UNREACHABLE'
+  | 'NICEPAY_OUTCOME_UNKNOWN'
+  | 'NICEPAY_ANSWER_UNVERIFIED'
+  | 'NICEPAY_ANSWER_AMOUNT_MISMATCH'
+  | 'NICEPAY_DUPLICATE_MISMATCH'
+  | 'NICEPAY_SCHEDULE_VIOLATION'
+  | 'NICEPAY_GATEWAY_ERROR'
+  | 'NICEPAY_DATA_HOST_REFUSED'
+>;
+/** Every code of {@link PayoutRejection}, as a list the tests hold against the payout request's declaration. */
+export const PAYOUT_REJECTIONS = [...NOT_SENT, ...UNKNOWN, 'NICEPAY_DUPLICATE_MISMATCH', 'NICEPAY_SCHEDULE_VIOLATION', 'NICEPAY_GATEWAY_ERROR', 'NICEPAY_DATA_HOST_REFUSED'] as const satisfies readonly PayoutRejection[];
 
 /** What `nicepay.recon.*` rejects with (queries: nothing changes). */
 export type ReconRejection = Extract<NicepayErrorCode, 'NICEPAY_FIELD_INVALID' | 'NICEPAY_SHUTTING_DOWN' | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_GATEWAY_ERROR' | 'NICEPAY_DATA_HOST_REFUSED'>;

@@ -117,6 +117,7 @@ function amountOr(body: JsonObject): number | undefined {
 export async function withGeneration(ctx: ClientContext, n: NormalizedPayout): Promise<NormalizedPayout> {
   if (!n.dupCheck) return n;
   const cancelled = new Set(await readTallyValues(ctx, payoutCancelsTally(ctx.config.mid, n)));
+  if (cancelled.size === 0) return n;
   let generation = 0;
   for (;;) {
     const r = await readRecord(ctx, payoutStoreKey(ctx.config.mid, { ...n, generation }));
