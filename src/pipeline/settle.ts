@@ -167,7 +167,8 @@ async function resendStep(ctx: ClientContext, kind: OperationKind<unknown>, r: L
     if (reading.kind === 'refused' || reading.kind === 'refused-elsewhere' || reading.kind === 'invalid') {
       return again.doneAlready(reading.code) ? { event: 'committed' } : { event: 'declined', patch: { ...(reading.code ? { resultCode: reading.code } : {}), reason: reading.message } };
     }
-    return { event: reading.kind === 'retry' ? 'retry' : 'unconfirmed' };
+    // Not sent, lost, or "retry later": nothing says whether the first sending took effect.
+    return { event: 'unconfirmed' };
   } catch {
     return { event: 'unconfirmed' };
   }
