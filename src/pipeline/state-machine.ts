@@ -121,7 +121,6 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'unknown', on: 'committed', to: 'recorded', then: 'answer', told: 'settle report: kept' },
   { from: 'unknown', on: 'declined', to: 'never-charged', then: 'answer', told: 'settle report: never-charged' },
   { from: 'unknown', on: 'unconfirmed', to: 'unknown', then: 'wait', told: 'settle report: unsettled' },
-  { from: 'unknown', on: 'retry', to: 'unknown', then: 'wait', told: 'settle report: unsettled' },
 ];
 
 const INDEX = new Map(TRANSITIONS.map((t) => [`${t.from}:${t.on}`, t]));
