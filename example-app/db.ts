@@ -168,7 +168,9 @@ export function openDb(file: string): ShopDb {
   const have = new Set(sqlite.prepare<[], { name: string }>('PRAGMA table_info(orders)').all().map((c) => c.name));
   for (const [name, ddl] of ADDED_COLUMNS) if (!have.has(name)) sqlite.exec(`ALTER TABLE orders ADD COLUMN ${ddl}`);
   const seed = sqlite.prepare('INSERT OR IGNORE INTO products (id, name, price, description) VALUES (@id, @name, @price, @description)');
-  sqlite.transaction(() => SEED_PRODUCTS.forEach((p) => seed.run(p)))();
+  sqlite.transaction(() => {
+    for (const p of SEED_PRODUCTS) seed.run(p);
+  })();
 
   const q = {
     products: sqlite.prepare<[], Product>('SELECT id, name, price, description FROM products ORDER BY rowid'),

@@ -7,7 +7,6 @@
  * strings (memory) or UTF-8 (Redis)).
  */
 import { expect } from 'chai';
-import iconv from 'iconv-lite';
 import request from 'supertest';
 import { createCheckoutClient } from '../src/approval/checkout-client.js';
 import { approvalKind } from '../src/approval/operation.js';
@@ -96,7 +95,10 @@ describe('checkout client without Express', () => {
     const seen: unknown[] = [];
     try {
       const client = createCheckoutClient<typeof req>(ctx, approvalKind(ctx), {
-        expectedAmount: (moid, r) => (seen.push(r), moid === 'no-express' ? 2_000 : undefined),
+        expectedAmount: (moid, r) => {
+          seen.push(r);
+          return moid === 'no-express' ? 2_000 : undefined;
+        },
         onApproved: (result, r) => void seen.push(r, result.tid),
       });
       const auth = await sandbox.authenticate({ moid: 'no-express', amount: 2_000, method: 'BANK' });

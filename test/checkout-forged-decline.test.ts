@@ -29,7 +29,7 @@ describe('checkoutReturn: a decline names the gateway\'s order, not the form\'s'
     shop.orders.set('attacker-d1', 15_000);
     const victim = await shop.sandbox.authenticate({ moid: 'victim-d1', amount: 15_000, method: 'CARD' });
     const attacker = await shop.sandbox.authenticate({ moid: 'attacker-d1', amount: 15_000, method: 'CARD' });
-    const madeUp = attacker.fields.TxTid!.slice(0, -4) + '9999';
+    const madeUp = `${attacker.fields.TxTid!.slice(0, -4)}9999`;
     const forged = await post({ ...attacker.fields, Moid: 'victim-d1', TxTid: madeUp }, attacker.contentType);
     expect(forged.status).to.equal(400);
     expect(forged.body.code).to.equal('NICEPAY_RETURN_INVALID');
@@ -80,7 +80,7 @@ describe('checkoutReturn: a decline names the gateway\'s order, not the form\'s'
     shop.orders.set('victim-d5', 6_000);
     const auth = await shop.sandbox.authenticate({ moid: 'victim-d5', amount: 6_000, method: 'CARD' });
     // A refusal about a TID the gateway has no transaction for carries no Moid.
-    const madeUp = auth.fields.TxTid!.slice(0, -4) + '9990';
+    const madeUp = `${auth.fields.TxTid!.slice(0, -4)}9990`;
     shop.sandbox.faults.inject({ target: 'approve', kind: 'decline', resultCode: '3011' });
     const res = await post({ ...auth.fields, TxTid: madeUp }, auth.contentType);
     expect(res.status, JSON.stringify(res.body)).to.equal(400);

@@ -22,7 +22,7 @@ describe('checkoutReturn: bad input gets a clear 4xx and changes nothing', () =>
     request(shop.app).post('/pay/return').set('content-type', type).send(typeof body === 'string' ? body : body.toString('latin1'));
 
   it('413 for a body over the limit', async () => {
-    const res = await post('AuthResultCode=0000&x=' + 'a'.repeat(20_000));
+    const res = await post(`AuthResultCode=0000&x=${'a'.repeat(20_000)}`);
     expect(res.status).to.equal(413);
     expect(res.body.code).to.equal('NICEPAY_BODY_TOO_LARGE');
   });

@@ -12,8 +12,8 @@ import { SANDBOX_MERCHANTS_ENV, sandboxMerchants } from '../src/cli/sandbox-comm
 import { memoryIo } from './helpers/cli-run.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const KEY_A = 'a'.repeat(16) + 'keyA-secret';
-const KEY_B = 'b'.repeat(16) + 'keyB-secret';
+const KEY_A = `${'a'.repeat(16)}keyA-secret`;
+const KEY_B = `${'b'.repeat(16)}keyB-secret`;
 
 const io = memoryIo;
 

@@ -72,6 +72,7 @@ function links(file: string): Link[] {
 function packed(path: string, files: readonly string[]): boolean {
   return files.some((entry) => {
     if (entry.includes('*')) {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL marks a globstar while the single stars are rewritten
       const re = new RegExp(`^${entry.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\u0000/g, '(?:.*/)?')}$`);
       return re.test(path);
     }

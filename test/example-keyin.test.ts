@@ -31,7 +31,10 @@ describe('example-app: card key-in page (/keyin)', () => {
     await sandbox.close();
   });
 
-  const keep = <T extends { text: string }>(res: T): T => (pages.push(res.text), res);
+  const keep = <T extends { text: string }>(res: T): T => {
+    pages.push(res.text);
+    return res;
+  };
 
   async function newOrder(productId: string): Promise<string> {
     const res = await buyer.post('/keyin/order').type('form').send({ productId });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { fromKst } from '../src/wire/kst.js';
-import { NicepayDataApiError, NicepayGatewayError, NicepayRequestError, NicepayServiceError } from '../src/errors/index.js';
+import { NicepayDataApiError, NicepayGatewayError, NicepayServiceError } from '../src/errors/index.js';
 import { createNicepay } from '../src/nicepay.js';
 import { DATA_MID, rejection, startDataHost, type DataHostRig } from './helpers/data-host.js';
 import { pastClientDeadline } from './helpers/fake-deadline.js';

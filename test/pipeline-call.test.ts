@@ -75,7 +75,12 @@ describe('pipeline: callGateway and admit', () => {
   it('a request that never left: the default meaning is NICEPAY_GATEWAY_UNREACHABLE, and lost() is not asked', async () => {
     const ctx = contextOn('http://127.0.0.1:9');
     let lostAsked = false;
-    const err = await rejectedWith(callGateway(ctx, call('http://127.0.0.1:9', { lost: () => ((lostAsked = true), 'lost') })), NicepayGatewayError);
+    const err = await rejectedWith(callGateway(ctx, call('http://127.0.0.1:9', {
+      lost: () => {
+        lostAsked = true;
+        return 'lost';
+      },
+    })), NicepayGatewayError);
     await closeContext(ctx);
     expect(err).to.include({ code: 'NICEPAY_GATEWAY_UNREACHABLE', tid: 'T1', outcomeUnknown: false });
     expect(lostAsked).to.equal(false);

@@ -24,7 +24,10 @@ function record(): { events: Event[]; stop(): void } {
     subscribe(`tracing:${GATEWAY_CALL_CHANNEL}:${name}`, h);
     return [name, h] as const;
   });
-  return { events, stop: () => handlers.forEach(([name, h]) => unsubscribe(`tracing:${GATEWAY_CALL_CHANNEL}:${name}`, h)) };
+  const stop = (): void => {
+    for (const [name, h] of handlers) unsubscribe(`tracing:${GATEWAY_CALL_CHANNEL}:${name}`, h);
+  };
+  return { events, stop };
 }
 
 /** The secrets a context must never hold, as text. */

@@ -59,7 +59,7 @@ describe('recon: cash receipts', () => {
     try {
       await query({ usrId: 'stranger' });
       expect.fail('expected a rejection');
-    } catch (err: any) {
+    } catch (err) {
       expect(err).to.include({ resCode: '1000', reason: 'merchant-auth-failed', sid: '0301002' });
     }
   });

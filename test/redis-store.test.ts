@@ -1,13 +1,11 @@
 import { expect } from 'chai';
 import { createClient, type RedisClientType } from 'redis';
 import { NicepayConfigError } from '../src/errors/index.js';
-import { LEASE_ONLY_KEEP_MS } from '../src/store/ledger-args.js';
 import type { RedisStoreClient } from '../src/store/redis-client.js';
 import { redisStore, type RedisStoreOptions } from '../src/store/redis-store.js';
 import { WRITE } from '../src/store/redis-scripts.js';
 import type { LeaseResult, LedgerStore } from '../src/store/types.js';
 import { freePort, startRedisServer, type RedisServer } from './helpers/redis-server.js';
-import { connectAdmin, connectShopClient, type RedisAdmin, type RedisDeployment, type RedisLibrary, type ShopClient } from './helpers/redis-targets.js';
 import { describeRedisSetups, rejection, tokenOf } from './helpers/redis-setups-suite.js';
 
 describe('redisStore: options and url mode (against a real redis-server)', function () {

@@ -94,6 +94,6 @@ describe('sandbox: the MID shape at the window, approval, net cancel, cancel and
   it('createSandbox refuses a merchant whose MID no endpoint would accept, naming it', () => {
     expect(() => createSandbox({ merchants: [{ mid: 'nicepay00M', merchantKey: KEY }] })).to.throw(/nicepay00M.*lower-case m/);
     // A Hangul MID is refused too (the shape is ASCII letters and digits).
-    expect(() => createSandbox({ merchants: [{ mid: iconv.decode(Buffer.from('b0a1', 'hex'), 'cp949').repeat(9) + 'm', merchantKey: KEY }] })).to.throw(/mid must be/);
+    expect(() => createSandbox({ merchants: [{ mid: `${iconv.decode(Buffer.from('b0a1', 'hex'), 'cp949').repeat(9)}m`, merchantKey: KEY }] })).to.throw(/mid must be/);
   });
 });

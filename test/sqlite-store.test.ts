@@ -198,7 +198,10 @@ describe('sqliteStore', () => {
   describe('its own file', () => {
     let disk: ReturnType<typeof scratch>;
     const stores: LedgerStore[] = [];
-    const track = (store: LedgerStore): LedgerStore => (stores.push(store), store);
+    const track = (store: LedgerStore): LedgerStore => {
+      stores.push(store);
+      return store;
+    };
     beforeEach(() => {
       disk = scratch();
     });

@@ -95,7 +95,7 @@ describe('wire audit: key-in request bytes against the spec text', () => {
       ['EncData', encData],
       ['CardInterest', '0'],
       ['CardQuota', '00'],
-      ['SignData', sha256('nictest04m' + '1004' + '20261123093000' + 'wire-1' + KEY)],
+      ['SignData', sha256(`nictest04m100420261123093000wire-1${KEY}`)],
       ['CharSet', 'euc-kr'],
       ['EdiType', 'JSON'],
     ]);
@@ -116,7 +116,10 @@ describe('wire audit: key-in request bytes against the spec text', () => {
 
   it('reads the clock once: the TID time part and EdiDate name the same second', async () => {
     let t = AT.getTime();
-    const ticking = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: raw.url, clock: () => new Date((t += 1000)) });
+    const ticking = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: raw.url, clock: () => {
+      t += 1000;
+      return new Date(t);
+    } });
     try {
       await ticking.keyin({ moid: 'wire-tick', amount: 1004, goodsName: 'g', card: { number: '4111111111111111', expiry: FUTURE } });
     } finally {
@@ -207,7 +210,7 @@ describe('wire audit: data host envelope bytes and strict answers', () => {
     expect(req.path).to.equal('/om/api');
     expect(req.contentType).to.match(/^application\/json/);
     expect(req.body.toString('utf8')).to.equal(
-      `{"header":{"sid":"0101001","trDtm":"20261123093000","gubun":"S","resCode":"","resMsg":""},"body":{"mid":"nictest04m","encKey":"${sha256('0101001' + 'nictest04m' + '20261123093000' + KEY)}"}}`,
+      `{"header":{"sid":"0101001","trDtm":"20261123093000","gubun":"S","resCode":"","resMsg":""},"body":{"mid":"nictest04m","encKey":"${sha256(`0101001nictest04m20261123093000${KEY}`)}"}}`,
     );
     expect(kst14(AT)).to.equal('20261123093000');
   });
@@ -235,7 +238,7 @@ describe('wire audit: data host envelope bytes and strict answers', () => {
   });
 
   it('strips every encKey the answer echoes, however spelled or nested', async () => {
-    const key = sha256('0102001' + MID + '20261123093000' + KEY);
+    const key = sha256(`0102001${MID}20261123093000${KEY}`);
     answer = (sid) => good(sid, {
       mid: MID, subId: 's1', settlmntDt: '20261124', settlmntAmt: 1, seq: '9',
       reqInfo: { header: { sid }, body: { mid: MID, encKey: key, EncKey: key } },
@@ -295,7 +298,7 @@ describe('wire audit: the sandbox holds requests to the spec text', () => {
     const mid = await keyinCode(keyinForm({ MID: 'nictest04M' }));
     expect(mid).to.include({ ResultCode: badField });
     expect(mid.ResultMsg).to.include('(MID)');
-    const upper = await keyinCode(keyinForm({ SignData: sha256(MID + '1004' + kst14(AT) + 'up-1' + KEY).toUpperCase(), Moid: 'up-1' }));
+    const upper = await keyinCode(keyinForm({ SignData: sha256(`${MID}1004${kst14(AT)}up-1${KEY}`).toUpperCase(), Moid: 'up-1' }));
     expect(upper).to.include({ ResultCode: badField });
     // The official sample's bug: EdiDate in the server's UTC wall time, nine hours off KST.
     const utc = AT.toISOString().replace(/\D/g, '').slice(0, 14);
@@ -320,21 +323,21 @@ describe('wire audit: the sandbox holds requests to the spec text', () => {
     return JSON.parse(await res.text());
   }
   const head = (sid: string, trDtm = kst14(AT)): Record<string, string> => ({ sid, trDtm, gubun: 'S', resCode: '', resMsg: '' });
-  const balance = (trDtm = kst14(AT), mid = MID, encKey = sha256('0101001' + mid + trDtm + KEY)) => postData('/om/api', head('0101001', trDtm), { mid, encKey });
+  const balance = (trDtm = kst14(AT), mid = MID, encKey = sha256(`0101001${mid}${trDtm}${KEY}`)) => postData('/om/api', head('0101001', trDtm), { mid, encKey });
 
   it('data host: refuses a UTC trDtm (1113), a mis-shaped mid, upper-case encKey and a response gubun, echoing the sid', async () => {
     expect((await balance()).header).to.include({ sid: '0101001', gubun: 'R', resCode: '0000' });
     const utc = AT.toISOString().replace(/\D/g, '').slice(0, 14);
     expect((await balance(utc)).header).to.include({ sid: '0101001', gubun: 'R', resCode: SANDBOX_DATA_CODES.trDtmSkew });
     expect((await balance(kst14(AT), 'nictest04M')).header.resCode).to.equal('0270');
-    expect((await balance(kst14(AT), MID, sha256('0101001' + MID + kst14(AT) + KEY).toUpperCase())).header.resCode).to.equal('0270');
-    const r = await postData('/om/api', { ...head('0101001'), gubun: 'R' }, { mid: MID, encKey: sha256('0101001' + MID + kst14(AT) + KEY) });
+    expect((await balance(kst14(AT), MID, sha256(`0101001${MID}${kst14(AT)}${KEY}`).toUpperCase())).header.resCode).to.equal('0270');
+    const r = await postData('/om/api', { ...head('0101001'), gubun: 'R' }, { mid: MID, encKey: sha256(`0101001${MID}${kst14(AT)}${KEY}`) });
     expect(r.header.resCode).to.equal('0101');
   });
 
   it('data host: recon refuses an orgSvcCd outside the spec list (0270)', async () => {
     const usrId = `${MID}admin`;
-    const send = (orgSvcCd: string) => postData('/recon/api', head('0301002'), { usrId, encKey: sha256('0301002' + usrId + kst14(AT) + KEY), dt: '20261123', orgSvcCd, idCl: '2', searchID: MID });
+    const send = (orgSvcCd: string) => postData('/recon/api', head('0301002'), { usrId, encKey: sha256(`0301002${usrId}${kst14(AT)}${KEY}`), dt: '20261123', orgSvcCd, idCl: '2', searchID: MID });
     expect((await send('02')).header.resCode).to.equal('0000');
     expect((await send('05')).header.resCode).to.equal('0270');
   });
@@ -362,7 +365,7 @@ describe('no encKey in any raw, against the sandbox that echoes the request', ()
       const { nicepay, sandbox } = rig;
       const now = kst14(sandbox.clock.now());
       const keys = ['0101001', '0105001', '0102001', '0103001', '0101002'].map((sid) => sha256(sid + DATA_MID + now + DATA_KEY));
-      keys.push(sha256('0301002' + DATA_USR_ID + now + DATA_KEY));
+      keys.push(sha256(`0301002${DATA_USR_ID}${now}${DATA_KEY}`));
       sandbox.dataHost.deposit(DATA_MID, 100);
       const results: Array<{ raw: Record<string, unknown> }> = [];
       results.push(await nicepay.payout.balance());
@@ -373,7 +376,7 @@ describe('no encKey in any raw, against the sandbox that echoes the request', ()
       results.push(await nicepay.recon.cashReceipts({ usrId: DATA_USR_ID, dt: '20261123', orgSvcCd: '04', idCl: '2', searchID: DATA_MID }));
       rig.at(2026, 11, 23, 16, 0);
       const later = kst14(sandbox.clock.now());
-      keys.push(sha256('0101002' + DATA_MID + later + DATA_KEY));
+      keys.push(sha256(`0101002${DATA_MID}${later}${DATA_KEY}`));
       results.push(await nicepay.payout.results({ settlmntDt: '20261123' }));
       for (const r of results) {
         const echo = r.raw['reqInfo'] as { header: { sid: string }; body: Record<string, unknown> };

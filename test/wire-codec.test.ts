@@ -101,9 +101,11 @@ describe('wire: EUC-KR (CP949) and UTF-8 form codec', () => {
     expect(() => decodeForm(Buffer.from('a=1&b=2&c=3'), 'utf-8', { maxFields: 2 })).to.throw(/more than 2/);
     const f = decodeForm(Buffer.from('__proto__=x&constructor=y'), 'utf-8');
     expect(Object.keys(f)).to.deep.equal(['__proto__', 'constructor']);
+    // biome-ignore lint/suspicious/noProto: an own field named __proto__ is what is tested
     expect(f.__proto__).to.equal('x');
     expect(f.constructor).to.equal('y');
     const g = decodeForm(Buffer.from('a=1'), 'utf-8');
+    // biome-ignore lint/suspicious/noProto: a form without the field must not reach Object.prototype's
     expect([g.constructor, g.toString, g.__proto__, g.hasOwnProperty]).to.deep.equal([undefined, undefined, undefined, undefined]);
     expect(Reflect.ownKeys(Object.getPrototypeOf(g) as object)).to.deep.equal([]);
     expect(Object.getPrototypeOf(Object.getPrototypeOf(g) as object)).to.equal(null);
@@ -149,6 +151,7 @@ describe('wire: KV and response bodies', () => {
     const f = parseGatewayBody(Buffer.from('{"__proto__":{"polluted":"x"},"ResultCode":"3001","Amt":"000000001004"}'), 'utf-8', 'JSON');
     expect(Object.getPrototypeOf(f)).to.equal(Object.prototype);
     expect(Object.hasOwn(f, '__proto__')).to.equal(true);
+    // biome-ignore lint/suspicious/noProto: an own field named __proto__ is what is tested
     expect(f['__proto__']).to.equal('{"polluted":"x"}');
     expect((f as Record<string, unknown>).polluted).to.equal(undefined);
     expect(Object.isFrozen(f)).to.equal(true);

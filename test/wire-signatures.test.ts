@@ -56,7 +56,7 @@ describe('wire: integrity rules against the known-answer vectors', () => {
     expect(hexEquals(h, h.slice(0, -1))).to.equal(false);
     expect(hexEquals(h, h.slice(0, -1) + (h.endsWith('0') ? '1' : '0'))).to.equal(false);
     expect(hexEquals(h, '')).to.equal(false);
-    expect(hexEquals(h, h + '0')).to.equal(false);
+    expect(hexEquals(h, `${h}0`)).to.equal(false);
     // Only A-F fold: a character whose low bits match a digit's is not that digit.
     const withDigit = h.replace(/[0-9]/, (d) => String.fromCharCode(d.charCodeAt(0) - 0x20));
     expect(withDigit).to.not.equal(h);
@@ -69,11 +69,11 @@ describe('wire: integrity rules against the known-answer vectors', () => {
   });
 
   it('safeEquals compares exactly, case included (tokens are not hex)', () => {
-    const token = 'NICETOKN' + 'AB12'.repeat(8);
+    const token = `NICETOKN${'AB12'.repeat(8)}`;
     expect(safeEquals(token, token)).to.equal(true);
     expect(safeEquals(token, token.toLowerCase())).to.equal(false);
     expect(safeEquals(token, token.slice(0, -1))).to.equal(false);
-    expect(safeEquals(token, token + 'A')).to.equal(false);
+    expect(safeEquals(token, `${token}A`)).to.equal(false);
     expect(safeEquals('', '')).to.equal(true);
   });
 

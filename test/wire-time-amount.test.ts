@@ -24,7 +24,7 @@ describe('wire: KST timestamps', () => {
   it('agrees with a Date round trip on any digits, and formats any instant as kstParts reads it', () => {
     // The reference: build the instant, then accept it only if its KST wall time reads back the same.
     const reference = (text: string): number | undefined => {
-      const s = /^\d{12}$/.test(text) ? '20' + text : /^\d{8}$/.test(text) ? text + '000000' : text;
+      const s = /^\d{12}$/.test(text) ? `20${text}` : /^\d{8}$/.test(text) ? `${text}000000` : text;
       if (!/^\d{14}$/.test(s)) return undefined;
       const f = [s.slice(0, 4), s.slice(4, 6), s.slice(6, 8), s.slice(8, 10), s.slice(10, 12), s.slice(12, 14)].map(Number) as [number, number, number, number, number, number];
       const d = fromKst(...f);
@@ -84,7 +84,7 @@ describe('wire: amounts and field sizes', () => {
     expect(checkFields(APPROVAL_REQUEST_FIELDS, base, 'euc-kr')).to.equal(undefined);
     const mall = '가'.repeat(250);
     expect(checkFields(APPROVAL_REQUEST_FIELDS, { ...base, MallReserved: mall }, 'euc-kr')).to.equal(undefined);
-    const p = checkFields(APPROVAL_REQUEST_FIELDS, { ...base, MallReserved: mall + 'x' }, 'euc-kr');
+    const p = checkFields(APPROVAL_REQUEST_FIELDS, { ...base, MallReserved: `${mall}x` }, 'euc-kr');
     expect(p).to.include({ field: 'MallReserved', rule: 'too-long' });
     expect(p!.message).to.not.include('가');
     expect(checkFields(APPROVAL_REQUEST_FIELDS, { ...base, Amt: '10a' }, 'euc-kr')).to.include({ field: 'Amt', rule: 'format' });

@@ -190,7 +190,7 @@ ${orders.length === 0 ? html`<p id="no-bank-orders" class="muted">계좌이체 �
 
   router.post('/receipts/:moid', async (req, res, next) => {
     const order = db.order(req.params.moid);
-    if (!order || order.status !== 'paid' || order.method !== 'BANK') return receiptsPage(req, res, 404, { error: '현금영수증을 발급할 수 있는 주문이 아닙니다.' });
+    if (order?.status !== 'paid' || order.method !== 'BANK') return receiptsPage(req, res, 404, { error: '현금영수증을 발급할 수 있는 주문이 아닙니다.' });
     const type = field(req.body, 'type') === 'expense-proof' ? 'expense-proof' : 'income-deduction';
     // VAT-inclusive price: supply is the amount / 1.1 rounded, VAT the rest (they add up exactly).
     const supply = Math.round(order.amount / 1.1);

@@ -174,7 +174,7 @@ ${Object.entries(hidden).map(([k, val]) => html`<input type="hidden" name="${k}"
   router.post('/cancel', async (req, res, next) => {
     try {
       const row = q.one.get(field(req.body, 'settlmntDt'), field(req.body, 'seq'));
-      if (!row || row.state !== 'requested') return await page(req, res, 404, { date: today(), error: '취소할 수 있는 지급 요청이 아닙니다.' });
+      if (row?.state !== 'requested') return await page(req, res, 404, { date: today(), error: '취소할 수 있는 지급 요청이 아닙니다.' });
       if (field(req.body, 'confirm') !== 'yes') {
         return confirmPage(req, res, '/admin/payouts/cancel', '지급 취소 확인',
           html`<strong id="confirm-target">${row.sub_id}</strong>에 대한 <strong id="confirm-amount">${won(row.amount)}</strong> 지급 요청(${fmtDate(row.settlmnt_dt)}, 순번 ${row.seq})을 취소합니다.`,

@@ -70,7 +70,7 @@ export function checkoutRoutes(ctx: ShopContext): Router {
 
   router.get('/checkout/:moid', (req, res, next) => {
     const order = db.order(req.params.moid);
-    if (!order || order.channel !== 'window') return next();
+    if (order?.channel !== 'window') return next();
     // The payment page agrees with the result page: only a payable order gets the window.
     const state = orderState(order);
     if (!isPayable(state)) {

@@ -1,4 +1,4 @@
-import type { NicepayErrorCode } from '../errors/codes.js';
+
 import type { HookContext } from '../pipeline/hook-runner.js';
 import type { CardPayment } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';

@@ -77,7 +77,7 @@ export function validateCancel(input: CancelInput): NormalizedCancel {
  * bytes, within the field's 64, whatever the key holds.
  */
 export function cancelMoidOf(tid: string, amount: number, key: string): string {
-  return 'C' + createHash('sha256').update(`${tid}\n${amount}\n${key}`, 'utf8').digest('hex').slice(0, 40);
+  return `C${createHash('sha256').update(`${tid}\n${amount}\n${key}`, 'utf8').digest('hex').slice(0, 40)}`;
 }
 
 /** Maps a wire field back to the option the shop wrote, for error messages. */

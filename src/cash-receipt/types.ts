@@ -1,4 +1,4 @@
-import type { NicepayErrorCode } from '../errors/codes.js';
+
 import type { Charset } from '../wire/charset.js';
 import type { ReceiptPurpose } from '../wire/receipt-fields.js';
 import type { EdiType } from '../wire/response-body.js';

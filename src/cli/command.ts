@@ -38,7 +38,7 @@ function joinDashValues(command: Command, args: readonly string[]): string[] {
     const a = args[i]!;
     const name = a.startsWith('--') ? a.slice(2) : undefined;
     const next = args[i + 1];
-    if (name !== undefined && command.options[name]?.type === 'string' && next !== undefined && next.startsWith('-') && next !== '-' && !isOption(next)) {
+    if (name !== undefined && command.options[name]?.type === 'string' && next?.startsWith('-') && next !== '-' && !isOption(next)) {
       out.push(`${a}=${next}`);
       i++;
     } else {

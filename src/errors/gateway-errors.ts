@@ -1,4 +1,4 @@
-import { type CodeOf } from './codes.js';
+import type { CodeOf } from './codes.js';
 import { brandOf, NicepayError, type NetCancelOutcome } from './nicepay-error.js';
 
 /**

@@ -73,9 +73,11 @@ export class NicepayError extends Error {
    * reads the brand of the class it is called on (`this`), never the base's.
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
-    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
-    if (typeof value !== 'object' || value === null || !Object.hasOwn(this, 'brand')) return false;
-    const brand = (this as unknown as { brand: symbol }).brand;
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass instanceof was asked about, not the base
+    const asked: object = this;
+    if (Function.prototype[Symbol.hasInstance].call(asked, value)) return true;
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(asked, 'brand')) return false;
+    const brand = (asked as { brand: symbol }).brand;
     return (value as Record<symbol, unknown>)[brand] === true;
   }
 }

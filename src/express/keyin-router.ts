@@ -130,9 +130,12 @@ function renameField(err: unknown): unknown {
  * card data. They are replaced by errors that say only what went wrong.
  */
 function safeBodyErrors(err: unknown, _req: Request, _res: Response, next: NextFunction): void {
-  if (isNicepayError(err)) return next(err);
-  const type = (err as { type?: string } | null)?.type;
-  if (type === 'entity.too.large') return next(new NicepayRequestError('NICEPAY_BODY_TOO_LARGE', 'the key-in body is larger than allowed'));
-  if (type === 'charset.unsupported' || type === 'encoding.unsupported') return next(new NicepayRequestError('NICEPAY_CHARSET_UNSUPPORTED', 'send the key-in body in UTF-8'));
-  next(new NicepayRequestError('NICEPAY_BODY_MALFORMED', `the key-in body could not be parsed${type ? ` (${type})` : ''}`));
+  next(isNicepayError(err) ? err : bodyError((err as { type?: string } | null)?.type));
+}
+
+/** The error that replaces body-parser's, by its type. */
+function bodyError(type: string | undefined): NicepayRequestError {
+  if (type === 'entity.too.large') return new NicepayRequestError('NICEPAY_BODY_TOO_LARGE', 'the key-in body is larger than allowed');
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') return new NicepayRequestError('NICEPAY_CHARSET_UNSUPPORTED', 'send the key-in body in UTF-8');
+  return new NicepayRequestError('NICEPAY_BODY_MALFORMED', `the key-in body could not be parsed${type ? ` (${type})` : ''}`);
 }

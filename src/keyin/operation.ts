@@ -2,7 +2,7 @@ import type { ClientContext } from '../context.js';
 import { cancelFormNetCancel, cancelReversal } from '../cancel/reversal.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayRequestError } from '../errors/index.js';
-import type { AnswerTable, HookContext, LedgerRecord, OperationCall, OperationKind } from '../pipeline/index.js';
+import type { AnswerTable, LedgerRecord, OperationCall, OperationKind } from '../pipeline/index.js';
 import type { Charset } from '../wire/charset.js';
 import type { EdiType } from '../wire/response-body.js';
 import { holdingByStatus } from '../status/holding.js';

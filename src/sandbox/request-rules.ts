@@ -1,4 +1,4 @@
-import { type Charset } from '../wire/charset.js';
+import type { Charset } from '../wire/charset.js';
 import { APPROVAL_REQUEST_FIELDS, checkFields, type FieldProblem, type FieldSpec, type FieldTable } from '../wire/field-sizes.js';
 import { KEYIN_REQUEST_FIELDS } from '../wire/keyin-fields.js';
 import { CANCEL_REQUEST_FIELDS, STATUS_REQUEST_FIELDS, WINDOW_FIELDS } from '../wire/lifecycle-fields.js';

@@ -82,7 +82,8 @@ export function sweepTestCancels(state: SandboxState): void {
 }
 
 function cancelEntry(state: SandboxState, entry: LedgerEntry, at: Date): void {
-  const cancels = (entry.cancels ??= []);
+  entry.cancels ??= [];
+  const cancels = entry.cancels;
   const remaining = cancels.length > 0 ? cancels[cancels.length - 1]!.remaining : entry.amount;
   const record: LedgerCancel = {
     amount: remaining, remaining: 0, partial: false, resultCode: CANCELLED,

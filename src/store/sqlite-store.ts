@@ -101,8 +101,12 @@ export function sqliteStore(options: SqliteStoreOptions): LedgerStore {
     const { db, ledger } = await ready;
     if (closed) throw new Error(`${NAME}: ${what} after close()`);
     let t = 0;
+    const stamp = (): number => {
+      t = now();
+      return t;
+    };
     try {
-      const result = write ? immediate(db, () => work(ledger, (t = now()))) : work(ledger, (t = now()));
+      const result = write ? immediate(db, () => work(ledger, stamp())) : work(ledger, stamp());
       if (write && t - lastSweep >= SWEEP_EVERY_MS) sweep(db, ledger, t);
       return result;
     } catch (err) {

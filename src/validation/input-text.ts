@@ -20,6 +20,7 @@ export function wireText(value: unknown, field: string, max: number, required: b
     return undefined;
   }
   if (typeof value !== 'string') throw fieldInvalid(field, 'must be a string');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this check's purpose
   if (/[\u0000-\u001f\u007f]/.test(value)) throw fieldInvalid(field, 'must not contain control characters');
   try {
     encodeText(value, 'euc-kr', field);

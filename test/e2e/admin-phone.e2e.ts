@@ -17,7 +17,7 @@ const start = fromKst(2026, 11, 23, 9, 0, 0);
 /** Cells and buttons of `selector` that are not fully inside the viewport. */
 function offscreen(page: Page, selector: string): Promise<string[]> {
   return page.evaluate((sel) => {
-    const g = globalThis as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const g = globalThis as any;
     const out: string[] = [];
     for (const el of g.document.querySelectorAll(sel)) {
       const r = el.getBoundingClientRect();

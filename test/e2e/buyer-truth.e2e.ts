@@ -155,7 +155,7 @@ describe('e2e: the buyer pages say what became of the order', () => {
       await checkLayout(page, 'truth-orders');
       await page.setViewportSize({ width: 390, height: 844 });
       const facts = await page.evaluate(() => {
-        const g = globalThis as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+        const g = globalThis as any;
         const out: { offscreen: string[] } = { offscreen: [] };
         for (const cell of g.document.querySelectorAll('#orders td.amount, #orders td.status')) {
           const r = cell.getBoundingClientRect();

@@ -39,7 +39,7 @@ export function useShopInBrowser(shopOptions: Partial<ShopOptions> = {}, sandbox
   let server: Server;
   let context: BrowserContext | undefined;
 
-  before(async function () {
+  before(async () => {
     // The shop's server first: the sandbox's merchant posts its notices to the shop's /pay/notify.
     server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

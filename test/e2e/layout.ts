@@ -35,7 +35,7 @@ export const IDENTIFIERS = '.moid, td.moid a, .tid, .id, code, #card-number, #vb
 export function layoutFacts(page: Page): Promise<LayoutFacts> {
   // Runs in the browser; the project compiles without the DOM lib, hence the loose typing.
   return page.evaluate(() => {
-    const g = globalThis as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const g = globalThis as any;
     const doc = g.document;
     const brokenCells: string[] = [];
     for (const cell of doc.querySelectorAll('th, td.status, td.method, td.amount')) {
@@ -48,7 +48,7 @@ export function layoutFacts(page: Page): Promise<LayoutFacts> {
       if (range.getBoundingClientRect().height > lh * 1.5) brokenCells.push(text);
     }
     const touchingButtons: string[] = [];
-    const buttons = [...doc.querySelectorAll('button, a.button')].filter((b: any) => b.offsetParent !== null); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const buttons = [...doc.querySelectorAll('button, a.button')].filter((b: any) => b.offsetParent !== null);
     for (let i = 0; i < buttons.length; i++) {
       for (let j = i + 1; j < buttons.length; j++) {
         const a = buttons[i].getBoundingClientRect();
@@ -70,7 +70,7 @@ export function layoutFacts(page: Page): Promise<LayoutFacts> {
     }
     // Framed boxes: a border or a background of their own. Two of them, neither inside the
     // other, side by side horizontally and less than 4 px apart vertically, touch.
-    const framed = [...doc.querySelectorAll('main *')].filter((el: any) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const framed = [...doc.querySelectorAll('main *')].filter((el: any) => {
       if (el.offsetParent === null || el.closest('td, th, dl, label, nav, .actions, li')) return false;
       const cs = g.getComputedStyle(el);
       return parseFloat(cs.borderTopWidth) > 0 || parseFloat(cs.borderBottomWidth) > 0;
@@ -93,7 +93,7 @@ export function layoutFacts(page: Page): Promise<LayoutFacts> {
 /** The elements of `selector` whose own text runs over more than one line (an identifier broken mid-token). */
 export function brokenOverLines(page: Page, selector: string): Promise<string[]> {
   return page.evaluate((sel) => {
-    const g = globalThis as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const g = globalThis as any;
     const doc = g.document;
     const out: string[] = [];
     for (const el of doc.querySelectorAll(sel)) {

@@ -263,7 +263,7 @@ function authReturnArb(trapHost: string) {
     .filter((v) => {
       // Exclude the one combination that is a legitimate, approvable return.
       const knownOrder = v.n < ORDER_COUNT;
-      const trusted = v.next.startsWith(trapHost + '/') && v.cancel.startsWith(trapHost + '/');
+      const trusted = v.next.startsWith(`${trapHost}/`) && v.cancel.startsWith(`${trapHost}/`);
       return !(v.goodSignature && v.resultCode === '0000' && knownOrder && v.amtDelta === 0 && trusted);
     })
     .map((v) => {
@@ -298,7 +298,7 @@ export function returnEndpoint(shop: FuzzShop, trapHost: string) {
 }
 
 /** Starts what the properties need and returns them by name. */
-export async function allProperties(): Promise<{ props: Array<{ name: string; prop: fc.IRawProperty<any, boolean>; weight: number }>; shop: FuzzShop; close(): Promise<void> }> {
+export async function allProperties(): Promise<{ props: Array<{ name: string; prop: fc.IRawProperty<unknown, boolean>; weight: number }>; shop: FuzzShop; close(): Promise<void> }> {
   const shop = await startFuzzShop();
   const trapHost = shop.trapOrigin;
   return {

@@ -17,7 +17,8 @@ export interface Captured {
 const GLOBAL_KEY = Symbol.for('express-nicepay.test.captured-lines');
 export function allCapturedLines(): string[] {
   const g = globalThis as unknown as Record<symbol, string[] | undefined>;
-  return (g[GLOBAL_KEY] ??= []);
+  g[GLOBAL_KEY] ??= [];
+  return g[GLOBAL_KEY];
 }
 
 /** A logger that keeps every line it is given, as JSON. */

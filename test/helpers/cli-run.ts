@@ -39,8 +39,12 @@ export function runCli(args: string[], env: Record<string, string>, stdin = ''):
 export function memoryIo(env: NodeJS.ProcessEnv = {}, stdin = ''): CliIo & { stdout: string; stderr: string; stdinReads: number } {
   const r = {
     stdout: '', stderr: '', stdinReads: 0, env,
-    out: (t: string) => void (r.stdout += t),
-    err: (t: string) => void (r.stderr += t),
+    out: (t: string) => {
+      r.stdout += t;
+    },
+    err: (t: string) => {
+      r.stderr += t;
+    },
     readStdin: () => {
       r.stdinReads += 1;
       return Promise.resolve(stdin);

@@ -45,6 +45,7 @@ export async function startDataHost(start: Date = fromKst(2026, 11, 23, 9, 0), o
 }
 
 /** Awaits a promise that must reject; returns the reason. */
+// biome-ignore lint/suspicious/noExplicitAny: each caller reads the fields of the error class it asserts
 export async function rejection(p: Promise<unknown>): Promise<any> {
   try {
     await p;

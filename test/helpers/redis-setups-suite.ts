@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { LEASE_ONLY_KEEP_MS } from '../../src/store/ledger-args.js';
 import type { RedisStoreClient } from '../../src/store/redis-client.js';
-import { redisStore, type RedisStoreOptions } from '../../src/store/redis-store.js';
+import { redisStore, } from '../../src/store/redis-store.js';
 import type { LeaseResult, LedgerStore } from '../../src/store/types.js';
 import { startRedisCluster, type RedisCluster } from './redis-cluster.js';
 import { startRedisSentinel, type RedisSentinelSetup } from './redis-sentinel.js';

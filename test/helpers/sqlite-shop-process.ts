@@ -51,8 +51,11 @@ export interface ShopProcess {
 export async function startShopProcess(env: Record<string, string>): Promise<ShopProcess> {
   const child: ChildProcess = fork(APP, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   let output = '';
-  child.stdout!.on('data', (d: Buffer) => void (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => void (output += d.toString()));
+  const collect = (d: Buffer): void => {
+    output += d.toString();
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
   let dead = false;
   const exited = new Promise<ShopExit>((resolve) =>
     child.once('exit', (code, signal) => {

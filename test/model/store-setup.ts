@@ -56,7 +56,9 @@ export async function openStores(kind: StoreKind, now: () => number, redisUrl: s
     return {
       kind,
       forInstance: () => current,
-      restartMemory: () => void (current = memoryStore({ now })),
+      restartMemory: () => {
+        current = memoryStore({ now });
+      },
       expireLeases: async () => undefined,
       close: async () => undefined,
     };

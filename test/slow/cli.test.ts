@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
 import { fromKst, kstDate8 } from '../../src/wire/kst.js';
-import { DATA_KEY, DATA_MID, DATA_USR_ID, startDataHost, type DataHostRig } from '../helpers/data-host.js';
+import { DATA_KEY, DATA_MID, startDataHost, type DataHostRig } from '../helpers/data-host.js';
 import { MERCHANT_KEY, MID, startShop, type TestShop } from '../helpers/shop.js';
 
 /*

@@ -137,7 +137,7 @@ function extract(file: string): Snippet[] {
 
 /** Points 'express-nicepay', '.../sandbox' and '.../redis' at the repo's source. */
 function rewrite(code: string): string {
-  return code.replace(/(['"])(express-nicepay(?:\/[\w-]+)?)\1/g, (whole, _q: string, spec: string) => {
+  return code.replace(/(['"])(express-nicepay(?:\/[\w-]+)?)\1/g, (_whole, _q: string, spec: string) => {
     const target = SPECIFIERS[spec];
     if (!target) throw new Error(`snippet imports ${spec}, which the package does not export`);
     return `'${target}'`;

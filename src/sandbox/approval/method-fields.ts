@@ -52,7 +52,7 @@ export function methodFields(state: SandboxState, entry: LedgerEntry): Record<st
     }
     case 'VBANK': {
       if (!x.vbankNum) {
-        x.vbankNum = '9' + randomDigits(13);
+        x.vbankNum = `9${randomDigits(13)}`;
         // The merchant's VbankExpDate when the window had one; otherwise the sandbox's own 7 days.
         if (!x.vbankExpDate) {
           x.vbankExpDate = kstDate8(new Date(state.clock.now().getTime() + 7 * DAY_MS));

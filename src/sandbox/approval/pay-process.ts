@@ -111,7 +111,7 @@ function approve(
   // gateway-facts: "SignData output is lowercase hex" — compared exactly, so upper case fails.
   const expected = approvalSignData(field(f, 'AuthToken'), merchant.mid, field(f, 'Amt'), field(f, 'EdiDate'), merchant.merchantKey);
   if (!safeEquals(expected, field(f, 'SignData'))) return refuse(APPROVAL_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.');
-  if (!entry || entry.source !== 'window' || entry.mid !== merchant.mid || !safeEquals(entry.extra.authToken ?? '', field(f, 'AuthToken'))) {
+  if (entry?.source !== 'window' || entry.mid !== merchant.mid || !safeEquals(entry.extra.authToken ?? '', field(f, 'AuthToken'))) {
     return refuse(APPROVAL_CODES.invalidAuth, '유효하지 않은 인증 거래입니다 (TID와 AuthToken이 함께 발급된 값이 아닙니다).');
   }
   if (entry.status === 'approved' || entry.status === 'awaiting-deposit') {

@@ -39,7 +39,7 @@ export function randomDigits(n: number): string {
  * characters, unique within the ledger. `methodCode` is '01' card ... '05' cellphone.
  */
 export function newTid(state: SandboxState, mid: string, methodCode: string): string {
-  const stem = mid + methodCode + '01' + kstTimestamp12(state.clock.now());
+  const stem = `${mid + methodCode}01${kstTimestamp12(state.clock.now())}`;
   for (;;) {
     const tid = stem + randomAlnum(4);
     if (!state.ledger.get(tid)) return tid;
@@ -48,12 +48,12 @@ export function newTid(state: SandboxState, mid: string, methodCode: string): st
 
 /** A fresh 40-character AuthToken shaped like the manual's example (NICETOKN + 32 hex). */
 export function newAuthToken(): string {
-  return 'NICETOKN' + randomBytes(16).toString('hex').toUpperCase();
+  return `NICETOKN${randomBytes(16).toString('hex').toUpperCase()}`;
 }
 
 /** An amount as the window shows it: thousands separators and 원 ("1,004원"). */
 export function formatWon(amount: number): string {
-  return String(amount).replace(/\B(?=(\d{3})+(?!\d))/g, ',') + '원';
+  return `${String(amount).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}원`;
 }
 
 /** Escapes text for an HTML text node or a double-quoted attribute. */
@@ -70,5 +70,5 @@ export function headerCharset(headers: IncomingHttpHeaders): Charset | undefined
 
 /** A short unique marker put in every gateway response as an unlisted field (SandboxTrace). */
 export function traceId(): string {
-  return 'sbx-' + randomBytes(6).toString('hex');
+  return `sbx-${randomBytes(6).toString('hex')}`;
 }

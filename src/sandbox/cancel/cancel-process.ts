@@ -115,7 +115,8 @@ function cancel(state: SandboxState, f: Record<string, string>, merchant: Requir
 
   const amount = parseAmount(field(f, 'CancelAmt'))!;
   const partial = field(f, 'PartialCancelCode') === '1';
-  const cancels = (entry.cancels ??= []);
+  entry.cancels ??= [];
+  const cancels = entry.cancels;
   const remaining = cancels.length > 0 ? cancels[cancels.length - 1]!.remaining : entry.amount;
   const paidVbank = entry.method === 'VBANK' && entry.deposit !== undefined;
   const refund = { number: field(f, 'RefundAcctNo'), bankCode: field(f, 'RefundBankCd'), holder: field(f, 'RefundAcctNm') };

@@ -95,7 +95,8 @@ async function deliverOnce(state: SandboxState, n: PendingNotice): Promise<numbe
   const answers = await Promise.all(Array.from({ length: copies }, () => post(n.url, n.body)));
   const at = state.clock.now();
   n.attempts++;
-  for (const a of answers) (n.entry.notices ??= []).push({ kind: n.kind, attempt: n.attempts, at, ...a });
+  n.entry.notices ??= [];
+  for (const a of answers) n.entry.notices.push({ kind: n.kind, attempt: n.attempts, at, ...a });
   n.busy = false;
   const list = noticeState(state).pending;
   if (answers.some((a) => a.ok) || n.attempts >= n.maxAttempts) list.splice(list.indexOf(n), 1);
