@@ -12,7 +12,8 @@ import type { Sandbox } from '../src/sandbox/index.js';
 import { sqliteStore } from '../src/store/sqlite-store.js';
 import { adminCredentials, type AdminOptions } from './admin-auth.js';
 import { openDb, type ShopDb } from './db.js';
-import { orderAccess, type OrderAccess } from './order-access.js';
+import { orderAccess } from './order-access.js';
+import type { ShopContext } from './shop-context.js';
 import { errorHandler, notFound } from './error-page.js';
 import { securityHeaders } from './security-headers.js';
 import { adminRoutes } from './routes/admin.js';
@@ -65,23 +66,6 @@ export interface ShopOptions {
    * handed out before a restart stop working (the buyer's cookie still does)
    */
   orderLinkSecret?: string;
-}
-
-/** What every router of the shop gets. */
-export interface ShopContext {
-  db: ShopDb;
-  nicepay: Nicepay;
-  logger: Logger;
-  mid: string;
-  merchantKey: string;
-  windowUrl: string;
-  publicUrl: string | undefined;
-  /** The shop's clock (the client's `clock` when given): payout dates and cut-offs agree with it. */
-  clock: () => Date;
-  /** The embedded sandbox, if any (the back office's deposit button). */
-  sandbox: Sandbox | undefined;
-  /** Who may see which order: the buyer's own, by cookie or signed link. */
-  access: OrderAccess;
 }
 
 /** What {@link createShop} returns. */

@@ -8,7 +8,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { randomBytes } from 'node:crypto';
 import { isNicepayError, type NicepayErrorCode } from '../src/index.js';
-import type { ShopContext } from './app.js';
+import type { ShopContext } from './shop-context.js';
 import { html, sendPage } from './views.js';
 
 /** What the buyer is told per error code (branch on the code, never on the message). */

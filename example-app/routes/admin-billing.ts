@@ -16,7 +16,7 @@
  */
 import { Router, type Request, type Response } from 'express';
 import { randomBytes } from 'node:crypto';
-import type { ShopContext } from '../app.js';
+import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
 import type { Order } from '../db.js';
 import { billingDb, PLAN, type ChargeStatus, type Subscription, type SubscriptionCharge } from '../db-billing.js';

@@ -34,7 +34,7 @@
  * refused before anything is sent. Each refund, outcome and resolution leaves an audit line.
  */
 import { Router, type Request, type Response } from 'express';
-import type { ShopContext } from '../app.js';
+import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
 import type { Order } from '../db.js';
 import { type RefundIntent, refundStore } from '../db-refunds.js';

@@ -12,7 +12,7 @@
  */
 import { Router, type Request, type Response } from 'express';
 import type { PayoutStatus } from '../../src/index.js';
-import type { ShopContext } from '../app.js';
+import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
 import { dataTable, type Column } from '../data-table.js';
 import { bankName, operatorError } from '../korean.js';

@@ -9,7 +9,7 @@
  */
 import { Router } from 'express';
 import type { CashReceiptItem, OrgSvcCd } from '../../src/index.js';
-import type { ShopContext } from '../app.js';
+import type { ShopContext } from '../shop-context.js';
 import { dataTable, type Column, type ColumnKind } from '../data-table.js';
 import { operatorError } from '../korean.js';
 import { html, won } from '../views.js';

@@ -14,7 +14,7 @@
  */
 import { Router, type Request, type Response } from 'express';
 import type { LedgerOperation, LedgerState, SettledItem, SettledOutcome, UnsettledItem } from '../../src/index.js';
-import type { ShopContext } from '../app.js';
+import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
 import { dataTable, type Column } from '../data-table.js';
 import { html, kstDateTime, won, type SafeHtml } from '../views.js';

@@ -15,7 +15,7 @@
  * operator typed.
  */
 import { Router, type Request, type Response } from 'express';
-import type { ShopContext } from '../app.js';
+import type { ShopContext } from '../shop-context.js';
 import { adminGuard, audit, csrfInput, type AdminCredentials } from '../admin-auth.js';
 import { dataTable, type Column } from '../data-table.js';
 import { BANKS, bankName, operatorError, withParticle } from '../korean.js';

@@ -9,7 +9,7 @@
  */
 import express, { Router, type Request, type Response } from 'express';
 import iconv from 'iconv-lite';
-import type { ShopContext } from '../app.js';
+import type { ShopContext } from '../shop-context.js';
 import type { Buyer, Order } from '../db.js';
 import { html, sendPage, won } from '../views.js';
 import { type OrderState, type PayableState, isPayable, orderState, stateTone } from '../order-state.js';

@@ -16,7 +16,7 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { isNicepayError, type KeyinResult } from '../../src/index.js';
 import { SANDBOX_TEST_CARDS } from '../../src/sandbox/keyin/cards.js';
-import type { ShopContext } from '../app.js';
+import type { ShopContext } from '../shop-context.js';
 import { checkFieldMessage } from '../korean.js';
 import { html, sendPage, won, type SafeHtml } from '../views.js';
 import { DEMO_BUYER } from './products.js';

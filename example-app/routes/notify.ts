@@ -9,7 +9,7 @@
  * shop's own (the order's amount from SQLite, the TID the return recorded).
  */
 import { Router } from 'express';
-import type { ShopContext } from '../app.js';
+import type { ShopContext } from '../shop-context.js';
 
 /** The notification router; `allowedIps` are the addresses notices may come from. */
 export function notifyRoutes({ db, nicepay, logger }: ShopContext, allowedIps: readonly string[] | undefined): Router {

@@ -4,7 +4,7 @@
  */
 import { Router } from 'express';
 import type { PayMethod } from '../../src/index.js';
-import type { ShopContext } from '../app.js';
+import type { ShopContext } from '../shop-context.js';
 import type { Order } from '../db.js';
 import { dataTable, type Column } from '../data-table.js';
 import { STATE_LABEL, orderState } from '../order-state.js';

@@ -6,7 +6,7 @@
  * page with the buyer's values and the mistaken field marked ({@link productPage}).
  */
 import { Router, type Response } from 'express';
-import type { ShopContext } from '../app.js';
+import type { ShopContext } from '../shop-context.js';
 import type { ShopDb } from '../db.js';
 import { FAVICON_SVG, html, sendPage, won } from '../views.js';
 

@@ -9,7 +9,7 @@
  */
 import { Router } from 'express';
 import type { CheckoutResult } from '../../src/index.js';
-import type { ShopContext } from '../app.js';
+import type { ShopContext } from '../shop-context.js';
 import type { Order } from '../db.js';
 import { type SafeHtml, METHOD_LABEL, html, kstDateTime, sendPage, won } from '../views.js';
 import { type OrderState, isPayable, orderState, stateTone } from '../order-state.js';

@@ -5,7 +5,7 @@
  * (post/redirect/get: refresh and Back repeat only the GET).
  */
 import { Router } from 'express';
-import type { ShopContext } from '../app.js';
+import type { ShopContext } from '../shop-context.js';
 
 export function returnRoutes({ db, nicepay, logger, access }: ShopContext): Router {
   const router = Router();

@@ -19,7 +19,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { isNicepayError } from '../../src/index.js';
 import { SANDBOX_TEST_CARDS } from '../../src/sandbox/keyin/cards.js';
-import type { ShopContext } from '../app.js';
+import type { ShopContext } from '../shop-context.js';
 import { billingDb, PLAN, type ChargeStatus, type Subscription, type SubscriptionCharge } from '../db-billing.js';
 import { dataTable, type Column } from '../data-table.js';
 import { checkFieldMessage } from '../korean.js';

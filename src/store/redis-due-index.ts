@@ -24,19 +24,9 @@
  * replicas makes as durable as a record write: a failover cannot drop the entry of a record
  * written after it. A lost removal or raise only leaves an extra entry or an early score.
  */
-import type { Script } from './redis-scripts.js';
+import type { Peek, Script } from './redis-scripts.js';
 import { INDEX_PAGE, text } from './redis-scripts.js';
 import type { StoredRecord } from './types.js';
-
-/** One ledger key as {@link PEEK} sees it. */
-export interface Peek {
-  /** The record, when the key holds one. */
-  record: StoredRecord | undefined;
-  /** Someone's token holds the key (a live lease or an expired one nobody took over). */
-  held: boolean;
-  /** The lease is live. */
-  leased: boolean;
-}
 
 /** What the index needs of the store: plain commands, its scripts, and a look at one key. */
 export interface IndexAccess {

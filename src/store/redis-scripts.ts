@@ -14,7 +14,6 @@
  * over (`h` is still its token), and a taker-over replaces `h`, which locks the old one out.
  */
 import { createHash } from 'node:crypto';
-import type { Peek } from './redis-due-index.js';
 import type { StoredRecord } from './types.js';
 
 /** A Lua script and its SHA1, run with EVALSHA and loaded with EVAL when Redis lacks it. */
@@ -159,6 +158,16 @@ export function text(value: unknown): string {
   if (typeof value === 'string') return value;
   if (Buffer.isBuffer(value)) return value.toString('utf8');
   throw new Error('redisStore: unexpected reply from Redis');
+}
+
+/** One ledger key as the peek script sees it. */
+export interface Peek {
+  /** The record, when the key holds one. */
+  record: StoredRecord | undefined;
+  /** Someone's token holds the key (a live lease or an expired one nobody took over). */
+  held: boolean;
+  /** The lease is live. */
+  leased: boolean;
 }
 
 /** A PEEK reply as the key's state. */

@@ -7,10 +7,10 @@ import { withTimeout as settleWithin } from '../util/with-timeout.js';
 import { checkKey, checkLimit, checkRecordWrite, checkTime, checkToken, LEASE_ONLY_KEEP_MS, wholeMs } from './ledger-args.js';
 import { redisClientKind, redisSender, type RedisSend } from './redis-client.js';
 import { replicaWaiter, type WaitForReplicas } from './redis-replication.js';
-import { type Bound, dueIndex, type Peek } from './redis-due-index.js';
+import { type Bound, dueIndex } from './redis-due-index.js';
 import { assertRedisInstalled, loadRedis } from './redis-module.js';
 import { validateRedisOptions, type RedisStoreOptions } from './redis-options.js';
-import { ACQUIRE, acquiredRecord, EXTEND, INDEX_ADD, PEEK, peeked, RELEASE, REMOVE, text, WRITE, writeReply, type Script } from './redis-scripts.js';
+import { ACQUIRE, acquiredRecord, EXTEND, INDEX_ADD, PEEK, peeked, RELEASE, REMOVE, text, WRITE, writeReply, type Peek, type Script } from './redis-scripts.js';
 import type { LeaseResult, LedgerStore, RecordWrite } from './types.js';
 
 export type { IoRedisClient, NodeRedisClient, NodeRedisCluster, NodeRedisSentinel, RedisStoreClient } from './redis-client.js';
