@@ -87,9 +87,11 @@ describe('payout cancel: a ledger operation', () => {
 
 describe('settle(): payout cancels whose outcome is unknown', () => {
   let rig: DataHostRig;
+  let store: ReturnType<typeof memoryStore>;
   let seq: string;
   beforeEach(async () => {
-    rig = await startDataHost(fromKst(2026, 11, 23, 9, 0), { store: memoryStore(), settle: false });
+    store = memoryStore();
+    rig = await startDataHost(fromKst(2026, 11, 23, 9, 0), { store, settle: false });
     rig.sandbox.dataHost.deposit(DATA_MID, 1_000);
     await rig.nicepay.payout.registerSubMerchant(seller('s1'));
     seq = (await rig.nicepay.payout.request({ subId: 's1', amount: 700 })).seq;
@@ -185,6 +187,27 @@ describe('settle(): payout cancels whose outcome is unknown', () => {
     expect(repeat).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'never-charged', outcomeUnknown: false });
     // The payout's record agrees: a repeat of its request is the payout, not cancelled.
     expect(await rig.nicepay.payout.request({ subId: 's1', amount: 700 })).to.include({ seq, duplicate: true, cancelled: false });
+  });
+
+  it("sent again before the client's cut-off but past the gateway's, a 1107 is no word on the first sending: the record stays open until the 16:00 results settle it", async () => {
+    rig.at(2026, 11, 23, 10, 29);
+    await lost({ kind: 'drop', commit: false });
+    // A settler whose clock runs a minute behind the gateway's: it still sees 10:29.
+    const behind = createNicepay({
+      mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: rig.sandbox.url, dataUrl: rig.sandbox.url, store, settle: false,
+      clock: () => new Date(rig.sandbox.clock.now().getTime() - 60_000),
+    });
+    try {
+      rig.at(2026, 11, 23, 10, 30, 10);
+      const pass = await behind.settle();
+      expect(pass.settled).to.deep.equal([]);
+      expect(pass.unsettled.map((u) => [u.operation, u.state, u.attempts])).to.deep.equal([['payout.cancel', 'unknown', 1]]);
+    } finally {
+      await behind.close();
+    }
+    rig.at(2026, 11, 23, 16, 0);
+    await settledTo('never-charged');
+    expect(statuses()).to.deep.equal([[700, '성공']]);
   });
 
   it("the settler's own calls failing leave the cancel open, tried again after its back-off", async () => {
