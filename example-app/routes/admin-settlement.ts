@@ -30,6 +30,7 @@ declare module 'express-session' {
 /** What each operation is, in the back office's words. */
 const OPERATION: Readonly<Record<LedgerOperation, string>> = {
   approval: '결제 승인', keyin: '카드 직접 결제', 'billing.charge': '정기결제 청구', 'cash-receipt': '현금영수증', cancel: '취소·환불', payout: '하위몰 지급',
+  'payout.cancel': '하위몰 지급 취소',
 };
 
 /** Where an open payment stands (docs/pipeline.md, "The state machine"). */

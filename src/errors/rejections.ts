@@ -56,10 +56,10 @@ export type StatusRejection = Extract<NicepayErrorCode, 'NICEPAY_FIELD_INVALID' 
 export type BillingKeyRejection = Extract<NicepayErrorCode, 'NICEPAY_FIELD_INVALID' | 'NICEPAY_SHUTTING_DOWN' | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_OUTCOME_UNKNOWN'>;
 
 /**
- * What `nicepay.payout.*` rejects with: the payout request is a ledger operation (busy, store,
- * another amount for a payout recorded before, an unknown or unverifiable outcome being
- * settled); every call may meet a schedule rule or a refusal of the data host. GATEWAY_ERROR
- * only for queries (balance, results); OUTCOME_UNKNOWN also for a registration or cancel
+ * What `nicepay.payout.*` rejects with: the payout request and cancel are ledger operations
+ * (busy, store, another amount for a payout recorded before, an unknown or unverifiable outcome
+ * being settled); every call may meet a schedule rule or a refusal of the data host.
+ * GATEWAY_ERROR only for queries (balance, results); OUTCOME_UNKNOWN also for a registration
  * whose answer was lost.
  */
 export type PayoutRejection = Extract<NicepayErrorCode,
@@ -77,7 +77,7 @@ export type PayoutRejection = Extract<NicepayErrorCode,
   | 'NICEPAY_GATEWAY_ERROR'
   | 'NICEPAY_DATA_HOST_REFUSED'
 >;
-/** Every code of {@link PayoutRejection}, as a list the tests hold against the payout request's declaration. */
+/** Every code of {@link PayoutRejection}, as a list the tests hold against the payout request's and cancel's declarations. */
 export const PAYOUT_REJECTIONS = [...NOT_SENT, ...UNKNOWN, 'NICEPAY_DUPLICATE_MISMATCH', 'NICEPAY_SCHEDULE_VIOLATION', 'NICEPAY_GATEWAY_ERROR', 'NICEPAY_DATA_HOST_REFUSED'] as const satisfies readonly PayoutRejection[];
 
 /** What `nicepay.recon.*` rejects with (queries: nothing changes). */

@@ -1,19 +1,17 @@
 import type { ClientContext } from '../context.js';
 import { dataHostRefusal, type DataCall } from '../data-api/call.js';
 import { dataHostReading } from '../data-api/exchange.js';
-import { amount, pick, text, type JsonObject } from '../data-api/lenient.js';
+import { pick, text, type JsonObject } from '../data-api/lenient.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
-import { appendToTally, type Exchange, type LedgerRecord, type OperationCall, type OperationKind, type Reading, readRecord, readTallyValues, type Resend } from '../pipeline/index.js';
+import type { Exchange, LedgerRecord, OperationCall, OperationKind, Reading } from '../pipeline/index.js';
+import { readRecord } from '../pipeline/index.js';
 import { digestEquals, secretDigest } from '../util/secret-digest.js';
 import { PAYOUT_REQUEST_FIELDS, SID } from '../wire/data-fields.js';
 import { payoutEncKey } from '../wire/signatures.js';
-import { CUTOFF, kstTimeOn, RESULTS_FROM } from './schedule.js';
-import { answerFields, answerOf, fromRecord, type NormalizedPayout, payoutCancelsTally, payoutStoreKey, payoutTally, seqOf, toData } from './payout-record.js';
-import { findInResults } from './settle-results.js';
+import { cancelKept } from './cancel-operation.js';
+import { answerFields, answerOf, fromRecord, type NormalizedPayout, PAYOUT_RESULT_TTL_MS, payoutKeepMs, payoutStoreKey, payoutTally, seqOf, settlmntAmtOf, toData } from './payout-record.js';
+import { findInResults, settleOnPayoutDay } from './settle-results.js';
 import type { PayoutRequestResult } from './types.js';
-
-/** How long a payout's closed record answers repeats, counted from its payout date. */
-const PAYOUT_RESULT_TTL_MS = 35 * 24 * 60 * 60 * 1000;
 
 /** 1103: a payout for the same subId and date is registered already (dupChkYn Y). */
 const ALREADY_REGISTERED = '1103';
@@ -21,10 +19,11 @@ const ALREADY_REGISTERED = '1103';
 /**
  * The payout kind of the ledger (interface C, 0102001). A payout cannot be reversed (a cancel
  * needs its seq and is refused from 10:30 KST), so one whose outcome is unknown is settled to
- * what the gateway did: before its day's 10:30 cut-off, with the duplicate check, by sending it
- * again (the gateway pays it, or refuses it as registered already, 1103: it was done); otherwise
- * by the result query from 16:00 KST of its day ({@link findInResults}), waiting until then. A
- * payout without the duplicate check is never sent again: it could be paid twice.
+ * what the gateway did ({@link settleOnPayoutDay}): before its day's 10:30 cut-off, with the
+ * duplicate check, by sending it again (the gateway pays it, or refuses it as registered already,
+ * 1103: it was done); otherwise by the result query from 16:00 KST of its day
+ * ({@link findInResults}), waiting until then. A payout without the duplicate check is never
+ * sent again: it could be paid twice.
  */
 export function payoutKind(ctx: ClientContext): OperationKind<PayoutRequestResult> {
   return {
@@ -35,23 +34,16 @@ export function payoutKind(ctx: ClientContext): OperationKind<PayoutRequestResul
     inquire: () => Promise.reject(new Error('a payout is settled by sending it again or by its result query')),
     // Every payout of a sub-merchant and day: the result query tells them apart by their seqs.
     tally: (r) => payoutTally(r.mid, fromRecord(r)),
-    resend: (r) => settleBy(ctx, r),
+    resend: (r) => {
+      const n = fromRecord(r);
+      return settleOnPayoutDay(ctx, n.settlmntDt, {
+        what: 'payout',
+        again: n.dupCheck ? { ...requestExchange(ctx, n), doneAlready: (code) => code === ALREADY_REGISTERED } : undefined,
+        notAgain: n.dupCheck ? "its day's 10:30 KST cut-off has passed, so it is not sent again" : 'a payout without the duplicate check is never sent again (it could be paid twice)',
+        results: () => findInResults(ctx, r, n),
+      });
+    },
   };
-}
-
-/** How settlement learns a payout's outcome now: sent again, asked of the results, or not yet. */
-function settleBy(ctx: ClientContext, r: LedgerRecord): Resend | { wait: string; until: number } {
-  const n = fromRecord(r);
-  const now = ctx.config.clock().getTime();
-  if (n.dupCheck && now < kstTimeOn(n.settlmntDt, CUTOFF.hour, CUTOFF.minute).getTime()) {
-    return { ...requestExchange(ctx, n), doneAlready: (code) => code === ALREADY_REGISTERED };
-  }
-  const from = kstTimeOn(n.settlmntDt, RESULTS_FROM.hour, RESULTS_FROM.minute).getTime();
-  if (now < from) {
-    const why = n.dupCheck ? "its day's 10:30 KST cut-off has passed, so it is not sent again" : 'a payout without the duplicate check is never sent again (it could be paid twice)';
-    return { wait: `the payout's outcome is unknown and ${why}: the result query of ${n.settlmntDt} tells, from 16:00 KST`, until: from };
-  }
-  return { exchange: () => findInResults(ctx, r, n), doneAlready: () => false };
 }
 
 /** The caller's result of a payout record: the payout (`seq` '' when the gateway confirmed it only by 1103), or the refusal thrown. */
@@ -64,7 +56,7 @@ function payoutResult(r: LedgerRecord, duplicate: boolean): PayoutRequestResult 
   }
   const body = answerOf(r);
   const flag = text(body, 'dupChkYn', 'dupYn').toUpperCase();
-  return { seq: text(body, 'seq'), subId: n.subId, settlmntDt: n.settlmntDt, amount: r.amount, dupCheck: flag === '' ? n.dupCheck : flag === 'Y', duplicate, raw: body };
+  return { seq: text(body, 'seq'), subId: n.subId, settlmntDt: n.settlmntDt, amount: r.amount, dupCheck: flag === '' ? n.dupCheck : flag === 'Y', duplicate, cancelled: false, raw: body };
 }
 
 /** The body of the payout request (0102001), encKey aside. */
@@ -94,50 +86,33 @@ function readPayoutAnswer(mid: string, n: NormalizedPayout, body: JsonObject): R
     const echoed = text(body, field);
     if (echoed !== '' && echoed !== sent) return { kind: 'unknown', reason: `the answer (${code}) is for another ${field}`, code, unverified: 'answer' };
   }
-  if (pick(body, 'settlmntAmt') !== undefined && amountOr(body) !== n.amount) {
+  if (pick(body, 'settlmntAmt') !== undefined && settlmntAmtOf(body) !== n.amount) {
     return { kind: 'unknown', reason: `the answer (${code}) reports another settlmntAmt than was sent`, code, unverified: 'amount' };
   }
   return { kind: 'success', fields: answerFields(body), code };
 }
 
-/** settlmntAmt as a number, or undefined when it is not one. */
-function amountOr(body: JsonObject): number | undefined {
-  try {
-    return amount(body, SID.payoutRequest, 'settlmntAmt');
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The request with its generation: with the duplicate check, a payout this ledger recorded and
- * the shop then cancelled (its seq is in the day's cancels tally) no longer names the
- * sub-merchant's payout of that day, as the gateway no longer counts it: the next key is taken.
+ * the shop then cancelled (the ledger holds its cancel as kept: {@link cancelKept}) no longer
+ * names the sub-merchant's payout of that day, as the gateway no longer counts it: the next key
+ * is taken.
  */
 export async function withGeneration(ctx: ClientContext, n: NormalizedPayout): Promise<NormalizedPayout> {
   if (!n.dupCheck) return n;
-  const cancelled = new Set(await readTallyValues(ctx, payoutCancelsTally(ctx.config.mid, n)));
-  if (cancelled.size === 0) return n;
-  let generation = 0;
-  for (;;) {
+  for (let generation = 0; ; generation++) {
     const r = await readRecord(ctx, payoutStoreKey(ctx.config.mid, { ...n, generation }));
-    if (r?.state !== 'recorded' || !cancelled.has(seqOf(r))) return { ...n, generation };
-    generation++;
-  }
-}
-
-/** Notes a payout the gateway cancelled, so the sub-merchant's next payout of that day is sent (a store failure is logged). */
-export async function noteCancelled(ctx: ClientContext, subId: string, settlmntDt: string, seq: string): Promise<void> {
-  if (!(await appendToTally(ctx, payoutCancelsTally(ctx.config.mid, { subId, settlmntDt }), seq))) {
-    ctx.config.logger.warn({ step: 'tally' }, `the cancel of payout ${seq} could not be noted in the ledger: a new payout to that sub-merchant on ${settlmntDt} is answered with the cancelled one until the record expires`);
+    const seq = r?.state === 'recorded' ? seqOf(r) : '';
+    if (seq === '' || !(await cancelKept(ctx, { subId: n.subId, settlmntDt: n.settlmntDt, seq }))) return { ...n, generation };
   }
 }
 
 /**
- * True when `call` repeats a payout the ledger holds (the same key and amount): it is answered
- * from its record whatever the time, so only another request meets the schedule rules first.
+ * True when `call` repeats an operation the ledger holds (the same key and binding: a payout of
+ * the same amount, the same payout cancel): it is answered from its record whatever the time, so
+ * only another request meets the schedule rules first.
  */
-export async function repeatsRecorded(ctx: ClientContext, call: OperationCall<PayoutRequestResult>): Promise<boolean> {
+export async function repeatsRecorded<R>(ctx: ClientContext, call: OperationCall<R>): Promise<boolean> {
   const r = await readRecord(ctx, call.key);
   return r !== undefined && digestEquals(r.binding, call.start.binding);
 }
@@ -149,11 +124,10 @@ export async function repeatsRecorded(ctx: ClientContext, call: OperationCall<Pa
  */
 export function payoutCall(ctx: ClientContext, kind: OperationKind<PayoutRequestResult>, n: NormalizedPayout): OperationCall<PayoutRequestResult> {
   const { config } = ctx;
-  const now = config.clock();
   return {
     kind,
     key: payoutStoreKey(config.mid, n),
-    keepMs: Math.max(0, kstTimeOn(n.settlmntDt, 0, 0).getTime() - now.getTime()) + PAYOUT_RESULT_TTL_MS,
+    keepMs: payoutKeepMs(n.settlmntDt, config.clock()),
     start: { tid: n.settlmntDt, moid: n.subId, amount: n.amount, binding: secretDigest(config.merchantKey, 'payout', String(n.amount)), data: toData(n) },
     mismatch: () => new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `a payout to ${n.subId} on ${n.settlmntDt}${n.dupCheck ? '' : ' under this idempotencyKey'} was requested before with another amount; nothing was sent`, 'amount'),
     send: { ids: {}, ...requestExchange(ctx, n) },

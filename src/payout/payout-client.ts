@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientContext } from '../context.js';
 import { callDataHost, checkDataBody } from '../data-api/call.js';
-import { amount, text } from '../data-api/lenient.js';
+import { text } from '../data-api/lenient.js';
 import { NicepayRequestError } from '../errors/index.js';
 import { type OperationKind, runOperation } from '../pipeline/index.js';
 import { kstDate8 } from '../wire/kst.js';
 import { payoutEncKey } from '../wire/signatures.js';
 import { BALANCE_FIELDS, PAYOUT_CANCEL_FIELDS, PAYOUT_REQUEST_FIELDS, PAYOUT_RESULTS_FIELDS, SID, SUB_MERCHANT_FIELDS } from '../wire/data-fields.js';
+import { cancelBody, cancelKept, payoutAmountOf, payoutCancelCall, payoutCancelKind } from './cancel-operation.js';
 import { mapBalance, mapResults } from './map-response.js';
-import { noteCancelled, payoutCall, payoutKind, repeatsRecorded, requestBody, withGeneration } from './operation.js';
-import type { NormalizedPayout } from './payout-record.js';
+import { payoutCall, payoutKind, repeatsRecorded, requestBody, withGeneration } from './operation.js';
+import type { NormalizedPayout, PayoutSeq } from './payout-record.js';
 import { checkPayoutCancel, checkPayoutRequest, checkRegistrationWindow, checkResultsReady, isDate8 } from './schedule.js';
 import type { FieldTable } from '../wire/field-sizes.js';
-import type { PayoutClient, PayoutRequestInput, PayoutRequestResult, SubMerchantInput, SubMerchantResult } from './types.js';
+import type { PayoutCancelInput, PayoutCancelResult, PayoutClient, PayoutRequestInput, PayoutRequestResult, SubMerchantInput, SubMerchantResult } from './types.js';
 
 /** Largest settlmntAmt: 14 digits. */
 const MAX_PAYOUT_AMOUNT = 99_999_999_999_999;
@@ -55,12 +56,23 @@ function checkRequest(input: PayoutRequestInput, now: Date): NormalizedPayout {
   return { subId, amount: amt, settlmntDt, dupCheck, accntDesc, crossBorder, once: dupCheck ? '' : (key ?? randomUUID()), generation: 0 };
 }
 
+/** A payout cancel's input, checked (NicepayRequestError naming the field); nothing is sent. */
+function checkCancel(input: PayoutCancelInput): PayoutSeq {
+  if (typeof input !== 'object' || input === null) throw invalid('input', 'an object');
+  return { subId: str(input.subId, 'subId')!, settlmntDt: date8(input.settlmntDt, 'settlmntDt'), seq: str(input.seq, 'seq')! };
+}
+
 /**
  * Creates the payout client (interface C). Options are checked here (NicepayConfigError);
  * each call checks its input (NicepayRequestError, field named), then the schedule rules
- * unless `scheduleChecks: false` (NicepayScheduleError), then sends.
+ * unless `scheduleChecks: false` (NicepayScheduleError), then sends. The payout request and
+ * cancel are ledger operations of `kind` and `cancelKind`, which settlement knows too.
  */
-export function createPayoutClient(ctx: ClientContext, kind: OperationKind<PayoutRequestResult> = payoutKind(ctx)): PayoutClient {
+export function createPayoutClient(
+  ctx: ClientContext,
+  kind: OperationKind<PayoutRequestResult> = payoutKind(ctx),
+  cancelKind: OperationKind<PayoutCancelResult> = payoutCancelKind(ctx),
+): PayoutClient {
   // Resolved with every other option, at createNicepay (config.ts).
   const opts = ctx.config.payout;
   const { mid, merchantKey } = ctx.config;
@@ -110,26 +122,19 @@ export function createPayoutClient(ctx: ClientContext, kind: OperationKind<Payou
       const call = payoutCall(ctx, kind, await withGeneration(ctx, n));
       // A repeat is answered from its record even after 10:30; a new payout meets the schedule first.
       if (opts.scheduleChecks && !(await repeatsRecorded(ctx, call))) checkPayoutRequest(n.settlmntDt, now(), opts.businessDays, n.crossBorder);
-      return runOperation(ctx, call);
+      const result = await runOperation(ctx, call);
+      // Only a payout answered from its record can have been cancelled since.
+      return result.duplicate && result.seq !== '' ? { ...result, cancelled: await cancelKept(ctx, result) } : result;
     },
 
     async cancel(input) {
-      if (typeof input !== 'object' || input === null) throw invalid('input', 'an object');
-      const subId = str(input.subId, 'subId')!;
-      const settlmntDt = date8(input.settlmntDt, 'settlmntDt');
-      const seq = str(input.seq, 'seq')!;
-      if (opts.scheduleChecks) checkPayoutCancel(settlmntDt, now());
-      const res = await call(SID.payoutCancel, PAYOUT_CANCEL_FIELDS, { settlmntDt, subId, seq }, true);
-      await noteCancelled(ctx, subId, settlmntDt, seq);
-      const b = res.body;
-      return {
-        mid: text(b, 'mid') || mid,
-        subId: text(b, 'subId') || subId,
-        settlmntDt: text(b, 'settlmntDt') || settlmntDt,
-        amount: amount(b, SID.payoutCancel, 'settlmntAmt'),
-        seq: text(b, 'seq') || seq,
-        raw: b,
-      };
+      const c = checkCancel(input);
+      // Bad input is refused whatever the ledger holds.
+      checkDataBody(SID.payoutCancel, PAYOUT_CANCEL_FIELDS, cancelBody(mid, c));
+      const call = payoutCancelCall(ctx, cancelKind, c, await payoutAmountOf(ctx, c));
+      // A repeat is answered from its record even after 10:30; a new cancel meets the cut-off first.
+      if (opts.scheduleChecks && !(await repeatsRecorded(ctx, call))) checkPayoutCancel(c.settlmntDt, now());
+      return runOperation(ctx, call);
     },
 
     async results(query) {

@@ -1,6 +1,16 @@
 import { escapeColon } from '../cancel/operation.js';
-import { isObject, type JsonObject, text } from '../data-api/lenient.js';
+import { amount, isObject, type JsonObject, pick, text } from '../data-api/lenient.js';
 import type { LedgerRecord } from '../pipeline/index.js';
+import { SID } from '../wire/data-fields.js';
+import { kstTimeOn } from './schedule.js';
+
+/** How long a payout's closed record (and its cancel's) answers repeats, counted from its payout date. */
+export const PAYOUT_RESULT_TTL_MS = 35 * 24 * 60 * 60 * 1000;
+
+/** How long from `now` the closed record of an operation on the payout of `settlmntDt` is kept. */
+export function payoutKeepMs(settlmntDt: string, now: Date): number {
+  return Math.max(0, kstTimeOn(settlmntDt, 0, 0).getTime() - now.getTime()) + PAYOUT_RESULT_TTL_MS;
+}
 
 /** A payout request as checked: what it sends, and what names it in the ledger. */
 export interface NormalizedPayout {
@@ -33,9 +43,20 @@ export function payoutStoreKey(mid: string, n: NormalizedPayout): string {
   return n.generation === 0 ? base : `${base}:after-cancel:${n.generation}`;
 }
 
-/** The tally of the seqs of a sub-merchant's payouts on one day that the shop cancelled. */
-export function payoutCancelsTally(mid: string, n: Pick<NormalizedPayout, 'settlmntDt' | 'subId'>): string {
-  return `payout-cancels:${mid}:${n.settlmntDt}:${escapeColon(n.subId)}`;
+/** The gateway's identifiers of one payout: what a payout cancel names. */
+export interface PayoutSeq {
+  subId: string;
+  settlmntDt: string;
+  seq: string;
+}
+
+/**
+ * The ledger key of a payout cancel: the gateway's identifiers of the payout it cancels,
+ * `payout-cancel:<MID>:<settlmntDt>:<subId>:<seq>`, ':' and '%' in subId and seq percent-encoded.
+ * Its record, once kept, is what says the payout was cancelled ({@link payoutStoreKey}'s next generation).
+ */
+export function payoutCancelStoreKey(mid: string, c: PayoutSeq): string {
+  return `payout-cancel:${mid}:${c.settlmntDt}:${escapeColon(c.subId)}:${escapeColon(c.seq)}`;
 }
 
 /** The tally of a sub-merchant's payouts on one day: every one the ledger made, by its key. */
@@ -84,6 +105,16 @@ export function answerOf(r: LedgerRecord): JsonObject {
     return isObject(body) ? body : {};
   } catch {
     return {};
+  }
+}
+
+/** An answer's settlmntAmt: a number, or undefined when it is absent or not one. */
+export function settlmntAmtOf(body: JsonObject): number | undefined {
+  if (pick(body, 'settlmntAmt') === undefined) return undefined;
+  try {
+    return amount(body, SID.payoutRequest, 'settlmntAmt');
+  } catch {
+    return undefined;
   }
 }
 

@@ -116,6 +116,12 @@ export interface PayoutRequestResult {
   /** This payout was requested before: answered from its ledger record, nothing was sent now. */
   duplicate: boolean;
   /**
+   * The shop cancelled this payout ({@link PayoutClient.cancel}, kept by the ledger): only a
+   * repeat answered from its record can say so. With the duplicate check a request after the
+   * cancel is a new payout instead; without it, a repeat under its idempotencyKey gets this one.
+   */
+  cancelled: boolean;
+  /**
    * The answer body as the ledger recorded it (a repeat gets the same): `{}` when the gateway
    * confirmed the payout only by 1103, the listed row's fields when settlement found it.
    */
@@ -134,9 +140,20 @@ export interface PayoutCancelResult {
   mid: string;
   subId: string;
   settlmntDt: string;
+  /**
+   * The cancelled payout's amount (settlmntAmt): from the answer, else the ledger's record of the
+   * payout; 0 when neither tells (a cancel confirmed by 1104 for a payout the ledger did not make).
+   */
   amount: number;
   /** The cancelled seq. */
   seq: string;
+  /** This cancel was made before: answered from its ledger record, nothing was sent now. */
+  duplicate: boolean;
+  /**
+   * The answer body as the ledger recorded it (a repeat gets the same): `{}` when the gateway
+   * confirmed the cancel only by 1104 (no live payout under the seq), the listed row's fields when
+   * settlement found it deleted.
+   */
   raw: Record<string, unknown>;
 }
 
@@ -206,7 +223,12 @@ export interface PayoutClient {
    * Whether the payout was executed is known only from results().
    */
   request(input: PayoutRequestInput): Promise<PayoutRequestResult>;
-  /** Payout cancel (0103001), before 10:30 KST of the payout day. */
+  /**
+   * Payout cancel (0103001), before 10:30 KST of the payout day; a ledger operation: recorded
+   * before it is sent, once per payout (subId, date, seq); a repeat is answered from its record,
+   * whatever the time. An unknown outcome rejects with NICEPAY_OUTCOME_UNKNOWN and is settled by
+   * the package (sent again before 10:30 KST, else found in the results from 16:00 KST).
+   */
   cancel(input: PayoutCancelInput): Promise<PayoutCancelResult>;
   /** Result query (0101002), from 16:00 KST of the payout day. */
   results(query: PayoutResultsQuery): Promise<PayoutResults>;

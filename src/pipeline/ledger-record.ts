@@ -8,8 +8,8 @@
 /** Why an operation's outcome was unknown: the code the shop is told first, and on every repeat. */
 export type UnknownCode = 'NICEPAY_OUTCOME_UNKNOWN' | 'NICEPAY_ANSWER_UNVERIFIED' | 'NICEPAY_ANSWER_AMOUNT_MISMATCH';
 
-/** The money operations the ledger records. */
-export type LedgerOperation = 'approval' | 'keyin' | 'billing.charge' | 'cash-receipt' | 'cancel' | 'payout';
+/** The money operations the ledger records (`payout` a payout request, `payout.cancel` its cancel). */
+export type LedgerOperation = 'approval' | 'keyin' | 'billing.charge' | 'cash-receipt' | 'cancel' | 'payout' | 'payout.cancel';
 
 /**
  * Where a record stands (docs/pipeline.md, "The state machine"):

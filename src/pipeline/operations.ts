@@ -49,7 +49,7 @@ export interface CallIds {
   sid?: string | undefined;
 }
 
-/** The call a ledger operation's request is, for log lines and diagnostics (a payout's is `payout.request`). */
+/** The call a ledger operation's request is, for log lines and diagnostics (a payout's is `payout.request`; a payout cancel's is its own name). */
 export function callOperation(op: LedgerOperation): GatewayOperation {
   return op === 'payout' ? 'payout.request' : op;
 }

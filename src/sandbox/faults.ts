@@ -1,8 +1,9 @@
 /**
  * Which endpoint a fault applies to. `data` is every data host call; `payout-request` only the
- * payout request (sid 0102001), taken before a `data` fault.
+ * payout request (sid 0102001) and `payout-cancel` only the payout cancel (sid 0103001), each
+ * taken before a `data` fault.
  */
-export type FaultTarget = 'approve' | 'net-cancel' | 'keyin' | 'data' | 'payout-request' | 'cancel' | 'status' | 'billing-register' | 'billing-charge' | 'billing-remove' | 'cash-receipt';
+export type FaultTarget = 'approve' | 'net-cancel' | 'keyin' | 'data' | 'payout-request' | 'payout-cancel' | 'cancel' | 'status' | 'billing-register' | 'billing-charge' | 'billing-remove' | 'cash-receipt';
 
 /**
  * A fault for the next call(s) of an endpoint:

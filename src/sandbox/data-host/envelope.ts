@@ -3,6 +3,7 @@ import { SID } from '../../wire/data-fields.js';
 import { kstTimestamp14 } from '../../wire/kst.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import { checkFields, type FieldTable } from '../../wire/field-sizes.js';
+import type { FaultTarget } from '../faults.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 
 /** A refusal: the envelope's resCode and resMsg. */
@@ -133,15 +134,20 @@ function editBody(res: SandboxResponse, edit: (body: Record<string, unknown>) =>
   return { ...res, body: Buffer.from(JSON.stringify(envelope), 'utf8') };
 }
 
+/** The fault targets of one sid alone, taken before a `data` fault. */
+const OWN_TARGET: Readonly<Record<string, FaultTarget>> = { [SID.payoutRequest]: 'payout-request', [SID.payoutCancel]: 'payout-cancel' };
+
 /**
  * Runs a data host handler with the queued fault applied: a `payout-request` fault for a payout
- * request (sid 0102001), else a `data` fault. status-500 and html answer without processing;
+ * request (sid 0102001), a `payout-cancel` fault for a payout cancel (sid 0103001), else a
+ * `data` fault. status-500 and html answer without processing;
  * delay, drop and truncate process first (unless `commit: false`), then stall, drop the socket
  * or cut the body in half; decline answers `resultCode` (default 9999) with an empty body,
  * processing first only with `commit: true`; alter-amount processes, then reports settlmntAmt + 1.
  */
 export async function withFaults(state: SandboxState, work: () => SandboxResponse, sid = ''): Promise<SandboxResponse> {
-  const fault = (sid === SID.payoutRequest ? state.faults.take('payout-request') : undefined) ?? state.faults.take('data');
+  const own = Object.hasOwn(OWN_TARGET, sid) ? OWN_TARGET[sid] : undefined;
+  const fault = (own ? state.faults.take(own) : undefined) ?? state.faults.take('data');
   if (!fault) return work();
   const commit = fault.commit ?? true;
   switch (fault.kind) {
