@@ -100,11 +100,11 @@ describe('payout schedule: client pre-checks send nothing', () => {
   const cases: Array<[string, (r: DataHostRig) => Promise<unknown>, string]> = [
     ['past settlmntDt', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261120' }), 'past-date'],
     ['Saturday settlmntDt', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261128' }), 'non-business-day'],
-    ['same-day request at 10:30', (r) => (r.at(2026, 11, 23, 10, 30), r.nicepay.payout.request({ subId: 's1', amount: 1 })), 'request-cutoff'],
-    ['same-day cancel at 10:30', (r) => (r.at(2026, 11, 23, 10, 30), r.nicepay.payout.cancel({ subId: 's1', settlmntDt: '20261123', seq: '1' })), 'cancel-cutoff'],
-    ['registration at 23:00', (r) => (r.at(2026, 11, 23, 23, 0), r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's2' })), 'registration-blackout'],
-    ['modification at 00:30', (r) => (r.at(2026, 11, 24, 0, 30), r.nicepay.payout.updateSubMerchant(seller)), 'registration-blackout'],
-    ['results at 15:59', (r) => (r.at(2026, 11, 23, 15, 59), r.nicepay.payout.results({ settlmntDt: '20261123' })), 'results-not-ready'],
+    ['same-day request at 10:30', (r) => { r.at(2026, 11, 23, 10, 30); return r.nicepay.payout.request({ subId: 's1', amount: 1 }); }, 'request-cutoff'],
+    ['same-day cancel at 10:30', (r) => { r.at(2026, 11, 23, 10, 30); return r.nicepay.payout.cancel({ subId: 's1', settlmntDt: '20261123', seq: '1' }); }, 'cancel-cutoff'],
+    ['registration at 23:00', (r) => { r.at(2026, 11, 23, 23, 0); return r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's2' }); }, 'registration-blackout'],
+    ['modification at 00:30', (r) => { r.at(2026, 11, 24, 0, 30); return r.nicepay.payout.updateSubMerchant(seller); }, 'registration-blackout'],
+    ['results at 15:59', (r) => { r.at(2026, 11, 23, 15, 59); return r.nicepay.payout.results({ settlmntDt: '20261123' }); }, 'results-not-ready'],
     ['cross-border same-day request at 09:00', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, crossBorder: true }), 'cross-border-cutoff'],
   ];
   for (const [name, run, expected] of cases) {
@@ -149,15 +149,15 @@ describe('payout schedule: the sandbox gateway enforces the same rules (schedule
     ['past settlmntDt', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261120' }), '1109', 'unlisted-code'], // the sandbox's own code (1107 is the 10:30 cut-off)
     ['Saturday settlmntDt', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261128' }), '1001', 'non-business-day'],
     ['holiday settlmntDt', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261125' }), '1001', 'non-business-day'],
-    ['same-day request at 10:30', (r) => (r.at(2026, 11, 23, 10, 30), r.nicepay.payout.request({ subId: 's1', amount: 1 })), '1107', 'past-cutoff'],
-    ['registration at 23:30', (r) => (r.at(2026, 11, 23, 23, 30), r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's2' })), '1108', 'unlisted-code'],
-    ['results at 15:59', (r) => (r.at(2026, 11, 23, 15, 59), r.nicepay.payout.results({ settlmntDt: '20261123' })), '1110', 'unlisted-code'], // the sandbox's own code
-    ['cross-border payout for today at 00:00', (r) => (r.at(2026, 11, 23, 0, 0), r.sandbox.dataHost.markCrossBorder(DATA_MID, 's1'), r.nicepay.payout.request({ subId: 's1', amount: 1, crossBorder: true })), '1112', 'unlisted-code'],
+    ['same-day request at 10:30', (r) => { r.at(2026, 11, 23, 10, 30); return r.nicepay.payout.request({ subId: 's1', amount: 1 }); }, '1107', 'past-cutoff'],
+    ['registration at 23:30', (r) => { r.at(2026, 11, 23, 23, 30); return r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's2' }); }, '1108', 'unlisted-code'],
+    ['results at 15:59', (r) => { r.at(2026, 11, 23, 15, 59); return r.nicepay.payout.results({ settlmntDt: '20261123' }); }, '1110', 'unlisted-code'], // the sandbox's own code
+    ['cross-border payout for today at 00:00', (r) => { r.at(2026, 11, 23, 0, 0); r.sandbox.dataHost.markCrossBorder(DATA_MID, 's1'); return r.nicepay.payout.request({ subId: 's1', amount: 1, crossBorder: true }); }, '1112', 'unlisted-code'],
     ['request for an unknown subId', (r) => r.nicepay.payout.request({ subId: 'nobody', amount: 1 }), '1105', 'unknown-sub-merchant'],
     ['modification of an unknown subId', (r) => r.nicepay.payout.updateSubMerchant({ ...seller, subId: 'nobody' }), '1105', 'unknown-sub-merchant'],
     ['new registration of an existing subId', (r) => r.nicepay.payout.registerSubMerchant(seller), '1106', 'sub-merchant-exists'],
-    ['account holder mismatch', (r) => (r.sandbox.dataHost.addAccountHolder('004', '55', '김철수'), r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's3', accntNo: '55' })), '1003', 'account-holder-mismatch'],
-    ['closed account on registration', (r) => (r.sandbox.dataHost.closeAccount('004', '66'), r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's4', accntNo: '66' })), '1003', 'account-holder-mismatch'],
+    ['account holder mismatch', (r) => { r.sandbox.dataHost.addAccountHolder('004', '55', '김철수'); return r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's3', accntNo: '55' }); }, '1003', 'account-holder-mismatch'],
+    ['closed account on registration', (r) => { r.sandbox.dataHost.closeAccount('004', '66'); return r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's4', accntNo: '66' }); }, '1003', 'account-holder-mismatch'],
     ['cancel of an unknown seq', (r) => r.nicepay.payout.cancel({ subId: 's1', settlmntDt: '20261123', seq: '123' }), '1104', 'no-request-data'],
   ];
   for (const [name, run, resCode, reason] of cases) {
