@@ -74,12 +74,16 @@ export class NicepayError extends Error {
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass instanceof was asked about, not the base
-    const asked: object = this;
-    if (Function.prototype[Symbol.hasInstance].call(asked, value)) return true;
-    if (typeof value !== 'object' || value === null || !Object.hasOwn(asked, 'brand')) return false;
-    const brand = (asked as { brand: symbol }).brand;
-    return (value as Record<symbol, unknown>)[brand] === true;
+    return isInstanceOf(this, value);
   }
+}
+
+/** `value instanceof asked`: by the prototype chain, or by the brand `asked` itself owns. */
+function isInstanceOf(asked: object, value: unknown): boolean {
+  if (Function.prototype[Symbol.hasInstance].call(asked, value)) return true;
+  if (typeof value !== 'object' || value === null || !Object.hasOwn(asked, 'brand')) return false;
+  const brand = (asked as { brand: symbol }).brand;
+  return (value as Record<symbol, unknown>)[brand] === true;
 }
 
 /** True for any error of this package, even from another copy of it. */
