@@ -10,7 +10,8 @@ import { readRegisterAnswer, readRemoveAnswer, withoutBid } from '../src/billing
 import { billingChargeTable } from '../src/billing/charge-operation.js';
 import { receiptTable } from '../src/cash-receipt/operation.js';
 import { cancelTable } from '../src/cancel/operation.js';
-import { keyinTable, type SentCharge } from '../src/keyin/operation.js';
+import type { SentCharge } from '../src/keyin/card-charge.js';
+import { keyinTable } from '../src/keyin/operation.js';
 import { readAnswer } from '../src/pipeline/answer-rules.js';
 import { padAmount } from '../src/wire/amount.js';
 import { encodeText } from '../src/wire/charset.js';

@@ -1,13 +1,10 @@
 import type { ClientContext } from '../context.js';
-import { cancelFormNetCancel, cancelReversal } from '../cancel/reversal.js';
-import { gatewayEndpoint } from '../gateway-endpoint.js';
-import { NicepayRequestError } from '../errors/index.js';
-import { cardResult, chargeTable, type SentCharge } from '../keyin/operation.js';
+import { cancelReversal } from '../cancel/reversal.js';
+import { cardChargeCall, cardResult, chargeTable, type SentCharge } from '../keyin/card-charge.js';
 import type { AnswerTable, OperationCall, OperationKind } from '../pipeline/index.js';
 import { holdingByStatus } from '../status/holding.js';
 import { secretDigest } from '../util/secret-digest.js';
 import { BILLING_APPROVED_CODE, BILLING_CHARGE_PATH } from '../wire/billing-fields.js';
-import { kstTimestamp14 } from '../wire/kst.js';
 import { withoutBid } from './answer.js';
 import { buildChargeForm } from './request.js';
 import { issueBillingTid } from './tid.js';
@@ -39,29 +36,16 @@ export function billingChargeTable(sent: SentCharge): AnswerTable {
 
 /** One charge, as the ledger runs it: once per Moid, bound to the amount and the BID. */
 export function billingChargeCall(ctx: ClientContext, kind: OperationKind<BillingChargeResult>, n: NormalizedCharge, hook: OperationCall<BillingChargeResult>['hook']): OperationCall<BillingChargeResult> {
-  const { config } = ctx;
-  // One reading of the clock: the TID's time part and EdiDate name the same second.
-  const now = config.clock();
-  const tid = issueBillingTid(config.mid, now);
-  return {
-    kind,
-    key: `billing:${config.mid}:${n.moid}`,
+  return cardChargeCall(ctx, kind, n, hook, {
+    keyPrefix: 'billing',
+    issueTid: issueBillingTid,
     // A keyed digest binds the Moid to the amount and BID that paid it: never the BID itself.
-    start: {
-      tid, moid: n.moid, amount: n.amount, binding: secretDigest(config.merchantKey, 'billing-bid', String(n.amount), n.bid),
-      data: { goodsName: n.goodsName, buyerName: n.buyerName ?? '', buyerEmail: n.buyerEmail ?? '', buyerTel: n.buyerTel ?? '' },
-    },
-    mismatch: () => new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `order ${n.moid} was already charged with another billing key or amount; nothing was sent: use a new Moid for a new charge`, 'moid'),
-    send: {
-      url: gatewayEndpoint(config.baseUrl, BILLING_CHARGE_PATH),
-      ids: { tid, moid: n.moid },
-      request: () => ({ body: buildChargeForm(n, config.mid, config.merchantKey, tid, kstTimestamp14(now)), contentType: 'application/x-www-form-urlencoded; charset=euc-kr' }),
-      table: billingChargeTable({ tid, mid: config.mid, moid: n.moid, amount: n.amount, charset: n.charset, ediType: n.ediType }),
-    },
+    binding: secretDigest(ctx.config.merchantKey, 'billing-bid', String(n.amount), n.bid),
+    repeatRefused: 'charged with another billing key or amount',
+    path: BILLING_CHARGE_PATH,
+    body: (tid, ediDate) => buildChargeForm(n, ctx.config.mid, ctx.config.merchantKey, tid, ediDate),
+    table: billingChargeTable,
     // The answer's BID charges the card: never kept.
     keep: withoutBid,
-    refusal: 'kept',
-    reverseNow: cancelFormNetCancel(config, { tid, moid: n.moid, amount: n.amount }),
-    ...(hook ? { hook } : {}),
-  };
+  });
 }

@@ -8,8 +8,8 @@ import { readRegisterAnswer, readRemoveAnswer } from './answer.js';
 import { buildRegisterForm, buildRemoveForm } from './request.js';
 import type { BillingCardInfo, BillingRegisterInput, BillingRegisterResult, BillingRemoveInput, BillingRemoveResult, RegisteredBilling } from './types.js';
 import { maskBid, validateRegister, validateRemove } from './validate.js';
+import { EUC_KR_FORM } from '../wire/content-type.js';
 
-const FORM = 'application/x-www-form-urlencoded; charset=euc-kr';
 
 /** Registration and removal of billing keys. */
 export interface Registration {
@@ -39,7 +39,7 @@ export function createRegistration(ctx: ClientContext, registerUrl: URL, removeU
           url: registerUrl,
           ids: { moid: n.moid },
           continuation: true,
-          request: () => ({ body: buildRegisterForm(n, config.mid, config.merchantKey, kstTimestamp14(config.clock())), contentType: FORM }),
+          request: () => ({ body: buildRegisterForm(n, config.mid, config.merchantKey, kstTimestamp14(config.clock())), contentType: EUC_KR_FORM }),
           lost: (failure) => lost(failure.message),
           answer(body) {
             const a = readRegisterAnswer(body, { mid: config.mid, moid: n.moid, charset: n.charset, ediType: n.ediType });
@@ -65,7 +65,7 @@ export function createRegistration(ctx: ClientContext, registerUrl: URL, removeU
           url: removeUrl,
           ids: { moid: n.moid },
           continuation: true,
-          request: () => ({ body: buildRemoveForm(n, config.mid, config.merchantKey, kstTimestamp14(config.clock())), contentType: FORM }),
+          request: () => ({ body: buildRemoveForm(n, config.mid, config.merchantKey, kstTimestamp14(config.clock())), contentType: EUC_KR_FORM }),
           lost: (failure) => lost(failure.message),
           answer(body) {
             const a = readRemoveAnswer(body, { mid: config.mid, moid: n.moid, bid: n.bid, charset: n.charset, ediType: n.ediType });

@@ -10,6 +10,7 @@ import { ownField } from '../wire/response-body.js';
 import { cancelResponseSignature } from '../wire/signatures.js';
 import { buildCancelForm, type NormalizedCancel } from './request.js';
 import type { CancelResult } from './types.js';
+import { EUC_KR_FORM } from '../wire/content-type.js';
 
 /** The tally of a TID's cancels (src/pipeline/tally.ts). */
 export function cancelTallyBase(mid: string, tid: string): string {
@@ -19,7 +20,6 @@ export function cancelTallyBase(mid: string, tid: string): string {
 /** How long a cancel's closed record answers repeats of its (TID, amount, key). */
 export const CANCEL_RESULT_TTL_MS = 24 * 60 * 60 * 1000;
 
-const FORM = 'application/x-www-form-urlencoded; charset=euc-kr';
 
 /**
  * Why settlement does not send a partial cancel again: the gateway refuses a repeat as a
@@ -92,7 +92,7 @@ export function cancelTable(config: { mid: string; merchantKey: string }, n: Pic
 }
 
 function cancelRequest(ctx: ClientContext, n: NormalizedCancel): { url: URL; request(): { body: Buffer; contentType: string } } {
-  return { url: gatewayEndpoint(ctx.config.baseUrl, CANCEL_PATH), request: () => ({ body: buildCancelForm(ctx.config, n), contentType: FORM }) };
+  return { url: gatewayEndpoint(ctx.config.baseUrl, CANCEL_PATH), request: () => ({ body: buildCancelForm(ctx.config, n), contentType: EUC_KR_FORM }) };
 }
 
 /**

@@ -3,9 +3,9 @@ import { gatewayEndpoint } from '../gateway-endpoint.js';
 import type { GatewayRequest } from '../pipeline/index.js';
 import { CANCEL_PATH } from '../wire/lifecycle-fields.js';
 import { buildCancelForm, cancelMoidOf } from './request.js';
+import { EUC_KR_FORM } from '../wire/content-type.js';
 
 /** Both cancel-shaped requests are EUC-KR forms. */
-const FORM = 'application/x-www-form-urlencoded; charset=euc-kr';
 
 /** What a cancel-shaped reversal needs of the operation it reverses. */
 export interface Reversible {
@@ -24,7 +24,7 @@ export interface Reversible {
 export function cancelReversal(config: ResolvedConfig, op: Reversible): GatewayRequest {
   return {
     url: gatewayEndpoint(config.baseUrl, CANCEL_PATH),
-    request: () => ({ body: reversalForm(config, op, '결제 취소(정산)', 'settle'), contentType: FORM }),
+    request: () => ({ body: reversalForm(config, op, '결제 취소(정산)', 'settle'), contentType: EUC_KR_FORM }),
   };
 }
 
@@ -35,7 +35,7 @@ export function cancelReversal(config: ResolvedConfig, op: Reversible): GatewayR
 export function cancelFormNetCancel(config: ResolvedConfig, op: Reversible): GatewayRequest {
   return {
     url: gatewayEndpoint(config.baseUrl, CANCEL_PATH),
-    request: () => ({ body: Buffer.concat([reversalForm(config, op, '망취소', ''), Buffer.from('&NetCancel=1', 'latin1')]), contentType: FORM }),
+    request: () => ({ body: Buffer.concat([reversalForm(config, op, '망취소', ''), Buffer.from('&NetCancel=1', 'latin1')]), contentType: EUC_KR_FORM }),
   };
 }
 

@@ -3,7 +3,7 @@ import { cancelReversal } from '../cancel/reversal.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayRequestError } from '../errors/index.js';
 import type { AnswerTable, GatewayHolding, LedgerRecord, OperationCall, OperationKind } from '../pipeline/index.js';
-import { chargeTable, type SentCharge } from '../keyin/operation.js';
+import { chargeTable, type SentCharge } from '../keyin/card-charge.js';
 import { createReconClient } from '../recon/recon-client.js';
 import { secretDigest } from '../util/secret-digest.js';
 import { kstDate8, kstTimestamp14, parseKstTimestamp } from '../wire/kst.js';
@@ -14,6 +14,7 @@ import { issueTid } from '../wire/tid.js';
 import { buildReceiptForm } from './request.js';
 import type { CashReceiptResult } from './types.js';
 import type { NormalizedReceipt } from './validate.js';
+import { EUC_KR_FORM } from '../wire/content-type.js';
 
 /** How long a receipt's closed record answers repeats of its Moid. */
 export const RECEIPT_RESULT_TTL_MS = 35 * 24 * 60 * 60 * 1000;
@@ -87,7 +88,7 @@ export function cashReceiptCall(ctx: ClientContext, kind: OperationKind<CashRece
     send: {
       url: gatewayEndpoint(config.baseUrl, RECEIPT_PATH),
       ids: { tid, moid: n.moid },
-      request: () => ({ body: buildReceiptForm(n, config.mid, config.merchantKey, tid, kstTimestamp14(now)), contentType: 'application/x-www-form-urlencoded; charset=euc-kr' }),
+      request: () => ({ body: buildReceiptForm(n, config.mid, config.merchantKey, tid, kstTimestamp14(now)), contentType: EUC_KR_FORM }),
       table: receiptTable({ tid, mid: config.mid, moid: n.moid, amount: n.amount, charset: n.charset, ediType: n.ediType }),
     },
     // The receipt's identity (a phone or business number) is never kept, even echoed.

@@ -9,6 +9,7 @@ import { STATUS_PATH, STATUS_REQUEST_FIELDS } from '../wire/lifecycle-fields.js'
 import { statusSignData } from '../wire/signatures.js';
 import { ownField } from '../wire/response-body.js';
 import type { TransactionStatus } from './types.js';
+import { EUC_KR_FORM } from '../wire/content-type.js';
 
 const STATUS_OF: Readonly<Record<string, TransactionStatus['status']>> = { '0': 'approved', '1': 'cancelled', '9': 'not-found' };
 
@@ -53,7 +54,7 @@ export function askStatus(ctx: ClientContext, tid: string, continuation: boolean
       const fields = { TID: tid, MID: config.mid, EdiDate: ediDate, SignData: statusSignData(tid, config.mid, ediDate, config.merchantKey), CharSet: 'utf-8', EdiType: 'JSON' };
       const problem = checkFields(STATUS_REQUEST_FIELDS, fields, 'euc-kr');
       if (problem) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `status: ${problem.message}`, problem.field === 'TID' ? 'tid' : problem.field);
-      return { body: encodeForm(fields, 'euc-kr'), contentType: 'application/x-www-form-urlencoded; charset=euc-kr' };
+      return { body: encodeForm(fields, 'euc-kr'), contentType: EUC_KR_FORM };
     },
     // A timeout after sending or an error status is an unusable answer to a query.
     lost: (failure) => {

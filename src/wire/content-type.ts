@@ -4,6 +4,9 @@
  * header the same way.
  */
 
+/** The Content-Type of every form the shop posts to the gateway: EUC-KR, as the gateway reads it. */
+export const EUC_KR_FORM = 'application/x-www-form-urlencoded; charset=euc-kr';
+
 /** The charset parameter of a Content-Type, quoted or not. */
 export const CHARSET_PARAM = /;\s*charset\s*=\s*("?)([^";\s]+)\1/i;
 
