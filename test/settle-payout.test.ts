@@ -8,14 +8,13 @@
  * sandbox's frozen virtual clock (Monday 2026-11-23 KST).
  */
 import { expect } from 'chai';
-import request from 'supertest';
-import { createShop } from '../example-app/app.js';
 import { createNicepay, memoryStore, type Nicepay, type SettleReport } from '../src/index.js';
 import { LEASE_MS } from '../src/pipeline/ledger.js';
 import type { Fault } from '../src/sandbox/index.js';
 import { fromKst } from '../src/wire/kst.js';
 import { DATA_KEY, DATA_MID, rejection, startDataHost, type DataHostRig } from './helpers/data-host.js';
 import { withHeldTimers } from './helpers/fake-deadline.js';
+import { settleNow, settlementRow, withSettlementPage } from './helpers/payout-settlement-page.js';
 
 const DAY = '20261123';
 const seller = (subId: string) => ({ subId, subNm: `상점 ${subId}`, subCoNo: '1234567890', bankCd: '004', accntNo: `11-${subId}`, accntNm: '홍길동' });
@@ -204,32 +203,15 @@ describe('settle(): a payout whose process died before its answer', () => {
 describe("example-app: the settlement page lists a payout like any other operation", () => {
   it("an open payout is listed as '하위몰 지급' with why it is open, and '지금 정산' settles it", async () => {
     const rig = await startDataHost(fromKst(2026, 11, 23, 9, 0), { settle: false });
-    const password = 'settle-payout-password';
-    const shop = createShop({
-      mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: rig.sandbox.url, dataUrl: rig.sandbox.url, dbFile: ':memory:', admin: { password },
-      logger: { debug() {}, info() {}, warn() {}, error() {} },
-      nicepay: { clock: () => rig.sandbox.clock.now(), settle: { intervalMs: 3_600_000 } },
-    });
-    try {
-      const tokenOf = (page: string): string => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
-      const admin = request.agent(shop.app);
-      const login = await admin.get('/admin/login');
-      await admin.post('/admin/login').type('form').send({ _csrf: tokenOf(login.text), user: 'admin', password });
+    await withSettlementPage(rig, async (shop, admin) => {
       await shop.nicepay.payout.registerSubMerchant(seller('s1'));
       rig.sandbox.faults.inject({ target: 'payout-request', kind: 'drop' });
       await shop.nicepay.payout.request({ subId: 's1', amount: 700 }).catch(() => undefined);
-      const page = await admin.get('/admin/settlement');
-      const row = new RegExp(`<table id="unsettled">[\\s\\S]*?(<tr data-tid="${DAY}"[\\s\\S]*?</tr>)`).exec(page.text)?.[1];
-      expect(row, page.text).to.include('하위몰 지급').and.include('s1').and.include('700원').and.include('결과 모름');
-      const settled = await admin.post('/admin/settlement').type('form').send({ _csrf: tokenOf(page.text) });
-      expect(settled.status).to.equal(303);
-      const after = await admin.get('/admin/settlement');
-      expect(after.text).to.include('id="no-unsettled"');
-      const done = new RegExp(`<table id="settled">[\\s\\S]*?(<tr data-tid="${DAY}"[\\s\\S]*?</tr>)`).exec(after.text)?.[1];
-      expect(done).to.include('하위몰 지급').and.include('결제 유지');
-    } finally {
-      await shop.close();
-      await rig.close();
-    }
+      const page = (await admin.get('/admin/settlement')).text;
+      expect(settlementRow(page, 'unsettled', DAY), page).to.include('하위몰 지급').and.include('s1').and.include('700원').and.include('결과 모름');
+      const after = await settleNow(admin, page);
+      expect(after).to.include('id="no-unsettled"');
+      expect(settlementRow(after, 'settled', DAY)).to.include('하위몰 지급').and.include('결제 유지');
+    });
   });
 });
