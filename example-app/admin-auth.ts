@@ -46,7 +46,8 @@ export interface AdminOptions {
 /** Checks and completes the admin options; errors name the option. */
 export function adminCredentials(options: AdminOptions = {}): AdminCredentials {
   const user = options.user ?? 'admin';
-  if (typeof user !== 'string' || !/^[\w.@-]{1,64}$/.test(user)) throw new Error('option admin.user must be 1-64 letters, digits or ._@-');
+  if (typeof user !== 'string' || !/^[\w.@-]{1,64}$/.test(user))
+    throw new Error('option admin.user must be 1-64 letters, digits or ._@-');
   if (options.password !== undefined && (typeof options.password !== 'string' || options.password.length < 12)) {
     throw new Error('option admin.password must be at least 12 characters (ADMIN_PASSWORD)');
   }
@@ -82,9 +83,17 @@ function loginLimiter(logger: Logger): RequestHandler {
     standardHeaders: 'draft-7',
     legacyHeaders: false,
     handler: (req, res) => {
-      logger.warn({ audit: true, action: 'login.limited', ip: req.ip }, 'back office: login refused unchecked (too many failures)');
-      sendPage(res, 429, '로그인 제한', html`<h1 class="status-error">로그인 시도가 너무 많습니다</h1>
-<p id="login-limited">잠시(1분) 후 다시 시도해 주세요. 이번 시도는 확인하지 않았습니다.</p>`);
+      logger.warn(
+        { audit: true, action: 'login.limited', ip: req.ip },
+        'back office: login refused unchecked (too many failures)',
+      );
+      sendPage(
+        res,
+        429,
+        '로그인 제한',
+        html`<h1 class="status-error">로그인 시도가 너무 많습니다</h1>
+<p id="login-limited">잠시(1분) 후 다시 시도해 주세요. 이번 시도는 확인하지 않았습니다.</p>`,
+      );
     },
   });
 }
@@ -107,16 +116,23 @@ export function audit(logger: Logger, req: Request, action: string, details: Rec
 
 /** Only relative back-office paths are followed after login (no open redirect). */
 const safeNext = (next: unknown): string =>
-  typeof next === 'string' && /^\/admin(\/[\w\-/]*)?(\?[\w=&%.-]*)?$/.test(next) && !next.startsWith('/admin/login') ? next : '/admin';
+  typeof next === 'string' && /^\/admin(\/[\w\-/]*)?(\?[\w=&%.-]*)?$/.test(next) && !next.startsWith('/admin/login')
+    ? next
+    : '/admin';
 
 function loginPage(req: Request, res: Response, status: number, next: string, error?: string): void {
-  sendPage(res, status, '관리자 로그인', html`<h1>관리자 로그인</h1>
+  sendPage(
+    res,
+    status,
+    '관리자 로그인',
+    html`<h1>관리자 로그인</h1>
 ${error && html`<p id="login-error" class="card status-error">${error}</p>`}
 <form id="login-form" class="card" method="post" action="/admin/login">${csrfInput(req)}
 <input type="hidden" name="next" value="${next}">
 <label>아이디 <input type="text" name="user" id="login-user" autocomplete="username" required></label>
 <label>비밀번호 <input type="password" name="password" id="login-password" autocomplete="current-password" required></label>
-<div class="actions"><button type="submit" id="login-submit">로그인</button></div></form>`);
+<div class="actions"><button type="submit" id="login-submit">로그인</button></div></form>`,
+  );
 }
 
 /**
@@ -126,13 +142,15 @@ ${error && html`<p id="login-error" class="card status-error">${error}</p>`}
  */
 export function adminGuard(creds: AdminCredentials, logger: Logger, sessionSecret?: string): Router {
   const router = Router();
-  router.use(session({
-    name: 'shop.admin.sid',
-    secret: sessionSecret ?? randomBytes(32).toString('hex'),
-    resave: false,
-    saveUninitialized: false,
-    cookie: { httpOnly: true, sameSite: 'strict', secure: 'auto', path: '/admin', maxAge: 8 * 3_600_000 },
-  }));
+  router.use(
+    session({
+      name: 'shop.admin.sid',
+      secret: sessionSecret ?? randomBytes(32).toString('hex'),
+      resave: false,
+      saveUninitialized: false,
+      cookie: { httpOnly: true, sameSite: 'strict', secure: 'auto', path: '/admin', maxAge: 8 * 3_600_000 },
+    }),
+  );
   // The back office's forms are UTF-8; the body is parsed here so the CSRF check can read it.
   router.use(express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 20 }));
   const { csrfSynchronisedProtection } = csrfSync({
@@ -183,18 +201,31 @@ export function adminGuard(creds: AdminCredentials, logger: Logger, sessionSecre
       res.redirect(303, `/admin/login?next=${encodeURIComponent(req.originalUrl)}`);
       return;
     }
-    sendPage(res, 401, '로그인 필요', html`<h1 class="status-error">로그인이 필요합니다</h1>
-<p id="admin-error">관리자 로그인 후 다시 시도해 주세요. 아무것도 처리하지 않았습니다.</p><p><a class="button" href="/admin/login">로그인</a></p>`);
+    sendPage(
+      res,
+      401,
+      '로그인 필요',
+      html`<h1 class="status-error">로그인이 필요합니다</h1>
+<p id="admin-error">관리자 로그인 후 다시 시도해 주세요. 아무것도 처리하지 않았습니다.</p><p><a class="button" href="/admin/login">로그인</a></p>`,
+    );
   };
   router.use((req, res, next) => (req.session.admin ? next() : requireLogin(req, res, next)));
 
   // A missing or wrong token: a clear page, and nothing was done.
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if ((err as { code?: string })?.code !== 'EBADCSRFTOKEN') return next(err);
-    logger.warn({ audit: true, action: 'csrf.refused', path: _req.originalUrl, ip: _req.ip }, 'back office: form without a valid CSRF token refused');
-    sendPage(res, 403, '요청 거부', html`<h1 class="status-error">요청을 거부했습니다</h1>
+    logger.warn(
+      { audit: true, action: 'csrf.refused', path: _req.originalUrl, ip: _req.ip },
+      'back office: form without a valid CSRF token refused',
+    );
+    sendPage(
+      res,
+      403,
+      '요청 거부',
+      html`<h1 class="status-error">요청을 거부했습니다</h1>
 <p id="csrf-error">보안 토큰이 없거나 올바르지 않은 양식입니다. 아무것도 처리하지 않았습니다. 관리자 화면을 새로 연 뒤 다시 시도해 주세요.</p>
-<p><a class="button" href="/admin">관리자 화면으로</a></p>`);
+<p><a class="button" href="/admin">관리자 화면으로</a></p>`,
+    );
   });
   return router;
 }

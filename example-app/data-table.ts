@@ -33,10 +33,17 @@ export type RowData = Readonly<Record<string, string | number | undefined>>;
  * A labelled table inside its `.table-wrap`: `id` for tests and links, `rowData` for each
  * row's `data-*` attributes.
  */
-export function dataTable<T>(id: string, columns: ReadonlyArray<Column<T>>, rows: readonly T[], rowData: (row: T) => RowData = () => ({})): SafeHtml {
+export function dataTable<T>(
+  id: string,
+  columns: ReadonlyArray<Column<T>>,
+  rows: readonly T[],
+  rowData: (row: T) => RowData = () => ({}),
+): SafeHtml {
   const head = columns.map((c) => html`<th scope="col">${c.label}</th>`);
   const body = rows.map((row) => {
-    const attrs = Object.entries(rowData(row)).filter(([, v]) => v !== undefined).map(([k, v]) => html` data-${k}="${String(v)}"`);
+    const attrs = Object.entries(rowData(row))
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => html` data-${k}="${String(v)}"`);
     const cells = columns.map((c) => {
       const cls = [c.kind, c.extraClass?.(row)].filter(Boolean).join(' ');
       return html`<td class="${cls}" data-label="${c.label}">${c.cell(row)}</td>`;

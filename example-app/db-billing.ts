@@ -98,16 +98,27 @@ export interface BillingDb {
    * Before a charge is sent: `paid` when the month is already approved, `open` when an attempt
    * of it is charging or unknown, else the new attempt recorded as `charging` with its Moid.
    */
-  beginCharge(subscriptionId: number, month: string, amount: number): { paid: SubscriptionCharge } | { open: SubscriptionCharge } | { attempt: SubscriptionCharge };
+  beginCharge(
+    subscriptionId: number,
+    month: string,
+    amount: number,
+  ): { paid: SubscriptionCharge } | { open: SubscriptionCharge } | { attempt: SubscriptionCharge };
   /** Settles an attempt that is charging or unknown (once: a settled attempt keeps its outcome). */
-  settleCharge(moid: string, outcome: { status: Exclude<ChargeStatus, 'charging'>; tid?: string; amount?: number; message?: string }): SubscriptionCharge;
+  settleCharge(
+    moid: string,
+    outcome: { status: Exclude<ChargeStatus, 'charging'>; tid?: string; amount?: number; message?: string },
+  ): SubscriptionCharge;
   receipt(moid: string): CashReceiptRow | undefined;
   recordReceipt(r: Omit<CashReceiptRow, 'createdAt'>): void;
 }
 
 /** The attempt that decides a month: the approved one, else an open one, else the latest. */
 function decisive(tries: readonly SubscriptionCharge[]): SubscriptionCharge | undefined {
-  return tries.find((c) => c.status === 'approved') ?? tries.find((c) => c.status === 'charging' || c.status === 'unknown') ?? tries[tries.length - 1];
+  return (
+    tries.find((c) => c.status === 'approved') ??
+    tries.find((c) => c.status === 'charging' || c.status === 'unknown') ??
+    tries[tries.length - 1]
+  );
 }
 
 /**
@@ -130,29 +141,85 @@ export function billingDb(db: ShopDb, secret: string): BillingDb {
     d.setAuthTag(b.subarray(12, 28));
     return Buffer.concat([d.update(b.subarray(28)), d.final()]).toString('utf8');
   };
-  type ChargeRow = { moid: string; subscription_id: number; month: string; amount: number; status: ChargeStatus; tid: string; message: string; created_at: string };
+  type ChargeRow = {
+    moid: string;
+    subscription_id: number;
+    month: string;
+    amount: number;
+    status: ChargeStatus;
+    tid: string;
+    message: string;
+    created_at: string;
+  };
   const toCharge = (r: ChargeRow): SubscriptionCharge => ({
-    moid: r.moid, subscriptionId: r.subscription_id, month: r.month, amount: r.amount, status: r.status, tid: r.tid, message: r.message, createdAt: r.created_at,
+    moid: r.moid,
+    subscriptionId: r.subscription_id,
+    month: r.month,
+    amount: r.amount,
+    status: r.status,
+    tid: r.tid,
+    message: r.message,
+    createdAt: r.created_at,
   });
-  type SubRow = { id: number; buyer_name: string; bid_masked: string; card_name: string; status: 'active' | 'removed'; created_at: string };
-  const toSub = (r: SubRow): Subscription => ({ id: r.id, buyerName: r.buyer_name, bidMasked: r.bid_masked, cardName: r.card_name, status: r.status, createdAt: r.created_at });
+  type SubRow = {
+    id: number;
+    buyer_name: string;
+    bid_masked: string;
+    card_name: string;
+    status: 'active' | 'removed';
+    created_at: string;
+  };
+  const toSub = (r: SubRow): Subscription => ({
+    id: r.id,
+    buyerName: r.buyer_name,
+    bidMasked: r.bid_masked,
+    cardName: r.card_name,
+    status: r.status,
+    createdAt: r.created_at,
+  });
   const now = (): string => new Date().toISOString();
   const q = {
-    add: sql.prepare('INSERT INTO subscriptions (buyer_name, bid_enc, bid_masked, card_name, created_at) VALUES (?, ?, ?, ?, ?)'),
-    one: sql.prepare<[number], SubRow>('SELECT id, buyer_name, bid_masked, card_name, status, created_at FROM subscriptions WHERE id = ?'),
-    all: sql.prepare<[], SubRow>('SELECT id, buyer_name, bid_masked, card_name, status, created_at FROM subscriptions ORDER BY id'),
-    bid: sql.prepare<[number], { bid_enc: string }>("SELECT bid_enc FROM subscriptions WHERE id = ? AND status = 'active'"),
+    add: sql.prepare(
+      'INSERT INTO subscriptions (buyer_name, bid_enc, bid_masked, card_name, created_at) VALUES (?, ?, ?, ?, ?)',
+    ),
+    one: sql.prepare<[number], SubRow>(
+      'SELECT id, buyer_name, bid_masked, card_name, status, created_at FROM subscriptions WHERE id = ?',
+    ),
+    all: sql.prepare<[], SubRow>(
+      'SELECT id, buyer_name, bid_masked, card_name, status, created_at FROM subscriptions ORDER BY id',
+    ),
+    bid: sql.prepare<[number], { bid_enc: string }>(
+      "SELECT bid_enc FROM subscriptions WHERE id = ? AND status = 'active'",
+    ),
     removed: sql.prepare("UPDATE subscriptions SET status = 'removed' WHERE id = ?"),
-    charges: sql.prepare<[number], ChargeRow>('SELECT * FROM subscription_charges WHERE subscription_id = ? ORDER BY month DESC, created_at DESC, rowid DESC'),
-    ofMonth: sql.prepare<[number, string], ChargeRow>('SELECT * FROM subscription_charges WHERE subscription_id = ? AND month = ? ORDER BY rowid'),
+    charges: sql.prepare<[number], ChargeRow>(
+      'SELECT * FROM subscription_charges WHERE subscription_id = ? ORDER BY month DESC, created_at DESC, rowid DESC',
+    ),
+    ofMonth: sql.prepare<[number, string], ChargeRow>(
+      'SELECT * FROM subscription_charges WHERE subscription_id = ? AND month = ? ORDER BY rowid',
+    ),
     charge: sql.prepare<[string], ChargeRow>('SELECT * FROM subscription_charges WHERE moid = ?'),
     addCharge: sql.prepare(`INSERT INTO subscription_charges (moid, subscription_id, month, amount, status, created_at)
       VALUES (@moid, @subscriptionId, @month, @amount, 'charging', @createdAt)`),
-    settleCharge: sql.prepare(`UPDATE subscription_charges SET status = @status, tid = COALESCE(@tid, tid), amount = COALESCE(@amount, amount),
+    settleCharge:
+      sql.prepare(`UPDATE subscription_charges SET status = @status, tid = COALESCE(@tid, tid), amount = COALESCE(@amount, amount),
       message = COALESCE(@message, message) WHERE moid = @moid AND status IN ('charging', 'unknown')`),
-    receipt: sql.prepare<[string], { moid: string; tid: string; type: CashReceiptRow['type']; amount: number; auth_code: string; status: CashReceiptRow['status']; message: string; created_at: string }>(
-      'SELECT * FROM cash_receipts WHERE moid = ?'),
-    addReceipt: sql.prepare('INSERT OR IGNORE INTO cash_receipts (moid, tid, type, amount, auth_code, status, message, created_at) VALUES (@moid, @tid, @type, @amount, @authCode, @status, @message, @createdAt)'),
+    receipt: sql.prepare<
+      [string],
+      {
+        moid: string;
+        tid: string;
+        type: CashReceiptRow['type'];
+        amount: number;
+        auth_code: string;
+        status: CashReceiptRow['status'];
+        message: string;
+        created_at: string;
+      }
+    >('SELECT * FROM cash_receipts WHERE moid = ?'),
+    addReceipt: sql.prepare(
+      'INSERT OR IGNORE INTO cash_receipts (moid, tid, type, amount, auth_code, status, message, created_at) VALUES (@moid, @tid, @type, @amount, @authCode, @status, @message, @createdAt)',
+    ),
   };
   return {
     addSubscription(s) {
@@ -186,12 +253,29 @@ export function billingDb(db: ShopDb, secret: string): BillingDb {
       return { attempt: toCharge(q.charge.get(moid)!) };
     }),
     settleCharge: (moid, o) => {
-      q.settleCharge.run({ moid, status: o.status, tid: o.tid ?? null, amount: o.amount ?? null, message: o.message ?? null });
+      q.settleCharge.run({
+        moid,
+        status: o.status,
+        tid: o.tid ?? null,
+        amount: o.amount ?? null,
+        message: o.message ?? null,
+      });
       return toCharge(q.charge.get(moid)!);
     },
     receipt: (moid) => {
       const r = q.receipt.get(moid);
-      return r && { moid: r.moid, tid: r.tid, type: r.type, amount: r.amount, authCode: r.auth_code, status: r.status, message: r.message, createdAt: r.created_at };
+      return (
+        r && {
+          moid: r.moid,
+          tid: r.tid,
+          type: r.type,
+          amount: r.amount,
+          authCode: r.auth_code,
+          status: r.status,
+          message: r.message,
+          createdAt: r.created_at,
+        }
+      );
     },
     recordReceipt: (r) => void q.addReceipt.run({ ...r, createdAt: now() }),
   };

@@ -58,7 +58,10 @@ export interface RefundIntent {
 }
 
 /** What a new intent needs. */
-export type NewRefund = Pick<RefundIntent, 'moid' | 'tid' | 'amount' | 'remainingBefore' | 'partial' | 'reason' | 'bankCode' | 'number' | 'holder'>;
+export type NewRefund = Pick<
+  RefundIntent,
+  'moid' | 'tid' | 'amount' | 'remainingBefore' | 'partial' | 'reason' | 'bankCode' | 'number' | 'holder'
+>;
 
 /** The refund-intent table and its operations; every state change is one SQLite transaction. */
 export interface RefundStore {
@@ -79,7 +82,13 @@ export interface RefundStore {
    * Settles an intent; `done` also adds the refunded amount to the order, in the same
    * transaction, as paid out (`payout: 'none'`) or still to be paid out (`'pending'`).
    */
-  settle(id: number, state: Exclude<RefundState, 'pending'>, note: string, cancelledAmount?: number, payout?: Exclude<RefundPayout, 'paid'>): RefundIntent;
+  settle(
+    id: number,
+    state: Exclude<RefundState, 'pending'>,
+    note: string,
+    cancelledAmount?: number,
+    payout?: Exclude<RefundPayout, 'paid'>,
+  ): RefundIntent;
   /**
    * Records that a pending refund was paid out to its refund account; the order's pending
    * amount drops by it in the same transaction. False when the intent is not a pending payout.
@@ -108,37 +117,80 @@ const ADDED_COLUMNS: ReadonlyArray<[name: string, ddl: string]> = [
 ];
 
 interface Row {
-  id: number; moid: string; tid: string; key: string; amount: number; remaining_before: number; partial: number;
-  reason: string; bank_code: string; number: string; holder: string; state: RefundState; attempts: number;
-  cancelled_amount: number | null; note: string; created_at: string; settled_at: string | null;
-  payout: RefundPayout; paid_out_at: string | null;
+  id: number;
+  moid: string;
+  tid: string;
+  key: string;
+  amount: number;
+  remaining_before: number;
+  partial: number;
+  reason: string;
+  bank_code: string;
+  number: string;
+  holder: string;
+  state: RefundState;
+  attempts: number;
+  cancelled_amount: number | null;
+  note: string;
+  created_at: string;
+  settled_at: string | null;
+  payout: RefundPayout;
+  paid_out_at: string | null;
 }
 
 const fromRow = (r: Row): RefundIntent => ({
-  id: r.id, moid: r.moid, tid: r.tid, key: r.key, amount: r.amount, remainingBefore: r.remaining_before, partial: r.partial === 1,
-  reason: r.reason, bankCode: r.bank_code, number: r.number, holder: r.holder, state: r.state, attempts: r.attempts,
-  cancelledAmount: r.cancelled_amount, note: r.note, createdAt: r.created_at, settledAt: r.settled_at,
-  payout: r.payout, paidOutAt: r.paid_out_at,
+  id: r.id,
+  moid: r.moid,
+  tid: r.tid,
+  key: r.key,
+  amount: r.amount,
+  remainingBefore: r.remaining_before,
+  partial: r.partial === 1,
+  reason: r.reason,
+  bankCode: r.bank_code,
+  number: r.number,
+  holder: r.holder,
+  state: r.state,
+  attempts: r.attempts,
+  cancelledAmount: r.cancelled_amount,
+  note: r.note,
+  createdAt: r.created_at,
+  settledAt: r.settled_at,
+  payout: r.payout,
+  paidOutAt: r.paid_out_at,
 });
 
 /** Opens the refund-intent table in the shop's database. */
 export function refundStore(db: ShopDb): RefundStore {
   const { sqlite } = db;
   sqlite.exec(SCHEMA);
-  const have = new Set(sqlite.prepare<[], { name: string }>('PRAGMA table_info(refund_intents)').all().map((c) => c.name));
-  for (const [name, ddl] of ADDED_COLUMNS) if (!have.has(name)) sqlite.exec(`ALTER TABLE refund_intents ADD COLUMN ${ddl}`);
+  const have = new Set(
+    sqlite
+      .prepare<[], { name: string }>('PRAGMA table_info(refund_intents)')
+      .all()
+      .map((c) => c.name),
+  );
+  for (const [name, ddl] of ADDED_COLUMNS)
+    if (!have.has(name)) sqlite.exec(`ALTER TABLE refund_intents ADD COLUMN ${ddl}`);
   const q = {
     byKey: sqlite.prepare<[string, string], Row>('SELECT * FROM refund_intents WHERE moid = ? AND key = ?'),
     byId: sqlite.prepare<[number], Row>('SELECT * FROM refund_intents WHERE id = ?'),
-    open: sqlite.prepare<[string], Row>("SELECT * FROM refund_intents WHERE moid = ? AND state IN ('pending', 'unknown')"),
-    insert: sqlite.prepare(`INSERT INTO refund_intents (moid, tid, key, amount, remaining_before, partial, reason, bank_code, number, holder, state, created_at)
+    open: sqlite.prepare<[string], Row>(
+      "SELECT * FROM refund_intents WHERE moid = ? AND state IN ('pending', 'unknown')",
+    ),
+    insert:
+      sqlite.prepare(`INSERT INTO refund_intents (moid, tid, key, amount, remaining_before, partial, reason, bank_code, number, holder, state, created_at)
       VALUES (@moid, @tid, @key, @amount, @remainingBefore, @partial, @reason, @bankCode, @number, @holder, 'pending', @now)`),
-    reopen: sqlite.prepare(`UPDATE refund_intents SET state = 'pending', attempts = attempts + 1, reason = @reason, bank_code = @bankCode,
+    reopen:
+      sqlite.prepare(`UPDATE refund_intents SET state = 'pending', attempts = attempts + 1, reason = @reason, bank_code = @bankCode,
       number = @number, holder = @holder, note = '', settled_at = NULL WHERE id = @id AND state IN ('refused', 'not-sent')`),
     attempt: sqlite.prepare('UPDATE refund_intents SET attempts = attempts + 1 WHERE id = ?'),
-    settle: sqlite.prepare(`UPDATE refund_intents SET state = @state, note = @note, cancelled_amount = @cancelledAmount, settled_at = @now, payout = @payout
+    settle:
+      sqlite.prepare(`UPDATE refund_intents SET state = @state, note = @note, cancelled_amount = @cancelledAmount, settled_at = @now, payout = @payout
       WHERE id = @id AND state IN ('pending', 'unknown')`),
-    paidOut: sqlite.prepare(`UPDATE refund_intents SET payout = 'paid', paid_out_at = @now WHERE id = @id AND state = 'done' AND payout = 'pending'`),
+    paidOut: sqlite.prepare(
+      `UPDATE refund_intents SET payout = 'paid', paid_out_at = @now WHERE id = @id AND state = 'done' AND payout = 'pending'`,
+    ),
     ofOrder: sqlite.prepare<[string], Row>('SELECT * FROM refund_intents WHERE moid = ? ORDER BY id'),
   };
   const byId = (id: number): RefundIntent => fromRow(q.byId.get(id)!);
@@ -157,14 +209,30 @@ export function refundStore(db: ShopDb): RefundStore {
     return { intent: byId(Number(lastInsertRowid)) };
   });
 
-  const settle = sqlite.transaction((id: number, state: Exclude<RefundState, 'pending'>, note: string, cancelledAmount?: number, payout: Exclude<RefundPayout, 'paid'> = 'none'): RefundIntent => {
-    const recorded = state === 'done' ? payout : 'none';
-    const { changes } = q.settle.run({ id, state, note, cancelledAmount: cancelledAmount ?? null, payout: recorded, now: new Date().toISOString() });
-    const intent = byId(id);
-    // Only the transition out of pending/unknown adds the refund: a settled intent is never counted twice.
-    if (changes === 1 && state === 'done') db.addRefund(intent.moid, cancelledAmount ?? intent.amount, recorded === 'pending' ? 'pending' : 'done');
-    return intent;
-  });
+  const settle = sqlite.transaction(
+    (
+      id: number,
+      state: Exclude<RefundState, 'pending'>,
+      note: string,
+      cancelledAmount?: number,
+      payout: Exclude<RefundPayout, 'paid'> = 'none',
+    ): RefundIntent => {
+      const recorded = state === 'done' ? payout : 'none';
+      const { changes } = q.settle.run({
+        id,
+        state,
+        note,
+        cancelledAmount: cancelledAmount ?? null,
+        payout: recorded,
+        now: new Date().toISOString(),
+      });
+      const intent = byId(id);
+      // Only the transition out of pending/unknown adds the refund: a settled intent is never counted twice.
+      if (changes === 1 && state === 'done')
+        db.addRefund(intent.moid, cancelledAmount ?? intent.amount, recorded === 'pending' ? 'pending' : 'done');
+      return intent;
+    },
+  );
 
   const markPaidOut = sqlite.transaction((id: number): boolean => {
     const { changes } = q.paidOut.run({ id, now: new Date().toISOString() });

@@ -139,17 +139,45 @@ const ADDED_COLUMNS: ReadonlyArray<[name: string, ddl: string]> = [
 ];
 
 interface OrderRow {
-  moid: string; product_id: string; goods: string; amount: number; status: OrderStatus;
-  method: string | null; tid: string | null; result: string | null; buyer_name: string; created_at: string;
-  channel: OrderChannel; window_cancelled_at: string | null; window_message: string | null; buyer_email: string; buyer_tel: string;
-  refunded_amount: number; deposited_at: string | null; refund_pending_amount: number;
+  moid: string;
+  product_id: string;
+  goods: string;
+  amount: number;
+  status: OrderStatus;
+  method: string | null;
+  tid: string | null;
+  result: string | null;
+  buyer_name: string;
+  created_at: string;
+  channel: OrderChannel;
+  window_cancelled_at: string | null;
+  window_message: string | null;
+  buyer_email: string;
+  buyer_tel: string;
+  refunded_amount: number;
+  deposited_at: string | null;
+  refund_pending_amount: number;
 }
 
 const toOrder = (r: OrderRow): Order => ({
-  moid: r.moid, productId: r.product_id, goods: r.goods, amount: r.amount, status: r.status,
-  method: r.method, tid: r.tid, result: r.result, buyerName: r.buyer_name, createdAt: r.created_at,
-  buyerEmail: r.buyer_email, buyerTel: r.buyer_tel, channel: r.channel, windowCancelledAt: r.window_cancelled_at, windowMessage: r.window_message,
-  refundedAmount: r.refunded_amount, refundPendingAmount: r.refund_pending_amount, depositedAt: r.deposited_at,
+  moid: r.moid,
+  productId: r.product_id,
+  goods: r.goods,
+  amount: r.amount,
+  status: r.status,
+  method: r.method,
+  tid: r.tid,
+  result: r.result,
+  buyerName: r.buyer_name,
+  createdAt: r.created_at,
+  buyerEmail: r.buyer_email,
+  buyerTel: r.buyer_tel,
+  channel: r.channel,
+  windowCancelledAt: r.window_cancelled_at,
+  windowMessage: r.window_message,
+  refundedAmount: r.refunded_amount,
+  refundPendingAmount: r.refund_pending_amount,
+  depositedAt: r.deposited_at,
 });
 
 /** A Moid: date (KST) + random, unique within the table (the PRIMARY KEY enforces it). */
@@ -165,9 +193,16 @@ export function openDb(file: string): ShopDb {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.exec(SCHEMA);
-  const have = new Set(sqlite.prepare<[], { name: string }>('PRAGMA table_info(orders)').all().map((c) => c.name));
+  const have = new Set(
+    sqlite
+      .prepare<[], { name: string }>('PRAGMA table_info(orders)')
+      .all()
+      .map((c) => c.name),
+  );
   for (const [name, ddl] of ADDED_COLUMNS) if (!have.has(name)) sqlite.exec(`ALTER TABLE orders ADD COLUMN ${ddl}`);
-  const seed = sqlite.prepare('INSERT OR IGNORE INTO products (id, name, price, description) VALUES (@id, @name, @price, @description)');
+  const seed = sqlite.prepare(
+    'INSERT OR IGNORE INTO products (id, name, price, description) VALUES (@id, @name, @price, @description)',
+  );
   sqlite.transaction(() => {
     for (const p of SEED_PRODUCTS) seed.run(p);
   })();
@@ -210,8 +245,15 @@ export function openDb(file: string): ShopDb {
     createOrder(product, buyer, channel = 'window') {
       for (;;) {
         const order = {
-          moid: newMoid(new Date()), productId: product.id, goods: product.name, amount: product.price,
-          buyerName: buyer.name, buyerEmail: buyer.email, buyerTel: buyer.tel, createdAt: new Date().toISOString(), channel,
+          moid: newMoid(new Date()),
+          productId: product.id,
+          goods: product.name,
+          amount: product.price,
+          buyerName: buyer.name,
+          buyerEmail: buyer.email,
+          buyerTel: buyer.tel,
+          createdAt: new Date().toISOString(),
+          channel,
         };
         try {
           q.insert.run(order);
@@ -219,7 +261,18 @@ export function openDb(file: string): ShopDb {
           if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') continue;
           throw err;
         }
-        return { ...order, status: 'pending', method: null, tid: null, result: null, windowCancelledAt: null, windowMessage: null, refundedAmount: 0, refundPendingAmount: 0, depositedAt: null };
+        return {
+          ...order,
+          status: 'pending',
+          method: null,
+          tid: null,
+          result: null,
+          windowCancelledAt: null,
+          windowMessage: null,
+          refundedAmount: 0,
+          refundPendingAmount: 0,
+          depositedAt: null,
+        };
       }
     },
     order: (moid) => {
@@ -230,7 +283,10 @@ export function openDb(file: string): ShopDb {
     orderAmount: (moid) => q.order.get(moid)?.amount,
     markCommitted(result) {
       const { changes } = q.settle.run({
-        moid: result.moid, tid: result.tid, method: result.payment.method, result: JSON.stringify(result),
+        moid: result.moid,
+        tid: result.tid,
+        method: result.payment.method,
+        result: JSON.stringify(result),
         status: result.status === 'approved' ? 'paid' : 'awaiting-deposit',
       });
       if (changes === 1) return;

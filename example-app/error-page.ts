@@ -23,14 +23,20 @@ const KOREAN: Partial<Record<NicepayErrorCode, string>> = {
   NICEPAY_CHARSET_UNSUPPORTED: '결제 결과를 해석할 수 없습니다.',
   NICEPAY_FIELD_INVALID: '결제 결과에 잘못된 항목이 있습니다.',
   NICEPAY_GATEWAY_UNREACHABLE: '결제 서버에 연결할 수 없습니다. 잠시 후 다시 시도해 주세요.',
-  NICEPAY_OUTCOME_UNKNOWN: '결제 결과를 아직 확인하지 못했습니다. 자동으로 확인해 처리하며, 결제되지 않은 금액은 청구되지 않습니다. 잠시 후 주문 내역에서 확인해 주세요.',
+  NICEPAY_OUTCOME_UNKNOWN:
+    '결제 결과를 아직 확인하지 못했습니다. 자동으로 확인해 처리하며, 결제되지 않은 금액은 청구되지 않습니다. 잠시 후 주문 내역에서 확인해 주세요.',
   NICEPAY_GATEWAY_ERROR: '결제 서버가 올바르지 않은 응답을 보냈습니다.',
   NICEPAY_HOOK_FAILED: '주문을 처리하지 못해 결제를 취소했습니다. 이미 결제된 주문일 수 있습니다.',
   NICEPAY_SHUTTING_DOWN: '서버 점검 중입니다. 잠시 후 다시 시도해 주세요.',
 };
 
 export const notFound: RequestHandler = (_req, res) => {
-  sendPage(res, 404, '페이지를 찾을 수 없습니다', html`<h1 class="status-error">페이지를 찾을 수 없습니다</h1><p><a href="/">상품 목록으로</a></p>`);
+  sendPage(
+    res,
+    404,
+    '페이지를 찾을 수 없습니다',
+    html`<h1 class="status-error">페이지를 찾을 수 없습니다</h1><p><a href="/">상품 목록으로</a></p>`,
+  );
 };
 
 export function errorHandler(ctx: ShopContext): ErrorRequestHandler {
@@ -40,16 +46,23 @@ export function errorHandler(ctx: ShopContext): ErrorRequestHandler {
     const known = isNicepayError(err);
     const status = known ? err.status : typeof err?.status === 'number' && err.status < 500 ? err.status : 500;
     const code: string = known ? err.code : 'INTERNAL_ERROR';
-    const friendly = (known && KOREAN[err.code]) || (status < 500 ? '요청을 처리할 수 없습니다.' : '일시적인 오류가 발생했습니다. 잠시 후 다시 시도해 주세요.');
+    const friendly =
+      (known && KOREAN[err.code]) ||
+      (status < 500 ? '요청을 처리할 수 없습니다.' : '일시적인 오류가 발생했습니다. 잠시 후 다시 시도해 주세요.');
     // A short reference the buyer can quote to support; it finds this log line.
     const ref = randomBytes(4).toString('hex').toUpperCase();
     ctx.logger[status >= 500 ? 'error' : 'warn'](
       { ref, ...(known ? err.toJSON() : { code, message: hide(String(err?.message ?? err)) }) },
       'example shop: request failed',
     );
-    sendPage(res, status, '결제 오류', html`<h1 id="result-status" class="status-error" data-status="error">결제를 완료하지 못했습니다</h1>
+    sendPage(
+      res,
+      status,
+      '결제 오류',
+      html`<h1 id="result-status" class="status-error" data-status="error">결제를 완료하지 못했습니다</h1>
 <p id="error-message">${friendly}</p>
 <p class="muted">문의하실 때 참조 번호(<strong id="error-ref">${ref}</strong>)를 알려 주세요.</p>
-<div class="actions"><a class="button" href="/">상품 목록으로</a><a class="button secondary" href="/orders">주문 내역</a></div>`);
+<div class="actions"><a class="button" href="/">상품 목록으로</a><a class="button secondary" href="/orders">주문 내역</a></div>`,
+    );
   };
 }

@@ -44,10 +44,29 @@ export function particleFor(word: string, particle: Particle): string {
  * and refund BankCode take), so a code is chosen by name instead of typed from memory.
  */
 export const BANKS: ReadonlyArray<readonly [code: string, name: string]> = [
-  ['004', 'KB국민은행'], ['088', '신한은행'], ['020', '우리은행'], ['081', '하나은행'], ['011', 'NH농협은행'],
-  ['003', 'IBK기업은행'], ['002', 'KDB산업은행'], ['007', '수협은행'], ['023', 'SC제일은행'], ['027', '한국씨티은행'],
-  ['031', '대구은행'], ['032', '부산은행'], ['034', '광주은행'], ['035', '제주은행'], ['037', '전북은행'], ['039', '경남은행'],
-  ['045', '새마을금고'], ['048', '신협'], ['050', '저축은행'], ['071', '우체국'], ['089', '케이뱅크'], ['090', '카카오뱅크'], ['092', '토스뱅크'],
+  ['004', 'KB국민은행'],
+  ['088', '신한은행'],
+  ['020', '우리은행'],
+  ['081', '하나은행'],
+  ['011', 'NH농협은행'],
+  ['003', 'IBK기업은행'],
+  ['002', 'KDB산업은행'],
+  ['007', '수협은행'],
+  ['023', 'SC제일은행'],
+  ['027', '한국씨티은행'],
+  ['031', '대구은행'],
+  ['032', '부산은행'],
+  ['034', '광주은행'],
+  ['035', '제주은행'],
+  ['037', '전북은행'],
+  ['039', '경남은행'],
+  ['045', '새마을금고'],
+  ['048', '신협'],
+  ['050', '저축은행'],
+  ['071', '우체국'],
+  ['089', '케이뱅크'],
+  ['090', '카카오뱅크'],
+  ['092', '토스뱅크'],
 ];
 
 /** A bank's name by its code, "KB국민은행 (004)" style when listed (an operator reads names, not codes); the code otherwise. */
@@ -62,7 +81,13 @@ export function bankName(code: string): string {
  * name with 카드 appended.
  */
 const CARD_COMPANY: Readonly<Record<string, string>> = {
-  '01': 'BC카드', '02': 'KB국민카드', '04': '삼성카드', '06': '신한카드', '07': '현대카드', '08': '롯데카드', '12': 'NH농협카드',
+  '01': 'BC카드',
+  '02': 'KB국민카드',
+  '04': '삼성카드',
+  '06': '신한카드',
+  '07': '현대카드',
+  '08': '롯데카드',
+  '12': 'NH농협카드',
 };
 
 /** The card company's one display name: by issuer code, else the gateway's name ending in 카드. */
@@ -77,7 +102,8 @@ const SCHEDULE_MESSAGE: Readonly<Record<string, string>> = {
   'non-business-day': '영업일이 아닌 날짜입니다. 다른 지급일을 선택해 주세요.',
   'request-cutoff': '당일 지급 요청은 오전 10시 30분(한국 시간)까지만 가능합니다. 다음 영업일로 요청해 주세요.',
   'cancel-cutoff': '지급 취소는 지급일 오전 10시 30분(한국 시간)까지만 가능합니다.',
-  'registration-blackout': '밤 11시부터 새벽 1시(한국 시간)까지는 서브몰을 등록할 수 없습니다. 잠시 후 다시 시도해 주세요.',
+  'registration-blackout':
+    '밤 11시부터 새벽 1시(한국 시간)까지는 서브몰을 등록할 수 없습니다. 잠시 후 다시 시도해 주세요.',
   'results-not-ready': '지급 결과는 지급일 오후 4시(한국 시간)부터 조회할 수 있습니다.',
 };
 
@@ -97,15 +123,39 @@ const DATA_HOST_MESSAGE: Readonly<Record<string, string>> = {
 
 /** Back-office form fields in Korean, for "…을(를) 확인해 주세요" messages. */
 export const FIELD_LABEL: Readonly<Record<string, string>> = {
-  subId: '서브몰 ID', subNm: '상호', subCoNo: '사업자등록번호', bankCd: '은행 코드', accntNo: '계좌번호', accntNm: '예금주',
-  amount: '금액', settlmntDt: '지급일', seq: '순번', dt: '조회일', memo: '메모', usrId: '관리자 아이디',
-  cardNumber: '카드번호', cardExpiry: '유효기간', buyerAuthNum: '생년월일', cardPassword2: '비밀번호 앞 2자리',
-  quota: '할부', buyerName: '이름', buyerEmail: '이메일', buyerTel: '휴대폰',
-  reason: '취소 사유', refundAccount: '환불 계좌', 'refundAccount.number': '환불 계좌번호', 'refundAccount.bankCode': '환불 은행 코드',
-  'refundAccount.holder': '환불 계좌 예금주', remainingAmount: '남은 금액',
+  subId: '서브몰 ID',
+  subNm: '상호',
+  subCoNo: '사업자등록번호',
+  bankCd: '은행 코드',
+  accntNo: '계좌번호',
+  accntNm: '예금주',
+  amount: '금액',
+  settlmntDt: '지급일',
+  seq: '순번',
+  dt: '조회일',
+  memo: '메모',
+  usrId: '관리자 아이디',
+  cardNumber: '카드번호',
+  cardExpiry: '유효기간',
+  buyerAuthNum: '생년월일',
+  cardPassword2: '비밀번호 앞 2자리',
+  quota: '할부',
+  buyerName: '이름',
+  buyerEmail: '이메일',
+  buyerTel: '휴대폰',
+  reason: '취소 사유',
+  refundAccount: '환불 계좌',
+  'refundAccount.number': '환불 계좌번호',
+  'refundAccount.bankCode': '환불 은행 코드',
+  'refundAccount.holder': '환불 계좌 예금주',
+  remainingAmount: '남은 금액',
   // The card fields as the billing and key-in clients name them (card.expYear: an expired card too).
-  'card.number': '카드번호', 'card.expYear': '유효기간', 'card.expMonth': '유효기간', 'card.expiry': '유효기간',
-  'card.idNo': '생년월일', 'card.password2': '비밀번호 앞 2자리',
+  'card.number': '카드번호',
+  'card.expYear': '유효기간',
+  'card.expMonth': '유효기간',
+  'card.expiry': '유효기간',
+  'card.idNo': '생년월일',
+  'card.password2': '비밀번호 앞 2자리',
 };
 
 /** Why the gateway refused a cancel (CancelRefusalReason), in the operator's words. */
@@ -138,19 +188,33 @@ export function operatorError(err: unknown): { message: string; status: number }
     case 'NICEPAY_FIELD_INVALID':
       return { message: checkFieldMessage(e.field), status: 400 };
     case 'NICEPAY_GATEWAY_UNREACHABLE':
-      return { message: 'NICEPAY 서버에 연결할 수 없습니다. 아무것도 처리되지 않았습니다. 잠시 후 다시 시도해 주세요.', status: 502 };
+      return {
+        message: 'NICEPAY 서버에 연결할 수 없습니다. 아무것도 처리되지 않았습니다. 잠시 후 다시 시도해 주세요.',
+        status: 502,
+      };
     case 'NICEPAY_RETRY_LATER':
-      return { message: 'NICEPAY가 지금은 처리할 수 없다고 답했습니다. 아무것도 처리되지 않았습니다. 잠시 후 다시 시도해 주세요.', status: 503 };
+      return {
+        message:
+          'NICEPAY가 지금은 처리할 수 없다고 답했습니다. 아무것도 처리되지 않았습니다. 잠시 후 다시 시도해 주세요.',
+        status: 503,
+      };
     case 'NICEPAY_CANCEL_EXCEEDS_REMAINING':
       return { message: '취소 금액이 남은 금액보다 큽니다. 보내지 않았습니다.', status: 422 };
     case 'NICEPAY_OUTCOME_UNKNOWN':
-      return { message: 'NICEPAY의 응답을 받지 못했습니다. 처리 여부는 결제 정산이 자동으로 확인해 맞춥니다 (결제 정산 페이지). 다시 요청하지 않아도 됩니다.', status: 502 };
+      return {
+        message:
+          'NICEPAY의 응답을 받지 못했습니다. 처리 여부는 결제 정산이 자동으로 확인해 맞춥니다 (결제 정산 페이지). 다시 요청하지 않아도 됩니다.',
+        status: 502,
+      };
     case 'NICEPAY_DUPLICATE_MISMATCH':
       return { message: '같은 요청이 다른 내용(금액 등)으로 이미 처리되었습니다. 보내지 않았습니다.', status: 409 };
     default:
       if (typeof e.resCode === 'string') {
         const known = DATA_HOST_MESSAGE[e.resCode];
-        return { message: `${known ?? 'NICEPAY가 요청을 거절했습니다.'} (코드 ${e.resCode})`, status: /^1/.test(e.resCode) ? 409 : 502 };
+        return {
+          message: `${known ?? 'NICEPAY가 요청을 거절했습니다.'} (코드 ${e.resCode})`,
+          status: /^1/.test(e.resCode) ? 409 : 502,
+        };
       }
       return undefined;
   }

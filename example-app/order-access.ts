@@ -60,11 +60,14 @@ function cookieOf(req: Request, name: string): string | undefined {
 export function orderAccess(sqlite: Database, secret: string = randomBytes(32).toString('hex')): OrderAccess {
   sqlite.exec(SCHEMA);
   const q = {
-    owns: sqlite.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM order_owners WHERE moid = ? AND buyer = ?'),
+    owns: sqlite.prepare<[string, string], { one: number }>(
+      'SELECT 1 AS one FROM order_owners WHERE moid = ? AND buyer = ?',
+    ),
     owned: sqlite.prepare<[string], { moid: string }>('SELECT moid FROM order_owners WHERE buyer = ?'),
     grant: sqlite.prepare('INSERT OR IGNORE INTO order_owners (moid, buyer) VALUES (?, ?)'),
   };
-  const sign = (moid: string): string => createHmac('sha256', secret).update(`order-link:${moid}`).digest('base64url').slice(0, 22);
+  const sign = (moid: string): string =>
+    createHmac('sha256', secret).update(`order-link:${moid}`).digest('base64url').slice(0, 22);
   const buyerOf = (req: Request): string | undefined => {
     const id = cookieOf(req, COOKIE);
     return id && /^[\w-]{22}$/.test(id) ? id : undefined;
@@ -83,7 +86,13 @@ export function orderAccess(sqlite: Database, secret: string = randomBytes(32).t
     let buyer = buyerOf(req);
     if (!buyer) {
       buyer = randomBytes(ID_BYTES).toString('base64url');
-      res.cookie(COOKIE, buyer, { httpOnly: true, sameSite: 'lax', secure: req.secure, path: '/', maxAge: COOKIE_MAX_AGE_MS });
+      res.cookie(COOKIE, buyer, {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: req.secure,
+        path: '/',
+        maxAge: COOKIE_MAX_AGE_MS,
+      });
       // Later calls in this request see the new id.
       req.headers.cookie = `${req.headers.cookie ? `${req.headers.cookie}; ` : ''}${COOKIE}=${buyer}`;
     }

@@ -68,7 +68,13 @@ export const STATE_LABEL: Readonly<Record<OrderState, string>> = {
 /** The colour class a state is shown in: done, waiting (on the buyer or on a payout), or money back / failed. */
 export function stateTone(state: OrderState): 'ok' | 'wait' | 'bad' {
   if (state === 'paid') return 'ok';
-  if (state === 'pending' || state === 'awaiting-deposit' || state === 'refund-pending' || state === 'partial-refund-pending') return 'wait';
+  if (
+    state === 'pending' ||
+    state === 'awaiting-deposit' ||
+    state === 'refund-pending' ||
+    state === 'partial-refund-pending'
+  )
+    return 'wait';
   return 'bad';
 }
 

@@ -36,7 +36,8 @@ function portFrom(name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`${name} must be a port number, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    fail(`${name} must be a port number, got ${JSON.stringify(raw)}`);
   return port;
 }
 
@@ -60,8 +61,11 @@ let gateway: Pick<ShopOptions, 'mid' | 'merchantKey' | 'baseUrl' | 'dataUrl' | '
 let gatewayLabel: string;
 
 if (env.NICEPAY_BASE_URL) {
-  if (!env.NICEPAY_MID || !env.NICEPAY_MERCHANT_KEY) fail('NICEPAY_BASE_URL needs NICEPAY_MID and NICEPAY_MERCHANT_KEY');
-  const trusted = env.NICEPAY_TRUSTED_HOSTS?.split(',').map((h) => h.trim()).filter(Boolean);
+  if (!env.NICEPAY_MID || !env.NICEPAY_MERCHANT_KEY)
+    fail('NICEPAY_BASE_URL needs NICEPAY_MID and NICEPAY_MERCHANT_KEY');
+  const trusted = env.NICEPAY_TRUSTED_HOSTS?.split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
   gateway = {
     mid: env.NICEPAY_MID,
     merchantKey: env.NICEPAY_MERCHANT_KEY,
@@ -87,8 +91,11 @@ if (env.NICEPAY_BASE_URL) {
   } catch (err) {
     // Said like a busy PORT: which variable, and what to do (unset, a free port is taken).
     const code = (err as NodeJS.ErrnoException).code;
-    fail(code === 'EADDRINUSE' ? `SANDBOX_PORT ${sandboxPort} is in use; set SANDBOX_PORT to another one, or leave it unset for a free port`
-      : `the embedded sandbox cannot listen on SANDBOX_PORT ${sandboxPort}: ${(err as Error).message}`);
+    fail(
+      code === 'EADDRINUSE'
+        ? `SANDBOX_PORT ${sandboxPort} is in use; set SANDBOX_PORT to another one, or leave it unset for a free port`
+        : `the embedded sandbox cannot listen on SANDBOX_PORT ${sandboxPort}: ${(err as Error).message}`,
+    );
   }
   gateway = { mid: merchant.mid, merchantKey: merchant.merchantKey, baseUrl: url };
   gatewayLabel = `embedded sandbox at ${url}`;
@@ -110,7 +117,8 @@ try {
     },
     ...(sandbox ? { sandbox } : {}),
   });
-  if (env.TRUST_PROXY) shop.app.set('trust proxy', /^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY);
+  if (env.TRUST_PROXY)
+    shop.app.set('trust proxy', /^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY);
 } catch (err) {
   await sandbox?.close();
   fail((err as Error).message);
@@ -120,16 +128,22 @@ server.on('request', shop.app);
 {
   const shopUrl = env.SHOP_URL ?? `http://${bound}:${actual}`;
   if (!LOOPBACK.has(host)) {
-    console.warn(`express-nicepay example shop: WARNING: HOST=${host} exposes the shop and its back office to the network; serve it over HTTPS and set ADMIN_PASSWORD`);
+    console.warn(
+      `express-nicepay example shop: WARNING: HOST=${host} exposes the shop and its back office to the network; serve it over HTTPS and set ADMIN_PASSWORD`,
+    );
   }
   // One write, so a script reading the first line also sees the password line with it.
   // The generated password is printed once, on the terminal of whoever started the shop.
-  console.log([
-    `express-nicepay example shop: ${shopUrl} (gateway: ${gatewayLabel}; listening on ${bound}:${actual})`,
-    ...(shop.admin.generated
-      ? [`express-nicepay example shop: back office ${shopUrl}/admin  user ${shop.admin.user}  one-time password ${shop.admin.password}  (set ADMIN_PASSWORD to choose one)`]
-      : []),
-  ].join('\n'));
+  console.log(
+    [
+      `express-nicepay example shop: ${shopUrl} (gateway: ${gatewayLabel}; listening on ${bound}:${actual})`,
+      ...(shop.admin.generated
+        ? [
+            `express-nicepay example shop: back office ${shopUrl}/admin  user ${shop.admin.user}  one-time password ${shop.admin.password}  (set ADMIN_PASSWORD to choose one)`,
+          ]
+        : []),
+    ].join('\n'),
+  );
 }
 
 let stopping = false;

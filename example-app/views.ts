@@ -18,7 +18,13 @@ export class SafeHtml {
 /** What an `html` template takes: text (escaped), numbers, `SafeHtml`, lists of them; `false`/`null`/`undefined` render nothing. */
 export type Value = string | number | boolean | null | undefined | SafeHtml | readonly Value[];
 
-const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 /** Escapes text for an HTML text node or a quoted attribute value. */
 export function escapeHtml(text: string): string {
@@ -55,8 +61,14 @@ export function won(amount: number): string {
 
 // Gateway time is KST (UTC+9, no DST); format in Asia/Seoul whatever the server's TZ is.
 const kstFormat = new Intl.DateTimeFormat('ko-KR', {
-  timeZone: 'Asia/Seoul', year: 'numeric', month: 'numeric', day: 'numeric', weekday: 'short',
-  hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+  timeZone: 'Asia/Seoul',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  weekday: 'short',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
 });
 
 /** A Date as Korean wall-clock time, e.g. "2025년 1월 9일 (목) 23:59". */
@@ -65,7 +77,13 @@ export function kstDateTime(date: Date): string {
   return `${part.year}년 ${part.month}월 ${part.day}일 (${part.weekday}) ${part.hour}:${part.minute}`;
 }
 
-const kstDateFormat = new Intl.DateTimeFormat('ko-KR', { timeZone: 'UTC', year: 'numeric', month: 'numeric', day: 'numeric', weekday: 'short' });
+const kstDateFormat = new Intl.DateTimeFormat('ko-KR', {
+  timeZone: 'UTC',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  weekday: 'short',
+});
 
 /**
  * A KST calendar date `YYYYMMDD` (payout and reconciliation dates) in the same Korean format
@@ -82,14 +100,20 @@ export function kstDate(yyyymmdd: string): string {
 }
 
 /** A bank `<select>` (code values, names shown), with `value` selected and a prompt when none is. */
-export function bankSelect(name: string, id: string, value: string | undefined, banks: ReadonlyArray<readonly [string, string]>): SafeHtml {
+export function bankSelect(
+  name: string,
+  id: string,
+  value: string | undefined,
+  banks: ReadonlyArray<readonly [string, string]>,
+): SafeHtml {
   return html`<select name="${name}" id="${id}" required><option value=""${value ? '' : html` selected`}>은행 선택</option>
 ${banks.map(([code, bank]) => html`<option value="${code}"${code === value ? html` selected` : ''}>${bank} (${code})</option>`)}</select>`;
 }
 
 /** The shop's icon (a white N on a blue rounded square), served at /favicon.svg and /favicon.ico. */
-export const FAVICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f6feb"/>'
-  + '<text x="16" y="23" font-size="19" font-weight="700" text-anchor="middle" fill="#fff" font-family="sans-serif">N</text></svg>';
+export const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f6feb"/>' +
+  '<text x="16" y="23" font-size="19" font-weight="700" text-anchor="middle" fill="#fff" font-family="sans-serif">N</text></svg>';
 
 /** Pay method → Korean label. */
 export const METHOD_LABEL: Readonly<Record<PayMethod, string>> = {
@@ -194,17 +218,23 @@ export function navLinks(links: readonly NavLink[], current: string): SafeHtml {
 
 /** The page shell: header with navigation, main content, footer. `path` marks the current page in the navigation. */
 export function layout(title: string, body: SafeHtml, path = ''): string {
-  return `<!DOCTYPE html>\n${html`<html lang="ko"><head><meta charset="utf-8">
+  return `<!DOCTYPE html>\n${
+    html`<html lang="ko"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${title} · 니스몰</title><link rel="icon" href="/favicon.svg" type="image/svg+xml"><style>${raw(STYLE)}</style></head>
 <body><header><div class="wrap"><a class="brand" href="/">니스몰</a>
 <nav id="site-nav">${navLinks(BUYER_NAV, path)}</nav></div></header>
 <main class="wrap">${body}</main>
 <footer class="wrap muted">express-nicepay 예제 상점 · 실제 결제가 이루어지지 않습니다.</footer>
-</body></html>`.value}\n`;
+</body></html>`.value
+  }\n`;
 }
 
 /** Sends a UTF-8 page; pages carry order data, so nothing is cached. */
 export function sendPage(res: Response, status: number, title: string, body: SafeHtml): void {
-  res.status(status).set('cache-control', 'no-store').type('html').send(layout(title, body, res.req.originalUrl));
+  res
+    .status(status)
+    .set('cache-control', 'no-store')
+    .type('html')
+    .send(layout(title, body, res.req.originalUrl));
 }

@@ -95,12 +95,16 @@ export interface ResolvedConfig {
 /** Validates and fills the options once, at creation (body-parser's normalizeOptions habit). */
 export function resolveConfig(options: NicepayOptions): ResolvedConfig {
   if (options === undefined) {
-    throw new NicepayConfigError('options', 'createNicepay() needs an options object: createNicepay({ mid, merchantKey, baseUrl })');
+    throw new NicepayConfigError(
+      'options',
+      'createNicepay() needs an options object: createNicepay({ mid, merchantKey, baseUrl })',
+    );
   }
   if (!isObject(options)) throw new NicepayConfigError('options', 'an object such as { mid, merchantKey, baseUrl }');
   refuseUnknown(options, NICEPAY_OPTION_NAMES, '');
   const { mid, merchantKey } = options;
-  if (!isMid(mid)) throw new NicepayConfigError('mid', "a 10-character merchant id ending in a lower-case 'm' (e.g. nicepay00m)");
+  if (!isMid(mid))
+    throw new NicepayConfigError('mid', "a 10-character merchant id ending in a lower-case 'm' (e.g. nicepay00m)");
   if (typeof merchantKey !== 'string' || merchantKey.length < 16) {
     throw new NicepayConfigError('merchantKey', 'the merchant key string (at least 16 characters)');
   }
@@ -118,7 +122,8 @@ export function resolveConfig(options: NicepayOptions): ResolvedConfig {
   const maxResponseBytes = positive(options.maxResponseBytes ?? 65_536, 'maxResponseBytes');
   const logger = options.logger ?? debugLogger();
   for (const level of ['debug', 'info', 'warn', 'error'] as const) {
-    if (typeof logger[level] !== 'function') throw new NicepayConfigError('logger', `a pino-compatible logger with a ${level}() method`);
+    if (typeof logger[level] !== 'function')
+      throw new NicepayConfigError('logger', `a pino-compatible logger with a ${level}() method`);
   }
   const clock = options.clock ?? (() => new Date());
   if (typeof clock !== 'function') throw new NicepayConfigError('clock', 'a function returning a Date');
@@ -146,8 +151,19 @@ export function resolveConfig(options: NicepayOptions): ResolvedConfig {
 
 /** Every option {@link NicepayOptions} knows; anything else is a typo that JavaScript would not catch. */
 const NICEPAY_OPTION_NAMES: readonly (keyof NicepayOptions)[] = [
-  'mid', 'merchantKey', 'baseUrl', 'dataUrl', 'trustedHosts', 'timeouts', 'maxResponseBytes',
-  'store', 'logger', 'clock', 'payout', 'charset', 'settle',
+  'mid',
+  'merchantKey',
+  'baseUrl',
+  'dataUrl',
+  'trustedHosts',
+  'timeouts',
+  'maxResponseBytes',
+  'store',
+  'logger',
+  'clock',
+  'payout',
+  'charset',
+  'settle',
 ];
 const TIMEOUT_OPTION_NAMES: readonly (keyof Timeouts)[] = ['connectMs', 'responseMs'];
 

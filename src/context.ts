@@ -37,11 +37,21 @@ export type RouteHook = (result: unknown, context: { signal: AbortSignal }) => u
  * for the n-th such route created (the same in every instance running the same code). Returns
  * the name; a name already registered is refused.
  */
-export function registerRouteHook(ctx: ClientContext, operation: string, name: string | undefined, hook: RouteHook): string {
-  if (name !== undefined && (typeof name !== 'string' || name === '' || name.includes('#'))) throw new NicepayConfigError('name', "a non-empty string without '#' naming the route's hook in the ledger");
+export function registerRouteHook(
+  ctx: ClientContext,
+  operation: string,
+  name: string | undefined,
+  hook: RouteHook,
+): string {
+  if (name !== undefined && (typeof name !== 'string' || name === '' || name.includes('#')))
+    throw new NicepayConfigError('name', "a non-empty string without '#' naming the route's hook in the ledger");
   let chosen = name;
   for (let n = 1; chosen === undefined; n++) if (!ctx.hooks.has(`${operation}#${n}`)) chosen = `${operation}#${n}`;
-  if (ctx.hooks.has(chosen)) throw new NicepayConfigError('name', `another route's hook is registered as '${chosen}': give each route its own name`);
+  if (ctx.hooks.has(chosen))
+    throw new NicepayConfigError(
+      'name',
+      `another route's hook is registered as '${chosen}': give each route its own name`,
+    );
   ctx.hooks.set(chosen, hook);
   return chosen;
 }
@@ -51,7 +61,11 @@ const closing = new WeakMap<ClientContext, Promise<void>>();
 
 /** The context of one createNicepay client: its configuration, transports and calls in flight. */
 export function createContext(config: ResolvedConfig): ClientContext {
-  const transportOptions = { connectMs: config.connectMs, responseMs: config.responseMs, maxResponseBytes: config.maxResponseBytes };
+  const transportOptions = {
+    connectMs: config.connectMs,
+    responseMs: config.responseMs,
+    maxResponseBytes: config.maxResponseBytes,
+  };
   const web = createTransport(transportOptions);
   const data = createTransport(transportOptions);
   // A count and one shared callback rather than a set of promises: nothing is allocated per

@@ -31,7 +31,13 @@ export type {
 } from './types/payment.js';
 export { SUCCESS_CODES } from './types/payment.js';
 export { memoryStore, type MemoryStoreOptions } from './store/memory-store.js';
-export { StoreFullError, type LedgerStore, type LeaseResult, type RecordWrite, type StoredRecord } from './store/types.js';
+export {
+  StoreFullError,
+  type LedgerStore,
+  type LeaseResult,
+  type RecordWrite,
+  type StoredRecord,
+} from './store/types.js';
 export {
   NicepayError,
   NicepayRequestError,
@@ -64,26 +70,93 @@ export type { Charset } from './wire/charset.js';
 export type { KeyinInput, KeyinResult, ApprovedKeyin, DeclinedKeyin, KeyinCard, KeyinBuyer } from './keyin/index.js';
 export type { KeyinRouterOptions } from './express/keyin-router.js';
 export type { EdiType } from './wire/response-body.js';
-export { GATEWAY_CALL_CHANNEL, type GatewayCallContext, type GatewayOperation, type CallOutcome } from './pipeline/public.js';
+export {
+  GATEWAY_CALL_CHANNEL,
+  type GatewayCallContext,
+  type GatewayOperation,
+  type CallOutcome,
+} from './pipeline/public.js';
 export { LEDGER_CHANNEL, type LedgerMove, type LedgerEvent } from './pipeline/public.js';
-export { SETTLE_CHANNEL, type SettleReport, type SettledItem, type SettledOutcome, type UnsettledItem, type SettleEvent, type LedgerOperation, type LedgerState } from './pipeline/public.js';
+export {
+  SETTLE_CHANNEL,
+  type SettleReport,
+  type SettledItem,
+  type SettledOutcome,
+  type UnsettledItem,
+  type SettleEvent,
+  type LedgerOperation,
+  type LedgerState,
+} from './pipeline/public.js';
 export type {
-  PayoutClient, PayoutOptions, PayoutBalance, BalanceLastEntry, BalanceEntryKind, SubMerchantInput, SubMerchantResult,
-  PayoutRequestInput, PayoutRequestResult, PayoutCancelInput, PayoutCancelResult, PayoutResultsQuery, PayoutResults,
-  PayoutResultItem, PayoutStatus, ScheduleRule, BusinessDays,
+  PayoutClient,
+  PayoutOptions,
+  PayoutBalance,
+  BalanceLastEntry,
+  BalanceEntryKind,
+  SubMerchantInput,
+  SubMerchantResult,
+  PayoutRequestInput,
+  PayoutRequestResult,
+  PayoutCancelInput,
+  PayoutCancelResult,
+  PayoutResultsQuery,
+  PayoutResults,
+  PayoutResultItem,
+  PayoutStatus,
+  ScheduleRule,
+  BusinessDays,
 } from './payout/index.js';
 export type {
-  ReconClient, CashReceiptQuery, CashReceiptList, CashReceiptItem, CashReceiptState, CashReceiptStatus, CashReceiptPurpose, OrgSvcCd, IdCl,
+  ReconClient,
+  CashReceiptQuery,
+  CashReceiptList,
+  CashReceiptItem,
+  CashReceiptState,
+  CashReceiptStatus,
+  CashReceiptPurpose,
+  OrgSvcCd,
+  IdCl,
 } from './recon/index.js';
 export { DATA_RES_REASONS } from './data-api/res-codes.js';
 export type { PaymentWindowOrder, PaymentWindowFields, WindowBuyer } from './window/types.js';
-export type { CancelInput, CancelResult, CancelledResult, RefundPendingResult, CancelRefusedResult, CancelCommon, RefundAccount, CancelRefusalReason } from './cancel/types.js';
+export type {
+  CancelInput,
+  CancelResult,
+  CancelledResult,
+  RefundPendingResult,
+  CancelRefusedResult,
+  CancelCommon,
+  RefundAccount,
+  CancelRefusalReason,
+} from './cancel/types.js';
 export type { TransactionStatus } from './status/types.js';
 export type { NotificationsOptions, DepositNotice, CancelNotice, ExpectedOrder, NoticeAnswer } from './notify/types.js';
 export { GATEWAY_NOTICE_IPS } from './notify/options.js';
 export type {
-  BillingClient, BillingRegisterInput, BillingRegisterResult, RegisteredBilling, RefusedBilling, BillingCard, BillingCardInfo, BillingBuyer,
-  BillingChargeInput, BillingChargeResult, ApprovedBillingCharge, DeclinedBillingCharge, BillingRemoveInput, BillingRemoveResult, RemovedBilling,
-  BillingKeyRejection, BillingChargeRejection,
+  BillingClient,
+  BillingRegisterInput,
+  BillingRegisterResult,
+  RegisteredBilling,
+  RefusedBilling,
+  BillingCard,
+  BillingCardInfo,
+  BillingBuyer,
+  BillingChargeInput,
+  BillingChargeResult,
+  ApprovedBillingCharge,
+  DeclinedBillingCharge,
+  BillingRemoveInput,
+  BillingRemoveResult,
+  RemovedBilling,
+  BillingKeyRejection,
+  BillingChargeRejection,
 } from './billing/index.js';
-export type { CashReceiptClient, CashReceiptInput, CashReceiptResult, IssuedCashReceipt, RefusedCashReceipt, ReceiptPurpose, CashReceiptRejection } from './cash-receipt/index.js';
+export type {
+  CashReceiptClient,
+  CashReceiptInput,
+  CashReceiptResult,
+  IssuedCashReceipt,
+  RefusedCashReceipt,
+  ReceiptPurpose,
+  CashReceiptRejection,
+} from './cash-receipt/index.js';

@@ -15,14 +15,29 @@ import type { CancelInput, CancelResult } from './cancel/types.js';
 import { createStatusClient } from './status/client.js';
 import type { TransactionStatus } from './status/types.js';
 import { notifications } from './express/notifications.js';
-import type { CancelRejection, CheckoutRejection, KeyinRejection, PayoutRejection, ReconRejection, StatusRejection } from './errors/index.js';
+import type {
+  CancelRejection,
+  CheckoutRejection,
+  KeyinRejection,
+  PayoutRejection,
+  ReconRejection,
+  StatusRejection,
+} from './errors/index.js';
 import type { NotificationsOptions } from './notify/types.js';
 import { billingChargeKind, type BillingClient, createBillingClient } from './billing/index.js';
 import { type CashReceiptClient, cashReceiptKind, createCashReceiptClient } from './cash-receipt/index.js';
 import { approvalKind } from './approval/operation.js';
 import { keyinKind } from './keyin/index.js';
 import { cancelKind } from './cancel/operation.js';
-import { admit, type KindRegistry, type OperationKind, type SettleReport, settlePass, type UnsettledItem, unsettledItems } from './pipeline/index.js';
+import {
+  admit,
+  type KindRegistry,
+  type OperationKind,
+  type SettleReport,
+  settlePass,
+  type UnsettledItem,
+  unsettledItems,
+} from './pipeline/index.js';
 import { startSettler } from './pipeline/settler.js';
 
 /** The object createNicepay returns: every interface of the gateway for one merchant. */
@@ -120,10 +135,17 @@ export function createNicepay(options: NicepayOptions): Nicepay {
   const payout = payoutKind(ctx);
   const payoutCancel = payoutCancelKind(ctx);
   const kinds: KindRegistry = new Map<string, OperationKind<unknown>>([
-    ['approval', approval], ['keyin', keyin], ['billing.charge', billingCharge], ['cash-receipt', cashReceipt], ['cancel', cancel], ['payout', payout], ['payout.cancel', payoutCancel],
+    ['approval', approval],
+    ['keyin', keyin],
+    ['billing.charge', billingCharge],
+    ['cash-receipt', cashReceipt],
+    ['cancel', cancel],
+    ['payout', payout],
+    ['payout.cancel', payoutCancel],
   ] as [string, OperationKind<unknown>][]) as KindRegistry;
   const settings = { batch: config.settle.batch, attentionAfterMs: config.settle.attentionAfterMs };
-  const settler = config.settle.intervalMs === false ? undefined : startSettler(ctx, kinds, settings, config.settle.intervalMs);
+  const settler =
+    config.settle.intervalMs === false ? undefined : startSettler(ctx, kinds, settings, config.settle.intervalMs);
   const keyinClient = createKeyinClient(ctx, keyin);
   const statusClient = createStatusClient(ctx);
   const cancelClient = createCancelClient(ctx, cancel);

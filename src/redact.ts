@@ -10,8 +10,23 @@ export const REDACTED = '[REDACTED]';
  */
 const SECRET_KEYS = new Set(
   [
-    'merchantKey', 'encKey', 'EncData', 'SignData', 'Signature', 'password', 'authorization',
-    'CardNo', 'cardNumber', 'number', 'CardExpire', 'expiry', 'CardPwd', 'password2', 'BuyerAuthNum', 'buyerAuthNum', 'cvc',
+    'merchantKey',
+    'encKey',
+    'EncData',
+    'SignData',
+    'Signature',
+    'password',
+    'authorization',
+    'CardNo',
+    'cardNumber',
+    'number',
+    'CardExpire',
+    'expiry',
+    'CardPwd',
+    'password2',
+    'BuyerAuthNum',
+    'buyerAuthNum',
+    'cvc',
   ].map(norm),
 );
 
@@ -59,7 +74,10 @@ function walk(value: unknown, depth: number, seen: WeakSet<object>): unknown {
 }
 
 function maskDigits(s: string): string {
-  return s.replace(CARD_NUMBER, (m) => `${'*'.repeat(m.replace(/\D/g, '').length - 4)}${m.replace(/\D/g, '').slice(-4)}`);
+  return s.replace(
+    CARD_NUMBER,
+    (m) => `${'*'.repeat(m.replace(/\D/g, '').length - 4)}${m.replace(/\D/g, '').slice(-4)}`,
+  );
 }
 
 /** Wraps a logger so every object and message it receives is redacted first. */

@@ -47,7 +47,14 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-const CONNECT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const CONNECT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_ABORTED', 'ABORT_ERR']);
 
 /**
@@ -75,7 +82,16 @@ export function createTransport(options: TransportOptions): Transport {
         // gateway that trickles its answer cannot hold the call open. Cleared on settling.
         call.timer = setTimeout(() => call.expire(), options.connectMs + options.responseMs);
         try {
-          agent.dispatch({ origin: url.origin, path: url.pathname + url.search, method: 'POST', body, headers: { 'content-type': contentType } }, call);
+          agent.dispatch(
+            {
+              origin: url.origin,
+              path: url.pathname + url.search,
+              method: 'POST',
+              body,
+              headers: { 'content-type': contentType },
+            },
+            call,
+          );
         } catch (err) {
           call.error(err); // undici reports errors through the handler; this is a backstop
         }
@@ -114,7 +130,11 @@ class PostCall implements Dispatcher.DispatchHandler {
 
   /** The deadline passed: abort (or, not started yet, abort as soon as it starts). */
   expire(): void {
-    const err = new TransportError('timeout', this.started, `no complete answer from ${where(this.url)} in time (deadline)`);
+    const err = new TransportError(
+      'timeout',
+      this.started,
+      `no complete answer from ${where(this.url)} in time (deadline)`,
+    );
     this.controller?.abort(err);
     this.fail(err);
   }
@@ -122,7 +142,8 @@ class PostCall implements Dispatcher.DispatchHandler {
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     // The deadline already passed (and was reported as not sent): abort before the write.
-    if (this.settled) controller.abort(new TransportError('timeout', false, 'deadline passed before the request started'));
+    if (this.settled)
+      controller.abort(new TransportError('timeout', false, 'deadline passed before the request started'));
     else this.started = true;
   }
 
@@ -181,6 +202,7 @@ function classify(err: unknown, url: URL, started: boolean): TransportError {
   if (TIMEOUT_CODES.has(code) || e.name === 'TimeoutError' || e.name === 'AbortError') {
     return new TransportError('timeout', true, `no complete answer from ${at} in time (${code})`);
   }
-  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return new TransportError('too-large', true, `answer from ${at} is larger than allowed`);
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE')
+    return new TransportError('too-large', true, `answer from ${at} is larger than allowed`);
   return new TransportError('reset', true, `connection to ${at} failed after sending (${code || 'unknown'})`);
 }

@@ -26,7 +26,13 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
         const form = { ...decodeForm(Buffer.concat(chunks), 'euc-kr') };
         calls.push({ path: req.url ?? '', form });
         const body = req.url?.endsWith('cancel_process.jsp')
-          ? { ResultCode: '2001', ResultMsg: '취소 성공', TID: form.TID!, CancelAmt: padAmount(Number(form.Amt)), Signature: cancelResponseSignature(form.TID!, MID, padAmount(Number(form.Amt)), MERCHANT_KEY) }
+          ? {
+              ResultCode: '2001',
+              ResultMsg: '취소 성공',
+              TID: form.TID!,
+              CancelAmt: padAmount(Number(form.Amt)),
+              Signature: cancelResponseSignature(form.TID!, MID, padAmount(Number(form.Amt)), MERCHANT_KEY),
+            }
           : answer(form);
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end(typeof body === 'string' ? body : JSON.stringify(body));
@@ -45,31 +51,61 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
     const tid = `${MID}0101261121120000${String(calls.length).padStart(4, '0')}`;
     const token = 'T'.repeat(40);
     const fields = {
-      AuthResultCode: '0000', AuthResultMsg: '인증 성공', AuthToken: token, PayMethod: method, MID, Moid: moid, Amt: String(amount),
-      TxTid: tid, NextAppURL: `${url}/webapi/pay_process.jsp`, NetCancelURL: `${url}/webapi/cancel_process.jsp`,
+      AuthResultCode: '0000',
+      AuthResultMsg: '인증 성공',
+      AuthToken: token,
+      PayMethod: method,
+      MID,
+      Moid: moid,
+      Amt: String(amount),
+      TxTid: tid,
+      NextAppURL: `${url}/webapi/pay_process.jsp`,
+      NetCancelURL: `${url}/webapi/cancel_process.jsp`,
       Signature: authReturnSignature(token, MID, String(amount), MERCHANT_KEY),
     };
     shop.orders.set(moid, amount);
     return { tid, body: encodeForm(fields, 'euc-kr').toString('latin1') };
   }
-  const signed = (f: Record<string, string>) => ({ ...f, Signature: approvalResponseSignature(f.TID!, f.MID!, f.Amt!, MERCHANT_KEY) });
+  const signed = (f: Record<string, string>) => ({
+    ...f,
+    Signature: approvalResponseSignature(f.TID!, f.MID!, f.Amt!, MERCHANT_KEY),
+  });
 
   it("another method's success code is an unknown outcome: net-cancelled, never 'declined'", async () => {
     // The answer omits PayMethod, so the (unsigned) auth return's VBANK is all there is, and
     // 3001 is not VBANK's success code: a buyer who edited PayMethod must not turn a charge
     // into "declined, nothing charged".
     const { tid, body } = authReturn('other-method', 5_000, 'VBANK');
-    answer = (form) => signed({ ResultCode: '3001', ResultMsg: '성공', TID: form.TID!, MID, Moid: 'other-method', Amt: padAmount(5_000) });
+    answer = (form) =>
+      signed({
+        ResultCode: '3001',
+        ResultMsg: '성공',
+        TID: form.TID!,
+        MID,
+        Moid: 'other-method',
+        Amt: padAmount(5_000),
+      });
     const res = await request(shop.app).post('/pay/return').type('form').send(body);
     expect(res.status).to.equal(502);
     expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
-    expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal(['/webapi/pay_process.jsp', '/webapi/cancel_process.jsp']);
+    expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal([
+      '/webapi/pay_process.jsp',
+      '/webapi/cancel_process.jsp',
+    ]);
   });
 
   it('an answer naming ResultCode twice (a signed 3001 and a 9999) is an unknown outcome: net-cancelled, never declined', async () => {
     const { tid, body } = authReturn('two-codes', 6_000);
     answer = (form) => {
-      const ok = signed({ ResultCode: '3001', ResultMsg: '성공', TID: form.TID!, MID, Moid: 'two-codes', Amt: padAmount(6_000), PayMethod: 'CARD' });
+      const ok = signed({
+        ResultCode: '3001',
+        ResultMsg: '성공',
+        TID: form.TID!,
+        MID,
+        Moid: 'two-codes',
+        Amt: padAmount(6_000),
+        PayMethod: 'CARD',
+      });
       // JSON.parse keeps the last ResultCode (a decline), a KV reader the first (a payment).
       return JSON.stringify(ok).replace(/}$/, ',"ResultCode":"9999"}');
     };
@@ -79,21 +115,36 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
     expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
     expect(String((shop.errors.at(-1) as Error).message)).to.match(/twice/);
     expect(shop.approved.length).to.equal(before);
-    expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal(['/webapi/pay_process.jsp', '/webapi/cancel_process.jsp']);
+    expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal([
+      '/webapi/pay_process.jsp',
+      '/webapi/cancel_process.jsp',
+    ]);
   });
 
   for (const code of ['3001 ', ' 3001', '3001\t', 'a000']) {
     it(`a signed answer whose ResultCode is ${JSON.stringify(code)}, not exactly a documented code, is an unknown outcome: net-cancelled, never declined`, async () => {
       const moid = `near-${calls.length}`;
       const { tid, body } = authReturn(moid, 6_200);
-      answer = (form) => signed({ ResultCode: code, ResultMsg: '?', TID: form.TID!, MID, Moid: moid, Amt: padAmount(6_200), PayMethod: 'CARD' });
+      answer = (form) =>
+        signed({
+          ResultCode: code,
+          ResultMsg: '?',
+          TID: form.TID!,
+          MID,
+          Moid: moid,
+          Amt: padAmount(6_200),
+          PayMethod: 'CARD',
+        });
       const before = shop.approved.length;
       const res = await request(shop.app).post('/pay/return').type('form').send(body);
       expect(res.status).to.equal(502);
       expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
       expect(String((shop.errors.at(-1) as Error).message)).to.match(/not exactly a documented code/);
       expect(shop.approved.length).to.equal(before);
-      expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal(['/webapi/pay_process.jsp', '/webapi/cancel_process.jsp']);
+      expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal([
+        '/webapi/pay_process.jsp',
+        '/webapi/cancel_process.jsp',
+      ]);
     });
   }
 
@@ -108,7 +159,14 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const form = decodeForm(Buffer.concat(chunks), 'euc-kr');
-        res.end(JSON.stringify({ ResultCode: '2001 ', TID: form.TID!, CancelAmt: padAmount(6_300), Signature: cancelResponseSignature(form.TID!, MID, padAmount(6_300), MERCHANT_KEY) }));
+        res.end(
+          JSON.stringify({
+            ResultCode: '2001 ',
+            TID: form.TID!,
+            CancelAmt: padAmount(6_300),
+            Signature: cancelResponseSignature(form.TID!, MID, padAmount(6_300), MERCHANT_KEY),
+          }),
+        );
       });
     });
     try {
@@ -132,7 +190,12 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const form = decodeForm(Buffer.concat(chunks), 'euc-kr');
-        const ok = { ResultCode: '2001', TID: form.TID!, CancelAmt: padAmount(6_100), Signature: cancelResponseSignature(form.TID!, MID, padAmount(6_100), MERCHANT_KEY) };
+        const ok = {
+          ResultCode: '2001',
+          TID: form.TID!,
+          CancelAmt: padAmount(6_100),
+          Signature: cancelResponseSignature(form.TID!, MID, padAmount(6_100), MERCHANT_KEY),
+        };
         // Last-wins JSON.parse would read the trailing 2001 and call the reversal confirmed.
         res.end(JSON.stringify(ok).replace(/^{/, '{"ResultCode":"9999",'));
       });
@@ -149,7 +212,16 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
 
   it('an approval of another order (Moid) is net-cancelled, and the shop records nothing', async () => {
     const { tid, body } = authReturn('order-B', 7_000);
-    answer = (form) => signed({ ResultCode: '3001', ResultMsg: '성공', TID: form.TID!, MID, Moid: 'order-A', Amt: padAmount(7_000), PayMethod: 'CARD' });
+    answer = (form) =>
+      signed({
+        ResultCode: '3001',
+        ResultMsg: '성공',
+        TID: form.TID!,
+        MID,
+        Moid: 'order-A',
+        Amt: padAmount(7_000),
+        PayMethod: 'CARD',
+      });
     const before = shop.approved.length;
     const res = await request(shop.app).post('/pay/return').type('form').send(body);
     expect(res.status).to.equal(502);
@@ -179,7 +251,14 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
 
   it('a plain refusal code is declined and nothing is cancelled', async () => {
     const { tid, body } = authReturn('refused', 9_000);
-    answer = (form) => ({ ResultCode: 'A123', ResultMsg: '인증 금액과 승인 금액이 다릅니다', TID: form.TID!, MID, Moid: 'refused', Amt: form.Amt! });
+    answer = (form) => ({
+      ResultCode: 'A123',
+      ResultMsg: '인증 금액과 승인 금액이 다릅니다',
+      TID: form.TID!,
+      MID,
+      Moid: 'refused',
+      Amt: form.Amt!,
+    });
     const res = await request(shop.app).post('/pay/return').type('form').send(body);
     expect(res.status).to.equal(200);
     expect(res.body).to.include({ status: 'declined', code: 'A123' });

@@ -32,9 +32,16 @@ describe('nicepay.billing over the sandbox', function () {
 
   function client(store?: LedgerStore): Nicepay {
     return createNicepay({
-      mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dataUrl: sandbox.url, clock: () => sandbox.clock.now(),
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dataUrl: sandbox.url,
+      clock: () => sandbox.clock.now(),
       // No automatic settler: a test settles when it says so (nicepay.settle()).
-      timeouts: { connectMs: 1_000, responseMs: 1_500 }, logger: log.logger, settle: false, ...(store ? { store } : {}),
+      timeouts: { connectMs: 1_000, responseMs: 1_500 },
+      logger: log.logger,
+      settle: false,
+      ...(store ? { store } : {}),
     });
   }
 
@@ -57,7 +64,11 @@ describe('nicepay.billing over the sandbox', function () {
     bids.push(r.bid);
     return r.bid;
   }
-  const chargeCalls = (): number => sandbox.ledger.entries().filter((e) => e.extra.service === 'billing').reduce((n, e) => n + e.approvalCalls, 0);
+  const chargeCalls = (): number =>
+    sandbox.ledger
+      .entries()
+      .filter((e) => e.extra.service === 'billing')
+      .reduce((n, e) => n + e.approvalCalls, 0);
 
   it('registers a card, charges it with a new TID each time (MID + 01 + 16 + KST time), removes it', async () => {
     const reg = await nicepay.billing.register({ moid: 'reg-a', card: { ...CARD, idNo: '800101', password2: '12' } });
@@ -71,8 +82,18 @@ describe('nicepay.billing over the sandbox', function () {
     expect(inspect(reg)).to.not.include(reg.bid);
     expect(inspect(reg)).to.include(reg.bidMasked);
 
-    const a = await nicepay.billing.charge({ bid: reg.bid, moid: 'sub-2026-11', amount: 9900, goodsName: '정기구독 11월' });
-    const b = await nicepay.billing.charge({ bid: reg.bid, moid: 'sub-2026-12', amount: 9900, goodsName: '정기구독 12월' });
+    const a = await nicepay.billing.charge({
+      bid: reg.bid,
+      moid: 'sub-2026-11',
+      amount: 9900,
+      goodsName: '정기구독 11월',
+    });
+    const b = await nicepay.billing.charge({
+      bid: reg.bid,
+      moid: 'sub-2026-12',
+      amount: 9900,
+      goodsName: '정기구독 12월',
+    });
     expect(a.status).to.equal('approved');
     expect(a.tid).to.match(/^nictest04m0116261123100000[0-9A-Za-z]{4}$/);
     expect(b.tid).to.not.equal(a.tid);
@@ -82,7 +103,12 @@ describe('nicepay.billing over the sandbox', function () {
 
     const rm = await nicepay.billing.remove({ bid: reg.bid, moid: 'rm-a' });
     expect(rm.status).to.equal('removed');
-    const after = await nicepay.billing.charge({ bid: reg.bid, moid: 'sub-2027-01', amount: 9900, goodsName: '정기구독' });
+    const after = await nicepay.billing.charge({
+      bid: reg.bid,
+      moid: 'sub-2027-01',
+      amount: 9900,
+      goodsName: '정기구독',
+    });
     expect(after).to.include({ status: 'declined', code: 'F112' });
   });
 
@@ -123,8 +149,14 @@ describe('nicepay.billing over the sandbox', function () {
     const bid = await newBid();
     const other = await newBid();
     await nicepay.billing.charge({ bid, moid: 'sub-m', amount: 9900, goodsName: '구독' });
-    for (const input of [{ bid: other, amount: 9900 }, { bid, amount: 9901 }]) {
-      const err = await nicepay.billing.charge({ ...input, moid: 'sub-m', goodsName: '구독' }).then(() => undefined, (e: unknown) => e);
+    for (const input of [
+      { bid: other, amount: 9900 },
+      { bid, amount: 9901 },
+    ]) {
+      const err = await nicepay.billing.charge({ ...input, moid: 'sub-m', goodsName: '구독' }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).to.have.property('code', 'NICEPAY_DUPLICATE_MISMATCH');
       log.record(err);
       expect(String((err as Error).message)).to.not.include(other);
@@ -136,12 +168,23 @@ describe('nicepay.billing over the sandbox', function () {
     const bid = await newBid();
     sandbox.faults.inject({ target: 'billing-charge', kind: 'drop', commit: true });
     const input = { bid, moid: 'sub-lost', amount: 9900, goodsName: '구독' };
-    const err = await nicepay.billing.charge(input).then(() => undefined, (e: unknown) => e);
+    const err = await nicepay.billing.charge(input).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     log.record(err);
-    expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded', settlement: 'reversed', outcomeUnknown: false });
+    expect(err).to.include({
+      code: 'NICEPAY_OUTCOME_UNKNOWN',
+      netCancel: 'succeeded',
+      settlement: 'reversed',
+      outcomeUnknown: false,
+    });
     const entries = sandbox.ledger.entries().filter((e) => e.extra.service === 'billing');
     expect(entries.map((e) => e.status)).to.deep.equal(['net-cancelled']);
-    const again = await nicepay.billing.charge(input).then(() => undefined, (e: unknown) => e);
+    const again = await nicepay.billing.charge(input).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(again).to.have.property('code', 'NICEPAY_OUTCOME_UNKNOWN');
     expect(chargeCalls()).to.equal(1);
   });
@@ -158,7 +201,12 @@ describe('nicepay.billing over the sandbox', function () {
     for (const [i, { code, ...f }] of faults.entries()) {
       sandbox.faults.inject({ target: 'billing-charge', ...f });
       const moid = `sub-f${i}`;
-      const err = await pastClientDeadline(sandbox, () => nicepay.billing.charge({ bid, moid, amount: 9900, goodsName: '구독' })).then(() => undefined, (e: unknown) => e);
+      const err = await pastClientDeadline(sandbox, () =>
+        nicepay.billing.charge({ bid, moid, amount: 9900, goodsName: '구독' }),
+      ).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       log.record(err);
       expect(err, f.kind).to.include({ code, netCancel: 'succeeded', settlement: 'reversed', outcomeUnknown: false });
       const entry = sandbox.ledger.entries().find((e) => e.moid === moid)!;
@@ -169,22 +217,51 @@ describe('nicepay.billing over the sandbox', function () {
   it('a failing onApproved net-cancels the charge; the hook runs once per TID', async () => {
     const bid = await newBid();
     let runs = 0;
-    const err = await nicepay.billing.charge({
-      bid, moid: 'sub-hook', amount: 9900, goodsName: '구독',
-      onApproved: () => {
-        runs++;
-        throw new Error('orders table is down');
-      },
-    }).then(() => undefined, (e: unknown) => e);
+    const err = await nicepay.billing
+      .charge({
+        bid,
+        moid: 'sub-hook',
+        amount: 9900,
+        goodsName: '구독',
+        onApproved: () => {
+          runs++;
+          throw new Error('orders table is down');
+        },
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     log.record(err);
     expect(err).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'succeeded' });
     expect(sandbox.ledger.entries().find((e) => e.moid === 'sub-hook')!.status).to.equal('net-cancelled');
-    const again = await nicepay.billing.charge({ bid, moid: 'sub-hook', amount: 9900, goodsName: '구독', onApproved: () => { runs++; } }).then(() => undefined, (e: unknown) => e);
+    const again = await nicepay.billing
+      .charge({
+        bid,
+        moid: 'sub-hook',
+        amount: 9900,
+        goodsName: '구독',
+        onApproved: () => {
+          runs++;
+        },
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(again).to.have.property('code', 'NICEPAY_HOOK_FAILED');
     expect(runs).to.equal(1);
 
     let seen: string | undefined;
-    const ok = await nicepay.billing.charge({ bid, moid: 'sub-hook-ok', amount: 9900, goodsName: '구독', onApproved: (r) => { seen = r.tid; } });
+    const ok = await nicepay.billing.charge({
+      bid,
+      moid: 'sub-hook-ok',
+      amount: 9900,
+      goodsName: '구독',
+      onApproved: (r) => {
+        seen = r.tid;
+      },
+    });
     expect(seen).to.equal(ok.tid);
     expect(sandbox.ledger.get(ok.tid)!.status).to.equal('approved');
   });
@@ -192,10 +269,22 @@ describe('nicepay.billing over the sandbox', function () {
   it('a hook that never settles is reported, not reversed under it: netCancel not-attempted, outcome unknown', async () => {
     const bid = await newBid();
     let release!: () => void;
-    const err = await nicepay.billing.charge({
-      bid, moid: 'sub-hung', amount: 9900, goodsName: '구독', hookTimeoutMs: 20,
-      onApproved: () => new Promise<void>((resolve) => { release = resolve; }),
-    }).then(() => undefined, (e: unknown) => e);
+    const err = await nicepay.billing
+      .charge({
+        bid,
+        moid: 'sub-hung',
+        amount: 9900,
+        goodsName: '구독',
+        hookTimeoutMs: 20,
+        onApproved: () =>
+          new Promise<void>((resolve) => {
+            release = resolve;
+          }),
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     log.record(err);
     expect(err).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted', outcomeUnknown: true });
     expect(sandbox.ledger.entries().find((e) => e.moid === 'sub-hung')!.status).to.equal('approved');
@@ -208,10 +297,26 @@ describe('nicepay.billing over the sandbox', function () {
     const np = client(flaky.store);
     try {
       let runs = 0;
-      const input = { bid, moid: 'sub-store', amount: 9900, goodsName: '구독', onApproved: () => { runs++; } };
-      const err = await np.billing.charge(input).then(() => undefined, (e: unknown) => e);
+      const input = {
+        bid,
+        moid: 'sub-store',
+        amount: 9900,
+        goodsName: '구독',
+        onApproved: () => {
+          runs++;
+        },
+      };
+      const err = await np.billing.charge(input).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       log.record(err);
-      expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'not-attempted', settlement: 'pending', outcomeUnknown: true });
+      expect(err).to.include({
+        code: 'NICEPAY_OUTCOME_UNKNOWN',
+        netCancel: 'not-attempted',
+        settlement: 'pending',
+        outcomeUnknown: true,
+      });
       expect(runs).to.equal(0);
       const key = `billing:${MID}:sub-store`;
       expect(await flaky.record(key)).to.include({ state: 'sending' });
@@ -221,7 +326,9 @@ describe('nicepay.billing over the sandbox', function () {
       flaky.recover();
       flaky.advance(31_000);
       const report = await np.settle();
-      expect(report.unsettled.map((u) => [u.operation, u.moid, u.state])).to.deep.equal([['billing.charge', 'sub-store', 'committed']]);
+      expect(report.unsettled.map((u) => [u.operation, u.moid, u.state])).to.deep.equal([
+        ['billing.charge', 'sub-store', 'committed'],
+      ]);
       expect(runs).to.equal(0);
       // The caller's repeat brings its hook: it runs once and the charge is the caller's.
       const again = await np.billing.charge(input);
@@ -236,16 +343,26 @@ describe('nicepay.billing over the sandbox', function () {
     }
   });
 
-  it('bad per-call hook options are the call\'s bad input (400 NICEPAY_FIELD_INVALID naming the option), and nothing is sent', async () => {
+  it("bad per-call hook options are the call's bad input (400 NICEPAY_FIELD_INVALID naming the option), and nothing is sent", async () => {
     const bid = await newBid();
     const base = { bid, moid: 'sub-opt', amount: 9900, goodsName: '구독' };
-    for (const [field, bad] of [['onApproved', { onApproved: 'record it' }], ['hookTimeoutMs', { hookTimeoutMs: -1 }], ['hookTimeoutMs', { hookTimeoutMs: 1.5 }]] as const) {
-      const err = await nicepay.billing.charge({ ...base, ...bad } as never).then(() => undefined, (e: unknown) => e);
+    for (const [field, bad] of [
+      ['onApproved', { onApproved: 'record it' }],
+      ['hookTimeoutMs', { hookTimeoutMs: -1 }],
+      ['hookTimeoutMs', { hookTimeoutMs: 1.5 }],
+    ] as const) {
+      const err = await nicepay.billing.charge({ ...base, ...bad } as never).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err, field).to.include({ code: 'NICEPAY_FIELD_INVALID', status: 400, field });
     }
     expect(chargeCalls()).to.equal(0);
     // Nothing was recorded either: the corrected call charges.
-    expect(await nicepay.billing.charge({ ...base, hookTimeoutMs: 1_000 })).to.include({ status: 'approved', duplicate: false });
+    expect(await nicepay.billing.charge({ ...base, hookTimeoutMs: 1_000 })).to.include({
+      status: 'approved',
+      duplicate: false,
+    });
   });
 
   it('a charge is cancelled later with the ordinary cancel on its TID', async () => {
@@ -258,13 +375,24 @@ describe('nicepay.billing over the sandbox', function () {
 
   it('reads a KV answer in UTF-8 as it reads the default JSON in EUC-KR', async () => {
     const bid = await newBid();
-    const r = await nicepay.billing.charge({ bid, moid: 'sub-kv', amount: 9900, goodsName: '정기구독', ediType: 'KV', charset: 'utf-8', mallReserved: '구독 7번' });
+    const r = await nicepay.billing.charge({
+      bid,
+      moid: 'sub-kv',
+      amount: 9900,
+      goodsName: '정기구독',
+      ediType: 'KV',
+      charset: 'utf-8',
+      mallReserved: '구독 7번',
+    });
     expect(r.status).to.equal('approved');
     if (r.status === 'approved') expect(r.payment.raw.MallReserved).to.equal('구독 7번');
   });
 
   it('bad input is refused before anything is sent, naming the field, never the BID', async () => {
-    const err = await nicepay.billing.charge({ bid: 'BIKY-not-a-key', moid: 'm', amount: 100, goodsName: 'x' }).then(() => undefined, (e: unknown) => e);
+    const err = await nicepay.billing.charge({ bid: 'BIKY-not-a-key', moid: 'm', amount: 100, goodsName: 'x' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).to.include({ code: 'NICEPAY_FIELD_INVALID', field: 'bid' });
     expect(String((err as Error).message)).to.not.include('BIKY-not-a-key');
     expect(sandbox.ledger.entries()).to.have.length(0);
@@ -273,7 +401,12 @@ describe('nicepay.billing over the sandbox', function () {
   it('never writes a BID, card data or the merchant key to a log line or an error', async () => {
     const bid = await newBid();
     sandbox.faults.inject({ target: 'billing-charge', kind: 'drop', commit: true });
-    log.record(await nicepay.billing.charge({ bid, moid: 'sub-s', amount: 9900, goodsName: '구독' }).then(() => undefined, (e: unknown) => e));
+    log.record(
+      await nicepay.billing.charge({ bid, moid: 'sub-s', amount: 9900, goodsName: '구독' }).then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    );
     await nicepay.billing.remove({ bid, moid: 'rm-s' });
     const text = log.text();
     expect(log.lines.length).to.be.greaterThan(0);
@@ -307,7 +440,12 @@ describe('nicepay.billing over the sandbox', function () {
       const [a, b] = instances.map((c) => client(redisStore({ client: c })));
       try {
         const input = { bid, moid: 'sub-redis', amount: 9900, goodsName: '구독' };
-        const results = await Promise.all([a!.billing.charge(input), b!.billing.charge(input), a!.billing.charge(input), b!.billing.charge(input)]);
+        const results = await Promise.all([
+          a!.billing.charge(input),
+          b!.billing.charge(input),
+          a!.billing.charge(input),
+          b!.billing.charge(input),
+        ]);
         expect(chargeCalls()).to.equal(1);
         expect(new Set(results.map((r) => r.tid)).size).to.equal(1);
       } finally {

@@ -23,8 +23,13 @@ describe('nicepay.cashReceipt over the sandbox', function () {
     await sandbox.listen(0);
     log = captureLogger();
     nicepay = createNicepay({
-      mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dataUrl: sandbox.url, clock: () => sandbox.clock.now(),
-      timeouts: { connectMs: 1_000, responseMs: 1_500 }, logger: log.logger,
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dataUrl: sandbox.url,
+      clock: () => sandbox.clock.now(),
+      timeouts: { connectMs: 1_000, responseMs: 1_500 },
+      logger: log.logger,
     });
   });
   afterEach(async () => {
@@ -32,9 +37,18 @@ describe('nicepay.cashReceipt over the sandbox', function () {
     await sandbox.close();
   });
 
-  const order = { moid: 'bank-100', amount: 11000, goodsName: '무통장 주문', type: 'income-deduction' as const, identity: PHONE, supply: 10000, vat: 1000 };
+  const order = {
+    moid: 'bank-100',
+    amount: 11000,
+    goodsName: '무통장 주문',
+    type: 'income-deduction' as const,
+    identity: PHONE,
+    supply: 10000,
+    vat: 1000,
+  };
   const receiptCalls = (): number => sandbox.ledger.entries().filter((e) => e.extra.service === 'cash-receipt').length;
-  const recon = () => nicepay.recon.cashReceipts({ usrId: `${MID}admin`, dt: '20261123', orgSvcCd: '04', idCl: '2', searchID: MID });
+  const recon = () =>
+    nicepay.recon.cashReceipts({ usrId: `${MID}admin`, dt: '20261123', orgSvcCd: '04', idCl: '2', searchID: MID });
 
   it('issues a receipt (7001) with a TID of MID + 04 + 01 + KST time, listed by reconciliation (orgSvcCd 04) and cancelled with the ordinary cancel', async () => {
     const r = await nicepay.cashReceipt.issue(order);
@@ -45,7 +59,14 @@ describe('nicepay.cashReceipt over the sandbox', function () {
     expect(r.authDate?.toISOString()).to.equal(START.toISOString());
     const listed = await recon();
     expect(listed.items).to.have.length(1);
-    expect(listed.items[0]).to.include({ tid: r.tid, orgSvcCd: '04', goodsAmt: 11000, state: 'approval', purpose: 'income-deduction', moid: 'bank-100' });
+    expect(listed.items[0]).to.include({
+      tid: r.tid,
+      orgSvcCd: '04',
+      goodsAmt: 11000,
+      state: 'approval',
+      purpose: 'income-deduction',
+      moid: 'bank-100',
+    });
     expect(listed.items[0]!.identity).to.not.include('98765432');
 
     const c = await nicepay.cancel({ tid: r.tid, moid: 'bank-100', amount: 11000, reason: '주문 취소' });
@@ -55,8 +76,16 @@ describe('nicepay.cashReceipt over the sandbox', function () {
   });
 
   it('refuses amounts that do not add up, a wrong identity and oversized text before sending', async () => {
-    for (const [bad, field] of [[{ vat: 900 }, 'amount'], [{ type: 'expense-proof' as const }, 'identity'], [{ goodsName: '가'.repeat(21) }, 'goodsName'], [{ supply: 10000.5 }, 'supply']] as const) {
-      const err = await nicepay.cashReceipt.issue({ ...order, ...bad }).then(() => undefined, (e: unknown) => e);
+    for (const [bad, field] of [
+      [{ vat: 900 }, 'amount'],
+      [{ type: 'expense-proof' as const }, 'identity'],
+      [{ goodsName: '가'.repeat(21) }, 'goodsName'],
+      [{ supply: 10000.5 }, 'supply'],
+    ] as const) {
+      const err = await nicepay.cashReceipt.issue({ ...order, ...bad }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err, field).to.include({ code: 'NICEPAY_FIELD_INVALID', field });
     }
     expect(receiptCalls()).to.equal(0);
@@ -66,17 +95,26 @@ describe('nicepay.cashReceipt over the sandbox', function () {
     const results = await Promise.all(Array.from({ length: 5 }, () => nicepay.cashReceipt.issue(order)));
     expect(receiptCalls()).to.equal(1);
     expect(new Set(results.map((r) => r.tid)).size).to.equal(1);
-    const err = await nicepay.cashReceipt.issue({ ...order, identity: '01011112222' }).then(() => undefined, (e: unknown) => e);
+    const err = await nicepay.cashReceipt.issue({ ...order, identity: '01011112222' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).to.have.property('code', 'NICEPAY_DUPLICATE_MISMATCH');
     expect(receiptCalls()).to.equal(1);
   });
 
   it('a lost answer is an unknown outcome reversed at once (the receipt the gateway issued is cancelled); every repeat is told so and nothing is issued twice', async () => {
     sandbox.faults.inject({ target: 'cash-receipt', kind: 'drop', commit: true });
-    const err = await nicepay.cashReceipt.issue(order).then(() => undefined, (e: unknown) => e);
+    const err = await nicepay.cashReceipt.issue(order).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     log.record(err);
     expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'reversed', outcomeUnknown: false });
-    const again = await nicepay.cashReceipt.issue(order).then(() => undefined, (e: unknown) => e);
+    const again = await nicepay.cashReceipt.issue(order).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(again).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'reversed' });
     expect(receiptCalls()).to.equal(1);
     const listed = (await recon()).items;

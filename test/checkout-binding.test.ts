@@ -22,7 +22,10 @@ describe('checkoutReturn: a TxTid is bound to its AuthToken', () => {
   after(() => shop.close());
 
   const post = (fields: Record<string, string | undefined>, contentType: string) =>
-    request(shop.app).post('/pay/return').set('content-type', contentType).send(encodeForm(fields, 'euc-kr').toString('latin1'));
+    request(shop.app)
+      .post('/pay/return')
+      .set('content-type', contentType)
+      .send(encodeForm(fields, 'euc-kr').toString('latin1'));
 
   async function authFor(moid: string, amount: number, buyerName: string) {
     shop.orders.set(moid, amount);
@@ -31,7 +34,10 @@ describe('checkoutReturn: a TxTid is bound to its AuthToken', () => {
   const recordOf = (tid: string | undefined) => store.get(`approval:${MID}:${tid}`);
 
   /** A forged return the gateway refuses: 400 RETURN_INVALID about nobody's order, and nothing in the ledger. */
-  async function expectNobodys(res: { status: number; body: { code?: string; status?: string } }, tid: string | undefined): Promise<void> {
+  async function expectNobodys(
+    res: { status: number; body: { code?: string; status?: string } },
+    tid: string | undefined,
+  ): Promise<void> {
     expect(res.status, JSON.stringify(res.body)).to.equal(400);
     expect(res.body.code).to.equal('NICEPAY_RETURN_INVALID');
     expect(res.body.status).to.equal(undefined);
@@ -58,7 +64,7 @@ describe('checkoutReturn: a TxTid is bound to its AuthToken', () => {
     expect(own.body).to.include({ status: 'approved', moid: 'attacker-1' });
   });
 
-  it('a forged return posted first is refused by the gateway as nobody\'s order and leaves nothing: the rightful buyer pays, and the forger\'s replay is then 409 without a gateway call', async () => {
+  it("a forged return posted first is refused by the gateway as nobody's order and leaves nothing: the rightful buyer pays, and the forger's replay is then 409 without a gateway call", async () => {
     const victim = await authFor('victim-2', 20_000, '피해자');
     const attacker = await authFor('attacker-2', 20_000, '공격자');
     const first = await post({ ...attacker.fields, TxTid: victim.fields.TxTid }, attacker.contentType);
@@ -69,12 +75,18 @@ describe('checkoutReturn: a TxTid is bound to its AuthToken', () => {
     expect(rightful.body).to.include({ status: 'approved', duplicate: false, moid: 'victim-2' });
     expect(rightful.body.payment.buyerName).to.equal('피해자');
     expect(shop.sandbox.ledger.get(victim.fields.TxTid!)?.status).to.equal('approved');
-    expect(JSON.parse((await recordOf(victim.fields.TxTid))!.value)).to.include({ state: 'recorded', moid: 'victim-2' });
+    expect(JSON.parse((await recordOf(victim.fields.TxTid))!.value)).to.include({
+      state: 'recorded',
+      moid: 'victim-2',
+    });
     // The TID is now the rightful buyer's: the forger's replay and a third token are refused
     // by the record's binding, before the gateway.
     const calls = shop.sandbox.ledger.get(victim.fields.TxTid!)?.approvalCalls;
     const third = await authFor('attacker-3', 20_000, '제삼자');
-    for (const [fields, contentType] of [[attacker.fields, attacker.contentType], [third.fields, third.contentType]] as const) {
+    for (const [fields, contentType] of [
+      [attacker.fields, attacker.contentType],
+      [third.fields, third.contentType],
+    ] as const) {
       const late = await post({ ...fields, TxTid: victim.fields.TxTid }, contentType);
       expect(late.status).to.equal(409);
       expect(late.body.code).to.equal('NICEPAY_DUPLICATE_MISMATCH');
@@ -105,22 +117,52 @@ describe('checkoutReturn: a TxTid is bound to its AuthToken', () => {
   it("the rightful buyer's record, not a forged attempt before it, answers later tokens for as long as it is kept: the buyer's replay is served, a third token refused, no gateway call", async () => {
     let now = 1_000_000;
     const timedStore = memoryStore({ now: () => now });
-    const timed = await startShop({ sandbox: shop.sandbox, nicepay: { store: timedStore }, route: { resultTtlMs: 60_000 } });
+    const timed = await startShop({
+      sandbox: shop.sandbox,
+      nicepay: { store: timedStore },
+      route: { resultTtlMs: 60_000 },
+    });
     try {
       const postTo = (fields: Record<string, string | undefined>, contentType: string) =>
-        request(timed.app).post('/pay/return').set('content-type', contentType).send(encodeForm(fields, 'euc-kr').toString('latin1'));
+        request(timed.app)
+          .post('/pay/return')
+          .set('content-type', contentType)
+          .send(encodeForm(fields, 'euc-kr').toString('latin1'));
       timed.orders.set('victim-7', 7_000).set('attacker-7', 7_000).set('third-7', 7_000);
-      const victim = await shop.sandbox.authenticate({ moid: 'victim-7', amount: 7_000, method: 'CARD', buyerName: '피해자' });
-      const attacker = await shop.sandbox.authenticate({ moid: 'attacker-7', amount: 7_000, method: 'CARD', buyerName: '공격자' });
+      const victim = await shop.sandbox.authenticate({
+        moid: 'victim-7',
+        amount: 7_000,
+        method: 'CARD',
+        buyerName: '피해자',
+      });
+      const attacker = await shop.sandbox.authenticate({
+        moid: 'attacker-7',
+        amount: 7_000,
+        method: 'CARD',
+        buyerName: '공격자',
+      });
       const key = `approval:${MID}:${victim.fields.TxTid}`;
-      expect((await postTo({ ...attacker.fields, TxTid: victim.fields.TxTid }, attacker.contentType)).body.code).to.equal('NICEPAY_RETURN_INVALID');
+      expect(
+        (await postTo({ ...attacker.fields, TxTid: victim.fields.TxTid }, attacker.contentType)).body.code,
+      ).to.equal('NICEPAY_RETURN_INVALID');
       expect(await timedStore.get(key)).to.equal(undefined);
       now += 30_000;
-      expect((await postTo(victim.fields, victim.contentType)).body).to.include({ status: 'approved', duplicate: false });
+      expect((await postTo(victim.fields, victim.contentType)).body).to.include({
+        status: 'approved',
+        duplicate: false,
+      });
       const calls = shop.sandbox.ledger.get(victim.fields.TxTid!)?.approvalCalls;
       now += 40_000; // 70 s after the forged attempt, 40 s into the buyer's 60 s record
-      expect((await postTo(victim.fields, victim.contentType)).body).to.include({ status: 'approved', duplicate: true });
-      const third = await shop.sandbox.authenticate({ moid: 'third-7', amount: 7_000, method: 'CARD', buyerName: '제삼자' });
+      expect((await postTo(victim.fields, victim.contentType)).body).to.include({
+        status: 'approved',
+        duplicate: true,
+      });
+      const third = await shop.sandbox.authenticate({
+        moid: 'third-7',
+        amount: 7_000,
+        method: 'CARD',
+        buyerName: '제삼자',
+      });
       const late = await postTo({ ...third.fields, TxTid: victim.fields.TxTid }, third.contentType);
       expect(late.status).to.equal(409);
       expect(late.body.code).to.equal('NICEPAY_DUPLICATE_MISMATCH');
@@ -132,7 +174,7 @@ describe('checkoutReturn: a TxTid is bound to its AuthToken', () => {
 });
 
 describe('checkoutReturn: a token the gateway no longer accepts', () => {
-  it('a return whose AuthToken expired at the gateway (W011) is 400 NICEPAY_RETURN_INVALID, nobody\'s order: nothing recorded, not a decline', async () => {
+  it("a return whose AuthToken expired at the gateway (W011) is 400 NICEPAY_RETURN_INVALID, nobody's order: nothing recorded, not a decline", async () => {
     const sandbox = createSandbox();
     await sandbox.listen(0);
     const store = memoryStore();
@@ -141,7 +183,10 @@ describe('checkoutReturn: a token the gateway no longer accepts', () => {
       shop.orders.set('late-1', 4_000);
       const auth = await sandbox.authenticate({ moid: 'late-1', amount: 4_000, method: 'CARD' });
       sandbox.clock.advance(AUTH_TOKEN_TTL_MS + 1_000);
-      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const res = await request(shop.app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(auth.body.toString('latin1'));
       expect(res.status, JSON.stringify(res.body)).to.equal(400);
       expect(res.body.code).to.equal('NICEPAY_RETURN_INVALID');
       expect(shop.errors.at(-1)).to.include({ field: 'AuthToken' });

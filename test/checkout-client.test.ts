@@ -18,8 +18,21 @@ import { MERCHANT_KEY, MID, startShop } from './helpers/shop.js';
 
 describe('the ledger record (one format for every operation)', () => {
   const record: LedgerRecord = {
-    v: 1, op: 'approval', state: 'recorded', mid: MID, tid: 'nicepay00m01012611230900001234', moid: '주문"1"\n똠', amount: 1004, binding: 'ab'.repeat(32),
-    hook: 'resolved', data: { method: 'CARD' }, fields: JSON.parse('{"ResultCode":"3001","ResultMsg":"카드 결제 성공","BuyerName":"똠햏","X":"a\\nb","__proto__":"own"}') as Record<string, string>, at: 1, attempts: 0,
+    v: 1,
+    op: 'approval',
+    state: 'recorded',
+    mid: MID,
+    tid: 'nicepay00m01012611230900001234',
+    moid: '주문"1"\n똠',
+    amount: 1004,
+    binding: 'ab'.repeat(32),
+    hook: 'resolved',
+    data: { method: 'CARD' },
+    fields: JSON.parse(
+      '{"ResultCode":"3001","ResultMsg":"카드 결제 성공","BuyerName":"똠햏","X":"a\\nb","__proto__":"own"}',
+    ) as Record<string, string>,
+    at: 1,
+    attempts: 0,
   };
 
   it('reads back exactly through a store that keeps JavaScript strings (memory) or UTF-8 (SQLite, Redis)', () => {
@@ -40,7 +53,9 @@ describe('the ledger record (one format for every operation)', () => {
 
 describe('checkout client: the charset of the return', () => {
   const client = (charset: 'euc-kr' | 'utf-8') => {
-    const ctx = createContext(resolveConfig({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9', charset }));
+    const ctx = createContext(
+      resolveConfig({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9', charset }),
+    );
     return createCheckoutClient(ctx, approvalKind(ctx), { expectedAmount: () => 1 });
   };
   const form = 'application/x-www-form-urlencoded';
@@ -76,8 +91,17 @@ describe('checkout client: the charset of the return', () => {
     const shop = await startShop({ nicepay: { charset: 'utf-8' } });
     try {
       shop.orders.set('utf8-nocharset', 1_004);
-      const auth = await shop.sandbox.authenticate({ moid: 'utf8-nocharset', amount: 1_004, method: 'CARD', buyerName: '김똠햏', charset: 'utf-8' });
-      const res = await request(shop.app).post('/pay/return').set('content-type', 'application/x-www-form-urlencoded').send(auth.body.toString('latin1'));
+      const auth = await shop.sandbox.authenticate({
+        moid: 'utf8-nocharset',
+        amount: 1_004,
+        method: 'CARD',
+        buyerName: '김똠햏',
+        charset: 'utf-8',
+      });
+      const res = await request(shop.app)
+        .post('/pay/return')
+        .set('content-type', 'application/x-www-form-urlencoded')
+        .send(auth.body.toString('latin1'));
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body.payment.buyerName).to.equal('김똠햏');
     } finally {

@@ -12,7 +12,7 @@ import { memoryStore } from '../src/store/memory-store.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { MID, startShop, type TestShop } from './helpers/shop.js';
 
-describe('checkoutReturn: a decline names the gateway\'s order, not the form\'s', () => {
+describe("checkoutReturn: a decline names the gateway's order, not the form's", () => {
   let shop: TestShop;
   const store = memoryStore();
   before(async () => {
@@ -22,7 +22,10 @@ describe('checkoutReturn: a decline names the gateway\'s order, not the form\'s'
   const recordOf = (tid: string | undefined) => store.get(`approval:${MID}:${tid}`);
 
   const post = (fields: Record<string, string | undefined>, contentType: string) =>
-    request(shop.app).post('/pay/return').set('content-type', contentType).send(encodeForm(fields, 'euc-kr').toString('latin1'));
+    request(shop.app)
+      .post('/pay/return')
+      .set('content-type', contentType)
+      .send(encodeForm(fields, 'euc-kr').toString('latin1'));
 
   it("the attacker's own authentication posted with the victim's Moid and a made-up TxTid is 400 RETURN_INVALID, nobody's order: no decline of the victim's order, nothing recorded", async () => {
     shop.orders.set('victim-d1', 15_000);
@@ -58,13 +61,22 @@ describe('checkoutReturn: a decline names the gateway\'s order, not the form\'s'
     expect(forged.body.code).to.equal('NICEPAY_RETURN_INVALID');
     expect(JSON.stringify(forged.body)).to.not.include('victim-d2');
     expect(await recordOf(victim.fields.TxTid)).to.equal(undefined);
-    expect((await post(victim.fields, victim.contentType)).body).to.include({ status: 'approved', moid: 'victim-d2', duplicate: false });
+    expect((await post(victim.fields, victim.contentType)).body).to.include({
+      status: 'approved',
+      moid: 'victim-d2',
+      duplicate: false,
+    });
   });
 
   it("the attacker's own declined authentication posted with the victim's Moid is 400 DECLINE_ORDER_MISMATCH: the decline names the attacker's order, so it is nobody's result and nothing is recorded", async () => {
     shop.orders.set('victim-d4', 8_000);
     shop.orders.set('attacker-d4', 8_000);
-    const attacker = await shop.sandbox.authenticate({ moid: 'attacker-d4', amount: 8_000, method: 'CARD', decline: true });
+    const attacker = await shop.sandbox.authenticate({
+      moid: 'attacker-d4',
+      amount: 8_000,
+      method: 'CARD',
+      decline: true,
+    });
     const forged = await post({ ...attacker.fields, Moid: 'victim-d4' }, attacker.contentType);
     expect(forged.status, JSON.stringify(forged.body)).to.equal(400);
     expect(forged.body.code).to.equal('NICEPAY_DECLINE_ORDER_MISMATCH');
@@ -76,7 +88,7 @@ describe('checkoutReturn: a decline names the gateway\'s order, not the form\'s'
     expect((await post(victim.fields, victim.contentType)).body).to.include({ status: 'approved', moid: 'victim-d4' });
   });
 
-  it('a decline that names no order at all is nobody\'s (400 DECLINE_ORDER_MISMATCH), never a decline of the order the form names', async () => {
+  it("a decline that names no order at all is nobody's (400 DECLINE_ORDER_MISMATCH), never a decline of the order the form names", async () => {
     shop.orders.set('victim-d5', 6_000);
     const auth = await shop.sandbox.authenticate({ moid: 'victim-d5', amount: 6_000, method: 'CARD' });
     // A refusal about a TID the gateway has no transaction for carries no Moid.
@@ -89,13 +101,16 @@ describe('checkoutReturn: a decline names the gateway\'s order, not the form\'s'
     expect((await post(auth.fields, auth.contentType)).body).to.include({ status: 'approved', moid: 'victim-d5' });
   });
 
-  it('a genuine decline still names its order: status declined with the gateway\'s Moid', async () => {
+  it("a genuine decline still names its order: status declined with the gateway's Moid", async () => {
     shop.orders.set('genuine-d3', 9_000);
     const auth = await shop.sandbox.authenticate({ moid: 'genuine-d3', amount: 9_000, method: 'CARD', decline: true });
     const res = await post(auth.fields, auth.contentType);
     expect(res.status).to.equal(200);
     expect(res.body).to.include({ status: 'declined', moid: 'genuine-d3', duplicate: false });
     expect(res.body.raw.Moid).to.equal('genuine-d3');
-    expect(JSON.parse((await recordOf(auth.fields.TxTid))!.value)).to.include({ state: 'declined', moid: 'genuine-d3' });
+    expect(JSON.parse((await recordOf(auth.fields.TxTid))!.value)).to.include({
+      state: 'declined',
+      moid: 'genuine-d3',
+    });
   });
 });

@@ -18,7 +18,8 @@ async function payWithFault(shop: TestShop, kind: FaultKind, extra: { delayMs?: 
   shop.orders.set(moid, 2_000);
   const auth = await shop.sandbox.authenticate({ moid, amount: 2_000, method: 'CARD' });
   shop.sandbox.faults.inject({ target: 'approve', kind, ...extra });
-  const post = () => request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+  const post = () =>
+    request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
   // A delay is never waited for: the client's deadline is jumped to once the sandbox stalls.
   const res = kind === 'delay' ? await pastClientDeadline(shop.sandbox, post) : await post();
   return { res, tid: auth.fields.TxTid!, moid, auth };
@@ -73,12 +74,25 @@ describe('checkoutReturn when the approval answer cannot be trusted', () => {
     expect(await ledgerRecord(store, key)).to.include({ state: 'reversing', reversalTried: true });
     // Settlement asks the gateway, finds it holds the payment, and cancels the whole amount.
     const report = await shop.nicepay.settle();
-    expect(report.settled).to.deep.include({ operation: 'approval', tid, moid: auth.fields.Moid, amount: 2_000, outcome: 'reversed' });
+    expect(report.settled).to.deep.include({
+      operation: 'approval',
+      tid,
+      moid: auth.fields.Moid,
+      amount: 2_000,
+      outcome: 'reversed',
+    });
     expect(shop.sandbox.ledger.get(tid)?.status).to.equal('cancelled');
     expect(await ledgerRecord(store, key)).to.include({ state: 'reversed' });
-    const again = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const again = await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(again.status).to.equal(502);
-    expect(shop.errors.at(-1)).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'reversed', outcomeUnknown: false });
+    expect(shop.errors.at(-1)).to.include({
+      code: 'NICEPAY_OUTCOME_UNKNOWN',
+      settlement: 'reversed',
+      outcomeUnknown: false,
+    });
     expect(shop.sandbox.ledger.get(tid)?.approvalCalls).to.equal(1);
     expect(shop.approved.some((a) => a.tid === tid)).to.equal(false);
   });
@@ -86,7 +100,10 @@ describe('checkoutReturn when the approval answer cannot be trusted', () => {
   it('a duplicate of a failed approval gets the same error, not a second approval', async () => {
     const { res, tid, auth } = await payWithFault(shop, 'html');
     expect(res.body.code).to.equal('NICEPAY_OUTCOME_UNKNOWN');
-    const again = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const again = await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(again.status).to.equal(502);
     expect(again.body.code).to.equal('NICEPAY_OUTCOME_UNKNOWN');
     expect(again.body.netCancel).to.equal('succeeded');
@@ -96,7 +113,15 @@ describe('checkoutReturn when the approval answer cannot be trusted', () => {
 
 describe('checkoutReturn when the gateway cannot be reached', () => {
   /** A shop whose gateway went down after the buyer authenticated; `run` gets the return to post and a way back up. */
-  async function withGatewayDown(run: (shop: TestShop, post: () => Promise<request.Response>, up: () => Promise<void>, tid: string, store: ReturnType<typeof memoryStore>) => Promise<void>): Promise<void> {
+  async function withGatewayDown(
+    run: (
+      shop: TestShop,
+      post: () => Promise<request.Response>,
+      up: () => Promise<void>,
+      tid: string,
+      store: ReturnType<typeof memoryStore>,
+    ) => Promise<void>,
+  ): Promise<void> {
     const sandbox = createSandbox();
     const { url } = await sandbox.listen(0);
     const port = Number(new URL(url).port);
@@ -106,7 +131,8 @@ describe('checkoutReturn when the gateway cannot be reached', () => {
       shop.orders.set('down', 1004);
       const auth = await sandbox.authenticate({ moid: 'down', amount: 1004, method: 'BANK' });
       await sandbox.close();
-      const post = () => request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const post = () =>
+        request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
       await run(shop, post, async () => void (await sandbox.listen(port)), auth.fields.TxTid!, store);
     } finally {
       await shop.close();

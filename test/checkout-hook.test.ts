@@ -45,7 +45,10 @@ describe('checkoutReturn: onApproved past hookTimeoutMs', () => {
   async function pay(shop: TestShop, moid: string) {
     shop.orders.set(moid, 3_000);
     const auth = await base.sandbox.authenticate({ moid, amount: 3_000, method: 'CARD' });
-    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const res = await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     return { auth, res };
   }
 
@@ -60,7 +63,10 @@ describe('checkoutReturn: onApproved past hookTimeoutMs', () => {
       expect(recorded).to.deep.equal(['slow-ok']);
       expect(base.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
       // A duplicate gets the same truth, without a second hook or approval.
-      const again = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const again = await request(shop.app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(auth.body.toString('latin1'));
       expect(again.body).to.include({ status: 'approved', duplicate: true });
       expect(base.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(1);
       expect(shop.captured.text()).to.include('onApproved settled after its signal aborted');
@@ -85,7 +91,10 @@ describe('checkoutReturn: onApproved past hookTimeoutMs', () => {
   });
 
   it('a hook that never settles: no net cancel behind its back, HOOK_FAILED with settlement pending, a repeat answered the same without a gateway call, and the request and close() still end', async () => {
-    const shop = await startShop({ sandbox: base.sandbox, route: { hookTimeoutMs: 20, onApproved: () => new Promise<void>(() => undefined) } });
+    const shop = await startShop({
+      sandbox: base.sandbox,
+      route: { hookTimeoutMs: 20, onApproved: () => new Promise<void>(() => undefined) },
+    });
     try {
       const { auth, res } = await pay(shop, 'hung-hook');
       expect(res.status).to.equal(500);
@@ -93,7 +102,10 @@ describe('checkoutReturn: onApproved past hookTimeoutMs', () => {
       expect(shop.errors.at(-1)).to.include({ settlement: 'pending', outcomeUnknown: true, tid: auth.fields.TxTid });
       // The gateway keeps the payment: the hook may still record it; nothing was reversed.
       expect(base.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
-      const again = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const again = await request(shop.app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(auth.body.toString('latin1'));
       expect(again.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted' });
       expect(base.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(1);
     } finally {
@@ -103,7 +115,10 @@ describe('checkoutReturn: onApproved past hookTimeoutMs', () => {
 
   it('a hook that finishes in time never sees its signal abort', async () => {
     const signals: AbortSignal[] = [];
-    const shop = await startShop({ sandbox: base.sandbox, route: { hookTimeoutMs: 60_000, onApproved: (_r, _q, { signal }) => void signals.push(signal) } });
+    const shop = await startShop({
+      sandbox: base.sandbox,
+      route: { hookTimeoutMs: 60_000, onApproved: (_r, _q, { signal }) => void signals.push(signal) },
+    });
     try {
       const { res } = await pay(shop, 'quick-hook');
       expect(res.body).to.include({ status: 'approved' });
@@ -117,7 +132,17 @@ describe('checkoutReturn: onApproved past hookTimeoutMs', () => {
   it("a hung hook keeps its payment's ledger record leased until it settles; then the record is closed as recorded", async () => {
     const store = memoryStore();
     let finish: (() => void) | undefined;
-    const shop = await startShop({ sandbox: base.sandbox, nicepay: { store }, route: { hookTimeoutMs: 20, onApproved: () => new Promise<void>((r) => { finish = r; }) } });
+    const shop = await startShop({
+      sandbox: base.sandbox,
+      nicepay: { store },
+      route: {
+        hookTimeoutMs: 20,
+        onApproved: () =>
+          new Promise<void>((r) => {
+            finish = r;
+          }),
+      },
+    });
     try {
       const { auth, res } = await pay(shop, 'hung-then-done');
       expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted' });

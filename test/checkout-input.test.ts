@@ -19,7 +19,10 @@ describe('checkoutReturn: bad input gets a clear 4xx and changes nothing', () =>
   after(() => shop.close());
 
   const post = (body: string | Buffer, type = 'application/x-www-form-urlencoded') =>
-    request(shop.app).post('/pay/return').set('content-type', type).send(typeof body === 'string' ? body : body.toString('latin1'));
+    request(shop.app)
+      .post('/pay/return')
+      .set('content-type', type)
+      .send(typeof body === 'string' ? body : body.toString('latin1'));
 
   it('413 for a body over the limit', async () => {
     const res = await post(`AuthResultCode=0000&x=${'a'.repeat(20_000)}`);
@@ -142,7 +145,10 @@ describe('checkoutReturn and NextAppURL / NetCancelURL (SSRF)', () => {
       const auth = await shop.sandbox.authenticate({ moid, amount: 1004, method: 'CARD' });
       const { encodeForm } = await import('../src/wire/form-codec.js');
       const body = encodeForm({ ...auth.fields, [field]: `${trapUrl}/webapi/pay_process.jsp` }, 'euc-kr');
-      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(body.toString('latin1'));
+      const res = await request(shop.app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(body.toString('latin1'));
       expect(res.status).to.equal(400);
       expect(res.body.code).to.equal('NICEPAY_UNTRUSTED_URL');
       expect(res.body.message).to.include(field).and.not.include(trapUrl);
@@ -159,7 +165,10 @@ describe('checkoutReturn and NextAppURL / NetCancelURL (SSRF)', () => {
     const next = new URL(auth.fields.NextAppURL!);
     for (const bad of [next.href.replace('http:', 'https:'), next.href.replace('//', '//user:pw@')]) {
       const body = encodeForm({ ...auth.fields, NextAppURL: bad }, 'euc-kr');
-      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(body.toString('latin1'));
+      const res = await request(shop.app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(body.toString('latin1'));
       expect(res.body.code).to.equal('NICEPAY_UNTRUSTED_URL');
     }
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);

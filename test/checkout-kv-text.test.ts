@@ -36,8 +36,17 @@ describe('checkoutReturn with ediType KV: the shop text the answer echoes', () =
           const moid = `kv-${charset}-${name.replace(/\W/g, '')}`;
           shop.orders.set(moid, 1004);
           const before = shop.approved.length;
-          const auth = await shop.sandbox.authenticate({ moid, amount: 1004, method: 'CARD', goodsName: text.goodsName ?? '셔츠', ...text });
-          const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+          const auth = await shop.sandbox.authenticate({
+            moid,
+            amount: 1004,
+            method: 'CARD',
+            goodsName: text.goodsName ?? '셔츠',
+            ...text,
+          });
+          const res = await request(shop.app)
+            .post('/pay/return')
+            .set('content-type', auth.contentType)
+            .send(auth.body.toString('latin1'));
           expect(res.status, JSON.stringify(res.body)).to.equal(200);
           expect(res.body.status).to.equal('approved');
           expect(shop.approved.length).to.equal(before + 1);
@@ -48,7 +57,10 @@ describe('checkoutReturn with ediType KV: the shop text the answer echoes', () =
           if (text.buyerName) expect(raw.BuyerName).to.equal(text.buyerName);
           expect(raw.Amt).to.equal('000000001004');
           // The stored answer reads back the same way for a resubmitted return.
-          const again = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+          const again = await request(shop.app)
+            .post('/pay/return')
+            .set('content-type', auth.contentType)
+            .send(auth.body.toString('latin1'));
           expect(again.body).to.include({ status: 'approved', duplicate: true, tid: res.body.tid });
           expect(again.body.payment.raw).to.deep.equal(raw);
         });
@@ -57,8 +69,16 @@ describe('checkoutReturn with ediType KV: the shop text the answer echoes', () =
       it('a text whose key the answer does not otherwise carry reads as a field of its own, and the payment stands', async () => {
         const moid = `kv-${charset}-stray`;
         shop.orders.set(moid, 1004);
-        const auth = await shop.sandbox.authenticate({ moid, amount: 1004, method: 'CARD', mallReserved: 'size=L&color=red' });
-        const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+        const auth = await shop.sandbox.authenticate({
+          moid,
+          amount: 1004,
+          method: 'CARD',
+          mallReserved: 'size=L&color=red',
+        });
+        const res = await request(shop.app)
+          .post('/pay/return')
+          .set('content-type', auth.contentType)
+          .send(auth.body.toString('latin1'));
         expect(res.body.status).to.equal('approved');
         // What the reader cannot tell: `color=red` may be a field the gateway added.
         expect(res.body.payment.raw).to.include({ MallReserved: 'size=L', color: 'red' });
@@ -69,15 +89,24 @@ describe('checkoutReturn with ediType KV: the shop text the answer echoes', () =
 
 describe('readKv: a repeated key in a KV answer', () => {
   it('reads the copy inside an echoed value as shop text, whether the echoed field comes after or before the gateway copy', () => {
-    expect(kv(`ResultCode=3001&Amt=000000001004&TID=${TID}&MallReserved=x&Amt=5&CardCode=01`).fields)
-      .to.include({ Amt: '000000001004', MallReserved: 'x&Amt=5', CardCode: '01' });
-    expect(kv(`ResultCode=3001&MallReserved=x&Amt=5&Amt=000000001004&TID=${TID}`).fields)
-      .to.include({ Amt: '000000001004', MallReserved: 'x&Amt=5', TID });
+    expect(kv(`ResultCode=3001&Amt=000000001004&TID=${TID}&MallReserved=x&Amt=5&CardCode=01`).fields).to.include({
+      Amt: '000000001004',
+      MallReserved: 'x&Amt=5',
+      CardCode: '01',
+    });
+    expect(kv(`ResultCode=3001&MallReserved=x&Amt=5&Amt=000000001004&TID=${TID}`).fields).to.include({
+      Amt: '000000001004',
+      MallReserved: 'x&Amt=5',
+      TID,
+    });
   });
 
   it('keeps a decline a decline when a buyer field names ResultCode 3001', () => {
-    expect(kv('ResultCode=3011&ResultMsg=refused&BuyerName=x&ResultCode=3001&GoodsName=g').fields)
-      .to.include({ ResultCode: '3011', BuyerName: 'x&ResultCode=3001', GoodsName: 'g' });
+    expect(kv('ResultCode=3011&ResultMsg=refused&BuyerName=x&ResultCode=3001&GoodsName=g').fields).to.include({
+      ResultCode: '3011',
+      BuyerName: 'x&ResultCode=3001',
+      GoodsName: 'g',
+    });
   });
 
   it('is ambiguous when no copy can be echoed text (a repeat outside every echoed value)', () => {
@@ -90,15 +119,24 @@ describe('readKv: a repeated key in a KV answer', () => {
     const both = kv(`ResultCode=3001&GoodsName=g&TID=${TID}&PayMethod=CARD&MallReserved=x&TID=${OTHER_TID}`);
     expect(both.ambiguous).to.be.a('string');
     // The same with a copy that is no TID at all: the reading that takes it for one is dropped.
-    expect(kv(`ResultCode=3001&GoodsName=g&TID=${TID}&PayMethod=CARD&MallReserved=x&TID=zz`).fields)
-      .to.include({ TID, MallReserved: 'x&TID=zz', GoodsName: 'g' });
+    expect(kv(`ResultCode=3001&GoodsName=g&TID=${TID}&PayMethod=CARD&MallReserved=x&TID=zz`).fields).to.include({
+      TID,
+      MallReserved: 'x&TID=zz',
+      GoodsName: 'g',
+    });
   });
 
   it('with what the answer must name (the TID sent), picks the one reading that names it: a look-alike TID in the shop text is shop text', () => {
     const text = `ResultCode=3001&GoodsName=g&TID=${TID}&PayMethod=CARD&MallReserved=x&TID=${OTHER_TID}`;
-    expect(readKv(Buffer.from(text, 'utf8'), 'utf-8', { TID }).fields).to.include({ TID, MallReserved: `x&TID=${OTHER_TID}`, GoodsName: 'g' });
+    expect(readKv(Buffer.from(text, 'utf8'), 'utf-8', { TID }).fields).to.include({
+      TID,
+      MallReserved: `x&TID=${OTHER_TID}`,
+      GoodsName: 'g',
+    });
     // Naming neither reading's TID leaves it ambiguous: the answer is not about what was sent.
-    expect(readKv(Buffer.from(text, 'utf8'), 'utf-8', { TID: 'nicepay00m01012611270748530000' }).ambiguous).to.be.a('string');
+    expect(readKv(Buffer.from(text, 'utf8'), 'utf-8', { TID: 'nicepay00m01012611270748530000' }).ambiguous).to.be.a(
+      'string',
+    );
   });
 
   it('reads an answer whose readings differ only in how two echoed values split', () => {

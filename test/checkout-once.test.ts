@@ -24,7 +24,9 @@ describe('checkoutReturn: nothing approved twice', () => {
     const server = shop.app.listen(0, '127.0.0.1');
     try {
       const responses = await Promise.all(
-        Array.from({ length: 20 }, () => request(server).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'))),
+        Array.from({ length: 20 }, () =>
+          request(server).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1')),
+        ),
       );
       for (const r of responses) {
         expect(r.status).to.equal(200);
@@ -43,19 +45,38 @@ describe('checkoutReturn: nothing approved twice', () => {
     const moid = 'dup-seq';
     shop.orders.set(moid, 1_000);
     const auth = await shop.sandbox.authenticate({ moid, amount: 1_000, method: 'BANK' });
-    const first = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
-    const second = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const first = await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
+    const second = await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(first.body.status).to.equal('approved');
     expect(second.body).to.deep.equal({ ...first.body, duplicate: true });
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(1);
   });
 
   it('when onApproved throws, the approval is net-cancelled and duplicates get the same error', async () => {
-    const failing = await startShop({ sandbox: shop.sandbox, route: { onApproved: () => { throw new Error('database down'); } } });
+    const failing = await startShop({
+      sandbox: shop.sandbox,
+      route: {
+        onApproved: () => {
+          throw new Error('database down');
+        },
+      },
+    });
     failing.orders.set('hook-fail', 7_000);
     const auth = await shop.sandbox.authenticate({ moid: 'hook-fail', amount: 7_000, method: 'CARD' });
-    const res = await request(failing.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
-    const again = await request(failing.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const res = await request(failing.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
+    const again = await request(failing.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     await failing.close();
     expect(res.status).to.equal(500);
     expect(res.body.code).to.equal('NICEPAY_HOOK_FAILED');
@@ -75,7 +96,10 @@ describe('checkoutReturn: nothing approved twice', () => {
     const held = await store.acquire(key, 10_000);
     if (held.state !== 'acquired') throw new Error('expected to take the key');
     await store.write(key, held.token, { value: '{"format":"from elsewhere"}', open: false, keepMs: 60_000 }, true);
-    const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const res = await request(other.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     await other.close();
     expect(res.status).to.equal(503);
     expect(res.body.code).to.equal('NICEPAY_STORE_UNAVAILABLE');
@@ -92,10 +116,12 @@ describe('checkoutReturn when the store cannot write the next state', () => {
     const shop = await startShop({ nicepay: { store: flaky.store, settle: false } });
     shop.orders.set('unstored-1', 1004);
     const auth = await shop.sandbox.authenticate({ moid: 'unstored-1', amount: 1004, method: 'CARD' });
-    const post = () => request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const post = () =>
+      request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     return { flaky, shop, auth, post, tid: auth.fields.TxTid!, key: `approval:${MID}:${auth.fields.TxTid}` };
   }
-  const logLines = (shop: TestShop) => shop.captured.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const logLines = (shop: TestShop) =>
+    shop.captured.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
 
   it('when no write succeeds: the hook does not run, nothing is reversed, the buyer is told the outcome is being settled, and the TID is logged', async () => {
     const { flaky, shop, post, tid } = await flakyShop(() => true);
@@ -114,7 +140,7 @@ describe('checkoutReturn when the store cannot write the next state', () => {
     }
   });
 
-  it('when the approval cannot be recorded before the hook: the hook does not run and nothing is reversed; once the store answers and the lease ran out, the buyer\'s retry settles it: the hook runs once and the retry is the approval', async () => {
+  it("when the approval cannot be recorded before the hook: the hook does not run and nothing is reversed; once the store answers and the lease ran out, the buyer's retry settles it: the hook runs once and the retry is the approval", async () => {
     const { flaky, shop, post, tid, key } = await flakyShop((next) => next.state === 'committed');
     try {
       const res = await post();
@@ -156,7 +182,13 @@ describe('checkoutReturn when the store cannot write the next state', () => {
       flaky.recover();
       flaky.advance(31_000);
       const report = await shop.nicepay.settle();
-      expect(report.settled).to.deep.include({ operation: 'approval', tid, moid: 'unstored-1', amount: 1004, outcome: 'kept' });
+      expect(report.settled).to.deep.include({
+        operation: 'approval',
+        tid,
+        moid: 'unstored-1',
+        amount: 1004,
+        outcome: 'kept',
+      });
       expect(shop.approved.map((a) => a.tid)).to.deep.equal([tid, tid]);
       expect((await post()).body).to.include({ status: 'approved', tid, duplicate: true });
       expect(shop.sandbox.ledger.get(tid)?.status).to.equal('approved');

@@ -9,12 +9,31 @@ let seq = 0;
 const newMoid = (): string => `order-${Date.now()}-${++seq}`;
 
 /** Authenticates in the sandbox for a fresh order of `amount` and posts the return. */
-async function pay(shop: TestShop, opts: { method?: 'CARD' | 'BANK' | 'VBANK' | 'CELLPHONE'; amount?: number; buyerName?: string; goodsName?: string; charset?: 'euc-kr' | 'utf-8' } = {}) {
+async function pay(
+  shop: TestShop,
+  opts: {
+    method?: 'CARD' | 'BANK' | 'VBANK' | 'CELLPHONE';
+    amount?: number;
+    buyerName?: string;
+    goodsName?: string;
+    charset?: 'euc-kr' | 'utf-8';
+  } = {},
+) {
   const moid = newMoid();
   const amount = opts.amount ?? 1004;
   shop.orders.set(moid, amount);
-  const auth = await shop.sandbox.authenticate({ moid, amount, method: opts.method ?? 'CARD', buyerName: opts.buyerName, goodsName: opts.goodsName, charset: opts.charset });
-  const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+  const auth = await shop.sandbox.authenticate({
+    moid,
+    amount,
+    method: opts.method ?? 'CARD',
+    buyerName: opts.buyerName,
+    goodsName: opts.goodsName,
+    charset: opts.charset,
+  });
+  const res = await request(shop.app)
+    .post('/pay/return')
+    .set('content-type', auth.contentType)
+    .send(auth.body.toString('latin1'));
   return { moid, auth, res, result: res.body as CheckoutResult };
 }
 
@@ -64,7 +83,9 @@ describe('checkoutReturn against the sandbox', () => {
     expect(result.status).to.equal('awaiting-deposit');
     if (result.status !== 'awaiting-deposit') throw new Error('narrowing');
     expect(result.payment.virtualAccount.accountNumber).to.match(/\d/);
-    expect(new Date(result.payment.virtualAccount.expiresAt as unknown as string).getTime()).to.be.greaterThan(shop.sandbox.clock.now().getTime());
+    expect(new Date(result.payment.virtualAccount.expiresAt as unknown as string).getTime()).to.be.greaterThan(
+      shop.sandbox.clock.now().getTime(),
+    );
     expect(shop.sandbox.ledger.get(result.tid)?.status).to.equal('awaiting-deposit');
   });
 
@@ -80,7 +101,10 @@ describe('checkoutReturn against the sandbox', () => {
     shop.orders.set(moid, 1004);
     const auth = await shop.sandbox.authenticate({ moid, amount: 1004, method: 'CARD', cancel: true });
     const calls = shop.sandbox.ledger.entries().reduce((n, e) => n + e.approvalCalls, 0);
-    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const res = await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(res.status).to.equal(200);
     expect(res.body.status).to.equal('auth-failed');
     // Nothing in it may pass for the gateway's word: no top-level code or message.
@@ -94,7 +118,10 @@ describe('checkoutReturn against the sandbox', () => {
   it('keeps CP949-only syllables (똠, 햏) intact from window to typed result, EUC-KR and UTF-8', async () => {
     const utf8 = await startShop({ sandbox: shop.sandbox, nicepay: { charset: 'utf-8' } });
     try {
-      for (const [s, charset] of [[shop, 'euc-kr'], [utf8, 'utf-8']] as const) {
+      for (const [s, charset] of [
+        [shop, 'euc-kr'],
+        [utf8, 'utf-8'],
+      ] as const) {
         const { result } = await pay(s, { buyerName: '김똠햏', goodsName: '뷁 세트', charset });
         if (result.status !== 'approved') throw new Error(`not approved: ${JSON.stringify(result)}`);
         expect(result.payment.buyerName).to.equal('김똠햏');
@@ -108,8 +135,23 @@ describe('checkoutReturn against the sandbox', () => {
   it('keeps unknown response fields verbatim in raw', async () => {
     const { result } = await pay(shop);
     if (result.status !== 'approved') throw new Error('not approved');
-    const known = new Set(['ResultCode', 'ResultMsg', 'Amt', 'MID', 'Moid', 'Signature', 'TID', 'PayMethod', 'AuthCode', 'AuthDate']);
-    const extra = Object.keys(result.payment.raw).filter((k) => !known.has(k) && !/^(Card|Acqu|Buyer|Goods|Mall|Cc|Click|Coupon|Point|Multi|Rcpt|MsgSource|CartData|ApproveCardQuota)/.test(k));
+    const known = new Set([
+      'ResultCode',
+      'ResultMsg',
+      'Amt',
+      'MID',
+      'Moid',
+      'Signature',
+      'TID',
+      'PayMethod',
+      'AuthCode',
+      'AuthDate',
+    ]);
+    const extra = Object.keys(result.payment.raw).filter(
+      (k) =>
+        !known.has(k) &&
+        !/^(Card|Acqu|Buyer|Goods|Mall|Cc|Click|Coupon|Point|Multi|Rcpt|MsgSource|CartData|ApproveCardQuota)/.test(k),
+    );
     expect(extra.length).to.be.greaterThan(0);
   });
 
@@ -118,7 +160,10 @@ describe('checkoutReturn against the sandbox', () => {
     shop.orders.set(moid, 50_000);
     const auth = await shop.sandbox.authenticate({ moid, amount: 50_000, method: 'CARD' });
     const body = encodeForm({ ...auth.fields, Amt: '500' }, 'euc-kr');
-    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(body.toString('latin1'));
+    const res = await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(body.toString('latin1'));
     expect(res.status).to.equal(400);
     expect(res.body.code).to.equal('NICEPAY_SIGNATURE_MISMATCH');
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
@@ -128,7 +173,10 @@ describe('checkoutReturn against the sandbox', () => {
     const moid = newMoid();
     shop.orders.set(moid, 50_000);
     const auth = await shop.sandbox.authenticate({ moid, amount: 100, method: 'CARD' });
-    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const res = await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(res.status).to.equal(400);
     expect(res.body.code).to.equal('NICEPAY_AMOUNT_MISMATCH');
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(0);
@@ -136,7 +184,10 @@ describe('checkoutReturn against the sandbox', () => {
 
   it('answers 404 for an order the shop does not know', async () => {
     const auth = await shop.sandbox.authenticate({ moid: 'no-such-order', amount: 1004, method: 'CARD' });
-    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const res = await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(res.status).to.equal(404);
     expect(res.body.code).to.equal('NICEPAY_UNKNOWN_ORDER');
   });
@@ -145,9 +196,17 @@ describe('checkoutReturn against the sandbox', () => {
     const moid = newMoid();
     shop.orders.set(moid, 1004);
     const auth = await shop.sandbox.authenticate({ moid, amount: 1004, method: 'CARD' });
-    shop.sandbox.faults.inject({ target: 'approve', kind: 'decline', resultCode: '3011', resultMsg: '카드사 승인 거절(한도초과)' });
+    shop.sandbox.faults.inject({
+      target: 'approve',
+      kind: 'decline',
+      resultCode: '3011',
+      resultMsg: '카드사 승인 거절(한도초과)',
+    });
     const before = shop.approved.length;
-    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const res = await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(res.status).to.equal(200);
     expect(res.body).to.include({ status: 'declined', code: '3011', message: '카드사 승인 거절(한도초과)' });
     expect(res.body.raw.ResultCode).to.equal('3011');
@@ -155,10 +214,13 @@ describe('checkoutReturn against the sandbox', () => {
     expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('declined');
   });
 
-  it('an expectedAmount returning what is not a positive integer is the shop hook\'s error (500 NICEPAY_HOOK_RESULT_INVALID), never a configuration error, and nothing is sent', async () => {
+  it("an expectedAmount returning what is not a positive integer is the shop hook's error (500 NICEPAY_HOOK_RESULT_INVALID), never a configuration error, and nothing is sent", async () => {
     const other = await startShop({ sandbox: shop.sandbox, route: { expectedAmount: () => 10.5 } });
     const auth = await shop.sandbox.authenticate({ moid: newMoid(), amount: 1004, method: 'CARD' });
-    const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const res = await request(other.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     await other.close();
     expect(res.status).to.equal(500);
     expect(res.body.code).to.equal('NICEPAY_HOOK_RESULT_INVALID');
@@ -187,7 +249,11 @@ describe('checkoutReturn: a TID the gateway processed before, replayed to an ins
   async function otherInstance(base: TestShop, route: ShopOptions['route'] = {}) {
     const store = memoryStore();
     const other = await startShop({ sandbox: base.sandbox, nicepay: { store, settle: false }, route });
-    const replay = (body: Buffer | string, contentType: string) => request(other.app).post('/pay/return').set('content-type', contentType).send(typeof body === 'string' ? body : body.toString('latin1'));
+    const replay = (body: Buffer | string, contentType: string) =>
+      request(other.app)
+        .post('/pay/return')
+        .set('content-type', contentType)
+        .send(typeof body === 'string' ? body : body.toString('latin1'));
     return { other, store, replay };
   }
 
@@ -199,10 +265,20 @@ describe('checkoutReturn: a TID the gateway processed before, replayed to an ins
       other.orders.set(auth.fields.Moid!, 1004);
       const res = await replay(auth.body, auth.contentType);
       expect(res.status).to.equal(200);
-      expect(res.body).to.include({ status: 'approved', recovered: true, tid: auth.fields.TxTid, moid: auth.fields.Moid, amount: 1004 });
+      expect(res.body).to.include({
+        status: 'approved',
+        recovered: true,
+        tid: auth.fields.TxTid,
+        moid: auth.fields.Moid,
+        amount: 1004,
+      });
       // Hooks are at-least-once per TID: the instance that never saw the payment hears of it.
       expect(other.approved.map((a) => a.tid)).to.deep.equal([auth.fields.TxTid]);
-      expect(JSON.parse((await store.get(`approval:${MID}:${auth.fields.TxTid}`))!.value)).to.include({ state: 'recorded', recovered: true, moid: auth.fields.Moid });
+      expect(JSON.parse((await store.get(`approval:${MID}:${auth.fields.TxTid}`))!.value)).to.include({
+        state: 'recorded',
+        recovered: true,
+        moid: auth.fields.Moid,
+      });
       expect(naming.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('approved');
     } finally {
       await other.close();
@@ -248,14 +324,19 @@ describe('checkoutReturn: a TID the gateway processed before, replayed to an ins
   it('a recovered approval whose onApproved fails is reversed like any other: 500 HOOK_FAILED, settlement reversed, the gateway cancels it', async () => {
     const { result: first, auth } = await pay(naming);
     expect(first.status).to.equal('approved');
-    const { other, store, replay } = await otherInstance(naming, { onApproved: () => Promise.reject(new Error('orders database down')) });
+    const { other, store, replay } = await otherInstance(naming, {
+      onApproved: () => Promise.reject(new Error('orders database down')),
+    });
     try {
       other.orders.set(auth.fields.Moid!, 1004);
       const res = await replay(auth.body, auth.contentType);
       expect(res.status).to.equal(500);
       expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'succeeded' });
       expect(other.errors.at(-1)).to.include({ settlement: 'reversed', outcomeUnknown: false, tid: auth.fields.TxTid });
-      expect(JSON.parse((await store.get(`approval:${MID}:${auth.fields.TxTid}`))!.value)).to.include({ state: 'reversed', recovered: true });
+      expect(JSON.parse((await store.get(`approval:${MID}:${auth.fields.TxTid}`))!.value)).to.include({
+        state: 'reversed',
+        recovered: true,
+      });
       expect(naming.sandbox.ledger.get(auth.fields.TxTid!)?.status).to.equal('net-cancelled');
     } finally {
       await other.close();
@@ -285,7 +366,10 @@ describe('checkoutReturn: a TID the gateway processed before, replayed to an ins
     const auth = await naming.sandbox.authenticate({ moid, amount: 1004, method: 'CARD' });
     // The approval commits, then its answer is lost: the shop net-cancels it.
     naming.sandbox.faults.inject({ target: 'approve', kind: 'drop', commit: true });
-    const lost = await request(naming.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const lost = await request(naming.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(lost.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
     // An instance whose store never saw it replays the return: the gateway says processed (I003).
     const { other, store, replay } = await otherInstance(naming);
@@ -324,7 +408,10 @@ describe('checkoutReturn: every response CharSet x EdiType', () => {
           const moid = `fmt-${route.responseCharset}-${route.ediType}-${method}`;
           shop.orders.set(moid, 12_345);
           const auth = await shop.sandbox.authenticate({ moid, amount: 12_345, method, buyerName: '박똠햏' });
-          const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+          const res = await request(shop.app)
+            .post('/pay/return')
+            .set('content-type', auth.contentType)
+            .send(auth.body.toString('latin1'));
           expect(res.status, JSON.stringify(res.body)).to.equal(200);
           expect(res.body.status).to.equal(method === 'VBANK' ? 'awaiting-deposit' : 'approved');
           expect(res.body.payment.method).to.equal(method);

@@ -17,7 +17,10 @@ describe('CLI: billing and cash receipts', function () {
     const { url } = await sandbox.listen(0);
     env = { NICEPAY_MID: MID, NICEPAY_MERCHANT_KEY: KEY, NICEPAY_BASE_URL: url };
     const np = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: url });
-    const reg = await np.billing.register({ moid: 'cli-reg', card: { number: '4111111111111111', expYear: '2030', expMonth: '12' } });
+    const reg = await np.billing.register({
+      moid: 'cli-reg',
+      card: { number: '4111111111111111', expYear: '2030', expMonth: '12' },
+    });
     await np.close();
     if (reg.status !== 'registered') throw new Error('registration refused');
     bid = reg.bid;
@@ -25,7 +28,10 @@ describe('CLI: billing and cash receipts', function () {
   after(() => sandbox.close());
 
   it('billing charge: 0 and JSON without the BID; billing remove: 0; a charge after removal: 1 (declined); no BID: 3', async () => {
-    const a = await runCli(['billing', 'charge', '--moid', 'cli-sub-1', '--amount', '9900', '--goods-name', '월간 구독'], { ...env, NICEPAY_BID: bid });
+    const a = await runCli(
+      ['billing', 'charge', '--moid', 'cli-sub-1', '--amount', '9900', '--goods-name', '월간 구독'],
+      { ...env, NICEPAY_BID: bid },
+    );
     expect(a.code, a.stderr).to.equal(0);
     expect(JSON.parse(a.stdout)).to.include({ status: 'approved', amount: 9900, moid: 'cli-sub-1' });
     expect(a.stdout + a.stderr).to.not.include(bid);
@@ -33,7 +39,10 @@ describe('CLI: billing and cash receipts', function () {
     const r = await runCli(['billing', 'remove', '--moid', 'cli-rm-1'], { ...env, NICEPAY_BID: bid });
     expect(r.code, r.stderr).to.equal(0);
     expect(JSON.parse(r.stdout)).to.include({ status: 'removed' });
-    const b = await runCli(['billing', 'charge', '--moid', 'cli-sub-2', '--amount', '9900', '--goods-name', 'x'], { ...env, NICEPAY_BID: bid });
+    const b = await runCli(['billing', 'charge', '--moid', 'cli-sub-2', '--amount', '9900', '--goods-name', 'x'], {
+      ...env,
+      NICEPAY_BID: bid,
+    });
     expect(b.code).to.equal(1);
     expect(JSON.parse(b.stdout)).to.include({ status: 'declined', code: 'F112' });
     const c = await runCli(['billing', 'charge', '--moid', 'cli-sub-3', '--amount', '9900', '--goods-name', 'x'], env);
@@ -42,7 +51,20 @@ describe('CLI: billing and cash receipts', function () {
   });
 
   it('cash-receipt issue: 0 when issued, 2 when the amounts do not add up (nothing sent)', async () => {
-    const args = ['cash-receipt', 'issue', '--moid', 'cli-bank-1', '--amount', '11000', '--supply', '10000', '--goods-name', '무통장 주문', '--type', 'income-deduction'];
+    const args = [
+      'cash-receipt',
+      'issue',
+      '--moid',
+      'cli-bank-1',
+      '--amount',
+      '11000',
+      '--supply',
+      '10000',
+      '--goods-name',
+      '무통장 주문',
+      '--type',
+      'income-deduction',
+    ];
     const bad = await runCli([...args, '--vat', '999'], { ...env, NICEPAY_RECEIPT_IDENTITY: '010-1234-5678' });
     expect(bad.code, bad.stderr).to.equal(2);
     // The identity on standard input, as a script pipes it from its secret store.

@@ -24,15 +24,24 @@ describe('CLI: cancel and status', function () {
     // dates print as ISO strings, never as the {} of a Date rebuilt from its entries
     const isoDate = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
     expect(JSON.parse(s.stdout).authDate).to.match(isoDate);
-    const a = await runCli(['cancel', '--tid', paid.tid, '--moid', paid.moid, '--amount', '500', '--reason', '부분 취소', '--partial'], env);
+    const a = await runCli(
+      ['cancel', '--tid', paid.tid, '--moid', paid.moid, '--amount', '500', '--reason', '부분 취소', '--partial'],
+      env,
+    );
     expect(a.code, a.stderr).to.equal(0);
     expect(JSON.parse(a.stdout)).to.include({ status: 'cancelled', cancelledAmount: 500, remainingAmount: 504 });
     expect(JSON.parse(a.stdout).cancelledAt).to.match(isoDate);
     expect(a.stdout + s.stdout).to.not.include('{}');
     expect(a.stdout).to.not.include('"raw"');
-    const b = await runCli(['cancel', '--tid', paid.tid, '--moid', paid.moid, '--amount', '504', '--reason', 'rest', '--remaining', '504'], env);
+    const b = await runCli(
+      ['cancel', '--tid', paid.tid, '--moid', paid.moid, '--amount', '504', '--reason', 'rest', '--remaining', '504'],
+      env,
+    );
     expect(b.code).to.equal(0);
-    const c = await runCli(['cancel', '--tid', paid.tid, '--moid', paid.moid, '--amount', '1', '--reason', 'again', '--partial'], env);
+    const c = await runCli(
+      ['cancel', '--tid', paid.tid, '--moid', paid.moid, '--amount', '1', '--reason', 'again', '--partial'],
+      env,
+    );
     expect(c.code).to.equal(1);
     expect(JSON.parse(c.stdout)).to.include({ status: 'refused', code: '2015', reason: 'already-cancelled' });
     const after = await runCli(['status', '--tid', paid.tid], env);
@@ -41,7 +50,9 @@ describe('CLI: cancel and status', function () {
   });
 
   it('usage errors exit 2, a missing NICEPAY_BASE_URL exits 3, an unknown outcome exits 4', async () => {
-    expect((await runCli(['cancel', '--tid', 'x', '--moid', 'm', '--amount', '12.5', '--reason', 'r'], env)).code).to.equal(2);
+    expect(
+      (await runCli(['cancel', '--tid', 'x', '--moid', 'm', '--amount', '12.5', '--reason', 'r'], env)).code,
+    ).to.equal(2);
     expect((await runCli(['cancel', '--tid', 'x', '--moid', 'm', '--amount', '1'], env)).code).to.equal(2);
     expect((await runCli(['status'], env)).code).to.equal(2);
     const noBase = await runCli(['status', '--tid', 'x'], { NICEPAY_MID: MID, NICEPAY_MERCHANT_KEY: MERCHANT_KEY });
@@ -57,7 +68,10 @@ describe('CLI: cancel and status', function () {
     expect(withPath.stderr).to.include('NICEPAY_BASE_URL is invalid').and.not.include('baseUrl');
     const paid = await shop.pay('CARD', 2000);
     shop.sandbox.faults.inject({ target: 'cancel', kind: 'bad-signature' });
-    const unknown = await runCli(['cancel', '--tid', paid.tid, '--moid', paid.moid, '--amount', '2000', '--reason', 'x'], env);
+    const unknown = await runCli(
+      ['cancel', '--tid', paid.tid, '--moid', paid.moid, '--amount', '2000', '--reason', 'x'],
+      env,
+    );
     expect(unknown.code).to.equal(4);
     expect(unknown.stderr).to.include('[NICEPAY_ANSWER_UNVERIFIED]');
   });

@@ -28,7 +28,10 @@ describe('CLI sandbox: merchant keys from the environment or a file, never argv'
     const out = io();
     const code = await main(['sandbox', '--merchant', `abcdefghim:${KEY_A}`], out);
     expect(code).to.equal(2);
-    expect(out.stderr).to.include('--merchant is refused').and.include(SANDBOX_MERCHANTS_ENV).and.include('--merchants-file');
+    expect(out.stderr)
+      .to.include('--merchant is refused')
+      .and.include(SANDBOX_MERCHANTS_ENV)
+      .and.include('--merchants-file');
     expect(out.stderr).to.not.include(KEY_A);
     expect(out.stdout).to.equal('');
   });
@@ -38,13 +41,23 @@ describe('CLI sandbox: merchant keys from the environment or a file, never argv'
     writeFileSync(file, `# test merchants\nbcdefghijm:${KEY_B}\n\n`);
     chmodSync(file, 0o600);
     const warnings: string[] = [];
-    const found = sandboxMerchants({ 'merchants-file': file }, { [SANDBOX_MERCHANTS_ENV]: `abcdefghim:${KEY_A}` }, (l) => warnings.push(l));
-    expect(found).to.deep.equal([{ mid: 'abcdefghim', merchantKey: KEY_A }, { mid: 'bcdefghijm', merchantKey: KEY_B }]);
+    const found = sandboxMerchants(
+      { 'merchants-file': file },
+      { [SANDBOX_MERCHANTS_ENV]: `abcdefghim:${KEY_A}` },
+      (l) => warnings.push(l),
+    );
+    expect(found).to.deep.equal([
+      { mid: 'abcdefghim', merchantKey: KEY_A },
+      { mid: 'bcdefghijm', merchantKey: KEY_B },
+    ]);
     expect(warnings).to.deep.equal([]);
     expect(sandboxMerchants({}, {}, () => {})).to.equal(undefined); // the published test merchants
     const help = io();
     await main(['sandbox', '--help'], help);
-    expect(help.stdout).to.include('--merchants-file').and.include(SANDBOX_MERCHANTS_ENV).and.not.include('--merchant MID:KEY');
+    expect(help.stdout)
+      .to.include('--merchants-file')
+      .and.include(SANDBOX_MERCHANTS_ENV)
+      .and.not.include('--merchant MID:KEY');
   });
 
   it('warns about a key file others can read, and refuses a malformed or empty one without echoing keys', () => {
@@ -56,26 +69,36 @@ describe('CLI sandbox: merchant keys from the environment or a file, never argv'
     expect(warnings.join('')).to.include('readable by other users');
     const bad = join(dir, 'bad');
     writeFileSync(bad, `abcdefghim=${KEY_A}\n`);
-    expect(() => sandboxMerchants({ 'merchants-file': bad }, {}, () => {})).to.throw(/MID:KEY/).with.property('message').that.does.not.include(KEY_A);
+    expect(() => sandboxMerchants({ 'merchants-file': bad }, {}, () => {}))
+      .to.throw(/MID:KEY/)
+      .with.property('message')
+      .that.does.not.include(KEY_A);
     const empty = join(dir, 'empty');
     writeFileSync(empty, '# nothing\n');
     expect(() => sandboxMerchants({ 'merchants-file': empty }, {}, () => {})).to.throw(/names no merchant/);
-    expect(() => sandboxMerchants({ 'merchants-file': join(dir, 'missing') }, {}, () => {})).to.throw(/cannot be read \(ENOENT\)/);
-    expect(() => sandboxMerchants({}, { [SANDBOX_MERCHANTS_ENV]: `abcdefghim:${KEY_A},abcdefghim:${KEY_B}` }, () => {})).to.throw(/given twice/);
+    expect(() => sandboxMerchants({ 'merchants-file': join(dir, 'missing') }, {}, () => {})).to.throw(
+      /cannot be read \(ENOENT\)/,
+    );
+    expect(() =>
+      sandboxMerchants({}, { [SANDBOX_MERCHANTS_ENV]: `abcdefghim:${KEY_A},abcdefghim:${KEY_B}` }, () => {}),
+    ).to.throw(/given twice/);
   });
 
   it('a sandbox started with the environment accepts that merchant and never prints its key', async function () {
     this.timeout(30_000);
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NICEPAY_')));
     const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'src/cli/index.ts'), 'sandbox'], {
-      cwd: ROOT, env: { ...clean, [SANDBOX_MERCHANTS_ENV]: `abcdefghim:${KEY_A}` },
+      cwd: ROOT,
+      env: { ...clean, [SANDBOX_MERCHANTS_ENV]: `abcdefghim:${KEY_A}` },
     });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
     const exited = new Promise((res) => child.once('exit', res));
     try {
       await new Promise<void>((res) => {
-        const check = (): void => { if (stderr.includes(' pid ')) res(); };
+        const check = (): void => {
+          if (stderr.includes(' pid ')) res();
+        };
         child.stderr.on('data', check);
       });
       expect(stderr).to.include('merchant abcdefghim;').and.not.include('nicepay00m').and.not.include(KEY_A);

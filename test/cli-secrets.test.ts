@@ -11,7 +11,12 @@ import { createNicepay, type Nicepay } from '../src/index.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { kstDate8 } from '../src/wire/kst.js';
 import { memoryIo } from './helpers/cli-run.js';
-import { MERCHANT_KEY as SHOP_KEY, MID as SHOP_MID, startLifecycleShop, type LifecycleShop } from './helpers/lifecycle-shop.js';
+import {
+  MERCHANT_KEY as SHOP_KEY,
+  MID as SHOP_MID,
+  startLifecycleShop,
+  type LifecycleShop,
+} from './helpers/lifecycle-shop.js';
 
 const MID = 'nictest04m';
 const KEY = TEST_MERCHANTS.find((m) => m.mid === MID)!.merchantKey;
@@ -31,7 +36,10 @@ describe('CLI: secrets from the environment or stdin, exit codes and what the ga
     const { url } = await sandbox.listen(0);
     env = { NICEPAY_MID: MID, NICEPAY_MERCHANT_KEY: KEY, NICEPAY_BASE_URL: url, NICEPAY_DATA_URL: url };
     np = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: url });
-    const reg = await np.billing.register({ moid: 'cli-secrets-reg', card: { number: '4111111111111111', expYear: '2030', expMonth: '12' } });
+    const reg = await np.billing.register({
+      moid: 'cli-secrets-reg',
+      card: { number: '4111111111111111', expYear: '2030', expMonth: '12' },
+    });
     if (reg.status !== 'registered') throw new Error('registration refused');
     bid = reg.bid;
   });
@@ -42,13 +50,31 @@ describe('CLI: secrets from the environment or stdin, exit codes and what the ga
   });
 
   describe('cash-receipt issue: the identity', () => {
-    const args = () => ['cash-receipt', 'issue', '--moid', moid('rcpt'), '--amount', '11000', '--supply', '10000', '--vat', '1000', '--goods-name', '무통장', '--type', 'income-deduction'];
+    const args = () => [
+      'cash-receipt',
+      'issue',
+      '--moid',
+      moid('rcpt'),
+      '--amount',
+      '11000',
+      '--supply',
+      '10000',
+      '--vat',
+      '1000',
+      '--goods-name',
+      '무통장',
+      '--type',
+      'income-deduction',
+    ];
 
     it('is refused on the command line (exit 2), naming where it goes instead, and nothing is sent', async () => {
       const io = memoryIo(env);
       const before = sandbox.dataHost.cashReceipts(MID).length;
       expect(await main([...args(), '--identity', IDENTITY], io)).to.equal(2);
-      expect(io.stderr).to.include('--identity is refused').and.include('NICEPAY_RECEIPT_IDENTITY').and.include('--identity-stdin');
+      expect(io.stderr)
+        .to.include('--identity is refused')
+        .and.include('NICEPAY_RECEIPT_IDENTITY')
+        .and.include('--identity-stdin');
       expect(io.stderr + io.stdout).to.not.include(IDENTITY);
       expect(sandbox.dataHost.cashReceipts(MID).length).to.equal(before);
     });
@@ -79,10 +105,21 @@ describe('CLI: secrets from the environment or stdin, exit codes and what the ga
   describe('billing', () => {
     it('charge takes the billing key from standard input with --bid-stdin; --bid on the command line is refused', async () => {
       const refused = memoryIo(env);
-      expect(await main(['billing', 'charge', '--moid', moid('bid'), '--amount', '9900', '--goods-name', 'x', '--bid', bid], refused)).to.equal(2);
+      expect(
+        await main(
+          ['billing', 'charge', '--moid', moid('bid'), '--amount', '9900', '--goods-name', 'x', '--bid', bid],
+          refused,
+        ),
+      ).to.equal(2);
       expect(refused.stderr).to.include('--bid is refused').and.include('NICEPAY_BID').and.not.include(bid);
       const piped = memoryIo(env, `${bid}\n`);
-      expect(await main(['billing', 'charge', '--moid', moid('bid'), '--amount', '9900', '--goods-name', '구독', '--bid-stdin'], piped), piped.stderr).to.equal(0);
+      expect(
+        await main(
+          ['billing', 'charge', '--moid', moid('bid'), '--amount', '9900', '--goods-name', '구독', '--bid-stdin'],
+          piped,
+        ),
+        piped.stderr,
+      ).to.equal(0);
       expect(JSON.parse(piped.stdout)).to.include({ status: 'approved', amount: 9900 });
       expect(piped.stdout + piped.stderr).to.not.include(bid);
     });
@@ -91,7 +128,9 @@ describe('CLI: secrets from the environment or stdin, exit codes and what the ga
       sandbox.faults.inject({ target: 'billing-charge', kind: 'drop', commit: true });
       const reversed = memoryIo({ ...env, NICEPAY_BID: bid });
       const m = moid('lost');
-      expect(await main(['billing', 'charge', '--moid', m, '--amount', '9900', '--goods-name', 'x'], reversed)).to.equal(1);
+      expect(
+        await main(['billing', 'charge', '--moid', m, '--amount', '9900', '--goods-name', 'x'], reversed),
+      ).to.equal(1);
       expect(reversed.stderr).to.include('net cancel succeeded').and.include('nothing was charged');
       expect(sandbox.ledger.entries().find((e) => e.moid === m)!.status).to.equal('net-cancelled');
 
@@ -99,13 +138,18 @@ describe('CLI: secrets from the environment or stdin, exit codes and what the ga
       sandbox.faults.inject({ target: 'net-cancel', kind: 'drop', commit: false });
       const unknown = memoryIo({ ...env, NICEPAY_BID: bid });
       const m2 = moid('lost');
-      expect(await main(['billing', 'charge', '--moid', m2, '--amount', '9900', '--goods-name', 'x'], unknown)).to.equal(4);
+      expect(
+        await main(['billing', 'charge', '--moid', m2, '--amount', '9900', '--goods-name', 'x'], unknown),
+      ).to.equal(4);
       expect(unknown.stderr).to.include('may have acted');
       expect(sandbox.ledger.entries().find((e) => e.moid === m2)!.status).to.equal('approved');
     });
 
     it('remove prints the KST date the gateway gave as YYYYMMDD, never as a midnight instant', async () => {
-      const reg = await np.billing.register({ moid: moid('reg'), card: { number: '5555555555554444', expYear: '2030', expMonth: '12' } });
+      const reg = await np.billing.register({
+        moid: moid('reg'),
+        card: { number: '5555555555554444', expYear: '2030', expMonth: '12' },
+      });
       if (reg.status !== 'registered') throw new Error('registration refused');
       const io = memoryIo({ ...env, NICEPAY_BID: reg.bid });
       expect(await main(['billing', 'remove', '--moid', moid('rm')], io), io.stderr).to.equal(0);
@@ -128,19 +172,39 @@ describe('CLI: secrets from the environment or stdin, exit codes and what the ga
       await shop.sandbox.deposit(r.tid);
       return { tid: r.tid, moid: r.moid };
     }
-    const cancelArgs = (o: { tid: string; moid: string }) => ['cancel', '--tid', o.tid, '--moid', o.moid, '--amount', '5000', '--reason', '환불', '--refund-bank', '004'];
+    const cancelArgs = (o: { tid: string; moid: string }) => [
+      'cancel',
+      '--tid',
+      o.tid,
+      '--moid',
+      o.moid,
+      '--amount',
+      '5000',
+      '--reason',
+      '환불',
+      '--refund-bank',
+      '004',
+    ];
     const web = () => ({ NICEPAY_MID: SHOP_MID, NICEPAY_MERCHANT_KEY: SHOP_KEY, NICEPAY_BASE_URL: shop.sandbox.url });
 
     it('--refund-account and --refund-holder are refused on the command line; the number and holder come from the environment', async () => {
       const o = await paidVbank();
       const refused = memoryIo(web());
-      expect(await main([...cancelArgs(o), '--refund-account', ACCOUNT, '--refund-holder', '홍길동'], refused)).to.equal(2);
-      expect(refused.stderr).to.include('--refund-account is refused').and.include('NICEPAY_REFUND_ACCOUNT').and.not.include(ACCOUNT);
+      expect(
+        await main([...cancelArgs(o), '--refund-account', ACCOUNT, '--refund-holder', '홍길동'], refused),
+      ).to.equal(2);
+      expect(refused.stderr)
+        .to.include('--refund-account is refused')
+        .and.include('NICEPAY_REFUND_ACCOUNT')
+        .and.not.include(ACCOUNT);
       expect(shop.sandbox.ledger.get(o.tid)!.cancels ?? []).to.have.length(0);
       const io = memoryIo({ ...web(), NICEPAY_REFUND_ACCOUNT: ACCOUNT, NICEPAY_REFUND_HOLDER: '홍길동' });
       expect(await main(cancelArgs(o), io), io.stderr).to.equal(0);
       expect(JSON.parse(io.stdout)).to.include({ status: 'refund-pending', cancelledAmount: 5000 });
-      expect(shop.sandbox.ledger.get(o.tid)!.cancels![0]!.refundAccount).to.include({ bankCode: '004', holder: '홍길동' });
+      expect(shop.sandbox.ledger.get(o.tid)!.cancels![0]!.refundAccount).to.include({
+        bankCode: '004',
+        holder: '홍길동',
+      });
       expect(io.stdout + io.stderr).to.not.include(ACCOUNT);
     });
 
@@ -148,15 +212,28 @@ describe('CLI: secrets from the environment or stdin, exit codes and what the ga
       const o = await paidVbank();
       const io = memoryIo(web(), `${ACCOUNT}\r\n김철수\r\n`);
       expect(await main([...cancelArgs(o), '--refund-account-stdin'], io), io.stderr).to.equal(0);
-      expect(shop.sandbox.ledger.get(o.tid)!.cancels![0]!.refundAccount).to.include({ number: `****${ACCOUNT.slice(-4)}`, holder: '김철수' });
+      expect(shop.sandbox.ledger.get(o.tid)!.cancels![0]!.refundAccount).to.include({
+        number: `****${ACCOUNT.slice(-4)}`,
+        holder: '김철수',
+      });
       const noBank = memoryIo(web(), `${ACCOUNT}\n김철수\n`);
-      expect(await main(['cancel', '--tid', o.tid, '--moid', o.moid, '--amount', '1', '--reason', 'r', '--refund-account-stdin'], noBank)).to.equal(2);
+      expect(
+        await main(
+          ['cancel', '--tid', o.tid, '--moid', o.moid, '--amount', '1', '--reason', 'r', '--refund-account-stdin'],
+          noBank,
+        ),
+      ).to.equal(2);
       expect(noBank.stderr).to.include('--refund-bank');
     });
   });
 
   it('status of a key-in charge and of a billing charge prints its approval number and time', async () => {
-    const keyin = await np.keyin({ moid: moid('keyin'), amount: 1004, goodsName: 'g', card: { number: '4111111111111111', expiry: '3012' } });
+    const keyin = await np.keyin({
+      moid: moid('keyin'),
+      amount: 1004,
+      goodsName: 'g',
+      card: { number: '4111111111111111', expiry: '3012' },
+    });
     const charge = await np.billing.charge({ bid, moid: moid('charge'), amount: 2000, goodsName: 'g' });
     if (keyin.status !== 'approved' || charge.status !== 'approved') throw new Error('not approved');
     for (const r of [keyin, charge]) {
@@ -174,7 +251,7 @@ describe('CLI: secrets from the environment or stdin, exit codes and what the ga
     expect(io.stderr).to.include('resCode 1000').and.include('is merchantKey the one of this MID?');
   });
 
-  describe('usage errors name the option, in the option\'s words (exit 2)', () => {
+  describe("usage errors name the option, in the option's words (exit 2)", () => {
     it('an impossible --date is refused before anything is said or sent, naming --date, not settlmntDt', async () => {
       const io = memoryIo(env);
       expect(await main(['payout', 'results', '--date', '20261131'], io)).to.equal(2);

@@ -38,7 +38,7 @@ async function inProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun
 /** The open payments an `unsettled` printed on stdout. */
 const openOf = (r: CliRun): UnsettledItem[] => JSON.parse(r.stdout) as UnsettledItem[];
 
-describe('CLI: settle and unsettled on the shop\'s ledger store', function () {
+describe("CLI: settle and unsettled on the shop's ledger store", function () {
   this.timeout(60_000);
   let sandbox: Sandbox;
   let dir: string;
@@ -54,7 +54,12 @@ describe('CLI: settle and unsettled on the shop\'s ledger store', function () {
     dbFile = join(dir, 'shop.db');
     // The shop settles nothing itself here: cron's `express-nicepay settle` does.
     shop = createShop({
-      mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile, logger: quiet, admin: { password: 'cli-settle-password' },
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dbFile,
+      logger: quiet,
+      admin: { password: 'cli-settle-password' },
       nicepay: { clock: () => sandbox.clock.now(), settle: false },
     });
     env = { NICEPAY_MID: MID, NICEPAY_MERCHANT_KEY: KEY, NICEPAY_BASE_URL: sandbox.url, NICEPAY_SQLITE_PATH: dbFile };
@@ -76,26 +81,38 @@ describe('CLI: settle and unsettled on the shop\'s ledger store', function () {
     const auth = await sandbox.authenticate({ moid, amount: KIMCHI, method: 'CARD' });
     sandbox.faults.inject({ target: 'approve', kind: 'status-500' });
     sandbox.faults.inject({ target: 'net-cancel', kind: 'status-500' });
-    const ret = await request(app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const ret = await request(app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(ret.status).to.equal(502);
     const tid = auth.fields.TxTid!;
     expect(sandbox.ledger.get(tid)?.status).to.equal('approved');
     return { moid, tid };
   }
 
-  it('refuses to run without the shop\'s store, with two, or on a file that holds no ledger (exit 3), naming the variables', async () => {
+  it("refuses to run without the shop's store, with two, or on a file that holds no ledger (exit 3), naming the variables", async () => {
     const creds = { NICEPAY_MID: MID, NICEPAY_MERCHANT_KEY: KEY, NICEPAY_BASE_URL: sandbox.url };
     for (const cmd of ['settle', 'unsettled']) {
       const none = await inProcess([cmd], creds);
       expect(none.code, none.stderr).to.equal(3);
-      expect(none.stderr).to.include('no ledger store').and.include('NICEPAY_SQLITE_PATH').and.include('NICEPAY_REDIS_URL');
+      expect(none.stderr)
+        .to.include('no ledger store')
+        .and.include('NICEPAY_SQLITE_PATH')
+        .and.include('NICEPAY_REDIS_URL');
       expect(none.stdout).to.equal('');
     }
     // Missing credentials and a missing store are reported together, in one run.
     const empty = await inProcess(['settle'], {});
     expect(empty.code).to.equal(3);
-    expect(empty.stderr).to.include('missing environment variables NICEPAY_MID, NICEPAY_MERCHANT_KEY, NICEPAY_BASE_URL; no ledger store');
-    const both = await inProcess(['settle'], { ...creds, NICEPAY_SQLITE_PATH: dbFile, NICEPAY_REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(empty.stderr).to.include(
+      'missing environment variables NICEPAY_MID, NICEPAY_MERCHANT_KEY, NICEPAY_BASE_URL; no ledger store',
+    );
+    const both = await inProcess(['settle'], {
+      ...creds,
+      NICEPAY_SQLITE_PATH: dbFile,
+      NICEPAY_REDIS_URL: 'redis://127.0.0.1:1',
+    });
     expect(both.code).to.equal(3);
     expect(both.stderr).to.include('both NICEPAY_SQLITE_PATH and NICEPAY_REDIS_URL are set');
     // A mistyped path or table would be a new, empty ledger with "nothing to settle": refused.
@@ -106,13 +123,22 @@ describe('CLI: settle and unsettled on the shop\'s ledger store', function () {
     const login = await inProcess(['settle'], { ...creds, NICEPAY_SQLITE_PATH: dbFile, NICEPAY_USR_ID: `${MID}admin` });
     expect(login.code).to.equal(3);
     expect(login.stderr).to.include('NICEPAY_USR_ID (reconciliation of cash receipts) needs NICEPAY_DATA_URL');
-    const table = await inProcess(['unsettled'], { ...creds, NICEPAY_SQLITE_PATH: dbFile, NICEPAY_SQLITE_TABLE: 'payments' });
+    const table = await inProcess(['unsettled'], {
+      ...creds,
+      NICEPAY_SQLITE_PATH: dbFile,
+      NICEPAY_SQLITE_TABLE: 'payments',
+    });
     expect(table.code).to.equal(3);
     expect(table.stderr).to.include('has no ledger table "payments"');
   });
 
   it('a Redis URL that is not one is refused naming NICEPAY_REDIS_URL, never printing it (it may hold a password)', async () => {
-    const r = await inProcess(['unsettled'], { NICEPAY_MID: MID, NICEPAY_MERCHANT_KEY: KEY, NICEPAY_BASE_URL: sandbox.url, NICEPAY_REDIS_URL: 'http://shop:s3cret-pw@127.0.0.1:6379' });
+    const r = await inProcess(['unsettled'], {
+      NICEPAY_MID: MID,
+      NICEPAY_MERCHANT_KEY: KEY,
+      NICEPAY_BASE_URL: sandbox.url,
+      NICEPAY_REDIS_URL: 'http://shop:s3cret-pw@127.0.0.1:6379',
+    });
     expect(r.code).to.equal(3);
     expect(r.stderr).to.include('NICEPAY_REDIS_URL is invalid');
     expect(r.stdout + r.stderr).to.not.include('s3cret-pw');
@@ -121,23 +147,34 @@ describe('CLI: settle and unsettled on the shop\'s ledger store', function () {
   it('unsettled lists the payment the shop left open and sends nothing (exit 5); past --attention-after it exits 6', async () => {
     const { moid, tid } = await lostApproval();
     // Faults on every call settlement could make: still queued afterwards, nothing was sent.
-    for (const target of ['status', 'cancel', 'net-cancel'] as const) sandbox.faults.inject({ target, kind: 'status-500' });
+    for (const target of ['status', 'cancel', 'net-cancel'] as const)
+      sandbox.faults.inject({ target, kind: 'status-500' });
     const r = await runCli(['unsettled'], env);
     expect(r.code, r.stderr).to.equal(5);
     const item = openOf(r).find((u) => u.tid === tid);
     expect(item).to.include({ operation: 'approval', moid, amount: KIMCHI, state: 'reversing', needsAttention: false });
     expect(item!.reason).to.be.a('string').and.not.equal('');
     expect(new Date(item!.nextAttemptAt).toISOString()).to.equal(item!.nextAttemptAt);
-    expect(r.stderr).to.include(`open approval TID ${tid} Moid ${moid} ${KIMCHI} won: reversing`).and.match(/next \d{4}-\d\d-\d\d \d\d:\d\d:\d\d KST/);
+    expect(r.stderr)
+      .to.include(`open approval TID ${tid} Moid ${moid} ${KIMCHI} won: reversing`)
+      .and.match(/next \d{4}-\d\d-\d\d \d\d:\d\d:\d\d KST/);
     expect(r.stderr).to.include('1 record still open');
 
     const old = await runCli(['unsettled', '--attention-after', '1', '--csv'], env);
     expect(old.code).to.equal(6);
-    const lines = old.stdout.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    const lines = old.stdout
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
     expect(lines[0]).to.equal('operation,tid,moid,amount,state,reason,attempts,nextAttemptAt,needsAttention');
-    expect(lines.find((l) => l.includes(tid))).to.match(new RegExp(`^approval,${tid},${moid},${KIMCHI},reversing,.*,true$`));
+    expect(lines.find((l) => l.includes(tid))).to.match(
+      new RegExp(`^approval,${tid},${moid},${KIMCHI},reversing,.*,true$`),
+    );
     expect(old.stderr).to.include(`NEEDS ATTENTION approval TID ${tid}`).and.include('1 needs attention');
-    expect(sandbox.faults.pending().map((f) => f.target), 'unsettled sends nothing to the gateway').to.deep.equal(['status', 'cancel', 'net-cancel']);
+    expect(
+      sandbox.faults.pending().map((f) => f.target),
+      'unsettled sends nothing to the gateway',
+    ).to.deep.equal(['status', 'cancel', 'net-cancel']);
     sandbox.faults.clear();
     expect(sandbox.ledger.get(tid)?.status).to.equal('approved');
   });
@@ -148,8 +185,13 @@ describe('CLI: settle and unsettled on the shop\'s ledger store', function () {
     const { tid, moid } = open[0]!;
     const r = await runCli(['settle'], env);
     expect(r.code, r.stderr).to.equal(0);
-    expect(reportOf(r)).to.deep.equal({ settled: [{ operation: 'approval', tid, moid, amount: KIMCHI, outcome: 'reversed' }], unsettled: [] });
-    expect(r.stderr).to.include(`settled approval TID ${tid} Moid ${moid} ${KIMCHI} won: reversed`).and.include('settled 1 record; 0 records still open');
+    expect(reportOf(r)).to.deep.equal({
+      settled: [{ operation: 'approval', tid, moid, amount: KIMCHI, outcome: 'reversed' }],
+      unsettled: [],
+    });
+    expect(r.stderr)
+      .to.include(`settled approval TID ${tid} Moid ${moid} ${KIMCHI} won: reversed`)
+      .and.include('settled 1 record; 0 records still open');
     expect(sandbox.ledger.get(tid)?.status).to.equal('cancelled');
     expect(shop.db.order(moid)).to.include({ status: 'pending', tid: null });
     // The running shop reads what the CLI wrote: nothing open.
@@ -164,11 +206,16 @@ describe('CLI: settle and unsettled on the shop\'s ledger store', function () {
     const checkout = await request(shop.app).post('/checkout').type('form').send({ productId: 'haeng-mug' });
     const moid = /^\/checkout\/(\w+)\?/.exec(checkout.headers.location!)![1]!;
     const auth = await sandbox.authenticate({ moid, amount: 8_900, method: 'CARD' });
-    await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     const tid = auth.fields.TxTid!;
     expect(shop.db.order(moid)).to.include({ status: 'paid', tid });
     sandbox.faults.inject({ target: 'cancel', kind: 'status-500' });
-    const lost = await shop.nicepay.cancel({ tid, moid, amount: 8_900, reason: '주문 취소' }).catch((e: unknown) => e as { outcomeUnknown?: boolean });
+    const lost = await shop.nicepay
+      .cancel({ tid, moid, amount: 8_900, reason: '주문 취소' })
+      .catch((e: unknown) => e as { outcomeUnknown?: boolean });
     expect(lost).to.include({ outcomeUnknown: true });
     expect(sandbox.ledger.get(tid)?.status).to.equal('cancelled');
     const r = await runCli(['settle'], env);
@@ -187,7 +234,7 @@ describe('CLI: settle and unsettled on the shop\'s ledger store', function () {
     expect(report.unsettled).to.have.length(1);
     expect(report.unsettled[0]).to.include({ tid, moid, state: 'reversing', attempts: 1, needsAttention: false });
     expect(r.stderr).to.include(`open approval TID ${tid}`).and.include('1 attempt, next');
-    expect(sandbox.ledger.get(tid)?.status, 'nothing reversed without the gateway\'s word').to.equal('approved');
+    expect(sandbox.ledger.get(tid)?.status, "nothing reversed without the gateway's word").to.equal('approved');
 
     const late = await runCli(['settle', '--attention-after', '1'], env);
     expect(late.code).to.equal(6);
@@ -195,14 +242,22 @@ describe('CLI: settle and unsettled on the shop\'s ledger store', function () {
   });
 
   it('bad option values are usage errors (exit 2) before anything is opened; --help prints each usage', async () => {
-    for (const args of [['settle', '--batch', '0'], ['settle', '--attention-after', '1.5'], ['unsettled', '--batch', 'all'], ['settle', '--json']]) {
+    for (const args of [
+      ['settle', '--batch', '0'],
+      ['settle', '--attention-after', '1.5'],
+      ['unsettled', '--batch', 'all'],
+      ['settle', '--json'],
+    ]) {
       const r = await inProcess(args, env);
       expect(r.code, args.join(' ')).to.equal(2);
     }
     for (const cmd of ['settle', 'unsettled']) {
       const help = await inProcess([cmd, '--help'], {});
       expect(help.code).to.equal(0);
-      expect(help.stdout).to.match(new RegExp(`^Usage: express-nicepay ${cmd}`)).and.include('NICEPAY_SQLITE_PATH').and.include('Exit 0 when nothing is open, 5');
+      expect(help.stdout)
+        .to.match(new RegExp(`^Usage: express-nicepay ${cmd}`))
+        .and.include('NICEPAY_SQLITE_PATH')
+        .and.include('Exit 0 when nothing is open, 5');
     }
     const top = await inProcess(['--help'], {});
     expect(top.stdout).to.include('settle').and.include('5 payments still open').and.include('6 some need attention');
@@ -212,12 +267,23 @@ describe('CLI: settle and unsettled on the shop\'s ledger store', function () {
     const redis = await startRedisServer();
     const store = redisStore({ url: redis.url, prefix: 'shop-a:' });
     const redisShop = createShop({
-      mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: ':memory:', logger: quiet, admin: { password: 'cli-settle-password' },
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dbFile: ':memory:',
+      logger: quiet,
+      admin: { password: 'cli-settle-password' },
       nicepay: { clock: () => sandbox.clock.now(), settle: false, store },
     });
     try {
       const { tid, moid } = await lostApproval(redisShop.app);
-      const redisEnv = { NICEPAY_MID: MID, NICEPAY_MERCHANT_KEY: KEY, NICEPAY_BASE_URL: sandbox.url, NICEPAY_REDIS_URL: redis.url, NICEPAY_REDIS_PREFIX: 'shop-a:' };
+      const redisEnv = {
+        NICEPAY_MID: MID,
+        NICEPAY_MERCHANT_KEY: KEY,
+        NICEPAY_BASE_URL: sandbox.url,
+        NICEPAY_REDIS_URL: redis.url,
+        NICEPAY_REDIS_PREFIX: 'shop-a:',
+      };
       const list = await runCli(['unsettled'], redisEnv);
       expect(list.code, list.stderr).to.equal(5);
       expect(openOf(list).map((u) => u.tid)).to.deep.equal([tid]);
@@ -226,7 +292,9 @@ describe('CLI: settle and unsettled on the shop\'s ledger store', function () {
       expect(other.code).to.equal(0);
       const r = await runCli(['settle'], redisEnv);
       expect(r.code, r.stderr).to.equal(0);
-      expect(reportOf(r).settled).to.deep.equal([{ operation: 'approval', tid, moid, amount: KIMCHI, outcome: 'reversed' }]);
+      expect(reportOf(r).settled).to.deep.equal([
+        { operation: 'approval', tid, moid, amount: KIMCHI, outcome: 'reversed' },
+      ]);
       expect(sandbox.ledger.get(tid)?.status).to.equal('cancelled');
     } finally {
       await redisShop.close();

@@ -68,20 +68,33 @@ describe('resolveConfig', () => {
       expect(err.field, opts.baseUrl).to.equal(name);
       expect(err.message).to.include('without a path');
     }
-    expect(configError(() => createNicepay({ ...good, baseUrl: 'http://127.0.0.1:1/?x=1' })).message).to.include('without a query');
+    expect(configError(() => createNicepay({ ...good, baseUrl: 'http://127.0.0.1:1/?x=1' })).message).to.include(
+      'without a query',
+    );
     // a bare origin, with or without its trailing slash, and a proxy's own prefix are kept
-    expect(resolveConfig({ ...good, baseUrl: 'https://webapi.nicepay.co.kr/' }).baseUrl.href).to.equal('https://webapi.nicepay.co.kr/');
-    expect(resolveConfig({ ...good, baseUrl: 'http://127.0.0.1:1/nicepay-proxy/' }).baseUrl.pathname).to.equal('/nicepay-proxy/');
+    expect(resolveConfig({ ...good, baseUrl: 'https://webapi.nicepay.co.kr/' }).baseUrl.href).to.equal(
+      'https://webapi.nicepay.co.kr/',
+    );
+    expect(resolveConfig({ ...good, baseUrl: 'http://127.0.0.1:1/nicepay-proxy/' }).baseUrl.pathname).to.equal(
+      '/nicepay-proxy/',
+    );
   });
 
   it("refuses a path on another host that names a page (no closing '/'), or the sandbox's window, before any call can 404", () => {
-    for (const baseUrl of ['http://127.0.0.1:1/window', 'http://127.0.0.1:1/window/', 'http://127.0.0.1:1/nicepay', 'https://proxy.example/a/b']) {
+    for (const baseUrl of [
+      'http://127.0.0.1:1/window',
+      'http://127.0.0.1:1/window/',
+      'http://127.0.0.1:1/nicepay',
+      'https://proxy.example/a/b',
+    ]) {
       const err = configError(() => createNicepay({ ...good, baseUrl }));
       expect(err.field, baseUrl).to.equal('baseUrl');
       expect(err.message, baseUrl).to.match(/without a path|path prefix ending in '\/'/);
     }
     expect(configError(() => createNicepay({ ...good, dataUrl: 'http://127.0.0.1:1/data' })).field).to.equal('dataUrl');
-    expect(configError(() => createNicepay({ ...good, baseUrl: 'http://127.0.0.1:1/nicepay' })).message).to.include("'http://127.0.0.1:1/nicepay/'");
+    expect(configError(() => createNicepay({ ...good, baseUrl: 'http://127.0.0.1:1/nicepay' })).message).to.include(
+      "'http://127.0.0.1:1/nicepay/'",
+    );
     // a proxy's prefix said as a folder is kept
     expect(resolveConfig({ ...good, baseUrl: 'https://proxy.example/a/b/' }).baseUrl.pathname).to.equal('/a/b/');
   });
@@ -92,7 +105,9 @@ describe('resolveConfig', () => {
       expect(err.field).to.equal('baseUrl');
       expect(err.message).to.include('https:');
     }
-    expect(configError(() => createNicepay({ ...good, dataUrl: 'http://data.nicepay.co.kr' })).field).to.equal('dataUrl');
+    expect(configError(() => createNicepay({ ...good, dataUrl: 'http://data.nicepay.co.kr' })).field).to.equal(
+      'dataUrl',
+    );
     expect(resolveConfig({ ...good, baseUrl: 'http://localhost:8081' }).baseUrl.protocol).to.equal('http:');
     expect(resolveConfig({ ...good, baseUrl: 'http://nicepay.co.kr.example.com' }).baseUrl.protocol).to.equal('http:');
   });
@@ -114,7 +129,13 @@ describe('resolveConfig', () => {
 
   it('fills every default once: window charset, payout schedule, timeouts, an owned memory store', () => {
     const c = resolveConfig(good);
-    expect(c).to.include({ windowCharset: 'euc-kr', connectMs: 5_000, responseMs: 30_000, maxResponseBytes: 65_536, ownsStore: true });
+    expect(c).to.include({
+      windowCharset: 'euc-kr',
+      connectMs: 5_000,
+      responseMs: 30_000,
+      maxResponseBytes: 65_536,
+      ownsStore: true,
+    });
     expect(c.payout).to.deep.equal({ scheduleChecks: true, businessDays: weekdaysOnly });
     expect(c.dataUrl.href).to.equal(c.baseUrl.href);
     expect([...c.trustedHosts]).to.deep.equal(['127.0.0.1:1']);
@@ -123,7 +144,12 @@ describe('resolveConfig', () => {
   it('takes the window charset by any of its names, and payout options as given', () => {
     const holidays = (d: string): boolean => d !== '20261225';
     const store = memoryStore();
-    const c = resolveConfig({ ...good, charset: 'UTF8' as never, payout: { scheduleChecks: false, businessDays: holidays }, store });
+    const c = resolveConfig({
+      ...good,
+      charset: 'UTF8' as never,
+      payout: { scheduleChecks: false, businessDays: holidays },
+      store,
+    });
     expect(c.windowCharset).to.equal('utf-8');
     expect(c.payout).to.deep.equal({ scheduleChecks: false, businessDays: holidays });
     expect(c.ownsStore).to.equal(false);
@@ -133,7 +159,10 @@ describe('resolveConfig', () => {
 
   it('normalises trustedHosts as URL.host does (case, default port) and refuses non-hosts', () => {
     const base = { mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'https://webapi.nicepay.co.kr' };
-    const config = resolveConfig({ ...base, trustedHosts: ['DC1-API.nicepay.co.kr:443', 'dc2-api.nicepay.co.kr:8443'] });
+    const config = resolveConfig({
+      ...base,
+      trustedHosts: ['DC1-API.nicepay.co.kr:443', 'dc2-api.nicepay.co.kr:8443'],
+    });
     expect([...config.trustedHosts]).to.deep.equal(['dc1-api.nicepay.co.kr', 'dc2-api.nicepay.co.kr:8443']);
     expect(() => resolveConfig({ ...base, trustedHosts: ['https://x.example/path'] })).to.throw(/trustedHosts/);
   });
@@ -141,10 +170,24 @@ describe('resolveConfig', () => {
 
 describe('settle options', () => {
   it('intervalMs: false runs no settler but keeps attentionAfterMs and reconciliation for settle(); settle: false keeps the defaults', () => {
-    const off = resolveConfig({ ...good, settle: { intervalMs: false, attentionAfterMs: 60_000, reconciliation: { usrId: 'admin01' } } }).settle;
-    expect(off).to.deep.equal({ intervalMs: false, attentionAfterMs: 60_000, batch: 100, reconciliation: { usrId: 'admin01', idCl: '2', searchID: MID } });
-    expect(resolveConfig({ ...good, settle: false }).settle).to.include({ intervalMs: false, attentionAfterMs: 86_400_000 });
-    expect(() => resolveConfig({ ...good, settle: { intervalMs: 0 } })).to.throw(NicepayConfigError, /settle\.intervalMs/);
+    const off = resolveConfig({
+      ...good,
+      settle: { intervalMs: false, attentionAfterMs: 60_000, reconciliation: { usrId: 'admin01' } },
+    }).settle;
+    expect(off).to.deep.equal({
+      intervalMs: false,
+      attentionAfterMs: 60_000,
+      batch: 100,
+      reconciliation: { usrId: 'admin01', idCl: '2', searchID: MID },
+    });
+    expect(resolveConfig({ ...good, settle: false }).settle).to.include({
+      intervalMs: false,
+      attentionAfterMs: 86_400_000,
+    });
+    expect(() => resolveConfig({ ...good, settle: { intervalMs: 0 } })).to.throw(
+      NicepayConfigError,
+      /settle\.intervalMs/,
+    );
   });
 });
 
@@ -184,10 +227,20 @@ describe('route options are resolved when the route is created', () => {
     try {
       expect(() => nicepay.checkoutReturn({} as never)).to.throw(/expectedAmount/);
       expect(() => nicepay.checkoutReturn({ expectedAmount: () => 1, ediType: 'XML' as never })).to.throw(/ediType/);
-      for (const [opt, value] of [['limit', 0], ['hookTimeoutMs', -1], ['resultTtlMs', 1.5], ['responseCharset', 'latin1'], ['onApproved', 'yes']] as const) {
-        expect(configError(() => nicepay.checkoutReturn({ expectedAmount: () => 1, [opt]: value } as never)).message).to.include(opt);
+      for (const [opt, value] of [
+        ['limit', 0],
+        ['hookTimeoutMs', -1],
+        ['resultTtlMs', 1.5],
+        ['responseCharset', 'latin1'],
+        ['onApproved', 'yes'],
+      ] as const) {
+        expect(
+          configError(() => nicepay.checkoutReturn({ expectedAmount: () => 1, [opt]: value } as never)).message,
+        ).to.include(opt);
       }
-      const old = configError(() => nicepay.checkoutReturn({ expectedAmount: () => 1, defaultCharset: 'utf-8' } as never));
+      const old = configError(() =>
+        nicepay.checkoutReturn({ expectedAmount: () => 1, defaultCharset: 'utf-8' } as never),
+      );
       expect(old.message).to.include('defaultCharset').and.include('charset');
     } finally {
       await nicepay.close();
@@ -198,8 +251,15 @@ describe('route options are resolved when the route is created', () => {
     const nicepay = createNicepay(good);
     try {
       expect(() => nicepay.keyinRouter({} as never)).to.throw(/expectedAmount/);
-      for (const [opt, value] of [['requireHttps', 'no'], ['limit', -5], ['goodsName', 42], ['onApproved', {}]] as const) {
-        expect(configError(() => nicepay.keyinRouter({ expectedAmount: () => 1, [opt]: value } as never)).message).to.include(opt);
+      for (const [opt, value] of [
+        ['requireHttps', 'no'],
+        ['limit', -5],
+        ['goodsName', 42],
+        ['onApproved', {}],
+      ] as const) {
+        expect(
+          configError(() => nicepay.keyinRouter({ expectedAmount: () => 1, [opt]: value } as never)).message,
+        ).to.include(opt);
       }
     } finally {
       await nicepay.close();

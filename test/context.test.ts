@@ -13,7 +13,14 @@ const good = { mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9
 /** A memory store that counts close() calls. */
 function countingStore(): LedgerStore & { closes: number } {
   const inner = memoryStore();
-  const s = { ...inner, closes: 0, close: async () => { s.closes++; await inner.close?.(); } };
+  const s = {
+    ...inner,
+    closes: 0,
+    close: async () => {
+      s.closes++;
+      await inner.close?.();
+    },
+  };
   return s;
 }
 
@@ -65,14 +72,19 @@ describe('closeContext and the store', () => {
     expect(nicepay.close()).to.equal(a);
     await a;
     expect(store.closes).to.equal(0);
-    expect(await store.acquire('k', 1_000)).to.deep.equal({ state: 'closed', record: { key: 'k', value: 'v', open: false, dueAt: 0 } });
+    expect(await store.acquire('k', 1_000)).to.deep.equal({
+      state: 'closed',
+      record: { key: 'k', value: 'v', open: false, dueAt: 0 },
+    });
     await store.close?.();
   });
 
   it('refuses new work after close() with 503 NICEPAY_SHUTTING_DOWN, one class for every interface', async () => {
     const nicepay = createNicepay(good);
     await nicepay.close();
-    const keyin = await nicepay.keyin({ moid: 'm', amount: 1, goodsName: 'g', card: { number: '4111111111111111', expiry: '9912' } }).catch((e: unknown) => e);
+    const keyin = await nicepay
+      .keyin({ moid: 'm', amount: 1, goodsName: 'g', card: { number: '4111111111111111', expiry: '9912' } })
+      .catch((e: unknown) => e);
     const payout = await nicepay.payout.balance().catch((e: unknown) => e);
     for (const err of [keyin, payout]) {
       expect(err).to.include({ name: 'NicepayServiceError', code: 'NICEPAY_SHUTTING_DOWN', status: 503 });

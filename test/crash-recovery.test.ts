@@ -44,8 +44,16 @@ describe('a shop instance killed while its approval is at the gateway', function
 
   /** Posts the auth return to an instance; resolves with status and JSON, or the error. */
   async function post(instance: Instance, auth: AuthReturn) {
-    const res = await instance.pool.request({ method: 'POST', path: '/pay/return', headers: { 'content-type': auth.contentType }, body: auth.body });
-    return { statusCode: res.statusCode, body: (await res.body.json()) as { status?: string; tid?: string; recovered?: boolean; code?: string } };
+    const res = await instance.pool.request({
+      method: 'POST',
+      path: '/pay/return',
+      headers: { 'content-type': auth.contentType },
+      body: auth.body,
+    });
+    return {
+      statusCode: res.statusCode,
+      body: (await res.body.json()) as { status?: string; tid?: string; recovered?: boolean; code?: string },
+    };
   }
 
   it('the retry on the other instance settles it from the record A left: approved, recovered, onApproved runs once, and the gateway keeps one approval', async () => {

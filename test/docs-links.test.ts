@@ -72,8 +72,14 @@ function links(file: string): Link[] {
 function packed(path: string, files: readonly string[]): boolean {
   return files.some((entry) => {
     if (entry.includes('*')) {
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL marks a globstar while the single stars are rewritten
-      const re = new RegExp(`^${entry.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\u0000/g, '(?:.*/)?')}$`);
+      // U+E000 (private use) marks a globstar while the single stars are rewritten
+      const re = new RegExp(
+        `^${entry
+          .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+          .replace(/\*\*\/?/g, '\uE000')
+          .replace(/\*/g, '[^/]*')
+          .replace(/\uE000/g, '(?:.*/)?')}$`,
+      );
       return re.test(path);
     }
     return path === entry || path.startsWith(`${entry}/`);
@@ -86,7 +92,11 @@ const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
 describe('documentation links and error table', () => {
   it('finds the README and the docs pages, and links in them', () => {
-    expect(FILES.map((f) => relative(ROOT, f))).to.include.members(['README.md', join('docs', 'lifecycle.md'), join('docs', 'sandbox.md')]);
+    expect(FILES.map((f) => relative(ROOT, f))).to.include.members([
+      'README.md',
+      join('docs', 'lifecycle.md'),
+      join('docs', 'sandbox.md'),
+    ]);
     expect(FILES.flatMap(links).length).to.be.greaterThan(20);
   });
 
@@ -113,8 +123,11 @@ describe('documentation links and error table', () => {
       if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
       const path = target.split('#')[0]!;
       if (path === '') continue;
-      const dest = relative(ROOT, resolve(dirname(file), decodeURIComponent(path))).split('\\').join('/');
-      if (!packed(dest, PACKAGE_FILES) && dest !== 'package.json') missing.push(`${relative(ROOT, file)} → ${target} (${dest})`);
+      const dest = relative(ROOT, resolve(dirname(file), decodeURIComponent(path)))
+        .split('\\')
+        .join('/');
+      if (!packed(dest, PACKAGE_FILES) && dest !== 'package.json')
+        missing.push(`${relative(ROOT, file)} → ${target} (${dest})`);
     }
     expect(missing, `not in package.json "files":\n${missing.join('\n')}`).to.deep.equal([]);
   });
@@ -129,14 +142,34 @@ describe('documentation links and error table', () => {
     expect(rows.map((r) => r.code).sort(), 'codes in the README table').to.deep.equal([...codes].sort());
     for (const row of rows) {
       const want = ERROR_CODES[row.code as keyof typeof ERROR_CODES];
-      expect({ code: row.code, class: row.class, status: row.status }).to.deep.equal({ code: row.code, class: want.class, status: want.status });
+      expect({ code: row.code, class: row.class, status: row.status }).to.deep.equal({
+        code: row.code,
+        class: want.class,
+        status: want.status,
+      });
     }
   });
 
   it('no page names a NICEPAY_* error code that does not exist', () => {
     // The CLI's and the example shop's environment variables share the prefix.
-    const ENV = new Set(['NICEPAY_MID', 'NICEPAY_MERCHANT_KEY', 'NICEPAY_BASE_URL', 'NICEPAY_DATA_URL', 'NICEPAY_USR_ID', 'NICEPAY_WINDOW_URL', 'NICEPAY_TRUSTED_HOSTS', 'NICEPAY_SANDBOX_MERCHANTS', 'NICEPAY_BID',
-      'NICEPAY_RECEIPT_IDENTITY', 'NICEPAY_REFUND_ACCOUNT', 'NICEPAY_REFUND_HOLDER', 'NICEPAY_SQLITE_PATH', 'NICEPAY_SQLITE_TABLE', 'NICEPAY_REDIS_URL', 'NICEPAY_REDIS_PREFIX']);
+    const ENV = new Set([
+      'NICEPAY_MID',
+      'NICEPAY_MERCHANT_KEY',
+      'NICEPAY_BASE_URL',
+      'NICEPAY_DATA_URL',
+      'NICEPAY_USR_ID',
+      'NICEPAY_WINDOW_URL',
+      'NICEPAY_TRUSTED_HOSTS',
+      'NICEPAY_SANDBOX_MERCHANTS',
+      'NICEPAY_BID',
+      'NICEPAY_RECEIPT_IDENTITY',
+      'NICEPAY_REFUND_ACCOUNT',
+      'NICEPAY_REFUND_HOLDER',
+      'NICEPAY_SQLITE_PATH',
+      'NICEPAY_SQLITE_TABLE',
+      'NICEPAY_REDIS_URL',
+      'NICEPAY_REDIS_PREFIX',
+    ]);
     const unknown: string[] = [];
     for (const file of [...FILES, join(ROOT, 'example-app', 'README.md')]) {
       for (const m of readFileSync(file, 'utf8').matchAll(/\bNICEPAY_[A-Z][A-Z_]*[A-Z]\b/g)) {

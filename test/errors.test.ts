@@ -39,7 +39,15 @@ function make(code: NicepayErrorCode): NicepayError {
   }
 }
 
-const CLASSES = { NicepayConfigError, NicepayRequestError, NicepayServiceError, NicepayScheduleError, NicepayGatewayError, NicepayHookError, NicepayDataApiError } as const;
+const CLASSES = {
+  NicepayConfigError,
+  NicepayRequestError,
+  NicepayServiceError,
+  NicepayScheduleError,
+  NicepayGatewayError,
+  NicepayHookError,
+  NicepayDataApiError,
+} as const;
 
 /** A second copy of the package, as a shop with two installs would have: fresh classes, same brands. */
 async function secondCopy(): Promise<typeof import('../src/errors/index.js')> {
@@ -73,24 +81,37 @@ describe('error codes', () => {
     expect(ERROR_CODES.NICEPAY_HOOK_RESULT_INVALID).to.deep.equal({ class: 'NicepayHookError', status: 500 });
     // A hook that failed after a failed or skipped net cancel leaves a payment to reconcile.
     expect(new NicepayHookError('NICEPAY_HOOK_FAILED', 'm', { netCancel: 'succeeded' }).outcomeUnknown).to.equal(false);
-    expect(new NicepayHookError('NICEPAY_HOOK_FAILED', 'm', { netCancel: 'not-attempted' }).outcomeUnknown).to.equal(true);
+    expect(new NicepayHookError('NICEPAY_HOOK_FAILED', 'm', { netCancel: 'not-attempted' }).outcomeUnknown).to.equal(
+      true,
+    );
     expect(new NicepayHookError('NICEPAY_HOOK_FAILED', 'm', { settlement: 'pending' }).outcomeUnknown).to.equal(true);
-    expect(new NicepayHookError('NICEPAY_HOOK_FAILED', 'm', { netCancel: 'failed', settlement: 'reversed' }).outcomeUnknown).to.equal(false);
+    expect(
+      new NicepayHookError('NICEPAY_HOOK_FAILED', 'm', { netCancel: 'failed', settlement: 'reversed' }).outcomeUnknown,
+    ).to.equal(false);
   });
 
-  it('the split codes mean one thing each: the buyer\'s forgery (400) is not the gateway\'s unverifiable answer (502)', () => {
+  it("the split codes mean one thing each: the buyer's forgery (400) is not the gateway's unverifiable answer (502)", () => {
     expect(ERROR_CODES.NICEPAY_SIGNATURE_MISMATCH).to.deep.equal({ class: 'NicepayRequestError', status: 400 });
     expect(ERROR_CODES.NICEPAY_ANSWER_UNVERIFIED).to.deep.equal({ class: 'NicepayGatewayError', status: 502 });
     expect(ERROR_CODES.NICEPAY_AMOUNT_MISMATCH).to.deep.equal({ class: 'NicepayRequestError', status: 400 });
     expect(ERROR_CODES.NICEPAY_ANSWER_AMOUNT_MISMATCH).to.deep.equal({ class: 'NicepayGatewayError', status: 502 });
     expect(ERROR_CODES.NICEPAY_DUPLICATE_MISMATCH).to.deep.equal({ class: 'NicepayRequestError', status: 409 });
     expect(new NicepayGatewayError('NICEPAY_ANSWER_UNVERIFIED', 'm').outcomeUnknown).to.equal(true);
-    expect(new NicepayGatewayError('NICEPAY_ANSWER_UNVERIFIED', 'm', { netCancel: 'succeeded' }).outcomeUnknown).to.equal(false);
+    expect(
+      new NicepayGatewayError('NICEPAY_ANSWER_UNVERIFIED', 'm', { netCancel: 'succeeded' }).outcomeUnknown,
+    ).to.equal(false);
   });
 
   it('toJSON carries no brand and no statusCode/expose noise', () => {
     const json = new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'm', { tid: 't' }).toJSON();
-    expect(json).to.deep.equal({ name: 'NicepayGatewayError', code: 'NICEPAY_OUTCOME_UNKNOWN', status: 502, message: 'm', tid: 't', outcomeUnknown: true });
+    expect(json).to.deep.equal({
+      name: 'NicepayGatewayError',
+      code: 'NICEPAY_OUTCOME_UNKNOWN',
+      status: 502,
+      message: 'm',
+      tid: 't',
+      outcomeUnknown: true,
+    });
   });
 });
 
@@ -124,7 +145,7 @@ describe('instanceof of each error class', () => {
     });
   }
 
-  it('a subclass of a package class is an instance of it, and a shop\'s own subclass keeps ordinary instanceof', () => {
+  it("a subclass of a package class is an instance of it, and a shop's own subclass keeps ordinary instanceof", () => {
     class ShopError extends NicepayGatewayError {}
     const e = new ShopError('NICEPAY_OUTCOME_UNKNOWN', 'm');
     expect(e instanceof ShopError).to.equal(true);

@@ -9,7 +9,8 @@ const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
 const DAY = '20261123'; // a Monday
 const NEXT_DAY = '20261124'; // one payout per sub-merchant and day (1103 otherwise)
 const PASSWORD = 'correct horse battery';
-const textOf = (page: string, id: string): string | undefined => new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1];
+const textOf = (page: string, id: string): string | undefined =>
+  new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1];
 const tokenOf = (page: string): string => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
 
 describe('example-app: back office (/admin)', () => {
@@ -24,10 +25,15 @@ describe('example-app: back office (/admin)', () => {
   let csrf: string;
 
   /** A signed-in agent (cookie jar) and its CSRF token. */
-  async function login(password = PASSWORD): Promise<{ agent: ReturnType<typeof request.agent>; token: string; res: request.Response }> {
+  async function login(
+    password = PASSWORD,
+  ): Promise<{ agent: ReturnType<typeof request.agent>; token: string; res: request.Response }> {
     const agent = request.agent(shop.app);
     const form = await agent.get('/admin/login');
-    const res = await agent.post('/admin/login').type('form').send({ _csrf: tokenOf(form.text), user: 'admin', password, next: '/admin/payouts' });
+    const res = await agent
+      .post('/admin/login')
+      .type('form')
+      .send({ _csrf: tokenOf(form.text), user: 'admin', password, next: '/admin/payouts' });
     const page = await agent.get('/admin/sub-merchants');
     return { agent, token: page.status === 200 ? tokenOf(page.text) : '', res };
   }
@@ -38,8 +44,13 @@ describe('example-app: back office (/admin)', () => {
     await sandbox.listen(0);
     at(9, 0);
     shop = createShop({
-      mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: ':memory:', logger,
-      nicepay: { clock: () => sandbox.clock.now() }, admin: { password: PASSWORD },
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dbFile: ':memory:',
+      logger,
+      nicepay: { clock: () => sandbox.clock.now() },
+      admin: { password: PASSWORD },
     });
     ({ agent: admin, token: csrf } = await login());
   });
@@ -53,7 +64,10 @@ describe('example-app: back office (/admin)', () => {
       const res = await request(shop.app).get('/admin/payouts?date=20261123');
       expect(res.status).to.equal(303);
       expect(res.headers.location).to.equal('/admin/login?next=%2Fadmin%2Fpayouts%3Fdate%3D20261123');
-      const post = await request(shop.app).post('/admin/payouts').type('form').send({ subId: 'x', amount: '1', settlmntDt: DAY, confirm: 'yes' });
+      const post = await request(shop.app)
+        .post('/admin/payouts')
+        .type('form')
+        .send({ subId: 'x', amount: '1', settlmntDt: DAY, confirm: 'yes' });
       expect(post.status).to.equal(403);
       expect(post.text).to.include('id="csrf-error"');
     });
@@ -66,11 +80,18 @@ describe('example-app: back office (/admin)', () => {
 
       const agent = request.agent(shop.app);
       const form = await agent.get('/admin/login');
-      const ok = await agent.post('/admin/login').type('form').send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD, next: 'https://evil.example/' });
+      const ok = await agent
+        .post('/admin/login')
+        .type('form')
+        .send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD, next: 'https://evil.example/' });
       expect(ok.status).to.equal(303);
       expect(ok.headers.location).to.equal('/admin'); // no open redirect
       const cookie = ([] as string[]).concat(ok.headers['set-cookie'] ?? []).join('\n');
-      expect(cookie).to.match(/shop\.admin\.sid=/).and.match(/HttpOnly/i).and.match(/SameSite=Strict/i).and.match(/Path=\/admin/);
+      expect(cookie)
+        .to.match(/shop\.admin\.sid=/)
+        .and.match(/HttpOnly/i)
+        .and.match(/SameSite=Strict/i)
+        .and.match(/Path=\/admin/);
       expect(logLines.join('\n')).to.not.include(PASSWORD);
     });
 
@@ -88,10 +109,24 @@ describe('example-app: back office (/admin)', () => {
 
     it('refuses a signed-in POST without the CSRF token or with a wrong one, and nothing moves', async () => {
       const before = sandbox.dataHost.payouts(MID).length;
-      const none = await admin.post('/admin/payouts').type('form').send({ subId: 'seller-a', amount: '1000', settlmntDt: DAY, confirm: 'yes' });
+      const none = await admin
+        .post('/admin/payouts')
+        .type('form')
+        .send({ subId: 'seller-a', amount: '1000', settlmntDt: DAY, confirm: 'yes' });
       expect(none.status).to.equal(403);
       expect(textOf(none.text, 'csrf-error')).to.include('아무것도 처리하지 않았습니다');
-      const wrong = await admin.post('/admin/sub-merchants').type('form').send({ _csrf: 'x'.repeat(20), subId: 'evil', subNm: 'E', subCoNo: '1', bankCd: '004', accntNo: '1', accntNm: 'E' });
+      const wrong = await admin
+        .post('/admin/sub-merchants')
+        .type('form')
+        .send({
+          _csrf: 'x'.repeat(20),
+          subId: 'evil',
+          subNm: 'E',
+          subCoNo: '1',
+          bankCd: '004',
+          accntNo: '1',
+          accntNm: 'E',
+        });
       expect(wrong.status).to.equal(403);
       expect(sandbox.dataHost.payouts(MID)).to.have.length(before);
       expect(sandbox.dataHost.subMerchants(MID).map((s) => s.subId)).to.not.include('evil');
@@ -102,7 +137,10 @@ describe('example-app: back office (/admin)', () => {
       const checkout = await request(shop.app).post('/checkout').type('form').send({ productId: 'kimchi' });
       const moid = /^\/checkout\/(\w+)\?t=[\w-]+$/.exec(checkout.headers.location!)![1]!;
       const auth = await sandbox.authenticate({ moid, amount: 23_000, method: 'CARD' });
-      const ret = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const ret = await request(shop.app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(auth.body.toString('latin1'));
       expect(ret.status, ret.text).to.be.oneOf([200, 303]);
       expect(shop.db.order(moid)).to.include({ status: 'paid' });
     });
@@ -118,8 +156,19 @@ describe('example-app: back office (/admin)', () => {
 
   it('registers a sub-merchant; a duplicate id and the blackout each get their own message, and the form keeps its values', async () => {
     sandbox.dataHost.addAccountHolder('004', '111-222', '홍길동');
-    const input = { subId: 'seller-a', subNm: '햏상점', subCoNo: '1234567890', bankCd: '004', accntNo: '111-222', accntNm: '홍길동', memo: '테스트' };
-    const res = await admin.post('/admin/sub-merchants').type('form').send({ _csrf: csrf, ...input });
+    const input = {
+      subId: 'seller-a',
+      subNm: '햏상점',
+      subCoNo: '1234567890',
+      bankCd: '004',
+      accntNo: '111-222',
+      accntNm: '홍길동',
+      memo: '테스트',
+    };
+    const res = await admin
+      .post('/admin/sub-merchants')
+      .type('form')
+      .send({ _csrf: csrf, ...input });
     expect(res.status, res.text).to.equal(303);
     const list = await admin.get(res.headers.location!);
     expect(textOf(list.text, 'admin-ok')).to.equal('서브몰 seller-a를 등록했습니다.');
@@ -127,14 +176,26 @@ describe('example-app: back office (/admin)', () => {
     expect(sandbox.dataHost.subMerchants(MID).map((s) => s.subId)).to.include('seller-a');
 
     // Gateway code 1106: an existing id.
-    const dup = await admin.post('/admin/sub-merchants').type('form').send({ _csrf: csrf, ...input, subNm: '다른상점' });
+    const dup = await admin
+      .post('/admin/sub-merchants')
+      .type('form')
+      .send({ _csrf: csrf, ...input, subNm: '다른상점' });
     expect(dup.status).to.equal(409);
-    expect(textOf(dup.text, 'admin-error')).to.equal('이미 등록된 서브몰 ID입니다. 다른 ID를 입력해 주세요. (코드 1106)');
+    expect(textOf(dup.text, 'admin-error')).to.equal(
+      '이미 등록된 서브몰 ID입니다. 다른 ID를 입력해 주세요. (코드 1106)',
+    );
     expect(dup.text).to.include('value="다른상점"').and.include('value="111-222"');
 
     at(23, 30, 22);
-    const late = await admin.post('/admin/sub-merchants').type('form')
-      .send({ _csrf: csrf, subId: 'seller-b', subNm: 'B상점', subCoNo: '1234567891', bankCd: '004', accntNo: '333-444', accntNm: '김철수' });
+    const late = await admin.post('/admin/sub-merchants').type('form').send({
+      _csrf: csrf,
+      subId: 'seller-b',
+      subNm: 'B상점',
+      subCoNo: '1234567891',
+      bankCd: '004',
+      accntNo: '333-444',
+      accntNm: '김철수',
+    });
     expect(late.status).to.equal(422);
     expect(textOf(late.text, 'admin-error')).to.include('밤 11시부터 새벽 1시');
     expect(late.text).to.not.include('data-sub-id="seller-b"');
@@ -143,45 +204,75 @@ describe('example-app: back office (/admin)', () => {
   });
 
   it('asks for confirmation with the amount and target, then requests the payout and writes an audit line', async () => {
-    const step1 = await admin.post('/admin/payouts').type('form').send({ _csrf: csrf, subId: 'seller-a', amount: '30000', settlmntDt: DAY });
+    const step1 = await admin
+      .post('/admin/payouts')
+      .type('form')
+      .send({ _csrf: csrf, subId: 'seller-a', amount: '30000', settlmntDt: DAY });
     expect(step1.status, step1.text).to.equal(200);
     expect(textOf(step1.text, 'confirm-amount')).to.equal('30,000원');
     expect(textOf(step1.text, 'confirm-target')).to.include('seller-a').and.include('햏상점');
     expect(sandbox.dataHost.payouts(MID)).to.have.length(0); // nothing moved yet
 
-    const step2 = await admin.post('/admin/payouts').type('form').send({ _csrf: csrf, subId: 'seller-a', amount: '30000', settlmntDt: DAY, confirm: 'yes' });
+    const step2 = await admin
+      .post('/admin/payouts')
+      .type('form')
+      .send({ _csrf: csrf, subId: 'seller-a', amount: '30000', settlmntDt: DAY, confirm: 'yes' });
     expect(step2.status, step2.text).to.equal(303);
     const res = await admin.get(step2.headers.location!);
     expect(textOf(res.text, 'admin-ok')).to.match(/지급을 요청했습니다 \(순번 \d+\)/);
     expect(textOf(res.text, 'results-error')).to.include('오후 4시');
     expect(sandbox.dataHost.payouts(MID)).to.have.length(1);
     const line = logLines.find((l) => l.includes('"action":"payout.request"'))!;
-    expect(JSON.parse(line)).to.include({ audit: true, user: 'admin', subId: 'seller-a', amount: 30_000, settlmntDt: DAY });
+    expect(JSON.parse(line)).to.include({
+      audit: true,
+      user: 'admin',
+      subId: 'seller-a',
+      amount: 30_000,
+      settlmntDt: DAY,
+    });
     expect(logLines.join('\n')).to.not.include(KEY).and.not.include(csrf);
   });
 
   it('the confirmation names the bank and the balance, and says plainly when the payout is above the balance', async () => {
     const balance = sandbox.dataHost.balance(MID).remainAmt;
-    const within = await admin.post('/admin/payouts').type('form').send({ _csrf: csrf, subId: 'seller-a', amount: String(balance), settlmntDt: NEXT_DAY });
-    expect(textOf(within.text, 'confirm-target')).to.include('KB국민은행 (004)').and.not.match(/, 004 /);
-    expect(textOf(within.text, 'confirm-balance')).to.equal(`현재 지급 가능 잔액: ${balance.toLocaleString('ko-KR')}원`);
+    const within = await admin
+      .post('/admin/payouts')
+      .type('form')
+      .send({ _csrf: csrf, subId: 'seller-a', amount: String(balance), settlmntDt: NEXT_DAY });
+    expect(textOf(within.text, 'confirm-target'))
+      .to.include('KB국민은행 (004)')
+      .and.not.match(/, 004 /);
+    expect(textOf(within.text, 'confirm-balance')).to.equal(
+      `현재 지급 가능 잔액: ${balance.toLocaleString('ko-KR')}원`,
+    );
     expect(within.text).to.not.include('id="balance-warning"');
 
-    const above = await admin.post('/admin/payouts').type('form').send({ _csrf: csrf, subId: 'seller-a', amount: String(balance + 1_000_000), settlmntDt: NEXT_DAY });
+    const above = await admin
+      .post('/admin/payouts')
+      .type('form')
+      .send({ _csrf: csrf, subId: 'seller-a', amount: String(balance + 1_000_000), settlmntDt: NEXT_DAY });
     expect(above.status).to.equal(200);
-    expect(textOf(above.text, 'balance-warning')).to.include(`현재 지급 가능 잔액(${balance.toLocaleString('ko-KR')}원)보다 1,000,000원 많습니다`).and.include('잔액 부족');
+    expect(textOf(above.text, 'balance-warning'))
+      .to.include(`현재 지급 가능 잔액(${balance.toLocaleString('ko-KR')}원)보다 1,000,000원 많습니다`)
+      .and.include('잔액 부족');
     expect(above.text).to.include('id="confirm-submit"'); // the operator may still confirm (the balance can be fed before the date)
     expect(sandbox.dataHost.payouts(MID)).to.have.length(1); // nothing requested by either confirmation page
   });
 
   it('a payout of -5 won and a late payout each get their own message, keeping the form values', async () => {
-    const neg = await admin.post('/admin/payouts').type('form').send({ _csrf: csrf, subId: 'seller-a', amount: '-5', settlmntDt: DAY, confirm: 'yes' });
+    const neg = await admin
+      .post('/admin/payouts')
+      .type('form')
+      .send({ _csrf: csrf, subId: 'seller-a', amount: '-5', settlmntDt: DAY, confirm: 'yes' });
     expect(neg.status).to.equal(400);
     expect(textOf(neg.text, 'admin-error')).to.equal('금액은 1원 이상의 정수(원)로 입력해 주세요.');
     expect(neg.text).to.include('id="payout-amount" inputmode="numeric" required value="-5"');
 
     at(10, 45);
-    const late = await admin.post('/admin/payouts').type('form').send({ _csrf: csrf, subId: 'seller-a', amount: '1000', settlmntDt: DAY, confirm: 'yes' });
+    const late = await admin
+      .post('/admin/payouts')
+      .type('form')
+      .send({ _csrf: csrf, subId: 'seller-a', amount: '1000', settlmntDt: DAY, confirm: 'yes' });
     expect(late.status).to.equal(422);
     expect(textOf(late.text, 'admin-error')).to.include('10시 30분');
     expect(late.text).to.include('value="1000"');
@@ -190,16 +281,27 @@ describe('example-app: back office (/admin)', () => {
   });
 
   it('cancels a payout requested here after a confirmation step', async () => {
-    const req = await admin.post('/admin/payouts').type('form').send({ _csrf: csrf, subId: 'seller-a', amount: '2000', settlmntDt: NEXT_DAY, confirm: 'yes' });
+    const req = await admin
+      .post('/admin/payouts')
+      .type('form')
+      .send({ _csrf: csrf, subId: 'seller-a', amount: '2000', settlmntDt: NEXT_DAY, confirm: 'yes' });
     expect(req.status, req.text).to.equal(303);
     const payout = sandbox.dataHost.payouts(MID).find((p) => p.amount === 2000)!;
-    const step1 = await admin.post('/admin/payouts/cancel').type('form').send({ _csrf: csrf, settlmntDt: NEXT_DAY, seq: payout.seq });
+    const step1 = await admin
+      .post('/admin/payouts/cancel')
+      .type('form')
+      .send({ _csrf: csrf, settlmntDt: NEXT_DAY, seq: payout.seq });
     expect(textOf(step1.text, 'confirm-amount')).to.equal('2,000원');
     expect(sandbox.dataHost.payouts(MID).find((p) => p.seq === payout.seq)!.status).to.equal('요청');
-    const step2 = await admin.post('/admin/payouts/cancel').type('form').send({ _csrf: csrf, settlmntDt: NEXT_DAY, seq: payout.seq, confirm: 'yes' });
+    const step2 = await admin
+      .post('/admin/payouts/cancel')
+      .type('form')
+      .send({ _csrf: csrf, settlmntDt: NEXT_DAY, seq: payout.seq, confirm: 'yes' });
     expect(step2.status, step2.text).to.equal(303);
     expect(sandbox.dataHost.payouts(MID).find((p) => p.seq === payout.seq)!.status).to.equal('삭제');
-    expect(logLines.some((l) => l.includes('"action":"payout.cancel"') && l.includes(`"seq":"${payout.seq}"`))).to.equal(true);
+    expect(
+      logLines.some((l) => l.includes('"action":"payout.cancel"') && l.includes(`"seq":"${payout.seq}"`)),
+    ).to.equal(true);
   });
 
   it('shows payout results after 16:00 in Korean, and says so when ?date= is invalid', async () => {
@@ -219,8 +321,17 @@ describe('example-app: back office (/admin)', () => {
     at(11, 0);
     const checkout = await request(shop.app).post('/checkout').type('form').send({ productId: 'tomyum-kit' });
     const moid = /^\/checkout\/(\w+)\?t=[\w-]+$/.exec(checkout.headers.location!)![1]!;
-    const auth = await sandbox.authenticate({ moid, amount: 12_000, method: 'BANK', goodsName: '똠얌꿍 밀키트', cashReceipt: { type: 'income-deduction', identity: '01012345678' } });
-    const ret = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const auth = await sandbox.authenticate({
+      moid,
+      amount: 12_000,
+      method: 'BANK',
+      goodsName: '똠얌꿍 밀키트',
+      cashReceipt: { type: 'income-deduction', identity: '01012345678' },
+    });
+    const ret = await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(ret.status, ret.text).to.be.oneOf([200, 303]);
 
     const page = await admin.get(`/admin/recon?date=${DAY}`);
@@ -228,11 +339,14 @@ describe('example-app: back office (/admin)', () => {
     expect(textOf(page.text, 'recon-count')).to.equal('1');
     expect(page.text).to.include('똠얌꿍 밀키트').and.include('12,000원').and.include('소득공제').and.include(moid);
 
-    const csv = await admin.get(`/admin/recon?date=${DAY}&format=csv`).buffer(true).parse((r, cb) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+    const csv = await admin
+      .get(`/admin/recon?date=${DAY}&format=csv`)
+      .buffer(true)
+      .parse((r, cb) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => cb(null, Buffer.concat(chunks)));
+      });
     expect(csv.status).to.equal(200);
     expect(csv.headers['content-type']).to.match(/^text\/csv; charset=utf-8/);
     expect(csv.headers['content-disposition']).to.include('attachment');
@@ -254,7 +368,10 @@ describe('example-app: back office (/admin)', () => {
     const out = await agent.post('/admin/logout').type('form').send({ _csrf: token });
     expect(out.status).to.equal(303);
     expect((await agent.get('/admin')).status).to.equal(303);
-    const after = await agent.post('/admin/payouts').type('form').send({ _csrf: token, subId: 'seller-a', amount: '1', settlmntDt: DAY, confirm: 'yes' });
+    const after = await agent
+      .post('/admin/payouts')
+      .type('form')
+      .send({ _csrf: token, subId: 'seller-a', amount: '1', settlmntDt: DAY, confirm: 'yes' });
     expect(after.status).to.equal(403);
   });
 });

@@ -33,7 +33,10 @@ const attr = (tag: string, name: string): string | undefined => {
 };
 
 /** The form with `id` in a page: its attributes and its named inputs (hidden or not). */
-function formOf(page: string, id: string): { action: string; acceptCharset: string | undefined; method: string | undefined; fields: Record<string, string> } {
+function formOf(
+  page: string,
+  id: string,
+): { action: string; acceptCharset: string | undefined; method: string | undefined; fields: Record<string, string> } {
   const m = new RegExp(`<form\\b[^>]*\\sid="${id}"[^>]*>([\\s\\S]*?)</form>`).exec(page);
   if (!m) throw new Error(`no form #${id} in page:\n${page.slice(0, 2000)}`);
   const tag = m[0].slice(0, m[0].indexOf('>') + 1);
@@ -42,7 +45,12 @@ function formOf(page: string, id: string): { action: string; acceptCharset: stri
     const name = attr(input, 'name');
     if (name !== undefined) fields[name] = attr(input, 'value') ?? '';
   }
-  return { action: attr(tag, 'action')!, acceptCharset: attr(tag, 'accept-charset'), method: attr(tag, 'method'), fields };
+  return {
+    action: attr(tag, 'action')!,
+    acceptCharset: attr(tag, 'accept-charset'),
+    method: attr(tag, 'method'),
+    fields,
+  };
 }
 
 const dataStatus = (page: string): string | undefined => /id="result-status"[^>]*data-status="([^"]+)"/.exec(page)?.[1];
@@ -72,7 +80,12 @@ describe('example-app (the shop on a real sandbox)', () => {
 
   /** POST /checkout as the product page's form does; returns the order's window form. */
   async function checkout(productId: string, extra: Record<string, string> = {}) {
-    const post = keep(await agent().post('/checkout').type('form').send({ productId, ...extra }));
+    const post = keep(
+      await agent()
+        .post('/checkout')
+        .type('form')
+        .send({ productId, ...extra }),
+    );
     expect(post.status, post.text).to.equal(303); // post/redirect/get
     expect(post.headers.location).to.match(/^\/checkout\/ORD\w+\?t=[\w-]{22}$/); // a signed order link
     const res = keep(await agent().get(post.headers.location!));
@@ -87,7 +100,9 @@ describe('example-app (the shop on a real sandbox)', () => {
    * as an object of byte indexes.
    */
   async function postReturn(auth: Pick<AuthReturn, 'body' | 'contentType'>) {
-    const post = keep(await agent().post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1')));
+    const post = keep(
+      await agent().post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1')),
+    );
     if (post.status !== 303) return post; // an error page, rendered on the POST
     expect(post.headers.location).to.match(/^\/orders\/\w+(\?t=[\w-]{22})?$/);
     return keep(await agent().get(post.headers.location!));
@@ -105,7 +120,13 @@ describe('example-app (the shop on a real sandbox)', () => {
   before(async () => {
     sandbox = createSandbox();
     await sandbox.listen(0);
-    shop = createShop({ mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: ':memory:', logger: recordingLogger(logLines) });
+    shop = createShop({
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dbFile: ':memory:',
+      logger: recordingLogger(logLines),
+    });
     server = shop.app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', resolve));
     shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -118,8 +139,12 @@ describe('example-app (the shop on a real sandbox)', () => {
   });
 
   it('escapes interpolated text in its templates', () => {
-    const out = html`<p title="${'"x"'}">${'<script>alert(1)</script>'}${raw('<b>ok</b>')}${['a&', html`<i>${'<'}</i>`]}${false}${null}</p>`.value;
-    expect(out).to.equal('<p title="&quot;x&quot;">&lt;script&gt;alert(1)&lt;/script&gt;<b>ok</b>a&amp;<i>&lt;</i></p>');
+    const out =
+      html`<p title="${'"x"'}">${'<script>alert(1)</script>'}${raw('<b>ok</b>')}${['a&', html`<i>${'<'}</i>`]}${false}${null}</p>`
+        .value;
+    expect(out).to.equal(
+      '<p title="&quot;x&quot;">&lt;script&gt;alert(1)&lt;/script&gt;<b>ok</b>a&amp;<i>&lt;</i></p>',
+    );
   });
 
   it('lists the products in Korean (CP949-only syllables included), prices in won', async () => {
@@ -141,7 +166,14 @@ describe('example-app (the shop on a real sandbox)', () => {
     expect(form.method).to.equal('post');
     expect(form.acceptCharset).to.equal('euc-kr');
     const f = form.fields;
-    expect(f).to.include({ MID, Amt: '8900', Moid: moid, GoodsName: '햏 머그컵', ReturnURL: `${shopUrl}/pay/return`, CharSet: 'euc-kr' });
+    expect(f).to.include({
+      MID,
+      Amt: '8900',
+      Moid: moid,
+      GoodsName: '햏 머그컵',
+      ReturnURL: `${shopUrl}/pay/return`,
+      CharSet: 'euc-kr',
+    });
     expect(f.SignData).to.equal(windowSignData(f.EdiDate!, MID, '8900', KEY));
     const sent = parseKstTimestamp(f.EdiDate!);
     expect(sent, `EdiDate ${f.EdiDate} is KST YYYYMMDDHHMISS`).to.be.instanceOf(Date);
@@ -157,7 +189,9 @@ describe('example-app (the shop on a real sandbox)', () => {
     const before = count();
     const unknown = keep(await agent().post('/checkout').type('form').send({ productId: 'no-such-thing' }));
     expect(unknown.status).to.equal(404);
-    const badName = keep(await agent().post('/checkout').type('form').send({ productId: 'kimchi', buyerName: 'Zoë 😀' }));
+    const badName = keep(
+      await agent().post('/checkout').type('form').send({ productId: 'kimchi', buyerName: 'Zoë 😀' }),
+    );
     expect(badName.status).to.equal(400);
     expect(count()).to.equal(before);
   });
@@ -235,7 +269,9 @@ describe('example-app (the shop on a real sandbox)', () => {
     expect(r2.status).to.equal(400);
     expect(dataStatus(r2.text)).to.equal('error');
     expect(errorCode(r2.text)).to.equal('NICEPAY_AMOUNT_MISMATCH');
-    expect(textOf(r2.text, 'error-message')).to.equal('결제 금액이 주문 금액과 일치하지 않아 결제를 진행하지 않았습니다.');
+    expect(textOf(r2.text, 'error-message')).to.equal(
+      '결제 금액이 주문 금액과 일치하지 않아 결제를 진행하지 않았습니다.',
+    );
 
     expect(shop.db.order(moid)).to.include({ status: 'pending', tid: null, amount: 12_000 });
     for (const tid of [genuine.fields.TxTid!, cheap.fields.TxTid!]) {
@@ -274,7 +310,12 @@ describe('example-app (the shop on a real sandbox)', () => {
     const { moid, amount } = await checkout('jeju-tea');
     const auth = await sandbox.authenticate({ moid, amount, method: 'CARD' });
     // The card company refuses at approval time.
-    sandbox.faults.inject({ target: 'approve', kind: 'decline', resultCode: '3011', resultMsg: '카드사 승인 거절(한도초과)' });
+    sandbox.faults.inject({
+      target: 'approve',
+      kind: 'decline',
+      resultCode: '3011',
+      resultMsg: '카드사 승인 거절(한도초과)',
+    });
     const res = keep(await postReturn(auth));
     expect(res.status, res.text).to.equal(200);
     expect(dataStatus(res.text)).to.equal('declined');
@@ -291,19 +332,29 @@ describe('example-app (the shop on a real sandbox)', () => {
     const rows = shop.db.orders();
     expect(rows.length).to.be.greaterThan(5);
     for (const o of rows) {
-      const row = new RegExp(`<tr data-moid="${o.moid}" data-status="${o.status}"[^>]*>([\\s\\S]*?)</tr>`).exec(res.text);
+      const row = new RegExp(`<tr data-moid="${o.moid}" data-status="${o.status}"[^>]*>([\\s\\S]*?)</tr>`).exec(
+        res.text,
+      );
       expect(row, o.moid).to.not.equal(null);
-      expect(row![1]).to.include(o.goods).and.include(`${o.amount.toLocaleString('en-US')}원`);
+      expect(row![1])
+        .to.include(o.goods)
+        .and.include(`${o.amount.toLocaleString('en-US')}원`);
       if (o.tid) expect(row![1]).to.include(o.tid);
     }
-    expect(res.text).to.include('결제 완료').and.include('입금 대기').and.include('결제 대기').and.include('구매자 취소');
+    expect(res.text)
+      .to.include('결제 완료')
+      .and.include('입금 대기')
+      .and.include('결제 대기')
+      .and.include('구매자 취소');
     expect(res.text).to.include('>신용카드<').and.include('>가상계좌<');
   });
 
   it('post/redirect/get: a refreshed result page changes nothing, and a paid order offers no window', async () => {
     const { moid, amount } = await checkout('kimchi');
     const auth = await sandbox.authenticate({ moid, amount, method: 'CARD' });
-    const post = keep(await agent().post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1')));
+    const post = keep(
+      await agent().post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1')),
+    );
     expect(post.status).to.equal(303);
     expect(post.headers.location).to.match(new RegExp(`^/orders/${moid}\\?t=[\\w-]{22}$`));
     for (let i = 0; i < 2; i++) {
@@ -321,7 +372,10 @@ describe('example-app (the shop on a real sandbox)', () => {
     const { moid, amount } = await checkout('haeng-mug');
     const auth = await sandbox.authenticate({ moid, amount, method: 'CARD', cancel: true });
     // Anyone can post an auth-failed return: forge one carrying markup and a fake bank account.
-    const forged = encodeForm({ ...auth.fields, AuthResultMsg: '<img src=x onerror=alert(1)>입금 계좌 변경, 국민 123-45-6789 로 입금 후 문의' }, 'euc-kr');
+    const forged = encodeForm(
+      { ...auth.fields, AuthResultMsg: '<img src=x onerror=alert(1)>입금 계좌 변경, 국민 123-45-6789 로 입금 후 문의' },
+      'euc-kr',
+    );
     const page = await postReturn({ body: forged, contentType: auth.contentType });
     expect(dataStatus(page.text)).to.equal('auth-failed');
     expect(page.text).to.not.include('img src=x');
@@ -330,7 +384,9 @@ describe('example-app (the shop on a real sandbox)', () => {
     expect(shop.db.order(moid)).to.include({ status: 'pending', tid: null }); // the order's state is unchanged
     expect(page.text).to.include(`href="/checkout/${moid}" id="retry"`);
     const list = keep(await agent().get('/orders'));
-    expect(new RegExp(`data-moid="${moid}" data-status="pending" data-display="window-left"`).test(list.text)).to.equal(true);
+    expect(new RegExp(`data-moid="${moid}" data-status="pending" data-display="window-left"`).test(list.text)).to.equal(
+      true,
+    );
     // Paying again works and clears the note.
     const retry = await sandbox.authenticate({ moid, amount, method: 'CARD' });
     expect(dataStatus((await postReturn(retry)).text)).to.equal('approved');
@@ -355,7 +411,13 @@ describe('example-app (the shop on a real sandbox)', () => {
     const confirm = await fetch(new URL(windowForm.action, sandbox.url), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-      body: new URLSearchParams({ SessionId: windowForm.fields.SessionId!, PayMethod: 'CARD', RcptType: '', RcptIdentity: '', Action: 'approve' }).toString(),
+      body: new URLSearchParams({
+        SessionId: windowForm.fields.SessionId!,
+        PayMethod: 'CARD',
+        RcptType: '',
+        RcptIdentity: '',
+        Action: 'approve',
+      }).toString(),
     });
     expect(confirm.status).to.equal(200);
     expect(confirm.headers.get('content-type')).to.match(/charset=euc-kr/i);

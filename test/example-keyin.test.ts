@@ -8,7 +8,8 @@ const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
 const APPROVED = '4111111111111111';
 const LOST = '4000000000009979';
 
-const textOf = (page: string, id: string): string | undefined => new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1];
+const textOf = (page: string, id: string): string | undefined =>
+  new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1];
 
 describe('example-app: card key-in page (/keyin)', () => {
   let sandbox: Sandbox;
@@ -45,7 +46,12 @@ describe('example-app: card key-in page (/keyin)', () => {
   }
   /** Posts the card form; follows the 303 to the result page (post/redirect/get). */
   async function pay(fields: Record<string, string>) {
-    const post = keep(await buyer.post('/keyin/pay').type('form').send({ cardExpiry: '3012', ...fields }));
+    const post = keep(
+      await buyer
+        .post('/keyin/pay')
+        .type('form')
+        .send({ cardExpiry: '3012', ...fields }),
+    );
     if (post.status !== 303) return post;
     expect(post.headers.location).to.match(new RegExp(`^/orders/${fields.moid}(\\?t=[\\w-]{22})?$`));
     return keep(await buyer.get(post.headers.location!));
@@ -84,7 +90,12 @@ describe('example-app: card key-in page (/keyin)', () => {
     expect(textOf(res.text, 'card-number')).to.match(/\*/);
     const order = shop.db.order(moid)!;
     expect(order).to.include({ status: 'paid', method: 'CARD' });
-    expect(sandbox.ledger.get(order.tid!)).to.include({ status: 'approved', amount: 12_000, source: 'keyin', goodsName: '똠얌꿍 밀키트' });
+    expect(sandbox.ledger.get(order.tid!)).to.include({
+      status: 'approved',
+      amount: 12_000,
+      source: 'keyin',
+      goodsName: '똠얌꿍 밀키트',
+    });
     // Refreshing the result page repeats only the GET; posting the card again charges nothing.
     expect(textOf((await buyer.get(`/orders/${moid}`)).text, 'result-status')).to.equal('결제가 완료되었습니다');
     const again = await pay({ moid, cardNumber: APPROVED });
@@ -121,13 +132,23 @@ describe('example-app: card key-in page (/keyin)', () => {
   });
 
   it('requires HTTPS when the gateway is not the local sandbox', async () => {
-    const real = createShop({ mid: MID, merchantKey: KEY, baseUrl: 'https://gateway.example.invalid', dbFile: ':memory:', logger });
+    const real = createShop({
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: 'https://gateway.example.invalid',
+      dbFile: ':memory:',
+      logger,
+    });
     try {
       const realBuyer = request.agent(real.app);
-      const moid = /moid=([A-Z0-9]+)/.exec((await realBuyer.post('/keyin/order').type('form').send({ productId: 'kimchi' })).headers.location!)![1]!;
+      const moid = /moid=([A-Z0-9]+)/.exec(
+        (await realBuyer.post('/keyin/order').type('form').send({ productId: 'kimchi' })).headers.location!,
+      )![1]!;
       const form = await realBuyer.get(`/keyin?moid=${moid}`);
       expect(form.text).to.not.include('id="test-cards"');
-      const res = keep(await realBuyer.post('/keyin/pay').type('form').send({ moid, cardNumber: APPROVED, cardExpiry: '3012' }));
+      const res = keep(
+        await realBuyer.post('/keyin/pay').type('form').send({ moid, cardNumber: APPROVED, cardExpiry: '3012' }),
+      );
       expect(res.status).to.equal(403);
       expect(errorCode(res.text)).to.equal('NICEPAY_INSECURE_TRANSPORT');
     } finally {

@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { BANKS, cardCompany, checkFieldMessage, operatorError, particleFor, withParticle } from '../example-app/korean.js';
+import {
+  BANKS,
+  cardCompany,
+  checkFieldMessage,
+  operatorError,
+  particleFor,
+  withParticle,
+} from '../example-app/korean.js';
 import { kstDate } from '../example-app/views.js';
 import { NicepayDataApiError, NicepayRequestError, NicepayScheduleError } from '../src/index.js';
 
@@ -35,7 +42,10 @@ describe('example-app: Korean particles and operator messages', () => {
 
   it('gives each error its own message by code, never the schedule message for everything', () => {
     const dup = operatorError(new NicepayDataApiError('1106', '', 'already registered', '0102001'))!;
-    expect(dup).to.deep.equal({ message: '이미 등록된 서브몰 ID입니다. 다른 ID를 입력해 주세요. (코드 1106)', status: 409 });
+    expect(dup).to.deep.equal({
+      message: '이미 등록된 서브몰 ID입니다. 다른 ID를 입력해 주세요. (코드 1106)',
+      status: 409,
+    });
     const field = operatorError(new NicepayRequestError('NICEPAY_FIELD_INVALID', 'amount must be positive', 'amount'))!;
     expect(field).to.deep.equal({ message: '금액을 확인해 주세요.', status: 400 });
     const late = operatorError(new NicepayScheduleError('request-cutoff', 'after 10:30'))!;

@@ -13,7 +13,8 @@ import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/inde
  */
 const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
 const PASSWORD = 'lifecycle-admin-password';
-const textOf = (page: string, id: string): string | undefined => new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1];
+const textOf = (page: string, id: string): string | undefined =>
+  new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1];
 const tokenOf = (page: string): string => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
 const hidden = (page: string, name: string): string => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)![1]!;
 
@@ -36,18 +37,30 @@ describe('example-app: payment window, deposit notices and refunds', () => {
     sandbox = createSandbox({ merchants: [{ mid: MID, merchantKey: KEY, notificationUrl: `${shopUrl}/pay/notify` }] });
     await sandbox.listen(0);
     shop = createShop({
-      mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: ':memory:', logger, sandbox,
-      admin: { password: PASSWORD }, nicepay: { clock: () => sandbox.clock.now() },
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dbFile: ':memory:',
+      logger,
+      sandbox,
+      admin: { password: PASSWORD },
+      nicepay: { clock: () => sandbox.clock.now() },
     });
     server.on('request', shop.app);
     admin = request.agent(shop.app);
     shopper = request.agent(server);
     const form = await admin.get('/admin/login');
-    await admin.post('/admin/login').type('form').send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD });
+    await admin
+      .post('/admin/login')
+      .type('form')
+      .send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD });
     csrf = tokenOf((await admin.get('/admin/orders')).text);
   });
   after(async () => {
-    await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+    await new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
     await shop.close();
     await sandbox.close();
   });
@@ -59,17 +72,31 @@ describe('example-app: payment window, deposit notices and refunds', () => {
     const moid = textOf(page.text, 'order-moid')!;
     const amount = shop.db.order(moid)!.amount;
     const auth = await sandbox.authenticate({ moid, amount, method });
-    const ret = await request(server).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const ret = await request(server)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(ret.status, ret.text).to.equal(303);
     return shop.db.order(moid)!;
   }
 
   /** Step 1 (confirmation page) then step 2 of a refund; returns both answers. */
   async function refund(moid: string, fields: Record<string, string>) {
-    const step1 = await admin.post(`/admin/orders/${moid}/refund`).type('form').send({ _csrf: csrf, reason: '고객 요청', ...fields });
+    const step1 = await admin
+      .post(`/admin/orders/${moid}/refund`)
+      .type('form')
+      .send({ _csrf: csrf, reason: '고객 요청', ...fields });
     if (step1.status !== 200 || !step1.text.includes('id="confirm-form"')) return { step1, step2: undefined };
-    const step2 = await admin.post(`/admin/orders/${moid}/refund`).type('form')
-      .send({ _csrf: csrf, reason: '고객 요청', ...fields, idempotencyKey: hidden(step1.text, 'idempotencyKey'), confirm: 'yes' });
+    const step2 = await admin
+      .post(`/admin/orders/${moid}/refund`)
+      .type('form')
+      .send({
+        _csrf: csrf,
+        reason: '고객 요청',
+        ...fields,
+        idempotencyKey: hidden(step1.text, 'idempotencyKey'),
+        confirm: 'yes',
+      });
     return { step1, step2 };
   }
 
@@ -77,7 +104,12 @@ describe('example-app: payment window, deposit notices and refunds', () => {
     const post = await shopper.post('/checkout').type('form').send({ productId: 'kimchi' });
     const page = await shopper.get(post.headers.location!);
     const moid = textOf(page.text, 'order-moid')!;
-    const expected = shop.nicepay.paymentWindow({ moid, amount: 23_000, goodsName: '전라도 포기김치 2kg', returnUrl: 'http://x/pay/return' });
+    const expected = shop.nicepay.paymentWindow({
+      moid,
+      amount: 23_000,
+      goodsName: '전라도 포기김치 2kg',
+      returnUrl: 'http://x/pay/return',
+    });
     expect(hidden(page.text, 'SignData')).to.match(/^[0-9a-f]{64}$/);
     expect(hidden(page.text, 'CharSet')).to.equal(expected.CharSet);
     expect(hidden(page.text, 'Amt')).to.equal('23000');
@@ -113,11 +145,21 @@ describe('example-app: payment window, deposit notices and refunds', () => {
     const after1 = await admin.get(first.step2!.headers.location!);
     expect(textOf(after1.text, 'admin-order-remaining')).to.equal('7,000원');
     expect(textOf(after1.text, 'admin-order-status')).to.equal('부분 환불');
-    expect(sandbox.ledger.get(order.tid!)!.cancels!.map((c) => [c.amount, c.remaining, c.partial])).to.deep.equal([[5_000, 7_000, true]]);
+    expect(sandbox.ledger.get(order.tid!)!.cancels!.map((c) => [c.amount, c.remaining, c.partial])).to.deep.equal([
+      [5_000, 7_000, true],
+    ]);
 
     // The same confirmation posted twice (a double click) refunds once.
-    const again = await admin.post(`/admin/orders/${order.moid}/refund`).type('form')
-      .send({ _csrf: csrf, reason: '고객 요청', amount: '5000', idempotencyKey: hidden(first.step1.text, 'idempotencyKey'), confirm: 'yes' });
+    const again = await admin
+      .post(`/admin/orders/${order.moid}/refund`)
+      .type('form')
+      .send({
+        _csrf: csrf,
+        reason: '고객 요청',
+        amount: '5000',
+        idempotencyKey: hidden(first.step1.text, 'idempotencyKey'),
+        confirm: 'yes',
+      });
     expect(again.status).to.equal(303);
     expect(sandbox.ledger.get(order.tid!)!.cancels).to.have.length(1);
     expect(shop.db.order(order.moid)!.refundedAmount).to.equal(5_000);
@@ -155,9 +197,16 @@ describe('example-app: payment window, deposit notices and refunds', () => {
     expect(missing.step1.status).to.equal(400);
     expect(textOf(missing.step1.text, 'admin-error')).to.include('환불 계좌');
     // the bank comes back selected: a select of bank names, not a code typed from memory
-    expect(missing.step1.text).to.include('<select name="bankCode" id="refund-bank" required>').and.include('<option value="004" selected>KB국민은행 (004)</option>');
+    expect(missing.step1.text)
+      .to.include('<select name="bankCode" id="refund-bank" required>')
+      .and.include('<option value="004" selected>KB국민은행 (004)</option>');
 
-    const ok = await refund(order.moid, { amount: '15500', bankCode: '004', number: '12345678901234', holder: '홍길동' });
+    const ok = await refund(order.moid, {
+      amount: '15500',
+      bankCode: '004',
+      number: '12345678901234',
+      holder: '홍길동',
+    });
     expect(ok.step2!.status, ok.step2!.text).to.equal(303);
     const cancel = sandbox.ledger.get(order.tid!)!.cancels![0]!;
     expect(cancel).to.include({ amount: 15_500 });
@@ -178,7 +227,10 @@ describe('example-app: payment window, deposit notices and refunds', () => {
 
   it('the order pages are behind the login', async () => {
     expect((await request(server).get('/admin/orders')).status).to.equal(303);
-    const post = await request(server).post('/admin/orders/x/refund').type('form').send({ amount: '1', confirm: 'yes' });
+    const post = await request(server)
+      .post('/admin/orders/x/refund')
+      .type('form')
+      .send({ amount: '1', confirm: 'yes' });
     expect(post.status).to.equal(403);
   });
 });

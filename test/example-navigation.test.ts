@@ -34,12 +34,21 @@ describe('example-app: navigation reaches every page', () => {
     sandbox = createSandbox({ merchants: [{ mid: MID, merchantKey: KEY }] });
     await sandbox.listen(0);
     shop = createShop({
-      mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: ':memory:', logger, sandbox,
-      admin: { password: PASSWORD }, nicepay: { clock: () => sandbox.clock.now() },
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dbFile: ':memory:',
+      logger,
+      sandbox,
+      admin: { password: PASSWORD },
+      nicepay: { clock: () => sandbox.clock.now() },
     });
     admin = request.agent(shop.app);
     const form = await admin.get('/admin/login');
-    await admin.post('/admin/login').type('form').send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD });
+    await admin
+      .post('/admin/login')
+      .type('form')
+      .send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD });
   });
   after(async () => {
     await shop.close();

@@ -16,8 +16,10 @@ import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/inde
 const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
 const PASSWORD = 'payout-admin-password';
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-const textOf = (page: string, id: string): string | undefined => new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1]?.trim();
-const attrOf = (page: string, id: string, attr: string): string | undefined => new RegExp(`id="${id}"[^>]*\\b${attr}="([^"]*)"`).exec(page)?.[1];
+const textOf = (page: string, id: string): string | undefined =>
+  new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1]?.trim();
+const attrOf = (page: string, id: string, attr: string): string | undefined =>
+  new RegExp(`id="${id}"[^>]*\\b${attr}="([^"]*)"`).exec(page)?.[1];
 /** The text of a `<p id>` with its inline markup stripped. */
 const paragraph = (page: string, id: string): string =>
   (new RegExp(`<p id="${id}"[^>]*>([\\s\\S]*?)</p>`).exec(page)?.[1] ?? '').replace(/<[^>]+>/g, '');
@@ -39,18 +41,30 @@ describe('example-app: a refund NICEPAY accepted is pending until its payout is 
     sandbox = createSandbox({ merchants: [{ mid: MID, merchantKey: KEY, notificationUrl: `${shopUrl}/pay/notify` }] });
     await sandbox.listen(0);
     shop = createShop({
-      mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: ':memory:', logger: quiet, sandbox,
-      admin: { password: PASSWORD }, nicepay: { clock: () => sandbox.clock.now() },
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dbFile: ':memory:',
+      logger: quiet,
+      sandbox,
+      admin: { password: PASSWORD },
+      nicepay: { clock: () => sandbox.clock.now() },
     });
     server.on('request', shop.app);
     admin = request.agent(server);
     buyer = request.agent(server);
     const form = await admin.get('/admin/login');
-    await admin.post('/admin/login').type('form').send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD });
+    await admin
+      .post('/admin/login')
+      .type('form')
+      .send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD });
     csrf = tokenOf((await admin.get('/admin/orders')).text);
   });
   after(async () => {
-    await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+    await new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
     await shop.close();
     await sandbox.close();
   });
@@ -69,10 +83,21 @@ describe('example-app: a refund NICEPAY accepted is pending until its payout is 
 
   /** Both steps of a refund (or cancel) from the back office. */
   async function refund(moid: string, fields: Record<string, string>) {
-    const step1 = await admin.post(`/admin/orders/${moid}/refund`).type('form').send({ _csrf: csrf, reason: '고객 요청', ...fields });
+    const step1 = await admin
+      .post(`/admin/orders/${moid}/refund`)
+      .type('form')
+      .send({ _csrf: csrf, reason: '고객 요청', ...fields });
     expect(step1.status, step1.text).to.equal(200);
-    const step2 = await admin.post(`/admin/orders/${moid}/refund`).type('form')
-      .send({ _csrf: csrf, reason: '고객 요청', ...fields, idempotencyKey: hidden(step1.text, 'idempotencyKey'), confirm: 'yes' });
+    const step2 = await admin
+      .post(`/admin/orders/${moid}/refund`)
+      .type('form')
+      .send({
+        _csrf: csrf,
+        reason: '고객 요청',
+        ...fields,
+        idempotencyKey: hidden(step1.text, 'idempotencyKey'),
+        confirm: 'yes',
+      });
     expect(step2.status, step2.text).to.equal(303);
     return { step1, landing: await admin.get(step2.headers.location!) };
   }
@@ -82,7 +107,9 @@ describe('example-app: a refund NICEPAY accepted is pending until its payout is 
     const o = await vbankOrder('jeju-tea', true);
     const { step1, landing } = await refund(o.moid, { amount: '15500', ...account });
     // The confirmation names the bank, never its bare code.
-    expect(paragraph(step1.text, 'confirm-summary')).to.include('KB국민은행 (004) ****1234 (홍길동)').and.not.match(/계좌 004 /);
+    expect(paragraph(step1.text, 'confirm-summary'))
+      .to.include('KB국민은행 (004) ****1234 (홍길동)')
+      .and.not.match(/계좌 004 /);
     expect(textOf(landing.text, 'admin-ok')).to.include('15,500원 환불이 접수되었습니다 (지급 전)');
     expect(sandbox.ledger.get(o.tid!)!.cancels!.map((c) => c.resultCode)).to.deep.equal(['2225']);
     expect(shop.db.order(o.moid)).to.include({ refundedAmount: 15_500, refundPendingAmount: 15_500 });
@@ -106,7 +133,10 @@ describe('example-app: a refund NICEPAY accepted is pending until its payout is 
     // The operator records the payout seen in NICEPAY's merchant admin: nothing is sent.
     const intent = /id="paid-out-(\d+)"/.exec(landing.text)![1]!;
     const callsBefore = sandbox.ledger.get(o.tid!)!.cancels!.length;
-    const paidOut = await admin.post(`/admin/orders/${o.moid}/refunds/${intent}/paid-out`).type('form').send({ _csrf: csrf });
+    const paidOut = await admin
+      .post(`/admin/orders/${o.moid}/refunds/${intent}/paid-out`)
+      .type('form')
+      .send({ _csrf: csrf });
     expect(paidOut.status).to.equal(303);
     expect(sandbox.ledger.get(o.tid!)!.cancels!.length).to.equal(callsBefore);
     expect(shop.db.order(o.moid)).to.include({ refundedAmount: 15_500, refundPendingAmount: 0 });
@@ -119,7 +149,10 @@ describe('example-app: a refund NICEPAY accepted is pending until its payout is 
     expect(textOf(done.text, 'result-refund-payout')).to.equal('환불 계좌로 지급 완료');
 
     // Recorded once: a second record changes nothing.
-    const again = await admin.post(`/admin/orders/${o.moid}/refunds/${intent}/paid-out`).type('form').send({ _csrf: csrf });
+    const again = await admin
+      .post(`/admin/orders/${o.moid}/refunds/${intent}/paid-out`)
+      .type('form')
+      .send({ _csrf: csrf });
     expect(again.status).to.equal(409);
     expect(shop.db.order(o.moid)!.refundPendingAmount).to.equal(0);
   });
@@ -130,7 +163,9 @@ describe('example-app: a refund NICEPAY accepted is pending until its payout is 
     expect(attrOf(landing.text, 'admin-order-status', 'data-status')).to.equal('partial-refund-pending');
     const page = await buyer.get(`/orders/${o.moid}`);
     expect(textOf(page.text, 'result-status')).to.equal('결제 금액 중 3,000원의 환불이 접수되었습니다 (지급 전)');
-    expect(textOf(page.text, 'result-note')).to.equal('3,000원은 아직 환불 계좌로 지급되지 않았습니다. 남은 결제 금액은 20,000원입니다.');
+    expect(textOf(page.text, 'result-note')).to.equal(
+      '3,000원은 아직 환불 계좌로 지급되지 않았습니다. 남은 결제 금액은 20,000원입니다.',
+    );
   });
 
   it('a card refund is done at once: no payout to wait for', async () => {
@@ -142,7 +177,9 @@ describe('example-app: a refund NICEPAY accepted is pending until its payout is 
     expect(textOf(landing.text, 'admin-ok')).to.equal('12,000원을 환불했습니다.');
     expect(attrOf(landing.text, 'admin-order-status', 'data-status')).to.equal('refunded');
     expect(landing.text).to.not.match(/id="paid-out-\d+"/);
-    expect(textOf((await buyer.get(`/orders/${moid}`)).text, 'result-note')).to.equal('12,000원이 결제수단으로 돌아갑니다.');
+    expect(textOf((await buyer.get(`/orders/${moid}`)).text, 'result-note')).to.equal(
+      '12,000원이 결제수단으로 돌아갑니다.',
+    );
   });
 
   it('an unpaid virtual account is cancelled, in the words of a cancel: nothing is refunded', async () => {

@@ -16,7 +16,8 @@ const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
 const PASSWORD = 'refunds-admin-password';
 const tokenOf = (page: string): string => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
 const hidden = (page: string, name: string): string => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)![1]!;
-const textOf = (page: string, id: string): string | undefined => new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1];
+const textOf = (page: string, id: string): string | undefined =>
+  new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1];
 
 describe('example-app: a refund whose outcome was lost is never paid twice', () => {
   let sandbox: Sandbox;
@@ -31,12 +32,20 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
     sandbox = createSandbox();
     await sandbox.listen(0);
     shop = createShop({
-      mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: ':memory:', logger, admin: { password: PASSWORD },
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dbFile: ':memory:',
+      logger,
+      admin: { password: PASSWORD },
       nicepay: { clock: () => sandbox.clock.now(), timeouts: { connectMs: 1_000, responseMs: 2_000 } },
     });
     admin = request.agent(shop.app);
     const form = await admin.get('/admin/login');
-    await admin.post('/admin/login').type('form').send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD });
+    await admin
+      .post('/admin/login')
+      .type('form')
+      .send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD });
     csrf = tokenOf((await admin.get('/admin/orders')).text);
   });
   afterEach(() => sandbox.faults.clear());
@@ -59,7 +68,16 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
   const confirmPage = (moid: string, amount: string) =>
     admin.post(`/admin/orders/${moid}/refund`).type('form').send({ _csrf: csrf, reason: '고객 요청', amount });
   const confirm = (moid: string, amount: string, page: string) =>
-    admin.post(`/admin/orders/${moid}/refund`).type('form').send({ _csrf: csrf, reason: '고객 요청', amount, idempotencyKey: hidden(page, 'idempotencyKey'), confirm: 'yes' });
+    admin
+      .post(`/admin/orders/${moid}/refund`)
+      .type('form')
+      .send({
+        _csrf: csrf,
+        reason: '고객 요청',
+        amount,
+        idempotencyKey: hidden(page, 'idempotencyKey'),
+        confirm: 'yes',
+      });
   const cancels = (tid: string) => sandbox.ledger.get(tid)!.cancels ?? [];
 
   for (const committed of [true, false]) {
@@ -76,7 +94,10 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
       // The operator tries everything: the old confirmation again, a fresh form, a fresh confirmation.
       expect((await confirm(o.moid, String(o.amount), step1.text)).status).to.equal(409);
       const page = await admin.get(`/admin/orders/${o.moid}`);
-      expect(page.text).to.include('id="refund-unresolved"').and.include('id="resolve-submit"').and.not.include('id="refund-form"');
+      expect(page.text)
+        .to.include('id="refund-unresolved"')
+        .and.include('id="resolve-submit"')
+        .and.not.include('id="refund-form"');
       const fresh = await confirmPage(o.moid, String(o.amount));
       expect(fresh.status).to.equal(409);
       expect(fresh.text).to.not.include('id="confirm-form"');
@@ -109,7 +130,10 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
     expect((await confirmPage(o.moid, '3000')).status).to.equal(409);
     expect((await confirm(o.moid, '5000', step1.text)).status).to.equal(409);
     const page = await admin.get(`/admin/orders/${o.moid}`);
-    expect(page.text).to.include('id="resolve-status"').and.include('id="resolve-refunded"').and.not.include('id="resolve-submit"');
+    expect(page.text)
+      .to.include('id="resolve-status"')
+      .and.include('id="resolve-refunded"')
+      .and.not.include('id="resolve-submit"');
     const resolveUrl = /action="(\/admin\/orders\/\w+\/refunds\/\d+\/resolve)"/.exec(page.text)![1]!;
     // The status inquiry is advice: shown, nothing recorded, nothing sent.
     const status = await admin.post(resolveUrl).type('form').send({ _csrf: csrf, outcome: 'status' });
@@ -159,9 +183,25 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
   it('an intent left pending by a process that died mid-call blocks new refunds and is resolved like a lost answer', async () => {
     const o = await paidOrder('kimchi');
     // As if the shop recorded the intent, sent the cancel, and died before the answer.
-    const begun = refundStore(shop.db).begin({ moid: o.moid, tid: o.tid!, amount: o.amount, remainingBefore: o.amount, partial: false, reason: '고객 요청', bankCode: '', number: '', holder: '' });
+    const begun = refundStore(shop.db).begin({
+      moid: o.moid,
+      tid: o.tid!,
+      amount: o.amount,
+      remainingBefore: o.amount,
+      partial: false,
+      reason: '고객 요청',
+      bankCode: '',
+      number: '',
+      holder: '',
+    });
     expect('intent' in begun).to.equal(true);
-    await shop.nicepay.cancel({ tid: o.tid!, moid: o.moid, amount: o.amount, reason: '고객 요청', idempotencyKey: 'before-the-crash' });
+    await shop.nicepay.cancel({
+      tid: o.tid!,
+      moid: o.moid,
+      amount: o.amount,
+      reason: '고객 요청',
+      idempotencyKey: 'before-the-crash',
+    });
     expect(cancels(o.tid!)).to.have.length(1);
     expect((await confirmPage(o.moid, String(o.amount))).status).to.equal(409);
     const page = await admin.get(`/admin/orders/${o.moid}`);

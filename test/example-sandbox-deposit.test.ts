@@ -29,21 +29,38 @@ describe("example-app: the sandbox deposit of a buyer's virtual account is the o
     const shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     sandbox = createSandbox({ merchants: [{ mid: MID, merchantKey: KEY, notificationUrl: `${shopUrl}/pay/notify` }] });
     await sandbox.listen(0);
-    shop = createShop({ mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: ':memory:', logger, sandbox, nicepay: { clock: () => sandbox.clock.now() } });
+    shop = createShop({
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dbFile: ':memory:',
+      logger,
+      sandbox,
+      nicepay: { clock: () => sandbox.clock.now() },
+    });
     server.on('request', shop.app);
   });
   after(async () => {
-    await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+    await new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
     await shop.close();
     await sandbox.close();
   });
 
   /** `buyer` orders kimchi and gets a virtual account for it; returns the order and its signed result link. */
   async function orderByVirtualAccount(buyer: ReturnType<typeof request.agent>, name: string) {
-    const post = await buyer.post('/checkout').type('form').send({ productId: 'kimchi', buyerName: name, buyerEmail: `${name}@example.com`, buyerTel: '01099998888' });
+    const post = await buyer
+      .post('/checkout')
+      .type('form')
+      .send({ productId: 'kimchi', buyerName: name, buyerEmail: `${name}@example.com`, buyerTel: '01099998888' });
     const moid = /^\/checkout\/(\w+)\?t=/.exec(post.headers.location!)![1]!;
     const auth = await sandbox.authenticate({ moid, amount: 23_000, method: 'VBANK' });
-    const ret = await buyer.post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const ret = await buyer
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(ret.status, ret.text).to.equal(303);
     const order = shop.db.order(moid)!;
     expect(order).to.include({ status: 'awaiting-deposit', method: 'VBANK' });
@@ -52,7 +69,7 @@ describe("example-app: the sandbox deposit of a buyer's virtual account is the o
 
   const deposited = (): boolean => logLines.some((l) => l.includes('sandbox deposit from the buyer page'));
 
-  it('another browser (no buyer cookie, no signed link, or the link of its own order) gets 404 and no deposit; the owner\'s deposit pays the order', async () => {
+  it("another browser (no buyer cookie, no signed link, or the link of its own order) gets 404 and no deposit; the owner's deposit pays the order", async () => {
     const alice = request.agent(server);
     const mallory = request.agent(server);
     const victim = await orderByVirtualAccount(alice, 'alice');

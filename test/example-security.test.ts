@@ -25,7 +25,14 @@ describe('example-app: own orders only, bounded login, security headers', () => 
   before(async () => {
     sandbox = createSandbox();
     await sandbox.listen(0);
-    shop = createShop({ mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: ':memory:', logger, admin: { password: PASSWORD } });
+    shop = createShop({
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dbFile: ':memory:',
+      logger,
+      admin: { password: PASSWORD },
+    });
   });
   after(async () => {
     await shop.close();
@@ -34,26 +41,49 @@ describe('example-app: own orders only, bounded login, security headers', () => 
 
   /** A buyer places a window order and pays it by card; returns the order and its signed link. */
   async function buyAndPay(buyer: ReturnType<typeof request.agent>, name: string) {
-    const post = await buyer.post('/checkout').type('form').send({ productId: 'kimchi', buyerName: name, buyerEmail: `${name}@example.com`, buyerTel: '01012345678' });
+    const post = await buyer
+      .post('/checkout')
+      .type('form')
+      .send({ productId: 'kimchi', buyerName: name, buyerEmail: `${name}@example.com`, buyerTel: '01012345678' });
     const moid = /^\/checkout\/(\w+)\?t=/.exec(post.headers.location!)![1]!;
     const auth = await sandbox.authenticate({ moid, amount: 23_000, method: 'CARD' });
-    const ret = await buyer.post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const ret = await buyer
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(ret.status, ret.text).to.equal(303);
-    return { moid, checkoutLink: post.headers.location!, resultLink: ret.headers.location!, tid: shop.db.order(moid)!.tid! };
+    return {
+      moid,
+      checkoutLink: post.headers.location!,
+      resultLink: ret.headers.location!,
+      tid: shop.db.order(moid)!.tid!,
+    };
   }
 
   describe('a buyer sees only their own orders', () => {
     it("another browser gets 404 for a buyer's order, checkout and key-in pages, and /orders lists none of them", async () => {
       const alice = request.agent(shop.app);
       const mallory = request.agent(shop.app);
-      const pending = await alice.post('/checkout').type('form').send({ productId: 'jeju-tea', buyerName: '김앨리스', buyerEmail: 'alice@example.com', buyerTel: '01099998888' });
+      const pending = await alice.post('/checkout').type('form').send({
+        productId: 'jeju-tea',
+        buyerName: '김앨리스',
+        buyerEmail: 'alice@example.com',
+        buyerTel: '01099998888',
+      });
       const pendingMoid = /^\/checkout\/(\w+)\?t=/.exec(pending.headers.location!)![1]!;
       const paid = await buyAndPay(alice, 'alice');
       const keyin = await alice.post('/keyin/order').type('form').send({ productId: 'jeju-tea' });
       const keyinMoid = /moid=(\w+)/.exec(keyin.headers.location!)![1]!;
       await mallory.post('/checkout').type('form').send({ productId: 'kimchi' }); // mallory has orders of her own
 
-      for (const path of [`/checkout/${pendingMoid}`, `/orders/${pendingMoid}`, `/orders/${paid.moid}`, `/checkout/${paid.moid}`, `/keyin?moid=${keyinMoid}`, `/orders/${keyinMoid}`]) {
+      for (const path of [
+        `/checkout/${pendingMoid}`,
+        `/orders/${pendingMoid}`,
+        `/orders/${paid.moid}`,
+        `/checkout/${paid.moid}`,
+        `/keyin?moid=${keyinMoid}`,
+        `/orders/${keyinMoid}`,
+      ]) {
         const res = await mallory.get(path);
         expect(res.status, path).to.equal(404);
         expect(res.text, path).to.not.include('alice').and.not.include('01099998888').and.not.include(paid.tid);
@@ -92,7 +122,10 @@ describe('example-app: own orders only, bounded login, security headers', () => 
       const post = await alice.post('/checkout').type('form').send({ productId: 'kimchi', buyerName: '피해자' });
       const moid = /^\/checkout\/(\w+)\?t=/.exec(post.headers.location!)![1]!;
       const auth = await sandbox.authenticate({ moid, amount: 23_000, method: 'CARD', cancel: true });
-      const forged = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const forged = await request(shop.app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(auth.body.toString('latin1'));
       expect(forged.status).to.equal(303);
       expect(forged.headers.location).to.equal(`/orders/${moid}`);
       const page = await request(shop.app).get(forged.headers.location!);
@@ -101,7 +134,7 @@ describe('example-app: own orders only, bounded login, security headers', () => 
     });
   });
 
-  describe('no buyer can mark another buyer\'s order declined', () => {
+  describe("no buyer can mark another buyer's order declined", () => {
     /** The victim's and the attacker's pending kimchi orders (23 000 won each). */
     async function twoOrders() {
       const victim = request.agent(shop.app);
@@ -123,7 +156,10 @@ describe('example-app: own orders only, bounded login, security headers', () => 
     it("own authentication posted with the victim's Moid and a made-up TxTid is refused by the gateway as nobody's order (400 RETURN_INVALID), leaving the victim's order untouched", async () => {
       const { victim, attacker, victimMoid, attackerMoid } = await twoOrders();
       const own = await sandbox.authenticate({ moid: attackerMoid, amount: 23_000, method: 'CARD' });
-      const forgedBody = encodeForm({ ...own.fields, Moid: victimMoid, TxTid: `${own.fields.TxTid!.slice(0, -4)}9999` }, 'euc-kr').toString('latin1');
+      const forgedBody = encodeForm(
+        { ...own.fields, Moid: victimMoid, TxTid: `${own.fields.TxTid!.slice(0, -4)}9999` },
+        'euc-kr',
+      ).toString('latin1');
       const before = shop.db.order(victimMoid)!;
       const mark = logLines.length;
       const res = await attacker.post('/pay/return').set('content-type', own.contentType).send(forgedBody);
@@ -152,7 +188,10 @@ describe('example-app: own orders only, bounded login, security headers', () => 
       const victim = request.agent(shop.app);
       const k = await victim.post('/keyin/order').type('form').send({ productId: 'jeju-tea' });
       const moid = /moid=(\w+)/.exec(k.headers.location!)![1]!;
-      const res = await request(shop.app).post('/keyin/pay').type('form').send({ moid, cardNumber: '4000000000009979', cardExpiry: '3012' });
+      const res = await request(shop.app)
+        .post('/keyin/pay')
+        .type('form')
+        .send({ moid, cardNumber: '4000000000009979', cardExpiry: '3012' });
       expect(res.status).to.equal(404);
       expect(shop.db.order(moid)).to.include({ status: 'pending' });
       expect(sandbox.ledger.entries().filter((e) => e.moid === moid)).to.have.length(0);
@@ -165,14 +204,20 @@ describe('example-app: own orders only, bounded login, security headers', () => 
       const tokens = new Set<string>();
       let token = tokenOf((await attacker.get('/admin/login')).text);
       for (let i = 0; i < LOGIN_FAILURES_PER_WINDOW; i++) {
-        const res = await attacker.post('/admin/login').type('form').send({ _csrf: token, user: 'admin', password: `guess-${i}` });
+        const res = await attacker
+          .post('/admin/login')
+          .type('form')
+          .send({ _csrf: token, user: 'admin', password: `guess-${i}` });
         expect(res.status, `attempt ${i + 1}`).to.equal(401);
         tokens.add(token);
         token = tokenOf(res.text); // each failure hands out a new token
       }
       expect(tokens.size).to.equal(LOGIN_FAILURES_PER_WINDOW);
       const refusedBefore = logLines.filter((l) => l.includes('"action":"login.refused"')).length;
-      const right = await attacker.post('/admin/login').type('form').send({ _csrf: token, user: 'admin', password: PASSWORD });
+      const right = await attacker
+        .post('/admin/login')
+        .type('form')
+        .send({ _csrf: token, user: 'admin', password: PASSWORD });
       expect(right.status).to.equal(429);
       expect(right.text).to.include('id="login-limited"');
       expect((await attacker.get('/admin/orders')).status).to.equal(303); // not signed in
@@ -182,12 +227,25 @@ describe('example-app: own orders only, bounded login, security headers', () => 
     });
 
     it('an old CSRF token is refused after a failed login', async () => {
-      const other = createShop({ mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: ':memory:', logger, admin: { password: PASSWORD } });
+      const other = createShop({
+        mid: MID,
+        merchantKey: KEY,
+        baseUrl: sandbox.url,
+        dbFile: ':memory:',
+        logger,
+        admin: { password: PASSWORD },
+      });
       try {
         const agent = request.agent(other.app);
         const first = tokenOf((await agent.get('/admin/login')).text);
-        expect((await agent.post('/admin/login').type('form').send({ _csrf: first, user: 'admin', password: 'wrong-1' })).status).to.equal(401);
-        expect((await agent.post('/admin/login').type('form').send({ _csrf: first, user: 'admin', password: 'wrong-2' })).status).to.equal(403);
+        expect(
+          (await agent.post('/admin/login').type('form').send({ _csrf: first, user: 'admin', password: 'wrong-1' }))
+            .status,
+        ).to.equal(401);
+        expect(
+          (await agent.post('/admin/login').type('form').send({ _csrf: first, user: 'admin', password: 'wrong-2' }))
+            .status,
+        ).to.equal(403);
       } finally {
         await other.close();
       }
@@ -199,12 +257,23 @@ describe('example-app: own orders only, bounded login, security headers', () => 
       const buyer = request.agent(shop.app);
       const post = await buyer.post('/checkout').type('form').send({ productId: 'kimchi' });
       const keyinOrder = await buyer.post('/keyin/order').type('form').send({ productId: 'kimchi' });
-      const pages = ['/', post.headers.location!, '/orders', '/keyin', keyinOrder.headers.location!, '/admin/login', '/no-such-page'];
+      const pages = [
+        '/',
+        post.headers.location!,
+        '/orders',
+        '/keyin',
+        keyinOrder.headers.location!,
+        '/admin/login',
+        '/no-such-page',
+      ];
       for (const path of pages) {
         const res = await buyer.get(path);
         expect(res.status, path).to.be.oneOf([200, 404]);
         const csp = String(res.headers['content-security-policy']);
-        expect(csp, path).to.include("frame-ancestors 'none'").and.include("default-src 'self'").and.include("object-src 'none'");
+        expect(csp, path)
+          .to.include("frame-ancestors 'none'")
+          .and.include("default-src 'self'")
+          .and.include("object-src 'none'");
         expect(csp, path).to.include(`form-action 'self' ${new URL(sandbox.url).origin}`);
         expect(res.headers['x-frame-options'], path).to.equal('DENY');
         expect(res.headers['x-content-type-options'], path).to.equal('nosniff');

@@ -13,17 +13,29 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 /** This machine's first non-loopback IPv4 address (the test needs one to prove the point). */
 function lanAddress(): string {
-  const found = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal);
+  const found = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal);
   if (!found) throw new Error('this test needs a non-loopback IPv4 interface');
   return found.address;
 }
 
-interface Started { child: ChildProcess; port: number; stdout: string; stderr: string }
+interface Started {
+  child: ChildProcess;
+  port: number;
+  stdout: string;
+  stderr: string;
+}
 
 function start(env: Record<string, string>): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'example-app/server.ts')], {
     cwd: ROOT,
-    env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(NICEPAY_|ADMIN_|HOST$|PORT$)/.test(k))), PORT: '0', SHOP_DB: ':memory:', ...env },
+    env: {
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(NICEPAY_|ADMIN_|HOST$|PORT$)/.test(k))),
+      PORT: '0',
+      SHOP_DB: ':memory:',
+      ...env,
+    },
   });
   const out = { stdout: '', stderr: '' };
   child.stdout!.on('data', (c: Buffer) => (out.stdout += c.toString('utf8')));
@@ -32,7 +44,17 @@ function start(env: Record<string, string>): Promise<Started> {
     child.on('exit', (code) => reject(new Error(`shop exited ${code}: ${out.stderr}`)));
     const check = (): void => {
       const m = /listening on [^\s:]+:(\d+)\)/.exec(out.stdout);
-      if (m && out.stdout.includes('\n', m.index)) resolvePromise({ child, port: Number(m[1]), get stdout() { return out.stdout; }, get stderr() { return out.stderr; } });
+      if (m && out.stdout.includes('\n', m.index))
+        resolvePromise({
+          child,
+          port: Number(m[1]),
+          get stdout() {
+            return out.stdout;
+          },
+          get stderr() {
+            return out.stderr;
+          },
+        });
       else setImmediate(check);
     };
     child.stdout!.on('data', check);
@@ -56,7 +78,13 @@ function probe(host: string, port: number): Promise<number | string> {
 function runToExit(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'example-app/server.ts')], {
     cwd: ROOT,
-    env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(NICEPAY_|ADMIN_|HOST$|PORT$|SANDBOX_PORT$)/.test(k))), SHOP_DB: ':memory:', ...env },
+    env: {
+      ...Object.fromEntries(
+        Object.entries(process.env).filter(([k]) => !/^(NICEPAY_|ADMIN_|HOST$|PORT$|SANDBOX_PORT$)/.test(k)),
+      ),
+      SHOP_DB: ':memory:',
+      ...env,
+    },
   });
   const out = { stdout: '', stderr: '' };
   child.stdout!.on('data', (c: Buffer) => (out.stdout += c.toString('utf8')));
@@ -111,10 +139,15 @@ describe('example-app: npm start (server.ts)', function () {
 
   it('a busy PORT or SANDBOX_PORT is one line naming the variable and what to do, exit 1, no stack trace', async () => {
     await withBusyPort(async (busy) => {
-      for (const [env, variable] of [[{ PORT: String(busy) }, 'PORT'], [{ PORT: '0', SANDBOX_PORT: String(busy) }, 'SANDBOX_PORT']] as const) {
+      for (const [env, variable] of [
+        [{ PORT: String(busy) }, 'PORT'],
+        [{ PORT: '0', SANDBOX_PORT: String(busy) }, 'SANDBOX_PORT'],
+      ] as const) {
         const r = await runToExit(env);
         expect(r.code, variable).to.equal(1);
-        expect(r.stderr.trim(), variable).to.equal(`express-nicepay example shop: ${variable === 'PORT' ? `port ${busy} is in use; set PORT to another one` : `SANDBOX_PORT ${busy} is in use; set SANDBOX_PORT to another one, or leave it unset for a free port`}`);
+        expect(r.stderr.trim(), variable).to.equal(
+          `express-nicepay example shop: ${variable === 'PORT' ? `port ${busy} is in use; set PORT to another one` : `SANDBOX_PORT ${busy} is in use; set SANDBOX_PORT to another one, or leave it unset for a free port`}`,
+        );
         expect(r.stderr).to.not.match(/EADDRINUSE|\n\s+at /);
       }
     });

@@ -24,7 +24,8 @@ import type { LedgerStore, RecordWrite } from '../src/store/types.js';
 const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
 const PASSWORD = 'settle-admin-password';
 const tokenOf = (page: string): string => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
-const textOf = (page: string, id: string): string | undefined => new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1]?.trim();
+const textOf = (page: string, id: string): string | undefined =>
+  new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1]?.trim();
 /** The `<tr>` of `table` whose data-tid is `tid`, or undefined. */
 const rowOf = (page: string, table: string, tid: string): string | undefined =>
   new RegExp(`<table id="${table}">[\\s\\S]*?(<tr data-tid="${tid}"[\\s\\S]*?</tr>)`).exec(page)?.[1];
@@ -32,12 +33,25 @@ const rowOf = (page: string, table: string, tid: string): string | undefined =>
 /** A shop on `sandbox`'s clock, signed in to its back office. */
 async function startShop(sandbox: Sandbox, logger: Logger, options: Partial<ShopOptions> = {}) {
   const shop = createShop({
-    mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: ':memory:', logger, admin: { password: PASSWORD }, ...options,
-    nicepay: { clock: () => sandbox.clock.now(), settle: { intervalMs: 3_600_000, attentionAfterMs: 10 * 60_000 }, ...options.nicepay },
+    mid: MID,
+    merchantKey: KEY,
+    baseUrl: sandbox.url,
+    dbFile: ':memory:',
+    logger,
+    admin: { password: PASSWORD },
+    ...options,
+    nicepay: {
+      clock: () => sandbox.clock.now(),
+      settle: { intervalMs: 3_600_000, attentionAfterMs: 10 * 60_000 },
+      ...options.nicepay,
+    },
   });
   const admin = request.agent(shop.app);
   const form = await admin.get('/admin/login');
-  await admin.post('/admin/login').type('form').send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD });
+  await admin
+    .post('/admin/login')
+    .type('form')
+    .send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD });
   const page = await admin.get('/admin/settlement');
   expect(page.status).to.equal(200);
   return { shop, admin, csrf: tokenOf(page.text) };
@@ -70,17 +84,22 @@ describe('example-app: the settlement page (/admin/settlement)', () => {
     const auth = await sandbox.authenticate({ moid, amount: 23_000, method: 'CARD' });
     sandbox.faults.inject({ target: 'approve', kind: 'status-500' });
     sandbox.faults.inject({ target: 'net-cancel', kind: 'status-500' });
-    const ret = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const ret = await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(ret.status).to.equal(502);
     return { moid, tid: auth.fields.TxTid! };
   }
   const settleNow = () => admin.post('/admin/settlement').type('form').send({ _csrf: csrf });
 
-  it('says there is nothing to settle when the ledger has no open payment, and is in the back office\'s bar', async () => {
+  it("says there is nothing to settle when the ledger has no open payment, and is in the back office's bar", async () => {
     const page = await admin.get('/admin/settlement');
     expect(textOf(page.text, 'unsettled-count')).to.equal('0');
     expect(page.text).to.include('id="no-unsettled"').and.include('id="settle-submit"');
-    expect(page.text).to.match(/<a href="\/admin\/settlement" id="admin-nav-settlement" aria-current="page">결제 정산<\/a>/);
+    expect(page.text).to.match(
+      /<a href="\/admin\/settlement" id="admin-nav-settlement" aria-current="page">결제 정산<\/a>/,
+    );
   });
 
   it('lists an approval whose answer was lost; 지금 정산 reverses it and shows so, and the order stays unpaid as the gateway has it', async () => {
@@ -92,8 +111,13 @@ describe('example-app: the settlement page (/admin/settlement)', () => {
     expect(textOf(listed.text, 'unsettled-count')).to.equal('1');
     const row = rowOf(listed.text, 'unsettled', tid)!;
     expect(row).to.include('data-state="reversing"').and.include('data-attention="no"');
-    expect(row).to.include('결제 승인').and.include(`<a href="/admin/orders/${moid}">${moid}</a>`).and.include('23,000원')
-      .and.include('취소 확인 중').and.include('gateway answered HTTP 500').and.include('자동 재시도');
+    expect(row)
+      .to.include('결제 승인')
+      .and.include(`<a href="/admin/orders/${moid}">${moid}</a>`)
+      .and.include('23,000원')
+      .and.include('취소 확인 중')
+      .and.include('gateway answered HTTP 500')
+      .and.include('자동 재시도');
     // Every value of a row carries its column's label (a labelled card at phone width).
     expect(row.match(/<td /g)).to.have.length(9);
     expect(row.match(/<td [^>]*data-label="[^"]+"/g)).to.have.length(9);
@@ -108,7 +132,9 @@ describe('example-app: the settlement page (/admin/settlement)', () => {
     expect(settled.headers.location).to.equal('/admin/settlement');
     const done = await admin.get('/admin/settlement');
     expect(textOf(done.text, 'admin-ok')).to.equal('정산을 실행했습니다. 1건을 정리했고 0건이 남았습니다.');
-    expect(rowOf(done.text, 'settled', tid)).to.include('data-outcome="reversed"').and.include('결제 취소');
+    expect(rowOf(done.text, 'settled', tid))
+      .to.include('data-outcome="reversed"')
+      .and.include('결제 취소');
     expect(done.text).to.include('id="no-unsettled"');
     expect(sandbox.ledger.get(tid)?.status).to.equal('cancelled');
     expect(shop.db.order(moid)).to.include({ status: 'pending', tid: null });
@@ -125,7 +151,10 @@ describe('example-app: the settlement page (/admin/settlement)', () => {
     await settleNow();
     const stuck = await admin.get('/admin/settlement');
     expect(textOf(stuck.text, 'admin-ok')).to.equal('정산을 실행했습니다. 0건을 정리했고 1건이 남았습니다.');
-    expect(rowOf(stuck.text, 'unsettled', tid)).to.include('data-attention="yes"').and.include('확인 필요').and.include('1회');
+    expect(rowOf(stuck.text, 'unsettled', tid))
+      .to.include('data-attention="yes"')
+      .and.include('확인 필요')
+      .and.include('1회');
     expect(textOf(stuck.text, 'attention-count')).to.equal('확인 필요 1건');
     expect(sandbox.ledger.get(tid)?.status).to.equal('approved');
 
@@ -159,7 +188,7 @@ function losingClosed(store: LedgerStore, op: 'keyin' | 'approval'): LedgerStore
   };
 }
 
-describe('example-app: settlement runs onApproved again, and the shop\'s hooks are idempotent by TID', () => {
+describe("example-app: settlement runs onApproved again, and the shop's hooks are idempotent by TID", () => {
   let sandbox: Sandbox;
   let dir: string;
 
@@ -184,7 +213,11 @@ describe('example-app: settlement runs onApproved again, and the shop\'s hooks a
   }
 
   /** The dead holder's lease runs out; 지금 정산 runs the hook again; the page's report row. */
-  async function settleAfterLease(admin: ReturnType<typeof request.agent>, csrf: string, tid: string): Promise<string | undefined> {
+  async function settleAfterLease(
+    admin: ReturnType<typeof request.agent>,
+    csrf: string,
+    tid: string,
+  ): Promise<string | undefined> {
     sandbox.clock.advance(31_000);
     await admin.post('/admin/settlement').type('form').send({ _csrf: csrf });
     return rowOf((await admin.get('/admin/settlement')).text, 'settled', tid);
@@ -194,12 +227,18 @@ describe('example-app: settlement runs onApproved again, and the shop\'s hooks a
     const { shop, admin, csrf, store } = await shopLosing('keyin', 'keyin');
     try {
       const buyer = request.agent(shop.app);
-      const moid = /moid=([A-Z0-9]+)/.exec((await buyer.post('/keyin/order').type('form').send({ productId: 'jeju-tea' })).headers.location!)![1]!;
+      const moid = /moid=([A-Z0-9]+)/.exec(
+        (await buyer.post('/keyin/order').type('form').send({ productId: 'jeju-tea' })).headers.location!,
+      )![1]!;
       await buyer.post('/keyin/pay').type('form').send({ moid, cardNumber: '4111111111111111', cardExpiry: '3012' });
       const tid = shop.db.order(moid)!.tid!;
       expect(shop.db.order(moid)).to.include({ status: 'paid' });
-      expect(rowOf((await admin.get('/admin/settlement')).text, 'unsettled', tid)).to.include('data-state="committed"').and.include('카드 직접 결제');
-      expect(await settleAfterLease(admin, csrf, tid)).to.include('data-outcome="kept"').and.include('결제 유지');
+      expect(rowOf((await admin.get('/admin/settlement')).text, 'unsettled', tid))
+        .to.include('data-state="committed"')
+        .and.include('카드 직접 결제');
+      expect(await settleAfterLease(admin, csrf, tid))
+        .to.include('data-outcome="kept"')
+        .and.include('결제 유지');
       expect(sandbox.ledger.get(tid)?.status).to.equal('approved');
       expect(shop.db.order(moid)).to.include({ status: 'paid', tid });
     } finally {
@@ -214,10 +253,15 @@ describe('example-app: settlement runs onApproved again, and the shop\'s hooks a
       const checkout = await request(shop.app).post('/checkout').type('form').send({ productId: 'kimchi' });
       const moid = /^\/checkout\/(\w+)\?/.exec(checkout.headers.location!)![1]!;
       const auth = await sandbox.authenticate({ moid, amount: 23_000, method: 'CARD' });
-      await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      await request(shop.app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(auth.body.toString('latin1'));
       const tid = auth.fields.TxTid!;
       expect(shop.db.order(moid)).to.include({ status: 'paid', tid });
-      expect(rowOf((await admin.get('/admin/settlement')).text, 'unsettled', tid)).to.include('data-state="committed"').and.include('결제 승인');
+      expect(rowOf((await admin.get('/admin/settlement')).text, 'unsettled', tid))
+        .to.include('data-state="committed"')
+        .and.include('결제 승인');
       expect(await settleAfterLease(admin, csrf, tid)).to.include('data-outcome="kept"');
       expect(sandbox.ledger.get(tid)?.status).to.equal('approved');
       expect(shop.db.order(moid)).to.include({ status: 'paid', tid });

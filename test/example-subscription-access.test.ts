@@ -19,7 +19,14 @@ describe("example-app: a subscription page is its buyer's only", () => {
   before(async () => {
     sandbox = createSandbox({ merchants: [{ mid: MID, merchantKey: KEY }] });
     await sandbox.listen(0);
-    shop = createShop({ mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: ':memory:', sandbox, nicepay: { clock: () => sandbox.clock.now() } });
+    shop = createShop({
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dbFile: ':memory:',
+      sandbox,
+      nicepay: { clock: () => sandbox.clock.now() },
+    });
   });
   after(async () => {
     await shop.close();

@@ -23,8 +23,10 @@ const APPROVED_CARD = '4111111111111111';
 const LIMIT_CARD = '4000000000009995';
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const tokenOf = (page: string): string => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
-const attrOf = (page: string, id: string, attr: string): string | undefined => new RegExp(`id="${id}"[^>]*\\b${attr}="([^"]*)"`).exec(page)?.[1];
-const textOf = (page: string, id: string): string | undefined => new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1]?.trim();
+const attrOf = (page: string, id: string, attr: string): string | undefined =>
+  new RegExp(`id="${id}"[^>]*\\b${attr}="([^"]*)"`).exec(page)?.[1];
+const textOf = (page: string, id: string): string | undefined =>
+  new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1]?.trim();
 
 describe("example-app: a subscription's month is charged once, by the shop's own charges table", () => {
   let sandbox: Sandbox;
@@ -40,12 +42,21 @@ describe("example-app: a subscription's month is charged once, by the shop's own
   /** A shop on the file `dir/shop.db`, as `npm start` would open it, signed in to its back office. */
   async function startShop(): Promise<void> {
     shop = createShop({
-      mid: MID, merchantKey: KEY, baseUrl: sandbox.url, dbFile: join(dir, 'shop.db'), logger: quiet, sandbox,
-      admin: { password: PASSWORD }, nicepay: { clock: () => sandbox.clock.now() },
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dbFile: join(dir, 'shop.db'),
+      logger: quiet,
+      sandbox,
+      admin: { password: PASSWORD },
+      nicepay: { clock: () => sandbox.clock.now() },
     });
     admin = request.agent(server);
     const form = await admin.get('/admin/login');
-    await admin.post('/admin/login').type('form').send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD });
+    await admin
+      .post('/admin/login')
+      .type('form')
+      .send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD });
     csrf = tokenOf((await admin.get('/admin/billing')).text);
   }
 
@@ -58,7 +69,10 @@ describe("example-app: a subscription's month is charged once, by the shop's own
     await startShop();
   });
   after(async () => {
-    await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+    await new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
     await shop.close();
     await sandbox.close();
     rmSync(dir, { recursive: true, force: true });
@@ -90,7 +104,9 @@ describe("example-app: a subscription's month is charged once, by the shop's own
     expect(decodeURIComponent(again.headers.location!)).to.include('이번 달은 이미 청구했습니다');
     expect(charges(), 'nothing sent after the restart').to.have.length(1);
     const page = await admin.get('/admin/billing');
-    expect(page.text).to.match(new RegExp(`<tr data-subscription="${id}" data-status="active">[\\s\\S]*?결제 완료 29,900원`));
+    expect(page.text).to.match(
+      new RegExp(`<tr data-subscription="${id}" data-status="active">[\\s\\S]*?결제 완료 29,900원`),
+    );
 
     // The buyer's page shows the month paid and the charge.
     const own = await buyer.get(`/subscription/${id}`);
@@ -103,14 +119,22 @@ describe("example-app: a subscription's month is charged once, by the shop's own
     await charge(id);
     const page = await buyer.get(`/subscription/${id}`);
     expect(attrOf(page.text, 'subscription-status', 'data-month')).to.equal('declined');
-    expect(textOf(page.text, 'subscription-status')).to.equal(`${Number(month().slice(4))}월 구독료가 결제되지 않았습니다`);
+    expect(textOf(page.text, 'subscription-status')).to.equal(
+      `${Number(month().slice(4))}월 구독료가 결제되지 않았습니다`,
+    );
     expect(page.text).to.not.include('>구독 중입니다<');
     expect(page.text).to.match(/data-status="declined"[\s\S]*?결제 거절 \(/);
 
     await charge(id);
-    const mine = charges().filter((e) => e.moid.startsWith(`SUB-${id}-`)).map((e) => e.moid);
+    const mine = charges()
+      .filter((e) => e.moid.startsWith(`SUB-${id}-`))
+      .map((e) => e.moid);
     expect(mine).to.deep.equal([`SUB-${id}-${month()}`, `SUB-${id}-${month()}-2`]);
-    expect(billingDb(shop.db, KEY).charges(id).map((c) => c.status)).to.deep.equal(['declined', 'declined']);
+    expect(
+      billingDb(shop.db, KEY)
+        .charges(id)
+        .map((c) => c.status),
+    ).to.deep.equal(['declined', 'declined']);
   });
 
   it('an attempt cut off mid-call blocks its month until the operator records the outcome; nothing is sent meanwhile', async () => {
@@ -125,7 +149,10 @@ describe("example-app: a subscription's month is charged once, by the shop's own
     expect(charges().length).to.equal(before);
     expect(blocked.text).to.include(`id="resolve-not-charged-SUB-${id}-${month()}"`);
 
-    const resolved = await admin.post(`/admin/billing/charges/SUB-${id}-${month()}/resolve`).type('form').send({ _csrf: csrf, outcome: 'not-charged' });
+    const resolved = await admin
+      .post(`/admin/billing/charges/SUB-${id}-${month()}/resolve`)
+      .type('form')
+      .send({ _csrf: csrf, outcome: 'not-charged' });
     expect(resolved.status).to.equal(303);
     const retried = await charge(id);
     expect(decodeURIComponent(retried.headers.location!)).to.include('결제했습니다');
@@ -134,7 +161,10 @@ describe("example-app: a subscription's month is charged once, by the shop's own
   });
 
   it('a card past its expiry is named as such, like key-in does', async () => {
-    const r = await request(server).post('/subscription').type('form').send({ cardNumber: APPROVED_CARD, cardExpiry: '2001' });
+    const r = await request(server)
+      .post('/subscription')
+      .type('form')
+      .send({ cardNumber: APPROVED_CARD, cardExpiry: '2001' });
     expect(r.status).to.equal(400);
     expect(textOf(r.text, 'form-error')).to.equal('유효기간을 확인해 주세요.');
   });

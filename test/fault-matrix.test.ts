@@ -48,15 +48,31 @@ type FaultSpec = Omit<Fault, 'target'>;
 
 /** Approval faults whose net cancel succeeds: the gateway keeps nothing. */
 const APPROVAL_FAULTS: ReadonlyArray<{ name: string; fault: FaultSpec; code: string }> = [
-  { name: 'timeout after commit (delay, commit)', fault: { kind: 'delay', delayMs: LATE_MS, commit: true }, code: 'NICEPAY_OUTCOME_UNKNOWN' },
-  { name: 'timeout before commit (delay, no commit)', fault: { kind: 'delay', delayMs: LATE_MS, commit: false }, code: 'NICEPAY_OUTCOME_UNKNOWN' },
+  {
+    name: 'timeout after commit (delay, commit)',
+    fault: { kind: 'delay', delayMs: LATE_MS, commit: true },
+    code: 'NICEPAY_OUTCOME_UNKNOWN',
+  },
+  {
+    name: 'timeout before commit (delay, no commit)',
+    fault: { kind: 'delay', delayMs: LATE_MS, commit: false },
+    code: 'NICEPAY_OUTCOME_UNKNOWN',
+  },
   { name: 'connection reset after commit (drop)', fault: { kind: 'drop' }, code: 'NICEPAY_OUTCOME_UNKNOWN' },
-  { name: 'connection reset before commit (drop, no commit)', fault: { kind: 'drop', commit: false }, code: 'NICEPAY_OUTCOME_UNKNOWN' },
+  {
+    name: 'connection reset before commit (drop, no commit)',
+    fault: { kind: 'drop', commit: false },
+    code: 'NICEPAY_OUTCOME_UNKNOWN',
+  },
   { name: 'HTTP 500', fault: { kind: 'status-500' }, code: 'NICEPAY_OUTCOME_UNKNOWN' },
   { name: 'HTML error page', fault: { kind: 'html' }, code: 'NICEPAY_OUTCOME_UNKNOWN' },
   { name: 'truncated JSON', fault: { kind: 'truncate' }, code: 'NICEPAY_OUTCOME_UNKNOWN' },
   { name: 'bad signature', fault: { kind: 'bad-signature' }, code: 'NICEPAY_ANSWER_UNVERIFIED' },
-  { name: 'altered amount (consistently signed)', fault: { kind: 'alter-amount' }, code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH' },
+  {
+    name: 'altered amount (consistently signed)',
+    fault: { kind: 'alter-amount' },
+    code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH',
+  },
 ];
 
 /**
@@ -68,8 +84,14 @@ const APPROVAL_FAULTS: ReadonlyArray<{ name: string; fault: FaultSpec; code: str
 const NET_CANCEL_FAULTS: ReadonlyArray<{ fault: FaultSpec; expect: Omit<Expect, 'code'> }> = [
   { fault: { kind: 'status-500' }, expect: { netCancel: 'failed', outcomeUnknown: true, ledger: 'committed' } },
   { fault: { kind: 'html' }, expect: { netCancel: 'failed', outcomeUnknown: true, ledger: 'committed' } },
-  { fault: { kind: 'delay', delayMs: LATE_MS }, expect: { netCancel: 'failed', outcomeUnknown: true, ledger: 'net-cancelled' } },
-  { fault: { kind: 'delay', delayMs: LATE_MS, commit: false }, expect: { netCancel: 'failed', outcomeUnknown: true, ledger: 'committed' } },
+  {
+    fault: { kind: 'delay', delayMs: LATE_MS },
+    expect: { netCancel: 'failed', outcomeUnknown: true, ledger: 'net-cancelled' },
+  },
+  {
+    fault: { kind: 'delay', delayMs: LATE_MS, commit: false },
+    expect: { netCancel: 'failed', outcomeUnknown: true, ledger: 'committed' },
+  },
   { fault: { kind: 'drop' }, expect: { netCancel: 'failed', outcomeUnknown: true, ledger: 'net-cancelled' } },
   { fault: { kind: 'truncate' }, expect: { netCancel: 'failed', outcomeUnknown: true, ledger: 'net-cancelled' } },
   { fault: { kind: 'bad-signature' }, expect: { netCancel: 'failed', outcomeUnknown: true, ledger: 'net-cancelled' } },
@@ -82,14 +104,34 @@ const NET_CANCEL_FAULTS: ReadonlyArray<{ fault: FaultSpec; expect: Omit<Expect, 
  * net cancel of a TID it does not know), so it stays pending until settlement.
  */
 const KEYIN_FAULTS: ReadonlyArray<{ name: string; fault: FaultSpec; booked: boolean; code: string }> = [
-  { name: 'timeout after commit (delay, commit)', fault: { kind: 'delay', delayMs: LATE_MS, commit: true }, booked: true, code: 'NICEPAY_OUTCOME_UNKNOWN' },
-  { name: 'timeout before commit (delay, no commit)', fault: { kind: 'delay', delayMs: LATE_MS, commit: false }, booked: false, code: 'NICEPAY_OUTCOME_UNKNOWN' },
+  {
+    name: 'timeout after commit (delay, commit)',
+    fault: { kind: 'delay', delayMs: LATE_MS, commit: true },
+    booked: true,
+    code: 'NICEPAY_OUTCOME_UNKNOWN',
+  },
+  {
+    name: 'timeout before commit (delay, no commit)',
+    fault: { kind: 'delay', delayMs: LATE_MS, commit: false },
+    booked: false,
+    code: 'NICEPAY_OUTCOME_UNKNOWN',
+  },
   { name: 'connection reset (drop)', fault: { kind: 'drop' }, booked: true, code: 'NICEPAY_OUTCOME_UNKNOWN' },
-  { name: 'connection reset before commit (drop, no commit)', fault: { kind: 'drop', commit: false }, booked: false, code: 'NICEPAY_OUTCOME_UNKNOWN' },
+  {
+    name: 'connection reset before commit (drop, no commit)',
+    fault: { kind: 'drop', commit: false },
+    booked: false,
+    code: 'NICEPAY_OUTCOME_UNKNOWN',
+  },
   { name: 'HTTP 500', fault: { kind: 'status-500' }, booked: true, code: 'NICEPAY_OUTCOME_UNKNOWN' },
   { name: 'HTML error page', fault: { kind: 'html' }, booked: true, code: 'NICEPAY_OUTCOME_UNKNOWN' },
   { name: 'truncated JSON', fault: { kind: 'truncate' }, booked: true, code: 'NICEPAY_OUTCOME_UNKNOWN' },
-  { name: 'bad signature (sandbox answers an error page)', fault: { kind: 'bad-signature' }, booked: true, code: 'NICEPAY_OUTCOME_UNKNOWN' },
+  {
+    name: 'bad signature (sandbox answers an error page)',
+    fault: { kind: 'bad-signature' },
+    booked: true,
+    code: 'NICEPAY_OUTCOME_UNKNOWN',
+  },
   { name: 'altered amount', fault: { kind: 'alter-amount' }, booked: true, code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH' },
 ];
 
@@ -113,7 +155,14 @@ describe('fault matrix: sandbox faults x methods, approval and key-in, ledger ag
   before(async () => {
     // No automatic settler: the last test settles, once every case has run.
     shop = await startShop({ nicepay: { timeouts: TIMEOUTS, settle: false } });
-    keyin = createNicepay({ mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: shop.sandbox.url, logger: keyinLog.logger, timeouts: TIMEOUTS, settle: false });
+    keyin = createNicepay({
+      mid: DATA_MID,
+      merchantKey: DATA_KEY,
+      baseUrl: shop.sandbox.url,
+      logger: keyinLog.logger,
+      timeouts: TIMEOUTS,
+      settle: false,
+    });
   });
   afterEach(() => {
     expect(shop.sandbox.faults.pending(), 'every injected fault was used').to.deep.equal([]);
@@ -131,7 +180,8 @@ describe('fault matrix: sandbox faults x methods, approval and key-in, ledger ag
     const auth = await shop.sandbox.authenticate({ moid, amount, method });
     for (const f of faults) shop.sandbox.faults.inject(f);
     const before = shop.errors.length;
-    const post = async () => request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const post = async () =>
+      request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     const res = faults.some((f) => f.kind === 'delay') ? await pastClientDeadline(shop.sandbox, post) : await post();
     const err = shop.errors.length > before ? (shop.errors.at(-1) as GatewayErrorShape) : undefined;
     if (err?.outcomeUnknown && err.tid) unknownTids.add(err.tid);
@@ -142,7 +192,13 @@ describe('fault matrix: sandbox faults x methods, approval and key-in, ledger ag
     expect(r.res.status, JSON.stringify(r.res.body)).to.equal(502);
     expect(r.res.body.code).to.equal(e.code);
     expect(r.res.body.netCancel).to.equal(e.netCancel);
-    expect(r.err).to.include({ code: e.code, tid: r.tid, netCancel: e.netCancel, settlement: e.outcomeUnknown ? 'pending' : 'reversed', outcomeUnknown: e.outcomeUnknown });
+    expect(r.err).to.include({
+      code: e.code,
+      tid: r.tid,
+      netCancel: e.netCancel,
+      settlement: e.outcomeUnknown ? 'pending' : 'reversed',
+      outcomeUnknown: e.outcomeUnknown,
+    });
     if (e.outcomeUnknown) expect(r.err!.message).to.include(r.tid);
     const entry = shop.sandbox.ledger.get(r.tid)!;
     expect(entry.approvalCalls).to.equal(1);
@@ -171,19 +227,38 @@ describe('fault matrix: sandbox faults x methods, approval and key-in, ledger ag
       for (const c of NET_CANCEL_FAULTS) {
         const label = `${c.fault.kind}${c.fault.commit === false ? ' (no commit)' : ''}`;
         it(`net cancel fails with ${label}: netCancel ${c.expect.netCancel}, outcomeUnknown ${c.expect.outcomeUnknown}, ledger ${c.expect.ledger}`, async () => {
-          const r = await pay(method, [{ target: 'approve', kind: 'drop' }, { target: 'net-cancel', ...c.fault }]);
+          const r = await pay(method, [
+            { target: 'approve', kind: 'drop' },
+            { target: 'net-cancel', ...c.fault },
+          ]);
           expectOutcome(r, { code: 'NICEPAY_OUTCOME_UNKNOWN', ...c.expect });
         });
       }
 
       it('net cancel fails after a bad signature: NICEPAY_ANSWER_UNVERIFIED, outcome unknown, being settled', async () => {
-        const r = await pay(method, [{ target: 'approve', kind: 'bad-signature' }, { target: 'net-cancel', kind: 'status-500' }]);
-        expectOutcome(r, { code: 'NICEPAY_ANSWER_UNVERIFIED', netCancel: 'failed', outcomeUnknown: true, ledger: 'committed' });
+        const r = await pay(method, [
+          { target: 'approve', kind: 'bad-signature' },
+          { target: 'net-cancel', kind: 'status-500' },
+        ]);
+        expectOutcome(r, {
+          code: 'NICEPAY_ANSWER_UNVERIFIED',
+          netCancel: 'failed',
+          outcomeUnknown: true,
+          ledger: 'committed',
+        });
       });
 
       it('net cancel fails after an altered amount: NICEPAY_ANSWER_AMOUNT_MISMATCH, outcome unknown', async () => {
-        const r = await pay(method, [{ target: 'approve', kind: 'alter-amount' }, { target: 'net-cancel', kind: 'html' }]);
-        expectOutcome(r, { code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH', netCancel: 'failed', outcomeUnknown: true, ledger: 'committed' });
+        const r = await pay(method, [
+          { target: 'approve', kind: 'alter-amount' },
+          { target: 'net-cancel', kind: 'html' },
+        ]);
+        expectOutcome(r, {
+          code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH',
+          netCancel: 'failed',
+          outcomeUnknown: true,
+          ledger: 'committed',
+        });
       });
     });
   }
@@ -193,8 +268,16 @@ describe('fault matrix: sandbox faults x methods, approval and key-in, ledger ag
       const moid = `fk-${++seq}`;
       for (const f of faults) shop.sandbox.faults.inject({ target: 'keyin', ...f });
       try {
-        const call = () => keyin.keyin({ moid, amount: 1_004, goodsName: 'fault matrix', card: { number: '4111111111111111', expiry: FUTURE_EXPIRY } });
-        const r: KeyinResult = faults.some((f) => f.kind === 'delay') ? await pastClientDeadline(shop.sandbox, call) : await call();
+        const call = () =>
+          keyin.keyin({
+            moid,
+            amount: 1_004,
+            goodsName: 'fault matrix',
+            card: { number: '4111111111111111', expiry: FUTURE_EXPIRY },
+          });
+        const r: KeyinResult = faults.some((f) => f.kind === 'delay')
+          ? await pastClientDeadline(shop.sandbox, call)
+          : await call();
         if (r.status === 'approved') keyinApproved.push(r.tid);
         return { moid, result: r, err: undefined };
       } catch (err) {
@@ -215,9 +298,11 @@ describe('fault matrix: sandbox faults x methods, approval and key-in, ledger ag
       const told = c.booked ? 'net-cancelled' : 'never charged (the net cancel finds no transaction)';
       it(`${c.name}: ${c.code} with its TID; ${told}`, async () => {
         const r = await charge([c.fault]);
-        expect(r.err).to.include(c.booked
-          ? { code: c.code, netCancel: 'succeeded', settlement: 'reversed', outcomeUnknown: false }
-          : { code: c.code, settlement: 'never-charged', outcomeUnknown: false });
+        expect(r.err).to.include(
+          c.booked
+            ? { code: c.code, netCancel: 'succeeded', settlement: 'reversed', outcomeUnknown: false }
+            : { code: c.code, settlement: 'never-charged', outcomeUnknown: false },
+        );
         const tid = r.err!.tid!;
         expect(tid).to.match(/^nictest04m0101\d{12}[0-9A-Za-z]{4}$/);
         expect(r.err!.message).to.include(tid);
@@ -225,7 +310,14 @@ describe('fault matrix: sandbox faults x methods, approval and key-in, ledger ag
         if (c.booked) expect(entry?.status).to.equal('net-cancelled');
         else expect(entry).to.equal(undefined);
         // A retry of the same Moid is not sent again.
-        const again = await keyin.keyin({ moid: r.moid, amount: 1_004, goodsName: 'fault matrix', card: { number: '4111111111111111', expiry: FUTURE_EXPIRY } }).catch((e: GatewayErrorShape) => e);
+        const again = await keyin
+          .keyin({
+            moid: r.moid,
+            amount: 1_004,
+            goodsName: 'fault matrix',
+            card: { number: '4111111111111111', expiry: FUTURE_EXPIRY },
+          })
+          .catch((e: GatewayErrorShape) => e);
         expect(again).to.include({ code: c.code, tid });
         expect(shop.sandbox.ledger.entries().filter((e) => e.moid === r.moid)).to.have.length(c.booked ? 1 : 0);
         outcomes.push(`keyin:${c.code}/${c.booked}`);
@@ -234,26 +326,34 @@ describe('fault matrix: sandbox faults x methods, approval and key-in, ledger ag
   });
 
   // A suite of its own: mocha runs a suite's own tests before its child suites.
-  describe('at the end', () => it('invariant: after one settlement pass the gateway ledger and the shop agree, with no payment left unsettled', async () => {
-    // Every case told "being settled" is closed by settlement: reversed, or never charged.
-    const reports = [await shop.nicepay.settle(), await keyin.settle()];
-    const settled = new Map(reports.flatMap((r) => r.settled).map((item) => [item.tid, item.outcome]));
-    expect(reports.flatMap((r) => r.unsettled), 'records left open').to.deep.equal([]);
-    expect(unknownTids.size).to.be.greaterThan(0);
-    for (const tid of unknownTids) expect(settled.get(tid), tid).to.be.oneOf(['reversed', 'never-charged']);
-    const ledger = shop.sandbox.ledger;
-    const recorded = [...shop.approved.map((a) => a.tid), ...keyinApproved];
-    expect(new Set(recorded).size, 'no TID recorded twice').to.equal(recorded.length);
-    const committed = ledger.committed();
-    const known = new Set(recorded);
-    const unknownToShop = committed.filter((e) => !known.has(e.tid)).map((e) => `${e.tid} ${e.method} ${e.source} ${e.status}`);
-    expect(unknownToShop, 'committed at the gateway, not recorded by the shop').to.deep.equal([]);
-    const committedTids = new Set(committed.map((e) => e.tid));
-    const lacking = recorded.filter((tid) => !committedTids.has(tid));
-    expect(lacking, 'recorded by the shop, not committed at the gateway').to.deep.equal([]);
-    // Every window approval reached the gateway exactly once.
-    for (const e of ledger.entries()) if (e.source === 'window') expect(e.approvalCalls, e.tid).to.equal(1);
-    expect(recorded.length).to.equal(METHODS.length + 1);
-    expect(outcomes.length).to.equal(METHODS.length * (APPROVAL_FAULTS.length + NET_CANCEL_FAULTS.length + 2) + KEYIN_FAULTS.length);
-  }));
+  describe('at the end', () =>
+    it('invariant: after one settlement pass the gateway ledger and the shop agree, with no payment left unsettled', async () => {
+      // Every case told "being settled" is closed by settlement: reversed, or never charged.
+      const reports = [await shop.nicepay.settle(), await keyin.settle()];
+      const settled = new Map(reports.flatMap((r) => r.settled).map((item) => [item.tid, item.outcome]));
+      expect(
+        reports.flatMap((r) => r.unsettled),
+        'records left open',
+      ).to.deep.equal([]);
+      expect(unknownTids.size).to.be.greaterThan(0);
+      for (const tid of unknownTids) expect(settled.get(tid), tid).to.be.oneOf(['reversed', 'never-charged']);
+      const ledger = shop.sandbox.ledger;
+      const recorded = [...shop.approved.map((a) => a.tid), ...keyinApproved];
+      expect(new Set(recorded).size, 'no TID recorded twice').to.equal(recorded.length);
+      const committed = ledger.committed();
+      const known = new Set(recorded);
+      const unknownToShop = committed
+        .filter((e) => !known.has(e.tid))
+        .map((e) => `${e.tid} ${e.method} ${e.source} ${e.status}`);
+      expect(unknownToShop, 'committed at the gateway, not recorded by the shop').to.deep.equal([]);
+      const committedTids = new Set(committed.map((e) => e.tid));
+      const lacking = recorded.filter((tid) => !committedTids.has(tid));
+      expect(lacking, 'recorded by the shop, not committed at the gateway').to.deep.equal([]);
+      // Every window approval reached the gateway exactly once.
+      for (const e of ledger.entries()) if (e.source === 'window') expect(e.approvalCalls, e.tid).to.equal(1);
+      expect(recorded.length).to.equal(METHODS.length + 1);
+      expect(outcomes.length).to.equal(
+        METHODS.length * (APPROVAL_FAULTS.length + NET_CANCEL_FAULTS.length + 2) + KEYIN_FAULTS.length,
+      );
+    }));
 });

@@ -23,14 +23,34 @@ async function flush(turns = 5): Promise<void> {
 function deferred() {
   let resolve!: () => void;
   let reject!: (e: Error) => void;
-  const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   return { promise, resolve, reject };
 }
 
 describe('notice hook runner (virtual time, memoryStore)', () => {
   const captured = captureLogger();
-  const ctxOf = (store: LedgerStore): ClientContext => createContext(resolveConfig({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9', store, logger: captured.logger, settle: false }));
-  const opts = (over: Partial<NoticeHookOptions> = {}): NoticeHookOptions => ({ key: 'k', timeoutMs: 1_000, keepMs: 60_000, hookName: 'onTest', log: { tid: 'T1' }, ...over });
+  const ctxOf = (store: LedgerStore): ClientContext =>
+    createContext(
+      resolveConfig({
+        mid: MID,
+        merchantKey: MERCHANT_KEY,
+        baseUrl: 'http://127.0.0.1:9',
+        store,
+        logger: captured.logger,
+        settle: false,
+      }),
+    );
+  const opts = (over: Partial<NoticeHookOptions> = {}): NoticeHookOptions => ({
+    key: 'k',
+    timeoutMs: 1_000,
+    keepMs: 60_000,
+    hookName: 'onTest',
+    log: { tid: 'T1' },
+    ...over,
+  });
 
   beforeEach(() => mock.timers.enable({ apis: ['setTimeout', 'setInterval', 'Date'], now: Date.now() }));
   afterEach(() => mock.timers.reset());
@@ -47,31 +67,53 @@ describe('notice hook runner (virtual time, memoryStore)', () => {
     const store = memoryStore({ now: () => Date.now() });
     const extended: number[] = [];
     const extend = store.extend.bind(store);
-    store.extend = (key, token, ttl) => { extended.push(Date.now()); return extend(key, token, ttl); };
+    store.extend = (key, token, ttl) => {
+      extended.push(Date.now());
+      return extend(key, token, ttl);
+    };
     const ctx = ctxOf(store);
     const hook = deferred();
     let runs = 0;
-    const first = runNoticeHook(ctx, opts(), () => { runs++; return hook.promise; });
+    const first = runNoticeHook(ctx, opts(), () => {
+      runs++;
+      return hook.promise;
+    });
     await advance(10 * LEASE_MS, 1_000);
     expect(extended.length).to.be.at.least(29);
     expect((await first).state).to.equal('ran');
-    const dup = runNoticeHook(ctx, opts(), () => { runs++; });
+    const dup = runNoticeHook(ctx, opts(), () => {
+      runs++;
+    });
     await advance(1_500);
     expect(await dup).to.deep.equal({ state: 'in-progress' });
     hook.resolve();
     await flush();
-    expect(await runNoticeHook(ctx, opts(), () => { runs++; })).to.deep.equal({ state: 'done' });
+    expect(
+      await runNoticeHook(ctx, opts(), () => {
+        runs++;
+      }),
+    ).to.deep.equal({ state: 'done' });
     expect(runs).to.equal(1);
   });
 
   it('the verdict follows the hook: resolved in time, resolved late, rejected (key freed), hung', async () => {
     const store = memoryStore({ now: () => Date.now() });
     const ctx = ctxOf(store);
-    expect(await runNoticeHook(ctx, opts({ key: 'a' }), () => undefined)).to.deep.include({ state: 'ran', verdict: { kind: 'resolved', late: false }, stored: true });
-    const late = runNoticeHook(ctx, opts({ key: 'b' }), ({ signal }) => new Promise<void>((r) => signal.addEventListener('abort', () => r())));
+    expect(await runNoticeHook(ctx, opts({ key: 'a' }), () => undefined)).to.deep.include({
+      state: 'ran',
+      verdict: { kind: 'resolved', late: false },
+      stored: true,
+    });
+    const late = runNoticeHook(
+      ctx,
+      opts({ key: 'b' }),
+      ({ signal }) => new Promise<void>((r) => signal.addEventListener('abort', () => r())),
+    );
     await advance(1_000);
     expect(await late).to.deep.include({ verdict: { kind: 'resolved', late: true } });
-    const failed = await runNoticeHook(ctx, opts({ key: 'c' }), () => { throw new Error('db down'); });
+    const failed = await runNoticeHook(ctx, opts({ key: 'c' }), () => {
+      throw new Error('db down');
+    });
     expect(failed).to.deep.include({ state: 'ran', stored: true });
     expect((await store.acquire('c', 1_000)).state, 'a rejected hook frees its key').to.equal('acquired');
     const hook = deferred();
@@ -89,11 +131,16 @@ describe('notice hook runner (virtual time, memoryStore)', () => {
     const store = memoryStore({ now: () => Date.now() });
     let ran = false;
     const down: LedgerStore = { ...store, acquire: () => Promise.reject(new Error('redis down')) };
-    const err = await runNoticeHook(ctxOf(down), opts(), () => { ran = true; }).catch((e: unknown) => e);
+    const err = await runNoticeHook(ctxOf(down), opts(), () => {
+      ran = true;
+    }).catch((e: unknown) => e);
     expect(err).to.include({ code: 'NICEPAY_STORE_UNAVAILABLE', status: 503 });
     expect(ran).to.equal(false);
     const lossy: LedgerStore = { ...store, write: () => Promise.reject(new Error('write lost')) };
-    expect(await runNoticeHook(ctxOf(lossy), opts({ key: 'w' }), () => undefined)).to.deep.include({ state: 'ran', stored: false });
+    expect(await runNoticeHook(ctxOf(lossy), opts({ key: 'w' }), () => undefined)).to.deep.include({
+      state: 'ran',
+      stored: false,
+    });
     expect(captured.text()).to.include('onTest resolved, but the store did not record it');
   });
 

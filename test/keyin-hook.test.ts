@@ -10,7 +10,15 @@ import { mock } from 'node:test';
 import { expect } from 'chai';
 import express, { type ErrorRequestHandler } from 'express';
 import request from 'supertest';
-import { createNicepay, isNicepayError, memoryStore, NicepayError, type ApprovedKeyin, type KeyinInput, type Nicepay } from '../src/index.js';
+import {
+  createNicepay,
+  isNicepayError,
+  memoryStore,
+  NicepayError,
+  type ApprovedKeyin,
+  type KeyinInput,
+  type Nicepay,
+} from '../src/index.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { kstParts } from '../src/wire/kst.js';
 import { captureLogger, type Captured } from './helpers/capture.js';
@@ -18,7 +26,10 @@ import { ledgerRecord } from './helpers/ledger-store.js';
 
 const MID = 'nictest04m';
 const KEY = TEST_MERCHANTS.find((m) => m.mid === MID)!.merchantKey;
-const FUTURE = (() => { const k = kstParts(new Date()); return `${String((k.year + 3) % 100).padStart(2, '0')}07`; })();
+const FUTURE = (() => {
+  const k = kstParts(new Date());
+  return `${String((k.year + 3) % 100).padStart(2, '0')}07`;
+})();
 
 /** Lets pending I/O and promise reactions run (real turns of the event loop, no clock involved). */
 async function flush(turns = 5): Promise<void> {
@@ -35,7 +46,10 @@ async function advance(ms: number): Promise<void> {
 
 /** What a promise settled with, without letting a rejection go unhandled meanwhile. */
 function settled<T>(p: Promise<T>): Promise<{ value?: T; error?: unknown }> {
-  return p.then((value) => ({ value }), (error: unknown) => ({ error }));
+  return p.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
 }
 
 describe('key-in onApproved through the hook runner (virtual time)', () => {
@@ -58,7 +72,15 @@ describe('key-in onApproved through the hook runner (virtual time)', () => {
     // A store on the virtual clock; no automatic settler (nothing but the requests moves a record).
     store = memoryStore({ now: () => Date.now() });
     log = captureLogger();
-    nicepay = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: url, store, logger: log.logger, settle: false, timeouts: { connectMs: 1_000, responseMs: 3_000 } });
+    nicepay = createNicepay({
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: url,
+      store,
+      logger: log.logger,
+      settle: false,
+      timeouts: { connectMs: 1_000, responseMs: 3_000 },
+    });
   });
   afterEach(async () => {
     mock.timers.reset();
@@ -69,7 +91,9 @@ describe('key-in onApproved through the hook runner (virtual time)', () => {
   function slowHook(runMs: number) {
     const calls: ApprovedKeyin[] = [];
     let enter: () => void = () => undefined;
-    const entered = new Promise<void>((r) => { enter = r; });
+    const entered = new Promise<void>((r) => {
+      enter = r;
+    });
     const onApproved = (r: ApprovedKeyin): Promise<void> => {
       calls.push(r);
       enter();
@@ -79,7 +103,11 @@ describe('key-in onApproved through the hook runner (virtual time)', () => {
   }
 
   const input = (onApproved: KeyinInput['onApproved'], moid: string): KeyinInput => ({
-    moid, amount: 1004, goodsName: '테스트 상품', card: { number: '4111111111111111', expiry: FUTURE }, onApproved,
+    moid,
+    amount: 1004,
+    goodsName: '테스트 상품',
+    card: { number: '4111111111111111', expiry: FUTURE },
+    onApproved,
   });
 
   it('nicepay.keyin({ onApproved }) without Express: a 120 s hook runs once; a resubmission while it runs is answered at once with HOOK_FAILED, not reversed, without a gateway call', async () => {
@@ -91,7 +119,12 @@ describe('key-in onApproved through the hook runner (virtual time)', () => {
     // The hook's signal aborts at 30 s; still unsettled at 60 s, the call reports it.
     await advance(60_000);
     const firstOutcome = await first;
-    expect(firstOutcome.error).to.include({ code: 'NICEPAY_HOOK_FAILED', tid: hook.calls[0]!.tid, netCancel: 'not-attempted', settlement: 'pending' });
+    expect(firstOutcome.error).to.include({
+      code: 'NICEPAY_HOOK_FAILED',
+      tid: hook.calls[0]!.tid,
+      netCancel: 'not-attempted',
+      settlement: 'pending',
+    });
     const key = `keyin:${MID}:${moid}`;
     expect(await ledgerRecord(store, key)).to.include({ state: 'committed', hook: 'hung' });
     expect((await store.acquire(key, 1_000)).state, 'still leased by the running hook').to.equal('busy');
@@ -100,7 +133,13 @@ describe('key-in onApproved through the hook runner (virtual time)', () => {
     expect(calls, 'the first key-in was logged as a gateway call').to.equal(1);
     const secondOutcome = await settled(nicepay.keyin(input(hook.onApproved, moid)));
     expect(secondOutcome.error).to.be.instanceOf(NicepayError);
-    expect(secondOutcome.error).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted', settlement: 'pending', outcomeUnknown: true, tid: hook.calls[0]!.tid });
+    expect(secondOutcome.error).to.include({
+      code: 'NICEPAY_HOOK_FAILED',
+      netCancel: 'not-attempted',
+      settlement: 'pending',
+      outcomeUnknown: true,
+      tid: hook.calls[0]!.tid,
+    });
     expect(keyinCalls(), 'no gateway call for the resubmission').to.equal(calls);
     expect(hook.calls, 'onApproved ran once').to.have.length(1);
     await advance(62_000); // 122 s: the hook resolved at 120 s
@@ -114,13 +153,27 @@ describe('key-in onApproved through the hook runner (virtual time)', () => {
   it('keyinRouter only adapts: a resubmitted form while the hook runs gets 500 HOOK_FAILED at once, later 200 duplicate', async () => {
     const hook = slowHook(50_000);
     const app = express();
-    app.use('/keyin', nicepay.keyinRouter({ expectedAmount: () => 1004, requireHttps: false, hookTimeoutMs: 10_000, onApproved: (r) => hook.onApproved(r) }));
+    app.use(
+      '/keyin',
+      nicepay.keyinRouter({
+        expectedAmount: () => 1004,
+        requireHttps: false,
+        hookTimeoutMs: 10_000,
+        onApproved: (r) => hook.onApproved(r),
+      }),
+    );
     app.post('/keyin', (req, res) => void res.json({ status: req.keyin!.status, duplicate: req.keyin!.duplicate }));
-    const onError: ErrorRequestHandler = (err, _req, res, _next) => void res.status((err as { status?: number }).status ?? 500).json(isNicepayError(err) ? err.toJSON() : {});
+    const onError: ErrorRequestHandler = (err, _req, res, _next) =>
+      void res.status((err as { status?: number }).status ?? 500).json(isNicepayError(err) ? err.toJSON() : {});
     app.use(onError);
     const moid = `kr-${++seq}-${Date.now()}`;
     const form = { moid, goodsName: 'goods', cardNumber: '4111111111111111', cardExpiry: FUTURE };
-    const post = () => request(app).post('/keyin').type('json').send(form).then((r) => r);
+    const post = () =>
+      request(app)
+        .post('/keyin')
+        .type('json')
+        .send(form)
+        .then((r) => r);
     const first = post();
     await Promise.race([hook.entered, first]);
     await advance(20_000);
@@ -129,7 +182,11 @@ describe('key-in onApproved through the hook runner (virtual time)', () => {
     expect(calls).to.equal(1);
     const resubmitted = await post(); // no virtual time passes
     expect(resubmitted.status).to.equal(500);
-    expect(resubmitted.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted', settlement: 'pending' });
+    expect(resubmitted.body).to.include({
+      code: 'NICEPAY_HOOK_FAILED',
+      netCancel: 'not-attempted',
+      settlement: 'pending',
+    });
     expect(keyinCalls()).to.equal(calls);
     await advance(32_000); // the hook resolved at 50 s
     const later = await post();

@@ -12,7 +12,10 @@ import { kstParts } from '../src/wire/kst.js';
 
 const MID = 'nictest04m';
 const KEY = TEST_MERCHANTS.find((m) => m.mid === MID)!.merchantKey;
-const FUTURE = (() => { const k = kstParts(new Date()); return `${String((k.year + 3) % 100).padStart(2, '0')}07`; })();
+const FUTURE = (() => {
+  const k = kstParts(new Date());
+  return `${String((k.year + 3) % 100).padStart(2, '0')}07`;
+})();
 const PAN = '5555555555554444';
 const BIRTH = '860719';
 const PW = '97';
@@ -31,7 +34,12 @@ describe('keyinRouter: no card data is left on req, whatever the body shape', ()
   before(async () => {
     sandbox = createSandbox();
     const { url } = await sandbox.listen(0);
-    nicepay = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: url, timeouts: { connectMs: 5_000, responseMs: 5_000 } });
+    nicepay = createNicepay({
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: url,
+      timeouts: { connectMs: 5_000, responseMs: 5_000 },
+    });
     app.use('/keyin', nicepay.keyinRouter({ expectedAmount: (m) => orders.get(m), requireHttps: false }));
     app.post('/keyin', (req, res) => {
       seen.push(JSON.stringify({ body: req.body, keyin: req.keyin }));
@@ -53,19 +61,73 @@ describe('keyinRouter: no card data is left on req, whatever the body shape', ()
   const shapes: Array<[string, 'json' | 'form', object | string]> = [
     ['a JSON array of the flat fields', 'json', [{ moid: 'm-arr', goodsName: 'x', ...flat }]],
     ['a JSON array of bare values', 'json', [PAN, FUTURE, BIRTH, PW]],
-    ["the library's own card: {...} shape", 'json', { moid: 'm-card', goodsName: 'x', card: { number: PAN, expiry: FUTURE, buyerAuthNum: BIRTH, password2: PW } }],
-    ['nested under another key', 'json', { moid: 'm-nest', goodsName: 'x', payment: { cardNumber: PAN, cardExpiry: FUTURE, buyerAuthNum: BIRTH, cardPassword2: PW } }],
-    ['PHP-style cardNumber[] fields', 'form', `moid=m-php&goodsName=x&cardNumber[]=${PAN}&cardExpiry[]=${FUTURE}&buyerAuthNum[]=${BIRTH}&cardPassword2[]=${PW}`],
-    ['PHP-style card[number] fields', 'form', `moid=m-php2&goodsName=x&card[number]=${PAN}&card[expiry]=${FUTURE}&card[buyerAuthNum]=${BIRTH}&card[password2]=${PW}`],
-    ['other spellings', 'json', { moid: 'm-spell', goodsName: 'x', card_number: PAN, CARD_EXPIRY: FUTURE, birth_date: BIRTH, card_pw: PW }],
-    ['a card number under an innocent name', 'json', { moid: 'm-memo', goodsName: 'x', memo: `${PAN.slice(0, 4)} ${PAN.slice(4, 8)} ${PAN.slice(8, 12)} ${PAN.slice(12)}` }],
-    ['flat fields of an unknown order', 'form', `moid=m-unknown&goodsName=x&cardNumber=${PAN}&cardExpiry=${FUTURE}&buyerAuthNum=${BIRTH}&cardPassword2=${PW}`],
-    ['a number split over cardNo1..cardNo4 with validThru, birthYmd and cardPass', 'form',
-      `moid=m-split&goodsName=x&cardNo1=${SPLIT[0]}&cardNo2=${SPLIT[1]}&cardNo3=${SPLIT[2]}&cardNo4=${SPLIT[3]}&validThru=${FUTURE}&birthYmd=${BIRTH}&cardPass=${PW}`],
-    ['a confirmation field, expiryDate and split expiry', 'json',
-      { moid: 'm-confirm', goodsName: 'x', cardNumberConfirm: PAN, expiryDate: FUTURE, expMonth: FUTURE.slice(2), expYear: FUTURE.slice(0, 2), birthday: BIRTH, pwd2: PW }],
-    ['Korean and snake_case names, and a split number in an array', 'form',
-      `moid=m-ko&goodsName=x&${encodeURIComponent('카드번호')}=${PAN}&card_no=${SPLIT[0]}&card_no=${SPLIT[1]}&cc_exp=${FUTURE}&jumin=${BIRTH}&pass=${PW}`],
+    [
+      "the library's own card: {...} shape",
+      'json',
+      { moid: 'm-card', goodsName: 'x', card: { number: PAN, expiry: FUTURE, buyerAuthNum: BIRTH, password2: PW } },
+    ],
+    [
+      'nested under another key',
+      'json',
+      {
+        moid: 'm-nest',
+        goodsName: 'x',
+        payment: { cardNumber: PAN, cardExpiry: FUTURE, buyerAuthNum: BIRTH, cardPassword2: PW },
+      },
+    ],
+    [
+      'PHP-style cardNumber[] fields',
+      'form',
+      `moid=m-php&goodsName=x&cardNumber[]=${PAN}&cardExpiry[]=${FUTURE}&buyerAuthNum[]=${BIRTH}&cardPassword2[]=${PW}`,
+    ],
+    [
+      'PHP-style card[number] fields',
+      'form',
+      `moid=m-php2&goodsName=x&card[number]=${PAN}&card[expiry]=${FUTURE}&card[buyerAuthNum]=${BIRTH}&card[password2]=${PW}`,
+    ],
+    [
+      'other spellings',
+      'json',
+      { moid: 'm-spell', goodsName: 'x', card_number: PAN, CARD_EXPIRY: FUTURE, birth_date: BIRTH, card_pw: PW },
+    ],
+    [
+      'a card number under an innocent name',
+      'json',
+      {
+        moid: 'm-memo',
+        goodsName: 'x',
+        memo: `${PAN.slice(0, 4)} ${PAN.slice(4, 8)} ${PAN.slice(8, 12)} ${PAN.slice(12)}`,
+      },
+    ],
+    [
+      'flat fields of an unknown order',
+      'form',
+      `moid=m-unknown&goodsName=x&cardNumber=${PAN}&cardExpiry=${FUTURE}&buyerAuthNum=${BIRTH}&cardPassword2=${PW}`,
+    ],
+    [
+      'a number split over cardNo1..cardNo4 with validThru, birthYmd and cardPass',
+      'form',
+      `moid=m-split&goodsName=x&cardNo1=${SPLIT[0]}&cardNo2=${SPLIT[1]}&cardNo3=${SPLIT[2]}&cardNo4=${SPLIT[3]}&validThru=${FUTURE}&birthYmd=${BIRTH}&cardPass=${PW}`,
+    ],
+    [
+      'a confirmation field, expiryDate and split expiry',
+      'json',
+      {
+        moid: 'm-confirm',
+        goodsName: 'x',
+        cardNumberConfirm: PAN,
+        expiryDate: FUTURE,
+        expMonth: FUTURE.slice(2),
+        expYear: FUTURE.slice(0, 2),
+        birthday: BIRTH,
+        pwd2: PW,
+      },
+    ],
+    [
+      'Korean and snake_case names, and a split number in an array',
+      'form',
+      `moid=m-ko&goodsName=x&${encodeURIComponent('카드번호')}=${PAN}&card_no=${SPLIT[0]}&card_no=${SPLIT[1]}&cc_exp=${FUTURE}&jumin=${BIRTH}&pass=${PW}`,
+    ],
   ];
 
   for (const [name, type, body] of shapes) {
@@ -75,7 +137,15 @@ describe('keyinRouter: no card data is left on req, whatever the body shape', ()
       expect(res.status).to.be.within(400, 499);
       expect(seen.length).to.equal(before + 1);
       const logged = seen.at(-1)!;
-      for (const secret of [PAN, `${PAN.slice(0, 4)} ${PAN.slice(4, 8)}`, FUTURE, BIRTH, `"${PW}"`, ...SPLIT.map((p) => `"${p}"`)]) expect(logged, name).to.not.include(secret);
+      for (const secret of [
+        PAN,
+        `${PAN.slice(0, 4)} ${PAN.slice(4, 8)}`,
+        FUTURE,
+        BIRTH,
+        `"${PW}"`,
+        ...SPLIT.map((p) => `"${p}"`),
+      ])
+        expect(logged, name).to.not.include(secret);
       const { body: left } = JSON.parse(logged) as { body: Record<string, unknown> };
       expect(ALLOWED, name).to.include.members(Object.keys(left));
     });
@@ -84,8 +154,19 @@ describe('keyinRouter: no card data is left on req, whatever the body shape', ()
   it('a valid key-in still pays, and req.body keeps only the non-card fields of the allow-list', async () => {
     const moid = `m-ok-${Date.now()}`; // a long digit run in the Moid is not card data
     orders.set(moid, 1_000);
-    const extra = { note: 'gift', cardNo1: SPLIT[0], cardNumberConfirm: PAN, validThru: FUTURE, birthYmd: BIRTH, cardPass: PW, _csrf: 'tok-1' };
-    const res = await request(app).post('/keyin').type('json').send({ moid, goodsName: 'x', buyerName: '홍길동', ...flat, ...extra });
+    const extra = {
+      note: 'gift',
+      cardNo1: SPLIT[0],
+      cardNumberConfirm: PAN,
+      validThru: FUTURE,
+      birthYmd: BIRTH,
+      cardPass: PW,
+      _csrf: 'tok-1',
+    };
+    const res = await request(app)
+      .post('/keyin')
+      .type('json')
+      .send({ moid, goodsName: 'x', buyerName: '홍길동', ...flat, ...extra });
     expect(res.body.status).to.equal('approved');
     const logged = JSON.parse(seen.at(-1)!) as { body: Record<string, unknown> };
     expect(logged.body).to.deep.equal({ moid, goodsName: 'x', buyerName: '홍길동', _csrf: 'tok-1' });
@@ -94,11 +175,24 @@ describe('keyinRouter: no card data is left on req, whatever the body shape', ()
   it("keeps the shop's keepFields on req.body, never one holding a card number, and refuses a card-data name among them", async () => {
     const shop = express();
     const bodies: Array<Record<string, unknown>> = [];
-    shop.use('/keyin', nicepay.keyinRouter({ expectedAmount: (m) => orders.get(m), requireHttps: false, keepFields: ['note', 'giftTo'] }));
-    shop.post('/keyin', (req, res) => { bodies.push({ ...req.body }); res.json({ status: req.keyin!.status }); });
+    shop.use(
+      '/keyin',
+      nicepay.keyinRouter({
+        expectedAmount: (m) => orders.get(m),
+        requireHttps: false,
+        keepFields: ['note', 'giftTo'],
+      }),
+    );
+    shop.post('/keyin', (req, res) => {
+      bodies.push({ ...req.body });
+      res.json({ status: req.keyin!.status });
+    });
     const moid = `m-keep-${Date.now()}`;
     orders.set(moid, 1_000);
-    const res = await request(shop).post('/keyin').type('form').send({ moid, goodsName: 'x', note: 'gift', giftTo: PAN, other: 'x', ...flat });
+    const res = await request(shop)
+      .post('/keyin')
+      .type('form')
+      .send({ moid, goodsName: 'x', note: 'gift', giftTo: PAN, other: 'x', ...flat });
     expect(res.body.status).to.equal('approved');
     expect(bodies).to.deep.equal([{ moid, goodsName: 'x', note: 'gift' }]);
     for (const name of ['cardNo1', 'validThru', 'birthYmd', 'cardPass', 'expiryDate']) {

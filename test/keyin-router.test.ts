@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import request from 'supertest';
-import { createNicepay, isNicepayError, type KeyinResult, type KeyinRouterOptions, type Nicepay } from '../src/index.js';
+import {
+  createNicepay,
+  isNicepayError,
+  type KeyinResult,
+  type KeyinRouterOptions,
+  type Nicepay,
+} from '../src/index.js';
 import { createSandbox, KEYIN_DECLINES, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { kstParts } from '../src/wire/kst.js';
 import { captureLogger, type Captured } from './helpers/capture.js';
@@ -9,7 +15,10 @@ import { pastClientDeadline } from './helpers/fake-deadline.js';
 
 const MID = 'nictest04m';
 const KEY = TEST_MERCHANTS.find((m) => m.mid === MID)!.merchantKey;
-const FUTURE = (() => { const k = kstParts(new Date()); return `${String((k.year + 3) % 100).padStart(2, '0')}07`; })();
+const FUTURE = (() => {
+  const k = kstParts(new Date());
+  return `${String((k.year + 3) % 100).padStart(2, '0')}07`;
+})();
 
 interface Shop {
   app: Express;
@@ -34,29 +43,45 @@ describe('keyinRouter', () => {
     const errors: unknown[] = [];
     const bodies: string[] = [];
     const app = express();
-    app.use('/keyin', nicepay.keyinRouter({
-      expectedAmount: (moid) => orders.get(moid),
-      onApproved: (r) => void approvedSeen.push(r),
-      requireHttps: false,
-      ...options,
-    }));
+    app.use(
+      '/keyin',
+      nicepay.keyinRouter({
+        expectedAmount: (moid) => orders.get(moid),
+        onApproved: (r) => void approvedSeen.push(r),
+        requireHttps: false,
+        ...options,
+      }),
+    );
     app.post('/keyin', (req, res) => {
       const r = req.keyin!;
-      res.json(r.status === 'approved'
-        ? { status: r.status, tid: r.tid, duplicate: r.duplicate, card: r.payment.card.maskedNumber, goodsName: r.payment.goodsName }
-        : { status: r.status, code: r.code, message: r.message, duplicate: r.duplicate });
+      res.json(
+        r.status === 'approved'
+          ? {
+              status: r.status,
+              tid: r.tid,
+              duplicate: r.duplicate,
+              card: r.payment.card.maskedNumber,
+              goodsName: r.payment.goodsName,
+            }
+          : { status: r.status, code: r.code, message: r.message, duplicate: r.duplicate },
+      );
     });
     const onError: ErrorRequestHandler = (err, _req, res, _next) => {
       errors.push(err);
       captured.record(err);
-      res.status((err as { status?: number }).status ?? 500).json(isNicepayError(err) ? err.toJSON() : { message: 'internal error' });
+      res
+        .status((err as { status?: number }).status ?? 500)
+        .json(isNicepayError(err) ? err.toJSON() : { message: 'internal error' });
     };
     app.use(onError);
     return { app, orders, approvedSeen, errors, bodies };
   }
 
   async function post(s: Shop, body: Record<string, unknown> | string, type: 'json' | 'form' = 'json') {
-    const res = await request(s.app).post('/keyin').type(type).send(body as object);
+    const res = await request(s.app)
+      .post('/keyin')
+      .type(type)
+      .send(body as object);
     s.bodies.push(res.text);
     return res;
   }
@@ -67,7 +92,13 @@ describe('keyinRouter', () => {
     sandbox = createSandbox();
     const { url } = await sandbox.listen(0);
     captured = captureLogger();
-    nicepay = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: url, logger: captured.logger, timeouts: { connectMs: 5_000, responseMs: 5_000 } });
+    nicepay = createNicepay({
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: url,
+      logger: captured.logger,
+      timeouts: { connectMs: 5_000, responseMs: 5_000 },
+    });
   });
   after(async () => {
     await nicepay.close();
@@ -81,7 +112,12 @@ describe('keyinRouter', () => {
     s.orders.set(moid, 15_000);
     const res = await post(s, { moid, goodsName: '티셔츠', ...card, quota: '03', buyerName: '홍길동' });
     expect(res.status).to.equal(200);
-    expect(res.body).to.include({ status: 'approved', duplicate: false, card: '411111******1111', goodsName: '티셔츠' });
+    expect(res.body).to.include({
+      status: 'approved',
+      duplicate: false,
+      card: '411111******1111',
+      goodsName: '티셔츠',
+    });
     expect(sandbox.ledger.get(res.body.tid)).to.include({ amount: 15_000, status: 'approved', moid });
     const again = await post(s, { moid, goodsName: '티셔츠', ...card });
     expect(again.body).to.include({ status: 'approved', duplicate: true, tid: res.body.tid });
@@ -103,7 +139,12 @@ describe('keyinRouter', () => {
     const moid = newMoid();
     s.orders.set(moid, 1_000);
     const res = await post(s, { moid, goodsName: 'x', cardNumber: '4000000000009979', cardExpiry: FUTURE });
-    expect(res.body).to.deep.equal({ status: 'declined', code: KEYIN_DECLINES['lost-stolen'].code, message: '분실 도난 카드입니다', duplicate: false });
+    expect(res.body).to.deep.equal({
+      status: 'declined',
+      code: KEYIN_DECLINES['lost-stolen'].code,
+      message: '분실 도난 카드입니다',
+      duplicate: false,
+    });
     expect(s.approvedSeen).to.have.length(0);
   });
 
@@ -141,19 +182,32 @@ describe('keyinRouter', () => {
     s.app.set('trust proxy', true);
     const moid = newMoid();
     s.orders.set(moid, 1_000);
-    const res = await request(s.app).post('/keyin').set('x-forwarded-proto', 'https').send({ moid, goodsName: 'x', ...card });
+    const res = await request(s.app)
+      .post('/keyin')
+      .set('x-forwarded-proto', 'https')
+      .send({ moid, goodsName: 'x', ...card });
     expect(res.status).to.equal(200);
     expect(res.body.status).to.equal('approved');
   });
 
   const invalid: Array<{ name: string; body: Record<string, unknown>; field: string; secret?: string }> = [
-    { name: 'a card number failing Luhn', body: { cardNumber: '4111111111111113' }, field: 'cardNumber', secret: '4111111111111113' },
+    {
+      name: 'a card number failing Luhn',
+      body: { cardNumber: '4111111111111113' },
+      field: 'cardNumber',
+      secret: '4111111111111113',
+    },
     { name: 'a past expiry', body: { cardExpiry: '1901' }, field: 'cardExpiry', secret: '1901' },
     { name: 'a 5-digit birth date', body: { buyerAuthNum: '86071' }, field: 'buyerAuthNum', secret: '86071' },
     { name: 'a 3-digit password', body: { cardPassword2: '975' }, field: 'cardPassword2', secret: '975' },
     { name: 'quota 1', body: { quota: '1' }, field: 'quota' },
     { name: 'a missing card number', body: { cardNumber: undefined }, field: 'cardNumber' },
-    { name: 'a card number sent as an array', body: { cardNumber: ['4111111111111111', '5555555555554444'] }, field: 'cardNumber', secret: '5555555555554444' },
+    {
+      name: 'a card number sent as an array',
+      body: { cardNumber: ['4111111111111111', '5555555555554444'] },
+      field: 'cardNumber',
+      secret: '5555555555554444',
+    },
     { name: 'a missing goods name', body: { goodsName: undefined }, field: 'goodsName' },
   ];
   for (const c of invalid) {
@@ -172,7 +226,10 @@ describe('keyinRouter', () => {
 
   it('maps body errors without echoing the body: malformed JSON 400, too large 413, other types 415', async () => {
     const s = shop();
-    const bad = await request(s.app).post('/keyin').set('content-type', 'application/json').send('{"cardNumber":"4111111111111111",');
+    const bad = await request(s.app)
+      .post('/keyin')
+      .set('content-type', 'application/json')
+      .send('{"cardNumber":"4111111111111111",');
     expect(bad.status).to.equal(400);
     expect(bad.body.code).to.equal('NICEPAY_BODY_MALFORMED');
     expect(bad.text).to.not.include('4111111111111111');
@@ -180,28 +237,42 @@ describe('keyinRouter', () => {
     const big = await post(s, { moid: 'x', cardNumber: '4111111111111111', pad: 'p'.repeat(10_000) });
     expect(big.status).to.equal(413);
     expect(big.body.code).to.equal('NICEPAY_BODY_TOO_LARGE');
-    const text = await request(s.app).post('/keyin').set('content-type', 'text/plain').send('cardNumber=4111111111111111');
+    const text = await request(s.app)
+      .post('/keyin')
+      .set('content-type', 'text/plain')
+      .send('cardNumber=4111111111111111');
     expect(text.status).to.equal(415);
     expect(text.body.code).to.equal('NICEPAY_CONTENT_TYPE_UNSUPPORTED');
   });
 
   it('reports 500 NICEPAY_HOOK_FAILED with the TID when onApproved throws, and reverses the charge (settlement reversed)', async () => {
-    const s = shop({ onApproved: () => { throw new Error('db down'); } });
+    const s = shop({
+      onApproved: () => {
+        throw new Error('db down');
+      },
+    });
     const moid = newMoid();
     s.orders.set(moid, 1_000);
     const res = await post(s, { moid, goodsName: 'x', ...card });
     expect(res.status).to.equal(500);
-    expect(res.body).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'succeeded', settlement: 'reversed', outcomeUnknown: false });
+    expect(res.body).to.include({
+      code: 'NICEPAY_HOOK_FAILED',
+      netCancel: 'succeeded',
+      settlement: 'reversed',
+      outcomeUnknown: false,
+    });
     expect(res.body.tid).to.match(/^nictest04m0101/);
     expect(sandbox.ledger.get(res.body.tid)?.status).to.equal('net-cancelled');
   });
 
   it('after onApproved threw, a resubmission is told the same reversal without a gateway call: never a paid duplicate the shop did not record, and nothing charged again', async () => {
     let runs = 0;
-    const s = shop({ onApproved: () => {
-      runs++;
-      throw new Error('db down');
-    } });
+    const s = shop({
+      onApproved: () => {
+        runs++;
+        throw new Error('db down');
+      },
+    });
     const moid = newMoid();
     s.orders.set(moid, 1_000);
     const first = await post(s, { moid, goodsName: 'x', ...card });
@@ -211,7 +282,12 @@ describe('keyinRouter', () => {
     expect(again.body).to.include({ code: 'NICEPAY_HOOK_FAILED', settlement: 'reversed', tid: first.body.tid });
     await Promise.all([post(s, { moid, goodsName: 'x', ...card }), post(s, { moid, goodsName: 'x', ...card })]);
     expect(runs, 'onApproved ran for the charge only').to.equal(1);
-    expect(sandbox.ledger.entries().filter((e) => e.moid === moid).map((e) => e.status)).to.deep.equal(['net-cancelled']);
+    expect(
+      sandbox.ledger
+        .entries()
+        .filter((e) => e.moid === moid)
+        .map((e) => e.status),
+    ).to.deep.equal(['net-cancelled']);
   });
 
   it('passes an unknown outcome to next(err) with tid and moid', async () => {
@@ -244,8 +320,8 @@ describe('keyinRouter', () => {
     const ok = newMoid();
     orders.set(ok, 1_000);
     for (const [body, type] of [
-      [{ moid: ok, goodsName: 'x', ...secret }, 'json'],                           // approved: the shop's handler
-      [{ moid: newMoid(), goodsName: 'x', ...secret }, 'form'],                   // unknown order: the error handler
+      [{ moid: ok, goodsName: 'x', ...secret }, 'json'], // approved: the shop's handler
+      [{ moid: newMoid(), goodsName: 'x', ...secret }, 'form'], // unknown order: the error handler
       [{ moid: ok, goodsName: 'x', ...secret, cardNumber: '5555555555554445' }, 'json'], // invalid card: the error handler
     ] as const) {
       await request(app).post('/keyin').type(type).send(body);
@@ -253,24 +329,27 @@ describe('keyinRouter', () => {
     expect(seen).to.have.length(3);
     for (const b of seen) {
       expect(b).to.have.property('moid');
-      for (const name of ['cardNumber', 'cardExpiry', 'buyerAuthNum', 'cardPassword2']) expect(b, name).to.not.have.property(name);
+      for (const name of ['cardNumber', 'cardExpiry', 'buyerAuthNum', 'cardPassword2'])
+        expect(b, name).to.not.have.property(name);
     }
   });
 
   it('rejects invalid options when the router is created', () => {
     expect(() => nicepay.keyinRouter({} as KeyinRouterOptions)).to.throw(/expectedAmount/);
-    expect(() => nicepay.keyinRouter({ expectedAmount: () => 1, requireHttps: 'no' as unknown as boolean })).to.throw(/requireHttps/);
+    expect(() => nicepay.keyinRouter({ expectedAmount: () => 1, requireHttps: 'no' as unknown as boolean })).to.throw(
+      /requireHttps/,
+    );
   });
 
   it('keeps card number, expiry, birth date and password out of logs, errors and responses over a whole flow', async () => {
     const s = shop();
     const secret = { cardNumber: '5555555555554444', cardExpiry: FUTURE, buyerAuthNum: '860719', cardPassword2: '97' };
     const flows: Array<Record<string, unknown>> = [
-      { ...secret },                                            // approved
-      { ...secret, cardNumber: '4000000000000069' },            // declined
-      { ...secret, cardNumber: '5555555555554445' },            // Luhn error
-      { ...secret, cardPassword2: '978' },                      // password error
-      { ...secret, buyerAuthNum: '8607190' },                   // birth date error
+      { ...secret }, // approved
+      { ...secret, cardNumber: '4000000000000069' }, // declined
+      { ...secret, cardNumber: '5555555555554445' }, // Luhn error
+      { ...secret, cardPassword2: '978' }, // password error
+      { ...secret, buyerAuthNum: '8607190' }, // birth date error
     ];
     for (const f of flows) {
       const moid = newMoid();
@@ -285,10 +364,15 @@ describe('keyinRouter', () => {
     for (const e of s.errors) captured.record(e);
     const all = [...s.bodies, captured.text(), JSON.stringify(s.approvedSeen)].join('\n');
     expect(all).to.include('"status":"approved"');
-    for (const v of ['5555555555554444', '4000000000000069', '5555555555554445', '8607190', KEY]) expect(all).to.not.include(v);
+    for (const v of ['5555555555554444', '4000000000000069', '5555555555554445', '8607190', KEY])
+      expect(all).to.not.include(v);
     expect(all).to.not.match(/CardNo=\d|CardExpire=|CardPwd=|BuyerAuthNum=|EncData=/);
     // Moids (r-<seq>-<ms>) and stack frames (file.ts:line:col) are not card data, whatever digits they hold.
-    const short = all.replace(/r-\d+-\d+/g, 'r-#').replace(/\.ts:\d+:\d+/g, '.ts').replace(/\d{7,}/g, '#').replace(/"durationMs":\d+/g, '');
+    const short = all
+      .replace(/r-\d+-\d+/g, 'r-#')
+      .replace(/\.ts:\d+:\d+/g, '.ts')
+      .replace(/\d{7,}/g, '#')
+      .replace(/"durationMs":\d+/g, '');
     for (const v of [FUTURE, '860719', '978']) expect(short).to.not.match(new RegExp(`(?<!\\d)${v}(?!\\d)`));
     expect(short).to.not.match(/(?<!\d)97(?!\d)/);
   });

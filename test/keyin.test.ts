@@ -1,9 +1,23 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { createNicepay, memoryStore, NicepayError, type KeyinInput, type KeyinResult, type Nicepay, type NicepayOptions } from '../src/index.js';
+import {
+  createNicepay,
+  memoryStore,
+  NicepayError,
+  type KeyinInput,
+  type KeyinResult,
+  type Nicepay,
+  type NicepayOptions,
+} from '../src/index.js';
 import { issueKeyinTid } from '../src/keyin/tid.js';
-import { createSandbox, KEYIN_DECLINES, SANDBOX_TEST_CARDS, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
+import {
+  createSandbox,
+  KEYIN_DECLINES,
+  SANDBOX_TEST_CARDS,
+  TEST_MERCHANTS,
+  type Sandbox,
+} from '../src/sandbox/index.js';
 import { encryptEncData } from '../src/wire/enc-data.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { keyinEncPlaintext } from '../src/wire/keyin-fields.js';
@@ -24,13 +38,18 @@ const vectors = JSON.parse(readFileSync(new URL('./fixtures/vectors.json', impor
 };
 
 /** An expiry (YYMM) three years ahead of now in KST. */
-const FUTURE = (() => { const k = kstParts(new Date()); return `${String((k.year + 3) % 100).padStart(2, '0')}07`; })();
+const FUTURE = (() => {
+  const k = kstParts(new Date());
+  return `${String((k.year + 3) % 100).padStart(2, '0')}07`;
+})();
 let seq = 0;
 /** A sandbox delay no client deadline of these tests waits for: the delay cases jump past the deadline. */
 const LATE_MS = 600_000;
 const moid = (tag: string): string => `k-${tag}-${++seq}-${Date.now()}`;
 const input = (over: Partial<KeyinInput> = {}, card: Partial<KeyinInput['card']> = {}): KeyinInput => ({
-  moid: moid('t'), amount: 1004, goodsName: '테스트 상품',
+  moid: moid('t'),
+  amount: 1004,
+  goodsName: '테스트 상품',
   ...over,
   card: { number: '4111111111111111', expiry: FUTURE, ...card },
 });
@@ -48,12 +67,22 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
   let nicepay: Nicepay;
   const captured = captureLogger();
   const make = (over: Partial<NicepayOptions> = {}): Nicepay =>
-    createNicepay({ mid: MID, merchantKey: KEY, baseUrl: url, logger: captured.logger, timeouts: { connectMs: 1_000, responseMs: 3_000 }, ...over });
+    createNicepay({
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: url,
+      logger: captured.logger,
+      timeouts: { connectMs: 1_000, responseMs: 3_000 },
+      ...over,
+    });
   const approvalsOf = (m: string) => sandbox.ledger.entries().filter((e) => e.moid === m && e.status === 'approved');
 
   before(async () => {
     sandbox = createSandbox({
-      merchants: [...TEST_MERCHANTS, { mid: STRICT_MID, merchantKey: STRICT_KEY, keyinRequiresAuthNum: true, keyinRequiresPassword: true }],
+      merchants: [
+        ...TEST_MERCHANTS,
+        { mid: STRICT_MID, merchantKey: STRICT_KEY, keyinRequiresAuthNum: true, keyinRequiresPassword: true },
+      ],
     });
     ({ url } = await sandbox.listen(0));
     nicepay = make();
@@ -71,7 +100,12 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
   });
 
   it('approves a test card and returns a typed card payment', async () => {
-    const req = input({ buyer: { name: '김똠햏', email: 'a@b.kr' }, mallReserved: 'x=1&y=2', quota: 3, interestFree: true });
+    const req = input({
+      buyer: { name: '김똠햏', email: 'a@b.kr' },
+      mallReserved: 'x=1&y=2',
+      quota: 3,
+      interestFree: true,
+    });
     const r = approved(await nicepay.keyin(req));
     expect(r.duplicate).to.equal(false);
     expect(r.tid).to.match(TID_RE);
@@ -94,10 +128,21 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
     expect(p.card.maskedNumber).to.equal('411111******1111');
     expect(p.raw.MsgSource).to.equal('SANDBOX'); // an unlisted field is kept, not fatal
     const entry = sandbox.ledger.get(r.tid)!;
-    expect(entry).to.include({ source: 'keyin', method: 'CARD', status: 'approved', amount: 1004, moid: req.moid, buyerName: '김똠햏' });
+    expect(entry).to.include({
+      source: 'keyin',
+      method: 'CARD',
+      status: 'approved',
+      amount: 1004,
+      moid: req.moid,
+      buyerName: '김똠햏',
+    });
   });
 
-  for (const [charset, ediType] of [['utf-8', 'KV'], ['euc-kr', 'KV'], ['utf-8', 'JSON']] as const) {
+  for (const [charset, ediType] of [
+    ['utf-8', 'KV'],
+    ['euc-kr', 'KV'],
+    ['utf-8', 'JSON'],
+  ] as const) {
     it(`reads a ${ediType} answer in ${charset} (the Content-Type is ignored)`, async () => {
       const r = approved(await nicepay.keyin(input({ charset, ediType }, { number: '5555555555554444' })));
       expect(r.payment.card.name).to.equal('현대');
@@ -138,7 +183,11 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
     sandbox.clock.set(fromKst(year, 8, 1, 0, 3));
     try {
       const r = await client.keyin(input());
-      expect(r).to.include({ status: 'declined', code: KEYIN_DECLINES.expired.code, message: '유효기간이 만료된 카드입니다' });
+      expect(r).to.include({
+        status: 'declined',
+        code: KEYIN_DECLINES.expired.code,
+        message: '유효기간이 만료된 카드입니다',
+      });
     } finally {
       await client.close();
     }
@@ -175,11 +224,18 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
 
   it('builds EncData exactly as the published vector, and the sandbox decrypts it (either hex case)', async () => {
     const v = vectors.vectors.find((x) => x.name === 'card key-in EncData')!;
-    const plaintext = keyinEncPlaintext({ number: '4111111111111111', expiry: '2912', buyerAuthNum: '800101', password2: '12' });
+    const plaintext = keyinEncPlaintext({
+      number: '4111111111111111',
+      expiry: '2912',
+      buyerAuthNum: '800101',
+      password2: '12',
+    });
     expect(plaintext).to.equal(v.input.plaintext);
     expect(encryptEncData(plaintext, KEY)).to.equal(v.expect);
     // Without a birth date or password the keys are still sent, empty (the spec's plaintext).
-    expect(keyinEncPlaintext({ number: '4111111111111111', expiry: '2912' })).to.equal('CardNo=4111111111111111&CardExpire=2912&BuyerAuthNum=&CardPwd=');
+    expect(keyinEncPlaintext({ number: '4111111111111111', expiry: '2912' })).to.equal(
+      'CardNo=4111111111111111&CardExpire=2912&BuyerAuthNum=&CardPwd=',
+    );
     const sv = vectors.vectors.find((x) => x.name === 'card key-in SignData')!;
     expect(keyinSignData(MID, sv.input.Amt!, sv.input.EdiDate!, sv.input.Moid!, KEY)).to.equal(sv.expect);
 
@@ -189,11 +245,27 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
     const ediDate = kstTimestamp14(now);
     const tid = `${MID}0101${kstTimestamp12(now)}Vec1`;
     const m = moid('vector');
-    const body = encodeForm({
-      TID: tid, MID, EdiDate: ediDate, Moid: m, Amt: '1004', GoodsName: '벡터', EncData: v.expect.toUpperCase(),
-      CardInterest: '0', CardQuota: '00', SignData: keyinSignData(MID, '1004', ediDate, m, KEY), CharSet: 'utf-8',
-    }, 'euc-kr');
-    const res = await fetch(`${url}/webapi/card_keyin.jsp`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    const body = encodeForm(
+      {
+        TID: tid,
+        MID,
+        EdiDate: ediDate,
+        Moid: m,
+        Amt: '1004',
+        GoodsName: '벡터',
+        EncData: v.expect.toUpperCase(),
+        CardInterest: '0',
+        CardQuota: '00',
+        SignData: keyinSignData(MID, '1004', ediDate, m, KEY),
+        CharSet: 'utf-8',
+      },
+      'euc-kr',
+    );
+    const res = await fetch(`${url}/webapi/card_keyin.jsp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
     const json = JSON.parse(await res.text()) as Record<string, string>;
     expect(json).to.include({ ResultCode: '3001', TID: tid, Amt: '000000001004', CardNo: '411111******1111' });
   });
@@ -210,10 +282,13 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
     expect(approvalsOf(req.moid)).to.have.length(1);
   });
 
-  it('never shows a paid Moid\'s result to another card: 409 NICEPAY_DUPLICATE_MISMATCH, nothing sent', async () => {
+  it("never shows a paid Moid's result to another card: 409 NICEPAY_DUPLICATE_MISMATCH, nothing sent", async () => {
     const req = input();
     const first = approved(await nicepay.keyin(req));
-    for (const card of [{ ...req.card, number: '5555555555554444' }, { ...req.card, expiry: String(Number(req.card.expiry) + 100) }]) {
+    for (const card of [
+      { ...req.card, number: '5555555555554444' },
+      { ...req.card, expiry: String(Number(req.card.expiry) + 100) },
+    ]) {
       const err = await rejection(nicepay.keyin({ ...req, card }));
       expect(err).to.include({ code: 'NICEPAY_DUPLICATE_MISMATCH', status: 409 });
       expect(JSON.stringify(err)).to.not.include(first.tid);
@@ -261,29 +336,84 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
 
   describe('validation before sending', () => {
     const bad: Array<{ name: string; field: string; make: () => KeyinInput; secret?: string }> = [
-      { name: 'card number too short', field: 'card.number', make: () => input({}, { number: '411111111111' }), secret: '411111111111' },
-      { name: 'card number too long', field: 'card.number', make: () => input({}, { number: '41111111111111111111' }), secret: '41111111111111111111' },
-      { name: 'card number with letters', field: 'card.number', make: () => input({}, { number: '4111x11111111111' }), secret: '4111x11111111111' },
-      { name: 'card number failing Luhn', field: 'card.number', make: () => input({}, { number: '4111111111111112' }), secret: '4111111111111112' },
+      {
+        name: 'card number too short',
+        field: 'card.number',
+        make: () => input({}, { number: '411111111111' }),
+        secret: '411111111111',
+      },
+      {
+        name: 'card number too long',
+        field: 'card.number',
+        make: () => input({}, { number: '41111111111111111111' }),
+        secret: '41111111111111111111',
+      },
+      {
+        name: 'card number with letters',
+        field: 'card.number',
+        make: () => input({}, { number: '4111x11111111111' }),
+        secret: '4111x11111111111',
+      },
+      {
+        name: 'card number failing Luhn',
+        field: 'card.number',
+        make: () => input({}, { number: '4111111111111112' }),
+        secret: '4111111111111112',
+      },
       { name: 'expiry month 13', field: 'card.expiry', make: () => input({}, { expiry: '3913' }), secret: '3913' },
       { name: 'expiry in the past', field: 'card.expiry', make: () => input({}, { expiry: '2001' }), secret: '2001' },
       { name: 'expiry as MM/YY', field: 'card.expiry', make: () => input({}, { expiry: '07/39' }), secret: '07/39' },
-      { name: 'buyerAuthNum of 5 digits', field: 'card.buyerAuthNum', make: () => input({}, { buyerAuthNum: '86071' }), secret: '86071' },
-      { name: 'buyerAuthNum of 7 digits', field: 'card.buyerAuthNum', make: () => input({}, { buyerAuthNum: '8607199' }), secret: '8607199' },
+      {
+        name: 'buyerAuthNum of 5 digits',
+        field: 'card.buyerAuthNum',
+        make: () => input({}, { buyerAuthNum: '86071' }),
+        secret: '86071',
+      },
+      {
+        name: 'buyerAuthNum of 7 digits',
+        field: 'card.buyerAuthNum',
+        make: () => input({}, { buyerAuthNum: '8607199' }),
+        secret: '8607199',
+      },
       { name: 'password2 of 1 digit', field: 'card.password2', make: () => input({}, { password2: '7' }) },
-      { name: 'password2 of 3 digits', field: 'card.password2', make: () => input({}, { password2: '739' }), secret: '739' },
+      {
+        name: 'password2 of 3 digits',
+        field: 'card.password2',
+        make: () => input({}, { password2: '739' }),
+        secret: '739',
+      },
       { name: 'quota 1', field: 'quota', make: () => input({ quota: 1 }) },
       { name: 'quota 100', field: 'quota', make: () => input({ quota: 100 }), secret: '100' },
       { name: 'quota not digits', field: 'quota', make: () => input({ quota: 'ab' }) },
       { name: 'amount 0', field: 'amount', make: () => input({ amount: 0 }) },
       { name: 'amount negative', field: 'amount', make: () => input({ amount: -5 }) },
       { name: 'amount fractional', field: 'amount', make: () => input({ amount: 10.5 }), secret: '10.5' },
-      { name: 'amount of 13 digits', field: 'amount', make: () => input({ amount: 1234567890123 }), secret: '1234567890123' },
+      {
+        name: 'amount of 13 digits',
+        field: 'amount',
+        make: () => input({ amount: 1234567890123 }),
+        secret: '1234567890123',
+      },
       { name: 'empty moid', field: 'moid', make: () => input({ moid: '' }) },
       { name: 'moid of 65 bytes', field: 'moid', make: () => input({ moid: 'm'.repeat(65) }), secret: 'm'.repeat(65) },
-      { name: 'moid of 33 Hangul (66 bytes)', field: 'moid', make: () => input({ moid: '주'.repeat(33) }), secret: '주'.repeat(33) },
-      { name: 'goods name with an emoji', field: 'goodsName', make: () => input({ goodsName: '상품😀' }), secret: '상품😀' },
-      { name: 'buyer name of 32 bytes', field: 'buyer.name', make: () => input({ buyer: { name: '김'.repeat(16) } }), secret: '김'.repeat(16) },
+      {
+        name: 'moid of 33 Hangul (66 bytes)',
+        field: 'moid',
+        make: () => input({ moid: '주'.repeat(33) }),
+        secret: '주'.repeat(33),
+      },
+      {
+        name: 'goods name with an emoji',
+        field: 'goodsName',
+        make: () => input({ goodsName: '상품😀' }),
+        secret: '상품😀',
+      },
+      {
+        name: 'buyer name of 32 bytes',
+        field: 'buyer.name',
+        make: () => input({ buyer: { name: '김'.repeat(16) } }),
+        secret: '김'.repeat(16),
+      },
     ];
     for (const c of bad) {
       it(`refuses ${c.name} (field ${c.field}, value not echoed, nothing sent)`, async () => {
@@ -304,12 +434,18 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
 
   describe('a contract that requires BuyerAuthNum and the card password', () => {
     let strict: Nicepay;
-    before(() => { strict = createNicepay({ mid: STRICT_MID, merchantKey: STRICT_KEY, baseUrl: url }); });
+    before(() => {
+      strict = createNicepay({ mid: STRICT_MID, merchantKey: STRICT_KEY, baseUrl: url });
+    });
     after(() => strict.close());
 
     it('is declined without BuyerAuthNum, and without CardPwd', async () => {
       const noAuth = await strict.keyin(input({}, { password2: '12' }));
-      expect(noAuth).to.include({ status: 'declined', code: KEYIN_DECLINES.authNumRequired.code, message: KEYIN_DECLINES.authNumRequired.message });
+      expect(noAuth).to.include({
+        status: 'declined',
+        code: KEYIN_DECLINES.authNumRequired.code,
+        message: KEYIN_DECLINES.authNumRequired.message,
+      });
       const noPwd = await strict.keyin(input({}, { buyerAuthNum: '800101' }));
       expect(noPwd).to.include({ status: 'declined', code: KEYIN_DECLINES.passwordRequired.code });
     });
@@ -325,14 +461,23 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
     // Deadlines a loaded machine meets; the delay cases jump past them (pastClientDeadline) and
     // the sandbox's stalled answer (LATE_MS) never comes within the jump.
     // No automatic settler: a test settles when it says so.
-    before(() => { quick = make({ settle: false, timeouts: { connectMs: 5_000, responseMs: 5_000 } }); });
+    before(() => {
+      quick = make({ settle: false, timeouts: { connectMs: 5_000, responseMs: 5_000 } });
+    });
     after(() => quick.close());
 
     it('a timeout after the gateway committed is NICEPAY_OUTCOME_UNKNOWN with tid and moid, net-cancelled at once; a retry charges nothing', async () => {
       const req = input();
       sandbox.faults.inject({ target: 'keyin', kind: 'delay', delayMs: LATE_MS });
       const err = await pastClientDeadline(sandbox, () => rejection(quick.keyin(req)));
-      expect(err).to.include({ name: 'NicepayGatewayError', code: 'NICEPAY_OUTCOME_UNKNOWN', moid: req.moid, netCancel: 'succeeded', settlement: 'reversed', outcomeUnknown: false });
+      expect(err).to.include({
+        name: 'NicepayGatewayError',
+        code: 'NICEPAY_OUTCOME_UNKNOWN',
+        moid: req.moid,
+        netCancel: 'succeeded',
+        settlement: 'reversed',
+        outcomeUnknown: false,
+      });
       const tid = (err as NicepayError & { tid: string }).tid;
       expect(tid).to.match(TID_RE);
       // It did happen, and the net cancel (the cancel form with NetCancel=1) reversed it.
@@ -356,7 +501,13 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
         const req = input();
         sandbox.faults.inject({ target: 'keyin', kind });
         const err = await rejection(quick.keyin(req));
-        expect(err).to.include({ code, moid: req.moid, netCancel: 'succeeded', settlement: 'reversed', outcomeUnknown: false });
+        expect(err).to.include({
+          code,
+          moid: req.moid,
+          netCancel: 'succeeded',
+          settlement: 'reversed',
+          outcomeUnknown: false,
+        });
         const tid = (err as NicepayError & { tid?: string }).tid;
         expect(tid).to.match(TID_RE);
         expect(sandbox.ledger.get(tid!)?.status).to.equal('net-cancelled');
@@ -367,7 +518,12 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
       const req = input();
       sandbox.faults.inject({ target: 'keyin', kind: 'delay', delayMs: LATE_MS, commit: false });
       const err = await pastClientDeadline(sandbox, () => rejection(quick.keyin(req)));
-      expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', moid: req.moid, settlement: 'never-charged', outcomeUnknown: false });
+      expect(err).to.include({
+        code: 'NICEPAY_OUTCOME_UNKNOWN',
+        moid: req.moid,
+        settlement: 'never-charged',
+        outcomeUnknown: false,
+      });
       const tid = (err as NicepayError & { tid: string }).tid;
       expect(sandbox.ledger.entries().filter((e) => e.moid === req.moid)).to.have.length(0);
       const report = await quick.settle();
@@ -375,14 +531,24 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
       expect(report.unsettled.filter((u) => u.tid === tid)).to.deep.equal([]);
       // The Moid's record answers repeats with what settlement learned; nothing is sent.
       const again = await rejection(quick.keyin(req));
-      expect(again).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', tid, settlement: 'never-charged', outcomeUnknown: false });
+      expect(again).to.include({
+        code: 'NICEPAY_OUTCOME_UNKNOWN',
+        tid,
+        settlement: 'never-charged',
+        outcomeUnknown: false,
+      });
       expect(sandbox.ledger.entries().filter((e) => e.moid === req.moid)).to.have.length(0);
     });
   });
 
-  it('bad per-call hook options are the call\'s bad input (400 NICEPAY_FIELD_INVALID naming the option), never a configuration error, and nothing is sent', async () => {
+  it("bad per-call hook options are the call's bad input (400 NICEPAY_FIELD_INVALID naming the option), never a configuration error, and nothing is sent", async () => {
     const req = input();
-    for (const [field, bad] of [['onApproved', { onApproved: 'record it' }], ['onApproved', { onApproved: {} }], ['hookTimeoutMs', { hookTimeoutMs: 0 }], ['hookTimeoutMs', { hookTimeoutMs: Number.NaN }]] as const) {
+    for (const [field, bad] of [
+      ['onApproved', { onApproved: 'record it' }],
+      ['onApproved', { onApproved: {} }],
+      ['hookTimeoutMs', { hookTimeoutMs: 0 }],
+      ['hookTimeoutMs', { hookTimeoutMs: Number.NaN }],
+    ] as const) {
       const err = await rejection(nicepay.keyin({ ...req, ...bad } as never));
       expect(err, field).to.include({ code: 'NICEPAY_FIELD_INVALID', status: 400, field, expose: true });
     }
@@ -429,7 +595,11 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
       texts.push(JSON.stringify(await np.keyin(input({}, card))));
       texts.push(JSON.stringify(await np.keyin(input({}, { ...card, number: '4000000000000002' }))));
       sandbox.faults.inject({ target: 'keyin', kind: 'delay', delayMs: LATE_MS });
-      for (const make of [() => np.keyin(input({}, card)), () => np.keyin(input({}, { ...card, number: '5555555555554445' })), () => np.keyin(input({}, { ...card, password2: '978' }))]) {
+      for (const make of [
+        () => np.keyin(input({}, card)),
+        () => np.keyin(input({}, { ...card, number: '5555555555554445' })),
+        () => np.keyin(input({}, { ...card, password2: '978' })),
+      ]) {
         const err = await pastClientDeadline(sandbox, () => rejection(make()));
         log.record(err);
       }
@@ -438,10 +608,12 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
     }
     const all = [...texts, log.text()].join('\n');
     expect(all).to.include('NICEPAY_OUTCOME_UNKNOWN');
-    for (const secret of ['5555555555554444', '4000000000000002', '5555555555554445', KEY]) expect(all).to.not.include(secret);
+    for (const secret of ['5555555555554444', '4000000000000002', '5555555555554445', KEY])
+      expect(all).to.not.include(secret);
     expect(all).to.not.match(/CardNo=\d|CardExpire=|CardPwd=|BuyerAuthNum=|EncData=|"password2":|"number":|"expiry":/);
     // Strip long digit runs (TIDs, AuthDate, AuthCode) so short card values can be searched as tokens.
     const short = all.replace(/\d{7,}/g, '#').replace(/"durationMs":\d+/g, '');
-    for (const secret of [card.expiry, card.buyerAuthNum, '978']) expect(short).to.not.match(new RegExp(`(?<!\\d)${secret}(?!\\d)`));
+    for (const secret of [card.expiry, card.buyerAuthNum, '978'])
+      expect(short).to.not.match(new RegExp(`(?<!\\d)${secret}(?!\\d)`));
   });
 });

@@ -16,19 +16,37 @@ const SRC = join(import.meta.dirname, '..', 'src');
  * places of a lower rank, and interface folders (rank 5) each other.
  */
 const RANK: Readonly<Record<string, number>> = {
-  'types': 0, 'errors': 0, 'logger': 0, 'gateway-endpoint': 0,
-  'wire': 1,
-  'util': 2,
-  'redact': 3, 'debug-logger': 3, 'business-days': 3, 'validation': 3, 'transport': 3, 'store': 3,
-  'config': 4,
-  'context': 5,
-  'pipeline': 6,
-  'approval': 7, 'keyin': 7, 'billing': 7, 'cash-receipt': 7, 'cancel': 7, 'status': 7, 'notify': 7, 'payout': 7, 'recon': 7, 'data-api': 7, 'window': 7,
-  'express': 8,
-  'nicepay': 9,
-  'index': 10,
-  'sandbox': 10,
-  'cli': 11,
+  types: 0,
+  errors: 0,
+  logger: 0,
+  'gateway-endpoint': 0,
+  wire: 1,
+  util: 2,
+  redact: 3,
+  'debug-logger': 3,
+  'business-days': 3,
+  validation: 3,
+  transport: 3,
+  store: 3,
+  config: 4,
+  context: 5,
+  pipeline: 6,
+  approval: 7,
+  keyin: 7,
+  billing: 7,
+  'cash-receipt': 7,
+  cancel: 7,
+  status: 7,
+  notify: 7,
+  payout: 7,
+  recon: 7,
+  'data-api': 7,
+  window: 7,
+  express: 8,
+  nicepay: 9,
+  index: 10,
+  sandbox: 10,
+  cli: 11,
 };
 const INTERFACE = 7;
 
@@ -85,7 +103,8 @@ describe('layering', () => {
         if (place === 'pipeline' && RANK[target.place] === INTERFACE) wrong.push(`${file} -> ${target.path}`);
         // The contract's types are shared; the stores themselves are the pipeline's (and the entries').
         const implementation = target.place === 'store' && target.path !== 'store/types.ts';
-        if (implementation && !['store', 'pipeline', 'config', 'index'].includes(place)) wrong.push(`${file} -> ${target.path}`);
+        if (implementation && !['store', 'pipeline', 'config', 'index'].includes(place))
+          wrong.push(`${file} -> ${target.path}`);
         if (RANK[place] === INTERFACE && target.place === 'store') wrong.push(`${file} -> ${target.path}`);
       }
     }
@@ -94,8 +113,16 @@ describe('layering', () => {
 
   it('src/express only adapts: no wire module, and the pipeline only through its public face', () => {
     for (const { file, imports } of all.filter((s) => s.place === 'express')) {
-      expect(imports.filter((i) => i.place === 'wire'), file).to.deep.equal([]);
-      expect(imports.filter((i) => i.place === 'pipeline' && i.path !== 'pipeline/index.ts' && i.path !== 'pipeline/public.ts'), file).to.deep.equal([]);
+      expect(
+        imports.filter((i) => i.place === 'wire'),
+        file,
+      ).to.deep.equal([]);
+      expect(
+        imports.filter(
+          (i) => i.place === 'pipeline' && i.path !== 'pipeline/index.ts' && i.path !== 'pipeline/public.ts',
+        ),
+        file,
+      ).to.deep.equal([]);
     }
   });
 
@@ -109,7 +136,10 @@ describe('layering', () => {
 
   it('src/wire imports only src/wire and the shared types', () => {
     for (const { file, imports } of all.filter((s) => s.place === 'wire')) {
-      expect(imports.filter((i) => i.place !== 'wire' && i.place !== 'types'), file).to.deep.equal([]);
+      expect(
+        imports.filter((i) => i.place !== 'wire' && i.place !== 'types'),
+        file,
+      ).to.deep.equal([]);
     }
   });
 });

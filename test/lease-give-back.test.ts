@@ -10,14 +10,15 @@ import { flakyStore } from './helpers/ledger-store.js';
 import { MID, startShop } from './helpers/shop.js';
 
 describe('a holder whose ledger write failed gives its lease back', () => {
-  it('the buyer\'s retry, with no lease expiring, settles the approval at once: approved, recovered, onApproved once, one approval at the gateway', async () => {
+  it("the buyer's retry, with no lease expiring, settles the approval at once: approved, recovered, onApproved once, one approval at the gateway", async () => {
     const flaky = flakyStore((next) => next.state === 'committed');
     const shop = await startShop({ nicepay: { store: flaky.store, settle: false } });
     try {
       shop.orders.set('give-back-1', 1_500);
       const auth = await shop.sandbox.authenticate({ moid: 'give-back-1', amount: 1_500, method: 'CARD' });
       const tid = auth.fields.TxTid!;
-      const post = () => request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const post = () =>
+        request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
 
       const first = await post();
       expect(first.status).to.equal(502);

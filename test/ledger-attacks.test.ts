@@ -12,7 +12,10 @@ import { encodeForm } from '../src/wire/form-codec.js';
 import { startShop, type TestShop } from './helpers/shop.js';
 
 const post = (shop: TestShop, fields: Record<string, string | undefined>, contentType: string) =>
-  request(shop.app).post('/pay/return').set('content-type', contentType).send(encodeForm(fields, 'euc-kr').toString('latin1'));
+  request(shop.app)
+    .post('/pay/return')
+    .set('content-type', contentType)
+    .send(encodeForm(fields, 'euc-kr').toString('latin1'));
 
 /** A made-up TxTid of the test merchant's shape, one per `n`. */
 const madeUpTid = (n: number): string => `nicepay00m0101261127${String(n).padStart(10, '0')}`;
@@ -25,9 +28,19 @@ describe('ledger: a flood of forged returns evicts no money record', function ()
     const shop = await startShop({ nicepay: { store } });
     try {
       const { bid } = await registered(shop);
-      const charge = await shop.nicepay.billing.charge({ bid, moid: 'sub-flood-1', amount: 29_900, goodsName: '정기 구독' });
+      const charge = await shop.nicepay.billing.charge({
+        bid,
+        moid: 'sub-flood-1',
+        amount: 29_900,
+        goodsName: '정기 구독',
+      });
       expect(charge.status).to.equal('approved');
-      const keyin = await shop.nicepay.keyin({ moid: 'keyin-flood-1', amount: 12_000, goodsName: '키인 상품', card: { number: '4111111111111111', expiry: '3012' } });
+      const keyin = await shop.nicepay.keyin({
+        moid: 'keyin-flood-1',
+        amount: 12_000,
+        goodsName: '키인 상품',
+        card: { number: '4111111111111111', expiry: '3012' },
+      });
       expect(keyin.status).to.equal('approved');
       // One genuine authentication of the attacker's own, posted with made-up TxTids: each is
       // signed (the Signature covers AuthToken + MID + Amt, not the TxTid), so each reaches the
@@ -44,12 +57,24 @@ describe('ledger: a flood of forged returns evicts no money record', function ()
       expect(JSON.parse((await store.get('billing:nicepay00m:sub-flood-1'))!.value)).to.include({ state: 'recorded' });
       expect(JSON.parse((await store.get('keyin:nicepay00m:keyin-flood-1'))!.value)).to.include({ state: 'recorded' });
       const chargedBefore = shop.sandbox.ledger.byMoid('nicepay00m', 'sub-flood-1').length;
-      const again = await shop.nicepay.billing.charge({ bid, moid: 'sub-flood-1', amount: 29_900, goodsName: '정기 구독' });
+      const again = await shop.nicepay.billing.charge({
+        bid,
+        moid: 'sub-flood-1',
+        amount: 29_900,
+        goodsName: '정기 구독',
+      });
       expect(again).to.include({ status: 'approved', duplicate: true, tid: charge.tid });
-      const keyinAgain = await shop.nicepay.keyin({ moid: 'keyin-flood-1', amount: 12_000, goodsName: '키인 상품', card: { number: '4111111111111111', expiry: '3012' } });
+      const keyinAgain = await shop.nicepay.keyin({
+        moid: 'keyin-flood-1',
+        amount: 12_000,
+        goodsName: '키인 상품',
+        card: { number: '4111111111111111', expiry: '3012' },
+      });
       expect(keyinAgain).to.include({ status: 'approved', duplicate: true, tid: keyin.tid });
       expect(shop.sandbox.ledger.byMoid('nicepay00m', 'sub-flood-1')).to.have.length(chargedBefore);
-      expect(shop.sandbox.ledger.byMoid('nicepay00m', 'keyin-flood-1').filter((e) => e.status === 'approved')).to.have.length(1);
+      expect(
+        shop.sandbox.ledger.byMoid('nicepay00m', 'keyin-flood-1').filter((e) => e.status === 'approved'),
+      ).to.have.length(1);
     } finally {
       await shop.close();
     }
@@ -60,18 +85,24 @@ describe('ledger: a flood of forged returns evicts no money record', function ()
     const shop = await startShop({ nicepay: { store } });
     try {
       const card = { number: '4111111111111111', expiry: '3012' };
-      for (const moid of ['full-1', 'full-2']) expect((await shop.nicepay.keyin({ moid, amount: 1_000, goodsName: '상품', card })).status).to.equal('approved');
-      const refused = await shop.nicepay.keyin({ moid: 'full-3', amount: 1_000, goodsName: '상품', card }).catch((e: unknown) => e);
+      for (const moid of ['full-1', 'full-2'])
+        expect((await shop.nicepay.keyin({ moid, amount: 1_000, goodsName: '상품', card })).status).to.equal(
+          'approved',
+        );
+      const refused = await shop.nicepay
+        .keyin({ moid: 'full-3', amount: 1_000, goodsName: '상품', card })
+        .catch((e: unknown) => e);
       expect(refused).to.include({ code: 'NICEPAY_STORE_FULL', status: 503 });
       expect(shop.sandbox.ledger.byMoid('nicepay00m', 'full-3')).to.have.length(0);
-      for (const moid of ['full-1', 'full-2']) expect(JSON.parse((await store.get(`keyin:nicepay00m:${moid}`))!.value)).to.include({ state: 'recorded' });
+      for (const moid of ['full-1', 'full-2'])
+        expect(JSON.parse((await store.get(`keyin:nicepay00m:${moid}`))!.value)).to.include({ state: 'recorded' });
     } finally {
       await shop.close();
     }
   });
 });
 
-describe("ledger: a replay naming another order after the store forgot the TID", () => {
+describe('ledger: a replay naming another order after the store forgot the TID', () => {
   for (const processedNamesOrder of [false, true]) {
     it(`is answered 409 NICEPAY_ALREADY_PROCESSED and records nothing for the other order (already-processed answers ${processedNamesOrder ? 'name the paid order' : 'name no order'})`, async () => {
       const sandbox = createSandbox({ processedNamesOrder });
@@ -81,7 +112,10 @@ describe("ledger: a replay naming another order after the store forgot the TID",
       try {
         first.orders.set('order-a', 15_000);
         const auth = await sandbox.authenticate({ moid: 'order-a', amount: 15_000, method: 'CARD' });
-        expect((await post(first, auth.fields, auth.contentType)).body).to.include({ status: 'approved', moid: 'order-a' });
+        expect((await post(first, auth.fields, auth.contentType)).body).to.include({
+          status: 'approved',
+          moid: 'order-a',
+        });
         // The store forgot (a restart on memoryStore): the buyer replays their own genuine
         // return with another order's Moid of the same amount.
         restarted.orders.set('order-a', 15_000).set('order-b', 15_000);
@@ -99,7 +133,7 @@ describe("ledger: a replay naming another order after the store forgot the TID",
     });
   }
 
-  it('is recovered for its own order only when the gateway\'s signed answer names it: onApproved runs once more, recovered', async () => {
+  it("is recovered for its own order only when the gateway's signed answer names it: onApproved runs once more, recovered", async () => {
     const sandbox = createSandbox({ processedNamesOrder: true });
     await sandbox.listen(0);
     const first = await startShop({ sandbox });
@@ -135,7 +169,12 @@ describe("ledger: a stranger's token on a victim's TxTid", () => {
     const restarted = await startShop({ sandbox });
     try {
       for (const s of [shop, restarted]) s.orders.set('victim-x', 20_000).set('stranger-x', 20_000);
-      const victim = await sandbox.authenticate({ moid: 'victim-x', amount: 20_000, method: 'CARD', buyerName: '피해자' });
+      const victim = await sandbox.authenticate({
+        moid: 'victim-x',
+        amount: 20_000,
+        method: 'CARD',
+        buyerName: '피해자',
+      });
       expect((await post(shop, victim.fields, victim.contentType)).body).to.include({ status: 'approved' });
       const stranger = await sandbox.authenticate({ moid: 'stranger-x', amount: 20_000, method: 'CARD' });
       const forged = { ...stranger.fields, TxTid: victim.fields.TxTid, Moid: 'victim-x' };
@@ -163,7 +202,11 @@ describe("ledger: a stranger's token on a victim's TxTid", () => {
       shop.orders.set('victim-y', 9_000).set('stranger-y', 9_000);
       const victim = await sandbox.authenticate({ moid: 'victim-y', amount: 9_000, method: 'CARD' });
       const stranger = await sandbox.authenticate({ moid: 'stranger-y', amount: 9_000, method: 'CARD' });
-      const forged = await post(shop, { ...stranger.fields, TxTid: victim.fields.TxTid, Moid: 'victim-y' }, stranger.contentType);
+      const forged = await post(
+        shop,
+        { ...stranger.fields, TxTid: victim.fields.TxTid, Moid: 'victim-y' },
+        stranger.contentType,
+      );
       expect(forged.status).to.equal(400);
       expect(forged.body.code).to.equal('NICEPAY_RETURN_INVALID');
       const paid = await post(shop, victim.fields, victim.contentType);
@@ -185,7 +228,12 @@ describe("ledger: a refunded order's own return replayed", () => {
       const auth = await sandbox.authenticate({ moid: 'refunded-1', amount: 5_000, method: 'CARD' });
       const paid = await post(shop, auth.fields, auth.contentType);
       expect(paid.body).to.include({ status: 'approved' });
-      const refund = await shop.nicepay.cancel({ tid: auth.fields.TxTid!, moid: 'refunded-1', amount: 5_000, reason: '고객 요청' });
+      const refund = await shop.nicepay.cancel({
+        tid: auth.fields.TxTid!,
+        moid: 'refunded-1',
+        amount: 5_000,
+        reason: '고객 요청',
+      });
       expect(refund.status).to.equal('cancelled');
       const replay = await post(shop, auth.fields, auth.contentType);
       expect(replay.body).to.include({ status: 'approved', duplicate: true, moid: 'refunded-1' });
@@ -204,7 +252,10 @@ describe("ledger: a refunded order's own return replayed", () => {
 
 /** Registers the billing test card and returns its BID. */
 async function registered(shop: TestShop): Promise<{ bid: string }> {
-  const r = await shop.nicepay.billing.register({ moid: 'reg-flood', card: { number: '4111111111111111', expYear: '30', expMonth: '12' } });
+  const r = await shop.nicepay.billing.register({
+    moid: 'reg-flood',
+    card: { number: '4111111111111111', expYear: '30', expMonth: '12' },
+  });
   if (r.status !== 'registered') throw new Error(`registration refused: ${JSON.stringify(r)}`);
   return { bid: r.bid };
 }

@@ -13,7 +13,10 @@ import { rejectedWith } from './helpers/rejected.js';
 
 const MID = 'nictest04m';
 const KEY = TEST_MERCHANTS.find((m) => m.mid === MID)!.merchantKey;
-const FUTURE = (() => { const k = kstParts(new Date()); return `${String((k.year + 3) % 100).padStart(2, '0')}07`; })();
+const FUTURE = (() => {
+  const k = kstParts(new Date());
+  return `${String((k.year + 3) % 100).padStart(2, '0')}07`;
+})();
 
 describe('a full ledger store refuses new work and never drops a live record', () => {
   let sandbox: Sandbox;
@@ -24,14 +27,26 @@ describe('a full ledger store refuses new work and never drops a live record', (
     sandbox = createSandbox();
     const { url } = await sandbox.listen(0);
     // No automatic settler: the test settles when it says so.
-    nicepay = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: url, store, settle: false, timeouts: { connectMs: 2_000, responseMs: 3_000 } });
+    nicepay = createNicepay({
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: url,
+      store,
+      settle: false,
+      timeouts: { connectMs: 2_000, responseMs: 3_000 },
+    });
   });
   after(async () => {
     await nicepay.close();
     await sandbox.close();
   });
 
-  const input = (moid: string): KeyinInput => ({ moid, amount: 1004, goodsName: '테스트 상품', card: { number: '4111111111111111', expiry: FUTURE } });
+  const input = (moid: string): KeyinInput => ({
+    moid,
+    amount: 1004,
+    goodsName: '테스트 상품',
+    card: { number: '4111111111111111', expiry: FUTURE },
+  });
   const entriesOf = (moid: string) => sandbox.ledger.entries().filter((e) => e.moid === moid);
 
   it('full of a recorded payment and an open one: a new Moid is 503 NICEPAY_STORE_FULL and nothing is sent; both records stay; a settled record that cost nothing makes room', async () => {

@@ -20,9 +20,14 @@ describe('logging', () => {
 
     it('writes one line per event when enabled, nothing when not', () => {
       const lines: string[] = [];
-      debugLogger('express-nicepay', (l) => lines.push(l)).info({ tid: 't1', step: 'approve', durationMs: 3 }, 'approval answered');
+      debugLogger('express-nicepay', (l) => lines.push(l)).info(
+        { tid: 't1', step: 'approve', durationMs: 3 },
+        'approval answered',
+      );
       expect(lines).to.have.length(1);
-      expect(lines[0]).to.match(/ express-nicepay info approval answered \{"tid":"t1","step":"approve","durationMs":3\}\n$/);
+      expect(lines[0]).to.match(
+        / express-nicepay info approval answered \{"tid":"t1","step":"approve","durationMs":3\}\n$/,
+      );
       const quiet: string[] = [];
       debugLogger('other', (l) => quiet.push(l)).error({ a: 1 }, 'x');
       expect(quiet).to.deep.equal([]);
@@ -31,8 +36,19 @@ describe('logging', () => {
 
   describe('redaction', () => {
     const keys = [
-      'merchantKey', 'EncData', 'SignData', 'CardNo', 'cardNumber', 'CardExpire', 'expiry',
-      'CardPwd', 'password2', 'BuyerAuthNum', 'buyerAuthNum', 'encKey', 'merchant_key',
+      'merchantKey',
+      'EncData',
+      'SignData',
+      'CardNo',
+      'cardNumber',
+      'CardExpire',
+      'expiry',
+      'CardPwd',
+      'password2',
+      'BuyerAuthNum',
+      'buyerAuthNum',
+      'encKey',
+      'merchant_key',
     ];
     for (const key of keys) {
       it(`masks ${key}`, () => {
@@ -44,23 +60,34 @@ describe('logging', () => {
     it('masks nested card fields and leaves the input untouched', () => {
       const input = { step: 'keyin', card: { number: '4111111111111111', expiry: '2812' }, list: [{ CardPwd: '12' }] };
       const out = redact(input);
-      expect(out).to.deep.equal({ step: 'keyin', card: { number: REDACTED, expiry: REDACTED }, list: [{ CardPwd: REDACTED }] });
+      expect(out).to.deep.equal({
+        step: 'keyin',
+        card: { number: REDACTED, expiry: REDACTED },
+        list: [{ CardPwd: REDACTED }],
+      });
       expect(input.card.number).to.equal('4111111111111111');
     });
 
     it('masks a bare card number anywhere in a string, to its last 4 digits', () => {
-      expect(redact({ note: 'card 4111111111111111 declined' })).to.deep.equal({ note: 'card ************1111 declined' });
+      expect(redact({ note: 'card 4111111111111111 declined' })).to.deep.equal({
+        note: 'card ************1111 declined',
+      });
       expect(redact({ note: '4111-1111-1111-1111' })).to.deep.equal({ note: '************1111' });
       expect(redact({ n: '3714496353984312' })).to.deep.equal({ n: '************4312' });
       expect(redact({ amount: '1004', authCode: '30009412', tid: 'nicepay00m01012611212124471234' })).to.deep.equal({
-        amount: '1004', authCode: '30009412', tid: 'nicepay00m01012611212124471234',
+        amount: '1004',
+        authCode: '30009412',
+        tid: 'nicepay00m01012611212124471234',
       });
     });
 
     it('leaves identifiers a shop reconciles with: TIDs in messages, tid / moid / seq values', () => {
       const msg = 'net cancel FAILED: reconcile TID nictest04m01012611220646381bdO';
       expect(redact({ note: msg })).to.deep.equal({ note: msg });
-      expect(redact({ moid: '1234567812345678', seq: '0000000000000123' })).to.deep.equal({ moid: '1234567812345678', seq: '0000000000000123' });
+      expect(redact({ moid: '1234567812345678', seq: '0000000000000123' })).to.deep.equal({
+        moid: '1234567812345678',
+        seq: '0000000000000123',
+      });
       expect(redact({ note: 'order 1234567812345678' })).to.deep.equal({ note: 'order ************5678' });
     });
 

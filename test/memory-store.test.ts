@@ -46,7 +46,7 @@ describe('memoryStore', () => {
       expect((await store.acquire('new-1', 1_000)).state).to.equal('acquired');
       // Full again: the decline goes, never the charge.
       expect((await store.acquire('new-2', 1_000)).state).to.equal('acquired');
-      expect((await store.get('declined'))).to.equal(undefined);
+      expect(await store.get('declined')).to.equal(undefined);
       expect((await store.get('charged'))?.value).to.equal('charged');
       // Only live records (a guarding close and two leases): the new key is refused.
       let refused: unknown;

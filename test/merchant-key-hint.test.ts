@@ -16,7 +16,12 @@ describe('a wrong merchant key, as every flow reports it', () => {
   let wrong: Nicepay;
   before(async () => {
     shop = await startLifecycleShop();
-    wrong = createNicepay({ mid: MID, merchantKey: 'not-the-key-of-this-mid-0123456789', baseUrl: shop.sandbox.url, clock: () => shop.sandbox.clock.now() });
+    wrong = createNicepay({
+      mid: MID,
+      merchantKey: 'not-the-key-of-this-mid-0123456789',
+      baseUrl: shop.sandbox.url,
+      clock: () => shop.sandbox.clock.now(),
+    });
   });
   after(async () => {
     await wrong.close();
@@ -38,8 +43,13 @@ describe('a wrong merchant key, as every flow reports it', () => {
     expect(err.message).to.include(HINT);
   });
 
-  it('keyin(): declined with the gateway\'s code, and the message asks about merchantKey', async () => {
-    const r = await wrong.keyin({ moid: `hint-${Date.now()}`, amount: 1004, goodsName: 'g', card: { number: '4111111111111111', expiry: FUTURE } });
+  it("keyin(): declined with the gateway's code, and the message asks about merchantKey", async () => {
+    const r = await wrong.keyin({
+      moid: `hint-${Date.now()}`,
+      amount: 1004,
+      goodsName: 'g',
+      card: { number: '4111111111111111', expiry: FUTURE },
+    });
     expect(r.status).to.equal('declined');
     if (r.status !== 'declined') return;
     expect(r.code).to.equal('1641');

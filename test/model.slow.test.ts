@@ -13,7 +13,10 @@ import type { StoreKind } from './model/store-setup.js';
 /** The fast suite's seed: the same sequences every run. */
 const SEED = 20_260_302;
 /** Sequences per durable store (test/model-memory.test.ts runs the memory store in the fast suite). */
-const RUNS: ReadonlyArray<[StoreKind, number]> = [['sqlite', 60], ['redis', 60]];
+const RUNS: ReadonlyArray<[StoreKind, number]> = [
+  ['sqlite', 60],
+  ['redis', 60],
+];
 
 describe('the money invariant, checked by a model (fast-check, fixed seed)', function () {
   this.timeout(120_000);

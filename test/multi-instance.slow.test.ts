@@ -28,7 +28,8 @@ interface Answer {
 /** Authenticates `tids` payments at the sandbox (Moid `mi-<n>`, amount 1000 + n won). */
 async function authenticate(sandbox: Sandbox, tids: number): Promise<AuthReturn[]> {
   const auths: AuthReturn[] = [];
-  for (let n = 0; n < tids; n++) auths.push(await sandbox.authenticate({ moid: `mi-${n}`, amount: 1_000 + n, method: 'CARD' }));
+  for (let n = 0; n < tids; n++)
+    auths.push(await sandbox.authenticate({ moid: `mi-${n}`, amount: 1_000 + n, method: 'CARD' }));
   return auths;
 }
 
@@ -61,14 +62,24 @@ async function postDuplicates(instances: Instance[], auths: AuthReturn[], copies
  * the gateway and is committed once, onApproved ran once per TID across the processes, and
  * exactly one answer per TID is not a duplicate.
  */
-async function expectOncePerTid(sandbox: Sandbox, instances: Instance[], auths: AuthReturn[], answers: Answer[]): Promise<void> {
+async function expectOncePerTid(
+  sandbox: Sandbox,
+  instances: Instance[],
+  auths: AuthReturn[],
+  answers: Answer[],
+): Promise<void> {
   const failures = answers.filter((a) => a.statusCode !== 200 || a.body.status !== 'approved' || a.body.tid !== a.tid);
-  expect(failures.slice(0, 5), `${failures.length} failed:\n${instances.map((i) => i.log).join('\n')}`).to.deep.equal([]);
+  expect(failures.slice(0, 5), `${failures.length} failed:\n${instances.map((i) => i.log).join('\n')}`).to.deep.equal(
+    [],
+  );
   expect(answers.filter((a) => a.body.duplicate === false)).to.have.length(auths.length);
 
   const entries = sandbox.ledger.entries();
   expect(entries).to.have.length(auths.length);
-  expect(entries.reduce((sum, e) => sum + e.approvalCalls, 0), 'approval calls at the gateway').to.equal(auths.length);
+  expect(
+    entries.reduce((sum, e) => sum + e.approvalCalls, 0),
+    'approval calls at the gateway',
+  ).to.equal(auths.length);
   expect(sandbox.ledger.committed()).to.have.length(auths.length);
 
   const all = await approvedAcross(instances);
@@ -122,7 +133,10 @@ describe('two shop processes on a three-master Redis Cluster', function () {
 
       before(async function () {
         this.timeout(60_000);
-        shops = await startTwoShops({ REDIS_CLUSTER: cluster.rootNodes.map((n) => `${n.host}:${n.port}`).join(','), REDIS_LIBRARY: library });
+        shops = await startTwoShops({
+          REDIS_CLUSTER: cluster.rootNodes.map((n) => `${n.host}:${n.port}`).join(','),
+          REDIS_LIBRARY: library,
+        });
       });
 
       after(async () => {
@@ -178,11 +192,14 @@ describe('failover: a Redis Cluster master killed while approvals are in flight'
         // A replica per master, so the cluster fails over instead of going down.
         cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 1_000 });
         shops = await startTwoShops({
-          REDIS_CLUSTER: cluster.rootNodes.map((n) => `${n.host}:${n.port}`).join(','), REDIS_LIBRARY: library,
+          REDIS_CLUSTER: cluster.rootNodes.map((n) => `${n.host}:${n.port}`).join(','),
+          REDIS_LIBRARY: library,
           // Short timeouts keep the wait behind a held TID short (2 × (connect + response) +
           // 2 × hook + 5 s = 17 s): a duplicate that finds a lease its holder could not give back
           // is answered "in progress" after that.
-          COMMAND_TIMEOUT_MS: '1000', RESPONSE_MS: '3000', HOOK_TIMEOUT_MS: '1000',
+          COMMAND_TIMEOUT_MS: '1000',
+          RESPONSE_MS: '3000',
+          HOOK_TIMEOUT_MS: '1000',
           // Each ledger write waits for the master's replica: a failover loses none of them.
           WAIT_REPLICAS: '1',
         });
@@ -218,7 +235,10 @@ describe('failover: a Redis Cluster master killed while approvals are in flight'
         expect(committedAtKill, 'approvals committed when the master died').to.be.lessThan(auths.length);
         const held = new Set(sandbox.ledger.committed().map((e) => e.tid));
         const undefinedAnswers = answers.filter((a) => !defined(a, held));
-        expect(undefinedAnswers.slice(0, 5), `${undefinedAnswers.length} undefined answers:\n${instances.map((i) => i.log).join('\n')}`).to.deep.equal([]);
+        expect(
+          undefinedAnswers.slice(0, 5),
+          `${undefinedAnswers.length} undefined answers:\n${instances.map((i) => i.log).join('\n')}`,
+        ).to.deep.equal([]);
         // No TxTid approved twice at the gateway.
         for (const [tid, n] of approvals) expect(n, tid).to.equal(1);
 
@@ -239,7 +259,10 @@ describe('failover: a Redis Cluster master killed while approvals are in flight'
           const again = new Set(retries.filter((a) => RETRIED.has(a.body.code ?? '')).map((a) => a.tid));
           pending = pending.filter((auth) => again.has(auth.fields.TxTid!));
         }
-        expect(pending.map((a) => a.fields.TxTid), 'returns still refused after the retries').to.deep.equal([]);
+        expect(
+          pending.map((a) => a.fields.TxTid),
+          'returns still refused after the retries',
+        ).to.deep.equal([]);
         for (const [tid, n] of approvals) expect(n, `${tid} after the retries`).to.equal(1);
 
         // What the failover left open (an outcome the buyer was told is being settled) is settled
@@ -256,10 +279,17 @@ describe('failover: a Redis Cluster master killed while approvals are in flight'
         // The shop and the gateway agree: onApproved ran for each committed TID and for no other,
         // and every TID answered "approved" is committed. (A hook whose "recorded" write failed
         // runs again for its TID: hooks run at least once, so runs are compared as a set.)
-        const committed = sandbox.ledger.committed().map((e) => e.tid).sort();
+        const committed = sandbox.ledger
+          .committed()
+          .map((e) => e.tid)
+          .sort();
         const recorded = await approvedAcross(instances);
-        expect([...new Set(recorded)].sort(), 'TIDs onApproved recorded vs. payments committed at the gateway').to.deep.equal(committed);
-        for (const a of answers) if (a.statusCode === 200 && a.body.status === 'approved') expect(committed, a.tid).to.include(a.tid);
+        expect(
+          [...new Set(recorded)].sort(),
+          'TIDs onApproved recorded vs. payments committed at the gateway',
+        ).to.deep.equal(committed);
+        for (const a of answers)
+          if (a.statusCode === 200 && a.body.status === 'approved') expect(committed, a.tid).to.include(a.tid);
       });
     });
   }

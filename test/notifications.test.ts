@@ -15,11 +15,27 @@ const FORM = 'application/x-www-form-urlencoded';
 
 /** A deposit notice as the gateway posts it (EUC-KR, no charset parameter). */
 function depositBody(tid: string, moid: string, amount: number, extra: Record<string, string> = {}): Buffer {
-  return encodeForm({
-    PayMethod: 'VBANK', ResultCode: '4110', ResultMsg: '입금 통보', TID: tid, MID, MOID: moid, Amt: String(amount),
-    AuthDate: '261124093000', VbankNum: '91234567890123', VbankName: '우리은행', VbankInputName: '홍길동', FnCd: '020', FnName: '우리은행',
-    StateCd: '0', MerchantKey: MERCHANT_KEY, ...extra,
-  }, 'euc-kr');
+  return encodeForm(
+    {
+      PayMethod: 'VBANK',
+      ResultCode: '4110',
+      ResultMsg: '입금 통보',
+      TID: tid,
+      MID,
+      MOID: moid,
+      Amt: String(amount),
+      AuthDate: '261124093000',
+      VbankNum: '91234567890123',
+      VbankName: '우리은행',
+      VbankInputName: '홍길동',
+      FnCd: '020',
+      FnName: '우리은행',
+      StateCd: '0',
+      MerchantKey: MERCHANT_KEY,
+      ...extra,
+    },
+    'euc-kr',
+  );
 }
 
 describe('notifications: deposit and cancel notices', () => {
@@ -57,7 +73,10 @@ describe('notifications: deposit and cancel notices', () => {
     expect(await shop.sandbox.notices.runDue()).to.equal(0); // not due yet: the retry interval is 1 minute
     shop.sandbox.clock.advance(60_000);
     expect(await shop.sandbox.notices.runDue()).to.equal(1);
-    expect(entry.notices!.map((d) => [d.attempt, d.answer])).to.deep.equal([[1, 'FAIL'], [2, 'OK']]);
+    expect(entry.notices!.map((d) => [d.attempt, d.answer])).to.deep.equal([
+      [1, 'FAIL'],
+      [2, 'OK'],
+    ]);
     expect(shop.deposits.filter((d) => d.tid === issued.tid)).to.have.length(1);
     expect(shop.captured.text()).to.match(/onDeposit failed/);
   });
@@ -67,7 +86,10 @@ describe('notifications: deposit and cancel notices', () => {
     await shop.sandbox.deposit(issued.tid, { duplicate: true });
     const entry = shop.sandbox.ledger.get(issued.tid)!;
     expect(entry.notices!.map((d) => d.answer)).to.deep.equal(['OK', 'OK']);
-    const replay = await request(shop.app).post('/pay/notify').set('content-type', FORM).send(depositBody(issued.tid, issued.moid, 7_000).toString('latin1'));
+    const replay = await request(shop.app)
+      .post('/pay/notify')
+      .set('content-type', FORM)
+      .send(depositBody(issued.tid, issued.moid, 7_000).toString('latin1'));
     expect(replay.status).to.equal(200);
     expect(replay.text).to.equal('OK');
     expect(shop.deposits.filter((d) => d.tid === issued.tid)).to.have.length(1);
@@ -92,7 +114,12 @@ describe('notifications: deposit and cancel notices', () => {
       await shop.sandbox.notices.runDue();
     }
     const entry = shop.sandbox.ledger.get(issued.tid)!;
-    expect(entry.notices!.map((d) => [d.attempt, d.status, d.answer])).to.deep.equal([[1, 409, 'FAIL'], [2, 409, 'FAIL'], [3, 409, 'FAIL'], [4, 409, 'FAIL']]);
+    expect(entry.notices!.map((d) => [d.attempt, d.status, d.answer])).to.deep.equal([
+      [1, 409, 'FAIL'],
+      [2, 409, 'FAIL'],
+      [3, 409, 'FAIL'],
+      [4, 409, 'FAIL'],
+    ]);
     shop.sandbox.clock.advance(60_000);
     expect(await shop.sandbox.notices.runDue()).to.equal(0); // the retry count (3) is spent
     expect(shop.deposits.filter((d) => d.tid === issued.tid)).to.have.length(0);
@@ -101,7 +128,8 @@ describe('notifications: deposit and cancel notices', () => {
 
   it('refuses an unknown MOID (404), another TID (409), another MID and a malformed body, all FAIL', async () => {
     const issued = await shop.pay('VBANK', 5_000);
-    const post = (body: Buffer) => request(shop.app).post('/pay/notify').set('content-type', FORM).send(body.toString('latin1'));
+    const post = (body: Buffer) =>
+      request(shop.app).post('/pay/notify').set('content-type', FORM).send(body.toString('latin1'));
     const unknown = await post(depositBody(issued.tid, 'NO-SUCH-ORDER', 5_000));
     expect([unknown.status, unknown.text]).to.deep.equal([404, 'FAIL']);
     const forged = await post(depositBody(`${MID}03012611240930ABCD`, issued.moid, 5_000));
@@ -120,17 +148,32 @@ describe('notifications: deposit and cancel notices', () => {
 
   it('a cancel in the sandbox notifies onCancel (StateCd 1 on the approval day)', async () => {
     const paid = await shop.pay('CARD', 3_000);
-    const r = await shop.nicepay.cancel({ tid: paid.tid, moid: paid.moid, amount: 1_000, reason: '부분 취소', partial: true });
+    const r = await shop.nicepay.cancel({
+      tid: paid.tid,
+      moid: paid.moid,
+      amount: 1_000,
+      reason: '부분 취소',
+      partial: true,
+    });
     expect(r.status).to.equal('cancelled');
     await shop.sandbox.notices.idle();
     const c = shop.cancels.find((x) => x.tid === paid.tid)!;
     expect(c).to.include({ moid: paid.moid, amount: 1_000, stateCd: '1', payMethod: 'CARD' });
-    expect(shop.sandbox.ledger.get(paid.tid)!.notices!.map((d) => [d.kind, d.answer])).to.deep.equal([['cancel', 'OK']]);
+    expect(shop.sandbox.ledger.get(paid.tid)!.notices!.map((d) => [d.kind, d.answer])).to.deep.equal([
+      ['cancel', 'OK'],
+    ]);
   });
 });
 
 describe('notifications: source address', () => {
-  const makeApp = (opts: { allowedIps?: string[]; trustProxy?: boolean | number; expectedAmount?: (moid: string) => { amount: number; tid: string } | undefined }, seen: DepositNotice[]) => {
+  const makeApp = (
+    opts: {
+      allowedIps?: string[];
+      trustProxy?: boolean | number;
+      expectedAmount?: (moid: string) => { amount: number; tid: string } | undefined;
+    },
+    seen: DepositNotice[],
+  ) => {
     const np = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9' });
     const app = express();
     app.post('/n', np.notifications({ expectedAmount: () => 1000, onDeposit: (n) => void seen.push(n), ...opts }));
@@ -141,7 +184,11 @@ describe('notifications: source address', () => {
   it('by default accepts only the gateway addresses, from the socket: loopback and a forged X-Forwarded-For are refused', async () => {
     const seen: DepositNotice[] = [];
     const { app, np } = makeApp({}, seen);
-    const res = await request(app).post('/n').set('content-type', FORM).set('x-forwarded-for', '121.133.126.10').send(body);
+    const res = await request(app)
+      .post('/n')
+      .set('content-type', FORM)
+      .set('x-forwarded-for', '121.133.126.10')
+      .send(body);
     expect([res.status, res.text]).to.deep.equal([403, 'FAIL']);
     // The source is checked before the body is read: a huge body from elsewhere is not a 413.
     const huge = await request(app).post('/n').set('content-type', FORM).send('x='.padEnd(100_000, 'a'));
@@ -150,12 +197,20 @@ describe('notifications: source address', () => {
     await np.close();
   });
 
-  it('with trustProxy, takes the address the shop\'s proxy appended (the last), not one the client wrote', async () => {
+  it("with trustProxy, takes the address the shop's proxy appended (the last), not one the client wrote", async () => {
     const seen: DepositNotice[] = [];
     const { app, np } = makeApp({ trustProxy: true }, seen);
-    const spoofed = await request(app).post('/n').set('content-type', FORM).set('x-forwarded-for', '121.133.126.10, 203.0.113.9').send(body);
+    const spoofed = await request(app)
+      .post('/n')
+      .set('content-type', FORM)
+      .set('x-forwarded-for', '121.133.126.10, 203.0.113.9')
+      .send(body);
     expect(spoofed.status).to.equal(403);
-    const real = await request(app).post('/n').set('content-type', FORM).set('x-forwarded-for', '203.0.113.9, 211.33.136.39').send(body);
+    const real = await request(app)
+      .post('/n')
+      .set('content-type', FORM)
+      .set('x-forwarded-for', '203.0.113.9, 211.33.136.39')
+      .send(body);
     expect([real.status, real.text]).to.deep.equal([200, 'OK']);
     expect(seen).to.have.length(1);
     await np.close();
@@ -163,18 +218,27 @@ describe('notifications: source address', () => {
 
   it('arbitrary bodies from an allowed address never get OK nor reach the hook', async () => {
     const seen: DepositNotice[] = [];
-    const { app, np } = makeApp({ allowedIps: ['127.0.0.1'], expectedAmount: (moid) => (moid === 'ORDER-1' ? { amount: 1000, tid: `${MID}03012611240930ABCD` } : undefined) }, seen);
+    const { app, np } = makeApp(
+      {
+        allowedIps: ['127.0.0.1'],
+        expectedAmount: (moid) => (moid === 'ORDER-1' ? { amount: 1000, tid: `${MID}03012611240930ABCD` } : undefined),
+      },
+      seen,
+    );
     const valid = depositBody(`${MID}03012611240930ABCD`, 'ORDER-1', 1000);
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(
           fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
           // a valid notice with one byte changed or a field repeated
-          fc.tuple(fc.nat({ max: valid.length - 1 }), fc.integer({ min: 0, max: 255 })).map(([i, b]) => {
-            const copy = Buffer.from(valid);
-            copy[i] = b;
-            return copy;
-          }).filter((b) => !b.equals(valid)),
+          fc
+            .tuple(fc.nat({ max: valid.length - 1 }), fc.integer({ min: 0, max: 255 }))
+            .map(([i, b]) => {
+              const copy = Buffer.from(valid);
+              copy[i] = b;
+              return copy;
+            })
+            .filter((b) => !b.equals(valid)),
           fc.constant(Buffer.concat([valid, Buffer.from('&MOID=ORDER-2')])),
         ),
         async (body) => {
@@ -193,8 +257,12 @@ describe('notifications: source address', () => {
 
   it('refuses invalid options at creation, naming them', () => {
     const np = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9' });
-    expect(() => np.notifications({ expectedAmount: () => 1, onDeposit: () => {}, allowedIps: ['not-an-ip'] })).to.throw(/notifications.allowedIps/);
-    expect(() => np.notifications({ expectedAmount: () => 1, onDeposit: () => {}, trustProxy: -1 })).to.throw(/notifications.trustProxy/);
+    expect(() =>
+      np.notifications({ expectedAmount: () => 1, onDeposit: () => {}, allowedIps: ['not-an-ip'] }),
+    ).to.throw(/notifications.allowedIps/);
+    expect(() => np.notifications({ expectedAmount: () => 1, onDeposit: () => {}, trustProxy: -1 })).to.throw(
+      /notifications.trustProxy/,
+    );
     expect(() => np.notifications({ expectedAmount: () => 1 } as never)).to.throw(/notifications.onDeposit/);
   });
 });
@@ -212,21 +280,34 @@ describe('notifications: two instances on one Redis', function () {
   it('concurrent duplicates of a notice to two instances run onDeposit once; every copy is answered OK', async () => {
     const recorded: string[] = [];
     const instances = [0, 1].map(() => {
-      const np = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9', store: redisStore({ url: redis.url }) });
+      const np = createNicepay({
+        mid: MID,
+        merchantKey: MERCHANT_KEY,
+        baseUrl: 'http://127.0.0.1:9',
+        store: redisStore({ url: redis.url }),
+      });
       const app = express();
-      app.post('/n', np.notifications({
-        expectedAmount: () => ({ amount: 4_000, tid: `${MID}03012611240930WXYZ` }),
-        onDeposit: async (n) => {
-          await new Promise((r) => setImmediate(r));
-          recorded.push(n.tid);
-        },
-        allowedIps: ['127.0.0.1'],
-      }));
+      app.post(
+        '/n',
+        np.notifications({
+          expectedAmount: () => ({ amount: 4_000, tid: `${MID}03012611240930WXYZ` }),
+          onDeposit: async (n) => {
+            await new Promise((r) => setImmediate(r));
+            recorded.push(n.tid);
+          },
+          allowedIps: ['127.0.0.1'],
+        }),
+      );
       return { np, app };
     });
     const body = depositBody(`${MID}03012611240930WXYZ`, 'ORDER-R', 4_000).toString('latin1');
     const answers = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => request(instances[i % 2]!.app).post('/n').set('content-type', FORM).send(body)),
+      Array.from({ length: 8 }, (_, i) =>
+        request(instances[i % 2]!.app)
+          .post('/n')
+          .set('content-type', FORM)
+          .send(body),
+      ),
     );
     expect(answers.map((a) => a.text)).to.deep.equal(Array(8).fill('OK'));
     expect(recorded).to.deep.equal([`${MID}03012611240930WXYZ`]);
@@ -242,7 +323,11 @@ async function flush(turns = 5): Promise<void> {
 describe('notifications: a hook that outlives any lock (virtual time)', () => {
   const TID = `${MID}03012611240930SLOW`;
   const post = (app: express.Express, moid: string) =>
-    request(app).post('/pay/notify').set('content-type', FORM).send(depositBody(TID, moid, 5_000).toString('latin1')).then((r) => r);
+    request(app)
+      .post('/pay/notify')
+      .set('content-type', FORM)
+      .send(depositBody(TID, moid, 5_000).toString('latin1'))
+      .then((r) => r);
 
   // Timers and Date are virtual: the store's expiry, the hook's deadline and its heartbeat
   // all follow the test's clock; HTTP runs over real loopback.
@@ -263,17 +348,25 @@ describe('notifications: a hook that outlives any lock (virtual time)', () => {
     let acquires = 0;
     const store = memoryStore({ now: () => Date.now() });
     const acquire = store.acquire.bind(store);
-    store.acquire = (key, ttl) => { acquires++; return acquire(key, ttl); };
+    store.acquire = (key, ttl) => {
+      acquires++;
+      return acquire(key, ttl);
+    };
     const nicepay = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9', store });
     const app = express();
-    app.post('/pay/notify', nicepay.notifications({
-      expectedAmount: (moid) => (moid.startsWith('SLOW') ? 5_000 : undefined),
-      allowedIps: ['127.0.0.1'],
-      onDeposit: (n) => {
-        calls.push(n);
-        return new Promise<void>((resolve, reject) => setTimeout(() => (fail ? reject(new Error('database is down')) : resolve()), runMs));
-      },
-    }));
+    app.post(
+      '/pay/notify',
+      nicepay.notifications({
+        expectedAmount: (moid) => (moid.startsWith('SLOW') ? 5_000 : undefined),
+        allowedIps: ['127.0.0.1'],
+        onDeposit: (n) => {
+          calls.push(n);
+          return new Promise<void>((resolve, reject) =>
+            setTimeout(() => (fail ? reject(new Error('database is down')) : resolve()), runMs),
+          );
+        },
+      }),
+    );
     return { app, calls, nicepay, acquires: () => acquires };
   }
 
@@ -319,13 +412,21 @@ describe('notifications: a hook that outlives any lock (virtual time)', () => {
 });
 
 /** Posts raw bytes with exactly the headers given (no Content-Type unless one is given). */
-function postRaw(url: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; text: string }> {
+function postRaw(
+  url: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString() }));
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString() }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -338,26 +439,44 @@ describe('notifications: identity, charset labels and close()', () => {
     const cancels: CancelNotice[] = [];
     const nicepay = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9' });
     const app = express();
-    app.post('/n', nicepay.notifications({
-      expectedAmount: () => 5_000,
-      allowedIps: ['127.0.0.1'],
-      onDeposit: async (n) => {
-        deposits.push(n);
-        await hooks.onDeposit?.(n);
-      },
-      onCancel: (n) => void cancels.push(n),
-    }));
+    app.post(
+      '/n',
+      nicepay.notifications({
+        expectedAmount: () => 5_000,
+        allowedIps: ['127.0.0.1'],
+        onDeposit: async (n) => {
+          deposits.push(n);
+          await hooks.onDeposit?.(n);
+        },
+        onCancel: (n) => void cancels.push(n),
+      }),
+    );
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/n`;
-    return { app, nicepay, deposits, cancels, url, close: async () => { await nicepay.close(); server.close(); } };
+    return {
+      app,
+      nicepay,
+      deposits,
+      cancels,
+      url,
+      close: async () => {
+        await nicepay.close();
+        server.close();
+      },
+    };
   }
 
   it('a notice is EUC-KR whatever its header says: each label, and none, is decoded and recorded once', async () => {
     const shop = await shopOn();
-    const labels = ['application/x-www-form-urlencoded; charset=MS949', 'application/x-www-form-urlencoded; charset=x-euc-kr',
-      'application/x-www-form-urlencoded; charset=KSC5601', 'application/x-www-form-urlencoded; charset=UTF-8',
-      'application/x-www-form-urlencoded; charset=ISO-8859-1', undefined];
+    const labels = [
+      'application/x-www-form-urlencoded; charset=MS949',
+      'application/x-www-form-urlencoded; charset=x-euc-kr',
+      'application/x-www-form-urlencoded; charset=KSC5601',
+      'application/x-www-form-urlencoded; charset=UTF-8',
+      'application/x-www-form-urlencoded; charset=ISO-8859-1',
+      undefined,
+    ];
     try {
       for (const [i, label] of labels.entries()) {
         const body = depositBody(`${MID}0301261124093000${i}C`, `ORDER-CS-${i}`, 5_000, { VbankInputName: '똠햏김' });
@@ -366,11 +485,23 @@ describe('notifications: identity, charset labels and close()', () => {
         // The same notice again under another label is the same notice.
         expect(await postRaw(shop.url, { 'content-type': FORM }, body)).to.deep.equal({ status: 200, text: 'OK' });
       }
-      expect(shop.deposits.map((d) => [d.moid, d.depositorName])).to.deep.equal(labels.map((_, i) => [`ORDER-CS-${i}`, '똠햏김']));
+      expect(shop.deposits.map((d) => [d.moid, d.depositorName])).to.deep.equal(
+        labels.map((_, i) => [`ORDER-CS-${i}`, '똠햏김']),
+      );
       // Only what cannot be decoded as an EUC-KR form is refused.
-      const broken = await postRaw(shop.url, { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' }, Buffer.concat([depositBody(`${MID}03012611240930BADC`, 'ORDER-CS-X', 5_000), Buffer.from('&Extra=\xff\xff', 'latin1')]));
+      const broken = await postRaw(
+        shop.url,
+        { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
+        Buffer.concat([
+          depositBody(`${MID}03012611240930BADC`, 'ORDER-CS-X', 5_000),
+          Buffer.from('&Extra=\xff\xff', 'latin1'),
+        ]),
+      );
       expect(broken).to.deep.equal({ status: 400, text: 'FAIL' });
-      expect(await postRaw(shop.url, { 'content-type': 'application/json' }, Buffer.from('{}'))).to.deep.equal({ status: 415, text: 'FAIL' });
+      expect(await postRaw(shop.url, { 'content-type': 'application/json' }, Buffer.from('{}'))).to.deep.equal({
+        status: 415,
+        text: 'FAIL',
+      });
       expect(shop.deposits).to.have.length(labels.length);
     } finally {
       await shop.close();
@@ -380,17 +511,32 @@ describe('notifications: identity, charset labels and close()', () => {
   it('two 300-won partial cancels of one payment on one day reach onCancel twice; a repeat of either, once', async () => {
     const shop = await shopOn();
     const tid = `${MID}03012611240930CNCL`;
-    const cancel = (cancelMoid: string) => encodeForm({
-      PayMethod: 'CARD', ResultCode: '2001', ResultMsg: '취소 성공', TID: tid, MID, MOID: 'ORDER-CN', Amt: '300',
-      StateCd: '1', CancelDate: '20261124', CancelMOID: cancelMoid,
-    }, 'euc-kr');
+    const cancel = (cancelMoid: string) =>
+      encodeForm(
+        {
+          PayMethod: 'CARD',
+          ResultCode: '2001',
+          ResultMsg: '취소 성공',
+          TID: tid,
+          MID,
+          MOID: 'ORDER-CN',
+          Amt: '300',
+          StateCd: '1',
+          CancelDate: '20261124',
+          CancelMOID: cancelMoid,
+        },
+        'euc-kr',
+      );
     try {
       const answers = [];
       for (const body of [cancel('ORDER-CN-c1'), cancel('ORDER-CN-c1'), cancel('ORDER-CN-c2'), cancel('ORDER-CN-c2')]) {
         answers.push(await postRaw(shop.url, { 'content-type': FORM }, body));
       }
       expect(answers.map((a) => a.text)).to.deep.equal(['OK', 'OK', 'OK', 'OK']);
-      expect(shop.cancels.map((c) => [c.amount, c.cancelMoid])).to.deep.equal([[300, 'ORDER-CN-c1'], [300, 'ORDER-CN-c2']]);
+      expect(shop.cancels.map((c) => [c.amount, c.cancelMoid])).to.deep.equal([
+        [300, 'ORDER-CN-c1'],
+        [300, 'ORDER-CN-c2'],
+      ]);
     } finally {
       await shop.close();
     }
@@ -398,15 +544,30 @@ describe('notifications: identity, charset labels and close()', () => {
 
   it('close() waits for a running notice hook; a notice after close() is answered FAIL and runs nothing', async () => {
     let finish: (() => void) | undefined;
-    const shop = await shopOn({ onDeposit: () => new Promise<void>((r) => { finish = r; }) });
+    const shop = await shopOn({
+      onDeposit: () =>
+        new Promise<void>((r) => {
+          finish = r;
+        }),
+    });
     try {
-      const first = postRaw(shop.url, { 'content-type': FORM }, depositBody(`${MID}03012611240930CLS1`, 'ORDER-CL-1', 5_000));
+      const first = postRaw(
+        shop.url,
+        { 'content-type': FORM },
+        depositBody(`${MID}03012611240930CLS1`, 'ORDER-CL-1', 5_000),
+      );
       while (!finish) await flush();
       let closed = false;
-      const closing = shop.nicepay.close().then(() => { closed = true; });
+      const closing = shop.nicepay.close().then(() => {
+        closed = true;
+      });
       await flush(20);
       expect(closed, 'close() waits for the running hook').to.equal(false);
-      const late = await postRaw(shop.url, { 'content-type': FORM }, depositBody(`${MID}03012611240930CLS2`, 'ORDER-CL-2', 5_000));
+      const late = await postRaw(
+        shop.url,
+        { 'content-type': FORM },
+        depositBody(`${MID}03012611240930CLS2`, 'ORDER-CL-2', 5_000),
+      );
       expect(late).to.deep.equal({ status: 503, text: 'FAIL' });
       expect(shop.deposits.map((d) => d.moid)).to.deep.equal(['ORDER-CL-1']);
       finish!();

@@ -22,42 +22,72 @@ describe('partial-cancel notices of the same amount on one TID and day', () => {
   for (const method of ['BANK', 'CARD'] as const) {
     it(`${method}: two 300-won partial cancels reach onCancel twice, each with its own cancel Moid; a retried notice reaches it no more`, async () => {
       const paid = await shop.pay(method, 3_000);
-      const a = await shop.nicepay.cancel({ tid: paid.tid, moid: paid.moid, amount: 300, reason: '부분 환불', partial: true, idempotencyKey: 'refund-a' });
+      const a = await shop.nicepay.cancel({
+        tid: paid.tid,
+        moid: paid.moid,
+        amount: 300,
+        reason: '부분 환불',
+        partial: true,
+        idempotencyKey: 'refund-a',
+      });
       await shop.sandbox.notices.idle();
-      const b = await shop.nicepay.cancel({ tid: paid.tid, moid: paid.moid, amount: 300, reason: '부분 환불', partial: true, idempotencyKey: 'refund-b' });
+      const b = await shop.nicepay.cancel({
+        tid: paid.tid,
+        moid: paid.moid,
+        amount: 300,
+        reason: '부분 환불',
+        partial: true,
+        idempotencyKey: 'refund-b',
+      });
       await shop.sandbox.notices.idle();
       if (a.status !== 'cancelled' || b.status !== 'cancelled') throw new Error('not cancelled');
       // A card's notice names its cancel (CancelMOID): each is the first of its kind. A bank
       // transfer's is matched to the shop's cancels in the order the ledger recorded them.
-      expect(shop.cancels.map((c) => ({ amount: c.amount, occurrence: c.occurrence, cancelMoid: c.cancelMoid }))).to.deep.equal([
+      expect(
+        shop.cancels.map((c) => ({ amount: c.amount, occurrence: c.occurrence, cancelMoid: c.cancelMoid })),
+      ).to.deep.equal([
         { amount: 300, occurrence: 1, cancelMoid: a.cancelMoid },
         { amount: 300, occurrence: method === 'CARD' ? 1 : 2, cancelMoid: b.cancelMoid },
       ]);
       if (method === 'BANK') expect(shop.cancels[0]!.raw).to.not.have.property('CancelMOID');
       // The gateway delivers the first notice again (our OK was lost): a repeat, answered OK.
-      const again = await request(shop.app).post('/pay/notify').set('content-type', 'application/x-www-form-urlencoded').send(encodeForm(shop.cancels[0]!.raw as Record<string, string>, 'euc-kr').toString('latin1'));
+      const again = await request(shop.app)
+        .post('/pay/notify')
+        .set('content-type', 'application/x-www-form-urlencoded')
+        .send(encodeForm(shop.cancels[0]!.raw as Record<string, string>, 'euc-kr').toString('latin1'));
       expect(again.text).to.equal('OK');
       expect(shop.cancels).to.have.length(2);
     });
   }
 
-  it("CARD: a partial cancel whose answer was lost is settled by its cancel notice, which names it (CancelMOID): kept, announced, and a repeat of the call gets the cancel without sending it again", async () => {
+  it('CARD: a partial cancel whose answer was lost is settled by its cancel notice, which names it (CancelMOID): kept, announced, and a repeat of the call gets the cancel without sending it again', async () => {
     const paid = await shop.pay('CARD', 3_000);
     const events: SettleEvent[] = [];
     const listen = (m: unknown): void => void events.push(m as SettleEvent);
     subscribe(SETTLE_CHANNEL, listen);
     try {
       shop.sandbox.faults.inject({ target: 'cancel', kind: 'drop' });
-      const input = { tid: paid.tid, moid: paid.moid, amount: 300, reason: '부분 환불', partial: true, idempotencyKey: 'refund-lost' };
+      const input = {
+        tid: paid.tid,
+        moid: paid.moid,
+        amount: 300,
+        reason: '부분 환불',
+        partial: true,
+        idempotencyKey: 'refund-lost',
+      };
       const err = await shop.nicepay.cancel(input).catch((e: unknown) => e);
       expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'pending' });
       await shop.sandbox.notices.idle();
-      expect(events.filter((e) => e.tid === paid.tid)).to.deep.equal([{ operation: 'cancel', tid: paid.tid, moid: paid.moid, amount: 300, outcome: 'kept' }]);
+      expect(events.filter((e) => e.tid === paid.tid)).to.deep.equal([
+        { operation: 'cancel', tid: paid.tid, moid: paid.moid, amount: 300, outcome: 'kept' },
+      ]);
       expect((await shop.nicepay.unsettled()).filter((u) => u.tid === paid.tid)).to.deep.equal([]);
       const again = await shop.nicepay.cancel(input);
       expect(again).to.include({ status: 'cancelled', cancelledAmount: 300, duplicate: true });
       expect((shop.sandbox.ledger.get(paid.tid)?.cancels ?? []).map((c) => c.amount)).to.deep.equal([300]);
-      expect(shop.cancels.map((c) => c.cancelMoid)).to.deep.equal([again.status === 'cancelled' ? again.cancelMoid : '']);
+      expect(shop.cancels.map((c) => c.cancelMoid)).to.deep.equal([
+        again.status === 'cancelled' ? again.cancelMoid : '',
+      ]);
     } finally {
       unsubscribe(SETTLE_CHANNEL, listen);
     }
@@ -66,18 +96,35 @@ describe('partial-cancel notices of the same amount on one TID and day', () => {
   it('BANK: a partial cancel whose answer was lost stays open, needing attention, after its notice: a notice without CancelMOID cannot be told from a cancel made elsewhere', async () => {
     const paid = await shop.pay('BANK', 3_000);
     shop.sandbox.faults.inject({ target: 'cancel', kind: 'drop' });
-    const err = await shop.nicepay.cancel({ tid: paid.tid, moid: paid.moid, amount: 300, reason: '부분 환불', partial: true }).catch((e: unknown) => e);
+    const err = await shop.nicepay
+      .cancel({ tid: paid.tid, moid: paid.moid, amount: 300, reason: '부분 환불', partial: true })
+      .catch((e: unknown) => e);
     expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN' });
     await shop.sandbox.notices.idle();
     expect(shop.cancels).to.have.length(1);
-    expect((await shop.nicepay.unsettled()).filter((u) => u.tid === paid.tid)).to.have.length(1).and.to.satisfy((u: Array<{ state: string }>) => u[0]!.state === 'unknown');
+    expect((await shop.nicepay.unsettled()).filter((u) => u.tid === paid.tid))
+      .to.have.length(1)
+      .and.to.satisfy((u: Array<{ state: string }>) => u[0]!.state === 'unknown');
   });
 
   it('a bank transfer cancelled twice outside nicepay.cancel sends two identical notices: the second cannot be told from a retry and reaches onCancel once (documented)', async () => {
     const paid = await shop.pay('BANK', 3_000);
-    const notice = { PayMethod: 'BANK', ResultCode: '2001', ResultMsg: '취소 성공', TID: paid.tid, MID: shop.nicepay.mid, MOID: paid.moid, Amt: '300', StateCd: '1', CancelDate: '20261127' };
+    const notice = {
+      PayMethod: 'BANK',
+      ResultCode: '2001',
+      ResultMsg: '취소 성공',
+      TID: paid.tid,
+      MID: shop.nicepay.mid,
+      MOID: paid.moid,
+      Amt: '300',
+      StateCd: '1',
+      CancelDate: '20261127',
+    };
     for (let i = 0; i < 2; i++) {
-      const res = await request(shop.app).post('/pay/notify').set('content-type', 'application/x-www-form-urlencoded').send(encodeForm(notice, 'euc-kr').toString('latin1'));
+      const res = await request(shop.app)
+        .post('/pay/notify')
+        .set('content-type', 'application/x-www-form-urlencoded')
+        .send(encodeForm(notice, 'euc-kr').toString('latin1'));
       expect(res.text).to.equal('OK');
     }
     expect(shop.cancels.map((c) => c.occurrence)).to.deep.equal([1]);

@@ -13,9 +13,15 @@ const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
 describe('package metadata and the front door', () => {
   it('package.json names the repository, homepage, issue tracker and keywords', () => {
     const pkg = JSON.parse(read('package.json')) as Record<string, unknown>;
-    expect(pkg['repository']).to.have.property('url').that.matches(/^git\+https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/);
-    expect(pkg['homepage']).to.be.a('string').and.match(/^https:\/\//);
-    expect(pkg['bugs']).to.have.property('url').that.matches(/\/issues$/);
+    expect(pkg['repository'])
+      .to.have.property('url')
+      .that.matches(/^git\+https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/);
+    expect(pkg['homepage'])
+      .to.be.a('string')
+      .and.match(/^https:\/\//);
+    expect(pkg['bugs'])
+      .to.have.property('url')
+      .that.matches(/\/issues$/);
     expect(pkg['keywords']).to.be.an('array').that.includes('nicepay').and.includes('express');
   });
 

@@ -23,7 +23,14 @@ import { withHeldTimers } from './helpers/fake-deadline.js';
 import { settleNow, settlementRow, withSettlementPage } from './helpers/payout-settlement-page.js';
 
 const DAY = '20261123';
-const seller = (subId: string) => ({ subId, subNm: `상점 ${subId}`, subCoNo: '1234567890', bankCd: '004', accntNo: `11-${subId}`, accntNm: '홍길동' });
+const seller = (subId: string) => ({
+  subId,
+  subNm: `상점 ${subId}`,
+  subCoNo: '1234567890',
+  bankCd: '004',
+  accntNo: `11-${subId}`,
+  accntNm: '홍길동',
+});
 type CancelFault = Omit<Fault, 'target'>;
 
 describe('payout cancel: a ledger operation', () => {
@@ -39,7 +46,7 @@ describe('payout cancel: a ledger operation', () => {
   afterEach(() => rig.close());
   const statuses = () => rig.sandbox.dataHost.payouts().map((p) => [p.amount, p.status]);
 
-  it('names the seq it cancelled and the payout\'s amount; a repeat is answered from its record without sending, even after the cut-off', async () => {
+  it("names the seq it cancelled and the payout's amount; a repeat is answered from its record without sending, even after the cut-off", async () => {
     const done = await rig.nicepay.payout.cancel({ subId: 's1', settlmntDt: DAY, seq });
     expect(done).to.include({ mid: DATA_MID, subId: 's1', settlmntDt: DAY, seq, amount: 700, duplicate: false });
     expect(statuses()).to.deep.equal([[700, '삭제']]);
@@ -51,11 +58,16 @@ describe('payout cancel: a ledger operation', () => {
     expect(rig.sandbox.faults.pending()).to.have.length(1);
     // The record keeps the answer, never an encKey or the merchant key.
     const stored = (await store.get(`payout-cancel:${DATA_MID}:${DAY}:s1:${seq}`))!.value;
-    expect(stored).to.include(seq).and.not.match(/encKey/i).and.not.include(DATA_KEY);
+    expect(stored)
+      .to.include(seq)
+      .and.not.match(/encKey/i)
+      .and.not.include(DATA_KEY);
   });
 
-  it('a refusal is the caller\'s and keeps nothing: a cancel of a seq the gateway does not hold is 1104, and nothing is open', async () => {
-    const err = await rejection(rig.nicepay.payout.cancel({ subId: 's1', settlmntDt: DAY, seq: '99999999999999999999' }));
+  it("a refusal is the caller's and keeps nothing: a cancel of a seq the gateway does not hold is 1104, and nothing is open", async () => {
+    const err = await rejection(
+      rig.nicepay.payout.cancel({ subId: 's1', settlmntDt: DAY, seq: '99999999999999999999' }),
+    );
     expect(err).to.be.instanceOf(NicepayDataApiError);
     expect(err).to.include({ resCode: '1104', reason: 'no-request-data', outcomeUnknown: false });
     expect(await store.get(`payout-cancel:${DATA_MID}:${DAY}:s1:99999999999999999999`)).to.equal(undefined);
@@ -65,22 +77,38 @@ describe('payout cancel: a ledger operation', () => {
 
   it('a new cancel after 10:30 KST meets the schedule before anything is recorded or sent', async () => {
     rig.at(2026, 11, 23, 10, 30);
-    expect(await rejection(rig.nicepay.payout.cancel({ subId: 's1', settlmntDt: DAY, seq }))).to.include({ code: 'NICEPAY_SCHEDULE_VIOLATION' });
+    expect(await rejection(rig.nicepay.payout.cancel({ subId: 's1', settlmntDt: DAY, seq }))).to.include({
+      code: 'NICEPAY_SCHEDULE_VIOLATION',
+    });
     expect(await store.get(`payout-cancel:${DATA_MID}:${DAY}:s1:${seq}`)).to.equal(undefined);
     expect(statuses()).to.deep.equal([[700, '요청']]);
   });
 
   it('bad input is refused naming the field, whatever the ledger holds', async () => {
     await rig.nicepay.payout.cancel({ subId: 's1', settlmntDt: DAY, seq });
-    expect(await rejection(rig.nicepay.payout.cancel({ subId: 's1', settlmntDt: '2026-11-23', seq }))).to.include({ code: 'NICEPAY_FIELD_INVALID', field: 'settlmntDt' });
-    expect(await rejection(rig.nicepay.payout.cancel({ subId: 's1', settlmntDt: DAY, seq: '1'.repeat(21) }))).to.include({ code: 'NICEPAY_FIELD_INVALID', field: 'seq' });
+    expect(await rejection(rig.nicepay.payout.cancel({ subId: 's1', settlmntDt: '2026-11-23', seq }))).to.include({
+      code: 'NICEPAY_FIELD_INVALID',
+      field: 'settlmntDt',
+    });
+    expect(
+      await rejection(rig.nicepay.payout.cancel({ subId: 's1', settlmntDt: DAY, seq: '1'.repeat(21) })),
+    ).to.include({ code: 'NICEPAY_FIELD_INVALID', field: 'seq' });
   });
 
-  it('without the duplicate check, a repeat of the cancelled payout\'s request reads it as cancelled', async () => {
-    const paid = await rig.nicepay.payout.request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey: 'inv-1' });
-    expect(await rig.nicepay.payout.request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey: 'inv-1' })).to.include({ duplicate: true, cancelled: false });
+  it("without the duplicate check, a repeat of the cancelled payout's request reads it as cancelled", async () => {
+    const paid = await rig.nicepay.payout.request({
+      subId: 's1',
+      amount: 300,
+      dupCheck: false,
+      idempotencyKey: 'inv-1',
+    });
+    expect(
+      await rig.nicepay.payout.request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey: 'inv-1' }),
+    ).to.include({ duplicate: true, cancelled: false });
     await rig.nicepay.payout.cancel({ subId: 's1', settlmntDt: DAY, seq: paid.seq });
-    expect(await rig.nicepay.payout.request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey: 'inv-1' })).to.include({ seq: paid.seq, duplicate: true, cancelled: true });
+    expect(
+      await rig.nicepay.payout.request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey: 'inv-1' }),
+    ).to.include({ seq: paid.seq, duplicate: true, cancelled: true });
   });
 });
 
@@ -111,27 +139,37 @@ describe('settle(): payout cancels whose outcome is unknown', () => {
   /** One pass, which must close the cancel as `outcome` and leave nothing open. */
   async function settledTo(outcome: 'kept' | 'never-charged'): Promise<SettleReport> {
     const report = await rig.nicepay.settle();
-    expect(report.settled, JSON.stringify(report)).to.deep.equal([{ operation: 'payout.cancel', tid: seq, moid: 's1', amount: 700, outcome }]);
+    expect(report.settled, JSON.stringify(report)).to.deep.equal([
+      { operation: 'payout.cancel', tid: seq, moid: 's1', amount: 700, outcome },
+    ]);
     expect(report.unsettled).to.deep.equal([]);
     return report;
   }
 
   for (const { name, fault } of [
     { name: 'a dropped connection after the gateway deleted it', fault: { kind: 'drop' } as CancelFault },
-    { name: 'a 9999 of the data host after it deleted it', fault: { kind: 'decline', resultCode: '9999', commit: true } as CancelFault },
+    {
+      name: 'a 9999 of the data host after it deleted it',
+      fault: { kind: 'decline', resultCode: '9999', commit: true } as CancelFault,
+    },
     { name: 'a 0000 that names no seq', fault: { kind: 'decline', resultCode: '0000', commit: true } as CancelFault },
     { name: 'an answer naming another settlmntAmt', fault: { kind: 'alter-amount' } as CancelFault },
   ]) {
     it(`before the cut-off, ${name}: sent again, the gateway's 1104 says it was done; kept, and the payout reads as cancelled`, async () => {
       await lost(fault);
-      expect((await rig.nicepay.unsettled()).map((u) => [u.operation, u.tid, u.moid, u.amount, u.state])).to.deep.equal([['payout.cancel', seq, 's1', 700, 'unknown']]);
+      expect((await rig.nicepay.unsettled()).map((u) => [u.operation, u.tid, u.moid, u.amount, u.state])).to.deep.equal(
+        [['payout.cancel', seq, 's1', 700, 'unknown']],
+      );
       await settledTo('kept');
       expect(statuses()).to.deep.equal([[700, '삭제']]);
       expect(await cancel()).to.include({ seq, amount: 700, duplicate: true });
       // With the duplicate check, the day is free again: the next request is a new payout.
       const next = await rig.nicepay.payout.request({ subId: 's1', amount: 650 });
       expect(next).to.include({ duplicate: false, amount: 650 });
-      expect(statuses()).to.deep.equal([[700, '삭제'], [650, '요청']]);
+      expect(statuses()).to.deep.equal([
+        [700, '삭제'],
+        [650, '요청'],
+      ]);
     });
   }
 
@@ -173,7 +211,10 @@ describe('settle(): payout cancels whose outcome is unknown', () => {
     await settledTo('kept');
     expect(await cancel()).to.include({ seq, duplicate: true });
     // The payout's record agrees: the day names no payout of s1 now, so the same request is a new payout, refused past the cut-off.
-    expect(await rejection(rig.nicepay.payout.request({ subId: 's1', amount: 700 }))).to.include({ code: 'NICEPAY_SCHEDULE_VIOLATION', rule: 'request-cutoff' });
+    expect(await rejection(rig.nicepay.payout.request({ subId: 's1', amount: 700 }))).to.include({
+      code: 'NICEPAY_SCHEDULE_VIOLATION',
+      rule: 'request-cutoff',
+    });
   });
 
   it('lost at 10:29 before the gateway deleted it: from 16:00 the row is listed paid, so the cancel never happened, and the payout stands', async () => {
@@ -185,7 +226,11 @@ describe('settle(): payout cancels whose outcome is unknown', () => {
     const repeat = await rejection(cancel());
     expect(repeat).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'never-charged', outcomeUnknown: false });
     // The payout's record agrees: a repeat of its request is the payout, not cancelled.
-    expect(await rig.nicepay.payout.request({ subId: 's1', amount: 700 })).to.include({ seq, duplicate: true, cancelled: false });
+    expect(await rig.nicepay.payout.request({ subId: 's1', amount: 700 })).to.include({
+      seq,
+      duplicate: true,
+      cancelled: false,
+    });
   });
 
   it("sent again before the client's cut-off but past the gateway's, a 1107 is no word on the first sending: the record stays open until the 16:00 results settle it", async () => {
@@ -193,14 +238,21 @@ describe('settle(): payout cancels whose outcome is unknown', () => {
     await lost({ kind: 'drop', commit: false });
     // A settler whose clock runs a minute behind the gateway's: it still sees 10:29.
     const behind = createNicepay({
-      mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: rig.sandbox.url, dataUrl: rig.sandbox.url, store, settle: false,
+      mid: DATA_MID,
+      merchantKey: DATA_KEY,
+      baseUrl: rig.sandbox.url,
+      dataUrl: rig.sandbox.url,
+      store,
+      settle: false,
       clock: () => new Date(rig.sandbox.clock.now().getTime() - 60_000),
     });
     try {
       rig.at(2026, 11, 23, 10, 30, 10);
       const pass = await behind.settle();
       expect(pass.settled).to.deep.equal([]);
-      expect(pass.unsettled.map((u) => [u.operation, u.state, u.attempts])).to.deep.equal([['payout.cancel', 'unknown', 1]]);
+      expect(pass.unsettled.map((u) => [u.operation, u.state, u.attempts])).to.deep.equal([
+        ['payout.cancel', 'unknown', 1],
+      ]);
     } finally {
       await behind.close();
     }
@@ -226,7 +278,15 @@ describe('settle(): a payout cancel whose process died before its answer', () =>
     const rig = await startDataHost(fromKst(2026, 11, 23, 9, 0), { settle: false });
     let storeNow = 1_000_000;
     const store = memoryStore({ now: () => storeNow });
-    const options = { mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: rig.sandbox.url, dataUrl: rig.sandbox.url, clock: () => rig.sandbox.clock.now(), store, settle: false as const };
+    const options = {
+      mid: DATA_MID,
+      merchantKey: DATA_KEY,
+      baseUrl: rig.sandbox.url,
+      dataUrl: rig.sandbox.url,
+      clock: () => rig.sandbox.clock.now(),
+      store,
+      settle: false as const,
+    };
     const dying: Nicepay = createNicepay({ ...options, timeouts: { connectMs: 1_000, responseMs: 20_000 } });
     const survivor: Nicepay = createNicepay(options);
     try {
@@ -247,12 +307,16 @@ describe('settle(): a payout cancel whose process died before its answer', () =>
         const dead = dying.payout.cancel({ subId: 's1', settlmntDt: DAY, seq }).catch((err: unknown) => err);
         await inFlight;
         faults.take = take;
-        expect((await survivor.unsettled()).map((u) => [u.operation, u.tid, u.state])).to.deep.equal([['payout.cancel', seq, 'sending']]);
+        expect((await survivor.unsettled()).map((u) => [u.operation, u.tid, u.state])).to.deep.equal([
+          ['payout.cancel', seq, 'sending'],
+        ]);
         // Held by a live lease, nobody else settles it.
         expect((await survivor.settle()).settled).to.deep.equal([]);
         storeNow += LEASE_MS + 1;
         const report = await survivor.settle();
-        expect(report.settled).to.deep.equal([{ operation: 'payout.cancel', tid: seq, moid: 's1', amount: 700, outcome: 'kept' }]);
+        expect(report.settled).to.deep.equal([
+          { operation: 'payout.cancel', tid: seq, moid: 's1', amount: 700, outcome: 'kept' },
+        ]);
         // The dead process's request times out at last: its lease is gone, it writes nothing.
         timers.jump(30_000);
         expect(await dead).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN' });
@@ -269,9 +333,13 @@ describe('settle(): a payout cancel whose process died before its answer', () =>
 });
 
 describe('payout cancel: what it rejects with', () => {
-  it("every code its declaration lets the pipeline produce is in the payout rejection list, and it never claims another binding", () => {
-    const ctx = createContext(resolveConfig({ mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'http://127.0.0.1:9', settle: false }));
-    const produced = pipelineCodes(payoutCancelCall(ctx, payoutCancelKind(ctx), { subId: 's', settlmntDt: DAY, seq: '1' }, 700));
+  it('every code its declaration lets the pipeline produce is in the payout rejection list, and it never claims another binding', () => {
+    const ctx = createContext(
+      resolveConfig({ mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'http://127.0.0.1:9', settle: false }),
+    );
+    const produced = pipelineCodes(
+      payoutCancelCall(ctx, payoutCancelKind(ctx), { subId: 's', settlmntDt: DAY, seq: '1' }, 700),
+    );
     expect([...produced].filter((code) => !(PAYOUT_REJECTIONS as readonly string[]).includes(code))).to.deep.equal([]);
     expect(produced.has('NICEPAY_ANSWER_AMOUNT_MISMATCH')).to.equal(true);
     expect(produced.has('NICEPAY_DUPLICATE_MISMATCH')).to.equal(false);
@@ -287,7 +355,11 @@ describe('example-app: the settlement page lists a payout cancel like any other 
       rig.sandbox.faults.inject({ target: 'payout-cancel', kind: 'drop' });
       await shop.nicepay.payout.cancel({ subId: 's1', settlmntDt: DAY, seq }).catch(() => undefined);
       const page = (await admin.get('/admin/settlement')).text;
-      expect(settlementRow(page, 'unsettled', seq), page).to.include('하위몰 지급 취소').and.include('s1').and.include('700원').and.include('결과 모름');
+      expect(settlementRow(page, 'unsettled', seq), page)
+        .to.include('하위몰 지급 취소')
+        .and.include('s1')
+        .and.include('700원')
+        .and.include('결과 모름');
       const after = await settleNow(admin, page);
       expect(after).to.include('id="no-unsettled"');
       expect(settlementRow(after, 'settled', seq)).to.include('하위몰 지급 취소');

@@ -11,7 +11,13 @@ import { DATA_MID, rejection, startDataHost, type DataHostRig } from './helpers/
 
 const DAY = '20261123';
 const sub = (subId: string, accntNo: string, accntNm = '홍길동') => ({
-  subId, subNm: `상점 ${subId}`, subCoNo: `12345678${subId.length}0`, bankCd: '004', accntNo, accntNm, memo: '테스트',
+  subId,
+  subNm: `상점 ${subId}`,
+  subCoNo: `12345678${subId.length}0`,
+  bankCd: '004',
+  accntNo,
+  accntNm,
+  memo: '테스트',
 });
 
 describe('payout: a whole payout day on the virtual clock', () => {
@@ -43,7 +49,12 @@ describe('payout: a whole payout day on the virtual clock', () => {
     const a = await nicepay.payout.request({ subId: 'seller-a', amount: 30_000 });
     expect(a).to.include({ subId: 'seller-a', settlmntDt: DAY, amount: 30_000, dupCheck: true });
     expect(a.seq).to.match(/^\d{20}$/);
-    const b = await nicepay.payout.request({ subId: 'seller-b', amount: 40_000, settlmntDt: DAY, accntDesc: '11월 정산' });
+    const b = await nicepay.payout.request({
+      subId: 'seller-b',
+      amount: 40_000,
+      settlmntDt: DAY,
+      accntDesc: '11월 정산',
+    });
     const c = await nicepay.payout.request({ subId: 'seller-c', amount: 5_000, dupCheck: false });
     expect(c.dupCheck).to.equal(false);
     const d = await nicepay.payout.request({ subId: 'seller-d', amount: 1_000 });
@@ -55,7 +66,11 @@ describe('payout: a whole payout day on the virtual clock', () => {
     expect(dup).to.be.instanceOf(NicepayRequestError);
     expect(dup).to.include({ code: 'NICEPAY_DUPLICATE_MISMATCH', field: 'amount' });
     expect(a.duplicate).to.equal(false);
-    expect(await nicepay.payout.request({ subId: 'seller-a', amount: 30_000 })).to.include({ seq: a.seq, amount: 30_000, duplicate: true });
+    expect(await nicepay.payout.request({ subId: 'seller-a', amount: 30_000 })).to.include({
+      seq: a.seq,
+      amount: 30_000,
+      duplicate: true,
+    });
 
     rig.at(2026, 11, 23, 10, 29, 59);
     const cancelled = await nicepay.payout.cancel({ subId: 'seller-c', settlmntDt: DAY, seq: c.seq });
@@ -85,7 +100,16 @@ describe('payout: a whole payout day on the virtual clock', () => {
     const res = await nicepay.payout.results({ settlmntDt: DAY });
     expect(res).to.include({ totCnt: 4, succCnt: 1, failCnt: 2, remainAmt: 20_000 });
     const bySeq = new Map(res.items.map((i) => [i.seq, i]));
-    expect(bySeq.get(a.seq)).to.include({ status: 'succeeded', statusNm: '성공', amount: 30_000, subId: 'seller-a', errReason: '', bankCd: '004', accntNm: '홍길동', subCoNm: '상점 seller-a' });
+    expect(bySeq.get(a.seq)).to.include({
+      status: 'succeeded',
+      statusNm: '성공',
+      amount: 30_000,
+      subId: 'seller-a',
+      errReason: '',
+      bankCd: '004',
+      accntNm: '홍길동',
+      subCoNm: '상점 seller-a',
+    });
     expect(bySeq.get(a.seq)!.accntNo).to.include('*');
     expect(bySeq.get(a.seq)!.accntNo).to.not.equal('111-222');
     expect(bySeq.get(b.seq)).to.include({ status: 'failed', statusNm: '실패', amount: 40_000 });
@@ -103,8 +127,18 @@ describe('payout: a whole payout day on the virtual clock', () => {
     const { sandbox, nicepay } = rig;
     const now = sandbox.clock.now();
     sandbox.ledger.add({
-      tid: 'nictest04m01012611222000001234', mid: DATA_MID, moid: 'order-1', amount: 12_000, method: 'CARD', status: 'authenticated',
-      source: 'keyin', goodsName: '책', buyerName: '구매자', createdAt: now, approvalCalls: 0, extra: {},
+      tid: 'nictest04m01012611222000001234',
+      mid: DATA_MID,
+      moid: 'order-1',
+      amount: 12_000,
+      method: 'CARD',
+      status: 'authenticated',
+      source: 'keyin',
+      goodsName: '책',
+      buyerName: '구매자',
+      createdAt: now,
+      approvalCalls: 0,
+      extra: {},
     });
     sandbox.ledger.update('nictest04m01012611222000001234', 'approved', now);
     let bal = await nicepay.payout.balance();
@@ -120,10 +154,22 @@ describe('payout: a whole payout day on the virtual clock', () => {
     rig.at(2026, 11, 23, 9, 0);
     sandbox.dataHost.addAccountHolder('088', '999', '새주인');
     await nicepay.payout.registerSubMerchant(sub('seller-a', '111-222'));
-    const upd = await nicepay.payout.updateSubMerchant({ ...sub('seller-a', '999'), bankCd: '088', accntNm: '새주인', subNm: '새 이름' });
+    const upd = await nicepay.payout.updateSubMerchant({
+      ...sub('seller-a', '999'),
+      bankCd: '088',
+      accntNm: '새주인',
+      subNm: '새 이름',
+    });
     expect(upd).to.include({ reqType: '1', subId: 'seller-a' });
     expect(sandbox.dataHost.subMerchants(DATA_MID)[0]).to.include({ bankCd: '088', accntNo: '999', subNm: '새 이름' });
-    const err = await rejection(nicepay.payout.updateSubMerchant({ ...sub('seller-a', '999'), bankCd: '088', accntNm: '새주인', subCoNo: '9999999999' }));
+    const err = await rejection(
+      nicepay.payout.updateSubMerchant({
+        ...sub('seller-a', '999'),
+        bankCd: '088',
+        accntNm: '새주인',
+        subCoNo: '9999999999',
+      }),
+    );
     expect(err).to.be.instanceOf(NicepayDataApiError);
     expect(err.resCode).to.equal('1111'); // the sandbox's own code: the facts list none for this
     expect(sandbox.dataHost.subMerchants(DATA_MID)[0]!.subCoNo).to.equal(sub('seller-a', '').subCoNo);

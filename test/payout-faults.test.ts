@@ -7,7 +7,14 @@ import { pastClientDeadline } from './helpers/fake-deadline.js';
 
 /* Transport and gateway failures of the data host, injected with sandbox faults over loopback. */
 
-const seller = { subId: 's1', subNm: '상점', subCoNo: '1234567890', bankCd: '004', accntNo: '12-34', accntNm: '홍길동' };
+const seller = {
+  subId: 's1',
+  subNm: '상점',
+  subCoNo: '1234567890',
+  bankCd: '004',
+  accntNo: '12-34',
+  accntNm: '홍길동',
+};
 
 describe('payout and recon: data host failures', () => {
   let rig: DataHostRig;
@@ -33,7 +40,15 @@ describe('payout and recon: data host failures', () => {
 
   it('an HTML error page: NICEPAY_GATEWAY_ERROR for the recon query', async () => {
     rig.sandbox.faults.inject({ target: 'data', kind: 'html' });
-    const err = await rejection(rig.nicepay.recon.cashReceipts({ usrId: `${DATA_MID}admin`, dt: '20261123', orgSvcCd: '02', idCl: '2', searchID: DATA_MID }));
+    const err = await rejection(
+      rig.nicepay.recon.cashReceipts({
+        usrId: `${DATA_MID}admin`,
+        dt: '20261123',
+        orgSvcCd: '02',
+        idCl: '2',
+        searchID: DATA_MID,
+      }),
+    );
     expect(err).to.include({ code: 'NICEPAY_GATEWAY_ERROR' });
     expect(err.message).to.include('not JSON');
   });
@@ -53,7 +68,9 @@ describe('payout and recon: data host failures', () => {
   it('a delay past the response timeout: NICEPAY_OUTCOME_UNKNOWN', async () => {
     rig.sandbox.faults.inject({ target: 'data', kind: 'delay', delayMs: 600_000 });
     // The client's deadline is fired as soon as the data host stalls (no waiting for it).
-    const err = await pastClientDeadline(rig.sandbox, () => rejection(rig.nicepay.payout.request({ subId: 's1', amount: 5 })));
+    const err = await pastClientDeadline(rig.sandbox, () =>
+      rejection(rig.nicepay.payout.request({ subId: 's1', amount: 5 })),
+    );
     expect(err).to.be.instanceOf(NicepayGatewayError);
     expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', outcomeUnknown: true });
     expect(rig.sandbox.dataHost.payouts()).to.have.length(1);
@@ -66,12 +83,26 @@ describe('payout and recon: data host failures', () => {
   });
 
   it('a wrong merchant key: 1000 merchant-auth-failed from the gateway', async () => {
-    const other = createNicepay({ mid: DATA_MID, merchantKey: 'x'.repeat(64), baseUrl: rig.sandbox.url, dataUrl: rig.sandbox.url, clock: () => rig.sandbox.clock.now() });
+    const other = createNicepay({
+      mid: DATA_MID,
+      merchantKey: 'x'.repeat(64),
+      baseUrl: rig.sandbox.url,
+      dataUrl: rig.sandbox.url,
+      clock: () => rig.sandbox.clock.now(),
+    });
     try {
       const err = await rejection(other.payout.balance());
       expect(err).to.be.instanceOf(NicepayDataApiError);
       expect(err).to.include({ resCode: '1000', reason: 'merchant-auth-failed', sid: '0101001' });
-      const err2 = await rejection(other.recon.cashReceipts({ usrId: `${DATA_MID}admin`, dt: '20261123', orgSvcCd: '02', idCl: '2', searchID: DATA_MID }));
+      const err2 = await rejection(
+        other.recon.cashReceipts({
+          usrId: `${DATA_MID}admin`,
+          dt: '20261123',
+          orgSvcCd: '02',
+          idCl: '2',
+          searchID: DATA_MID,
+        }),
+      );
       expect(err2).to.include({ resCode: '1000', sid: '0301002' });
     } finally {
       await other.close();

@@ -8,7 +8,13 @@
 import { expect } from 'chai';
 import { resolveConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
-import { NicepayDataApiError, NicepayGatewayError, NicepayRequestError, NicepayScheduleError, PAYOUT_REJECTIONS } from '../src/errors/index.js';
+import {
+  NicepayDataApiError,
+  NicepayGatewayError,
+  NicepayRequestError,
+  NicepayScheduleError,
+  PAYOUT_REJECTIONS,
+} from '../src/errors/index.js';
 import { memoryStore } from '../src/index.js';
 import { payoutCall, payoutKind } from '../src/payout/operation.js';
 import { pipelineCodes } from '../src/pipeline/index.js';
@@ -16,7 +22,14 @@ import { fromKst } from '../src/wire/kst.js';
 import { DATA_KEY, DATA_MID, rejection, startDataHost, type DataHostRig } from './helpers/data-host.js';
 
 const DAY = '20261123';
-const seller = (subId: string) => ({ subId, subNm: `상점 ${subId}`, subCoNo: '1234567890', bankCd: '004', accntNo: `11-${subId}`, accntNm: '홍길동' });
+const seller = (subId: string) => ({
+  subId,
+  subNm: `상점 ${subId}`,
+  subCoNo: '1234567890',
+  bankCd: '004',
+  accntNo: `11-${subId}`,
+  accntNm: '홍길동',
+});
 
 describe('payout request: a ledger operation', () => {
   let rig: DataHostRig;
@@ -27,7 +40,8 @@ describe('payout request: a ledger operation', () => {
     await rig.nicepay.payout.registerSubMerchant(seller('s1'));
   });
   afterEach(() => rig.close());
-  const payouts = () => rig.sandbox.dataHost.payouts().map((p) => ({ subId: p.subId, amount: p.amount, seq: p.seq, status: p.status }));
+  const payouts = () =>
+    rig.sandbox.dataHost.payouts().map((p) => ({ subId: p.subId, amount: p.amount, seq: p.seq, status: p.status }));
 
   it('with the duplicate check, a repeat for the same sub-merchant and day is answered from its record without sending; another amount is refused', async () => {
     const first = await rig.nicepay.payout.request({ subId: 's1', amount: 700 });
@@ -41,16 +55,25 @@ describe('payout request: a ledger operation', () => {
     expect(payouts()).to.deep.equal([{ subId: 's1', amount: 700, seq: first.seq, status: '요청' }]);
     // The record keeps the answer with its request echo, never the echoed encKey or the merchant key.
     const stored = (await store.get(`payout:${DATA_MID}:${DAY}:s1`))!.value;
-    expect(stored).to.include('reqInfo').and.not.match(/encKey/i).and.not.include(DATA_KEY);
+    expect(stored)
+      .to.include('reqInfo')
+      .and.not.match(/encKey/i)
+      .and.not.include(DATA_KEY);
     expect(again.raw).to.deep.include({ seq: first.seq }).and.to.have.property('reqInfo');
   });
 
   it('a repeat after the cut-off is answered from its record, not refused by the schedule', async () => {
     const first = await rig.nicepay.payout.request({ subId: 's1', amount: 700 });
     rig.at(2026, 11, 23, 10, 45);
-    expect(await rig.nicepay.payout.request({ subId: 's1', amount: 700 })).to.include({ seq: first.seq, duplicate: true });
+    expect(await rig.nicepay.payout.request({ subId: 's1', amount: 700 })).to.include({
+      seq: first.seq,
+      duplicate: true,
+    });
     // Anything else still meets the schedule rule first, before anything is recorded or sent.
-    expect(await rejection(rig.nicepay.payout.request({ subId: 's1', amount: 701 }))).to.include({ code: 'NICEPAY_SCHEDULE_VIOLATION', rule: 'request-cutoff' });
+    expect(await rejection(rig.nicepay.payout.request({ subId: 's1', amount: 701 }))).to.include({
+      code: 'NICEPAY_SCHEDULE_VIOLATION',
+      rule: 'request-cutoff',
+    });
     await rig.nicepay.payout.registerSubMerchant(seller('s2'));
     const late = await rejection(rig.nicepay.payout.request({ subId: 's2', amount: 5 }));
     expect(late).to.be.instanceOf(NicepayScheduleError);
@@ -59,7 +82,7 @@ describe('payout request: a ledger operation', () => {
     expect(payouts().map((p) => p.subId)).to.deep.equal(['s1']);
   });
 
-  it('a refusal is the caller\'s and keeps nothing: once the cause is corrected, the same payout is sent', async () => {
+  it("a refusal is the caller's and keeps nothing: once the cause is corrected, the same payout is sent", async () => {
     const refused = await rejection(rig.nicepay.payout.request({ subId: 'new-seller', amount: 900 }));
     expect(refused).to.be.instanceOf(NicepayDataApiError);
     expect(refused).to.include({ resCode: '1105', reason: 'unknown-sub-merchant', outcomeUnknown: false });
@@ -75,16 +98,38 @@ describe('payout request: a ledger operation', () => {
     const second = await rig.nicepay.payout.request({ subId: 's1', amount: 650 });
     expect(second).to.include({ amount: 650, duplicate: false });
     expect(second.seq).to.not.equal(first.seq);
-    expect(await rig.nicepay.payout.request({ subId: 's1', amount: 650 })).to.include({ seq: second.seq, duplicate: true });
-    expect(payouts().map((p) => [p.amount, p.status])).to.deep.equal([[700, '삭제'], [650, '요청']]);
+    expect(await rig.nicepay.payout.request({ subId: 's1', amount: 650 })).to.include({
+      seq: second.seq,
+      duplicate: true,
+    });
+    expect(payouts().map((p) => [p.amount, p.status])).to.deep.equal([
+      [700, '삭제'],
+      [650, '요청'],
+    ]);
   });
 
   it('without the duplicate check, an idempotencyKey names the payout: its repeat is answered from the record, another key is another payout', async () => {
-    const a = await rig.nicepay.payout.request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey: 'invoice-17' });
+    const a = await rig.nicepay.payout.request({
+      subId: 's1',
+      amount: 300,
+      dupCheck: false,
+      idempotencyKey: 'invoice-17',
+    });
     expect(a).to.include({ dupCheck: false, duplicate: false });
-    expect(await rig.nicepay.payout.request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey: 'invoice-17' })).to.include({ seq: a.seq, duplicate: true });
-    expect(await rejection(rig.nicepay.payout.request({ subId: 's1', amount: 301, dupCheck: false, idempotencyKey: 'invoice-17' }))).to.include({ code: 'NICEPAY_DUPLICATE_MISMATCH' });
-    const b = await rig.nicepay.payout.request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey: 'invoice:18' });
+    expect(
+      await rig.nicepay.payout.request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey: 'invoice-17' }),
+    ).to.include({ seq: a.seq, duplicate: true });
+    expect(
+      await rejection(
+        rig.nicepay.payout.request({ subId: 's1', amount: 301, dupCheck: false, idempotencyKey: 'invoice-17' }),
+      ),
+    ).to.include({ code: 'NICEPAY_DUPLICATE_MISMATCH' });
+    const b = await rig.nicepay.payout.request({
+      subId: 's1',
+      amount: 300,
+      dupCheck: false,
+      idempotencyKey: 'invoice:18',
+    });
     expect(b.seq).to.not.equal(a.seq);
     expect(payouts().map((p) => p.amount)).to.deep.equal([300, 300]);
   });
@@ -123,16 +168,35 @@ describe('payout request: a ledger operation', () => {
     expect(err).to.include({ code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH', settlement: 'pending', outcomeUnknown: true });
     expect((await rig.nicepay.unsettled()).map((u) => [u.operation, u.state])).to.deep.equal([['payout', 'unknown']]);
     rig.at(2026, 11, 23, 10, 45); // past the cut-off the repeat sends nothing: it waits for the 16:00 results
-    expect(await rejection(rig.nicepay.payout.request({ subId: 's1', amount: 700 }))).to.include({ code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH', settlement: 'pending' });
+    expect(await rejection(rig.nicepay.payout.request({ subId: 's1', amount: 700 }))).to.include({
+      code: 'NICEPAY_ANSWER_AMOUNT_MISMATCH',
+      settlement: 'pending',
+    });
     expect(payouts()).to.have.length(1);
   });
 });
 
 describe('payout request: what it rejects with', () => {
   it("its rejection list is what its declaration lets the pipeline produce, plus the schedule, the data host's refusal and the queries' gateway error", () => {
-    const ctx = createContext(resolveConfig({ mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'http://127.0.0.1:9', settle: false }));
-    const call = payoutCall(ctx, payoutKind(ctx), { subId: 's', amount: 1, settlmntDt: DAY, dupCheck: true, accntDesc: undefined, crossBorder: false, once: '', generation: 0 });
-    const produced = [...pipelineCodes(call), 'NICEPAY_SCHEDULE_VIOLATION', 'NICEPAY_DATA_HOST_REFUSED', 'NICEPAY_GATEWAY_ERROR'];
+    const ctx = createContext(
+      resolveConfig({ mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'http://127.0.0.1:9', settle: false }),
+    );
+    const call = payoutCall(ctx, payoutKind(ctx), {
+      subId: 's',
+      amount: 1,
+      settlmntDt: DAY,
+      dupCheck: true,
+      accntDesc: undefined,
+      crossBorder: false,
+      once: '',
+      generation: 0,
+    });
+    const produced = [
+      ...pipelineCodes(call),
+      'NICEPAY_SCHEDULE_VIOLATION',
+      'NICEPAY_DATA_HOST_REFUSED',
+      'NICEPAY_GATEWAY_ERROR',
+    ];
     expect([...PAYOUT_REJECTIONS].sort()).to.deep.equal([...new Set(produced)].sort());
   });
 });

@@ -59,9 +59,13 @@ describe('payout schedule rules (pure, KST)', () => {
     expect(rule(() => checkCutoff('20261123', fromKst(2026, 11, 23, 10, 30), 'cancel'))).to.equal('cancel-cutoff');
     expect(rule(() => checkCutoff('20261124', fromKst(2026, 11, 23, 23, 59), 'request'))).to.equal(undefined);
     expect(rule(() => checkPayoutCancel('20261120', fromKst(2026, 11, 23, 9, 0)))).to.equal('cancel-cutoff');
-    expect(rule(() => checkPayoutRequest('20261123', fromKst(2026, 11, 23, 10, 31), weekdaysOnly))).to.equal('request-cutoff');
+    expect(rule(() => checkPayoutRequest('20261123', fromKst(2026, 11, 23, 10, 31), weekdaysOnly))).to.equal(
+      'request-cutoff',
+    );
     expect(rule(() => checkPayoutRequest('20261120', fromKst(2026, 11, 23, 9, 0), weekdaysOnly))).to.equal('past-date');
-    expect(rule(() => checkPayoutRequest('20261128', fromKst(2026, 11, 23, 9, 0), weekdaysOnly))).to.equal('non-business-day');
+    expect(rule(() => checkPayoutRequest('20261128', fromKst(2026, 11, 23, 9, 0), weekdaysOnly))).to.equal(
+      'non-business-day',
+    );
   });
 
   it('cross-border wallet payouts: by 23:59 KST of the day before (spec, Limits)', () => {
@@ -69,7 +73,9 @@ describe('payout schedule rules (pure, KST)', () => {
     expect(rule(() => checkCrossBorderCutoff('20261124', fromKst(2026, 11, 24, 0, 0)))).to.equal('cross-border-cutoff');
     // A same-day request before 10:30 is fine for others, too late for a cross-border payout.
     expect(rule(() => checkPayoutRequest('20261124', fromKst(2026, 11, 24, 9, 0), weekdaysOnly))).to.equal(undefined);
-    expect(rule(() => checkPayoutRequest('20261124', fromKst(2026, 11, 24, 9, 0), weekdaysOnly, true))).to.equal('cross-border-cutoff');
+    expect(rule(() => checkPayoutRequest('20261124', fromKst(2026, 11, 24, 9, 0), weekdaysOnly, true))).to.equal(
+      'cross-border-cutoff',
+    );
   });
 
   it('registration blackout from 23:00 to 01:00 KST', () => {
@@ -87,7 +93,14 @@ describe('payout schedule rules (pure, KST)', () => {
   });
 });
 
-const seller = { subId: 's1', subNm: '상점', subCoNo: '1234567890', bankCd: '004', accntNo: '12-34', accntNm: '홍길동' };
+const seller = {
+  subId: 's1',
+  subNm: '상점',
+  subCoNo: '1234567890',
+  bankCd: '004',
+  accntNo: '12-34',
+  accntNm: '홍길동',
+};
 
 describe('payout schedule: client pre-checks send nothing', () => {
   let rig: DataHostRig;
@@ -98,14 +111,61 @@ describe('payout schedule: client pre-checks send nothing', () => {
   afterEach(() => rig.close());
 
   const cases: Array<[string, (r: DataHostRig) => Promise<unknown>, string]> = [
-    ['past settlmntDt', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261120' }), 'past-date'],
-    ['Saturday settlmntDt', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261128' }), 'non-business-day'],
-    ['same-day request at 10:30', (r) => { r.at(2026, 11, 23, 10, 30); return r.nicepay.payout.request({ subId: 's1', amount: 1 }); }, 'request-cutoff'],
-    ['same-day cancel at 10:30', (r) => { r.at(2026, 11, 23, 10, 30); return r.nicepay.payout.cancel({ subId: 's1', settlmntDt: '20261123', seq: '1' }); }, 'cancel-cutoff'],
-    ['registration at 23:00', (r) => { r.at(2026, 11, 23, 23, 0); return r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's2' }); }, 'registration-blackout'],
-    ['modification at 00:30', (r) => { r.at(2026, 11, 24, 0, 30); return r.nicepay.payout.updateSubMerchant(seller); }, 'registration-blackout'],
-    ['results at 15:59', (r) => { r.at(2026, 11, 23, 15, 59); return r.nicepay.payout.results({ settlmntDt: '20261123' }); }, 'results-not-ready'],
-    ['cross-border same-day request at 09:00', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, crossBorder: true }), 'cross-border-cutoff'],
+    [
+      'past settlmntDt',
+      (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261120' }),
+      'past-date',
+    ],
+    [
+      'Saturday settlmntDt',
+      (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261128' }),
+      'non-business-day',
+    ],
+    [
+      'same-day request at 10:30',
+      (r) => {
+        r.at(2026, 11, 23, 10, 30);
+        return r.nicepay.payout.request({ subId: 's1', amount: 1 });
+      },
+      'request-cutoff',
+    ],
+    [
+      'same-day cancel at 10:30',
+      (r) => {
+        r.at(2026, 11, 23, 10, 30);
+        return r.nicepay.payout.cancel({ subId: 's1', settlmntDt: '20261123', seq: '1' });
+      },
+      'cancel-cutoff',
+    ],
+    [
+      'registration at 23:00',
+      (r) => {
+        r.at(2026, 11, 23, 23, 0);
+        return r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's2' });
+      },
+      'registration-blackout',
+    ],
+    [
+      'modification at 00:30',
+      (r) => {
+        r.at(2026, 11, 24, 0, 30);
+        return r.nicepay.payout.updateSubMerchant(seller);
+      },
+      'registration-blackout',
+    ],
+    [
+      'results at 15:59',
+      (r) => {
+        r.at(2026, 11, 23, 15, 59);
+        return r.nicepay.payout.results({ settlmntDt: '20261123' });
+      },
+      'results-not-ready',
+    ],
+    [
+      'cross-border same-day request at 09:00',
+      (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, crossBorder: true }),
+      'cross-border-cutoff',
+    ],
   ];
   for (const [name, run, expected] of cases) {
     it(`${name} → ${expected}`, async () => {
@@ -131,8 +191,14 @@ describe('payout schedule: client pre-checks send nothing', () => {
 
   it('rejects bad payout options at creation', () => {
     const base = { mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'http://127.0.0.1:1' };
-    expect(() => createNicepay({ ...base, payout: { scheduleChecks: 'no' as unknown as boolean } })).to.throw(NicepayConfigError, /payout\.scheduleChecks/);
-    expect(() => createNicepay({ ...base, payout: { businessDays: 5 as unknown as () => boolean } })).to.throw(NicepayConfigError, /payout\.businessDays/);
+    expect(() => createNicepay({ ...base, payout: { scheduleChecks: 'no' as unknown as boolean } })).to.throw(
+      NicepayConfigError,
+      /payout\.scheduleChecks/,
+    );
+    expect(() => createNicepay({ ...base, payout: { businessDays: 5 as unknown as () => boolean } })).to.throw(
+      NicepayConfigError,
+      /payout\.businessDays/,
+    );
   });
 });
 
@@ -146,19 +212,103 @@ describe('payout schedule: the sandbox gateway enforces the same rules (schedule
   afterEach(() => rig.close());
 
   const cases: Array<[string, (r: DataHostRig) => Promise<unknown>, string, string]> = [
-    ['past settlmntDt', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261120' }), '1109', 'unlisted-code'], // the sandbox's own code (1107 is the 10:30 cut-off)
-    ['Saturday settlmntDt', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261128' }), '1001', 'non-business-day'],
-    ['holiday settlmntDt', (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261125' }), '1001', 'non-business-day'],
-    ['same-day request at 10:30', (r) => { r.at(2026, 11, 23, 10, 30); return r.nicepay.payout.request({ subId: 's1', amount: 1 }); }, '1107', 'past-cutoff'],
-    ['registration at 23:30', (r) => { r.at(2026, 11, 23, 23, 30); return r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's2' }); }, '1108', 'unlisted-code'],
-    ['results at 15:59', (r) => { r.at(2026, 11, 23, 15, 59); return r.nicepay.payout.results({ settlmntDt: '20261123' }); }, '1110', 'unlisted-code'], // the sandbox's own code
-    ['cross-border payout for today at 00:00', (r) => { r.at(2026, 11, 23, 0, 0); r.sandbox.dataHost.markCrossBorder(DATA_MID, 's1'); return r.nicepay.payout.request({ subId: 's1', amount: 1, crossBorder: true }); }, '1112', 'unlisted-code'],
-    ['request for an unknown subId', (r) => r.nicepay.payout.request({ subId: 'nobody', amount: 1 }), '1105', 'unknown-sub-merchant'],
-    ['modification of an unknown subId', (r) => r.nicepay.payout.updateSubMerchant({ ...seller, subId: 'nobody' }), '1105', 'unknown-sub-merchant'],
-    ['new registration of an existing subId', (r) => r.nicepay.payout.registerSubMerchant(seller), '1106', 'sub-merchant-exists'],
-    ['account holder mismatch', (r) => { r.sandbox.dataHost.addAccountHolder('004', '55', '김철수'); return r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's3', accntNo: '55' }); }, '1003', 'account-holder-mismatch'],
-    ['closed account on registration', (r) => { r.sandbox.dataHost.closeAccount('004', '66'); return r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's4', accntNo: '66' }); }, '1003', 'account-holder-mismatch'],
-    ['cancel of an unknown seq', (r) => r.nicepay.payout.cancel({ subId: 's1', settlmntDt: '20261123', seq: '123' }), '1104', 'no-request-data'],
+    [
+      'past settlmntDt',
+      (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261120' }),
+      '1109',
+      'unlisted-code',
+    ], // the sandbox's own code (1107 is the 10:30 cut-off)
+    [
+      'Saturday settlmntDt',
+      (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261128' }),
+      '1001',
+      'non-business-day',
+    ],
+    [
+      'holiday settlmntDt',
+      (r) => r.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261125' }),
+      '1001',
+      'non-business-day',
+    ],
+    [
+      'same-day request at 10:30',
+      (r) => {
+        r.at(2026, 11, 23, 10, 30);
+        return r.nicepay.payout.request({ subId: 's1', amount: 1 });
+      },
+      '1107',
+      'past-cutoff',
+    ],
+    [
+      'registration at 23:30',
+      (r) => {
+        r.at(2026, 11, 23, 23, 30);
+        return r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's2' });
+      },
+      '1108',
+      'unlisted-code',
+    ],
+    [
+      'results at 15:59',
+      (r) => {
+        r.at(2026, 11, 23, 15, 59);
+        return r.nicepay.payout.results({ settlmntDt: '20261123' });
+      },
+      '1110',
+      'unlisted-code',
+    ], // the sandbox's own code
+    [
+      'cross-border payout for today at 00:00',
+      (r) => {
+        r.at(2026, 11, 23, 0, 0);
+        r.sandbox.dataHost.markCrossBorder(DATA_MID, 's1');
+        return r.nicepay.payout.request({ subId: 's1', amount: 1, crossBorder: true });
+      },
+      '1112',
+      'unlisted-code',
+    ],
+    [
+      'request for an unknown subId',
+      (r) => r.nicepay.payout.request({ subId: 'nobody', amount: 1 }),
+      '1105',
+      'unknown-sub-merchant',
+    ],
+    [
+      'modification of an unknown subId',
+      (r) => r.nicepay.payout.updateSubMerchant({ ...seller, subId: 'nobody' }),
+      '1105',
+      'unknown-sub-merchant',
+    ],
+    [
+      'new registration of an existing subId',
+      (r) => r.nicepay.payout.registerSubMerchant(seller),
+      '1106',
+      'sub-merchant-exists',
+    ],
+    [
+      'account holder mismatch',
+      (r) => {
+        r.sandbox.dataHost.addAccountHolder('004', '55', '김철수');
+        return r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's3', accntNo: '55' });
+      },
+      '1003',
+      'account-holder-mismatch',
+    ],
+    [
+      'closed account on registration',
+      (r) => {
+        r.sandbox.dataHost.closeAccount('004', '66');
+        return r.nicepay.payout.registerSubMerchant({ ...seller, subId: 's4', accntNo: '66' });
+      },
+      '1003',
+      'account-holder-mismatch',
+    ],
+    [
+      'cancel of an unknown seq',
+      (r) => r.nicepay.payout.cancel({ subId: 's1', settlmntDt: '20261123', seq: '123' }),
+      '1104',
+      'no-request-data',
+    ],
   ];
   for (const [name, run, resCode, reason] of cases) {
     it(`${name} → ${resCode} ${reason}`, async () => {
@@ -197,7 +347,9 @@ describe('payout schedule: the sandbox gateway enforces the same rules (schedule
     const ok = await rig.nicepay.payout.request({ subId: 's1', amount: 1, settlmntDt: '20261124', crossBorder: true });
     expect(ok.seq).to.be.a('string');
     rig.at(2026, 11, 24, 0, 0);
-    const err = await rejection(rig.nicepay.payout.request({ subId: 's1', amount: 2, settlmntDt: '20261124', dupCheck: false }));
+    const err = await rejection(
+      rig.nicepay.payout.request({ subId: 's1', amount: 2, settlmntDt: '20261124', dupCheck: false }),
+    );
     expect(err).to.include({ resCode: '1112' });
     expect(rig.sandbox.dataHost.payouts().map((p) => p.amount)).to.deep.equal([1]);
   });

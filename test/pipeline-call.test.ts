@@ -20,7 +20,10 @@ describe('pipeline: callGateway and admit', () => {
   });
   after(() => gateway.close());
 
-  const contextOn = (baseUrl: string) => createContext(resolveConfig({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl, timeouts: { connectMs: 500, responseMs: 1_000 } }));
+  const contextOn = (baseUrl: string) =>
+    createContext(
+      resolveConfig({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl, timeouts: { connectMs: 500, responseMs: 1_000 } }),
+    );
   /** A status-like call whose answer is its text; `built` counts request() calls. */
   function call(url: string, extra: Partial<GatewayCall<string>> = {}): GatewayCall<string> & { built: number } {
     const c = {
@@ -75,12 +78,18 @@ describe('pipeline: callGateway and admit', () => {
   it('a request that never left: the default meaning is NICEPAY_GATEWAY_UNREACHABLE, and lost() is not asked', async () => {
     const ctx = contextOn('http://127.0.0.1:9');
     let lostAsked = false;
-    const err = await rejectedWith(callGateway(ctx, call('http://127.0.0.1:9', {
-      lost: () => {
-        lostAsked = true;
-        return 'lost';
-      },
-    })), NicepayGatewayError);
+    const err = await rejectedWith(
+      callGateway(
+        ctx,
+        call('http://127.0.0.1:9', {
+          lost: () => {
+            lostAsked = true;
+            return 'lost';
+          },
+        }),
+      ),
+      NicepayGatewayError,
+    );
     await closeContext(ctx);
     expect(err).to.include({ code: 'NICEPAY_GATEWAY_UNREACHABLE', tid: 'T1', outcomeUnknown: false });
     expect(lostAsked).to.equal(false);

@@ -57,10 +57,18 @@ describe('pipeline: the express-nicepay:gateway-call TracingChannel', () => {
 
   it('publishes an approval: start, end, asyncStart, asyncEnd on one context naming operation, mid, tid, moid, outcome and code', async () => {
     const auth = await returnOf('diag-approve-1');
-    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const res = await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(res.body.status).to.equal('approved');
     expect(rec.events.map((e) => e.name)).to.deep.equal(['start', 'end', 'asyncStart', 'asyncEnd']);
-    expect(rec.events[0]!.context).to.deep.equal({ operation: 'approval', mid: 'nicepay00m', tid: auth.fields.TxTid, moid: 'diag-approve-1' });
+    expect(rec.events[0]!.context).to.deep.equal({
+      operation: 'approval',
+      mid: 'nicepay00m',
+      tid: auth.fields.TxTid,
+      moid: 'diag-approve-1',
+    });
     expect(rec.events[3]!.context).to.deep.include({ operation: 'approval', outcome: 'succeeded', resultCode: '3001' });
     assertNoSecret(rec.events, [MERCHANT_KEY, auth.fields.AuthToken!, auth.fields.Signature!]);
   });
@@ -68,7 +76,10 @@ describe('pipeline: the express-nicepay:gateway-call TracingChannel', () => {
   it('publishes the net cancel after an unverifiable approval, so its rate can be counted', async () => {
     const auth = await returnOf('diag-netcancel-1');
     shop.sandbox.faults.inject({ target: 'approve', kind: 'bad-signature' });
-    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const res = await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(res.body).to.include({ code: 'NICEPAY_ANSWER_UNVERIFIED', netCancel: 'succeeded' });
     const ends = rec.events.filter((e) => e.name === 'asyncEnd').map((e) => e.context);
     expect(ends.map((c) => [c.operation, c.outcome, c.resultCode])).to.deep.equal([
@@ -80,7 +91,12 @@ describe('pipeline: the express-nicepay:gateway-call TracingChannel', () => {
   });
 
   it('publishes a call that never left with outcome not-sent, and a rejected call on the error channel', async () => {
-    const np = (await import('../src/nicepay.js')).createNicepay({ mid: 'nicepay00m', merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:1', timeouts: { connectMs: 500, responseMs: 500 } });
+    const np = (await import('../src/nicepay.js')).createNicepay({
+      mid: 'nicepay00m',
+      merchantKey: MERCHANT_KEY,
+      baseUrl: 'http://127.0.0.1:1',
+      timeouts: { connectMs: 500, responseMs: 500 },
+    });
     await np.status('T1').catch(() => undefined);
     await np.close();
     expect(rec.events.map((e) => e.name)).to.deep.equal(['start', 'end', 'error', 'asyncStart', 'asyncEnd']);
@@ -100,7 +116,13 @@ describe('pipeline: the gateway-call channel on the data host', () => {
       await rig.close();
     }
     const end = rec.events.find((e) => e.name === 'asyncEnd')!.context;
-    expect(end).to.deep.equal({ operation: 'payout.balance', mid: 'nictest04m', sid: '0101001', outcome: 'answered', resultCode: '0000' });
+    expect(end).to.deep.equal({
+      operation: 'payout.balance',
+      mid: 'nictest04m',
+      sid: '0101001',
+      outcome: 'answered',
+      resultCode: '0000',
+    });
     assertNoSecret(rec.events, [DATA_KEY]);
   });
 });

@@ -5,10 +5,26 @@ import { DATA_MID, DATA_USR_ID, startDataHost, type DataHostRig } from './helper
 
 /* Cash receipts from sandbox approvals, listed by /recon/api through createNicepay. */
 
-function entry(tid: string, method: LedgerEntry['method'], amount: number, cashReceipt?: LedgerEntry['cashReceipt']): LedgerEntry {
+function entry(
+  tid: string,
+  method: LedgerEntry['method'],
+  amount: number,
+  cashReceipt?: LedgerEntry['cashReceipt'],
+): LedgerEntry {
   return {
-    tid, mid: DATA_MID, moid: `moid-${tid}`, amount, method, status: 'authenticated', source: 'window',
-    goodsName: '책', buyerName: '홍길동', createdAt: new Date(0), approvalCalls: 1, extra: {}, ...(cashReceipt ? { cashReceipt } : {}),
+    tid,
+    mid: DATA_MID,
+    moid: `moid-${tid}`,
+    amount,
+    method,
+    status: 'authenticated',
+    source: 'window',
+    goodsName: '책',
+    buyerName: '홍길동',
+    createdAt: new Date(0),
+    approvalCalls: 1,
+    extra: {},
+    ...(cashReceipt ? { cashReceipt } : {}),
   };
 }
 
@@ -20,7 +36,14 @@ describe('recon: cash receipts', () => {
   afterEach(() => rig.close());
 
   const query = (over: Record<string, string> = {}) =>
-    rig.nicepay.recon.cashReceipts({ usrId: DATA_USR_ID, dt: '20261123', orgSvcCd: '02', idCl: '2', searchID: DATA_MID, ...over } as never);
+    rig.nicepay.recon.cashReceipts({
+      usrId: DATA_USR_ID,
+      dt: '20261123',
+      orgSvcCd: '02',
+      idCl: '2',
+      searchID: DATA_MID,
+      ...over,
+    } as never);
 
   it('lists BANK / VBANK approvals with a cash receipt, typed, masked, and cancels them on net cancel', async () => {
     const { ledger, clock } = rig.sandbox;
@@ -34,8 +57,21 @@ describe('recon: cash receipts', () => {
     expect(bank).to.include({ reqDt: '20261123', authCl: '2', count: 1 });
     const r = bank.items[0]!;
     expect(r).to.include({
-      appDt: '20261123', appTm: '233000', orgTid: 'T-BANK', orgSvcCd: '02', goodsAmt: 11_000, goodsNm: '책', moid: 'moid-T-BANK',
-      state: 'approval', stateCd: '0', status: 'success', statusCd: '0', purpose: 'income-deduction', reqFlg: '1', ordNm: '홍길동', mid: DATA_MID,
+      appDt: '20261123',
+      appTm: '233000',
+      orgTid: 'T-BANK',
+      orgSvcCd: '02',
+      goodsAmt: 11_000,
+      goodsNm: '책',
+      moid: 'moid-T-BANK',
+      state: 'approval',
+      stateCd: '0',
+      status: 'success',
+      statusCd: '0',
+      purpose: 'income-deduction',
+      reqFlg: '1',
+      ordNm: '홍길동',
+      mid: DATA_MID,
     });
     expect(r.identity).to.include('*');
     expect(r.identity).to.not.equal('01012345678');
@@ -51,7 +87,13 @@ describe('recon: cash receipts', () => {
     rig.at(2026, 11, 24, 9, 15);
     ledger.update('T-BANK', 'net-cancelled', rig.sandbox.clock.now());
     const next = await query({ dt: '20261124' });
-    expect(next.items[0]).to.include({ orgTid: 'T-BANK', state: 'cancel', stateCd: '1', ccDt: '20261124', ccTm: '091500' });
+    expect(next.items[0]).to.include({
+      orgTid: 'T-BANK',
+      state: 'cancel',
+      stateCd: '1',
+      ccDt: '20261124',
+      ccTm: '091500',
+    });
     expect(next.items[0]!.ccNo).to.match(/^\d+$/);
   });
 

@@ -19,7 +19,10 @@ const CLOSED: RecordWrite = { value: 'recorded', open: false, keepMs: 60_000 };
 
 /** A short-lived connection to one node. */
 async function node(port: number): Promise<RedisClientType> {
-  const client: RedisClientType = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
+  const client: RedisClientType = createClient({
+    url: `redis://127.0.0.1:${port}`,
+    socket: { reconnectStrategy: false },
+  });
   client.on('error', () => {});
   await client.connect();
   return client;
@@ -52,7 +55,8 @@ function tokenOf(got: LeaseResult): string {
   return got.token;
 }
 
-const isScript = (args: string[], script: { sha: string; source: string }): boolean => args[1] === script.sha || args[1] === script.source;
+const isScript = (args: string[], script: { sha: string; source: string }): boolean =>
+  args[1] === script.sha || args[1] === script.source;
 
 describe('redisStore waitForReplicas: one server with no replica', function () {
   this.timeout(30_000);
@@ -73,7 +77,14 @@ describe('redisStore waitForReplicas: one server with no replica', function () {
 
   it('writes and indexes without sending WAIT: no replica is online, so none can lose the write, and no WAIT holds up the shared connection', async () => {
     const sent: string[] = [];
-    const store = redisStore({ client: hooked(client, async (args) => void sent.push(args[0]!), () => {}), waitForReplicas: 1 });
+    const store = redisStore({
+      client: hooked(
+        client,
+        async (args) => void sent.push(args[0]!),
+        () => {},
+      ),
+      waitForReplicas: 1,
+    });
     const token = tokenOf(await store.acquire('solo', 60_000, OPEN));
     expect(await store.write('solo', token, CLOSED, true)).to.equal(true);
     expect(sent).to.include('EVALSHA');
@@ -106,9 +117,13 @@ describe('redisStore: an acquire that gives up after taking the lease', function
     let removed!: () => void;
     const forgotten = new Promise<void>((resolve) => (removed = resolve));
     const store = redisStore({
-      client: hooked(client, (args) => (isScript(args, WRITE) ? writeGate() : Promise.resolve()), (args) => {
-        if (isScript(args, REMOVE)) removed();
-      }),
+      client: hooked(
+        client,
+        (args) => (isScript(args, WRITE) ? writeGate() : Promise.resolve()),
+        (args) => {
+          if (isScript(args, REMOVE)) removed();
+        },
+      ),
       commandTimeoutMs,
     });
     return { store, forgotten };
@@ -118,7 +133,10 @@ describe('redisStore: an acquire that gives up after taking the lease', function
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const { store, forgotten } = gated(() => gate, 50);
-    const err = await store.acquire('late', 60_000, OPEN).then(() => undefined, (e: unknown) => e as Error);
+    const err = await store.acquire('late', 60_000, OPEN).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(err?.message).to.match(/redisStore: acquire timed out after 50 ms/);
     open();
     await forgotten;
@@ -129,7 +147,10 @@ describe('redisStore: an acquire that gives up after taking the lease', function
 
   it('one whose initial write failed forgets the key (its bare lease too) and rejects with the failure', async () => {
     const { store, forgotten } = gated(() => Promise.reject(new Error('connection lost')), 5_000);
-    const err = await store.acquire('failed', 60_000, OPEN).then(() => undefined, (e: unknown) => e as Error);
+    const err = await store.acquire('failed', 60_000, OPEN).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(err?.message).to.equal('connection lost');
     await forgotten;
     expect(await client.exists(['nicepay:{failed}:rec', 'nicepay:{failed}:lease'])).to.equal(0);
@@ -152,7 +173,8 @@ describe('redisStore waitForReplicas: a cluster with a replica per master, one o
       await cluster.nodes.find((n) => n.port === Number(role[2][0]![1]))!.kill();
       // The master sees its replica's connection close: ask until it says so (round trips, no sleeps).
       let online = 1;
-      for (let i = 0; i < 10_000 && online > 0; i++) online = Number(/connected_slaves:(\d+)/.exec(await admin.info('replication'))?.[1]);
+      for (let i = 0; i < 10_000 && online > 0; i++)
+        online = Number(/connected_slaves:(\d+)/.exec(await admin.info('replication'))?.[1]);
       expect(online, 'replicas online on the bare master').to.equal(0);
     } finally {
       admin.destroy();

@@ -158,7 +158,8 @@ describe('redisStore: options and url mode (against a real redis-server)', funct
       await owned.close?.();
       // Redis drops the connection on its own schedule: ask until it has (round trips, no sleeps).
       let after = before;
-      for (let i = 0; i < 1_000 && after === before; i++) after = Number(/connected_clients:(\d+)/.exec(await clientA.info('clients'))?.[1]);
+      for (let i = 0; i < 1_000 && after === before; i++)
+        after = Number(/connected_clients:(\d+)/.exec(await clientA.info('clients'))?.[1]);
       expect(after).to.equal(before - 1);
       expect((await rejection(owned.acquire('k', 10_000))).message).to.match(/after close/);
 
@@ -171,7 +172,11 @@ describe('redisStore: options and url mode (against a real redis-server)', funct
     it('fails an operation after commandTimeoutMs when Redis is unreachable, and closes promptly', async () => {
       const deadPort = await freePort();
       const errors: unknown[] = [];
-      const store = redisStore({ url: `redis://127.0.0.1:${deadPort}`, commandTimeoutMs: 200, onError: (e) => errors.push(e) });
+      const store = redisStore({
+        url: `redis://127.0.0.1:${deadPort}`,
+        commandTimeoutMs: 200,
+        onError: (e) => errors.push(e),
+      });
       expect((await rejection(store.acquire('k', 10_000))).message).to.match(/acquire timed out after 200 ms/);
       expect(errors.length).to.be.greaterThan(0);
       // Closing does not wait for a connection that never came.

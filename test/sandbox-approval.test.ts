@@ -10,7 +10,11 @@ import { decodeForm, encodeForm } from '../src/wire/form-codec.js';
 import { fromKst, kstTimestamp14 } from '../src/wire/kst.js';
 import { parseKv } from '../src/wire/kv.js';
 import {
-  approvalResponseSignature, approvalSignData, authReturnSignature, cancelResponseSignature, windowSignData,
+  approvalResponseSignature,
+  approvalSignData,
+  authReturnSignature,
+  cancelResponseSignature,
+  windowSignData,
 } from '../src/wire/signatures.js';
 
 const MID = 'nicepay00m';
@@ -18,10 +22,21 @@ const KEY = 'EYzu8jGGMfqaDEp76gSckuvnaHHu+bC4opsSN6lHv3b2lurNYkVXrZ7Z1AoqQnXI3eL
 /** 2025-01-31 23:30:00 KST: the sandbox clock is frozen here, so dates roll over month ends. */
 const NOW = fromKst(2025, 1, 31, 23, 30, 0);
 
-interface Reply { status: number; contentType: string; bytes: Buffer }
+interface Reply {
+  status: number;
+  contentType: string;
+  bytes: Buffer;
+}
 interface GatewayCall {
-  amt?: string; signData?: string; authToken?: string; tid?: string; charset?: Charset; ediType?: 'JSON' | 'KV';
-  mallReserved?: string; netCancel?: boolean; signal?: AbortSignal;
+  amt?: string;
+  signData?: string;
+  authToken?: string;
+  tid?: string;
+  charset?: Charset;
+  ediType?: 'JSON' | 'KV';
+  mallReserved?: string;
+  netCancel?: boolean;
+  signal?: AbortSignal;
 }
 
 let sandbox: Sandbox;
@@ -29,7 +44,12 @@ let moidSeq = 0;
 const nextMoid = (): string => `order-${++moidSeq}`;
 
 async function post(url: string, body: Buffer, contentType: string, signal?: AbortSignal): Promise<Reply> {
-  const res = await request(url, { method: 'POST', body, headers: { 'content-type': contentType }, ...(signal ? { signal } : {}) });
+  const res = await request(url, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': contentType },
+    ...(signal ? { signal } : {}),
+  });
   const bytes = Buffer.from(await res.body.arrayBuffer());
   return { status: res.statusCode, contentType: String(res.headers['content-type']), bytes };
 }
@@ -41,20 +61,31 @@ function callGateway(auth: AuthReturn, o: GatewayCall = {}): Promise<Reply> {
   const token = o.authToken ?? f.AuthToken!;
   const ediDate = kstTimestamp14(sandbox.clock.now());
   const fields = {
-    TID: o.tid ?? f.TxTid!, AuthToken: token, MID, Amt: amt, EdiDate: ediDate,
+    TID: o.tid ?? f.TxTid!,
+    AuthToken: token,
+    MID,
+    Amt: amt,
+    EdiDate: ediDate,
     SignData: o.signData ?? approvalSignData(token, MID, amt, ediDate, KEY),
-    CharSet: o.charset, EdiType: o.ediType, MallReserved: o.mallReserved, NetCancel: o.netCancel ? '1' : undefined,
+    CharSet: o.charset,
+    EdiType: o.ediType,
+    MallReserved: o.mallReserved,
+    NetCancel: o.netCancel ? '1' : undefined,
   };
   const url = o.netCancel ? f.NetCancelURL! : f.NextAppURL!;
   return post(url, encodeForm(fields, 'euc-kr'), 'application/x-www-form-urlencoded; charset=euc-kr', o.signal);
 }
 
 function parse(r: Reply, charset: Charset = 'euc-kr', ediType: 'JSON' | 'KV' = 'JSON'): Record<string, string> {
-  return ediType === 'KV' ? { ...parseKv(r.bytes, charset) } : (JSON.parse(decodeBytes(r.bytes, charset)) as Record<string, string>);
+  return ediType === 'KV'
+    ? { ...parseKv(r.bytes, charset) }
+    : (JSON.parse(decodeBytes(r.bytes, charset)) as Record<string, string>);
 }
 
-const auth = (method: PayMethod = 'CARD', extra: Partial<Parameters<Sandbox['authenticate']>[0]> = {}): Promise<AuthReturn> =>
-  sandbox.authenticate({ moid: nextMoid(), amount: 1004, method, ...extra });
+const auth = (
+  method: PayMethod = 'CARD',
+  extra: Partial<Parameters<Sandbox['authenticate']>[0]> = {},
+): Promise<AuthReturn> => sandbox.authenticate({ moid: nextMoid(), amount: 1004, method, ...extra });
 
 const statusOf = (a: AuthReturn): string | undefined => sandbox.ledger.get(a.fields.TxTid!)?.status;
 
@@ -113,7 +144,14 @@ describe('sandbox interface A', () => {
       expect({ ...decodeForm(a.body, 'euc-kr') }).to.deep.equal(f);
       expect(a.body.toString('latin1')).to.include('ReqReserved=%BF%B9%BE%E0%3D1');
       const e = sandbox.ledger.get(f.TxTid!)!;
-      expect(e).to.include({ status: 'authenticated', source: 'window', amount: 1004, method: 'CARD', buyerName: '김똠햏', approvalCalls: 0 });
+      expect(e).to.include({
+        status: 'authenticated',
+        source: 'window',
+        amount: 1004,
+        method: 'CARD',
+        buyerName: '김똠햏',
+        approvalCalls: 0,
+      });
     });
 
     it('uses the TID method codes 02, 03, 05 and a fresh token each time', async () => {
@@ -141,17 +179,28 @@ describe('sandbox interface A', () => {
 
     it('refuses a cash receipt for a card and an unknown MID', async () => {
       let err: unknown;
-      try { await auth('CARD', { cashReceipt: { type: 'income-deduction', identity: '01012345678' } }); } catch (e) { err = e; }
+      try {
+        await auth('CARD', { cashReceipt: { type: 'income-deduction', identity: '01012345678' } });
+      } catch (e) {
+        err = e;
+      }
       expect(String(err)).to.match(/cashReceipt/);
       err = undefined;
-      try { await auth('CARD', { mid: 'nosuchmid0' }); } catch (e) { err = e; }
+      try {
+        await auth('CARD', { mid: 'nosuchmid0' });
+      } catch (e) {
+        err = e;
+      }
       expect(String(err)).to.match(/unknown MID/);
     });
   });
 
   describe('POST /webapi/pay_process.jsp', () => {
     const cases: Array<[PayMethod, string, string]> = [
-      ['CARD', '3001', 'approved'], ['BANK', '4000', 'approved'], ['VBANK', '4100', 'awaiting-deposit'], ['CELLPHONE', 'A000', 'approved'],
+      ['CARD', '3001', 'approved'],
+      ['BANK', '4000', 'approved'],
+      ['VBANK', '4100', 'awaiting-deposit'],
+      ['CELLPHONE', 'A000', 'approved'],
     ];
     for (const [method, code, status] of cases) {
       it(`approves ${method} with ResultCode ${code}, a 12-digit Amt and a valid Signature`, async () => {
@@ -164,11 +213,32 @@ describe('sandbox interface A', () => {
         expect(p.Amt).to.equal('000000001004');
         expect(p.TID).to.equal(a.fields.TxTid);
         expect(p.Signature).to.equal(approvalResponseSignature(p.TID!, MID, '000000001004', KEY));
-        expect(p).to.include({ MID, Moid: a.fields.Moid, PayMethod: method, GoodsName: '테스트 상품', BuyerName: '홍길동', AuthDate: '250131233000', MallReserved: 'approval-spare' });
+        expect(p).to.include({
+          MID,
+          Moid: a.fields.Moid,
+          PayMethod: method,
+          GoodsName: '테스트 상품',
+          BuyerName: '홍길동',
+          AuthDate: '250131233000',
+          MallReserved: 'approval-spare',
+        });
         expect(p.SandboxTrace, 'an unlisted field').to.be.a('string').and.not.equal('');
         for (const k of ['ResultMsg', 'BuyerEmail', 'BuyerTel', 'AuthCode']) expect(p).to.have.property(k);
         if (method === 'CARD') {
-          for (const k of ['CardCode', 'CardName', 'CardNo', 'AcquCardCode', 'CardCl', 'CcPartCl', 'CardType', 'CouponAmt', 'PointAppAmt', 'MsgSource', 'ApproveCardQuota']) expect(p).to.have.property(k);
+          for (const k of [
+            'CardCode',
+            'CardName',
+            'CardNo',
+            'AcquCardCode',
+            'CardCl',
+            'CcPartCl',
+            'CardType',
+            'CouponAmt',
+            'PointAppAmt',
+            'MsgSource',
+            'ApproveCardQuota',
+          ])
+            expect(p).to.have.property(k);
           expect(p.CardQuota).to.equal('00');
           expect(p.AuthCode).to.match(/^\d{8}$/);
         }
@@ -224,7 +294,9 @@ describe('sandbox interface A', () => {
       const p = parse(await callGateway(a, { signData: 'f'.repeat(64) }));
       expect(p.ResultCode).to.equal('A211');
       expect(p.ResultMsg).to.match(/SignData/);
-      expect(p.Signature, 'signed like every answer').to.equal(approvalResponseSignature(a.fields.TxTid!, MID, '000000001004', KEY));
+      expect(p.Signature, 'signed like every answer').to.equal(
+        approvalResponseSignature(a.fields.TxTid!, MID, '000000001004', KEY),
+      );
       expect(statusOf(a)).to.equal('authenticated');
       expect(sandbox.ledger.get(a.fields.TxTid!)!.approvalCalls).to.equal(1);
       expect(parse(await callGateway(a)).ResultCode, 'token still usable').to.equal('3001');
@@ -245,7 +317,10 @@ describe('sandbox interface A', () => {
       expect(p.ResultCode).to.equal('A123');
       expect(statusOf(a)).to.equal('declined');
       expect(parse(await callGateway(a)).ResultCode, 'the token is burnt').to.equal('I003');
-      expect(parse(await callGateway(await auth(), { amt: '000000001004' })).ResultCode, 'padded Amt is the same amount').to.equal('3001');
+      expect(
+        parse(await callGateway(await auth(), { amt: '000000001004' })).ResultCode,
+        'padded Amt is the same amount',
+      ).to.equal('3001');
     });
 
     it('declines an unknown TID or a token that was not issued for it with W010 (A127 is a duplicate Moid)', async () => {
@@ -259,7 +334,17 @@ describe('sandbox interface A', () => {
 
     it('declines an unknown MID and an undecodable body', async () => {
       const a = await auth();
-      const body = encodeForm({ TID: a.fields.TxTid!, AuthToken: a.fields.AuthToken!, MID: 'nosuchmid0', Amt: '1004', EdiDate: '20250131233000', SignData: 'x' }, 'euc-kr');
+      const body = encodeForm(
+        {
+          TID: a.fields.TxTid!,
+          AuthToken: a.fields.AuthToken!,
+          MID: 'nosuchmid0',
+          Amt: '1004',
+          EdiDate: '20250131233000',
+          SignData: 'x',
+        },
+        'euc-kr',
+      );
       const p = parse(await post(a.fields.NextAppURL!, body, 'application/x-www-form-urlencoded'));
       expect(p.ResultCode).to.not.equal('3001');
       expect(p.ResultMsg).to.match(/상점/);
@@ -270,8 +355,10 @@ describe('sandbox interface A', () => {
   });
 
   describe('approval faults', () => {
-    const inject = (kind: Parameters<Sandbox['faults']['inject']>[0]['kind'], extra: { delayMs?: number; commit?: boolean } = {}): void =>
-      sandbox.faults.inject({ target: 'approve', kind, ...extra });
+    const inject = (
+      kind: Parameters<Sandbox['faults']['inject']>[0]['kind'],
+      extra: { delayMs?: number; commit?: boolean } = {},
+    ): void => sandbox.faults.inject({ target: 'approve', kind, ...extra });
 
     it('delay: commits, then stalls its answer (the client gives up first)', async () => {
       const a = await auth();
@@ -335,13 +422,21 @@ describe('sandbox interface A', () => {
       const a = await auth();
       inject('drop');
       let err: unknown;
-      try { await callGateway(a); } catch (e) { err = e; }
+      try {
+        await callGateway(a);
+      } catch (e) {
+        err = e;
+      }
       expect(err).to.be.instanceOf(Error);
       expect(statusOf(a)).to.equal('approved');
       const b = await auth();
       inject('drop', { commit: false });
       err = undefined;
-      try { await callGateway(b); } catch (e) { err = e; }
+      try {
+        await callGateway(b);
+      } catch (e) {
+        err = e;
+      }
       expect(err).to.be.instanceOf(Error);
       expect(statusOf(b)).to.equal('authenticated');
       expect(sandbox.ledger.get(b.fields.TxTid!)!.approvalCalls).to.equal(1);
@@ -361,7 +456,9 @@ describe('sandbox interface A', () => {
       const full = (await callGateway(await auth())).bytes.length;
       inject('truncate');
       const r = await callGateway(a);
-      expect(r.bytes.length).to.be.below(full * 0.6).and.above(0);
+      expect(r.bytes.length)
+        .to.be.below(full * 0.6)
+        .and.above(0);
       expect(() => parse(r)).to.throw();
       expect(statusOf(a)).to.equal('approved');
     });
@@ -372,7 +469,14 @@ describe('sandbox interface A', () => {
       const a = await auth('CARD', { amount: 52_000 });
       expect(parse(await callGateway(a)).ResultCode).to.equal('3001');
       const p = parse(await callGateway(a, { netCancel: true }));
-      expect(p).to.include({ ResultCode: '2001', TID: a.fields.TxTid, CancelAmt: '000000052000', CancelDate: '20250131', CancelTime: '233000', RemainAmt: '000000000000' });
+      expect(p).to.include({
+        ResultCode: '2001',
+        TID: a.fields.TxTid,
+        CancelAmt: '000000052000',
+        CancelDate: '20250131',
+        CancelTime: '233000',
+        RemainAmt: '000000000000',
+      });
       expect(p.CancelNum).to.match(/^\d{8}$/);
       expect(p.Signature).to.equal(cancelResponseSignature(a.fields.TxTid!, MID, '000000052000', KEY));
       expect(p).to.have.property('SandboxTrace');
@@ -383,7 +487,9 @@ describe('sandbox interface A', () => {
 
     it('net-cancels a TID that was only authenticated, so a later approval is refused', async () => {
       const a = await auth('VBANK');
-      expect(parse(await callGateway(a, { netCancel: true, ediType: 'KV' }), 'euc-kr', 'KV').ResultCode).to.equal('2001');
+      expect(parse(await callGateway(a, { netCancel: true, ediType: 'KV' }), 'euc-kr', 'KV').ResultCode).to.equal(
+        '2001',
+      );
       expect(statusOf(a)).to.equal('net-cancelled');
       expect(parse(await callGateway(a)).ResultCode).to.equal('I003');
       expect(statusOf(a)).to.equal('net-cancelled');
@@ -391,9 +497,17 @@ describe('sandbox interface A', () => {
 
     it('refuses an unknown TID, a wrong SignData and a plain cancel', async () => {
       const a = await auth();
-      expect(parse(await callGateway(a, { netCancel: true, tid: 'nicepay00m01012501312330000000' })).ResultCode).to.equal('2012');
+      expect(
+        parse(await callGateway(a, { netCancel: true, tid: 'nicepay00m01012501312330000000' })).ResultCode,
+      ).to.equal('2012');
       expect(parse(await callGateway(a, { netCancel: true, signData: '0'.repeat(64) })).ResultCode).to.equal('A211');
-      const plain = parse(await post(a.fields.NetCancelURL!, encodeForm({ TID: a.fields.TxTid!, MID }, 'euc-kr'), 'application/x-www-form-urlencoded'));
+      const plain = parse(
+        await post(
+          a.fields.NetCancelURL!,
+          encodeForm({ TID: a.fields.TxTid!, MID }, 'euc-kr'),
+          'application/x-www-form-urlencoded',
+        ),
+      );
       expect(plain.ResultCode).to.not.equal('2001');
       expect(plain.ResultCode).to.equal('W001'); // a plain cancel is served (test/cancel.test.ts): this one lacks Moid
       expect(statusOf(a)).to.equal('authenticated');
@@ -407,7 +521,12 @@ describe('sandbox interface A', () => {
         sandbox.faults.inject({ target: 'net-cancel', kind });
         let r: Reply | undefined;
         if (kind === 'delay') r = await callAndGiveUp(a, { netCancel: true });
-        else try { r = await callGateway(a, { netCancel: true }); } catch { r = undefined; }
+        else
+          try {
+            r = await callGateway(a, { netCancel: true });
+          } catch {
+            r = undefined;
+          }
         if (kind === 'drop' || kind === 'delay') expect(r).to.equal(undefined);
         if (kind === 'status-500') expect(r?.status).to.equal(500);
         if (kind === 'html' || kind === 'truncate') expect(() => parse(r!)).to.throw();
@@ -436,23 +555,39 @@ describe('sandbox interface A', () => {
       const ediDate = '20250131233000';
       const amt = over.Amt ?? '1004';
       return {
-        MID, Amt: amt, Moid: nextMoid(), GoodsName: '똠양꿍 세트', BuyerName: '김햏', BuyerEmail: 'buyer@example.com',
-        BuyerTel: '01012345678', ReturnURL: 'https://shop.example/pay/return?x=1&y=2', EdiDate: ediDate,
-        SignData: windowSignData(ediDate, MID, amt, KEY), ReqReserved: '예약', MallReserved: 'mall', ...over,
+        MID,
+        Amt: amt,
+        Moid: nextMoid(),
+        GoodsName: '똠양꿍 세트',
+        BuyerName: '김햏',
+        BuyerEmail: 'buyer@example.com',
+        BuyerTel: '01012345678',
+        ReturnURL: 'https://shop.example/pay/return?x=1&y=2',
+        EdiDate: ediDate,
+        SignData: windowSignData(ediDate, MID, amt, KEY),
+        ReqReserved: '예약',
+        MallReserved: 'mall',
+        ...over,
       };
     };
     const page = (r: Reply): string => r.bytes.toString('utf8');
     const sessionOf = (html: string): string => /name="SessionId" value="([^"]+)"/.exec(html)![1]!;
-    const unescapeHtml = (t: string): string => t.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n))).replace(/&amp;/g, '&');
+    const unescapeHtml = (t: string): string =>
+      t.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n))).replace(/&amp;/g, '&');
     const hiddenFields = (html: string): Record<string, string> => {
       const out: Record<string, string> = {};
-      for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) out[unescapeHtml(m[1]!)] = unescapeHtml(m[2]!);
+      for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+        out[unescapeHtml(m[1]!)] = unescapeHtml(m[2]!);
       return out;
     };
     const confirm = (fields: Record<string, string>): Promise<Reply> =>
       post(`${sandbox.url}/window/confirm`, encodeForm(fields, 'utf-8'), 'application/x-www-form-urlencoded');
     const openWindow = async (over: Record<string, string> = {}): Promise<string> => {
-      const r = await post(`${sandbox.url}/window`, encodeForm(windowFields(over), 'euc-kr'), 'application/x-www-form-urlencoded');
+      const r = await post(
+        `${sandbox.url}/window`,
+        encodeForm(windowFields(over), 'euc-kr'),
+        'application/x-www-form-urlencoded',
+      );
       expect(r.status).to.equal(200);
       return page(r);
     };
@@ -467,16 +602,29 @@ describe('sandbox interface A', () => {
       // PayMethod=VBANK offers only the virtual account (lifecycle-facts 1: the methods offered).
       expect(html).to.match(/id="method-VBANK" value="VBANK" checked/);
       for (const m of ['CARD', 'BANK', 'CELLPHONE']) expect(html).not.to.include(`id="method-${m}"`);
-      const all = await (await request(`${sandbox.url}/window?${encodeForm(windowFields({ PayMethod: '' }), 'euc-kr').toString('latin1')}`)).body.text();
-      for (const m of ['CARD', 'BANK', 'VBANK', 'CELLPHONE']) expect(all).to.match(new RegExp(`<input type="radio" name="PayMethod" id="method-${m}" value="${m}"`));
-      expect(html).to.match(/id="approve">결제하기</).and.match(/id="cancel">취소</);
-      expect(html).to.include('현금영수증').and.not.match(/<(script|link|img)[^>]+src=/);
+      const all = await (
+        await request(
+          `${sandbox.url}/window?${encodeForm(windowFields({ PayMethod: '' }), 'euc-kr').toString('latin1')}`,
+        )
+      ).body.text();
+      for (const m of ['CARD', 'BANK', 'VBANK', 'CELLPHONE'])
+        expect(all).to.match(new RegExp(`<input type="radio" name="PayMethod" id="method-${m}" value="${m}"`));
+      expect(html)
+        .to.match(/id="approve">결제하기</)
+        .and.match(/id="cancel">취소</);
+      expect(html)
+        .to.include('현금영수증')
+        .and.not.match(/<(script|link|img)[^>]+src=/);
     });
 
-    it('POST /window decodes an EUC-KR form with CP949-only syllables, also with CharSet=utf-8 (the answers\' charset)', async () => {
+    it("POST /window decodes an EUC-KR form with CP949-only syllables, also with CharSet=utf-8 (the answers' charset)", async () => {
       const html = await openWindow({ GoodsName: '똠 세트', BuyerName: '햏햏' });
       expect(html).to.include('똠 세트').and.include('햏햏').and.include('1,004원');
-      const utf = await post(`${sandbox.url}/window`, encodeForm(windowFields({ CharSet: 'utf-8', GoodsName: '똠얌' }), 'euc-kr'), 'application/x-www-form-urlencoded');
+      const utf = await post(
+        `${sandbox.url}/window`,
+        encodeForm(windowFields({ CharSet: 'utf-8', GoodsName: '똠얌' }), 'euc-kr'),
+        'application/x-www-form-urlencoded',
+      );
       expect(page(utf)).to.include('똠얌');
     });
 
@@ -488,7 +636,11 @@ describe('sandbox interface A', () => {
         [{ MID: 'nosuchmid0' }, 'MID'],
       ];
       for (const [over, name] of cases) {
-        const r = await post(`${sandbox.url}/window`, encodeForm(windowFields(over), 'euc-kr'), 'application/x-www-form-urlencoded');
+        const r = await post(
+          `${sandbox.url}/window`,
+          encodeForm(windowFields(over), 'euc-kr'),
+          'application/x-www-form-urlencoded',
+        );
         expect(r.status, name).to.equal(400);
         expect(r.contentType).to.equal('text/html; charset=utf-8');
         expect(page(r)).to.include(`<strong id="error-field">${name}</strong>`).and.include('결제 요청 오류');
@@ -497,23 +649,43 @@ describe('sandbox interface A', () => {
 
     it('confirm posts an EUC-KR auth return whose hidden fields decode and verify, then approval works', async () => {
       const html = await openWindow();
-      const r = await confirm({ SessionId: sessionOf(html), PayMethod: 'BANK', Action: 'approve', RcptType: 'income-deduction', RcptIdentity: '010-1234-5678' });
+      const r = await confirm({
+        SessionId: sessionOf(html),
+        PayMethod: 'BANK',
+        Action: 'approve',
+        RcptType: 'income-deduction',
+        RcptIdentity: '010-1234-5678',
+      });
       expect(r.status).to.equal(200);
       expect(r.contentType).to.equal('text/html; charset=euc-kr');
       expect(r.bytes.includes(iconv.encode('인증 성공', 'cp949'))).to.equal(true);
       expect(r.bytes.includes(Buffer.from('인증 성공', 'utf8'))).to.equal(false);
       const text = iconv.decode(r.bytes, 'cp949');
-      expect(text).to.include('<form id="return-form" method="post" action="https://shop.example/pay/return?x=1&#38;y=2" accept-charset="euc-kr">');
+      expect(text).to.include(
+        '<form id="return-form" method="post" action="https://shop.example/pay/return?x=1&#38;y=2" accept-charset="euc-kr">',
+      );
       expect(text).to.include("document.getElementById('return-form').submit()");
       const f = hiddenFields(text);
-      expect(f).to.include({ AuthResultCode: '0000', AuthResultMsg: '인증 성공', PayMethod: 'BANK', MID, Amt: '1004', ReqReserved: '예약' });
+      expect(f).to.include({
+        AuthResultCode: '0000',
+        AuthResultMsg: '인증 성공',
+        PayMethod: 'BANK',
+        MID,
+        Amt: '1004',
+        ReqReserved: '예약',
+      });
       expect(f.Signature).to.equal(authReturnSignature(f.AuthToken!, MID, '1004', KEY));
       expect(f.TxTid).to.match(/^nicepay00m0201/);
       const e = sandbox.ledger.get(f.TxTid!)!;
       expect(e).to.include({ status: 'authenticated', source: 'window', goodsName: '똠양꿍 세트', buyerName: '김햏' });
       expect(e.cashReceipt).to.deep.equal({ type: 'income-deduction', identity: '01012345678' });
       const p = parse(await callGateway({ fields: f, body: Buffer.alloc(0), contentType: '' }));
-      expect(p).to.include({ ResultCode: '4000', RcptType: '1', BuyerEmail: 'buyer@example.com', MallReserved: 'mall' });
+      expect(p).to.include({
+        ResultCode: '4000',
+        RcptType: '1',
+        BuyerEmail: 'buyer@example.com',
+        MallReserved: 'mall',
+      });
       const reuse = await confirm({ SessionId: sessionOf(html), PayMethod: 'BANK', Action: 'approve' });
       expect(reuse.status, 'the session is single-use').to.equal(400);
     });
@@ -533,7 +705,13 @@ describe('sandbox interface A', () => {
 
     it('confirm re-shows the window (400) for a cash receipt without a valid number', async () => {
       const html = await openWindow();
-      const r = await confirm({ SessionId: sessionOf(html), PayMethod: 'VBANK', Action: 'approve', RcptType: 'expense-proof', RcptIdentity: 'abc' });
+      const r = await confirm({
+        SessionId: sessionOf(html),
+        PayMethod: 'VBANK',
+        Action: 'approve',
+        RcptType: 'expense-proof',
+        RcptIdentity: 'abc',
+      });
       expect(r.status).to.equal(400);
       expect(page(r)).to.include('id="notice"').and.include('현금영수증');
       const ok = await confirm({ SessionId: sessionOf(html), PayMethod: 'CELLPHONE', Action: 'approve' });

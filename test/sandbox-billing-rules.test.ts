@@ -29,26 +29,50 @@ describe('sandbox billing and receipt rules, both ways', () => {
   afterEach(() => sandbox.close());
 
   const edi = (): string => kstTimestamp14(sandbox.clock.now());
-  const newTid = (kind = '0116'): string => `${MID}${kind}${kstTimestamp12(sandbox.clock.now())}${String(++seq).padStart(4, '0')}`;
+  const newTid = (kind = '0116'): string =>
+    `${MID}${kind}${kstTimestamp12(sandbox.clock.now())}${String(++seq).padStart(4, '0')}`;
   const post = async (path: string, fields: Record<string, string>): Promise<Record<string, string>> =>
-    parseReply(await postBytes(sandbox.url + path, encodeForm(fields, 'euc-kr'), 'application/x-www-form-urlencoded; charset=euc-kr'));
+    parseReply(
+      await postBytes(
+        sandbox.url + path,
+        encodeForm(fields, 'euc-kr'),
+        'application/x-www-form-urlencoded; charset=euc-kr',
+      ),
+    );
 
   function register(moid: string, card = '4111111111111111'): Promise<Record<string, string>> {
     const e = edi();
     return post('/webapi/billing/billing_regist.jsp', {
-      MID, EdiDate: e, Moid: moid, SignData: sha(MID, e, moid, KEY),
+      MID,
+      EdiDate: e,
+      Moid: moid,
+      SignData: sha(MID, e, moid, KEY),
       EncData: encryptEncData(billingEncPlaintext({ number: card, expYear: '29', expMonth: '12' }), KEY),
     });
   }
   function remove(moid: string, bid: string): Promise<Record<string, string>> {
     const e = edi();
-    return post('/webapi/billing/billkey_remove.jsp', { BID: bid, MID, EdiDate: e, Moid: moid, SignData: sha(MID, e, moid, bid, KEY) });
+    return post('/webapi/billing/billkey_remove.jsp', {
+      BID: bid,
+      MID,
+      EdiDate: e,
+      Moid: moid,
+      SignData: sha(MID, e, moid, bid, KEY),
+    });
   }
   function charge(moid: string, bid: string, tid = newTid()): Promise<Record<string, string>> {
     const e = edi();
     return post('/webapi/billing/billing_approve.jsp', {
-      BID: bid, MID, TID: tid, EdiDate: e, Moid: moid, Amt: '9900', GoodsName: '정기구독',
-      SignData: sha(MID, e, moid, '9900', bid, KEY), CardInterest: '0', CardQuota: '00',
+      BID: bid,
+      MID,
+      TID: tid,
+      EdiDate: e,
+      Moid: moid,
+      Amt: '9900',
+      GoodsName: '정기구독',
+      SignData: sha(MID, e, moid, '9900', bid, KEY),
+      CardInterest: '0',
+      CardQuota: '00',
     });
   }
 
@@ -71,7 +95,13 @@ describe('sandbox billing and receipt rules, both ways', () => {
       const paid = await charge('sub-c', bid!);
       const e = edi();
       const cancel = await post('/webapi/cancel_process.jsp', {
-        TID: paid.TID!, MID, Moid: 'sub-c-cancel', CancelAmt: '9900', CancelMsg: '해지', PartialCancelCode: '0', EdiDate: e,
+        TID: paid.TID!,
+        MID,
+        Moid: 'sub-c-cancel',
+        CancelAmt: '9900',
+        CancelMsg: '해지',
+        PartialCancelCode: '0',
+        EdiDate: e,
         SignData: sha(MID, '9900', e, KEY),
       });
       expect(cancel.ResultCode).to.equal('2001');
@@ -98,9 +128,19 @@ describe('sandbox billing and receipt rules, both ways', () => {
       const moid = `bank-${++seq}`;
       const e = edi();
       return post('/webapi/cash_receipt.jsp', {
-        MID, TID: newTid('0401'), EdiDate: e, Moid: moid, SignData: sha(MID, amt, e, moid, KEY), GoodsName: '무통장 주문',
-        ReceiptAmt: amt, ReceiptType: '1', ReceiptTypeNo: '01012345678',
-        ReceiptSupplyAmt: parts[0], ReceiptVAT: parts[1], ReceiptServiceAmt: parts[2], ReceiptTaxFreeAmt: parts[3],
+        MID,
+        TID: newTid('0401'),
+        EdiDate: e,
+        Moid: moid,
+        SignData: sha(MID, amt, e, moid, KEY),
+        GoodsName: '무통장 주문',
+        ReceiptAmt: amt,
+        ReceiptType: '1',
+        ReceiptTypeNo: '01012345678',
+        ReceiptSupplyAmt: parts[0],
+        ReceiptVAT: parts[1],
+        ReceiptServiceAmt: parts[2],
+        ReceiptTaxFreeAmt: parts[3],
       });
     }
 
@@ -125,14 +165,19 @@ describe('sandbox billing and receipt rules, both ways', () => {
     const first = createNicepay(options);
     const second = createNicepay(options);
     try {
-      const reg = await first.billing.register({ moid: 'reg-client', card: { number: '4111111111111111', expYear: '2029', expMonth: '12' } });
+      const reg = await first.billing.register({
+        moid: 'reg-client',
+        card: { number: '4111111111111111', expYear: '2029', expMonth: '12' },
+      });
       if (reg.status !== 'registered') throw new Error(`not registered: ${reg.code}`);
       const month = { bid: reg.bid, moid: 'sub-client-11', amount: 9_900, goodsName: '월간 구독' };
       expect((await first.billing.charge(month)).status).to.equal('approved');
       const again = await second.billing.charge(month);
       expect(again).to.include({ status: 'declined', code: '1681', duplicate: false });
       if (again.status !== 'declined') throw new Error('narrowing');
-      expect(again.message).to.match(/charged before/).and.to.match(/nothing was charged now/);
+      expect(again.message)
+        .to.match(/charged before/)
+        .and.to.match(/nothing was charged now/);
       expect(again.raw.ResultMsg).to.equal(BILLING_CODES.duplicateMoid.message);
       expect(sandbox.ledger.byMoid(MID, 'sub-client-11').filter((e) => e.status === 'approved')).to.have.length(1);
     } finally {

@@ -27,30 +27,64 @@ describe('sandbox: recurring billing and cash receipts', () => {
 
   const edi = (): string => kstTimestamp14(sandbox.clock.now());
   const post = async (path: string, fields: Record<string, string>): Promise<Record<string, string>> =>
-    parseReply(await postBytes(sandbox.url + path, encodeForm(fields, 'euc-kr'), 'application/x-www-form-urlencoded; charset=euc-kr'));
+    parseReply(
+      await postBytes(
+        sandbox.url + path,
+        encodeForm(fields, 'euc-kr'),
+        'application/x-www-form-urlencoded; charset=euc-kr',
+      ),
+    );
 
-  async function register(card = '4111111111111111', expiry = ['29', '12'] as [string, string], plaintext?: string): Promise<Record<string, string>> {
+  async function register(
+    card = '4111111111111111',
+    expiry = ['29', '12'] as [string, string],
+    plaintext?: string,
+  ): Promise<Record<string, string>> {
     const moid = `reg-${++seq}`;
     const e = edi();
     return post('/webapi/billing/billing_regist.jsp', {
-      MID, EdiDate: e, Moid: moid, SignData: sha(MID, e, moid, KEY),
-      EncData: encryptEncData(plaintext ?? billingEncPlaintext({ number: card, expYear: expiry[0], expMonth: expiry[1] }), KEY),
+      MID,
+      EdiDate: e,
+      Moid: moid,
+      SignData: sha(MID, e, moid, KEY),
+      EncData: encryptEncData(
+        plaintext ?? billingEncPlaintext({ number: card, expYear: expiry[0], expMonth: expiry[1] }),
+        KEY,
+      ),
     });
   }
-  const newTid = (kind = '0116'): string => `${MID}${kind}${kstTimestamp12(sandbox.clock.now())}${String(++seq).padStart(4, '0')}`;
-  async function charge(bid: string, o: { tid?: string; amt?: string; sign?: string } = {}): Promise<Record<string, string>> {
+  const newTid = (kind = '0116'): string =>
+    `${MID}${kind}${kstTimestamp12(sandbox.clock.now())}${String(++seq).padStart(4, '0')}`;
+  async function charge(
+    bid: string,
+    o: { tid?: string; amt?: string; sign?: string } = {},
+  ): Promise<Record<string, string>> {
     const moid = `sub-${++seq}`;
     const e = edi();
     const amt = o.amt ?? '9900';
     return post('/webapi/billing/billing_approve.jsp', {
-      BID: bid, MID, TID: o.tid ?? newTid(), EdiDate: e, Moid: moid, Amt: amt, GoodsName: '정기구독',
-      SignData: o.sign ?? sha(MID, e, moid, amt, bid, KEY), CardInterest: '0', CardQuota: '00',
+      BID: bid,
+      MID,
+      TID: o.tid ?? newTid(),
+      EdiDate: e,
+      Moid: moid,
+      Amt: amt,
+      GoodsName: '정기구독',
+      SignData: o.sign ?? sha(MID, e, moid, amt, bid, KEY),
+      CardInterest: '0',
+      CardQuota: '00',
     });
   }
   async function remove(bid: string): Promise<Record<string, string>> {
     const moid = `rm-${++seq}`;
     const e = edi();
-    return post('/webapi/billing/billkey_remove.jsp', { BID: bid, MID, EdiDate: e, Moid: moid, SignData: sha(MID, e, moid, bid, KEY) });
+    return post('/webapi/billing/billkey_remove.jsp', {
+      BID: bid,
+      MID,
+      EdiDate: e,
+      Moid: moid,
+      SignData: sha(MID, e, moid, bid, KEY),
+    });
   }
 
   it('registers a card (F100) into a 30-character BID bound to it; one card holds several BIDs, each usable', async () => {
@@ -64,7 +98,7 @@ describe('sandbox: recurring billing and cash receipts', () => {
     expect((await charge(b.BID!)).ResultCode).to.equal('3001');
   });
 
-  it('approves a charge with 3001 and no BID in the answer; a reused TID, the registration\'s included, is refused', async () => {
+  it("approves a charge with 3001 and no BID in the answer; a reused TID, the registration's included, is refused", async () => {
     const { BID: bid, TID: regTid } = await register();
     const tid = newTid();
     const ok = await charge(bid!, { tid });
@@ -101,7 +135,7 @@ describe('sandbox: recurring billing and cash receipts', () => {
     expect((await register('4000000000009979')).ResultCode).to.equal('F114');
   });
 
-  it('refuses key-in\'s EncData names and each SignData rule used for another call', async () => {
+  it("refuses key-in's EncData names and each SignData rule used for another call", async () => {
     const keyinNames = 'CardNo=4111111111111111&CardExpire=2912&BuyerAuthNum=&CardPwd=';
     expect((await register(undefined, undefined, keyinNames)).ResultCode).to.equal('3094');
     const { BID: bid } = await register();
@@ -114,7 +148,10 @@ describe('sandbox: recurring billing and cash receipts', () => {
     const { BID: bid } = await register();
     sandbox.faults.inject({ target: 'billing-charge', kind: 'drop', commit: true });
     const tid = newTid();
-    const err = await charge(bid!, { tid }).then(() => undefined, (e: unknown) => e);
+    const err = await charge(bid!, { tid }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(Error);
     expect(sandbox.ledger.get(tid)!.status).to.equal('approved');
     sandbox.faults.inject({ target: 'billing-charge', kind: 'decline' });
@@ -123,7 +160,7 @@ describe('sandbox: recurring billing and cash receipts', () => {
     expect(sandbox.ledger.get(declined.TID!), 'a decline fault commits nothing').to.equal(undefined);
   });
 
-  it('cancels a test merchant\'s charges at 23:30 KST the same day, as the gateway does', async () => {
+  it("cancels a test merchant's charges at 23:30 KST the same day, as the gateway does", async () => {
     const { BID: bid } = await register();
     const ok = await charge(bid!);
     expect(sandbox.ledger.get(ok.TID!)!.status).to.equal('approved');
@@ -141,9 +178,20 @@ describe('sandbox: recurring billing and cash receipts', () => {
       const e = edi();
       const amt = o.ReceiptAmt ?? '11000';
       return post('/webapi/cash_receipt.jsp', {
-        MID, TID: newTid('0401'), EdiDate: e, Moid: moid, SignData: sha(MID, amt, e, moid, KEY), GoodsName: '무통장 주문',
-        ReceiptAmt: amt, ReceiptType: '1', ReceiptTypeNo: '01012345678',
-        ReceiptSupplyAmt: '10000', ReceiptVAT: '1000', ReceiptServiceAmt: '0', ReceiptTaxFreeAmt: '0', ...o,
+        MID,
+        TID: newTid('0401'),
+        EdiDate: e,
+        Moid: moid,
+        SignData: sha(MID, amt, e, moid, KEY),
+        GoodsName: '무통장 주문',
+        ReceiptAmt: amt,
+        ReceiptType: '1',
+        ReceiptTypeNo: '01012345678',
+        ReceiptSupplyAmt: '10000',
+        ReceiptVAT: '1000',
+        ReceiptServiceAmt: '0',
+        ReceiptTaxFreeAmt: '0',
+        ...o,
       });
     }
 
@@ -153,7 +201,14 @@ describe('sandbox: recurring billing and cash receipts', () => {
       expect(r.AuthCode).to.match(/^\d{9}$/);
       const listed = sandbox.dataHost.cashReceipts(MID);
       expect(listed).to.have.length(1);
-      expect(listed[0]).to.include({ tid: r.TID, orgSvcCd: '04', moid: 'bank-1', goodsAmt: 11000, stateCd: '0', reqFlg: '1' });
+      expect(listed[0]).to.include({
+        tid: r.TID,
+        orgSvcCd: '04',
+        moid: 'bank-1',
+        goodsAmt: 11000,
+        stateCd: '0',
+        reqFlg: '1',
+      });
       expect(listed[0]!.identity).to.not.include('12345678');
       expect(sandbox.dataHost.balance(MID).remainAmt).to.equal(0);
       expect((await receipt({ Moid: 'bank-1' })).ResultCode, 'one live receipt per order').to.equal('7013');
@@ -161,11 +216,15 @@ describe('sandbox: recurring billing and cash receipts', () => {
 
     it('refuses amounts that do not add up and an identity that does not fit the type', async () => {
       expect((await receipt({ ReceiptVAT: '999' })).ResultCode).to.equal('7011');
-      expect((await receipt({ ReceiptType: '2' })).ResultCode, 'a mobile number is no business number').to.equal('7012');
+      expect((await receipt({ ReceiptType: '2' })).ResultCode, 'a mobile number is no business number').to.equal(
+        '7012',
+      );
       expect((await receipt({ ReceiptType: '2', ReceiptTypeNo: '1234567891' })).ResultCode).to.equal('7001');
       expect((await receipt({ GoodsName: '가'.repeat(21) })).ResultCode, '42 EUC-KR bytes').to.equal('3093');
       expect((await receipt({ GoodsName: '가'.repeat(20) })).ResultCode, '40 EUC-KR bytes').to.equal('7001');
-      expect((await receipt({ CharSet: 'latin1' })).ResultCode, 'an answer encoding the facts do not name').to.equal('3093');
+      expect((await receipt({ CharSet: 'latin1' })).ResultCode, 'an answer encoding the facts do not name').to.equal(
+        '3093',
+      );
     });
   });
 });

@@ -10,10 +10,23 @@ import { expect } from 'chai';
 import iconv from 'iconv-lite';
 import { request } from 'undici';
 import { createNicepay } from '../src/index.js';
-import { createSandbox, PUBLISHED_TEST_MIDS, TEST_AUTO_CANCEL_REASON, TEST_MERCHANTS, type Sandbox, type SandboxMerchant } from '../src/sandbox/index.js';
+import {
+  createSandbox,
+  PUBLISHED_TEST_MIDS,
+  TEST_AUTO_CANCEL_REASON,
+  TEST_MERCHANTS,
+  type Sandbox,
+  type SandboxMerchant,
+} from '../src/sandbox/index.js';
 import { decodeForm, encodeForm } from '../src/wire/form-codec.js';
 import { fromKst, kstTimestamp14 } from '../src/wire/kst.js';
-import { approvalSignData, cancelSignData, reconEncKey, statusSignData, windowSignData } from '../src/wire/signatures.js';
+import {
+  approvalSignData,
+  cancelSignData,
+  reconEncKey,
+  statusSignData,
+  windowSignData,
+} from '../src/wire/signatures.js';
 import { postBytes, type RawReply } from './helpers/gateway-form.js';
 
 const MID = 'nicepay00m';
@@ -23,7 +36,8 @@ const KEYIN_KEY = TEST_MERCHANTS.find((m) => m.mid === KEYIN_MID)!.merchantKey;
 const FORM = 'application/x-www-form-urlencoded; charset=euc-kr';
 const START = fromKst(2026, 3, 2, 10, 0);
 
-const fieldsOf = (r: RawReply): Record<string, string> => JSON.parse(iconv.decode(r.bytes, 'cp949')) as Record<string, string>;
+const fieldsOf = (r: RawReply): Record<string, string> =>
+  JSON.parse(iconv.decode(r.bytes, 'cp949')) as Record<string, string>;
 
 /** A frozen sandbox at START (10:00 KST, 2 March 2026) on loopback. */
 async function frozen(options: Parameters<typeof createSandbox>[0] = {}): Promise<Sandbox> {
@@ -41,9 +55,23 @@ function client(sandbox: Sandbox, mid = MID, key = KEY) {
   return {
     async approve(tid: string, token: string, amt: string, over: Record<string, string> = {}) {
       const e = over.EdiDate ?? edi();
-      return post('/webapi/pay_process.jsp', { TID: tid, AuthToken: token, MID: mid, Amt: amt, EdiDate: e, SignData: approvalSignData(token, mid, amt, e, key), CharSet: 'utf-8', ...over });
+      return post('/webapi/pay_process.jsp', {
+        TID: tid,
+        AuthToken: token,
+        MID: mid,
+        Amt: amt,
+        EdiDate: e,
+        SignData: approvalSignData(token, mid, amt, e, key),
+        CharSet: 'utf-8',
+        ...over,
+      });
     },
-    async pay(moid: string, amount: number, method: 'CARD' | 'BANK' | 'VBANK' = 'CARD', extra: { cashReceipt?: { type: 'income-deduction'; identity: string } } = {}) {
+    async pay(
+      moid: string,
+      amount: number,
+      method: 'CARD' | 'BANK' | 'VBANK' = 'CARD',
+      extra: { cashReceipt?: { type: 'income-deduction'; identity: string } } = {},
+    ) {
       const auth = await sandbox.authenticate({ mid, moid, amount, method, ...extra });
       const answer = await this.approve(auth.fields.TxTid!, auth.fields.AuthToken!, String(amount));
       return { tid: auth.fields.TxTid!, answer };
@@ -51,13 +79,27 @@ function client(sandbox: Sandbox, mid = MID, key = KEY) {
     cancel(tid: string, moid: string, amt: string, partial = false, over: Record<string, string> = {}) {
       const e = edi();
       return post('/webapi/cancel_process.jsp', {
-        TID: tid, MID: mid, Moid: moid, CancelAmt: amt, CancelMsg: '고객 요청', PartialCancelCode: partial ? '1' : '0',
-        EdiDate: e, SignData: cancelSignData(mid, amt, e, key), CharSet: 'utf-8', ...over,
+        TID: tid,
+        MID: mid,
+        Moid: moid,
+        CancelAmt: amt,
+        CancelMsg: '고객 요청',
+        PartialCancelCode: partial ? '1' : '0',
+        EdiDate: e,
+        SignData: cancelSignData(mid, amt, e, key),
+        CharSet: 'utf-8',
+        ...over,
       });
     },
     status(tid: string) {
       const e = edi();
-      return post('/webapi/inquery/trans_status.jsp', { TID: tid, MID: mid, EdiDate: e, SignData: statusSignData(tid, mid, e, key), CharSet: 'utf-8' });
+      return post('/webapi/inquery/trans_status.jsp', {
+        TID: tid,
+        MID: mid,
+        EdiDate: e,
+        SignData: statusSignData(tid, mid, e, key),
+        CharSet: 'utf-8',
+      });
     },
     post,
     edi,
@@ -65,7 +107,11 @@ function client(sandbox: Sandbox, mid = MID, key = KEY) {
 }
 
 /** A loopback receiver of payment notices that answers OK and keeps each notice's fields. */
-async function noticeReceiver(): Promise<{ url: string; notices: Array<Record<string, string>>; close(): Promise<void> }> {
+async function noticeReceiver(): Promise<{
+  url: string;
+  notices: Array<Record<string, string>>;
+  close(): Promise<void>;
+}> {
   const notices: Array<Record<string, string>> = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -89,7 +135,12 @@ describe('sandbox: a gateway both ways', () => {
     let receiver: Awaited<ReturnType<typeof noticeReceiver>>;
     before(async () => {
       receiver = await noticeReceiver();
-      const merchant: SandboxMerchant = { mid: MID, merchantKey: KEY, notificationUrl: receiver.url, notifyCancels: true };
+      const merchant: SandboxMerchant = {
+        mid: MID,
+        merchantKey: KEY,
+        notificationUrl: receiver.url,
+        notifyCancels: true,
+      };
       sandbox = await frozen({ merchants: [merchant] });
     });
     after(async () => {
@@ -97,7 +148,7 @@ describe('sandbox: a gateway both ways', () => {
       await receiver.close();
     });
 
-    it('accepts a cancel whose Moid is not the order\'s (2001), echoes it, and the notice carries it as CancelMOID', async () => {
+    it("accepts a cancel whose Moid is not the order's (2001), echoes it, and the notice carries it as CancelMOID", async () => {
       const c = client(sandbox);
       const { tid } = await c.pay('order-a', 3000);
       const first = await c.cancel(tid, 'moid20260302100000', '1000', true);
@@ -128,18 +179,35 @@ describe('sandbox: a gateway both ways', () => {
     const windowForm = (over: Record<string, string> = {}): Buffer => {
       const edi = kstTimestamp14(sandbox.clock.now());
       const amt = over.Amt ?? '10000';
-      return encodeForm({
-        MID, Amt: amt, Moid: over.Moid ?? 'win-1', GoodsName: '상품', ReturnURL: 'https://shop.example/return', EdiDate: edi,
-        SignData: windowSignData(edi, MID, amt, KEY), CharSet: 'utf-8', ...over,
-      }, 'euc-kr');
+      return encodeForm(
+        {
+          MID,
+          Amt: amt,
+          Moid: over.Moid ?? 'win-1',
+          GoodsName: '상품',
+          ReturnURL: 'https://shop.example/return',
+          EdiDate: edi,
+          SignData: windowSignData(edi, MID, amt, KEY),
+          CharSet: 'utf-8',
+          ...over,
+        },
+        'euc-kr',
+      );
     };
-    const open = (body: Buffer): Promise<RawReply> => postBytes(`${sandbox.url}/window`, body, 'application/x-www-form-urlencoded');
+    const open = (body: Buffer): Promise<RawReply> =>
+      postBytes(`${sandbox.url}/window`, body, 'application/x-www-form-urlencoded');
     const confirm = (html: string, method: string, action = 'approve'): Promise<RawReply> => {
       const session = /name="SessionId" value="([^"]+)"/.exec(html)![1]!;
-      return postBytes(`${sandbox.url}/window/confirm`, Buffer.from(`SessionId=${session}&PayMethod=${method}&Action=${action}`), 'application/x-www-form-urlencoded');
+      return postBytes(
+        `${sandbox.url}/window/confirm`,
+        Buffer.from(`SessionId=${session}&PayMethod=${method}&Action=${action}`),
+        'application/x-www-form-urlencoded',
+      );
     };
     const hidden = (html: string): Record<string, string> =>
-      Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
+      Object.fromEntries(
+        [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
+      );
 
     it('offers exactly the methods of PayMethod=CARD,BANK and refuses another one at confirm', async () => {
       const page = (await open(windowForm({ PayMethod: 'CARD,BANK', Moid: 'multi-1' }))).bytes.toString('utf8');
@@ -150,10 +218,22 @@ describe('sandbox: a gateway both ways', () => {
       expect(hidden(iconv.decode(done.bytes, 'utf8'))).to.include({ AuthResultCode: '0000', PayMethod: 'BANK' });
     });
 
-    it('opens the window nicepay.paymentWindow({ payMethod: [\'CARD\', \'BANK\'] }) signs, offering both', async () => {
-      const nicepay = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: sandbox.url, clock: () => sandbox.clock.now() });
+    it("opens the window nicepay.paymentWindow({ payMethod: ['CARD', 'BANK'] }) signs, offering both", async () => {
+      const nicepay = createNicepay({
+        mid: MID,
+        merchantKey: KEY,
+        baseUrl: sandbox.url,
+        clock: () => sandbox.clock.now(),
+      });
       try {
-        const fields = nicepay.paymentWindow({ moid: 'client-multi', amount: 10000, goodsName: '상품', returnUrl: 'https://shop.example/return', payMethod: ['CARD', 'BANK'], buyer: { tel: '0'.repeat(40) } });
+        const fields = nicepay.paymentWindow({
+          moid: 'client-multi',
+          amount: 10000,
+          goodsName: '상품',
+          returnUrl: 'https://shop.example/return',
+          payMethod: ['CARD', 'BANK'],
+          buyer: { tel: '0'.repeat(40) },
+        });
         const page = (await open(encodeForm({ ...fields }, 'euc-kr'))).bytes.toString('utf8');
         expect(page).to.include('id="method-CARD"').and.include('id="method-BANK"').and.not.include('id="error-field"');
       } finally {
@@ -167,7 +247,9 @@ describe('sandbox: a gateway both ways', () => {
     });
 
     it('gives the virtual account the VbankExpDate the window asked for', async () => {
-      const page = (await open(windowForm({ Moid: 'vbank-exp', PayMethod: 'VBANK', VbankExpDate: '202603051800' }))).bytes.toString('utf8');
+      const page = (
+        await open(windowForm({ Moid: 'vbank-exp', PayMethod: 'VBANK', VbankExpDate: '202603051800' }))
+      ).bytes.toString('utf8');
       const auth = hidden((await confirm(page, 'VBANK')).bytes.toString('utf8'));
       const answer = await client(sandbox).approve(auth.TxTid!, auth.AuthToken!, '10000');
       expect(answer).to.include({ ResultCode: '4100', VbankExpDate: '20260305', VbankExpTime: '180000' });
@@ -193,8 +275,12 @@ describe('sandbox: a gateway both ways', () => {
       expect(again.bytes.toString('utf8')).to.include('결제하기');
     });
 
-    it('as goPay\'s PC layer, 취소 posts nothing: the page only tells the merchant page to close the layer', async () => {
-      const res = await postBytes(`${sandbox.url}/window?layer=1&origin=${encodeURIComponent('http://shop.example:8080')}`, windowForm({ Moid: 'layer-1' }), 'application/x-www-form-urlencoded');
+    it("as goPay's PC layer, 취소 posts nothing: the page only tells the merchant page to close the layer", async () => {
+      const res = await postBytes(
+        `${sandbox.url}/window?layer=1&origin=${encodeURIComponent('http://shop.example:8080')}`,
+        windowForm({ Moid: 'layer-1' }),
+        'application/x-www-form-urlencoded',
+      );
       const closed = (await confirm(res.bytes.toString('utf8'), 'CARD', 'cancel')).bytes.toString('utf8');
       expect(closed).to.include('parent.postMessage({"nicepay":"close"}, "http://shop.example:8080")');
       expect(closed).not.to.include('<form').and.not.include('AuthResultCode');
@@ -205,29 +291,48 @@ describe('sandbox: a gateway both ways', () => {
       const mobile = await open(form);
       expect(mobile.status).to.equal(400);
       expect(mobile.bytes.toString('utf8')).to.include('<strong id="error-field">ReturnURL</strong>');
-      const layer = await postBytes(`${sandbox.url}/window?layer=1&origin=${encodeURIComponent('http://shop.example')}`, form, 'application/x-www-form-urlencoded');
+      const layer = await postBytes(
+        `${sandbox.url}/window?layer=1&origin=${encodeURIComponent('http://shop.example')}`,
+        form,
+        'application/x-www-form-urlencoded',
+      );
       expect(layer.status).to.equal(200);
       const auth = (await confirm(layer.bytes.toString('utf8'), 'CARD')).bytes.toString('utf8');
-      expect(auth).to.match(/parent\.postMessage\(\{"nicepay":"auth","fields":\{"AuthResultCode":"0000"/).and.include('"http://shop.example"');
+      expect(auth)
+        .to.match(/parent\.postMessage\(\{"nicepay":"auth","fields":\{"AuthResultCode":"0000"/)
+        .and.include('"http://shop.example"');
     });
 
-    it('serves the vendor\'s window script with goPay, calling nicepaySubmit and nicepayClose', async () => {
+    it("serves the vendor's window script with goPay, calling nicepaySubmit and nicepayClose", async () => {
       const res = await request(`${sandbox.url}/v3/common/js/nicepay-pgweb.js`);
       expect(res.statusCode).to.equal(200);
       expect(res.headers['content-type']).to.match(/^text\/javascript/);
       const js = await res.body.text();
-      expect(js).to.include('window.goPay = function (form)').and.include('window.nicepaySubmit()').and.include('window.nicepayClose()');
+      expect(js)
+        .to.include('window.goPay = function (form)')
+        .and.include('window.nicepaySubmit()')
+        .and.include('window.nicepayClose()');
     });
   });
 
   describe('rules the documents leave open are options', () => {
     it('ediDateToleranceMs widens the EdiDate window; the default refuses 30 minutes off (W004)', async () => {
-      for (const [options, code] of [[{}, 'W004'], [{ ediDateToleranceMs: 60 * 60 * 1000 }, '3001']] as const) {
+      for (const [options, code] of [
+        [{}, 'W004'],
+        [{ ediDateToleranceMs: 60 * 60 * 1000 }, '3001'],
+      ] as const) {
         const sandbox = await frozen({ ...options });
         try {
           const auth = await sandbox.authenticate({ moid: 'tol-1', amount: 1004, method: 'CARD' });
           const off = kstTimestamp14(new Date(START.getTime() + 30 * 60 * 1000));
-          expect((await client(sandbox).approve(auth.fields.TxTid!, auth.fields.AuthToken!, '1004', { EdiDate: off, SignData: approvalSignData(auth.fields.AuthToken!, MID, '1004', off, KEY) })).ResultCode).to.equal(code);
+          expect(
+            (
+              await client(sandbox).approve(auth.fields.TxTid!, auth.fields.AuthToken!, '1004', {
+                EdiDate: off,
+                SignData: approvalSignData(auth.fields.AuthToken!, MID, '1004', off, KEY),
+              })
+            ).ResultCode,
+          ).to.equal(code);
         } finally {
           await sandbox.close();
         }
@@ -235,12 +340,22 @@ describe('sandbox: a gateway both ways', () => {
     });
 
     it('burnTokenOnRefusal: false lets the merchant retry after a refusal it caused; the default answers I003', async () => {
-      for (const [options, code] of [[{}, 'I003'], [{ burnTokenOnRefusal: false }, '3001']] as const) {
+      for (const [options, code] of [
+        [{}, 'I003'],
+        [{ burnTokenOnRefusal: false }, '3001'],
+      ] as const) {
         const sandbox = await frozen({ ...options });
         try {
           const auth = await sandbox.authenticate({ moid: 'burn-1', amount: 1004, method: 'CARD' });
           const c = client(sandbox);
-          expect((await c.approve(auth.fields.TxTid!, auth.fields.AuthToken!, '1004', { EdiDate: '20000101000000', SignData: approvalSignData(auth.fields.AuthToken!, MID, '1004', '20000101000000', KEY) })).ResultCode).to.equal('W004');
+          expect(
+            (
+              await c.approve(auth.fields.TxTid!, auth.fields.AuthToken!, '1004', {
+                EdiDate: '20000101000000',
+                SignData: approvalSignData(auth.fields.AuthToken!, MID, '1004', '20000101000000', KEY),
+              })
+            ).ResultCode,
+          ).to.equal('W004');
           expect((await c.approve(auth.fields.TxTid!, auth.fields.AuthToken!, '1004')).ResultCode).to.equal(code);
         } finally {
           await sandbox.close();
@@ -262,9 +377,19 @@ describe('sandbox: a gateway both ways', () => {
     after(() => sandbox.close());
 
     async function keyinTid(moid: string): Promise<string> {
-      const nicepay = createNicepay({ mid: KEYIN_MID, merchantKey: KEYIN_KEY, baseUrl: sandbox.url, clock: () => sandbox.clock.now() });
+      const nicepay = createNicepay({
+        mid: KEYIN_MID,
+        merchantKey: KEYIN_KEY,
+        baseUrl: sandbox.url,
+        clock: () => sandbox.clock.now(),
+      });
       try {
-        const r = await nicepay.keyin({ moid, amount: 1004, goodsName: '키인', card: { number: '4111111111111111', expiry: '2812' } });
+        const r = await nicepay.keyin({
+          moid,
+          amount: 1004,
+          goodsName: '키인',
+          card: { number: '4111111111111111', expiry: '2812' },
+        });
         if (r.status !== 'approved') throw new Error(`key-in not approved: ${JSON.stringify(r)}`);
         return r.payment.tid;
       } finally {
@@ -280,13 +405,22 @@ describe('sandbox: a gateway both ways', () => {
       expect(sandbox.ledger.get(tid)!.status).to.equal('net-cancelled');
     });
 
-    it('refuses every other shape: the approval\'s Amt and sha256(MID+Amt+EdiDate+key), an AuthToken, a partial code', async () => {
+    it("refuses every other shape: the approval's Amt and sha256(MID+Amt+EdiDate+key), an AuthToken, a partial code", async () => {
       const tid = await keyinTid('keyin-net-2');
       const c = client(sandbox, KEYIN_MID, KEYIN_KEY);
       const e = c.edi();
-      const old = await c.post('/webapi/cancel_process.jsp', { TID: tid, MID: KEYIN_MID, Amt: '1004', EdiDate: e, SignData: cancelSignData(KEYIN_MID, '1004', e, KEYIN_KEY), NetCancel: '1' });
+      const old = await c.post('/webapi/cancel_process.jsp', {
+        TID: tid,
+        MID: KEYIN_MID,
+        Amt: '1004',
+        EdiDate: e,
+        SignData: cancelSignData(KEYIN_MID, '1004', e, KEYIN_KEY),
+        NetCancel: '1',
+      });
       expect(old.ResultCode).to.equal('W001');
-      expect((await c.cancel(tid, 'keyin-net-2', '1004', false, { NetCancel: '1', AuthToken: 'x'.repeat(40) })).ResultCode).to.equal('W002');
+      expect(
+        (await c.cancel(tid, 'keyin-net-2', '1004', false, { NetCancel: '1', AuthToken: 'x'.repeat(40) })).ResultCode,
+      ).to.equal('W002');
       expect((await c.cancel(tid, 'keyin-net-2', '1004', true, { NetCancel: '1' })).ResultCode).to.equal('W002');
       expect(sandbox.ledger.get(tid)!.status).to.equal('approved');
     });
@@ -299,9 +433,19 @@ describe('sandbox: a gateway both ways', () => {
     });
     after(() => sandbox.close());
 
-    const envelope = (sid: string, body: Record<string, string>) => ({ header: { sid, trDtm: kstTimestamp14(sandbox.clock.now()), gubun: 'S', resCode: '', resMsg: '' }, body });
-    const postJson = async (path: string, value: unknown): Promise<{ header: Record<string, string>; body: Record<string, unknown> }> => {
-      const r = await postBytes(`${sandbox.url}${path}`, Buffer.from(JSON.stringify(value), 'utf8'), 'application/json');
+    const envelope = (sid: string, body: Record<string, string>) => ({
+      header: { sid, trDtm: kstTimestamp14(sandbox.clock.now()), gubun: 'S', resCode: '', resMsg: '' },
+      body,
+    });
+    const postJson = async (
+      path: string,
+      value: unknown,
+    ): Promise<{ header: Record<string, string>; body: Record<string, unknown> }> => {
+      const r = await postBytes(
+        `${sandbox.url}${path}`,
+        Buffer.from(JSON.stringify(value), 'utf8'),
+        'application/json',
+      );
       return JSON.parse(r.bytes.toString('utf8')) as { header: Record<string, string>; body: Record<string, unknown> };
     };
 
@@ -318,7 +462,9 @@ describe('sandbox: a gateway both ways', () => {
 
     it('reconciliation follows refunds and partial cancels, not only net cancels', async () => {
       const c = client(sandbox);
-      const { tid, answer } = await c.pay('recon-1', 8900, 'BANK', { cashReceipt: { type: 'income-deduction', identity: '01012345678' } });
+      const { tid, answer } = await c.pay('recon-1', 8900, 'BANK', {
+        cashReceipt: { type: 'income-deduction', identity: '01012345678' },
+      });
       expect(answer.ResultCode).to.equal('4000');
       expect((await c.cancel(tid, 'recon-1-c1', '5000', true)).ResultCode).to.equal('2001');
       const usrId = `${MID}admin`;
@@ -328,20 +474,31 @@ describe('sandbox: a gateway both ways', () => {
         return postJson('/recon/api', e);
       };
       const afterPartial = (await query()).body.data as Array<Record<string, unknown>>;
-      expect(afterPartial.map((r) => [r.stateCd, r.goodsAmt])).to.deep.equal([['0', 8900], ['1', 5000]]);
+      expect(afterPartial.map((r) => [r.stateCd, r.goodsAmt])).to.deep.equal([
+        ['0', 8900],
+        ['1', 5000],
+      ]);
       expect((await c.cancel(tid, 'recon-1-c2', '3900', true)).ResultCode).to.equal('2001');
       const afterAll = (await query()).body.data as Array<Record<string, unknown>>;
-      expect(afterAll.map((r) => [r.stateCd, r.goodsAmt])).to.deep.equal([['0', 8900], ['1', 5000], ['1', 3900]]);
+      expect(afterAll.map((r) => [r.stateCd, r.goodsAmt])).to.deep.equal([
+        ['0', 8900],
+        ['1', 5000],
+        ['1', 3900],
+      ]);
     });
 
     it('a full cancel marks the receipt cancelled', async () => {
       const c = client(sandbox);
-      const { tid } = await c.pay('recon-2', 7000, 'BANK', { cashReceipt: { type: 'income-deduction', identity: '01012345678' } });
+      const { tid } = await c.pay('recon-2', 7000, 'BANK', {
+        cashReceipt: { type: 'income-deduction', identity: '01012345678' },
+      });
       expect((await c.cancel(tid, 'recon-2-c', '7000')).ResultCode).to.equal('2001');
       const usrId = `${MID}admin`;
       const e = envelope('0301002', { usrId, encKey: '', dt: '20260302', orgSvcCd: '02', idCl: '2', searchID: MID });
       e.body.encKey = reconEncKey('0301002', usrId, e.header.trDtm, KEY);
-      const rows = ((await postJson('/recon/api', e)).body.data as Array<Record<string, unknown>>).filter((r) => r.otid === tid);
+      const rows = ((await postJson('/recon/api', e)).body.data as Array<Record<string, unknown>>).filter(
+        (r) => r.otid === tid,
+      );
       expect(rows.map((r) => [r.stateCd, r.goodsAmt, r.ccDt])).to.deep.equal([['1', 7000, '20260302']]);
     });
   });
@@ -361,7 +518,7 @@ describe('sandbox: a gateway both ways', () => {
       }
     });
 
-    it('cancels a published test MID\'s payments at 23:30 KST on the virtual clock, and only then', async () => {
+    it("cancels a published test MID's payments at 23:30 KST on the virtual clock, and only then", async () => {
       const sandbox = createSandbox({ clock: () => fromKst(2026, 3, 2, 23, 0) });
       sandbox.clock.freeze();
       await sandbox.listen(0);
@@ -374,7 +531,9 @@ describe('sandbox: a gateway both ways', () => {
         sandbox.clock.advance(1000);
         const entry = sandbox.ledger.get(tid)!;
         expect(entry.status).to.equal('cancelled');
-        expect(entry.cancels!.map((x) => [x.amount, x.reason, kstTimestamp14(x.at)])).to.deep.equal([[1004, TEST_AUTO_CANCEL_REASON, '20260302233000']]);
+        expect(entry.cancels!.map((x) => [x.amount, x.reason, kstTimestamp14(x.at)])).to.deep.equal([
+          [1004, TEST_AUTO_CANCEL_REASON, '20260302233000'],
+        ]);
         expect((await c.status(tid)).Status).to.equal('1');
         expect((await c.cancel(tid, 'late-1', '1004')).ResultCode).to.equal('2015');
         // Approved after 23:30: it stands until 23:30 of the next day.

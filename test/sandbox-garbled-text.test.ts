@@ -51,7 +51,23 @@ describe('sandbox: text in another charset than EUC-KR is read garbled, not refu
     const auth = await sandbox.authenticate({ moid: `garbled-${++seq}`, amount: 1004, method: 'CARD' });
     const e = edi();
     const token = auth.fields.AuthToken!;
-    const answer = parseReply(await postBytes(`${sandbox.url}/webapi/pay_process.jsp`, encodeForm({ TID: auth.fields.TxTid!, AuthToken: token, MID, Amt: '1004', EdiDate: e, SignData: approvalSignData(token, MID, '1004', e, KEY) }, 'euc-kr'), 'application/x-www-form-urlencoded'));
+    const answer = parseReply(
+      await postBytes(
+        `${sandbox.url}/webapi/pay_process.jsp`,
+        encodeForm(
+          {
+            TID: auth.fields.TxTid!,
+            AuthToken: token,
+            MID,
+            Amt: '1004',
+            EdiDate: e,
+            SignData: approvalSignData(token, MID, '1004', e, KEY),
+          },
+          'euc-kr',
+        ),
+        'application/x-www-form-urlencoded',
+      ),
+    );
     expect(answer.ResultCode).to.equal('3001');
     return auth.fields.TxTid!;
   }
@@ -59,14 +75,32 @@ describe('sandbox: text in another charset than EUC-KR is read garbled, not refu
   /** A full cancel of `tid` whose form is encoded in `charset`, posted with `contentType`. */
   function cancelBody(tid: string, charset: 'euc-kr' | 'utf-8', reason = '고객 요청 취소'): Buffer {
     const e = edi();
-    return encodeForm({ TID: tid, MID, Moid: `c-${tid.slice(-4)}`, CancelAmt: '1004', CancelMsg: reason, PartialCancelCode: '0', EdiDate: e, SignData: cancelSignData(MID, '1004', e, KEY) }, charset);
+    return encodeForm(
+      {
+        TID: tid,
+        MID,
+        Moid: `c-${tid.slice(-4)}`,
+        CancelAmt: '1004',
+        CancelMsg: reason,
+        PartialCancelCode: '0',
+        EdiDate: e,
+        SignData: cancelSignData(MID, '1004', e, KEY),
+      },
+      charset,
+    );
   }
 
   it('cancels with a UTF-8 CancelMsg declared UTF-8: 2001, the reason kept garbled, a log line naming CancelMsg', async () => {
     const tid = await approved();
     let answer: Record<string, string> = {};
     const log = await sandboxLog(async () => {
-      answer = parseReply(await postBytes(`${sandbox.url}/webapi/cancel_process.jsp`, cancelBody(tid, 'utf-8'), 'application/x-www-form-urlencoded; charset=utf-8'));
+      answer = parseReply(
+        await postBytes(
+          `${sandbox.url}/webapi/cancel_process.jsp`,
+          cancelBody(tid, 'utf-8'),
+          'application/x-www-form-urlencoded; charset=utf-8',
+        ),
+      );
     });
     expect(answer.ResultCode).to.equal('2001');
     const entry = sandbox.ledger.get(tid)!;
@@ -84,7 +118,13 @@ describe('sandbox: text in another charset than EUC-KR is read garbled, not refu
     let answer: Record<string, string> = {};
     // '취' in UTF-8 is EC B7 A8: A8 cannot follow B7 in CP949, so this reason has an invalid sequence.
     const log = await sandboxLog(async () => {
-      answer = parseReply(await postBytes(`${sandbox.url}/webapi/cancel_process.jsp`, cancelBody(tid, 'utf-8', '취'), 'application/x-www-form-urlencoded'));
+      answer = parseReply(
+        await postBytes(
+          `${sandbox.url}/webapi/cancel_process.jsp`,
+          cancelBody(tid, 'utf-8', '취'),
+          'application/x-www-form-urlencoded',
+        ),
+      );
     });
     expect(answer.ResultCode).to.equal('2001');
     expect(sandbox.ledger.get(tid)!.cancels![0]!.reason).to.include('\uFFFD');
@@ -96,7 +136,13 @@ describe('sandbox: text in another charset than EUC-KR is read garbled, not refu
     const tid = await approved();
     let answer: Record<string, string> = {};
     const log = await sandboxLog(async () => {
-      answer = parseReply(await postBytes(`${sandbox.url}/webapi/cancel_process.jsp`, cancelBody(tid, 'euc-kr'), 'application/x-www-form-urlencoded; charset=euc-kr'));
+      answer = parseReply(
+        await postBytes(
+          `${sandbox.url}/webapi/cancel_process.jsp`,
+          cancelBody(tid, 'euc-kr'),
+          'application/x-www-form-urlencoded; charset=euc-kr',
+        ),
+      );
     });
     expect(answer.ResultCode).to.equal('2001');
     expect(sandbox.ledger.get(tid)!.cancels![0]!.reason).to.equal('고객 요청 취소');
@@ -106,25 +152,63 @@ describe('sandbox: text in another charset than EUC-KR is read garbled, not refu
   it('still refuses a net cancel whose body is not EUC-KR (W009): the approval side reads strictly', async () => {
     const tid = await approved();
     const e = edi();
-    const body = Buffer.concat([encodeForm({ TID: tid, MID, Amt: '1004', EdiDate: e, NetCancel: '1' }, 'euc-kr'), Buffer.from('&CancelMsg=%EC%B7%A8')]);
-    expect(parseReply(await postBytes(`${sandbox.url}/webapi/cancel_process.jsp`, body, 'application/x-www-form-urlencoded')).ResultCode).to.equal('W009');
+    const body = Buffer.concat([
+      encodeForm({ TID: tid, MID, Amt: '1004', EdiDate: e, NetCancel: '1' }, 'euc-kr'),
+      Buffer.from('&CancelMsg=%EC%B7%A8'),
+    ]);
+    expect(
+      parseReply(await postBytes(`${sandbox.url}/webapi/cancel_process.jsp`, body, 'application/x-www-form-urlencoded'))
+        .ResultCode,
+    ).to.equal('W009');
     expect(sandbox.ledger.get(tid)!.status).to.equal('approved');
   });
 
   it('charges a billing key whose GoodsName came as UTF-8: approved, the name garbled in the ledger, a log line', async () => {
     const e = edi();
-    const reg = parseReply(await postBytes(`${sandbox.url}/webapi/billing/billing_regist.jsp`, encodeForm({
-      MID: BILLING_MID, EdiDate: e, Moid: 'reg-utf8', SignData: sha(BILLING_MID, e, 'reg-utf8', BILLING_KEY),
-      EncData: encryptEncData(billingEncPlaintext({ number: '4111111111111111', expYear: '29', expMonth: '12' }), BILLING_KEY),
-    }, 'euc-kr'), 'application/x-www-form-urlencoded'));
+    const reg = parseReply(
+      await postBytes(
+        `${sandbox.url}/webapi/billing/billing_regist.jsp`,
+        encodeForm(
+          {
+            MID: BILLING_MID,
+            EdiDate: e,
+            Moid: 'reg-utf8',
+            SignData: sha(BILLING_MID, e, 'reg-utf8', BILLING_KEY),
+            EncData: encryptEncData(
+              billingEncPlaintext({ number: '4111111111111111', expYear: '29', expMonth: '12' }),
+              BILLING_KEY,
+            ),
+          },
+          'euc-kr',
+        ),
+        'application/x-www-form-urlencoded',
+      ),
+    );
     const bid = reg.BID!;
     const tid = `${BILLING_MID}0116${kstTimestamp12(sandbox.clock.now())}0001`;
     let answer: Record<string, string> = {};
     const log = await sandboxLog(async () => {
-      answer = parseReply(await postBytes(`${sandbox.url}/webapi/billing/billing_approve.jsp`, encodeForm({
-        BID: bid, MID: BILLING_MID, TID: tid, EdiDate: e, Moid: 'sub-utf8', Amt: '9900', GoodsName: '취', // EC B7 A8: the last byte is no CP949 character
-        SignData: sha(BILLING_MID, e, 'sub-utf8', '9900', bid, BILLING_KEY), CardInterest: '0', CardQuota: '00',
-      }, 'utf-8'), 'application/x-www-form-urlencoded'));
+      answer = parseReply(
+        await postBytes(
+          `${sandbox.url}/webapi/billing/billing_approve.jsp`,
+          encodeForm(
+            {
+              BID: bid,
+              MID: BILLING_MID,
+              TID: tid,
+              EdiDate: e,
+              Moid: 'sub-utf8',
+              Amt: '9900',
+              GoodsName: '취', // EC B7 A8: the last byte is no CP949 character
+              SignData: sha(BILLING_MID, e, 'sub-utf8', '9900', bid, BILLING_KEY),
+              CardInterest: '0',
+              CardQuota: '00',
+            },
+            'utf-8',
+          ),
+          'application/x-www-form-urlencoded',
+        ),
+      );
     });
     expect(answer.ResultCode).to.equal('3001');
     expect(sandbox.ledger.get(tid)!.goodsName).to.include('\uFFFD');

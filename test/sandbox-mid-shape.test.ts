@@ -33,10 +33,19 @@ describe('sandbox: the MID shape at the window, approval, net cancel, cancel and
   it('the window answers a 400 page naming MID for a mis-shaped MID, and opens no session', async () => {
     for (const mid of [...MISSHAPED, UNKNOWN]) {
       const ediDate = now();
-      const body = encodeForm({
-        MID: mid, Amt: '1004', EdiDate: ediDate, SignData: windowSignData(ediDate, mid, '1004', KEY),
-        Moid: 'm-1', GoodsName: 'x', ReturnURL: 'http://127.0.0.1:1/return', CharSet: 'euc-kr',
-      }, 'euc-kr');
+      const body = encodeForm(
+        {
+          MID: mid,
+          Amt: '1004',
+          EdiDate: ediDate,
+          SignData: windowSignData(ediDate, mid, '1004', KEY),
+          Moid: 'm-1',
+          GoodsName: 'x',
+          ReturnURL: 'http://127.0.0.1:1/return',
+          CharSet: 'euc-kr',
+        },
+        'euc-kr',
+      );
       const r = await postBytes(`${sandbox.url}/window`, body, FORM);
       expect(r.status, mid).to.equal(400);
       const html = r.bytes.toString('utf8');
@@ -54,7 +63,9 @@ describe('sandbox: the MID shape at the window, approval, net cancel, cancel and
         expect(p.ResultCode, mid).to.equal('W002');
         expect(p.ResultMsg, mid).to.include('MID');
       }
-      expect(parseReply(await sendHandForm(sandbox, auth, KEY, { mid: UNKNOWN, netCancel })).ResultCode).to.equal('W005');
+      expect(parseReply(await sendHandForm(sandbox, auth, KEY, { mid: UNKNOWN, netCancel })).ResultCode).to.equal(
+        'W005',
+      );
       const entry = sandbox.ledger.get(auth.fields.TxTid!)!;
       expect(entry.status).to.equal('authenticated');
       // The token is not burnt: the merchant's own approval still works.
@@ -68,16 +79,39 @@ describe('sandbox: the MID shape at the window, approval, net cancel, cancel and
     const tid = auth.fields.TxTid!;
     const cancel = (mid: string) => {
       const ediDate = now();
-      return postBytes(`${sandbox.url}/webapi/cancel_process.jsp`, encodeForm({
-        TID: tid, MID: mid, Moid: 'mid-shape-cancel', CancelAmt: '1004', CancelMsg: '고객 요청', PartialCancelCode: '0',
-        EdiDate: ediDate, SignData: cancelSignData(mid, '1004', ediDate, KEY),
-      }, 'euc-kr'), FORM);
+      return postBytes(
+        `${sandbox.url}/webapi/cancel_process.jsp`,
+        encodeForm(
+          {
+            TID: tid,
+            MID: mid,
+            Moid: 'mid-shape-cancel',
+            CancelAmt: '1004',
+            CancelMsg: '고객 요청',
+            PartialCancelCode: '0',
+            EdiDate: ediDate,
+            SignData: cancelSignData(mid, '1004', ediDate, KEY),
+          },
+          'euc-kr',
+        ),
+        FORM,
+      );
     };
     const status = (mid: string) => {
       const ediDate = now();
-      return postBytes(`${sandbox.url}/webapi/inquery/trans_status.jsp`, encodeForm({
-        TID: tid, MID: mid, EdiDate: ediDate, SignData: statusSignData(tid, mid, ediDate, KEY),
-      }, 'euc-kr'), FORM);
+      return postBytes(
+        `${sandbox.url}/webapi/inquery/trans_status.jsp`,
+        encodeForm(
+          {
+            TID: tid,
+            MID: mid,
+            EdiDate: ediDate,
+            SignData: statusSignData(tid, mid, ediDate, KEY),
+          },
+          'euc-kr',
+        ),
+        FORM,
+      );
     };
     for (const mid of MISSHAPED) {
       expect(parseReply(await cancel(mid)).ResultCode, `cancel ${mid}`).to.equal('W002');
@@ -92,8 +126,14 @@ describe('sandbox: the MID shape at the window, approval, net cancel, cancel and
   });
 
   it('createSandbox refuses a merchant whose MID no endpoint would accept, naming it', () => {
-    expect(() => createSandbox({ merchants: [{ mid: 'nicepay00M', merchantKey: KEY }] })).to.throw(/nicepay00M.*lower-case m/);
+    expect(() => createSandbox({ merchants: [{ mid: 'nicepay00M', merchantKey: KEY }] })).to.throw(
+      /nicepay00M.*lower-case m/,
+    );
     // A Hangul MID is refused too (the shape is ASCII letters and digits).
-    expect(() => createSandbox({ merchants: [{ mid: `${iconv.decode(Buffer.from('b0a1', 'hex'), 'cp949').repeat(9)}m`, merchantKey: KEY }] })).to.throw(/mid must be/);
+    expect(() =>
+      createSandbox({
+        merchants: [{ mid: `${iconv.decode(Buffer.from('b0a1', 'hex'), 'cp949').repeat(9)}m`, merchantKey: KEY }],
+      }),
+    ).to.throw(/mid must be/);
   });
 });

@@ -30,7 +30,14 @@ function sampleEdiDate(d: Date): string {
 /** What `sampleEdiDate` prints on a server whose TZ is `timeZone`, whatever this process's TZ is. */
 function sampleEdiDateIn(d: Date, timeZone: string): string {
   const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
   }).formatToParts(d);
   const get = (t: string): string => parts.find((x) => x.type === t)!.value;
   return `${get('year')}${get('month')}${get('day')}${get('hour')}${get('minute')}${get('second')}`;
@@ -38,7 +45,7 @@ function sampleEdiDateIn(d: Date, timeZone: string): string {
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
-describe('the official sample\'s gateway-visible bugs, refused by the sandbox', () => {
+describe("the official sample's gateway-visible bugs, refused by the sandbox", () => {
   let sandbox: Sandbox;
 
   beforeEach(async () => {
@@ -48,16 +55,36 @@ describe('the official sample\'s gateway-visible bugs, refused by the sandbox', 
 
   /** The sample's payRequest page submitted by the browser: EUC-KR (accept-charset), its EdiDate, its Moid. */
   const openWindow = (ediDate: string, amt = '1004'): Promise<{ status: number; html: string }> =>
-    postBytes(`${sandbox.url}/window`, encodeForm({
-      PayMethod: 'CARD', GoodsName: '나이스페이', Amt: amt, MID, Moid: SAMPLE_MOID, BuyerName: '나이스', BuyerEmail: 'happy@day.co.kr',
-      BuyerTel: '01000000000', ReturnURL: 'http://localhost:3000/authReq', EdiDate: ediDate,
-      SignData: sha256(ediDate + MID + amt + KEY), CharSet: 'euc-kr',
-    }, 'euc-kr'), 'application/x-www-form-urlencoded').then((r) => ({ status: r.status, html: r.bytes.toString('utf8') }));
+    postBytes(
+      `${sandbox.url}/window`,
+      encodeForm(
+        {
+          PayMethod: 'CARD',
+          GoodsName: '나이스페이',
+          Amt: amt,
+          MID,
+          Moid: SAMPLE_MOID,
+          BuyerName: '나이스',
+          BuyerEmail: 'happy@day.co.kr',
+          BuyerTel: '01000000000',
+          ReturnURL: 'http://localhost:3000/authReq',
+          EdiDate: ediDate,
+          SignData: sha256(ediDate + MID + amt + KEY),
+          CharSet: 'euc-kr',
+        },
+        'euc-kr',
+      ),
+      'application/x-www-form-urlencoded',
+    ).then((r) => ({ status: r.status, html: r.bytes.toString('utf8') }));
 
   /** The buyer presses 결제하기; the auth return's hidden fields as the sample's route receives them. */
   const payInWindow = async (html: string): Promise<Record<string, string>> => {
     const session = /name="SessionId" value="([^"]+)"/.exec(html)![1]!;
-    const r = await postBytes(`${sandbox.url}/window/confirm`, encodeForm({ SessionId: session, PayMethod: 'CARD', Action: 'approve' }, 'utf-8'), 'application/x-www-form-urlencoded');
+    const r = await postBytes(
+      `${sandbox.url}/window/confirm`,
+      encodeForm({ SessionId: session, PayMethod: 'CARD', Action: 'approve' }, 'utf-8'),
+      'application/x-www-form-urlencoded',
+    );
     const out: Record<string, string> = {};
     for (const m of iconv.decode(r.bytes, 'cp949').matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
       out[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)));
@@ -68,10 +95,16 @@ describe('the official sample\'s gateway-visible bugs, refused by the sandbox', 
   /** The sample's authReq route: a form of TID, AuthToken, MID, Amt, EdiDate, SignData posted to NextAppURL, no charset named. */
   const sampleApproval = async (ret: Record<string, string>, ediDate: string): Promise<Record<string, string>> => {
     const form = {
-      TID: ret.TxTid!, AuthToken: ret.AuthToken!, MID: ret.MID!, Amt: ret.Amt!, EdiDate: ediDate,
+      TID: ret.TxTid!,
+      AuthToken: ret.AuthToken!,
+      MID: ret.MID!,
+      Amt: ret.Amt!,
+      EdiDate: ediDate,
       SignData: sha256(ret.AuthToken! + ret.MID! + ret.Amt! + ediDate + KEY),
     };
-    return parseReply(await postBytes(ret.NextAppURL!, encodeForm(form, 'euc-kr'), 'application/x-www-form-urlencoded'));
+    return parseReply(
+      await postBytes(ret.NextAppURL!, encodeForm(form, 'euc-kr'), 'application/x-www-form-urlencoded'),
+    );
   };
 
   it('writes EdiDate exactly as the local-time getters of this process do', () => {
@@ -81,14 +114,14 @@ describe('the official sample\'s gateway-visible bugs, refused by the sandbox', 
 
   for (const serverZone of ['UTC', 'America/Los_Angeles']) {
     describe(`on a server whose TZ is ${serverZone}`, () => {
-      it('the window refuses the sample\'s request (EdiDate is not KST)', async () => {
+      it("the window refuses the sample's request (EdiDate is not KST)", async () => {
         const edi = sampleEdiDateIn(sandbox.clock.now(), serverZone);
         const r = await openWindow(edi);
         expect(r.status).to.equal(400);
         expect(r.html).to.include('<strong id="error-field">EdiDate</strong>');
       });
 
-      it('approval refuses the sample\'s EdiDate with W004 and charges nothing', async () => {
+      it("approval refuses the sample's EdiDate with W004 and charges nothing", async () => {
         // A window opened right (a browser in Korea), then the sample's server approves.
         const auth: AuthReturn = await sandbox.authenticate({ moid: SAMPLE_MOID, amount: 1004, method: 'CARD' });
         const p = await sampleApproval(auth.fields, sampleEdiDateIn(sandbox.clock.now(), serverZone));

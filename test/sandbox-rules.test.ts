@@ -10,12 +10,35 @@ import iconv from 'iconv-lite';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { fromKst, kstTimestamp12, kstTimestamp14 } from '../src/wire/kst.js';
-import { approvalSignData, cancelSignData, keyinSignData, payoutEncKey, reconEncKey, statusSignData, windowSignData } from '../src/wire/signatures.js';
+import {
+  approvalSignData,
+  cancelSignData,
+  keyinSignData,
+  payoutEncKey,
+  reconEncKey,
+  statusSignData,
+  windowSignData,
+} from '../src/wire/signatures.js';
 import { encryptEncData } from '../src/wire/enc-data.js';
 import { postBytes, type RawReply } from './helpers/gateway-form.js';
-import { APPROVAL_RULES, CANCEL_RULES, KEYIN_NET_CANCEL_RULES, KEYIN_RULES, NET_CANCEL_RULES, STATUS_RULES, WINDOW_RULES } from '../src/sandbox/request-rules.js';
+import {
+  APPROVAL_RULES,
+  CANCEL_RULES,
+  KEYIN_NET_CANCEL_RULES,
+  KEYIN_RULES,
+  NET_CANCEL_RULES,
+  STATUS_RULES,
+  WINDOW_RULES,
+} from '../src/sandbox/request-rules.js';
 import { KEYIN_ENC_FIELDS } from '../src/wire/keyin-fields.js';
-import { BALANCE_FIELDS, CASH_RECEIPT_FIELDS, PAYOUT_CANCEL_FIELDS, PAYOUT_REQUEST_FIELDS, PAYOUT_RESULTS_FIELDS, SUB_MERCHANT_FIELDS } from '../src/wire/data-fields.js';
+import {
+  BALANCE_FIELDS,
+  CASH_RECEIPT_FIELDS,
+  PAYOUT_CANCEL_FIELDS,
+  PAYOUT_REQUEST_FIELDS,
+  PAYOUT_RESULTS_FIELDS,
+  SUB_MERCHANT_FIELDS,
+} from '../src/wire/data-fields.js';
 import type { FieldTable } from '../src/wire/field-sizes.js';
 
 const MID = 'nicepay00m';
@@ -58,7 +81,15 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
   /** An approval of a fresh window transaction with one field replaced; SignData follows the values sent. */
   async function approval(field: string, value: string): Promise<string> {
     const auth = await sandbox.authenticate({ moid: `rule-${++seq}`, amount: 1004, method: 'CARD' });
-    const f: Record<string, string> = { TID: auth.fields.TxTid!, AuthToken: auth.fields.AuthToken!, MID, Amt: '1004', EdiDate: edi(), CharSet: 'utf-8', [field]: value };
+    const f: Record<string, string> = {
+      TID: auth.fields.TxTid!,
+      AuthToken: auth.fields.AuthToken!,
+      MID,
+      Amt: '1004',
+      EdiDate: edi(),
+      CharSet: 'utf-8',
+      [field]: value,
+    };
     if (field !== 'SignData') f.SignData = approvalSignData(f.AuthToken!, MID, f.Amt!, f.EdiDate!, KEY);
     return resultCode(await postBytes(`${sandbox.url}/webapi/pay_process.jsp`, encodeForm(f, 'euc-kr'), FORM));
   }
@@ -66,7 +97,15 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
   /** A net cancel of a fresh approved window transaction with one field replaced. */
   async function netCancel(field: string, value: string): Promise<string> {
     const auth = await sandbox.authenticate({ moid: `rule-${++seq}`, amount: 1004, method: 'CARD' });
-    const f: Record<string, string> = { TID: auth.fields.TxTid!, AuthToken: auth.fields.AuthToken!, MID, Amt: '1004', EdiDate: edi(), NetCancel: '1', [field]: value };
+    const f: Record<string, string> = {
+      TID: auth.fields.TxTid!,
+      AuthToken: auth.fields.AuthToken!,
+      MID,
+      Amt: '1004',
+      EdiDate: edi(),
+      NetCancel: '1',
+      [field]: value,
+    };
     if (field !== 'SignData') f.SignData = approvalSignData(f.AuthToken!, MID, f.Amt!, f.EdiDate!, KEY);
     return resultCode(await postBytes(`${sandbox.url}/webapi/cancel_process.jsp`, encodeForm(f, 'euc-kr'), FORM));
   }
@@ -75,15 +114,33 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
   async function approvedTid(): Promise<string> {
     const auth = await sandbox.authenticate({ moid: `rule-${++seq}`, amount: 1004, method: 'CARD' });
     const e = edi();
-    const f = { TID: auth.fields.TxTid!, AuthToken: auth.fields.AuthToken!, MID, Amt: '1004', EdiDate: e, SignData: approvalSignData(auth.fields.AuthToken!, MID, '1004', e, KEY) };
-    expect(resultCode(await postBytes(`${sandbox.url}/webapi/pay_process.jsp`, encodeForm(f, 'euc-kr'), FORM))).to.equal('3001');
+    const f = {
+      TID: auth.fields.TxTid!,
+      AuthToken: auth.fields.AuthToken!,
+      MID,
+      Amt: '1004',
+      EdiDate: e,
+      SignData: approvalSignData(auth.fields.AuthToken!, MID, '1004', e, KEY),
+    };
+    expect(
+      resultCode(await postBytes(`${sandbox.url}/webapi/pay_process.jsp`, encodeForm(f, 'euc-kr'), FORM)),
+    ).to.equal('3001');
     return auth.fields.TxTid!;
   }
 
   /** A full cancel of a fresh approved payment with one field replaced. */
   async function cancel(field: string, value: string): Promise<string> {
     const tid = await approvedTid();
-    const f: Record<string, string> = { TID: tid, MID, Moid: `cancel-${seq}`, CancelAmt: '1004', CancelMsg: '고객 요청', PartialCancelCode: '0', EdiDate: edi(), [field]: value };
+    const f: Record<string, string> = {
+      TID: tid,
+      MID,
+      Moid: `cancel-${seq}`,
+      CancelAmt: '1004',
+      CancelMsg: '고객 요청',
+      PartialCancelCode: '0',
+      EdiDate: edi(),
+      [field]: value,
+    };
     if (field !== 'SignData') f.SignData = cancelSignData(MID, f.CancelAmt!, f.EdiDate!, KEY);
     return resultCode(await postBytes(`${sandbox.url}/webapi/cancel_process.jsp`, encodeForm(f, 'euc-kr'), FORM));
   }
@@ -100,7 +157,14 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
   async function window(field: string, value: string): Promise<string> {
     const e = edi();
     const f: Record<string, string> = {
-      MID, Amt: '1004', Moid: `rule-${++seq}`, GoodsName: '상품', ReturnURL: 'https://shop.example/return', EdiDate: e, CharSet: 'euc-kr', [field]: value,
+      MID,
+      Amt: '1004',
+      Moid: `rule-${++seq}`,
+      GoodsName: '상품',
+      ReturnURL: 'https://shop.example/return',
+      EdiDate: e,
+      CharSet: 'euc-kr',
+      [field]: value,
     };
     if (field !== 'SignData') f.SignData = windowSignData(f.EdiDate!, MID, f.Amt!, KEY);
     const r = await postBytes(`${sandbox.url}/window`, encodeForm(f, 'euc-kr'), 'application/x-www-form-urlencoded');
@@ -111,13 +175,27 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
   /** A card key-in with one field (or EncData sub-field, `Enc.` prefix) replaced; SignData and EncData follow the values sent. */
   async function keyin(field: string, value: string): Promise<string> {
     const e = edi();
-    const card: Record<string, string> = { CardNo: '4111111111111111', CardExpire: '2812', BuyerAuthNum: '', CardPwd: '' };
+    const card: Record<string, string> = {
+      CardNo: '4111111111111111',
+      CardExpire: '2812',
+      BuyerAuthNum: '',
+      CardPwd: '',
+    };
     if (field.startsWith('Enc.')) card[field.slice(4)] = value;
     const plain = `CardNo=${card.CardNo}&CardExpire=${card.CardExpire}&BuyerAuthNum=${card.BuyerAuthNum}&CardPwd=${card.CardPwd}`;
     const tid = `${KEYIN_MID}0101${kstTimestamp12(sandbox.clock.now())}${String(++seq).padStart(4, '0')}`;
     const f: Record<string, string> = {
-      TID: tid, MID: KEYIN_MID, EdiDate: e, Moid: `keyin-${seq}`, Amt: '1004', GoodsName: '키인', EncData: encryptEncData(plain, KEYIN_KEY),
-      CardInterest: '0', CardQuota: '00', CharSet: 'utf-8', ...(field.startsWith('Enc.') ? {} : { [field]: value }),
+      TID: tid,
+      MID: KEYIN_MID,
+      EdiDate: e,
+      Moid: `keyin-${seq}`,
+      Amt: '1004',
+      GoodsName: '키인',
+      EncData: encryptEncData(plain, KEYIN_KEY),
+      CardInterest: '0',
+      CardQuota: '00',
+      CharSet: 'utf-8',
+      ...(field.startsWith('Enc.') ? {} : { [field]: value }),
     };
     if (field !== 'SignData') f.SignData = keyinSignData(KEYIN_MID, f.Amt!, f.EdiDate!, f.Moid!, KEYIN_KEY);
     return resultCode(await postBytes(`${sandbox.url}/webapi/card_keyin.jsp`, encodeForm(f, 'euc-kr'), FORM));
@@ -128,19 +206,33 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
     return async (field: string, value: string): Promise<string> => {
       const trDtm = edi();
       const usrId = `${MID}admin`;
-      const body: Record<string, string> = sid === '0101001'
-        ? { mid: MID, encKey: payoutEncKey(sid, MID, trDtm, KEY) }
-        : { usrId, encKey: reconEncKey(sid, usrId, trDtm, KEY), dt: '20260302', orgSvcCd: '01', idCl: '2', searchID: MID };
+      const body: Record<string, string> =
+        sid === '0101001'
+          ? { mid: MID, encKey: payoutEncKey(sid, MID, trDtm, KEY) }
+          : {
+              usrId,
+              encKey: reconEncKey(sid, usrId, trDtm, KEY),
+              dt: '20260302',
+              orgSvcCd: '01',
+              idCl: '2',
+              searchID: MID,
+            };
       body[field] = value;
       const envelope = { header: { sid, trDtm, gubun: 'S', resCode: '', resMsg: '' }, body };
-      const r = await postBytes(`${sandbox.url}${sid === '0101001' ? '/om/api' : '/recon/api'}`, Buffer.from(JSON.stringify(envelope), 'utf8'), 'application/json');
+      const r = await postBytes(
+        `${sandbox.url}${sid === '0101001' ? '/om/api' : '/recon/api'}`,
+        Buffer.from(JSON.stringify(envelope), 'utf8'),
+        'application/json',
+      );
       return (JSON.parse(r.bytes.toString('utf8')) as { header: { resCode: string } }).header.resCode;
     };
   }
 
   const tables: Array<{ endpoint: string; send: (field: string, value: string) => Promise<string>; rows: Row[] }> = [
     {
-      endpoint: 'approval (pay_process.jsp)', send: approval, rows: [
+      endpoint: 'approval (pay_process.jsp)',
+      send: approval,
+      rows: [
         { field: 'Amt', value: '0000000001004', expect: 'W002', why: '13 digits (the table: 12)' },
         { field: 'Amt', value: '000000001004', expect: '3001', why: '12 digits, zero-padded' },
         { field: 'Amt', value: '1,004', expect: 'W002', why: 'not digits' },
@@ -158,7 +250,9 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
       ],
     },
     {
-      endpoint: 'net cancel (cancel_process.jsp, NetCancel=1)', send: netCancel, rows: [
+      endpoint: 'net cancel (cancel_process.jsp, NetCancel=1)',
+      send: netCancel,
+      rows: [
         { field: 'MallReserved', value: eucKrBytes(700), expect: 'W002', why: '700 EUC-KR bytes (500)' },
         { field: 'MallReserved', value: eucKrBytes(500), expect: '2001', why: '500 EUC-KR bytes' },
         { field: 'Amt', value: '0000000001004', expect: 'W002', why: '13 digits (12)' },
@@ -167,28 +261,44 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
       ],
     },
     {
-      endpoint: 'cancel (cancel_process.jsp)', send: cancel, rows: [
+      endpoint: 'cancel (cancel_process.jsp)',
+      send: cancel,
+      rows: [
         { field: 'CancelMsg', value: eucKrBytes(101), expect: 'W002', why: '101 EUC-KR bytes (100)' },
         { field: 'CancelMsg', value: eucKrBytes(100), expect: '2001', why: '100 EUC-KR bytes' },
         { field: 'CancelAmt', value: '0000000001004', expect: 'W002', why: '13 digits (12)' },
         { field: 'PartialCancelCode', value: '2', expect: 'W002', why: 'neither 0 nor 1' },
         { field: 'Moid', value: 'x'.repeat(65), expect: 'W002', why: '65 bytes (64)' },
-        { field: 'Moid', value: 'x'.repeat(64), expect: '2001', why: '64 bytes, a Moid of the cancel\'s own' },
+        { field: 'Moid', value: 'x'.repeat(64), expect: '2001', why: "64 bytes, a Moid of the cancel's own" },
         { field: 'MallReserved', value: eucKrBytes(501), expect: 'W002', why: '501 EUC-KR bytes (500)' },
         { field: 'EdiType', value: 'json', expect: 'W002', why: 'JSON written in lower case' },
         { field: 'RefundBankCd', value: '04', expect: 'W002', why: 'not 3 digits' },
       ],
     },
     {
-      endpoint: 'status (inquery/trans_status.jsp)', send: status, rows: [
+      endpoint: 'status (inquery/trans_status.jsp)',
+      send: status,
+      rows: [
         { field: 'EdiDate', value: '260302100000', expect: 'W002', why: 'a 12-digit EdiDate (14)' },
-        { field: 'TID', value: `nicepay00m0101260302100000${'x'.repeat(14)}`, expect: 'W002', why: 'a 40-character TID (30)' },
-        { field: 'TID', value: 'nicepay00m01012603021000001234', expect: '0000', why: 'an unknown TID of 30 characters (Status 9)' },
+        {
+          field: 'TID',
+          value: `nicepay00m0101260302100000${'x'.repeat(14)}`,
+          expect: 'W002',
+          why: 'a 40-character TID (30)',
+        },
+        {
+          field: 'TID',
+          value: 'nicepay00m01012603021000001234',
+          expect: '0000',
+          why: 'an unknown TID of 30 characters (Status 9)',
+        },
         { field: 'CharSet', value: 'x'.repeat(11), expect: 'W002', why: '11 bytes (10)' },
       ],
     },
     {
-      endpoint: 'payment window (POST /window)', send: window, rows: [
+      endpoint: 'payment window (POST /window)',
+      send: window,
+      rows: [
         { field: 'PayMethod', value: 'CARD,BANK', expect: '200', why: 'several methods offered (lifecycle-facts 1)' },
         { field: 'PayMethod', value: 'CARD,PAYPAL', expect: 'PayMethod', why: 'a method that is not one of the four' },
         { field: 'BuyerTel', value: '0'.repeat(40), expect: '200', why: '40 digits (lifecycle-facts 1: 40)' },
@@ -196,7 +306,12 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
         { field: 'BuyerTel', value: 'call me', expect: 'BuyerTel', why: 'letters' },
         { field: 'BuyerEmail', value: 'not an address', expect: 'BuyerEmail', why: 'no address' },
         { field: 'BuyerEmail', value: `${'b'.repeat(50)}@shop.kr`, expect: '200', why: '58 bytes, an address' },
-        { field: 'VbankExpDate', value: '2026031', expect: 'VbankExpDate', why: '7 digits: neither YYYYMMDD nor YYYYMMDDHHmm' },
+        {
+          field: 'VbankExpDate',
+          value: '2026031',
+          expect: 'VbankExpDate',
+          why: '7 digits: neither YYYYMMDD nor YYYYMMDDHHmm',
+        },
         { field: 'VbankExpDate', value: '20260231', expect: 'VbankExpDate', why: 'no such day' },
         { field: 'VbankExpDate', value: '20260301', expect: 'VbankExpDate', why: 'already past on the clock' },
         { field: 'VbankExpDate', value: '202603051800', expect: '200', why: 'YYYYMMDDHHmm' },
@@ -207,7 +322,9 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
       ],
     },
     {
-      endpoint: 'card key-in (card_keyin.jsp)', send: keyin, rows: [
+      endpoint: 'card key-in (card_keyin.jsp)',
+      send: keyin,
+      rows: [
         { field: 'GoodsName', value: eucKrBytes(41), expect: '3093', why: '41 EUC-KR bytes (40)' },
         { field: 'GoodsName', value: eucKrBytes(40), expect: '3001', why: '40 EUC-KR bytes' },
         { field: 'Amt', value: '0000000001004', expect: '3093', why: '13 digits (12)' },
@@ -226,7 +343,9 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
       ],
     },
     {
-      endpoint: 'data host balance (om/api 0101001)', send: dataHost('0101001'), rows: [
+      endpoint: 'data host balance (om/api 0101001)',
+      send: dataHost('0101001'),
+      rows: [
         { field: 'mid', value: 'nicepay00mm', expect: '0260', why: '11 bytes (10)' },
         { field: 'encKey', value: '', expect: '0210', why: 'missing' },
         { field: 'encKey', value: 'A'.repeat(64), expect: '0270', why: 'upper-case hex' },
@@ -234,7 +353,9 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
       ],
     },
     {
-      endpoint: 'data host cash receipts (recon/api 0301002)', send: dataHost('0301002'), rows: [
+      endpoint: 'data host cash receipts (recon/api 0301002)',
+      send: dataHost('0301002'),
+      rows: [
         { field: 'dt', value: '2026030', expect: '0270', why: '7 digits (YYYYMMDD)' },
         { field: 'orgSvcCd', value: '05', expect: '0270', why: 'not one of 01, 02, 03, 04, 26' },
         { field: 'idCl', value: '5', expect: '0270', why: 'not 2, 3 or 4' },
@@ -271,7 +392,17 @@ describe('sandbox rule table: docs/sandbox.md lists every rule the sandbox enfor
     ['### Cancel and refund: ', CANCEL_RULES],
     ['### Status: ', STATUS_RULES],
     ['### Payment window: ', WINDOW_RULES],
-    ['### Data host: ', { ...BALANCE_FIELDS, ...SUB_MERCHANT_FIELDS, ...PAYOUT_REQUEST_FIELDS, ...PAYOUT_CANCEL_FIELDS, ...PAYOUT_RESULTS_FIELDS, ...CASH_RECEIPT_FIELDS }],
+    [
+      '### Data host: ',
+      {
+        ...BALANCE_FIELDS,
+        ...SUB_MERCHANT_FIELDS,
+        ...PAYOUT_REQUEST_FIELDS,
+        ...PAYOUT_CANCEL_FIELDS,
+        ...PAYOUT_RESULTS_FIELDS,
+        ...CASH_RECEIPT_FIELDS,
+      },
+    ],
   ];
   for (const [heading, table] of tables) {
     it(`${heading.slice(4, -2)}: every field of the enforced table, with its size`, () => {
@@ -281,7 +412,8 @@ describe('sandbox rule table: docs/sandbox.md lists every rule the sandbox enfor
         expect(text, field).to.include(`\`${field}\``);
         expect(text, `${field} (${spec.max})`).to.match(new RegExp(`\`${field}\`[^\\n]*\\b${spec.max}\\b`));
       }
-      if (heading.startsWith('### Net cancel')) expect(text).to.include('`NetCancel`').and.include('`PartialCancelCode` `0`');
+      if (heading.startsWith('### Net cancel'))
+        expect(text).to.include('`NetCancel`').and.include('`PartialCancelCode` `0`');
     });
   }
 });

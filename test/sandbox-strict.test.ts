@@ -1,10 +1,19 @@
 import { expect } from 'chai';
 import {
-  AUTH_TOKEN_TTL_MS, GATEWAY_TIME_TOLERANCE_MS, NET_CANCEL_WINDOW_MS, type AuthReturn, type Sandbox,
+  AUTH_TOKEN_TTL_MS,
+  GATEWAY_TIME_TOLERANCE_MS,
+  NET_CANCEL_WINDOW_MS,
+  type AuthReturn,
+  type Sandbox,
 } from '../src/sandbox/index.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { fromKst, kstTimestamp14 } from '../src/wire/kst.js';
-import { approvalResponseSignature, approvalSignData, cancelResponseSignature, windowSignData } from '../src/wire/signatures.js';
+import {
+  approvalResponseSignature,
+  approvalSignData,
+  cancelResponseSignature,
+  windowSignData,
+} from '../src/wire/signatures.js';
 import { parseReply, postBytes, sendHandForm, type RawReply } from './helpers/gateway-form.js';
 import { MERCHANT_KEY as KEY, MID } from './helpers/shop.js';
 import { startFrozenSandbox } from './helpers/frozen-sandbox.js';
@@ -19,12 +28,26 @@ describe('sandbox approval side: as strict as the documented gateway', () => {
   let seq = 0;
   const auth = (extra: Partial<Parameters<Sandbox['authenticate']>[0]> = {}): Promise<AuthReturn> =>
     sandbox.authenticate({ moid: `strict-${++seq}`, amount: 1004, method: 'CARD', ...extra });
-  const send = (a: AuthReturn, o: Parameters<typeof sendHandForm>[3] = {}): Promise<RawReply> => sendHandForm(sandbox, a, KEY, o);
-  const answer = async (a: AuthReturn, o: Parameters<typeof sendHandForm>[3] = {}): Promise<Record<string, string>> => parseReply(await send(a, o));
+  const send = (a: AuthReturn, o: Parameters<typeof sendHandForm>[3] = {}): Promise<RawReply> =>
+    sendHandForm(sandbox, a, KEY, o);
+  const answer = async (a: AuthReturn, o: Parameters<typeof sendHandForm>[3] = {}): Promise<Record<string, string>> =>
+    parseReply(await send(a, o));
   const statusOf = (a: AuthReturn): string | undefined => sandbox.ledger.get(a.fields.TxTid!)?.status;
   /** Opens the payment window with this EdiDate and SignData: the status and the page. */
-  const windowError = async (moid: string, ediDate: string, signData: string): Promise<{ status: number; html: string }> => {
-    const form = { MID, Amt: '1004', Moid: moid, GoodsName: 'goods', ReturnURL: 'https://shop.example/r', EdiDate: ediDate, SignData: signData };
+  const windowError = async (
+    moid: string,
+    ediDate: string,
+    signData: string,
+  ): Promise<{ status: number; html: string }> => {
+    const form = {
+      MID,
+      Amt: '1004',
+      Moid: moid,
+      GoodsName: 'goods',
+      ReturnURL: 'https://shop.example/r',
+      EdiDate: ediDate,
+      SignData: signData,
+    };
     const r = await postBytes(`${sandbox.url}/window`, encodeForm(form, 'euc-kr'), 'application/x-www-form-urlencoded');
     return { status: r.status, html: r.bytes.toString('utf8') };
   };
@@ -164,13 +187,18 @@ describe('sandbox approval side: as strict as the documented gateway', () => {
       expect(statusOf(first)).to.equal('approved');
     });
 
-    it('a net cancel erases the approval, so the order may be paid again; another merchant\'s Moid is its own', async () => {
+    it("a net cancel erases the approval, so the order may be paid again; another merchant's Moid is its own", async () => {
       const first = await auth({ moid: 'retry-order' });
       expect((await answer(first)).ResultCode).to.equal('3001');
       expect((await answer(first, { netCancel: true })).ResultCode).to.equal('2001');
       const retry = await auth({ moid: 'retry-order' });
       expect((await answer(retry)).ResultCode).to.equal('3001');
-      const other = await sandbox.authenticate({ mid: 'nictest04m', moid: 'retry-order', amount: 1004, method: 'CARD' });
+      const other = await sandbox.authenticate({
+        mid: 'nictest04m',
+        moid: 'retry-order',
+        amount: 1004,
+        method: 'CARD',
+      });
       const otherKey = 'b+zhZ4yOZ7FsH8pm5lhDfHZEb79tIwnjsdA0FBXh86yLc6BJeFVrZFXhAoJ3gEWgrWwN+lJMV0W4hvDdbe4Sjw==';
       expect(parseReply(await sendHandForm(sandbox, other, otherKey)).ResultCode).to.equal('3001');
     });
@@ -189,8 +217,13 @@ describe('sandbox approval side: as strict as the documented gateway', () => {
       const p = await answer(a, { netCancel: true, amt: '99999' });
       expect(p).to.include({ ResultCode: '2032', CancelAmt: '000000099999' });
       expect(p.Signature).to.equal(cancelResponseSignature(a.fields.TxTid!, MID, '000000099999', KEY));
-      expect((await answer(a, { netCancel: true, amt: '4' })).ResultCode, 'a net cancel is never partial').to.equal('2028');
-      expect((await answer(a, { netCancel: true, tid: 'nicepay00m01012611241400000000' })).ResultCode, 'lifecycle-facts: no such transaction').to.equal('2012');
+      expect((await answer(a, { netCancel: true, amt: '4' })).ResultCode, 'a net cancel is never partial').to.equal(
+        '2028',
+      );
+      expect(
+        (await answer(a, { netCancel: true, tid: 'nicepay00m01012611241400000000' })).ResultCode,
+        'lifecycle-facts: no such transaction',
+      ).to.equal('2012');
     });
 
     it('W-code answers come in the CharSet and EdiType asked for', async () => {
@@ -201,17 +234,29 @@ describe('sandbox approval side: as strict as the documented gateway', () => {
       const p = parseReply(r, 'utf-8', 'KV');
       expect(p.ResultCode).to.equal('W001');
       expect(r.bytes.includes(Buffer.from('필수', 'utf8'))).to.equal(true);
-      const broken = await postBytes(a.fields.NextAppURL!, Buffer.from('TID=%ZZ&CharSet=utf-8'), 'application/x-www-form-urlencoded');
+      const broken = await postBytes(
+        a.fields.NextAppURL!,
+        Buffer.from('TID=%ZZ&CharSet=utf-8'),
+        'application/x-www-form-urlencoded',
+      );
       expect(parseReply(broken, 'utf-8').ResultCode).to.equal('W009');
-      expect(broken.bytes.includes(Buffer.from('요청', 'utf8')), 'an unreadable body is answered in its CharSet too').to.equal(true);
+      expect(
+        broken.bytes.includes(Buffer.from('요청', 'utf8')),
+        'an unreadable body is answered in its CharSet too',
+      ).to.equal(true);
     });
 
     it('a request that declares a charset other than EUC-KR, or repeats a field, is refused (W009)', async () => {
       const a = await auth();
       const body = encodeForm({ TID: a.fields.TxTid!, AuthToken: a.fields.AuthToken!, MID, Amt: '1004' }, 'utf-8');
-      expect(parseReply(await postBytes(a.fields.NextAppURL!, body, 'application/x-www-form-urlencoded; charset=utf-8')).ResultCode).to.equal('W009');
+      expect(
+        parseReply(await postBytes(a.fields.NextAppURL!, body, 'application/x-www-form-urlencoded; charset=utf-8'))
+          .ResultCode,
+      ).to.equal('W009');
       const twice = Buffer.concat([body, Buffer.from('&Amt=4')]);
-      expect(parseReply(await postBytes(a.fields.NextAppURL!, twice, 'application/x-www-form-urlencoded')).ResultCode).to.equal('W009');
+      expect(
+        parseReply(await postBytes(a.fields.NextAppURL!, twice, 'application/x-www-form-urlencoded')).ResultCode,
+      ).to.equal('W009');
       expect(statusOf(a)).to.equal('authenticated');
     });
   });

@@ -17,12 +17,13 @@ const START = fromKst(2026, 11, 24, 14, 0, 0);
  * answers' charset, lifecycle-facts 1), it posts the auth return as a browser does, and a
  * person can pick a decline as well as an approval.
  */
-describe('sandbox payment window: charset and the buyer\'s choices', () => {
+describe("sandbox payment window: charset and the buyer's choices", () => {
   let sandbox: Sandbox;
   let seq = 0;
   const auth = (extra: Partial<Parameters<Sandbox['authenticate']>[0]> = {}): Promise<AuthReturn> =>
     sandbox.authenticate({ moid: `window-${++seq}`, amount: 1004, method: 'CARD', ...extra });
-  const answer = async (a: AuthReturn): Promise<Record<string, string>> => parseReply(await sendHandForm(sandbox, a, KEY));
+  const answer = async (a: AuthReturn): Promise<Record<string, string>> =>
+    parseReply(await sendHandForm(sandbox, a, KEY));
   const statusOf = (a: AuthReturn): string | undefined => sandbox.ledger.get(a.fields.TxTid!)?.status;
 
   beforeEach(async () => {
@@ -33,25 +34,41 @@ describe('sandbox payment window: charset and the buyer\'s choices', () => {
   const windowForm = (over: Record<string, string> = {}): Record<string, string> => {
     const edi = kstTimestamp14(sandbox.clock.now());
     return {
-      MID, Amt: '1004', Moid: `win-${++seq}`, GoodsName: '똠양꿍', BuyerName: '김햏', ReturnURL: 'https://shop.example/pay/return',
-      EdiDate: edi, SignData: windowSignData(edi, MID, '1004', KEY), ...over,
+      MID,
+      Amt: '1004',
+      Moid: `win-${++seq}`,
+      GoodsName: '똠양꿍',
+      BuyerName: '김햏',
+      ReturnURL: 'https://shop.example/pay/return',
+      EdiDate: edi,
+      SignData: windowSignData(edi, MID, '1004', KEY),
+      ...over,
     };
   };
   const sessionOf = (html: string): string => /name="SessionId" value="([^"]+)"/.exec(html)![1]!;
   const hidden = (html: string): Record<string, string> => {
     const out: Record<string, string> = {};
-    for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) out[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)));
+    for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+      out[m[1]!] = m[2]!.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)));
     return out;
   };
   const open = async (over: Record<string, string> = {}): Promise<string> => {
-    const r = await postBytes(`${sandbox.url}/window`, encodeForm(windowForm(over), 'euc-kr'), 'application/x-www-form-urlencoded');
+    const r = await postBytes(
+      `${sandbox.url}/window`,
+      encodeForm(windowForm(over), 'euc-kr'),
+      'application/x-www-form-urlencoded',
+    );
     expect(r.status, r.bytes.toString('utf8')).to.equal(200);
     return r.bytes.toString('utf8');
   };
   const confirm = (session: string, action: string): Promise<RawReply> =>
-    postBytes(`${sandbox.url}/window/confirm`, encodeForm({ SessionId: session, PayMethod: 'CARD', Action: action }, 'utf-8'), 'application/x-www-form-urlencoded');
+    postBytes(
+      `${sandbox.url}/window/confirm`,
+      encodeForm({ SessionId: session, PayMethod: 'CARD', Action: action }, 'utf-8'),
+      'application/x-www-form-urlencoded',
+    );
 
-  it('reads the window request as EUC-KR even with CharSet=utf-8, which chooses the answers\' charset', async () => {
+  it("reads the window request as EUC-KR even with CharSet=utf-8, which chooses the answers' charset", async () => {
     const html = await open({ CharSet: 'utf-8' });
     expect(html).to.include('똠양꿍').and.include('김햏');
     const r = await confirm(sessionOf(html), 'approve');
@@ -63,7 +80,11 @@ describe('sandbox payment window: charset and the buyer\'s choices', () => {
   });
 
   it('a window request that declares charset=utf-8 is refused: window requests are EUC-KR', async () => {
-    const r = await postBytes(`${sandbox.url}/window`, encodeForm(windowForm({ CharSet: 'utf-8' }), 'utf-8'), 'application/x-www-form-urlencoded; charset=utf-8');
+    const r = await postBytes(
+      `${sandbox.url}/window`,
+      encodeForm(windowForm({ CharSet: 'utf-8' }), 'utf-8'),
+      'application/x-www-form-urlencoded; charset=utf-8',
+    );
     expect(r.status).to.equal(400);
     expect(r.bytes.toString('utf8')).to.include('<strong id="error-field">Content-Type</strong>');
   });
@@ -94,7 +115,11 @@ describe('sandbox payment window: charset and the buyer\'s choices', () => {
     expect(a.contentType).to.equal('application/x-www-form-urlencoded');
     expect((await answer(a)).ResultCode).to.equal('3011');
     let err: unknown;
-    try { await auth({ decline: true, cancel: true }); } catch (e) { err = e; }
+    try {
+      await auth({ decline: true, cancel: true });
+    } catch (e) {
+      err = e;
+    }
     expect(String(err)).to.match(/cancel and decline/);
   });
 });

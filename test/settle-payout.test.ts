@@ -17,7 +17,14 @@ import { withHeldTimers } from './helpers/fake-deadline.js';
 import { settleNow, settlementRow, withSettlementPage } from './helpers/payout-settlement-page.js';
 
 const DAY = '20261123';
-const seller = (subId: string) => ({ subId, subNm: `상점 ${subId}`, subCoNo: '1234567890', bankCd: '004', accntNo: `11-${subId}`, accntNm: '홍길동' });
+const seller = (subId: string) => ({
+  subId,
+  subNm: `상점 ${subId}`,
+  subCoNo: '1234567890',
+  bankCd: '004',
+  accntNo: `11-${subId}`,
+  accntNm: '홍길동',
+});
 type PayoutFault = Omit<Fault, 'target'>;
 
 describe('settle(): payout requests whose outcome is unknown', () => {
@@ -30,10 +37,17 @@ describe('settle(): payout requests whose outcome is unknown', () => {
   const payouts = () => rig.sandbox.dataHost.payouts().map((p) => ({ amount: p.amount, seq: p.seq, status: p.status }));
 
   /** A payout of `amount` to s1 whose request meets `fault`: told its outcome is unknown, being settled. */
-  async function lost(fault: PayoutFault, input: { amount: number; dupCheck?: boolean; idempotencyKey?: string }): Promise<Error & Record<string, unknown>> {
+  async function lost(
+    fault: PayoutFault,
+    input: { amount: number; dupCheck?: boolean; idempotencyKey?: string },
+  ): Promise<Error & Record<string, unknown>> {
     rig.sandbox.faults.inject({ target: 'payout-request', ...fault });
     const err = await rejection(rig.nicepay.payout.request({ subId: 's1', ...input }));
-    expect(err, String(err)).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'pending', outcomeUnknown: true });
+    expect(err, String(err)).to.include({
+      code: 'NICEPAY_OUTCOME_UNKNOWN',
+      settlement: 'pending',
+      outcomeUnknown: true,
+    });
     expect(rig.sandbox.faults.pending()).to.deep.equal([]);
     return err;
   }
@@ -41,19 +55,26 @@ describe('settle(): payout requests whose outcome is unknown', () => {
   /** One pass, which must close the payout of `amount` as `outcome` and leave nothing open. */
   async function settledTo(amount: number, outcome: 'kept' | 'never-charged'): Promise<SettleReport> {
     const report = await rig.nicepay.settle();
-    expect(report.settled, JSON.stringify(report)).to.deep.equal([{ operation: 'payout', tid: DAY, moid: 's1', amount, outcome }]);
+    expect(report.settled, JSON.stringify(report)).to.deep.equal([
+      { operation: 'payout', tid: DAY, moid: 's1', amount, outcome },
+    ]);
     expect(report.unsettled).to.deep.equal([]);
     return report;
   }
 
   for (const { name, fault } of [
     { name: 'a dropped connection after the gateway registered it', fault: { kind: 'drop' } as PayoutFault },
-    { name: 'a 9999 of the data host after it registered it', fault: { kind: 'decline', resultCode: '9999', commit: true } as PayoutFault },
+    {
+      name: 'a 9999 of the data host after it registered it',
+      fault: { kind: 'decline', resultCode: '9999', commit: true } as PayoutFault,
+    },
     { name: 'a 0000 without a seq', fault: { kind: 'decline', resultCode: '0000', commit: true } as PayoutFault },
   ]) {
     it(`before the cut-off, ${name}: sent again, the gateway's 1103 says it was done; kept once`, async () => {
       await lost(fault, { amount: 700 });
-      expect((await rig.nicepay.unsettled()).map((u) => [u.operation, u.tid, u.moid, u.amount, u.state])).to.deep.equal([['payout', DAY, 's1', 700, 'unknown']]);
+      expect((await rig.nicepay.unsettled()).map((u) => [u.operation, u.tid, u.moid, u.amount, u.state])).to.deep.equal(
+        [['payout', DAY, 's1', 700, 'unknown']],
+      );
       await settledTo(700, 'kept');
       expect(payouts().map((p) => p.amount)).to.deep.equal([700]);
       // Registered, but its seq was never heard: the result query lists it from 16:00.
@@ -68,7 +89,10 @@ describe('settle(): payout requests whose outcome is unknown', () => {
     await settledTo(700, 'kept');
     const [made] = payouts();
     expect(payouts()).to.have.length(1);
-    expect(await rig.nicepay.payout.request({ subId: 's1', amount: 700 })).to.include({ seq: made!.seq, duplicate: true });
+    expect(await rig.nicepay.payout.request({ subId: 's1', amount: 700 })).to.include({
+      seq: made!.seq,
+      duplicate: true,
+    });
   });
 
   it('a repeat of the request while its record is open and due settles it at once, and is answered with the payout', async () => {
@@ -87,7 +111,12 @@ describe('settle(): payout requests whose outcome is unknown', () => {
     const waiting = await rig.nicepay.settle();
     expect(waiting.settled).to.deep.equal([]);
     expect(waiting.unsettled).to.have.length(1);
-    expect(waiting.unsettled[0]).to.include({ operation: 'payout', state: 'unknown', attempts: 1, needsAttention: false });
+    expect(waiting.unsettled[0]).to.include({
+      operation: 'payout',
+      state: 'unknown',
+      attempts: 1,
+      needsAttention: false,
+    });
     expect(waiting.unsettled[0]!.nextAttemptAt.getTime()).to.equal(fromKst(2026, 11, 23, 16, 0).getTime());
     expect(waiting.unsettled[0]!.reason).to.include('16:00 KST');
     expect(payouts()).to.have.length(1);
@@ -100,7 +129,10 @@ describe('settle(): payout requests whose outcome is unknown', () => {
     await settledTo(700, 'kept');
     const [made] = payouts();
     expect(made).to.include({ amount: 700, status: '성공' });
-    expect(await rig.nicepay.payout.request({ subId: 's1', amount: 700 })).to.include({ seq: made!.seq, duplicate: true });
+    expect(await rig.nicepay.payout.request({ subId: 's1', amount: 700 })).to.include({
+      seq: made!.seq,
+      duplicate: true,
+    });
   });
 
   it('lost at 10:29 before the gateway registered it: from 16:00 the result query lists none, never made', async () => {
@@ -122,11 +154,18 @@ describe('settle(): payout requests whose outcome is unknown', () => {
     expect(payouts()).to.have.length(1);
     rig.at(2026, 11, 23, 16, 0);
     await settledTo(300, 'kept');
-    expect(await rig.nicepay.payout.request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey: 'inv-1' })).to.include({ seq: payouts()[0]!.seq, duplicate: true });
+    expect(
+      await rig.nicepay.payout.request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey: 'inv-1' }),
+    ).to.include({ seq: payouts()[0]!.seq, duplicate: true });
   });
 
   it('without the duplicate check, a listed payout another record holds is not claimed again: of two lost payouts of one seller, day and amount, as many are kept as the results list unheld, the rest never made', async () => {
-    const held = await rig.nicepay.payout.request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey: 'inv-1' });
+    const held = await rig.nicepay.payout.request({
+      subId: 's1',
+      amount: 300,
+      dupCheck: false,
+      idempotencyKey: 'inv-1',
+    });
     await lost({ kind: 'drop', commit: false }, { amount: 300, dupCheck: false, idempotencyKey: 'inv-2' });
     await lost({ kind: 'drop' }, { amount: 300, dupCheck: false, idempotencyKey: 'inv-3' });
     rig.at(2026, 11, 23, 16, 0);
@@ -136,7 +175,13 @@ describe('settle(): payout requests whose outcome is unknown', () => {
     // Two payouts exist: inv-1's, and one of the lost two (the results cannot tell which).
     expect(payouts()).to.have.length(2);
     const other = payouts().find((p) => p.seq !== held.seq)!;
-    const repeats = await Promise.all(['inv-2', 'inv-3'].map((idempotencyKey) => rig.nicepay.payout.request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey }).catch((err: unknown) => err)));
+    const repeats = await Promise.all(
+      ['inv-2', 'inv-3'].map((idempotencyKey) =>
+        rig.nicepay.payout
+          .request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey })
+          .catch((err: unknown) => err),
+      ),
+    );
     expect(repeats.filter((r) => (r as { seq?: string }).seq === other.seq)).to.have.length(1);
     expect(repeats.filter((r) => (r as { settlement?: string }).settlement === 'never-charged')).to.have.length(1);
   });
@@ -159,7 +204,15 @@ describe('settle(): a payout whose process died before its answer', () => {
     const rig = await startDataHost(fromKst(2026, 11, 23, 9, 0), { settle: false });
     let storeNow = 1_000_000;
     const store = memoryStore({ now: () => storeNow });
-    const options = { mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: rig.sandbox.url, dataUrl: rig.sandbox.url, clock: () => rig.sandbox.clock.now(), store, settle: false as const };
+    const options = {
+      mid: DATA_MID,
+      merchantKey: DATA_KEY,
+      baseUrl: rig.sandbox.url,
+      dataUrl: rig.sandbox.url,
+      clock: () => rig.sandbox.clock.now(),
+      store,
+      settle: false as const,
+    };
     const dying: Nicepay = createNicepay({ ...options, timeouts: { connectMs: 1_000, responseMs: 20_000 } });
     const survivor: Nicepay = createNicepay(options);
     try {
@@ -184,7 +237,9 @@ describe('settle(): a payout whose process died before its answer', () => {
         expect((await survivor.settle()).settled).to.deep.equal([]);
         storeNow += LEASE_MS + 1;
         const report = await survivor.settle();
-        expect(report.settled).to.deep.equal([{ operation: 'payout', tid: DAY, moid: 's1', amount: 700, outcome: 'kept' }]);
+        expect(report.settled).to.deep.equal([
+          { operation: 'payout', tid: DAY, moid: 's1', amount: 700, outcome: 'kept' },
+        ]);
         // The dead process's request times out at last: its lease is gone, it writes nothing.
         timers.jump(30_000);
         expect(await dead).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN' });
@@ -200,7 +255,7 @@ describe('settle(): a payout whose process died before its answer', () => {
   });
 });
 
-describe("example-app: the settlement page lists a payout like any other operation", () => {
+describe('example-app: the settlement page lists a payout like any other operation', () => {
   it("an open payout is listed as '하위몰 지급' with why it is open, and '지금 정산' settles it", async () => {
     const rig = await startDataHost(fromKst(2026, 11, 23, 9, 0), { settle: false });
     await withSettlementPage(rig, async (shop, admin) => {
@@ -208,10 +263,16 @@ describe("example-app: the settlement page lists a payout like any other operati
       rig.sandbox.faults.inject({ target: 'payout-request', kind: 'drop' });
       await shop.nicepay.payout.request({ subId: 's1', amount: 700 }).catch(() => undefined);
       const page = (await admin.get('/admin/settlement')).text;
-      expect(settlementRow(page, 'unsettled', DAY), page).to.include('하위몰 지급').and.include('s1').and.include('700원').and.include('결과 모름');
+      expect(settlementRow(page, 'unsettled', DAY), page)
+        .to.include('하위몰 지급')
+        .and.include('s1')
+        .and.include('700원')
+        .and.include('결과 모름');
       const after = await settleNow(admin, page);
       expect(after).to.include('id="no-unsettled"');
-      expect(settlementRow(after, 'settled', DAY)).to.include('하위몰 지급').and.include('결제 유지');
+      expect(settlementRow(after, 'settled', DAY))
+        .to.include('하위몰 지급')
+        .and.include('결제 유지');
     });
   });
 });

@@ -8,7 +8,15 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { createNicepay, memoryStore, type Nicepay, NicepayConfigError, type PayMethod, SETTLE_CHANNEL, type SettleReport } from '../src/index.js';
+import {
+  createNicepay,
+  memoryStore,
+  type Nicepay,
+  NicepayConfigError,
+  type PayMethod,
+  SETTLE_CHANNEL,
+  type SettleReport,
+} from '../src/index.js';
 import { createSandbox, type Fault, type Sandbox } from '../src/sandbox/index.js';
 import type { LedgerStore } from '../src/store/types.js';
 import { captureLogger } from './helpers/capture.js';
@@ -39,14 +47,19 @@ describe('settle(): every fault of the matrix with a failing reversal ends with 
   this.timeout(60_000);
   let shop: TestShop;
   before(async () => {
-    shop = await startShop({ nicepay: { settle: { intervalMs: 3_600_000, reconciliation: { usrId: `${MID}admin` } } } });
+    shop = await startShop({
+      nicepay: { settle: { intervalMs: 3_600_000, reconciliation: { usrId: `${MID}admin` } } },
+    });
   });
   after(() => shop.close());
 
   /** One settle pass must close exactly this TID as `outcome`, leaving nothing open. */
   async function settledTo(tid: string, outcome: 'reversed' | 'never-charged' | 'kept'): Promise<SettleReport> {
     const report = await shop.nicepay.settle();
-    expect(report.settled.filter((s) => s.tid === tid), JSON.stringify(report)).to.have.length(1);
+    expect(
+      report.settled.filter((s) => s.tid === tid),
+      JSON.stringify(report),
+    ).to.have.length(1);
     expect(report.settled.find((s) => s.tid === tid)).to.include({ outcome });
     expect(report.unsettled.filter((u) => u.tid === tid)).to.deep.equal([]);
     return report;
@@ -60,7 +73,10 @@ describe('settle(): every fault of the matrix with a failing reversal ends with 
         const auth = await shop.sandbox.authenticate({ moid, amount: 10_000, method });
         shop.sandbox.faults.inject({ target: 'approve', ...fault });
         shop.sandbox.faults.inject({ target: 'net-cancel', ...REVERSAL_FAILS });
-        const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+        const res = await request(shop.app)
+          .post('/pay/return')
+          .set('content-type', auth.contentType)
+          .send(auth.body.toString('latin1'));
         expect(res.status).to.equal(502);
         expect(res.body.message ?? '').to.not.match(/reconcile/i);
         const tid = auth.fields.TxTid!;
@@ -71,8 +87,15 @@ describe('settle(): every fault of the matrix with a failing reversal ends with 
         expect(shop.approved.map((a) => a.tid)).to.not.include(tid);
         // A repeat is answered from the closed record: reversed, nothing sent.
         const calls = shop.sandbox.ledger.get(tid)!.approvalCalls;
-        const again = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
-        expect(again.body.code).to.be.oneOf(['NICEPAY_OUTCOME_UNKNOWN', 'NICEPAY_ANSWER_UNVERIFIED', 'NICEPAY_ANSWER_AMOUNT_MISMATCH']);
+        const again = await request(shop.app)
+          .post('/pay/return')
+          .set('content-type', auth.contentType)
+          .send(auth.body.toString('latin1'));
+        expect(again.body.code).to.be.oneOf([
+          'NICEPAY_OUTCOME_UNKNOWN',
+          'NICEPAY_ANSWER_UNVERIFIED',
+          'NICEPAY_ANSWER_AMOUNT_MISMATCH',
+        ]);
         expect(shop.sandbox.ledger.get(tid)!.approvalCalls).to.equal(calls);
       });
     }
@@ -83,7 +106,10 @@ describe('settle(): every fault of the matrix with a failing reversal ends with 
     const auth = await shop.sandbox.authenticate({ moid: 'settle-before-commit', amount: 7_000, method: 'CARD' });
     shop.sandbox.faults.inject({ target: 'approve', kind: 'drop', commit: false });
     shop.sandbox.faults.inject({ target: 'net-cancel', ...REVERSAL_FAILS });
-    const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    const res = await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     expect(res.status).to.equal(502);
     await settledTo(auth.fields.TxTid!, 'never-charged');
     expect(holdsMoney(shop.sandbox, auth.fields.TxTid!)).to.equal(false);
@@ -95,23 +121,32 @@ describe('settle(): every fault of the matrix with a failing reversal ends with 
       shop.sandbox.faults.inject({ target: 'keyin', ...fault });
       shop.sandbox.faults.inject({ target: 'net-cancel', ...REVERSAL_FAILS });
       const card = { number: '4111111111111111', expiry: '3012' };
-      const err = await shop.nicepay.keyin({ moid, amount: 12_000, goodsName: '키인', card }).catch((e: unknown) => e as { tid?: string; settlement?: string; outcomeUnknown?: boolean });
+      const err = await shop.nicepay
+        .keyin({ moid, amount: 12_000, goodsName: '키인', card })
+        .catch((e: unknown) => e as { tid?: string; settlement?: string; outcomeUnknown?: boolean });
       expect(err).to.include({ settlement: 'pending', outcomeUnknown: true });
       const tid = err.tid!;
       expect(holdsMoney(shop.sandbox, tid)).to.equal(true);
       await settledTo(tid, 'reversed');
       expect(holdsMoney(shop.sandbox, tid)).to.equal(false);
-      const again = await shop.nicepay.keyin({ moid, amount: 12_000, goodsName: '키인', card }).catch((e: unknown) => e);
+      const again = await shop.nicepay
+        .keyin({ moid, amount: 12_000, goodsName: '키인', card })
+        .catch((e: unknown) => e);
       expect(again).to.include({ tid, settlement: 'reversed', outcomeUnknown: false });
       expect(shop.sandbox.ledger.byMoid(MID, moid)).to.have.length(1);
     });
 
     it(`billing charge, ${name}, net cancel failing: settle() reverses it`, async () => {
-      const reg = await shop.nicepay.billing.register({ moid: `reg-${fault.kind}`, card: { number: '4111111111111111', expYear: '30', expMonth: '12' } });
+      const reg = await shop.nicepay.billing.register({
+        moid: `reg-${fault.kind}`,
+        card: { number: '4111111111111111', expYear: '30', expMonth: '12' },
+      });
       if (reg.status !== 'registered') throw new Error('registration refused');
       shop.sandbox.faults.inject({ target: 'billing-charge', ...fault });
       shop.sandbox.faults.inject({ target: 'net-cancel', ...REVERSAL_FAILS });
-      const err = await shop.nicepay.billing.charge({ bid: reg.bid, moid: `settle-bill-${fault.kind}`, amount: 9_900, goodsName: '구독' }).catch((e: unknown) => e as { tid?: string; settlement?: string });
+      const err = await shop.nicepay.billing
+        .charge({ bid: reg.bid, moid: `settle-bill-${fault.kind}`, amount: 9_900, goodsName: '구독' })
+        .catch((e: unknown) => e as { tid?: string; settlement?: string });
       expect(err).to.include({ settlement: 'pending' });
       expect(holdsMoney(shop.sandbox, err.tid!)).to.equal(true);
       await settledTo(err.tid!, 'reversed');
@@ -120,12 +155,24 @@ describe('settle(): every fault of the matrix with a failing reversal ends with 
   }
 
   // A receipt's answer is unsigned and names no amount the sandbox could alter.
-  for (const { name, fault } of COMMITTED_FAULTS.filter((f) => f.fault.kind !== 'bad-signature' && f.fault.kind !== 'alter-amount')) {
+  for (const { name, fault } of COMMITTED_FAULTS.filter(
+    (f) => f.fault.kind !== 'bad-signature' && f.fault.kind !== 'alter-amount',
+  )) {
     it(`cash receipt, ${name}, its cancel failing: reconciliation finds it issued and settle() cancels it`, async () => {
       shop.sandbox.faults.inject({ target: 'cash-receipt', ...fault });
       // A plain cancel's fault processes the cancel unless told not to: this one does nothing.
       shop.sandbox.faults.inject({ target: 'cancel', ...REVERSAL_FAILS, commit: false });
-      const err = (await shop.nicepay.cashReceipt.issue({ moid: `settle-rcpt-${fault.kind}`, amount: 11_000, goodsName: '계좌이체', type: 'income-deduction', identity: '01012345678', supply: 10_000, vat: 1_000 }).catch((e: unknown) => e)) as { tid?: string; settlement?: string; message: string };
+      const err = (await shop.nicepay.cashReceipt
+        .issue({
+          moid: `settle-rcpt-${fault.kind}`,
+          amount: 11_000,
+          goodsName: '계좌이체',
+          type: 'income-deduction',
+          identity: '01012345678',
+          supply: 10_000,
+          vat: 1_000,
+        })
+        .catch((e: unknown) => e)) as { tid?: string; settlement?: string; message: string };
       expect(err).to.include({ settlement: 'pending' });
       expect(err.message).to.not.include('01012345678');
       expect(holdsMoney(shop.sandbox, err.tid!)).to.equal(true);
@@ -137,10 +184,15 @@ describe('settle(): every fault of the matrix with a failing reversal ends with 
   it('a full cancel whose answer was lost is completed by sending it again: kept, and the gateway cancelled once', async () => {
     shop.orders.set('settle-cancel', 6_000);
     const auth = await shop.sandbox.authenticate({ moid: 'settle-cancel', amount: 6_000, method: 'CARD' });
-    await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     const tid = auth.fields.TxTid!;
     shop.sandbox.faults.inject({ target: 'cancel', kind: 'drop' });
-    const err = await shop.nicepay.cancel({ tid, moid: 'settle-cancel', amount: 6_000, reason: '전체 환불' }).catch((e: unknown) => e);
+    const err = await shop.nicepay
+      .cancel({ tid, moid: 'settle-cancel', amount: 6_000, reason: '전체 환불' })
+      .catch((e: unknown) => e);
     expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'pending' });
     await settledTo(tid, 'kept');
     expect((shop.sandbox.ledger.get(tid)?.cancels ?? []).map((c) => c.amount)).to.deep.equal([6_000]);
@@ -149,19 +201,30 @@ describe('settle(): every fault of the matrix with a failing reversal ends with 
   it('a partial cancel whose answer was lost is not sent again (a later repeat may refund twice): it stays open, needing attention', async () => {
     shop.orders.set('settle-partial', 6_000);
     const auth = await shop.sandbox.authenticate({ moid: 'settle-partial', amount: 6_000, method: 'CARD' });
-    await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+    await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
     const tid = auth.fields.TxTid!;
     shop.sandbox.faults.inject({ target: 'cancel', kind: 'drop' });
-    const err = await shop.nicepay.cancel({ tid, moid: 'settle-partial', amount: 2_000, reason: '부분 환불', partial: true }).catch((e: unknown) => e);
+    const err = await shop.nicepay
+      .cancel({ tid, moid: 'settle-partial', amount: 2_000, reason: '부분 환불', partial: true })
+      .catch((e: unknown) => e);
     expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'pending' });
     const events: unknown[] = [];
     const listen = (m: unknown): void => void events.push(m);
     subscribe(SETTLE_CHANNEL, listen);
     const report = await shop.nicepay.settle().finally(() => unsubscribe(SETTLE_CHANNEL, listen));
     expect(report.settled.filter((s) => s.tid === tid)).to.deep.equal([]);
-    expect(report.unsettled.find((u) => u.tid === tid)).to.include({ operation: 'cancel', state: 'unknown', needsAttention: true });
+    expect(report.unsettled.find((u) => u.tid === tid)).to.include({
+      operation: 'cancel',
+      state: 'unknown',
+      needsAttention: true,
+    });
     // A shop that pages on the channel hears of it at once.
-    expect(events.filter((e) => (e as { tid: string }).tid === tid)).to.have.length(1).and.to.satisfy((e: Array<{ needsAttention: boolean }>) => e[0]!.needsAttention);
+    expect(events.filter((e) => (e as { tid: string }).tid === tid))
+      .to.have.length(1)
+      .and.to.satisfy((e: Array<{ needsAttention: boolean }>) => e[0]!.needsAttention);
     expect(shop.captured.text()).to.include('a partial cancel whose outcome is unknown is not sent again');
     expect((shop.sandbox.ledger.get(tid)?.cancels ?? []).map((c) => c.amount)).to.deep.equal([2_000]);
   });
@@ -170,7 +233,9 @@ describe('settle(): every fault of the matrix with a failing reversal ends with 
     const card = { number: '4111111111111111', expiry: '3012' };
     shop.sandbox.faults.inject({ target: 'keyin', kind: 'status-500' });
     shop.sandbox.faults.inject({ target: 'net-cancel', ...REVERSAL_FAILS });
-    const err = await shop.nicepay.keyin({ moid: 'settle-retry', amount: 3_000, goodsName: '키인', card }).catch((e: unknown) => e as { tid: string });
+    const err = await shop.nicepay
+      .keyin({ moid: 'settle-retry', amount: 3_000, goodsName: '키인', card })
+      .catch((e: unknown) => e as { tid: string });
     shop.sandbox.faults.inject({ target: 'status', kind: 'html' });
     const first = await shop.nicepay.settle();
     const open = first.unsettled.find((u) => u.tid === err.tid)!;
@@ -196,7 +261,17 @@ describe('settle(): time, attention and hooks', function () {
 
   /** A client on `store` whose clock is the sandbox's virtual one. */
   function client(store: LedgerStore, extra: Partial<Parameters<typeof createNicepay>[0]> = {}): Nicepay {
-    return createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: sandbox.url, store, clock: () => sandbox.clock.now(), timeouts: { connectMs: 1_000, responseMs: 2_000 }, settle: false, logger: captureLogger().logger, ...extra });
+    return createNicepay({
+      mid: MID,
+      merchantKey: MERCHANT_KEY,
+      baseUrl: sandbox.url,
+      store,
+      clock: () => sandbox.clock.now(),
+      timeouts: { connectMs: 1_000, responseMs: 2_000 },
+      settle: false,
+      logger: captureLogger().logger,
+      ...extra,
+    });
   }
 
   it('backs off between attempts on the virtual clock and flags a record open past attentionAfterMs as needing attention, on the log and the channel', async () => {
@@ -205,7 +280,14 @@ describe('settle(): time, attention and hooks', function () {
     try {
       sandbox.faults.inject({ target: 'keyin', kind: 'status-500' });
       sandbox.faults.inject({ target: 'net-cancel', ...REVERSAL_FAILS });
-      const err = await nicepay.keyin({ moid: 'attention-1', amount: 1_000, goodsName: '키인', card: { number: '4111111111111111', expiry: '3012' } }).catch((e: unknown) => e as { tid: string });
+      const err = await nicepay
+        .keyin({
+          moid: 'attention-1',
+          amount: 1_000,
+          goodsName: '키인',
+          card: { number: '4111111111111111', expiry: '3012' },
+        })
+        .catch((e: unknown) => e as { tid: string });
       sandbox.faults.inject({ target: 'status', kind: 'status-500', times: 10 });
       const seen: unknown[] = [];
       const onEvent = (m: unknown): void => void seen.push(m);
@@ -222,7 +304,13 @@ describe('settle(): time, attention and hooks', function () {
         sandbox.clock.advance(60 * 60_000);
         const late = await nicepay.settle();
         expect(late.unsettled.find((u) => u.tid === err.tid)).to.include({ needsAttention: true });
-        expect(seen.some((m) => (m as { tid?: string; needsAttention?: boolean }).tid === err.tid && (m as { needsAttention?: boolean }).needsAttention === true)).to.equal(true);
+        expect(
+          seen.some(
+            (m) =>
+              (m as { tid?: string; needsAttention?: boolean }).tid === err.tid &&
+              (m as { needsAttention?: boolean }).needsAttention === true,
+          ),
+        ).to.equal(true);
         expect(captured.text()).to.include('needs attention');
         // The inquiry answers again, but the settler's cancel fails once: still open, then reversed.
         sandbox.faults.clear();
@@ -240,7 +328,7 @@ describe('settle(): time, attention and hooks', function () {
     }
   });
 
-  it('a payment whose process died inside onApproved: once its lease expires, settle() on another instance runs the route\'s hook again and keeps it', async () => {
+  it("a payment whose process died inside onApproved: once its lease expires, settle() on another instance runs the route's hook again and keeps it", async () => {
     let now = 1_000_000;
     const store = memoryStore({ now: () => now });
     const dying = client(store);
@@ -249,12 +337,29 @@ describe('settle(): time, attention and hooks', function () {
     try {
       const express = (await import('express')).default;
       const app = express();
-      app.post('/pay/return', dying.checkoutReturn({ expectedAmount: () => 4_000, onApproved: () => new Promise<void>(() => undefined), hookTimeoutMs: 50 }), (_req, res) => void res.end());
-      app.use(((err, _req, res, _next) => void res.status((err as { status: number }).status).end()) as import('express').ErrorRequestHandler);
+      app.post(
+        '/pay/return',
+        dying.checkoutReturn({
+          expectedAmount: () => 4_000,
+          onApproved: () => new Promise<void>(() => undefined),
+          hookTimeoutMs: 50,
+        }),
+        (_req, res) => void res.end(),
+      );
+      app.use(
+        ((err, _req, res, _next) =>
+          void res.status((err as { status: number }).status).end()) as import('express').ErrorRequestHandler,
+      );
       // The survivor mounts the same route; its onApproved is the one settlement runs again.
-      survivor.checkoutReturn({ expectedAmount: () => 4_000, onApproved: (r, req) => void recorded.push(`${r.tid}:${req === undefined ? 'settler' : 'request'}`) });
+      survivor.checkoutReturn({
+        expectedAmount: () => 4_000,
+        onApproved: (r, req) => void recorded.push(`${r.tid}:${req === undefined ? 'settler' : 'request'}`),
+      });
       const auth = await sandbox.authenticate({ moid: 'died-in-hook', amount: 4_000, method: 'CARD' });
-      const res = await request(app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const res = await request(app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(auth.body.toString('latin1'));
       expect(res.status).to.equal(500);
       const tid = auth.fields.TxTid!;
       expect(holdsMoney(sandbox, tid)).to.equal(true);
@@ -262,7 +367,13 @@ describe('settle(): time, attention and hooks', function () {
       await (dying as unknown as { close(): Promise<void> }).close().catch(() => undefined);
       now += 31_000;
       const report = await survivor.settle();
-      expect(report.settled).to.deep.include({ operation: 'approval', tid, moid: 'died-in-hook', amount: 4_000, outcome: 'kept' });
+      expect(report.settled).to.deep.include({
+        operation: 'approval',
+        tid,
+        moid: 'died-in-hook',
+        amount: 4_000,
+        outcome: 'kept',
+      });
       expect(recorded).to.deep.equal([`${tid}:settler`]);
       expect(holdsMoney(sandbox, tid)).to.equal(true);
     } finally {
@@ -270,7 +381,7 @@ describe('settle(): time, attention and hooks', function () {
     }
   });
 
-  it("settlement runs the hook of the route that made the payment, by the name its record carries; an instance without that route leaves it open for one that has it", async () => {
+  it('settlement runs the hook of the route that made the payment, by the name its record carries; an instance without that route leaves it open for one that has it', async () => {
     let now = 1_000_000;
     const store = memoryStore({ now: () => now });
     const dying = client(store);
@@ -280,14 +391,45 @@ describe('settle(): time, attention and hooks', function () {
     try {
       const express = (await import('express')).default;
       const app = express();
-      app.post('/shop/return', dying.checkoutReturn({ name: 'shop', expectedAmount: () => 4_000, onApproved: () => new Promise<void>(() => undefined), hookTimeoutMs: 50 }), (_req, res) => void res.end());
-      app.use(((err, _req, res, _next) => void res.status((err as { status: number }).status).end()) as import('express').ErrorRequestHandler);
+      app.post(
+        '/shop/return',
+        dying.checkoutReturn({
+          name: 'shop',
+          expectedAmount: () => 4_000,
+          onApproved: () => new Promise<void>(() => undefined),
+          hookTimeoutMs: 50,
+        }),
+        (_req, res) => void res.end(),
+      );
+      app.use(
+        ((err, _req, res, _next) =>
+          void res.status((err as { status: number }).status).end()) as import('express').ErrorRequestHandler,
+      );
       // Another instance has only the subscription route; the survivor has both, the subscription one first.
-      other.checkoutReturn({ name: 'subscribe', expectedAmount: () => 4_000, onApproved: (r) => void ran.push(`subscribe:${r.tid}`) });
-      survivor.checkoutReturn({ name: 'subscribe', expectedAmount: () => 4_000, onApproved: (r) => void ran.push(`subscribe:${r.tid}`) });
-      survivor.checkoutReturn({ name: 'shop', expectedAmount: () => 4_000, onApproved: (r) => void ran.push(`shop:${r.tid}`) });
+      other.checkoutReturn({
+        name: 'subscribe',
+        expectedAmount: () => 4_000,
+        onApproved: (r) => void ran.push(`subscribe:${r.tid}`),
+      });
+      survivor.checkoutReturn({
+        name: 'subscribe',
+        expectedAmount: () => 4_000,
+        onApproved: (r) => void ran.push(`subscribe:${r.tid}`),
+      });
+      survivor.checkoutReturn({
+        name: 'shop',
+        expectedAmount: () => 4_000,
+        onApproved: (r) => void ran.push(`shop:${r.tid}`),
+      });
       const auth = await sandbox.authenticate({ moid: 'named-route', amount: 4_000, method: 'CARD' });
-      expect((await request(app).post('/shop/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'))).status).to.equal(500);
+      expect(
+        (
+          await request(app)
+            .post('/shop/return')
+            .set('content-type', auth.contentType)
+            .send(auth.body.toString('latin1'))
+        ).status,
+      ).to.equal(500);
       const tid = auth.fields.TxTid!;
       await dying.close().catch(() => undefined);
       now += 31_000;
@@ -298,7 +440,13 @@ describe('settle(): time, attention and hooks', function () {
       sandbox.clock.advance(60 * 60_000);
       now += 60 * 60_000;
       const report = await survivor.settle();
-      expect(report.settled).to.deep.include({ operation: 'approval', tid, moid: 'named-route', amount: 4_000, outcome: 'kept' });
+      expect(report.settled).to.deep.include({
+        operation: 'approval',
+        tid,
+        moid: 'named-route',
+        amount: 4_000,
+        outcome: 'kept',
+      });
       expect(ran).to.deep.equal([`shop:${tid}`]);
     } finally {
       await other.close();
@@ -311,9 +459,15 @@ describe('settle(): time, attention and hooks', function () {
     const hook = (): void => undefined;
     nicepay.checkoutReturn({ expectedAmount: () => 1, onApproved: hook });
     nicepay.checkoutReturn({ name: 'shop', expectedAmount: () => 1, onApproved: hook });
-    expect(() => nicepay.checkoutReturn({ name: 'shop', expectedAmount: () => 1, onApproved: hook })).to.throw(/another route's hook is registered as 'shop'/);
-    expect(() => nicepay.keyinRouter({ name: 'shop', expectedAmount: () => 1, onApproved: hook })).to.throw(/another route's hook is registered as 'shop'/);
-    expect(() => nicepay.checkoutReturn({ name: 'approval#1', expectedAmount: () => 1, onApproved: hook })).to.throw(NicepayConfigError);
+    expect(() => nicepay.checkoutReturn({ name: 'shop', expectedAmount: () => 1, onApproved: hook })).to.throw(
+      /another route's hook is registered as 'shop'/,
+    );
+    expect(() => nicepay.keyinRouter({ name: 'shop', expectedAmount: () => 1, onApproved: hook })).to.throw(
+      /another route's hook is registered as 'shop'/,
+    );
+    expect(() => nicepay.checkoutReturn({ name: 'approval#1', expectedAmount: () => 1, onApproved: hook })).to.throw(
+      NicepayConfigError,
+    );
     return nicepay.close();
   });
 
@@ -325,31 +479,60 @@ describe('settle(): time, attention and hooks', function () {
       // A key-in the gateway committed, made by a client whose process then died: its store
       // is gone, and the record it had written before sending is all the survivor has.
       const elsewhere = client(memoryStore());
-      const made = await elsewhere.keyin({ moid: 'died-sending', amount: 2_500, goodsName: '키인', card: { number: '4111111111111111', expiry: '3012' } });
+      const made = await elsewhere.keyin({
+        moid: 'died-sending',
+        amount: 2_500,
+        goodsName: '키인',
+        card: { number: '4111111111111111', expiry: '3012' },
+      });
       await elsewhere.close();
       expect(made.status).to.equal('approved');
       const got = await store.acquire(`keyin:${MID}:died-sending`, 30_000, {
-        value: JSON.stringify({ v: 1, op: 'keyin', state: 'sending', mid: MID, tid: made.tid, moid: 'died-sending', amount: 2_500, binding: 'x', hook: 'none', data: {}, at: sandbox.clock.now().getTime(), attempts: 0 }),
+        value: JSON.stringify({
+          v: 1,
+          op: 'keyin',
+          state: 'sending',
+          mid: MID,
+          tid: made.tid,
+          moid: 'died-sending',
+          amount: 2_500,
+          binding: 'x',
+          hook: 'none',
+          data: {},
+          at: sandbox.clock.now().getTime(),
+          attempts: 0,
+        }),
         open: true,
         dueAt: 0,
       });
       expect(got.state).to.equal('acquired');
       now += 30_001; // the dead process's lease runs out
       const report = await nicepay.settle();
-      expect(report.settled).to.deep.include({ operation: 'keyin', tid: made.tid, moid: 'died-sending', amount: 2_500, outcome: 'reversed' });
+      expect(report.settled).to.deep.include({
+        operation: 'keyin',
+        tid: made.tid,
+        moid: 'died-sending',
+        amount: 2_500,
+        outcome: 'reversed',
+      });
       expect(holdsMoney(sandbox, made.tid)).to.equal(false);
     } finally {
       await nicepay.close();
     }
   });
 
-  it("a cancel left `sending` by a process that died, whose resend cannot be sent, stays open: nothing says the first one did not take effect", async () => {
+  it('a cancel left `sending` by a process that died, whose resend cannot be sent, stays open: nothing says the first one did not take effect', async () => {
     let now = 1_000_000;
     const store = memoryStore({ now: () => now });
     const made = await (async () => {
       const elsewhere = client(memoryStore());
       try {
-        return await elsewhere.keyin({ moid: 'cancel-died', amount: 3_000, goodsName: '키인', card: { number: '4111111111111111', expiry: '3012' } });
+        return await elsewhere.keyin({
+          moid: 'cancel-died',
+          amount: 3_000,
+          goodsName: '키인',
+          card: { number: '4111111111111111', expiry: '3012' },
+        });
       } finally {
         await elsewhere.close();
       }
@@ -357,18 +540,42 @@ describe('settle(): time, attention and hooks', function () {
     if (made.status !== 'approved') throw new Error('not approved');
     const data = { reason: '환불', partial: '0', key: 'k1', cancelMoid: 'Ccanceldied' };
     const got = await store.acquire(`cancel:${MID}:${made.tid}:3000:k1`, 30_000, {
-      value: JSON.stringify({ v: 1, op: 'cancel', state: 'sending', mid: MID, tid: made.tid, moid: 'cancel-died', amount: 3_000, binding: 'x', hook: 'none', data, at: sandbox.clock.now().getTime(), attempts: 0 }),
+      value: JSON.stringify({
+        v: 1,
+        op: 'cancel',
+        state: 'sending',
+        mid: MID,
+        tid: made.tid,
+        moid: 'cancel-died',
+        amount: 3_000,
+        binding: 'x',
+        hook: 'none',
+        data,
+        at: sandbox.clock.now().getTime(),
+        attempts: 0,
+      }),
       open: true,
       dueAt: 0,
     });
     expect(got.state).to.equal('acquired');
     now += 30_001;
     // The survivor cannot reach the gateway: its resend is never sent.
-    const cut = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:1', store, clock: () => sandbox.clock.now(), timeouts: { connectMs: 1_000, responseMs: 2_000 }, settle: false, logger: captureLogger().logger });
+    const cut = createNicepay({
+      mid: MID,
+      merchantKey: MERCHANT_KEY,
+      baseUrl: 'http://127.0.0.1:1',
+      store,
+      clock: () => sandbox.clock.now(),
+      timeouts: { connectMs: 1_000, responseMs: 2_000 },
+      settle: false,
+      logger: captureLogger().logger,
+    });
     try {
       const report = await cut.settle();
       expect(report.settled).to.deep.equal([]);
-      expect(report.unsettled.map((u) => ({ tid: u.tid, operation: u.operation, state: u.state }))).to.deep.equal([{ tid: made.tid, operation: 'cancel', state: 'unknown' }]);
+      expect(report.unsettled.map((u) => ({ tid: u.tid, operation: u.operation, state: u.state }))).to.deep.equal([
+        { tid: made.tid, operation: 'cancel', state: 'unknown' },
+      ]);
     } finally {
       await cut.close();
     }
@@ -377,7 +584,9 @@ describe('settle(): time, attention and hooks', function () {
     const nicepay = client(store);
     try {
       const report = await nicepay.settle();
-      expect(report.settled).to.deep.equal([{ operation: 'cancel', tid: made.tid, moid: 'cancel-died', amount: 3_000, outcome: 'kept' }]);
+      expect(report.settled).to.deep.equal([
+        { operation: 'cancel', tid: made.tid, moid: 'cancel-died', amount: 3_000, outcome: 'kept' },
+      ]);
       expect((sandbox.ledger.get(made.tid)?.cancels ?? []).map((c) => c.amount)).to.deep.equal([3_000]);
     } finally {
       await nicepay.close();
@@ -389,7 +598,16 @@ describe('settle(): time, attention and hooks', function () {
     const nicepay = client(store);
     let finish!: () => void;
     try {
-      const result = await nicepay.keyin({ moid: 'hung-hook', amount: 1_500, goodsName: '키인', card: { number: '4111111111111111', expiry: '3012' }, hookTimeoutMs: 20, onApproved: () => new Promise<void>((r) => (finish = r)) }).catch((e: unknown) => e as { tid: string; code: string });
+      const result = await nicepay
+        .keyin({
+          moid: 'hung-hook',
+          amount: 1_500,
+          goodsName: '키인',
+          card: { number: '4111111111111111', expiry: '3012' },
+          hookTimeoutMs: 20,
+          onApproved: () => new Promise<void>((r) => (finish = r)),
+        })
+        .catch((e: unknown) => e as { tid: string; code: string });
       expect(result).to.include({ code: 'NICEPAY_HOOK_FAILED', netCancel: 'not-attempted' });
       const report = await nicepay.settle();
       expect(report.settled.filter((s) => s.tid === result.tid)).to.deep.equal([]);
@@ -397,22 +615,40 @@ describe('settle(): time, attention and hooks', function () {
       finish();
       for (let i = 0; i < 20 && (await nicepay.unsettled()).length > 0; i++) await new Promise((r) => setImmediate(r));
       expect(await nicepay.unsettled()).to.deep.equal([]);
-      expect(JSON.parse((await store.get(`keyin:${MID}:hung-hook`))!.value)).to.include({ state: 'recorded', hook: 'resolved' });
+      expect(JSON.parse((await store.get(`keyin:${MID}:hung-hook`))!.value)).to.include({
+        state: 'recorded',
+        hook: 'resolved',
+      });
       expect(holdsMoney(sandbox, result.tid)).to.equal(true);
     } finally {
       await nicepay.close();
     }
   });
-  it("a cash receipt lost before the gateway issued it, which reconciliation does not list: settlement cancels it, the gateway knows no such transaction, and it is never-charged", async () => {
+  it('a cash receipt lost before the gateway issued it, which reconciliation does not list: settlement cancels it, the gateway knows no such transaction, and it is never-charged', async () => {
     const nicepay = client(memoryStore(), { settle: { reconciliation: { usrId: `${MID}admin` } } });
     try {
       sandbox.faults.inject({ target: 'cash-receipt', kind: 'drop', commit: false });
       sandbox.faults.inject({ target: 'cancel', kind: 'status-500', commit: false });
-      const err = (await nicepay.cashReceipt.issue({ moid: 'rcpt-never', amount: 11_000, goodsName: '계좌이체', type: 'income-deduction', identity: '01012345678', supply: 10_000, vat: 1_000 }).catch((e: unknown) => e)) as { tid: string; settlement?: string };
+      const err = (await nicepay.cashReceipt
+        .issue({
+          moid: 'rcpt-never',
+          amount: 11_000,
+          goodsName: '계좌이체',
+          type: 'income-deduction',
+          identity: '01012345678',
+          supply: 10_000,
+          vat: 1_000,
+        })
+        .catch((e: unknown) => e)) as { tid: string; settlement?: string };
       expect(err).to.include({ settlement: 'pending' });
       expect(sandbox.ledger.get(err.tid)).to.equal(undefined);
       const done = await nicepay.settle();
-      expect(done).to.deep.equal({ settled: [{ operation: 'cash-receipt', tid: err.tid, moid: 'rcpt-never', amount: 11_000, outcome: 'never-charged' }], unsettled: [] });
+      expect(done).to.deep.equal({
+        settled: [
+          { operation: 'cash-receipt', tid: err.tid, moid: 'rcpt-never', amount: 11_000, outcome: 'never-charged' },
+        ],
+        unsettled: [],
+      });
       expect(sandbox.ledger.get(err.tid)).to.equal(undefined);
     } finally {
       await nicepay.close();
@@ -423,11 +659,25 @@ describe('settle(): time, attention and hooks', function () {
     const sandbox = createSandbox();
     await sandbox.listen(0);
     const captured = captureLogger();
-    const nicepay = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: sandbox.url, settle: { intervalMs: 20 }, logger: captured.logger, timeouts: { connectMs: 1_000, responseMs: 2_000 } });
+    const nicepay = createNicepay({
+      mid: MID,
+      merchantKey: MERCHANT_KEY,
+      baseUrl: sandbox.url,
+      settle: { intervalMs: 20 },
+      logger: captured.logger,
+      timeouts: { connectMs: 1_000, responseMs: 2_000 },
+    });
     try {
       sandbox.faults.inject({ target: 'keyin', kind: 'drop' });
       sandbox.faults.inject({ target: 'net-cancel', ...REVERSAL_FAILS });
-      const err = await nicepay.keyin({ moid: 'auto-settle', amount: 1_000, goodsName: '키인', card: { number: '4111111111111111', expiry: '3012' } }).catch((e: unknown) => e as { tid: string });
+      const err = await nicepay
+        .keyin({
+          moid: 'auto-settle',
+          amount: 1_000,
+          goodsName: '키인',
+          card: { number: '4111111111111111', expiry: '3012' },
+        })
+        .catch((e: unknown) => e as { tid: string });
       expect(holdsMoney(sandbox, err.tid)).to.equal(true);
       await new Promise<void>((resolve) => {
         const onEvent = (m: unknown): void => {

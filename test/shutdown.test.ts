@@ -29,17 +29,26 @@ describe('shutdown', function () {
     shop.sandbox.faults.inject({ target: 'approve', kind: 'delay', delayMs: 2_000 });
     await withHeldTimers(async (timers) => {
       const reached = faultTaken(shop);
-      const inFlight = request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1')).then((r) => r);
+      const inFlight = request(shop.app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(auth.body.toString('latin1'))
+        .then((r) => r);
       await reached;
       expect(shop.sandbox.ledger.get(auth.fields.TxTid!)?.approvalCalls).to.equal(1);
 
       let closed = false;
-      const closing = shop.nicepay.close().then(() => { closed = true; });
+      const closing = shop.nicepay.close().then(() => {
+        closed = true;
+      });
 
       const lateMoid = 'shutdown-2';
       shop.orders.set(lateMoid, 3_000);
       const late = await shop.sandbox.authenticate({ moid: lateMoid, amount: 3_000, method: 'CARD' });
-      const refused = await request(shop.app).post('/pay/return').set('content-type', late.contentType).send(late.body.toString('latin1'));
+      const refused = await request(shop.app)
+        .post('/pay/return')
+        .set('content-type', late.contentType)
+        .send(late.body.toString('latin1'));
       expect(refused.status).to.equal(503);
       expect(refused.body.code).to.equal('NICEPAY_SHUTTING_DOWN');
       expect(shop.sandbox.ledger.get(late.fields.TxTid!)?.approvalCalls).to.equal(0);
@@ -60,10 +69,14 @@ describe('shutdown', function () {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const url = new URL('/webapi/cancel_process.jsp', shop.sandbox.url);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = http.request(
+        url,
+        { method: 'POST', agent, headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.end('NetCancel=1');
     });
@@ -94,7 +107,11 @@ function faultTaken(shop: TestShop): Promise<void> {
 }
 
 describe('closeContext', () => {
-  const config = resolveConfig({ mid: 'nicepay00m', merchantKey: 'k'.repeat(88), baseUrl: 'https://webapi.nicepay.co.kr' });
+  const config = resolveConfig({
+    mid: 'nicepay00m',
+    merchantKey: 'k'.repeat(88),
+    baseUrl: 'https://webapi.nicepay.co.kr',
+  });
   const deferred = () => {
     let resolve!: () => void;
     const promise = new Promise<void>((r) => (resolve = r));

@@ -9,7 +9,13 @@ import { expect } from 'chai';
 import { NicepayConfigError } from '../src/errors/index.js';
 import { LEASE_ONLY_KEEP_MS } from '../src/store/ledger-args.js';
 import { simulateSqliteResolver } from '../src/store/sqlite-module.js';
-import { sqliteStore, SWEEP_BATCH, SWEEP_EVERY_MS, type SqliteDatabase, type SqliteStoreOptions } from '../src/store/sqlite-store.js';
+import {
+  sqliteStore,
+  SWEEP_BATCH,
+  SWEEP_EVERY_MS,
+  type SqliteDatabase,
+  type SqliteStoreOptions,
+} from '../src/store/sqlite-store.js';
 import type { LedgerStore, LeaseResult } from '../src/store/types.js';
 import { describeStoreContract } from './helpers/store-contract.js';
 
@@ -140,7 +146,16 @@ describe('sqliteStore', () => {
     });
 
     it('refuses a table name that is not an SQL identifier (nothing is interpolated into SQL unchecked)', () => {
-      for (const table of ['', 'ledger; DROP TABLE orders', 'a"b', '1ledger', 'sqlite_master', 'a'.repeat(64), 'led-ger', '원장']) {
+      for (const table of [
+        '',
+        'ledger; DROP TABLE orders',
+        'a"b',
+        '1ledger',
+        'sqlite_master',
+        'a'.repeat(64),
+        'led-ger',
+        '원장',
+      ]) {
         configError({ path: disk.file, table }, 'table');
       }
       const store = sqliteStore({ path: disk.file, table: 'Shop_2_ledger' });
@@ -150,7 +165,9 @@ describe('sqliteStore', () => {
     it('refuses a path in a folder that does not exist, naming the folder', () => {
       const missing = join(disk.dir, 'no-such-folder');
       configError({ path: join(missing, 'ledger.db') }, 'path');
-      expect(() => sqliteStore({ path: join(missing, 'ledger.db') })).to.throw(`a file in an existing folder (${missing} is not one)`);
+      expect(() => sqliteStore({ path: join(missing, 'ledger.db') })).to.throw(
+        `a file in an existing folder (${missing} is not one)`,
+      );
     });
 
     it('refuses a closed or read-only database passed in', () => {
@@ -223,7 +240,9 @@ describe('sqliteStore', () => {
         admin.close();
       }
       const restarted = track(sqliteStore({ path: disk.file }));
-      expect(await restarted.due(10_000, 10)).to.deep.equal([{ key: 'moid-1', value: '망취소 중', open: true, dueAt: 7_000 }]);
+      expect(await restarted.due(10_000, 10)).to.deep.equal([
+        { key: 'moid-1', value: '망취소 중', open: true, dueAt: 7_000 },
+      ]);
     });
 
     it('sets the connection it is given to WAL, synchronous FULL and the busy timeout, and never closes it', async () => {
@@ -255,7 +274,9 @@ describe('sqliteStore', () => {
 
     it('fails a method naming it, without a secret, when another process holds the write lock past busyTimeoutMs, and changes nothing', async () => {
       const store = track(sqliteStore({ path: disk.file, busyTimeoutMs: 0 }));
-      expect((await store.acquire('k', 60_000, { value: 'card 4111-1111', open: true, dueAt: 0 })).state).to.equal('acquired');
+      expect((await store.acquire('k', 60_000, { value: 'card 4111-1111', open: true, dueAt: 0 })).state).to.equal(
+        'acquired',
+      );
       const other = new Database(disk.file, { timeout: 0 });
       other.exec('BEGIN IMMEDIATE');
       try {
@@ -283,7 +304,15 @@ describe('sqliteStore', () => {
         rejection(store.due(0, 0)),
         rejection(store.open(1.5)),
       ]);
-      expect(errs.map((e) => e.constructor.name)).to.deep.equal(['TypeError', 'RangeError', 'RangeError', 'RangeError', 'TypeError', 'RangeError', 'RangeError']);
+      expect(errs.map((e) => e.constructor.name)).to.deep.equal([
+        'TypeError',
+        'RangeError',
+        'RangeError',
+        'RangeError',
+        'TypeError',
+        'RangeError',
+        'RangeError',
+      ]);
       expect(errs.map((e) => e.message)).to.deep.equal([
         'sqliteStore: key must be a non-empty string',
         'sqliteStore: leaseMs must be a positive number of milliseconds',
@@ -351,20 +380,30 @@ describe('sqliteStore', () => {
 
       now += SWEEP_EVERY_MS;
       await store.acquire('new-3', 1_000);
-      expect(db.prepare('SELECT key FROM nicepay_ledger ORDER BY key').pluck().all()).to.deep.equal(['kept', 'new-1', 'new-2', 'new-3', 'open']);
+      expect(db.prepare('SELECT key FROM nicepay_ledger ORDER BY key').pluck().all()).to.deep.equal([
+        'kept',
+        'new-1',
+        'new-2',
+        'new-3',
+        'open',
+      ]);
     });
 
     it('a key that held only a lease stays writable by its late holder, and is swept a day after its lease', async () => {
       const late = tokenOf(await store.acquire('lease-only', 1_000));
       now += LEASE_ONLY_KEEP_MS;
       await store.acquire('other', 1_000); // sweeps: the lease-only key is not yet a day past its lease
-      expect(await store.write('lease-only', late, { value: 'late but first', open: true, dueAt: 0 }, true)).to.equal(true);
+      expect(await store.write('lease-only', late, { value: 'late but first', open: true, dueAt: 0 }, true)).to.equal(
+        true,
+      );
       expect((await store.get('lease-only'))?.value).to.equal('late but first');
 
       const dead = tokenOf(await store.acquire('dead-holder', 1_000));
       now += 1_000 + LEASE_ONLY_KEEP_MS;
       await store.acquire('another', 1_000);
-      expect(db.prepare("SELECT count(*) AS n FROM nicepay_ledger WHERE key = 'dead-holder'").get()).to.deep.equal({ n: 0 });
+      expect(db.prepare("SELECT count(*) AS n FROM nicepay_ledger WHERE key = 'dead-holder'").get()).to.deep.equal({
+        n: 0,
+      });
       expect(await store.write('dead-holder', dead, { value: 'too late', open: true, dueAt: 0 }, true)).to.equal(false);
     });
   });
@@ -372,7 +411,7 @@ describe('sqliteStore', () => {
   describe('processes sharing one file', function () {
     this.timeout(60_000);
 
-    it('two processes hammering acquire on the same 40 keys get exactly one lease per key, and each key holds its winner\'s record', async () => {
+    it("two processes hammering acquire on the same 40 keys get exactly one lease per key, and each key holds its winner's record", async () => {
       const disk = scratch();
       const KEYS = 40;
       const child = (): ChildProcess =>
@@ -422,7 +461,10 @@ describe('sqliteStore', () => {
         expect(all).to.deep.equal(Array.from({ length: KEYS }, (_, k) => k));
         const store = sqliteStore({ path: disk.file });
         try {
-          for (const [kid, got] of [[kids[0]!, one!], [kids[1]!, two!]] as const) {
+          for (const [kid, got] of [
+            [kids[0]!, one!],
+            [kids[1]!, two!],
+          ] as const) {
             for (const k of got.won) expect((await store.get(`key-${k}`))?.value).to.equal(String(kid.pid));
           }
           expect((await store.open(100)).map((r) => r.dueAt)).to.deep.equal(Array.from({ length: KEYS }, (_, k) => k));

@@ -24,10 +24,11 @@ async function serve(handler: Handler): Promise<{ url: URL; close: () => Promise
   const { port } = server.address() as AddressInfo;
   return {
     url: new URL(`http://127.0.0.1:${port}/webapi/pay_process.jsp`),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -51,12 +52,26 @@ describe('transport', function () {
     let seen: { method?: string; path?: string; type?: string; length?: string; body?: string } = {};
     const answer = Buffer.from([0x7b, 0xc7, 0xd1, 0x7d]); // bytes are returned undecoded
     server = await serve((req, body, res) => {
-      seen = { method: req.method, path: req.url, type: req.headers['content-type'], length: req.headers['content-length'], body: body.toString('latin1') };
+      seen = {
+        method: req.method,
+        path: req.url,
+        type: req.headers['content-type'],
+        length: req.headers['content-length'],
+        body: body.toString('latin1'),
+      };
       res.end(answer);
     });
-    const res = await transport.post(server.url, Buffer.from('TID=abc&Amt=1004'), 'application/x-www-form-urlencoded; charset=euc-kr');
+    const res = await transport.post(
+      server.url,
+      Buffer.from('TID=abc&Amt=1004'),
+      'application/x-www-form-urlencoded; charset=euc-kr',
+    );
     expect(seen).to.deep.equal({
-      method: 'POST', path: '/webapi/pay_process.jsp', type: 'application/x-www-form-urlencoded; charset=euc-kr', length: '16', body: 'TID=abc&Amt=1004',
+      method: 'POST',
+      path: '/webapi/pay_process.jsp',
+      type: 'application/x-www-form-urlencoded; charset=euc-kr',
+      length: '16',
+      body: 'TID=abc&Amt=1004',
     });
     expect(res.statusCode).to.equal(200);
     expect(res.body.equals(answer)).to.equal(true);

@@ -6,7 +6,11 @@ import { NicepayRequestError } from '../src/errors/index.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { startShop } from './helpers/shop.js';
 
-const config = resolveConfig({ mid: 'nicepay00m', merchantKey: 'k'.repeat(88), baseUrl: 'https://webapi.nicepay.co.kr' });
+const config = resolveConfig({
+  mid: 'nicepay00m',
+  merchantKey: 'k'.repeat(88),
+  baseUrl: 'https://webapi.nicepay.co.kr',
+});
 const NEXT = 'https://webapi.nicepay.co.kr/webapi/pay_process.jsp';
 const CANCEL = 'https://webapi.nicepay.co.kr/webapi/cancel_process.jsp';
 
@@ -33,14 +37,24 @@ describe('trustedGatewayUrl: only the exact documented endpoints', () => {
   });
 
   it('refuses any other path, even one that ends in the endpoint name', () => {
-    for (const path of ['/no/such/path/pay_process.jsp', '/pay_process.jsp', '/webapi/pay_process.jsp/', '/webapi//pay_process.jsp', '/WEBAPI/pay_process.jsp', '/x/webapi/pay_process.jsp']) {
+    for (const path of [
+      '/no/such/path/pay_process.jsp',
+      '/pay_process.jsp',
+      '/webapi/pay_process.jsp/',
+      '/webapi//pay_process.jsp',
+      '/WEBAPI/pay_process.jsp',
+      '/x/webapi/pay_process.jsp',
+    ]) {
       refusal(() => trustedGatewayUrl(`https://webapi.nicepay.co.kr${path}`, 'NextAppURL', config));
     }
   });
 
   it('refuses a query (even an empty one), a fragment, credentials, another scheme or host', () => {
     for (const value of [
-      `${NEXT}?a=1`, `${NEXT}?`, `${NEXT}#x`, `${NEXT}#`,
+      `${NEXT}?a=1`,
+      `${NEXT}?`,
+      `${NEXT}#x`,
+      `${NEXT}#`,
       'https://user:pw@webapi.nicepay.co.kr/webapi/pay_process.jsp',
       'http://webapi.nicepay.co.kr/webapi/pay_process.jsp',
       'https://evil.example/webapi/pay_process.jsp',
@@ -63,7 +77,9 @@ describe('trustedGatewayUrl: character for character', () => {
       'https://webapi.nicepay.co.kr/webapi/./pay_process.jsp',
       'https://webapi.nicepay.co.kr\\webapi\\pay_process.jsp',
       'https://webapi.nicepay.co.kr/webapi/pay_pro\tcess.jsp',
-      ` ${NEXT}`, `${NEXT} `, `${NEXT}\n`,
+      ` ${NEXT}`,
+      `${NEXT} `,
+      `${NEXT}\n`,
     ]) {
       expect(new URL(value.trim()).href, value).to.equal(NEXT);
       const err = refusal(() => trustedGatewayUrl(value, 'NextAppURL', config));
@@ -72,15 +88,35 @@ describe('trustedGatewayUrl: character for character', () => {
   });
 
   it('accepts each trusted host (dc1 and dc2) and says why anything else is refused', () => {
-    const both = resolveConfig({ mid: 'nicepay00m', merchantKey: 'k'.repeat(88), baseUrl: 'https://dc1-api.nicepay.co.kr', trustedHosts: ['dc1-api.nicepay.co.kr', 'DC2-api.nicepay.co.kr'] });
+    const both = resolveConfig({
+      mid: 'nicepay00m',
+      merchantKey: 'k'.repeat(88),
+      baseUrl: 'https://dc1-api.nicepay.co.kr',
+      trustedHosts: ['dc1-api.nicepay.co.kr', 'DC2-api.nicepay.co.kr'],
+    });
     for (const host of ['dc1-api.nicepay.co.kr', 'dc2-api.nicepay.co.kr']) {
-      expect(trustedGatewayUrl(`https://${host}/webapi/pay_process.jsp`, 'NextAppURL', both).href).to.equal(`https://${host}/webapi/pay_process.jsp`);
-      expect(trustedGatewayUrl(`https://${host}/webapi/cancel_process.jsp`, 'NetCancelURL', both).pathname).to.equal('/webapi/cancel_process.jsp');
+      expect(trustedGatewayUrl(`https://${host}/webapi/pay_process.jsp`, 'NextAppURL', both).href).to.equal(
+        `https://${host}/webapi/pay_process.jsp`,
+      );
+      expect(trustedGatewayUrl(`https://${host}/webapi/cancel_process.jsp`, 'NetCancelURL', both).pathname).to.equal(
+        '/webapi/cancel_process.jsp',
+      );
     }
-    expect(refusal(() => trustedGatewayUrl('not a url', 'NextAppURL', both)).message).to.equal('NextAppURL is not an absolute URL');
-    expect(refusal(() => trustedGatewayUrl('http://dc1-api.nicepay.co.kr/webapi/pay_process.jsp', 'NextAppURL', both)).message).to.equal('NextAppURL must use https');
-    expect(refusal(() => trustedGatewayUrl('https://a:b@dc1-api.nicepay.co.kr/webapi/pay_process.jsp', 'NextAppURL', both)).message).to.equal('NextAppURL must not carry credentials');
-    expect(refusal(() => trustedGatewayUrl('https://dc3-api.nicepay.co.kr/webapi/pay_process.jsp', 'NextAppURL', both)).message).to.include('not in trustedHosts');
+    expect(refusal(() => trustedGatewayUrl('not a url', 'NextAppURL', both)).message).to.equal(
+      'NextAppURL is not an absolute URL',
+    );
+    expect(
+      refusal(() => trustedGatewayUrl('http://dc1-api.nicepay.co.kr/webapi/pay_process.jsp', 'NextAppURL', both))
+        .message,
+    ).to.equal('NextAppURL must use https');
+    expect(
+      refusal(() => trustedGatewayUrl('https://a:b@dc1-api.nicepay.co.kr/webapi/pay_process.jsp', 'NextAppURL', both))
+        .message,
+    ).to.equal('NextAppURL must not carry credentials');
+    expect(
+      refusal(() => trustedGatewayUrl('https://dc3-api.nicepay.co.kr/webapi/pay_process.jsp', 'NextAppURL', both))
+        .message,
+    ).to.include('not in trustedHosts');
   });
 });
 
@@ -98,7 +134,9 @@ describe('checkoutReturn refuses a genuine return whose gateway URL is not the e
       for (const [i, swap] of forged.entries()) {
         shop.orders.set(`exact-url-${i}`, 1004);
         const auth = await shop.sandbox.authenticate({ moid: `exact-url-${i}`, amount: 1004, method: 'CARD' });
-        const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType)
+        const res = await request(shop.app)
+          .post('/pay/return')
+          .set('content-type', auth.contentType)
           .send(encodeForm({ ...auth.fields, ...swap }, 'euc-kr').toString('latin1'));
         expect(res.status).to.equal(400);
         expect(res.body.code).to.equal('NICEPAY_UNTRUSTED_URL');
@@ -122,10 +160,19 @@ describe('checkoutReturn refuses a genuine return whose gateway URL is not the e
       shop.orders.set('paid-replay', 1004);
       other.orders.set('paid-replay', 1004);
       const auth = await shop.sandbox.authenticate({ moid: 'paid-replay', amount: 1004, method: 'CARD' });
-      const paid = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const paid = await request(shop.app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(auth.body.toString('latin1'));
       expect(paid.status).to.equal(200);
-      const replay = encodeForm({ ...auth.fields, NextAppURL: `${shop.sandbox.url}/no/such/path/pay_process.jsp` }, 'euc-kr');
-      const res = await request(other.app).post('/pay/return').set('content-type', auth.contentType).send(replay.toString('latin1'));
+      const replay = encodeForm(
+        { ...auth.fields, NextAppURL: `${shop.sandbox.url}/no/such/path/pay_process.jsp` },
+        'euc-kr',
+      );
+      const res = await request(other.app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(replay.toString('latin1'));
       expect(res.status).to.equal(400);
       expect(res.body.code).to.equal('NICEPAY_UNTRUSTED_URL');
       const entry = shop.sandbox.ledger.get(auth.fields.TxTid!)!;

@@ -18,7 +18,13 @@ import { METHOD_LABEL, bankSelect, html, kstDateTime, won, type SafeHtml } from 
 import type { PayMethod } from '../../src/index.js';
 
 /** The refund form's fields as posted (strings), kept when the form comes back with an error. */
-export interface RefundForm { amount: string; reason: string; bankCode: string; number: string; holder: string }
+export interface RefundForm {
+  amount: string;
+  reason: string;
+  bankCode: string;
+  number: string;
+  holder: string;
+}
 
 /** What is still refundable. */
 export const remaining = (o: Order): number => o.amount - o.refundedAmount;
@@ -27,7 +33,8 @@ export const cancelsUnpaid = (o: Order): boolean => o.status === 'awaiting-depos
 /** A paid virtual account is refunded to an account; an unpaid one is cancelled without one. */
 export const needsRefundAccount = (o: Order): boolean => o.method === 'VBANK' && o.status === 'paid';
 /** Whether the order can be refunded (or, unpaid, cancelled) now. */
-export const refundable = (o: Order): boolean => (o.status === 'paid' || o.status === 'awaiting-deposit') && o.tid !== null && remaining(o) > 0;
+export const refundable = (o: Order): boolean =>
+  (o.status === 'paid' || o.status === 'awaiting-deposit') && o.tid !== null && remaining(o) > 0;
 /** A full refund can be resolved by sending it again (the gateway answers "already cancelled" if it went through). */
 export const resendable = (i: RefundIntent): boolean => !i.partial && i.amount === i.remainingBefore;
 
@@ -46,7 +53,12 @@ export function ordersTable(orders: readonly Order[]): SafeHtml {
     { label: '결제 금액', kind: 'amount', cell: (o) => won(o.amount) },
     { label: '환불·취소', kind: 'amount', cell: (o) => won(o.refundedAmount) },
     { label: '남은 금액', kind: 'amount', cell: (o) => won(remaining(o)) },
-    { label: '상태', kind: 'status', cell: (o) => STATE_LABEL[orderState(o)], extraClass: (o) => `status-${orderState(o)}` },
+    {
+      label: '상태',
+      kind: 'status',
+      cell: (o) => STATE_LABEL[orderState(o)],
+      extraClass: (o) => `status-${orderState(o)}`,
+    },
   ];
   return dataTable('admin-orders', columns, orders, (o) => ({ moid: o.moid, status: orderState(o) }));
 }
@@ -72,11 +84,14 @@ export function refundForm(req: Request, o: Order, v: Partial<RefundForm>): Safe
 ${unpaid && html`<p class="muted">입금 전이라 돌려드릴 돈은 없습니다. 취소하면 가상계좌가 닫혀 입금할 수 없게 됩니다.</p>`}
 <label>금액 (원) <input type="text" name="amount" id="refund-amount" inputmode="numeric" required value="${v.amount ?? String(remaining(o))}"${unpaid ? html` readonly` : ''}></label>
 <label>사유 <input type="text" name="reason" id="refund-reason" required maxlength="50" value="${v.reason ?? '고객 요청'}"></label>
-${needsRefundAccount(o) && html`<fieldset id="refund-account"><legend>환불 계좌 (입금된 가상계좌)</legend>
+${
+  needsRefundAccount(o) &&
+  html`<fieldset id="refund-account"><legend>환불 계좌 (입금된 가상계좌)</legend>
 <p class="muted">NICEPAY가 환불을 접수한 뒤 이 계좌로 지급합니다. 지급되기 전까지 주문은 "환불 접수 (지급 전)"으로 표시됩니다.</p>
 <label>은행 ${bankSelect('bankCode', 'refund-bank', v.bankCode, BANKS)}</label>
 <label>계좌번호 <input type="text" name="number" id="refund-number" required inputmode="numeric" value="${v.number ?? ''}"></label>
-<label>예금주 <input type="text" name="holder" id="refund-holder" required value="${v.holder ?? ''}"></label></fieldset>`}
+<label>예금주 <input type="text" name="holder" id="refund-holder" required value="${v.holder ?? ''}"></label></fieldset>`
+}
 <div class="actions"><button type="submit" id="refund-submit">${unpaid ? '주문 취소' : '환불하기'}</button></div></form>`;
 }
 
@@ -86,11 +101,17 @@ export function confirmSummary(o: Order, amount: number, partial: boolean, v: Re
   if (cancelsUnpaid(o)) {
     return html`주문 ${target}의 가상계좌를 입금 전에 취소합니다 (<strong id="confirm-amount">${won(amount)}</strong>). 구매자에게 돌려줄 돈은 없고, 가상계좌가 닫혀 입금할 수 없게 됩니다.`;
   }
-  const account = needsRefundAccount(o) ? ` 환불 계좌 ${accountLabel(v.bankCode, v.number, v.holder)}로 지급되며, NICEPAY가 지급하기 전까지는 "지급 전"으로 표시됩니다.` : '';
+  const account = needsRefundAccount(o)
+    ? ` 환불 계좌 ${accountLabel(v.bankCode, v.number, v.holder)}로 지급되며, NICEPAY가 지급하기 전까지는 "지급 전"으로 표시됩니다.`
+    : '';
   return html`주문 ${target}의 <strong id="confirm-amount">${won(amount)}</strong>을 ${partial ? '부분' : '전액'} 환불합니다. 남은 금액: ${won(remaining(o) - amount)}.${account}`;
 }
 
-const PAYOUT_LABEL: Readonly<Record<RefundIntent['payout'], string>> = { none: '-', pending: '지급 전', paid: '지급 완료' };
+const PAYOUT_LABEL: Readonly<Record<RefundIntent['payout'], string>> = {
+  none: '-',
+  pending: '지급 전',
+  paid: '지급 완료',
+};
 
 /**
  * The order's refunds: amount, account, result and payout. A refund accepted but not paid
@@ -103,12 +124,25 @@ export function refundHistory(req: Request, o: Order, intents: readonly RefundIn
   const columns: Array<Column<RefundIntent>> = [
     { label: '요청 일시', kind: 'date', cell: (i) => kstDateTime(new Date(i.createdAt)) },
     { label: '금액', kind: 'amount', cell: (i) => won(i.cancelledAmount ?? i.amount) },
-    { label: '구분', kind: 'status', cell: (i) => (i.bankCode === '' && cancelsUnpaid(o) ? '주문 취소' : i.partial ? '부분 환불' : '전액 환불') },
+    {
+      label: '구분',
+      kind: 'status',
+      cell: (i) => (i.bankCode === '' && cancelsUnpaid(o) ? '주문 취소' : i.partial ? '부분 환불' : '전액 환불'),
+    },
     { label: '환불 계좌', kind: 'text', cell: (i) => (i.number ? accountLabel(i.bankCode, i.number, i.holder) : '-') },
     { label: '결과', kind: 'text', cell: (i) => i.note || '처리 중' },
-    { label: '지급', kind: 'status', cell: (i) => (i.paidOutAt ? `${PAYOUT_LABEL.paid} (${kstDateTime(new Date(i.paidOutAt))})` : PAYOUT_LABEL[i.payout]) },
     {
-      label: '관리', kind: 'actions', cell: (i) => i.payout === 'pending' && html`<form method="post" action="/admin/orders/${o.moid}/refunds/${String(i.id)}/paid-out" class="inline">${csrfInput(req)}<button type="submit" class="secondary" id="paid-out-${String(i.id)}">지급 완료 기록</button></form>`,
+      label: '지급',
+      kind: 'status',
+      cell: (i) =>
+        i.paidOutAt ? `${PAYOUT_LABEL.paid} (${kstDateTime(new Date(i.paidOutAt))})` : PAYOUT_LABEL[i.payout],
+    },
+    {
+      label: '관리',
+      kind: 'actions',
+      cell: (i) =>
+        i.payout === 'pending' &&
+        html`<form method="post" action="/admin/orders/${o.moid}/refunds/${String(i.id)}/paid-out" class="inline">${csrfInput(req)}<button type="submit" class="secondary" id="paid-out-${String(i.id)}">지급 완료 기록</button></form>`,
     },
   ];
   const pending = intents.some((i) => i.payout === 'pending');
@@ -121,11 +155,15 @@ export function unresolvedPanel(req: Request, o: Order, i: RefundIntent, busy: b
   const action = `/admin/orders/${encodeURIComponent(o.moid)}/refunds/${i.id}/resolve`;
   return html`<div id="refund-unresolved" class="card" data-intent="${String(i.id)}" data-state="${i.state}"><h2>확인이 필요한 환불</h2>
 <p id="refund-unresolved-summary">${won(i.amount)} ${i.partial ? '부분' : '전액'} 환불 요청(${kstDateTime(new Date(i.createdAt))})의 ${busy ? '처리가 아직 끝나지 않았습니다' : '결과를 알 수 없습니다'}. 결과를 확인하기 전에는 이 주문의 새 환불을 할 수 없습니다.</p>
-${busy ? false : resendable(i)
-    ? html`<form method="post" action="${action}" class="inline">${csrfInput(req)}<p class="muted">같은 전액 취소를 다시 보내 확인합니다. 이미 환불되었다면 NICEPAY가 '이미 취소된 거래'로 답하므로 두 번 환불되지 않습니다.</p>
+${
+  busy
+    ? false
+    : resendable(i)
+      ? html`<form method="post" action="${action}" class="inline">${csrfInput(req)}<p class="muted">같은 전액 취소를 다시 보내 확인합니다. 이미 환불되었다면 NICEPAY가 '이미 취소된 거래'로 답하므로 두 번 환불되지 않습니다.</p>
 <div class="actions"><button type="submit" id="resolve-submit">NICEPAY에서 결과 확인</button></div></form>`
-    : html`<form method="post" action="${action}" class="inline">${csrfInput(req)}<p class="muted">부분 환불은 거래 상태 조회에 나타나지 않습니다. NICEPAY 가맹점 관리자에서 이 환불이 처리되었는지 확인한 뒤 선택해 주세요.</p>
+      : html`<form method="post" action="${action}" class="inline">${csrfInput(req)}<p class="muted">부분 환불은 거래 상태 조회에 나타나지 않습니다. NICEPAY 가맹점 관리자에서 이 환불이 처리되었는지 확인한 뒤 선택해 주세요.</p>
 <div class="actions"><button type="submit" name="outcome" value="status" class="secondary" id="resolve-status">거래 상태 조회</button>
 <button type="submit" name="outcome" value="refunded" id="resolve-refunded">환불된 것으로 기록</button>
-<button type="submit" name="outcome" value="not-refunded" class="secondary" id="resolve-not-refunded">환불되지 않은 것으로 기록</button></div></form>`}</div>`;
+<button type="submit" name="outcome" value="not-refunded" class="secondary" id="resolve-not-refunded">환불되지 않은 것으로 기록</button></div></form>`
+}</div>`;
 }

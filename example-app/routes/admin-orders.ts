@@ -43,14 +43,28 @@ import { html, won } from '../views.js';
 import { type CancelResult, isNicepayError } from '../../src/index.js';
 import { adminPage, errorNotice, field, okNotice } from './admin-page.js';
 import {
-  cancelsUnpaid, confirmSummary, needsRefundAccount, orderDetails, ordersTable, refundForm, refundHistory, refundable, remaining, resendable,
-  unresolvedPanel, type RefundForm,
+  cancelsUnpaid,
+  confirmSummary,
+  needsRefundAccount,
+  orderDetails,
+  ordersTable,
+  refundForm,
+  refundHistory,
+  refundable,
+  remaining,
+  resendable,
+  unresolvedPanel,
+  type RefundForm,
 } from './admin-order-view.js';
 
 /** Errors after which nothing reached the gateway: the intent is closed and may be tried again. */
 const NOT_SENT: ReadonlySet<string> = new Set([
-  'NICEPAY_GATEWAY_UNREACHABLE', 'NICEPAY_RETRY_LATER', 'NICEPAY_CANCEL_EXCEEDS_REMAINING', 'NICEPAY_FIELD_INVALID',
-  'NICEPAY_SHUTTING_DOWN', 'NICEPAY_STORE_UNAVAILABLE',
+  'NICEPAY_GATEWAY_UNREACHABLE',
+  'NICEPAY_RETRY_LATER',
+  'NICEPAY_CANCEL_EXCEEDS_REMAINING',
+  'NICEPAY_FIELD_INVALID',
+  'NICEPAY_SHUTTING_DOWN',
+  'NICEPAY_STORE_UNAVAILABLE',
 ]);
 
 /**
@@ -84,7 +98,12 @@ export function adminOrderRoutes(ctx: ShopContext): Router {
     inFlight.add(i.id);
     try {
       const r = await nicepay.cancel({
-        tid: i.tid, moid: i.moid, amount: i.amount, reason: i.reason, partial: i.partial, remainingAmount: i.remainingBefore,
+        tid: i.tid,
+        moid: i.moid,
+        amount: i.amount,
+        reason: i.reason,
+        partial: i.partial,
+        remainingAmount: i.remainingBefore,
         idempotencyKey: `refund-${i.id}-${i.attempts}`,
         ...(i.number ? { refundAccount: { bankCode: i.bankCode, number: i.number, holder: i.holder } } : {}),
       });
@@ -98,30 +117,63 @@ export function adminOrderRoutes(ctx: ShopContext): Router {
 
   router.get('/', (req, res) => {
     const orders = db.orders().filter((o) => o.tid !== null && o.status !== 'declined');
-    adminPage(req, res, 200, '주문 관리', orders.length === 0 ? html`<p id="no-admin-orders" class="muted">결제된 주문이 없습니다.</p>` : ordersTable(orders));
+    adminPage(
+      req,
+      res,
+      200,
+      '주문 관리',
+      orders.length === 0
+        ? html`<p id="no-admin-orders" class="muted">결제된 주문이 없습니다.</p>`
+        : ordersTable(orders),
+    );
   });
 
-  function orderPage(req: Request, res: Response, status: number, o: Order, opts: { error?: string; ok?: string; values?: Partial<RefundForm> } = {}): void {
+  function orderPage(
+    req: Request,
+    res: Response,
+    status: number,
+    o: Order,
+    opts: { error?: string; ok?: string; values?: Partial<RefundForm> } = {},
+  ): void {
     const open = refunds.open(o.moid);
-    const refund = open ? unresolvedPanel(req, o, open, inFlight.has(open.id)) : refundable(o) && refundForm(req, o, opts.values ?? {});
-    const deposit = sandbox && o.status === 'awaiting-deposit' && o.tid && remaining(o) > 0 && html`<form id="deposit-form" class="card" method="post" action="/admin/orders/${o.moid}/deposit">${csrfInput(req)}
+    const refund = open
+      ? unresolvedPanel(req, o, open, inFlight.has(open.id))
+      : refundable(o) && refundForm(req, o, opts.values ?? {});
+    const deposit =
+      sandbox &&
+      o.status === 'awaiting-deposit' &&
+      o.tid &&
+      remaining(o) > 0 &&
+      html`<form id="deposit-form" class="card" method="post" action="/admin/orders/${o.moid}/deposit">${csrfInput(req)}
 <p class="muted">샌드박스 전용: 구매자가 가상계좌에 입금한 것으로 처리하고 입금 통보를 보냅니다.</p>
 <div class="actions"><button type="submit" class="secondary" id="deposit-submit">입금 처리 (샌드박스)</button></div></form>`;
-    adminPage(req, res, status, '주문 상세', html`${errorNotice(opts.error)}${okNotice(opts.ok)}
+    adminPage(
+      req,
+      res,
+      status,
+      '주문 상세',
+      html`${errorNotice(opts.error)}${okNotice(opts.ok)}
 ${orderDetails(o)}
-${deposit}${refund}${refundHistory(req, o, refunds.ofOrder(o.moid))}<p><a href="/admin/orders">주문 목록으로</a></p>`);
+${deposit}${refund}${refundHistory(req, o, refunds.ofOrder(o.moid))}<p><a href="/admin/orders">주문 목록으로</a></p>`,
+    );
   }
 
   router.get('/:moid', (req, res, next) => {
     const o = db.order(req.params.moid);
     if (!o) return next();
     const refunded = typeof req.query.refunded === 'string' ? Number(req.query.refunded) : undefined;
-    const ok = req.query.deposited === '1' ? '입금 통보를 받아 주문이 결제 완료되었습니다.'
-      : req.query['paid-out'] === '1' ? '환불 계좌로 지급된 것으로 기록했습니다.'
-      : req.query.cancelled === '1' ? '입금 전 가상계좌 주문을 취소했습니다. 가상계좌가 닫혀 입금할 수 없습니다.'
-      : refunded ? (req.query.pending === '1'
-        ? `${won(refunded)} 환불이 접수되었습니다 (지급 전). NICEPAY가 환불 계좌로 지급하면 환불 내역에서 지급 완료를 기록해 주세요.`
-        : `${won(refunded)}을 환불했습니다.`) : undefined;
+    const ok =
+      req.query.deposited === '1'
+        ? '입금 통보를 받아 주문이 결제 완료되었습니다.'
+        : req.query['paid-out'] === '1'
+          ? '환불 계좌로 지급된 것으로 기록했습니다.'
+          : req.query.cancelled === '1'
+            ? '입금 전 가상계좌 주문을 취소했습니다. 가상계좌가 닫혀 입금할 수 없습니다.'
+            : refunded
+              ? req.query.pending === '1'
+                ? `${won(refunded)} 환불이 접수되었습니다 (지급 전). NICEPAY가 환불 계좌로 지급하면 환불 내역에서 지급 완료를 기록해 주세요.`
+                : `${won(refunded)}을 환불했습니다.`
+              : undefined;
     orderPage(req, res, 200, o, ok ? { ok } : {});
   });
 
@@ -129,8 +181,11 @@ ${deposit}${refund}${refundHistory(req, o, refunds.ofOrder(o.moid))}<p><a href="
     const o = db.order(req.params.moid);
     if (!o) return next();
     const values: RefundForm = {
-      amount: field(req.body, 'amount'), reason: field(req.body, 'reason'),
-      bankCode: field(req.body, 'bankCode'), number: field(req.body, 'number'), holder: field(req.body, 'holder'),
+      amount: field(req.body, 'amount'),
+      reason: field(req.body, 'reason'),
+      bankCode: field(req.body, 'bankCode'),
+      number: field(req.body, 'number'),
+      holder: field(req.body, 'holder'),
     };
     const back = (status: number, error: string): void => orderPage(req, res, status, o, { error, values });
     const confirmed = field(req.body, 'confirm') === 'yes';
@@ -141,40 +196,72 @@ ${deposit}${refund}${refundHistory(req, o, refunds.ofOrder(o.moid))}<p><a href="
         audit(logger, req, 'refund.repeated', { moid: o.moid, tid: o.tid, amount: posted.amount, intent: posted.id });
         return res.redirect(303, doneLocation(o, posted));
       }
-      if (refunds.open(o.moid)) return back(409, '이 주문에 결과를 확인하지 못한 환불이 있습니다. 아래에서 결과를 확인한 뒤에만 새 환불을 할 수 있습니다. 아무것도 보내지 않았습니다.');
+      if (refunds.open(o.moid))
+        return back(
+          409,
+          '이 주문에 결과를 확인하지 못한 환불이 있습니다. 아래에서 결과를 확인한 뒤에만 새 환불을 할 수 있습니다. 아무것도 보내지 않았습니다.',
+        );
       if (!refundable(o)) return back(409, '환불할 수 있는 주문이 아닙니다.');
       if (!/^[1-9]\d{0,11}$/.test(values.amount)) return back(400, '금액은 1원 이상의 정수(원)로 입력해 주세요.');
       const amount = Number(values.amount);
       if (amount > remaining(o)) return back(422, `남은 금액(${won(remaining(o))})보다 많이 환불할 수 없습니다.`);
       if (!values.reason) return back(400, '사유를 입력해 주세요.');
-      if (needsRefundAccount(o) && !(values.bankCode && values.number && values.holder)) return back(400, '환불 계좌(은행 코드, 계좌번호, 예금주)를 입력해 주세요.');
+      if (needsRefundAccount(o) && !(values.bankCode && values.number && values.holder))
+        return back(400, '환불 계좌(은행 코드, 계좌번호, 예금주)를 입력해 주세요.');
       const partial = amount < remaining(o);
       const key = refunds.keyOf(remaining(o), amount);
       if (!confirmed) {
-        adminPage(req, res, 200, cancelsUnpaid(o) ? '주문 취소 확인' : '환불 확인', html`<form id="confirm-form" class="card" method="post" action="/admin/orders/${o.moid}/refund">${csrfInput(req)}
+        adminPage(
+          req,
+          res,
+          200,
+          cancelsUnpaid(o) ? '주문 취소 확인' : '환불 확인',
+          html`<form id="confirm-form" class="card" method="post" action="/admin/orders/${o.moid}/refund">${csrfInput(req)}
 <p id="confirm-summary">${confirmSummary(o, amount, partial, values)}</p>
 ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}" value="${val}">`)}
 <input type="hidden" name="idempotencyKey" value="${key}"><input type="hidden" name="confirm" value="yes">
-<div class="actions"><button type="submit" id="confirm-submit">${cancelsUnpaid(o) ? '확인, 주문을 취소합니다' : '확인, 환불합니다'}</button><a class="button secondary" href="/admin/orders/${o.moid}" id="confirm-back">돌아가기</a></div></form>`);
+<div class="actions"><button type="submit" id="confirm-submit">${cancelsUnpaid(o) ? '확인, 주문을 취소합니다' : '확인, 환불합니다'}</button><a class="button secondary" href="/admin/orders/${o.moid}" id="confirm-back">돌아가기</a></div></form>`,
+        );
         return;
       }
       // The confirmation names the remaining amount it was made for: another refund since then
       // makes it stale, and it is not sent (it might refund what was already refunded).
       if (field(req.body, 'idempotencyKey') !== key) {
-        return back(409, '확인 화면을 연 뒤 이 주문의 환불 금액이 바뀌었습니다. 아무것도 보내지 않았습니다. 금액을 다시 확인해 주세요.');
+        return back(
+          409,
+          '확인 화면을 연 뒤 이 주문의 환불 금액이 바뀌었습니다. 아무것도 보내지 않았습니다. 금액을 다시 확인해 주세요.',
+        );
       }
       const begun = refunds.begin({
-        moid: o.moid, tid: o.tid!, amount, remainingBefore: remaining(o), partial, reason: values.reason,
-        ...(needsRefundAccount(o) ? { bankCode: values.bankCode, number: values.number, holder: values.holder } : { bankCode: '', number: '', holder: '' }),
+        moid: o.moid,
+        tid: o.tid!,
+        amount,
+        remainingBefore: remaining(o),
+        partial,
+        reason: values.reason,
+        ...(needsRefundAccount(o)
+          ? { bankCode: values.bankCode, number: values.number, holder: values.holder }
+          : { bankCode: '', number: '', holder: '' }),
       });
-      if ('busy' in begun) return back(409, '이 주문에 결과를 확인하지 못한 환불이 있습니다. 아무것도 보내지 않았습니다.');
+      if ('busy' in begun)
+        return back(409, '이 주문에 결과를 확인하지 못한 환불이 있습니다. 아무것도 보내지 않았습니다.');
       const intent = begun.intent;
       const sent = await send(intent);
       if (sent.kind === 'result' && sent.r.status !== 'refused') {
         const r = sent.r;
-        const note = r.status === 'refund-pending' ? 'NICEPAY 환불 접수' : cancelsUnpaid(o) ? '주문 취소 완료' : '환불 완료';
+        const note =
+          r.status === 'refund-pending' ? 'NICEPAY 환불 접수' : cancelsUnpaid(o) ? '주문 취소 완료' : '환불 완료';
         const settled = refunds.settle(intent.id, 'done', note, r.cancelledAmount, payoutOf(intent, r));
-        audit(logger, req, 'refund', { moid: o.moid, tid: o.tid, amount: r.cancelledAmount, partial, outcome: r.status, duplicate: r.duplicate, remainingAmount: r.remainingAmount, intent: intent.id });
+        audit(logger, req, 'refund', {
+          moid: o.moid,
+          tid: o.tid,
+          amount: r.cancelledAmount,
+          partial,
+          outcome: r.status,
+          duplicate: r.duplicate,
+          remainingAmount: r.remainingAmount,
+          intent: intent.id,
+        });
         return res.redirect(303, doneLocation(o, settled));
       }
       if (sent.kind === 'result') {
@@ -186,13 +273,28 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
       const e = operatorError(sent.err);
       if (sent.kind === 'not-sent') {
         refunds.settle(intent.id, 'not-sent', '보내지 못함');
-        audit(logger, req, 'refund.failed', { moid: o.moid, tid: o.tid, amount, code: (sent.err as { code?: string }).code, intent: intent.id });
+        audit(logger, req, 'refund.failed', {
+          moid: o.moid,
+          tid: o.tid,
+          amount,
+          code: (sent.err as { code?: string }).code,
+          intent: intent.id,
+        });
         return back(e?.status ?? 502, e?.message ?? 'NICEPAY에 요청하지 못했습니다. 아무것도 처리되지 않았습니다.');
       }
       // Sent, outcome lost: the intent stays open and blocks any new refund until resolved.
       refunds.settle(intent.id, 'unknown', '결과 모름');
-      audit(logger, req, 'refund.unknown', { moid: o.moid, tid: o.tid, amount, code: (sent.err as { code?: string }).code, intent: intent.id });
-      orderPage(req, res, 502, o, { error: 'NICEPAY의 응답을 받지 못해 환불 여부를 알 수 없습니다. 아래에서 결과를 확인해 주세요. 확인하기 전에는 이 주문의 새 환불을 보내지 않습니다.' });
+      audit(logger, req, 'refund.unknown', {
+        moid: o.moid,
+        tid: o.tid,
+        amount,
+        code: (sent.err as { code?: string }).code,
+        intent: intent.id,
+      });
+      orderPage(req, res, 502, o, {
+        error:
+          'NICEPAY의 응답을 받지 못해 환불 여부를 알 수 없습니다. 아래에서 결과를 확인해 주세요. 확인하기 전에는 이 주문의 새 환불을 보내지 않습니다.',
+      });
     } catch (err) {
       next(err);
     }
@@ -203,24 +305,45 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
     const i = o ? refunds.byId(Number(req.params.id)) : undefined;
     if (!o || !i || i.moid !== o.moid) return next();
     try {
-      if (i.state !== 'pending' && i.state !== 'unknown') return orderPage(req, res, 409, o, { error: '이미 결과가 확인된 환불입니다.' });
-      if (inFlight.has(i.id)) return orderPage(req, res, 409, o, { error: '이 환불은 아직 처리 중입니다. 잠시 후 다시 확인해 주세요.' });
+      if (i.state !== 'pending' && i.state !== 'unknown')
+        return orderPage(req, res, 409, o, { error: '이미 결과가 확인된 환불입니다.' });
+      if (inFlight.has(i.id))
+        return orderPage(req, res, 409, o, { error: '이 환불은 아직 처리 중입니다. 잠시 후 다시 확인해 주세요.' });
       if (!resendable(i)) {
         const outcome = field(req.body, 'outcome');
         if (outcome === 'refunded' || outcome === 'not-refunded') {
-          refunds.settle(i.id, outcome === 'refunded' ? 'done' : 'refused', outcome === 'refunded' ? '운영자 확인: 환불됨' : '운영자 확인: 환불되지 않음', undefined, payoutOf(i));
-          audit(logger, req, 'refund.resolved', { moid: o.moid, tid: o.tid, amount: i.amount, intent: i.id, outcome, by: 'operator' });
+          refunds.settle(
+            i.id,
+            outcome === 'refunded' ? 'done' : 'refused',
+            outcome === 'refunded' ? '운영자 확인: 환불됨' : '운영자 확인: 환불되지 않음',
+            undefined,
+            payoutOf(i),
+          );
+          audit(logger, req, 'refund.resolved', {
+            moid: o.moid,
+            tid: o.tid,
+            amount: i.amount,
+            intent: i.id,
+            outcome,
+            by: 'operator',
+          });
           return res.redirect(303, `/admin/orders/${encodeURIComponent(o.moid)}`);
         }
         // The status inquiry: advice only (no amounts, partial cancels do not show).
         let advice: string;
         try {
           const st = await nicepay.status(i.tid);
-          advice = { approved: '승인 상태 (부분 환불 여부는 나타나지 않습니다)', cancelled: '전액 취소됨', 'not-found': '승인된 거래 없음' }[st.status];
+          advice = {
+            approved: '승인 상태 (부분 환불 여부는 나타나지 않습니다)',
+            cancelled: '전액 취소됨',
+            'not-found': '승인된 거래 없음',
+          }[st.status];
         } catch (err) {
           advice = operatorError(err)?.message ?? '조회하지 못했습니다.';
         }
-        return orderPage(req, res, 200, o, { ok: `거래 상태 조회: ${advice}. NICEPAY 가맹점 관리자에서 ${won(i.amount)} 부분 환불이 있는지 확인한 뒤 기록해 주세요.` });
+        return orderPage(req, res, 200, o, {
+          ok: `거래 상태 조회: ${advice}. NICEPAY 가맹점 관리자에서 ${won(i.amount)} 부분 환불이 있는지 확인한 뒤 기록해 주세요.`,
+        });
       }
       // A full refund: the same full cancel again. Through before → "already cancelled"; not → done now.
       const again = refunds.nextAttempt(i.id);
@@ -232,11 +355,25 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
       } else if (r?.status === 'refused' && r.reason === 'already-cancelled') {
         settled = refunds.settle(i.id, 'done', '재확인: 이전 요청으로 이미 환불됨', i.amount, payoutOf(i));
       } else {
-        const why = r?.status === 'refused' ? `${CANCEL_REFUSAL[r.reason] ?? CANCEL_REFUSAL.other} (코드 ${r.code})` : sent.kind !== 'result' ? (operatorError(sent.err)?.message ?? '응답을 받지 못했습니다.') : '';
+        const why =
+          r?.status === 'refused'
+            ? `${CANCEL_REFUSAL[r.reason] ?? CANCEL_REFUSAL.other} (코드 ${r.code})`
+            : sent.kind !== 'result'
+              ? (operatorError(sent.err)?.message ?? '응답을 받지 못했습니다.')
+              : '';
         audit(logger, req, 'refund.unresolved', { moid: o.moid, tid: o.tid, amount: i.amount, intent: i.id });
-        return orderPage(req, res, 502, o, { error: `아직 결과를 확인하지 못했습니다: ${why} 환불은 보류 중이며 새 환불은 보내지 않습니다.` });
+        return orderPage(req, res, 502, o, {
+          error: `아직 결과를 확인하지 못했습니다: ${why} 환불은 보류 중이며 새 환불은 보내지 않습니다.`,
+        });
       }
-      audit(logger, req, 'refund.resolved', { moid: o.moid, tid: o.tid, amount: i.amount, intent: i.id, outcome: 'refunded', by: 'resend' });
+      audit(logger, req, 'refund.resolved', {
+        moid: o.moid,
+        tid: o.tid,
+        amount: i.amount,
+        intent: i.id,
+        outcome: 'refunded',
+        by: 'resend',
+      });
       res.redirect(303, doneLocation(o, settled));
     } catch (err) {
       next(err);
@@ -249,15 +386,23 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
     const o = db.order(req.params.moid);
     const i = o ? refunds.byId(Number(req.params.id)) : undefined;
     if (!o || !i || i.moid !== o.moid) return next();
-    if (!refunds.markPaidOut(i.id)) return orderPage(req, res, 409, o, { error: '지급을 기다리는 환불이 아닙니다. 아무것도 바꾸지 않았습니다.' });
-    audit(logger, req, 'refund.paid-out', { moid: o.moid, tid: o.tid, amount: i.cancelledAmount ?? i.amount, intent: i.id, by: 'operator' });
+    if (!refunds.markPaidOut(i.id))
+      return orderPage(req, res, 409, o, { error: '지급을 기다리는 환불이 아닙니다. 아무것도 바꾸지 않았습니다.' });
+    audit(logger, req, 'refund.paid-out', {
+      moid: o.moid,
+      tid: o.tid,
+      amount: i.cancelledAmount ?? i.amount,
+      intent: i.id,
+      by: 'operator',
+    });
     res.redirect(303, `/admin/orders/${encodeURIComponent(o.moid)}?paid-out=1`);
   });
 
   router.post('/:moid/deposit', async (req, res, next) => {
     const o = db.order(req.params.moid);
     if (!o || !sandbox) return next();
-    if (o.status !== 'awaiting-deposit' || !o.tid || remaining(o) <= 0) return orderPage(req, res, 409, o, { error: '입금을 기다리는 가상계좌가 아닙니다.' });
+    if (o.status !== 'awaiting-deposit' || !o.tid || remaining(o) <= 0)
+      return orderPage(req, res, 409, o, { error: '입금을 기다리는 가상계좌가 아닙니다.' });
     try {
       await sandbox.deposit(o.tid);
       audit(logger, req, 'sandbox.deposit', { moid: o.moid, tid: o.tid, amount: o.amount });

@@ -9,7 +9,8 @@ import { particleFor } from '../korean.js';
 import { html, kstDate, navLinks, sendPage, type NavLink, type SafeHtml } from '../views.js';
 
 /** Today in KST as YYYYMMDD (gateway dates are KST whatever TZ says). */
-export const kstToday = (now: Date): string => new Date(now.getTime() + 9 * 3_600_000).toISOString().slice(0, 10).replace(/-/g, '');
+export const kstToday = (now: Date): string =>
+  new Date(now.getTime() + 9 * 3_600_000).toISOString().slice(0, 10).replace(/-/g, '');
 /** 20261123 → 2026년 11월 23일 (월): the buyer pages' Korean date format. */
 export const fmtDate = (d: string): string => kstDate(d);
 
@@ -31,7 +32,10 @@ export function queryDate(value: unknown, today: string): { date: string; error?
   if (value === undefined || value === '') return { date: today };
   if (isDate8(value)) return { date: value };
   const given = String(value);
-  return { date: today, error: `조회일 "${given}"${particleFor(given, '은/는')} 올바른 날짜(YYYYMMDD)가 아닙니다. 오늘(${fmtDate(today)}) 기준으로 보여 드립니다.` };
+  return {
+    date: today,
+    error: `조회일 "${given}"${particleFor(given, '은/는')} 올바른 날짜(YYYYMMDD)가 아닙니다. 오늘(${fmtDate(today)}) 기준으로 보여 드립니다.`,
+  };
 }
 
 /** A trimmed string field of a parsed form. */
@@ -69,8 +73,13 @@ export const ADMIN_NAV: readonly NavLink[] = [
 
 /** Renders a back-office page: title, navigation (the current page marked) with logout, body. */
 export function adminPage(req: Request, res: Response, status: number, title: string, body: SafeHtml): void {
-  sendPage(res, status, title, html`<h1>${title}</h1>
+  sendPage(
+    res,
+    status,
+    title,
+    html`<h1>${title}</h1>
 <nav class="card subnav" id="admin-nav">${navLinks(ADMIN_NAV, req.originalUrl)}
 <form method="post" action="/admin/logout" class="inline">${csrfInput(req)}<button type="submit" class="secondary" id="logout">로그아웃</button></form></nav>
-${body}`);
+${body}`,
+  );
 }

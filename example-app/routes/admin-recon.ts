@@ -15,12 +15,28 @@ import { operatorError } from '../korean.js';
 import { html, won } from '../views.js';
 import { adminPage, errorNotice, fmtDate, kstToday, queryDate } from './admin-page.js';
 
-const ORG_SVC: ReadonlyArray<[OrgSvcCd, string]> = [['01', '신용카드'], ['02', '계좌이체'], ['03', '가상계좌'], ['04', '현금영수증 단독'], ['26', 'CMS 간편결제']];
+const ORG_SVC: ReadonlyArray<[OrgSvcCd, string]> = [
+  ['01', '신용카드'],
+  ['02', '계좌이체'],
+  ['03', '가상계좌'],
+  ['04', '현금영수증 단독'],
+  ['26', 'CMS 간편결제'],
+];
 const RECEIPT_STATUS: Readonly<Record<string, string>> = {
-  success: '성공', requested: '요청', 'request-cancelled': '요청 취소', 'request-completed': '요청 완료',
-  issued: '발급 완료', 'request-failed': '요청 실패', 'issue-failed': '발급 실패', unknown: '알 수 없음',
+  success: '성공',
+  requested: '요청',
+  'request-cancelled': '요청 취소',
+  'request-completed': '요청 완료',
+  issued: '발급 완료',
+  'request-failed': '요청 실패',
+  'issue-failed': '발급 실패',
+  unknown: '알 수 없음',
 };
-const PURPOSE: Readonly<Record<string, string>> = { 'income-deduction': '소득공제', 'expense-proof': '지출증빙', unknown: '-' };
+const PURPOSE: Readonly<Record<string, string>> = {
+  'income-deduction': '소득공제',
+  'expense-proof': '지출증빙',
+  unknown: '-',
+};
 const STATE: Readonly<Record<string, string>> = { approval: '승인', cancel: '취소', unknown: '-' };
 
 /** CSV field: quoted when needed; a leading =+-@ is prefixed so Excel does not run it as a formula. */
@@ -58,14 +74,26 @@ export function adminReconRoutes(ctx: ShopContext): Router {
     }
     // Each column once, for the CSV (raw values) and the page (labelled cells, amounts as won).
     const cols: Array<[string, ColumnKind, (i: CashReceiptItem) => string | number]> = [
-      ['승인일자', 'date', (i) => i.appDt], ['승인시각', 'date', (i) => i.appTm], ['거래번호', 'tid', (i) => i.tid], ['원거래번호', 'tid', (i) => i.orgTid],
-      ['주문번호', 'moid', (i) => i.moid], ['상품명', 'goods', (i) => i.goodsNm], ['금액', 'amount', (i) => i.goodsAmt], ['구분', 'status', (i) => STATE[i.state] ?? i.stateCd],
-      ['용도', 'status', (i) => PURPOSE[i.purpose] ?? i.reqFlg], ['발급번호', 'id', (i) => i.identity], ['승인번호', 'id', (i) => i.appNo],
-      ['상태', 'status', (i) => RECEIPT_STATUS[i.status] ?? i.statusCd], ['구매자', 'text', (i) => i.ordNm],
+      ['승인일자', 'date', (i) => i.appDt],
+      ['승인시각', 'date', (i) => i.appTm],
+      ['거래번호', 'tid', (i) => i.tid],
+      ['원거래번호', 'tid', (i) => i.orgTid],
+      ['주문번호', 'moid', (i) => i.moid],
+      ['상품명', 'goods', (i) => i.goodsNm],
+      ['금액', 'amount', (i) => i.goodsAmt],
+      ['구분', 'status', (i) => STATE[i.state] ?? i.stateCd],
+      ['용도', 'status', (i) => PURPOSE[i.purpose] ?? i.reqFlg],
+      ['발급번호', 'id', (i) => i.identity],
+      ['승인번호', 'id', (i) => i.appNo],
+      ['상태', 'status', (i) => RECEIPT_STATUS[i.status] ?? i.statusCd],
+      ['구매자', 'text', (i) => i.ordNm],
     ];
     if (csv) {
-      const lines = [cols.map(([h]) => h), ...items.map((i) => cols.map(([, , f]) => f(i)))].map((r) => r.map(csvField).join(','));
-      res.status(200)
+      const lines = [cols.map(([h]) => h), ...items.map((i) => cols.map(([, , f]) => f(i)))].map((r) =>
+        r.map(csvField).join(','),
+      );
+      res
+        .status(200)
         .set('content-type', 'text/csv; charset=utf-8')
         .set('content-disposition', `attachment; filename="cash-receipts-${date}-${orgSvcCd}.csv"`)
         .set('cache-control', 'no-store')
@@ -73,14 +101,27 @@ export function adminReconRoutes(ctx: ShopContext): Router {
       return;
     }
     // The wide table scrolls inside its own box; the page itself never scrolls sideways.
-    const columns: Array<Column<CashReceiptItem>> = cols.map(([label, kind, f]) => ({ label, kind, cell: (i) => (kind === 'amount' ? won(Number(f(i))) : f(i)) }));
-    adminPage(req, res, dateError ? 400 : 200, '현금영수증 대사', html`${errorNotice(dateError, 'date-error')}<form id="recon-form" method="get" action="/admin/recon" class="card">
+    const columns: Array<Column<CashReceiptItem>> = cols.map(([label, kind, f]) => ({
+      label,
+      kind,
+      cell: (i) => (kind === 'amount' ? won(Number(f(i))) : f(i)),
+    }));
+    adminPage(
+      req,
+      res,
+      dateError ? 400 : 200,
+      '현금영수증 대사',
+      html`${errorNotice(dateError, 'date-error')}<form id="recon-form" method="get" action="/admin/recon" class="card">
 <label>조회일 (YYYYMMDD) <input type="text" name="date" id="recon-date" value="${date}" maxlength="8"></label>
 <label>원거래 <select name="orgSvcCd" id="recon-org">${ORG_SVC.map(([c, l]) => html`<option value="${c}"${c === orgSvcCd ? html` selected` : ''}>${l}</option>`)}</select></label>
 <div class="actions"><button type="submit">조회</button><a class="button secondary" id="recon-csv" href="/admin/recon?date=${date}&amp;orgSvcCd=${orgSvcCd}&amp;format=csv">CSV 내려받기</a></div></form>
 <h2>${fmtDate(date)} 현금영수증 <span id="recon-count">${items.length}</span>건</h2>
-${items.length === 0 ? html`<p id="no-receipts" class="muted">해당 날짜의 현금영수증이 없습니다.</p>`
-  : dataTable('cash-receipts', columns, items, (i) => ({ tid: i.tid }))}`);
+${
+  items.length === 0
+    ? html`<p id="no-receipts" class="muted">해당 날짜의 현금영수증이 없습니다.</p>`
+    : dataTable('cash-receipts', columns, items, (i) => ({ tid: i.tid }))
+}`,
+    );
   });
   return router;
 }

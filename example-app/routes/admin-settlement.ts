@@ -29,18 +29,33 @@ declare module 'express-session' {
 
 /** What each operation is, in the back office's words. */
 const OPERATION: Readonly<Record<LedgerOperation, string>> = {
-  approval: '결제 승인', keyin: '카드 직접 결제', 'billing.charge': '정기결제 청구', 'cash-receipt': '현금영수증', cancel: '취소·환불', payout: '하위몰 지급',
+  approval: '결제 승인',
+  keyin: '카드 직접 결제',
+  'billing.charge': '정기결제 청구',
+  'cash-receipt': '현금영수증',
+  cancel: '취소·환불',
+  payout: '하위몰 지급',
   'payout.cancel': '하위몰 지급 취소',
 };
 
 /** Where an open payment stands (docs/pipeline.md, "The state machine"). */
 const STATE: Readonly<Record<LedgerState, string>> = {
-  sending: '요청 중 끊김', committed: '기록 대기', unknown: '결과 모름', reversing: '취소 확인 중',
-  recorded: '완료', declined: '거절', reversed: '취소됨', 'never-charged': '결제 안 됨',
+  sending: '요청 중 끊김',
+  committed: '기록 대기',
+  unknown: '결과 모름',
+  reversing: '취소 확인 중',
+  recorded: '완료',
+  declined: '거절',
+  reversed: '취소됨',
+  'never-charged': '결제 안 됨',
 };
 
 /** How settlement ended a payment. */
-const OUTCOME: Readonly<Record<SettledOutcome, string>> = { kept: '결제 유지', reversed: '결제 취소', 'never-charged': '결제 안 됨' };
+const OUTCOME: Readonly<Record<SettledOutcome, string>> = {
+  kept: '결제 유지',
+  reversed: '결제 취소',
+  'never-charged': '결제 안 됨',
+};
 
 /** The shop's page of an order number, when the order is the shop's (a subscription charge's Moid is not). */
 function orderCell(ctx: ShopContext, moid: string): SafeHtml | string {
@@ -59,14 +74,24 @@ export function adminSettlementRoutes(ctx: ShopContext): Router {
     { label: '사유', kind: 'text', cell: (u) => u.reason },
     { label: '시도', kind: 'amount', cell: (u) => `${u.attempts}회` },
     { label: '다음 확인', kind: 'date', cell: (u) => kstDateTime(u.nextAttemptAt) },
-    { label: '확인 필요', kind: 'status', cell: (u) => (u.needsAttention ? '확인 필요' : '자동 재시도'), extraClass: (u) => (u.needsAttention ? 'tone-bad' : 'tone-wait') },
+    {
+      label: '확인 필요',
+      kind: 'status',
+      cell: (u) => (u.needsAttention ? '확인 필요' : '자동 재시도'),
+      extraClass: (u) => (u.needsAttention ? 'tone-bad' : 'tone-wait'),
+    },
   ];
   const settledColumns: ReadonlyArray<Column<SettledItem>> = [
     { label: '종류', kind: 'method', cell: (s) => OPERATION[s.operation] },
     { label: '거래번호', kind: 'tid', cell: (s) => s.tid },
     { label: '주문번호', kind: 'moid', cell: (s) => orderCell(ctx, s.moid) },
     { label: '금액', kind: 'amount', cell: (s) => won(s.amount) },
-    { label: '결과', kind: 'status', cell: (s) => OUTCOME[s.outcome], extraClass: (s) => (s.outcome === 'kept' ? 'tone-ok' : 'tone-bad') },
+    {
+      label: '결과',
+      kind: 'status',
+      cell: (s) => OUTCOME[s.outcome],
+      extraClass: (s) => (s.outcome === 'kept' ? 'tone-ok' : 'tone-bad'),
+    },
   ];
 
   async function page(req: Request, res: Response, status: number, error?: string): Promise<void> {
@@ -81,15 +106,34 @@ export function adminSettlementRoutes(ctx: ShopContext): Router {
       listError = '결제 장부를 읽지 못했습니다. 잠시 후 다시 시도해 주세요.';
     }
     const attention = open?.filter((u) => u.needsAttention).length ?? 0;
-    adminPage(req, res, status, '결제 정산', html`${errorNotice(error ?? listError)}
-${report && html`${okNotice(`정산을 실행했습니다. ${report.settled.length}건을 정리했고 ${report.open}건이 남았습니다.`)}
-${report.settled.length > 0 && html`<h2>방금 정리한 결제</h2>${dataTable('settled', settledColumns, report.settled, (s) => ({ tid: s.tid, outcome: s.outcome }))}`}`}
+    adminPage(
+      req,
+      res,
+      status,
+      '결제 정산',
+      html`${errorNotice(error ?? listError)}
+${
+  report &&
+  html`${okNotice(`정산을 실행했습니다. ${report.settled.length}건을 정리했고 ${report.open}건이 남았습니다.`)}
+${report.settled.length > 0 && html`<h2>방금 정리한 결제</h2>${dataTable('settled', settledColumns, report.settled, (s) => ({ tid: s.tid, outcome: s.outcome }))}`}`
+}
 <form id="settle-form" class="card" method="post" action="/admin/settlement">${csrfInput(req)}
 <p class="muted">응답을 받지 못했거나 취소가 확인되지 않아 NICEPAY와 상점의 기록이 아직 맞춰지지 않은 결제입니다. 자동 정산이 1분마다 NICEPAY에 다시 확인해 결제를 유지하거나 취소합니다. 지금 정산은 그 확인을 바로 한 번 실행합니다.</p>
 <div class="actions"><button type="submit" id="settle-submit">지금 정산</button></div></form>
-${open && html`<h2>정산 대기 <span id="unsettled-count">${open.length}</span>건${attention > 0 && html` · <span id="attention-count" class="tone-bad">확인 필요 ${attention}건</span>`}</h2>
-${open.length === 0 ? html`<p id="no-unsettled" class="muted">정산할 결제가 없습니다. 모든 결제가 NICEPAY의 기록과 맞습니다.</p>`
-  : dataTable('unsettled', openColumns, open, (u) => ({ tid: u.tid, state: u.state, attention: u.needsAttention ? 'yes' : 'no' }))}`}`);
+${
+  open &&
+  html`<h2>정산 대기 <span id="unsettled-count">${open.length}</span>건${attention > 0 && html` · <span id="attention-count" class="tone-bad">확인 필요 ${attention}건</span>`}</h2>
+${
+  open.length === 0
+    ? html`<p id="no-unsettled" class="muted">정산할 결제가 없습니다. 모든 결제가 NICEPAY의 기록과 맞습니다.</p>`
+    : dataTable('unsettled', openColumns, open, (u) => ({
+        tid: u.tid,
+        state: u.state,
+        attention: u.needsAttention ? 'yes' : 'no',
+      }))
+}`
+}`,
+    );
   }
 
   const router = Router();
@@ -98,12 +142,20 @@ ${open.length === 0 ? html`<p id="no-unsettled" class="muted">정산할 결제�
   router.post('/', async (req, res, next) => {
     try {
       const report = await nicepay.settle();
-      audit(logger, req, 'settle', { settled: report.settled.map((s) => ({ tid: s.tid, outcome: s.outcome })), open: report.unsettled.length });
+      audit(logger, req, 'settle', {
+        settled: report.settled.map((s) => ({ tid: s.tid, outcome: s.outcome })),
+        open: report.unsettled.length,
+      });
       req.session.settleReport = { settled: report.settled, open: report.unsettled.length };
       req.session.save((err) => (err ? next(err) : res.redirect(303, '/admin/settlement')));
     } catch (err) {
       logger.error({ error: (err as Error).message }, 'example shop: a settlement pass from the back office failed');
-      await page(req, res, 502, '정산을 끝까지 실행하지 못했습니다. 잠시 후 다시 시도해 주세요. 이미 정리된 결제는 목록에서 빠집니다.').catch(next);
+      await page(
+        req,
+        res,
+        502,
+        '정산을 끝까지 실행하지 못했습니다. 잠시 후 다시 시도해 주세요. 이미 정리된 결제는 목록에서 빠집니다.',
+      ).catch(next);
     }
   });
   return router;

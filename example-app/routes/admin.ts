@@ -33,7 +33,16 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS admin_sub_merchants (
 )`;
 
 /** A sub-merchant registered through the back office. */
-export interface SubMerchantRow { sub_id: string; sub_nm: string; sub_co_no: string; bank_cd: string; accnt_no: string; accnt_nm: string; memo: string; created_at: string }
+export interface SubMerchantRow {
+  sub_id: string;
+  sub_nm: string;
+  sub_co_no: string;
+  bank_cd: string;
+  accnt_no: string;
+  accnt_nm: string;
+  memo: string;
+  created_at: string;
+}
 
 const SUB_FIELDS = ['subId', 'subNm', 'subCoNo', 'bankCd', 'accntNo', 'accntNm', 'memo'] as const;
 type SubInput = Record<(typeof SUB_FIELDS)[number], string>;
@@ -55,7 +64,8 @@ export function adminRoutes(ctx: ShopContext, creds: AdminCredentials, sessionSe
   db.sqlite.exec(SCHEMA);
   const q = {
     list: db.sqlite.prepare<[], SubMerchantRow>('SELECT * FROM admin_sub_merchants ORDER BY created_at, rowid'),
-    upsert: db.sqlite.prepare(`INSERT INTO admin_sub_merchants (sub_id, sub_nm, sub_co_no, bank_cd, accnt_no, accnt_nm, memo, created_at)
+    upsert:
+      db.sqlite.prepare(`INSERT INTO admin_sub_merchants (sub_id, sub_nm, sub_co_no, bank_cd, accnt_no, accnt_nm, memo, created_at)
       VALUES (@subId, @subNm, @subCoNo, @bankCd, @accntNo, @accntNm, @memo, @createdAt)
       ON CONFLICT(sub_id) DO UPDATE SET sub_nm = excluded.sub_nm, bank_cd = excluded.bank_cd, accnt_no = excluded.accnt_no, accnt_nm = excluded.accnt_nm, memo = excluded.memo`),
   };
@@ -65,11 +75,19 @@ export function adminRoutes(ctx: ShopContext, creds: AdminCredentials, sessionSe
   router.get('/', async (req, res, next) => {
     try {
       const bal = await nicepay.payout.balance();
-      const kind = { settlement: '정산금', deposit: '현금 입금', payout: '서브몰 지급', unknown: '기타' }[bal.last?.kind ?? 'unknown'];
-      adminPage(req, res, 200, '지급 잔액', html`<div class="card"><dl>
+      const kind = { settlement: '정산금', deposit: '현금 입금', payout: '서브몰 지급', unknown: '기타' }[
+        bal.last?.kind ?? 'unknown'
+      ];
+      adminPage(
+        req,
+        res,
+        200,
+        '지급 잔액',
+        html`<div class="card"><dl>
 <dt>상점 아이디</dt><dd id="balance-mid">${bal.mid}</dd>
 <dt>지급 가능 잔액</dt><dd id="balance-amount" class="price" data-amount="${bal.remainAmt}">${won(bal.remainAmt)}</dd>
-${bal.last && html`<dt>최근 거래</dt><dd id="balance-last">${fmtDate(bal.last.date)} ${kind} ${won(bal.last.amount)}</dd>`}</dl></div>`);
+${bal.last && html`<dt>최근 거래</dt><dd id="balance-last">${fmtDate(bal.last.date)} ${kind} ${won(bal.last.amount)}</dd>`}</dl></div>`,
+      );
     } catch (err) {
       const e = operatorError(err);
       if (!e) return next(err);
@@ -77,14 +95,27 @@ ${bal.last && html`<dt>최근 거래</dt><dd id="balance-last">${fmtDate(bal.las
     }
   });
 
-  function subMerchantsPage(req: Request, res: Response, status: number, opts: { error?: string; ok?: string; values?: Partial<SubInput> } = {}): void {
+  function subMerchantsPage(
+    req: Request,
+    res: Response,
+    status: number,
+    opts: { error?: string; ok?: string; values?: Partial<SubInput> } = {},
+  ): void {
     const v = opts.values ?? {};
     const rows = q.list.all();
     const input = (name: keyof SubInput, id: string, label: string, extra = html``) =>
       html`<label>${label} <input type="text" name="${name}" id="${id}" value="${v[name] ?? ''}"${extra}></label>`;
-    adminPage(req, res, status, '서브몰 관리', html`${errorNotice(opts.error)}${okNotice(opts.ok)}
-${rows.length === 0 ? html`<p id="no-sub-merchants" class="muted">이 화면에서 등록한 서브몰이 없습니다.</p>`
-  : dataTable('sub-merchants', SUB_COLUMNS, rows, (s) => ({ 'sub-id': s.sub_id }))}
+    adminPage(
+      req,
+      res,
+      status,
+      '서브몰 관리',
+      html`${errorNotice(opts.error)}${okNotice(opts.ok)}
+${
+  rows.length === 0
+    ? html`<p id="no-sub-merchants" class="muted">이 화면에서 등록한 서브몰이 없습니다.</p>`
+    : dataTable('sub-merchants', SUB_COLUMNS, rows, (s) => ({ 'sub-id': s.sub_id }))
+}
 <form id="sub-merchant-form" class="card" method="post" action="/admin/sub-merchants"><h2>서브몰 등록</h2>${csrfInput(req)}
 ${input('subId', 'sub-id', '서브몰 ID', html` required maxlength="50"`)}
 ${input('subNm', 'sub-nm', '상호', html` required`)}
@@ -93,12 +124,18 @@ ${input('subCoNo', 'sub-co-no', '사업자등록번호', html` required inputmod
 ${input('accntNo', 'accnt-no', '계좌번호', html` required`)}
 ${input('accntNm', 'accnt-nm', '예금주', html` required`)}
 ${input('memo', 'sub-memo', '메모')}
-<div class="actions"><button type="submit" id="sub-merchant-submit">등록</button></div></form>`);
+<div class="actions"><button type="submit" id="sub-merchant-submit">등록</button></div></form>`,
+    );
   }
 
   router.get('/sub-merchants', (req, res) => {
     const registered = typeof req.query.registered === 'string' ? req.query.registered : undefined;
-    subMerchantsPage(req, res, 200, registered ? { ok: `서브몰 ${withParticle(registered, '을/를')} 등록했습니다.` } : {});
+    subMerchantsPage(
+      req,
+      res,
+      200,
+      registered ? { ok: `서브몰 ${withParticle(registered, '을/를')} 등록했습니다.` } : {},
+    );
   });
 
   router.post('/sub-merchants', async (req, res, next) => {
@@ -117,7 +154,10 @@ ${input('memo', 'sub-memo', '메모')}
   });
 
   router.use('/orders', adminOrderRoutes(ctx));
-  router.use('/payouts', adminPayoutRoutes(ctx, () => q.list.all()));
+  router.use(
+    '/payouts',
+    adminPayoutRoutes(ctx, () => q.list.all()),
+  );
   router.use('/recon', adminReconRoutes(ctx));
   router.use('/billing', adminBillingRoutes(ctx));
   router.use('/settlement', adminSettlementRoutes(ctx));

@@ -23,13 +23,20 @@ function cp949Length(text: string): number {
 
 /** The buyer fields, checked against the window's byte limits (EUC-KR) and formats. */
 function readBuyer(body: Record<string, unknown>): { buyer: Buyer } | { values: BuyerValues; mistake: BuyerMistake } {
-  const text = (k: string, fallback: string): string => (typeof body[k] === 'string' ? (body[k] as string).trim() : fallback);
-  const values: BuyerValues = { buyerName: text('buyerName', DEMO_BUYER.name), buyerEmail: text('buyerEmail', ''), buyerTel: text('buyerTel', '') };
+  const text = (k: string, fallback: string): string =>
+    typeof body[k] === 'string' ? (body[k] as string).trim() : fallback;
+  const values: BuyerValues = {
+    buyerName: text('buyerName', DEMO_BUYER.name),
+    buyerEmail: text('buyerEmail', ''),
+    buyerTel: text('buyerTel', ''),
+  };
   const buyer = { name: values.buyerName, email: values.buyerEmail, tel: values.buyerTel.replace(/-/g, '') };
   const wrong = (field: keyof BuyerValues, message: string) => ({ values, mistake: { field, message } });
   const nameBytes = cp949Length(buyer.name);
-  if (!buyer.name || nameBytes < 0 || nameBytes > 30) return wrong('buyerName', '이름은 한글 15자(30바이트) 이내로, 완성형 한글·영문으로 입력해 주세요.');
-  if (buyer.email && (buyer.email.length > 60 || !/^[^\s@]+@[^\s@]+$/.test(buyer.email))) return wrong('buyerEmail', '이메일 주소를 확인해 주세요.');
+  if (!buyer.name || nameBytes < 0 || nameBytes > 30)
+    return wrong('buyerName', '이름은 한글 15자(30바이트) 이내로, 완성형 한글·영문으로 입력해 주세요.');
+  if (buyer.email && (buyer.email.length > 60 || !/^[^\s@]+@[^\s@]+$/.test(buyer.email)))
+    return wrong('buyerEmail', '이메일 주소를 확인해 주세요.');
   if (buyer.tel && !/^\d{9,20}$/.test(buyer.tel)) return wrong('buyerTel', '휴대폰 번호는 숫자로 입력해 주세요.');
   return { buyer };
 }
@@ -54,7 +61,12 @@ export function checkoutRoutes(ctx: ShopContext): Router {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const product = typeof body.productId === 'string' ? db.product(body.productId) : undefined;
     if (!product) {
-      sendPage(res, 404, '상품 없음', html`<h1 class="status-error">상품을 찾을 수 없습니다</h1><p><a href="/">상품 목록으로</a></p>`);
+      sendPage(
+        res,
+        404,
+        '상품 없음',
+        html`<h1 class="status-error">상품을 찾을 수 없습니다</h1><p><a href="/">상품 목록으로</a></p>`,
+      );
       return;
     }
     const read = readBuyer(body);
@@ -74,10 +86,15 @@ export function checkoutRoutes(ctx: ShopContext): Router {
     // The payment page agrees with the result page: only a payable order gets the window.
     const state = orderState(order);
     if (!isPayable(state)) {
-      sendPage(res, 200, STATE_HEADING[state], html`<h1 id="order-paid" class="tone-${stateTone(state)}" data-state="${state}">${STATE_HEADING[state]}</h1>
+      sendPage(
+        res,
+        200,
+        STATE_HEADING[state],
+        html`<h1 id="order-paid" class="tone-${stateTone(state)}" data-state="${state}">${STATE_HEADING[state]}</h1>
 <div class="card"><dl><dt>주문번호</dt><dd id="order-moid" class="moid">${order.moid}</dd><dt>상품</dt><dd id="order-goods">${order.goods}</dd>
 <dt>결제 금액</dt><dd id="order-amount" class="amount">${won(order.amount)}</dd></dl></div>
-<div class="actions"><a class="button" href="/orders/${order.moid}" id="result-link">주문 상태 보기</a><a class="button secondary" href="/">쇼핑 계속하기</a></div>`);
+<div class="actions"><a class="button" href="/orders/${order.moid}" id="result-link">주문 상태 보기</a><a class="button secondary" href="/">쇼핑 계속하기</a></div>`,
+      );
       return;
     }
     windowPage(req, res, order);
@@ -93,10 +110,20 @@ export function checkoutRoutes(ctx: ShopContext): Router {
       amount: order.amount,
       goodsName: order.goods,
       returnUrl: returnUrl(req),
-      buyer: { name: order.buyerName, ...(order.buyerEmail ? { email: order.buyerEmail } : {}), ...(order.buyerTel ? { tel: order.buyerTel } : {}) },
+      buyer: {
+        name: order.buyerName,
+        ...(order.buyerEmail ? { email: order.buyerEmail } : {}),
+        ...(order.buyerTel ? { tel: order.buyerTel } : {}),
+      },
     });
-    const inputs = Object.entries(fields).filter(([, v]) => v !== undefined).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">\n`);
-    sendPage(res, 200, '주문 확인', html`<h1>주문 확인</h1>
+    const inputs = Object.entries(fields)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">\n`);
+    sendPage(
+      res,
+      200,
+      '주문 확인',
+      html`<h1>주문 확인</h1>
 ${order.status === 'declined' && html`<p class="card status-declined" id="retry-note">이전 결제가 거절되었습니다. 다시 결제할 수 있습니다.</p>`}
 <div class="card"><dl id="order-summary">
 <dt>주문번호</dt><dd id="order-moid" class="moid">${order.moid}</dd>
@@ -106,7 +133,8 @@ ${order.status === 'declined' && html`<p class="card status-declined" id="retry-
 <form id="pay-form" method="post" action="${ctx.windowUrl}/window" accept-charset="euc-kr">
 ${inputs}<div class="actions"><button type="submit" id="pay-submit">${won(order.amount)} 결제하기</button></div>
 </form>
-<p class="muted">결제창에서 결제수단(신용카드·계좌이체·가상계좌·휴대폰)을 선택합니다.</p></div>`);
+<p class="muted">결제창에서 결제수단(신용카드·계좌이체·가상계좌·휴대폰)을 선택합니다.</p></div>`,
+    );
   }
   return router;
 }

@@ -33,7 +33,10 @@ export function isLocalSandbox(gatewayUrl: string): boolean {
 
 /** The sandbox test cards' outcomes in the buyer's words (never the English outcome name). */
 const OUTCOME_LABEL: Readonly<Record<string, string>> = {
-  expired: '유효기간 만료', 'lost-stolen': '분실·도난 카드', suspended: '거래 정지 카드', 'limit-exceeded': '한도 초과',
+  expired: '유효기간 만료',
+  'lost-stolen': '분실·도난 카드',
+  suspended: '거래 정지 카드',
+  'limit-exceeded': '한도 초과',
 };
 
 const testCardHint = (): SafeHtml => {
@@ -58,7 +61,11 @@ export function keyinRoutes(ctx: ShopContext): Router {
 
   function cardForm(res: Response, status: number, moid: string, error?: string): void {
     const order = pendingOrder(moid)!;
-    sendPage(res, status, '카드 결제', html`<h1>카드 정보 입력</h1>
+    sendPage(
+      res,
+      status,
+      '카드 결제',
+      html`<h1>카드 정보 입력</h1>
 ${error && html`<p id="form-error" class="status-error">${error}</p>`}
 <div class="card"><dl><dt>주문번호</dt><dd id="order-moid">${order.moid}</dd>
 <dt>상품</dt><dd id="order-goods">${order.goods}</dd>
@@ -73,7 +80,8 @@ ${error && html`<p id="form-error" class="status-error">${error}</p>`}
 <input type="hidden" name="buyerName" value="${DEMO_BUYER.name}">
 <button type="submit" id="keyin-submit">${won(order.amount)} 결제하기</button>
 </form></div>
-${onSandbox && testCardHint()}`);
+${onSandbox && testCardHint()}`,
+    );
   }
 
   router.get('/', (req, res) => {
@@ -81,22 +89,40 @@ ${onSandbox && testCardHint()}`);
     if (moid) {
       if (pendingOrder(moid)) return cardForm(res, 200, moid);
       const settled = db.order(moid);
-      if (settled && settled.channel === 'keyin') return res.redirect(303, ctx.access.signedLink(`/orders/${encodeURIComponent(moid)}`, moid));
-      sendPage(res, 404, '주문 없음', html`<h1 class="status-error">결제할 수 있는 주문이 아닙니다</h1><p><a href="/keyin">상품 선택으로</a></p>`);
+      if (settled && settled.channel === 'keyin')
+        return res.redirect(303, ctx.access.signedLink(`/orders/${encodeURIComponent(moid)}`, moid));
+      sendPage(
+        res,
+        404,
+        '주문 없음',
+        html`<h1 class="status-error">결제할 수 있는 주문이 아닙니다</h1><p><a href="/keyin">상품 선택으로</a></p>`,
+      );
       return;
     }
-    const items = db.products().map((p) => html`<li class="card"><h2>${p.name}</h2><p class="price">${won(p.price)}</p>
-<button type="submit" name="productId" value="${p.id}" id="keyin-buy-${p.id}">카드번호로 결제</button></li>`);
-    sendPage(res, 200, '카드 직접 결제', html`<h1>카드 직접 결제 (키인)</h1>
+    const items = db.products().map(
+      (p) => html`<li class="card"><h2>${p.name}</h2><p class="price">${won(p.price)}</p>
+<button type="submit" name="productId" value="${p.id}" id="keyin-buy-${p.id}">카드번호로 결제</button></li>`,
+    );
+    sendPage(
+      res,
+      200,
+      '카드 직접 결제',
+      html`<h1>카드 직접 결제 (키인)</h1>
 <p class="muted">결제창 없이 카드 정보를 입력해 결제합니다.</p>
-<form id="keyin-order-form" method="post" action="/keyin/order"><ul class="grid">${items}</ul></form>`);
+<form id="keyin-order-form" method="post" action="/keyin/order"><ul class="grid">${items}</ul></form>`,
+    );
   });
 
   router.post('/order', express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 5 }), (req, res) => {
     const id = (req.body as Record<string, unknown> | undefined)?.productId;
     const product = typeof id === 'string' ? db.product(id) : undefined;
     if (!product) {
-      sendPage(res, 404, '상품 없음', html`<h1 class="status-error">상품을 찾을 수 없습니다</h1><p><a href="/keyin">돌아가기</a></p>`);
+      sendPage(
+        res,
+        404,
+        '상품 없음',
+        html`<h1 class="status-error">상품을 찾을 수 없습니다</h1><p><a href="/keyin">돌아가기</a></p>`,
+      );
       return;
     }
     const order = db.createOrder(product, DEMO_BUYER, 'keyin');
@@ -140,7 +166,10 @@ ${onSandbox && testCardHint()}`);
     // A signed link only for a payment, or for the order's own browser: a decline of an order
     // number someone else posted opens nothing.
     const page = `/orders/${encodeURIComponent(r.moid)}`;
-    res.redirect(303, r.status === 'approved' || ctx.access.mayView(req, r.moid) ? ctx.access.signedLink(page, r.moid) : page);
+    res.redirect(
+      303,
+      r.status === 'approved' || ctx.access.mayView(req, r.moid) ? ctx.access.signedLink(page, r.moid) : page,
+    );
   });
   // A card field the library refused: the form again, naming the field (never its value).
   pay.use((err: unknown, req: Request, res: Response, next: NextFunction) => {

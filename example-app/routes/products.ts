@@ -29,19 +29,40 @@ export interface BuyerMistake {
 const DEMO_VALUES: BuyerValues = { buyerName: DEMO_BUYER.name, buyerEmail: DEMO_BUYER.email, buyerTel: DEMO_BUYER.tel };
 
 /** One labelled input of the buyer form, marked invalid (with its message) when it is the mistake. */
-function buyerInput(label: string, type: string, name: keyof BuyerValues, id: string, value: string, maxlength: number, mistake: BuyerMistake | undefined, required = false) {
+function buyerInput(
+  label: string,
+  type: string,
+  name: keyof BuyerValues,
+  id: string,
+  value: string,
+  maxlength: number,
+  mistake: BuyerMistake | undefined,
+  required = false,
+) {
   const wrong = mistake?.field === name;
   return html`<label>${label} <input type="${type}" name="${name}" id="${id}" value="${value}" maxlength="${maxlength}"${required ? html` required` : ''}${wrong ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}></label>
 ${wrong && html`<p class="field-error" id="${id}-error">${mistake.message}</p>`}`;
 }
 
 /** The product page, with the buyer's values and a mistake when a checkout POST was refused. */
-export function productPage(res: Response, db: ShopDb, status = 200, values: BuyerValues = DEMO_VALUES, mistake?: BuyerMistake): void {
-  const items = db.products().map((p) => html`<li class="card" id="product-${p.id}">
+export function productPage(
+  res: Response,
+  db: ShopDb,
+  status = 200,
+  values: BuyerValues = DEMO_VALUES,
+  mistake?: BuyerMistake,
+): void {
+  const items = db.products().map(
+    (p) => html`<li class="card" id="product-${p.id}">
 <h2>${p.name}</h2><p class="muted">${p.description}</p>
 <p class="price" id="price-${p.id}">${won(p.price)}</p>
-<button type="submit" name="productId" value="${p.id}" id="buy-${p.id}">구매하기</button></li>`);
-  sendPage(res, status, mistake ? '입력 오류' : '상품', html`<h1>오늘의 상품</h1>
+<button type="submit" name="productId" value="${p.id}" id="buy-${p.id}">구매하기</button></li>`,
+  );
+  sendPage(
+    res,
+    status,
+    mistake ? '입력 오류' : '상품',
+    html`<h1>오늘의 상품</h1>
 ${mistake && html`<p class="card status-error" id="form-error" role="alert">구매자 정보를 확인해 주세요: ${mistake.message}</p>`}
 <form id="checkout-form" method="post" action="/checkout">
 <fieldset class="card buyer-first" id="buyer"><legend>구매자 정보</legend>
@@ -50,7 +71,8 @@ ${mistake && html`<p class="card status-error" id="form-error" role="alert">구�
 <div>${buyerInput('휴대폰', 'tel', 'buyerTel', 'buyer-tel', values.buyerTel, 20, mistake)}</div>
 </fieldset>
 <ul class="grid" id="products">${items}</ul>
-</form>`);
+</form>`,
+  );
 }
 
 export function productRoutes({ db }: ShopContext): Router {

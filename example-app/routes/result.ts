@@ -74,9 +74,16 @@ interface ResultView {
  * checkout result did (`approved`), a buyer who left the window as `auth-failed`.
  */
 const PAGE_STATUS: Readonly<Record<OrderState, string>> = {
-  pending: 'pending', 'window-left': 'auth-failed', 'awaiting-deposit': 'awaiting-deposit', paid: 'approved',
-  'partially-refunded': 'partially-refunded', refunded: 'refunded', cancelled: 'cancelled', declined: 'declined',
-  'partial-refund-pending': 'partial-refund-pending', 'refund-pending': 'refund-pending',
+  pending: 'pending',
+  'window-left': 'auth-failed',
+  'awaiting-deposit': 'awaiting-deposit',
+  paid: 'approved',
+  'partially-refunded': 'partially-refunded',
+  refunded: 'refunded',
+  cancelled: 'cancelled',
+  declined: 'declined',
+  'partial-refund-pending': 'partial-refund-pending',
+  'refund-pending': 'refund-pending',
 };
 
 /** A paid virtual account's refund is paid out to a bank account, not back to the means of payment. */
@@ -86,21 +93,38 @@ const toAccount = (o: Order): boolean => o.method === 'VBANK';
 function headline(state: OrderState, o: Order, depositArrived: boolean): { heading: string; note: string | false } {
   switch (state) {
     case 'refunded':
-      return { heading: '결제가 취소되어 전액 환불되었습니다', note: toAccount(o) ? `${won(o.refundedAmount)}이 환불 계좌로 지급되었습니다.` : `${won(o.refundedAmount)}이 결제수단으로 돌아갑니다.` };
+      return {
+        heading: '결제가 취소되어 전액 환불되었습니다',
+        note: toAccount(o)
+          ? `${won(o.refundedAmount)}이 환불 계좌로 지급되었습니다.`
+          : `${won(o.refundedAmount)}이 결제수단으로 돌아갑니다.`,
+      };
     case 'partially-refunded':
-      return { heading: `결제 금액 중 ${won(o.refundedAmount)}이 환불되었습니다`, note: `남은 결제 금액은 ${won(o.amount - o.refundedAmount)}입니다.` };
+      return {
+        heading: `결제 금액 중 ${won(o.refundedAmount)}이 환불되었습니다`,
+        note: `남은 결제 금액은 ${won(o.amount - o.refundedAmount)}입니다.`,
+      };
     // Accepted by the gateway, not paid out yet: never said as done.
     case 'refund-pending':
-      return { heading: '환불이 접수되었습니다 (지급 전)', note: `${won(o.refundPendingAmount)}은 아직 지급되지 않았습니다. 환불 계좌로 지급되면 이 페이지에 표시됩니다.` };
+      return {
+        heading: '환불이 접수되었습니다 (지급 전)',
+        note: `${won(o.refundPendingAmount)}은 아직 지급되지 않았습니다. 환불 계좌로 지급되면 이 페이지에 표시됩니다.`,
+      };
     case 'partial-refund-pending':
       return {
         heading: `결제 금액 중 ${won(o.refundedAmount)}의 환불이 접수되었습니다 (지급 전)`,
         note: `${won(o.refundPendingAmount)}은 아직 환불 계좌로 지급되지 않았습니다. 남은 결제 금액은 ${won(o.amount - o.refundedAmount)}입니다.`,
       };
     case 'cancelled':
-      return { heading: '주문이 취소되었습니다', note: '입금 전에 취소되어 가상계좌가 닫혔습니다. 이 주문에는 입금하지 마세요.' };
+      return {
+        heading: '주문이 취소되었습니다',
+        note: '입금 전에 취소되어 가상계좌가 닫혔습니다. 이 주문에는 입금하지 마세요.',
+      };
     case 'paid':
-      return { heading: depositArrived ? '입금이 확인되어 결제가 완료되었습니다' : '결제가 완료되었습니다', note: false };
+      return {
+        heading: depositArrived ? '입금이 확인되어 결제가 완료되었습니다' : '결제가 완료되었습니다',
+        note: false,
+      };
     case 'awaiting-deposit':
       return { heading: '가상계좌가 발급되었습니다. 입금해 주시면 주문이 완료됩니다', note: false };
     case 'declined':
@@ -116,38 +140,52 @@ function headline(state: OrderState, o: Order, depositArrived: boolean): { headi
 function view(order: Order, sandboxDeposit: boolean): ResultView {
   const state = orderState(order);
   const stored = order.result ? (JSON.parse(order.result) as CheckoutResult) : undefined;
-  const committed = stored && (stored.status === 'approved' || stored.status === 'awaiting-deposit') ? stored : undefined;
-  const depositArrived = order.depositedAt !== null || (stored?.status === 'awaiting-deposit' && order.status === 'paid');
+  const committed =
+    stored && (stored.status === 'approved' || stored.status === 'awaiting-deposit') ? stored : undefined;
+  const depositArrived =
+    order.depositedAt !== null || (stored?.status === 'awaiting-deposit' && order.status === 'paid');
   const { heading, note } = headline(state, order, depositArrived);
   const status = PAGE_STATUS[state];
   if (committed) {
     const approvedAt = committed.status === 'approved' ? date(committed.payment.approvedAt) : undefined;
     // A cancelled, never-paid virtual account shows neither its number nor its deadline:
     // nothing on the page may read as an account to pay into.
-    const details = state === 'cancelled' ? html`<dt>입금 은행</dt><dd id="vbank-bank">${committed.payment.method === 'VBANK' ? committed.payment.virtualAccount.bankName : ''}</dd>
-<dt>계좌</dt><dd id="vbank-closed">취소되어 입금할 수 없습니다</dd>` : methodDetails(committed);
+    const details =
+      state === 'cancelled'
+        ? html`<dt>입금 은행</dt><dd id="vbank-bank">${committed.payment.method === 'VBANK' ? committed.payment.virtualAccount.bankName : ''}</dd>
+<dt>계좌</dt><dd id="vbank-closed">취소되어 입금할 수 없습니다</dd>`
+        : methodDetails(committed);
     return {
-      status, heading, note,
+      status,
+      heading,
+      note,
       body: html`<dt>결제수단</dt><dd id="result-method">${METHOD_LABEL[committed.payment.method]}</dd>${details}
 ${committed.status === 'approved' && html`<dt>승인번호</dt><dd id="auth-code">${committed.payment.authCode}</dd>`}
 ${approvedAt && html`<dt>승인일시</dt><dd id="approved-at">${kstDateTime(approvedAt)}</dd>`}
 ${order.depositedAt && html`<dt>입금 확인</dt><dd id="deposited-at">${kstDateTime(new Date(order.depositedAt))}</dd>`}
 ${order.refundedAmount > 0 && html`<dt>${state === 'cancelled' ? '취소' : '환불'}</dt><dd id="result-refunded" class="amount">${won(order.refundedAmount)}${order.refundedAmount >= order.amount ? ' (전액)' : ''}</dd>`}
 ${order.refundedAmount > 0 && state !== 'cancelled' && toAccount(order) && html`<dt>환불 지급</dt><dd id="result-refund-payout" data-pending="${order.refundPendingAmount}">${order.refundPendingAmount > 0 ? `지급 전 (${won(order.refundPendingAmount)})` : '환불 계좌로 지급 완료'}</dd>`}`,
-      action: state === 'awaiting-deposit' && sandboxDeposit && html`<form method="post" action="/orders/${order.moid}/sandbox-deposit" class="inline" id="sandbox-deposit-form" title="샌드박스 전용: 은행에서 이 계좌로 입금한 것처럼 처리하고, 게이트웨이의 입금 통보로 주문이 완료됩니다"><button type="submit" id="sandbox-deposit">입금하기 (샌드박스)</button></form>`,
+      action:
+        state === 'awaiting-deposit' &&
+        sandboxDeposit &&
+        html`<form method="post" action="/orders/${order.moid}/sandbox-deposit" class="inline" id="sandbox-deposit-form" title="샌드박스 전용: 은행에서 이 계좌로 입금한 것처럼 처리하고, 게이트웨이의 입금 통보로 주문이 완료됩니다"><button type="submit" id="sandbox-deposit">입금하기 (샌드박스)</button></form>`,
     };
   }
   if (state === 'declined') {
     const message = stored?.status === 'declined' ? stored.message : '';
     return {
-      status, heading, note,
+      status,
+      heading,
+      note,
       body: html`<dt>사유</dt><dd id="result-message">${message || '카드사 또는 은행이 결제를 승인하지 않았습니다.'}</dd>`,
       action: retry(order, order.channel === 'keyin' ? '다른 카드로 다시 결제' : '다시 결제하기'),
     };
   }
   if (state === 'window-left') {
     return {
-      status, heading, note,
+      status,
+      heading,
+      note,
       body: html`<dt>사유</dt><dd id="result-message">${order.windowMessage || '결제창에서 결제를 마치지 않았습니다.'}</dd>`,
       action: retry(order, '다시 결제하기'),
     };
@@ -163,14 +201,19 @@ export function resultRoutes({ db, sandbox, logger }: ShopContext): Router {
     if (!order) return next();
     const state = orderState(order);
     const { status, heading, note, body, action } = view(order, sandbox !== undefined);
-    sendPage(res, 200, heading, html`<h1 id="result-status" class="status-${status} tone-${stateTone(state)}" data-status="${status}" data-state="${state}">${heading}</h1>
+    sendPage(
+      res,
+      200,
+      heading,
+      html`<h1 id="result-status" class="status-${status} tone-${stateTone(state)}" data-status="${status}" data-state="${state}">${heading}</h1>
 ${note && html`<p id="result-note" class="card tone-${stateTone(state)}">${note}</p>`}
 <div class="card"><dl id="result-details">
 <dt>주문번호</dt><dd id="result-moid" class="moid">${order.moid}</dd>
 <dt>상품</dt><dd id="result-goods">${order.goods}</dd>
 <dt>금액</dt><dd id="result-amount" data-amount="${order.amount}">${won(order.amount)}</dd>
 ${body}</dl></div>
-<div class="actions">${action}<a class="button${action ? ' secondary' : ''}" href="/" id="continue-shopping">쇼핑 계속하기</a><a class="button secondary" href="/orders" id="orders-link">주문 내역 보기</a></div>`);
+<div class="actions">${action}<a class="button${action ? ' secondary' : ''}" href="/" id="continue-shopping">쇼핑 계속하기</a><a class="button secondary" href="/orders" id="orders-link">주문 내역 보기</a></div>`,
+    );
   });
   // Sandbox only: the buyer's "I paid" for a virtual account. The sandbox marks the account
   // paid and posts its signed deposit notice to /pay/notify; that notice, not this request,

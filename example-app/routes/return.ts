@@ -31,7 +31,10 @@ export function returnRoutes({ db, nicepay, logger, access }: ShopContext): Rout
       // only notes, for display, that the order's buyer came back without paying.
       if (r.status === 'auth-failed') {
         db.markWindowCancelled(r.moid, '');
-        logger.info({ moid: r.moid, verified: r.verified }, 'example shop: a return said the buyer came back from the window without paying (unverified)');
+        logger.info(
+          { moid: r.moid, verified: r.verified },
+          'example shop: a return said the buyer came back from the window without paying (unverified)',
+        );
       }
       // The gateway confirmed which order a payment or decline is for: its page may open by a
       // signed link. An auth-failed Moid is the poster's word: no link (the buyer's own

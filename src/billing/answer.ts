@@ -18,7 +18,10 @@ export type BillingAnswer<T> =
   | { kind: 'unknown'; reason: string };
 
 /** The answer's fields and exact ResultCode, or why the outcome is unknown. */
-function read(body: Buffer, sent: SentCall): { raw: GatewayFields; code: string } | { kind: 'unknown'; reason: string } {
+function read(
+  body: Buffer,
+  sent: SentCall,
+): { raw: GatewayFields; code: string } | { kind: 'unknown'; reason: string } {
   const parsed = readAnswerFields(body, sent.charset, sent.ediType);
   if (!parsed.ok) return { kind: 'unknown', reason: parsed.reason };
   const reading: ResultCodeReading = readResultCode(parsed.raw);
@@ -26,8 +29,10 @@ function read(body: Buffer, sent: SentCall): { raw: GatewayFields; code: string 
   // An answer naming another merchant or order is not about this call.
   const mid = ownField(parsed.raw, 'MID');
   const moid = ownField(parsed.raw, 'Moid');
-  if (mid !== undefined && mid !== '' && mid !== sent.mid) return { kind: 'unknown', reason: 'the answer names another MID' };
-  if (moid !== undefined && moid !== '' && moid !== sent.moid) return { kind: 'unknown', reason: 'the answer names another Moid' };
+  if (mid !== undefined && mid !== '' && mid !== sent.mid)
+    return { kind: 'unknown', reason: 'the answer names another MID' };
+  if (moid !== undefined && moid !== '' && moid !== sent.moid)
+    return { kind: 'unknown', reason: 'the answer names another Moid' };
   return { raw: parsed.raw, code: reading.code };
 }
 
@@ -39,23 +44,32 @@ export function withoutBid(raw: GatewayFields): Record<string, string> {
 }
 
 /** A registration answer: F100 with a 30-character BID is registered; another code is refused. */
-export function readRegisterAnswer(body: Buffer, sent: SentCall): BillingAnswer<{ kind: 'registered'; bid: string; raw: Record<string, string> }> {
+export function readRegisterAnswer(
+  body: Buffer,
+  sent: SentCall,
+): BillingAnswer<{ kind: 'registered'; bid: string; raw: Record<string, string> }> {
   const r = read(body, sent);
   if ('kind' in r) return r;
   const raw = withoutBid(r.raw);
-  if (r.code !== BILLING_REGISTERED_CODE) return { kind: 'refused', code: r.code, message: ownField(r.raw, 'ResultMsg') ?? '', raw };
+  if (r.code !== BILLING_REGISTERED_CODE)
+    return { kind: 'refused', code: r.code, message: ownField(r.raw, 'ResultMsg') ?? '', raw };
   const bid = ownField(r.raw, 'BID') ?? '';
   if (!BID_PATTERN.test(bid)) return { kind: 'unknown', reason: 'the registration answer has no 30-character BID' };
   return { kind: 'registered', bid, raw };
 }
 
 /** A removal answer: F101 (naming our BID when it names one) is removed; another code is refused. */
-export function readRemoveAnswer(body: Buffer, sent: SentCall & { bid: string }): BillingAnswer<{ kind: 'removed'; raw: Record<string, string> }> {
+export function readRemoveAnswer(
+  body: Buffer,
+  sent: SentCall & { bid: string },
+): BillingAnswer<{ kind: 'removed'; raw: Record<string, string> }> {
   const r = read(body, sent);
   if ('kind' in r) return r;
   const raw = withoutBid(r.raw);
-  if (r.code !== BILLING_REMOVED_CODE) return { kind: 'refused', code: r.code, message: ownField(r.raw, 'ResultMsg') ?? '', raw };
+  if (r.code !== BILLING_REMOVED_CODE)
+    return { kind: 'refused', code: r.code, message: ownField(r.raw, 'ResultMsg') ?? '', raw };
   const bid = ownField(r.raw, 'BID');
-  if (bid !== undefined && bid !== '' && bid !== sent.bid) return { kind: 'unknown', reason: 'the removal names another BID' };
+  if (bid !== undefined && bid !== '' && bid !== sent.bid)
+    return { kind: 'unknown', reason: 'the removal names another BID' };
   return { kind: 'removed', raw };
 }

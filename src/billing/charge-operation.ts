@@ -35,7 +35,12 @@ export function billingChargeTable(sent: SentCharge): AnswerTable {
 }
 
 /** One charge, as the ledger runs it: once per Moid, bound to the amount and the BID. */
-export function billingChargeCall(ctx: ClientContext, kind: OperationKind<BillingChargeResult>, n: NormalizedCharge, hook: OperationCall<BillingChargeResult>['hook']): OperationCall<BillingChargeResult> {
+export function billingChargeCall(
+  ctx: ClientContext,
+  kind: OperationKind<BillingChargeResult>,
+  n: NormalizedCharge,
+  hook: OperationCall<BillingChargeResult>['hook'],
+): OperationCall<BillingChargeResult> {
   return cardChargeCall(ctx, kind, n, hook, {
     keyPrefix: 'billing',
     issueTid: issueBillingTid,

@@ -15,7 +15,11 @@ import { validateCharge } from './validate.js';
  */
 export function createBillingClient(ctx: ClientContext, chargeKind: OperationKind<BillingChargeResult>): BillingClient {
   const { config } = ctx;
-  const registration = createRegistration(ctx, gatewayEndpoint(config.baseUrl, BILLING_REGISTER_PATH), gatewayEndpoint(config.baseUrl, BILLING_REMOVE_PATH));
+  const registration = createRegistration(
+    ctx,
+    gatewayEndpoint(config.baseUrl, BILLING_REGISTER_PATH),
+    gatewayEndpoint(config.baseUrl, BILLING_REMOVE_PATH),
+  );
   return {
     register: (input) => registration.register(input),
     remove: (input) => registration.remove(input),
@@ -23,7 +27,10 @@ export function createBillingClient(ctx: ClientContext, chargeKind: OperationKin
       try {
         const n = validateCharge(input);
         const hook = hookOption('billing.charge', input);
-        return runOperation(ctx, billingChargeCall(ctx, chargeKind, n, hook as Parameters<typeof billingChargeCall>[3]));
+        return runOperation(
+          ctx,
+          billingChargeCall(ctx, chargeKind, n, hook as Parameters<typeof billingChargeCall>[3]),
+        );
       } catch (err) {
         return Promise.reject(err);
       }

@@ -2,7 +2,21 @@
 export { createBillingClient } from './client.js';
 export { billingChargeKind, BILLING_RESULT_TTL_MS } from './charge-operation.js';
 export type {
-  ApprovedBillingCharge, BillingBuyer, BillingCard, BillingCardInfo, BillingChargeInput, BillingChargeResult, BillingClient,
-  BillingRegisterInput, BillingRegisterResult, BillingRemoveInput, BillingRemoveResult, DeclinedBillingCharge, RefusedBilling,
-  RegisteredBilling, RemovedBilling, BillingKeyRejection, BillingChargeRejection,
+  ApprovedBillingCharge,
+  BillingBuyer,
+  BillingCard,
+  BillingCardInfo,
+  BillingChargeInput,
+  BillingChargeResult,
+  BillingClient,
+  BillingRegisterInput,
+  BillingRegisterResult,
+  BillingRemoveInput,
+  BillingRemoveResult,
+  DeclinedBillingCharge,
+  RefusedBilling,
+  RegisteredBilling,
+  RemovedBilling,
+  BillingKeyRejection,
+  BillingChargeRejection,
 } from './types.js';

@@ -1,4 +1,3 @@
-
 import type { HookContext } from '../pipeline/hook-runner.js';
 import type { CardPayment } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';

@@ -56,7 +56,8 @@ function object(input: unknown): void {
 
 /** Checks a BID's shape (30 letters and digits); the message never shows it. */
 export function checkBid(value: unknown): string {
-  if (typeof value !== 'string' || !BID_PATTERN.test(value)) throw fieldInvalid('bid', 'must be the 30-character billing key register() returned');
+  if (typeof value !== 'string' || !BID_PATTERN.test(value))
+    throw fieldInvalid('bid', 'must be the 30-character billing key register() returned');
   return value;
 }
 
@@ -68,14 +69,26 @@ export function validateRegister(input: BillingRegisterInput, now: Date): Normal
   object(input);
   const moid = wireText(input.moid, 'moid', 64, true)!;
   const card = input.card as BillingRegisterInput['card'] | undefined;
-  if (typeof card !== 'object' || card === null) throw fieldInvalid('card', 'must be an object with number, expYear and expMonth');
+  if (typeof card !== 'object' || card === null)
+    throw fieldInvalid('card', 'must be an object with number, expYear and expMonth');
   if (typeof card.number !== 'string') throw fieldInvalid('card.number', 'must be a string of 13-16 digits');
   const cardNumber = card.number.replace(/[\s-]/g, '');
-  if (!/^\d{13,16}$/.test(cardNumber)) throw fieldInvalid('card.number', "must be 13-16 digits (the gateway's CardNo holds at most 16)");
+  if (!/^\d{13,16}$/.test(cardNumber))
+    throw fieldInvalid('card.number', "must be 13-16 digits (the gateway's CardNo holds at most 16)");
   if (!luhnValid(cardNumber)) throw fieldInvalid('card.number', 'fails the Luhn check digit; check for a typing error');
   const { expYear, expMonth } = checkExpiry(card.expYear, card.expMonth, now);
-  const idNo = optionalDigits(card.idNo, 'card.idNo', /^(?:\d{6}|\d{10})$/, 'must be 6 digits (birth date YYMMDD) or 10 digits (business registration number)');
-  const password2 = optionalDigits(card.password2, 'card.password2', /^\d{2}$/, 'must be exactly 2 digits (the first two of the card password)');
+  const idNo = optionalDigits(
+    card.idNo,
+    'card.idNo',
+    /^(?:\d{6}|\d{10})$/,
+    'must be 6 digits (birth date YYMMDD) or 10 digits (business registration number)',
+  );
+  const password2 = optionalDigits(
+    card.password2,
+    'card.password2',
+    /^\d{2}$/,
+    'must be exactly 2 digits (the first two of the card password)',
+  );
   return { moid, cardNumber, expYear, expMonth, idNo, password2, ...wireBuyer(input.buyer), ...wireFormat(input) };
 }
 
@@ -84,10 +97,13 @@ export function validateCharge(input: BillingChargeInput): NormalizedCharge {
   object(input);
   const bid = checkBid(input.bid);
   const moid = wireText(input.moid, 'moid', 64, true)!;
-  if (!isValidAmount(input.amount)) throw fieldInvalid('amount', 'must be a positive whole number of won with at most 12 digits');
+  if (!isValidAmount(input.amount))
+    throw fieldInvalid('amount', 'must be a positive whole number of won with at most 12 digits');
   const goodsName = wireText(input.goodsName, 'goodsName', 40, true)!;
-  if (input.interestFree !== undefined && typeof input.interestFree !== 'boolean') throw fieldInvalid('interestFree', 'must be a boolean');
-  if (input.cardPoint !== undefined && typeof input.cardPoint !== 'boolean') throw fieldInvalid('cardPoint', 'must be a boolean');
+  if (input.interestFree !== undefined && typeof input.interestFree !== 'boolean')
+    throw fieldInvalid('interestFree', 'must be a boolean');
+  if (input.cardPoint !== undefined && typeof input.cardPoint !== 'boolean')
+    throw fieldInvalid('cardPoint', 'must be a boolean');
   const f = wireFormat(input);
   const mallReserved = wireText(input.mallReserved, 'mallReserved', 500, false);
   // A KV answer escapes nothing and MallReserved comes back as sent: '&' or '=' would read as fields.
@@ -95,8 +111,16 @@ export function validateCharge(input: BillingChargeInput): NormalizedCharge {
     throw fieldInvalid('mallReserved', "must not contain '&' or '=' when ediType is 'KV'; use ediType 'JSON'");
   }
   return {
-    bid, moid, amount: input.amount, goodsName, quota: checkQuota(input.quota), interest: input.interestFree ? '1' : '0',
-    cardPoint: input.cardPoint ? '1' : undefined, mallReserved, ...wireBuyer(input.buyer), ...f,
+    bid,
+    moid,
+    amount: input.amount,
+    goodsName,
+    quota: checkQuota(input.quota),
+    interest: input.interestFree ? '1' : '0',
+    cardPoint: input.cardPoint ? '1' : undefined,
+    mallReserved,
+    ...wireBuyer(input.buyer),
+    ...f,
   };
 }
 
@@ -113,21 +137,26 @@ function optionalDigits(value: unknown, field: string, pattern: RegExp, rule: st
 }
 
 function checkExpiry(year: unknown, month: unknown, now: Date): { expYear: string; expMonth: string } {
-  if (typeof year !== 'string' || !/^(?:\d{2}|20\d{2})$/.test(year)) throw fieldInvalid('card.expYear', 'must be the expiry year as YY or YYYY (20YY)');
-  if (typeof month !== 'string' || !/^\d{1,2}$/.test(month) || Number(month) < 1 || Number(month) > 12) throw fieldInvalid('card.expMonth', 'must be the expiry month 01-12');
+  if (typeof year !== 'string' || !/^(?:\d{2}|20\d{2})$/.test(year))
+    throw fieldInvalid('card.expYear', 'must be the expiry year as YY or YYYY (20YY)');
+  if (typeof month !== 'string' || !/^\d{1,2}$/.test(month) || Number(month) < 1 || Number(month) > 12)
+    throw fieldInvalid('card.expMonth', 'must be the expiry month 01-12');
   const expYear = year.slice(-2);
   const expMonth = month.padStart(2, '0');
   const k = kstParts(now);
   const y = 2000 + Number(expYear);
-  if (y < k.year || (y === k.year && Number(expMonth) < k.month)) throw fieldInvalid('card.expYear', 'with card.expMonth lies in the past: the card has expired');
+  if (y < k.year || (y === k.year && Number(expMonth) < k.month))
+    throw fieldInvalid('card.expYear', 'with card.expMonth lies in the past: the card has expired');
   return { expYear, expMonth };
 }
 
 function checkQuota(value: unknown): string {
   if (value === undefined || value === null || value === '') return '00';
   const s = typeof value === 'number' ? String(value) : value;
-  if (typeof s !== 'string' || !/^\d{1,2}$/.test(s)) throw fieldInvalid('quota', 'must be 0 (lump sum) or 2-99 installment months');
-  if (Number(s) === 1) throw fieldInvalid('quota', 'must be 0 (lump sum) or 2-99 installment months; 1 month is not an installment');
+  if (typeof s !== 'string' || !/^\d{1,2}$/.test(s))
+    throw fieldInvalid('quota', 'must be 0 (lump sum) or 2-99 installment months');
+  if (Number(s) === 1)
+    throw fieldInvalid('quota', 'must be 0 (lump sum) or 2-99 installment months; 1 month is not an installment');
   return String(Number(s)).padStart(2, '0');
 }
 

@@ -2,7 +2,12 @@ import type { ClientContext } from '../context.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import type { AnswerTable, LedgerRecord, OperationCall, OperationKind } from '../pipeline/index.js';
 import { parseAmount } from '../wire/amount.js';
-import { CANCEL_DONE_CODES, CANCEL_RETRY_CODES, REFUND_PENDING_CODE, cancelRefusalReason } from '../wire/cancel-codes.js';
+import {
+  CANCEL_DONE_CODES,
+  CANCEL_RETRY_CODES,
+  REFUND_PENDING_CODE,
+  cancelRefusalReason,
+} from '../wire/cancel-codes.js';
 import { parseKstTimestamp } from '../wire/kst.js';
 import { CANCEL_PATH } from '../wire/lifecycle-fields.js';
 import { frozenFields } from '../wire/payment-mapper.js';
@@ -20,14 +25,14 @@ export function cancelTallyBase(mid: string, tid: string): string {
 /** How long a cancel's closed record answers repeats of its (TID, amount, key). */
 export const CANCEL_RESULT_TTL_MS = 24 * 60 * 60 * 1000;
 
-
 /**
  * Why settlement does not send a partial cancel again: the gateway refuses a repeat as a
  * duplicate (2060) only for a moment after the first (lifecycle-facts §2 publishes no window),
  * and the status inquiry does not show partial cancels, so a repeat sent later may refund twice.
  * The gateway's cancel notice naming it (CancelMOID, cards) settles it instead.
  */
-export const PARTIAL_CANCEL_UNSAFE = "a partial cancel whose outcome is unknown is not sent again (the gateway may refund it twice, and the status inquiry does not show partial cancels): the gateway's cancel notice naming its Moid settles it; without one (notices off, or a method whose notice does not name the cancel) the merchant admin shows whether it happened";
+export const PARTIAL_CANCEL_UNSAFE =
+  "a partial cancel whose outcome is unknown is not sent again (the gateway may refund it twice, and the status inquiry does not show partial cancels): the gateway's cancel notice naming its Moid settles it; without one (notices off, or a method whose notice does not name the cancel) the merchant admin shows whether it happened";
 
 /**
  * The cancel kind of the ledger (lifecycle-facts §2). A cancel cannot be reversed: a full cancel
@@ -47,7 +52,11 @@ export function cancelKind(ctx: ClientContext): OperationKind<CancelResult> {
     resend: (r) => {
       const n = fromRecord(r);
       if (n.partial) return { unsafe: PARTIAL_CANCEL_UNSAFE };
-      return { request: cancelRequest(ctx, n), table: cancelTable(ctx.config, n), doneAlready: (code) => cancelRefusalReason(code) === 'already-cancelled' };
+      return {
+        request: cancelRequest(ctx, n),
+        table: cancelTable(ctx.config, n),
+        doneAlready: (code) => cancelRefusalReason(code) === 'already-cancelled',
+      };
     },
   };
 }
@@ -58,14 +67,33 @@ function cancelResult(r: LedgerRecord, duplicate: boolean): CancelResult {
   const code = r.resultCode ?? '';
   const message = r.reason ?? ownField(raw, 'ResultMsg') ?? '';
   const cancelMoid = r.data.cancelMoid ?? '';
-  if (r.state === 'declined') return { status: 'refused', tid: r.tid, moid: r.moid, cancelMoid, code, message, reason: cancelRefusalReason(code), duplicate: false, raw };
+  if (r.state === 'declined')
+    return {
+      status: 'refused',
+      tid: r.tid,
+      moid: r.moid,
+      cancelMoid,
+      code,
+      message,
+      reason: cancelRefusalReason(code),
+      duplicate: false,
+      raw,
+    };
   const remainText = ownField(raw, 'RemainAmt');
   const date = ownField(raw, 'CancelDate') ?? '';
   const time = ownField(raw, 'CancelTime') ?? '';
   const common = {
-    tid: r.tid, moid: r.moid, cancelMoid, cancelledAmount: r.amount, remainingAmount: remainText ? parseAmount(remainText) : undefined,
+    tid: r.tid,
+    moid: r.moid,
+    cancelMoid,
+    cancelledAmount: r.amount,
+    remainingAmount: remainText ? parseAmount(remainText) : undefined,
     cancelledAt: /^\d{8}$/.test(date) && /^\d{6}$/.test(time) ? parseKstTimestamp(date + time) : undefined,
-    cancelNum: ownField(raw, 'CancelNum') ?? '', code, message: ownField(raw, 'ResultMsg') ?? '', duplicate, raw,
+    cancelNum: ownField(raw, 'CancelNum') ?? '',
+    code,
+    message: ownField(raw, 'ResultMsg') ?? '',
+    duplicate,
+    raw,
   };
   return code === REFUND_PENDING_CODE ? { status: 'refund-pending', ...common } : { status: 'cancelled', ...common };
 }
@@ -75,13 +103,22 @@ function cancelResult(r: LedgerRecord, duplicate: boolean): CancelResult {
  * Signature = sha256(TID + MID + CancelAmt + key) over the answer's own strings, for this TID,
  * MID and amount (the Signature covers neither ResultCode nor RemainAmt, checked on their own).
  */
-export function cancelTable(config: { mid: string; merchantKey: string }, n: Pick<NormalizedCancel, 'tid' | 'amount'>): AnswerTable {
+export function cancelTable(
+  config: { mid: string; merchantKey: string },
+  n: Pick<NormalizedCancel, 'tid' | 'amount'>,
+): AnswerTable {
   return {
     charset: 'utf-8',
     ediType: 'JSON',
     success: new Set([...CANCEL_DONE_CODES, REFUND_PENDING_CODE]),
     retry: CANCEL_RETRY_CODES,
-    signature: (f) => cancelResponseSignature(ownField(f, 'TID') ?? '', ownField(f, 'MID') ?? '', ownField(f, 'CancelAmt') ?? '', config.merchantKey),
+    signature: (f) =>
+      cancelResponseSignature(
+        ownField(f, 'TID') ?? '',
+        ownField(f, 'MID') ?? '',
+        ownField(f, 'CancelAmt') ?? '',
+        config.merchantKey,
+      ),
     mustEcho: { TID: n.tid, MID: config.mid },
     amount: { field: 'CancelAmt', value: n.amount },
     check: (f) => {
@@ -91,8 +128,14 @@ export function cancelTable(config: { mid: string; merchantKey: string }, n: Pic
   };
 }
 
-function cancelRequest(ctx: ClientContext, n: NormalizedCancel): { url: URL; request(): { body: Buffer; contentType: string } } {
-  return { url: gatewayEndpoint(ctx.config.baseUrl, CANCEL_PATH), request: () => ({ body: buildCancelForm(ctx.config, n), contentType: EUC_KR_FORM }) };
+function cancelRequest(
+  ctx: ClientContext,
+  n: NormalizedCancel,
+): { url: URL; request(): { body: Buffer; contentType: string } } {
+  return {
+    url: gatewayEndpoint(ctx.config.baseUrl, CANCEL_PATH),
+    request: () => ({ body: buildCancelForm(ctx.config, n), contentType: EUC_KR_FORM }),
+  };
 }
 
 /**
@@ -102,23 +145,41 @@ function cancelRequest(ctx: ClientContext, n: NormalizedCancel): { url: URL; req
  */
 function toData(n: NormalizedCancel): Record<string, string> {
   return {
-    reason: n.reason, partial: n.partial ? '1' : '0', key: n.key, cancelMoid: n.cancelMoid,
+    reason: n.reason,
+    partial: n.partial ? '1' : '0',
+    key: n.key,
+    cancelMoid: n.cancelMoid,
     ...(n.mallReserved ? { mallReserved: n.mallReserved } : {}),
-    ...(n.refund ? { refundNumber: n.refund.number, refundBankCode: n.refund.bankCode, refundHolder: n.refund.holder } : {}),
+    ...(n.refund
+      ? { refundNumber: n.refund.number, refundBankCode: n.refund.bankCode, refundHolder: n.refund.holder }
+      : {}),
   };
 }
 
 function fromRecord(r: LedgerRecord): NormalizedCancel {
   const d = r.data;
   return {
-    tid: r.tid, moid: r.moid, amount: r.amount, reason: d.reason ?? '', partial: d.partial === '1', key: d.key ?? '', cancelMoid: d.cancelMoid ?? '',
-    refund: d.refundNumber ? { number: d.refundNumber, bankCode: d.refundBankCode ?? '', holder: d.refundHolder ?? '' } : undefined,
-    remainingAmount: undefined, mallReserved: d.mallReserved,
+    tid: r.tid,
+    moid: r.moid,
+    amount: r.amount,
+    reason: d.reason ?? '',
+    partial: d.partial === '1',
+    key: d.key ?? '',
+    cancelMoid: d.cancelMoid ?? '',
+    refund: d.refundNumber
+      ? { number: d.refundNumber, bankCode: d.refundBankCode ?? '', holder: d.refundHolder ?? '' }
+      : undefined,
+    remainingAmount: undefined,
+    mallReserved: d.mallReserved,
   };
 }
 
 /** One cancel, as the ledger runs it: once per (TID, amount, key); a refusal keeps nothing. */
-export function cancelCall(ctx: ClientContext, kind: OperationKind<CancelResult>, n: NormalizedCancel): OperationCall<CancelResult> {
+export function cancelCall(
+  ctx: ClientContext,
+  kind: OperationKind<CancelResult>,
+  n: NormalizedCancel,
+): OperationCall<CancelResult> {
   const { config } = ctx;
   return {
     kind,

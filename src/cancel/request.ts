@@ -25,8 +25,11 @@ export interface NormalizedCancel {
   mallReserved: string | undefined;
 }
 
-const bad = (field: string, message: string, code: 'NICEPAY_FIELD_INVALID' | 'NICEPAY_CANCEL_EXCEEDS_REMAINING' = 'NICEPAY_FIELD_INVALID'): NicepayRequestError =>
-  new NicepayRequestError(code, `cancel: ${message}; nothing was sent`, field);
+const bad = (
+  field: string,
+  message: string,
+  code: 'NICEPAY_FIELD_INVALID' | 'NICEPAY_CANCEL_EXCEEDS_REMAINING' = 'NICEPAY_FIELD_INVALID',
+): NicepayRequestError => new NicepayRequestError(code, `cancel: ${message}; nothing was sent`, field);
 
 const str = (v: unknown, field: string): string => {
   if (typeof v !== 'string' || v.trim() === '') throw bad(field, `${field} is required (a non-empty string)`);
@@ -45,27 +48,58 @@ export function validateCancel(input: CancelInput): NormalizedCancel {
   if (typeof input !== 'object' || input === null) throw bad('input', 'input must be an object');
   const tid = exact(input.tid, 'tid');
   const moid = exact(input.moid, 'moid');
-  if (!isValidAmount(input.amount)) throw bad('amount', 'amount must be a whole number of won from 1 to 999,999,999,999');
+  if (!isValidAmount(input.amount))
+    throw bad('amount', 'amount must be a whole number of won from 1 to 999,999,999,999');
   const reason = str(input.reason, 'reason');
-  if (input.partial !== undefined && typeof input.partial !== 'boolean') throw bad('partial', 'partial must be true or false');
+  if (input.partial !== undefined && typeof input.partial !== 'boolean')
+    throw bad('partial', 'partial must be true or false');
   const partial = input.partial === true;
   const r = input.refundAccount;
   let refund: NormalizedCancel['refund'];
   if (r !== undefined) {
-    if (typeof r !== 'object' || r === null) throw bad('refundAccount', 'refundAccount must be { number, bankCode, holder }');
-    refund = { number: str(r.number, 'refundAccount.number').replace(/[-\s]/g, ''), bankCode: str(r.bankCode, 'refundAccount.bankCode'), holder: str(r.holder, 'refundAccount.holder') };
+    if (typeof r !== 'object' || r === null)
+      throw bad('refundAccount', 'refundAccount must be { number, bankCode, holder }');
+    refund = {
+      number: str(r.number, 'refundAccount.number').replace(/[-\s]/g, ''),
+      bankCode: str(r.bankCode, 'refundAccount.bankCode'),
+      holder: str(r.holder, 'refundAccount.holder'),
+    };
   }
   const key = input.idempotencyKey ?? '';
-  if (typeof key !== 'string' || key.length > 200) throw bad('idempotencyKey', 'idempotencyKey must be a string of at most 200 characters');
+  if (typeof key !== 'string' || key.length > 200)
+    throw bad('idempotencyKey', 'idempotencyKey must be a string of at most 200 characters');
   const remaining = input.remainingAmount;
   if (remaining !== undefined) {
-    if (typeof remaining !== 'number' || !Number.isSafeInteger(remaining) || remaining < 0) throw bad('remainingAmount', 'remainingAmount must be a whole number of won, 0 or more');
+    if (typeof remaining !== 'number' || !Number.isSafeInteger(remaining) || remaining < 0)
+      throw bad('remainingAmount', 'remainingAmount must be a whole number of won, 0 or more');
     // The shop knows the balance: a cancel the gateway must refuse (2032) is not sent at all.
-    if (input.amount > remaining) throw bad('amount', `amount ${input.amount} is more than the remaining ${remaining} won`, 'NICEPAY_CANCEL_EXCEEDS_REMAINING');
-    if (!partial && input.amount !== remaining) throw bad('amount', `a full cancel must cancel the whole remaining ${remaining} won (or pass partial: true)`, 'NICEPAY_CANCEL_EXCEEDS_REMAINING');
+    if (input.amount > remaining)
+      throw bad(
+        'amount',
+        `amount ${input.amount} is more than the remaining ${remaining} won`,
+        'NICEPAY_CANCEL_EXCEEDS_REMAINING',
+      );
+    if (!partial && input.amount !== remaining)
+      throw bad(
+        'amount',
+        `a full cancel must cancel the whole remaining ${remaining} won (or pass partial: true)`,
+        'NICEPAY_CANCEL_EXCEEDS_REMAINING',
+      );
   }
-  if (input.mallReserved !== undefined && typeof input.mallReserved !== 'string') throw bad('mallReserved', 'mallReserved must be a string');
-  return { tid, moid, amount: input.amount, reason, partial, refund, key, cancelMoid: cancelMoidOf(tid, input.amount, key), remainingAmount: remaining, mallReserved: input.mallReserved || undefined };
+  if (input.mallReserved !== undefined && typeof input.mallReserved !== 'string')
+    throw bad('mallReserved', 'mallReserved must be a string');
+  return {
+    tid,
+    moid,
+    amount: input.amount,
+    reason,
+    partial,
+    refund,
+    key,
+    cancelMoid: cancelMoidOf(tid, input.amount, key),
+    remainingAmount: remaining,
+    mallReserved: input.mallReserved || undefined,
+  };
 }
 
 /**
@@ -82,8 +116,14 @@ export function cancelMoidOf(tid: string, amount: number, key: string): string {
 
 /** Maps a wire field back to the option the shop wrote, for error messages. */
 const OPTION_OF: Readonly<Record<string, string>> = {
-  TID: 'tid', Moid: 'moid', CancelAmt: 'amount', CancelMsg: 'reason', RefundAcctNo: 'refundAccount.number',
-  RefundBankCd: 'refundAccount.bankCode', RefundAcctNm: 'refundAccount.holder', MallReserved: 'mallReserved',
+  TID: 'tid',
+  Moid: 'moid',
+  CancelAmt: 'amount',
+  CancelMsg: 'reason',
+  RefundAcctNo: 'refundAccount.number',
+  RefundBankCd: 'refundAccount.bankCode',
+  RefundAcctNm: 'refundAccount.holder',
+  MallReserved: 'mallReserved',
 };
 
 /**
@@ -91,7 +131,10 @@ const OPTION_OF: Readonly<Record<string, string>> = {
  * EdiDate in KST. The whole form is EUC-KR bytes, CancelMsg included, whatever CharSet says;
  * the answer is asked for as UTF-8 JSON.
  */
-export function buildCancelForm(config: Pick<ResolvedConfig, 'mid' | 'merchantKey' | 'clock'>, n: NormalizedCancel): Buffer {
+export function buildCancelForm(
+  config: Pick<ResolvedConfig, 'mid' | 'merchantKey' | 'clock'>,
+  n: NormalizedCancel,
+): Buffer {
   const cancelAmt = String(n.amount);
   const ediDate = kstTimestamp14(config.clock());
   const fields: Record<string, string | undefined> = {

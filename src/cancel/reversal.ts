@@ -35,13 +35,24 @@ export function cancelReversal(config: ResolvedConfig, op: Reversible): GatewayR
 export function cancelFormNetCancel(config: ResolvedConfig, op: Reversible): GatewayRequest {
   return {
     url: gatewayEndpoint(config.baseUrl, CANCEL_PATH),
-    request: () => ({ body: Buffer.concat([reversalForm(config, op, '망취소', ''), Buffer.from('&NetCancel=1', 'latin1')]), contentType: EUC_KR_FORM }),
+    request: () => ({
+      body: Buffer.concat([reversalForm(config, op, '망취소', ''), Buffer.from('&NetCancel=1', 'latin1')]),
+      contentType: EUC_KR_FORM,
+    }),
   };
 }
 
 function reversalForm(config: ResolvedConfig, op: Reversible, reason: string, key: string): Buffer {
   return buildCancelForm(config, {
-    tid: op.tid, moid: op.moid, amount: op.amount, reason, partial: false, refund: undefined, key,
-    cancelMoid: cancelMoidOf(op.tid, op.amount, key), remainingAmount: undefined, mallReserved: undefined,
+    tid: op.tid,
+    moid: op.moid,
+    amount: op.amount,
+    reason,
+    partial: false,
+    refund: undefined,
+    key,
+    cancelMoid: cancelMoidOf(op.tid, op.amount, key),
+    remainingAmount: undefined,
+    mallReserved: undefined,
   });
 }

@@ -14,7 +14,11 @@ export function createCashReceiptClient(ctx: ClientContext, kind: OperationKind<
     async issue(input: CashReceiptInput): Promise<CashReceiptResult> {
       const n = validateReceipt(input);
       const result = await runOperation(ctx, cashReceiptCall(ctx, kind, n));
-      if (result.status === 'issued' && !result.duplicate) ctx.config.logger.info({ tid: result.tid, moid: result.moid, identity: maskIdentity(n.identity), step: 'cash-receipt' }, 'cash receipt issued');
+      if (result.status === 'issued' && !result.duplicate)
+        ctx.config.logger.info(
+          { tid: result.tid, moid: result.moid, identity: maskIdentity(n.identity), step: 'cash-receipt' },
+          'cash receipt issued',
+        );
       return result;
     },
   };

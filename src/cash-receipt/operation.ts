@@ -41,8 +41,18 @@ export function cashReceiptKind(ctx: ClientContext): OperationKind<CashReceiptRe
 function receiptResult(r: LedgerRecord, duplicate: boolean): CashReceiptResult {
   const { tid, moid, amount } = r;
   const raw = frozenFields(r.fields ?? {});
-  if (r.state === 'declined') return { status: 'refused', code: r.resultCode ?? '', message: r.reason ?? '', tid, moid, amount, duplicate, raw };
-  return { status: 'issued', tid, moid, amount, authCode: ownField(raw, 'AuthCode') ?? '', authDate: parseKstTimestamp(ownField(raw, 'AuthDate') ?? ''), duplicate, raw };
+  if (r.state === 'declined')
+    return { status: 'refused', code: r.resultCode ?? '', message: r.reason ?? '', tid, moid, amount, duplicate, raw };
+  return {
+    status: 'issued',
+    tid,
+    moid,
+    amount,
+    authCode: ownField(raw, 'AuthCode') ?? '',
+    authDate: parseKstTimestamp(ownField(raw, 'AuthDate') ?? ''),
+    duplicate,
+    raw,
+  };
 }
 
 /**
@@ -54,11 +64,20 @@ function receiptResult(r: LedgerRecord, duplicate: boolean): CashReceiptResult {
  */
 async function holdingByRecon(ctx: ClientContext, r: LedgerRecord): Promise<GatewayHolding> {
   const login = ctx.config.settle.reconciliation;
-  if (!login) throw new Error('settle.reconciliation (the merchant admin login usrId) is not configured, so reconciliation cannot be asked');
+  if (!login)
+    throw new Error(
+      'settle.reconciliation (the merchant admin login usrId) is not configured, so reconciliation cannot be asked',
+    );
   const recon = createReconClient(ctx);
   const days = [r.at, r.at + DAY_MS].map((at) => kstDate8(new Date(at)));
   for (const dt of days) {
-    const list = await recon.cashReceipts({ usrId: login.usrId, dt, orgSvcCd: '04', idCl: login.idCl, searchID: login.searchID });
+    const list = await recon.cashReceipts({
+      usrId: login.usrId,
+      dt,
+      orgSvcCd: '04',
+      idCl: login.idCl,
+      searchID: login.searchID,
+    });
     const found = list.items.filter((item) => item.tid === r.tid);
     if (found.some((item) => item.state === 'cancel' || item.ccDt !== '')) return 'reversed';
     if (found.length > 0) return 'holds';
@@ -72,24 +91,52 @@ async function holdingByRecon(ctx: ClientContext, r: LedgerRecord): Promise<Gate
  * every other exact code is a refusal.
  */
 export function receiptTable(sent: SentCharge): AnswerTable {
-  return chargeTable(sent, { success: new Set([RECEIPT_ISSUED_CODE]), amount: { field: 'ReceiptAmt', value: sent.amount, optional: true }, required: ['AuthCode'] });
+  return chargeTable(sent, {
+    success: new Set([RECEIPT_ISSUED_CODE]),
+    amount: { field: 'ReceiptAmt', value: sent.amount, optional: true },
+    required: ['AuthCode'],
+  });
 }
 
 /** One receipt, as the ledger runs it: once per Moid, bound to the amount, type and identity. */
-export function cashReceiptCall(ctx: ClientContext, kind: OperationKind<CashReceiptResult>, n: NormalizedReceipt): OperationCall<CashReceiptResult> {
+export function cashReceiptCall(
+  ctx: ClientContext,
+  kind: OperationKind<CashReceiptResult>,
+  n: NormalizedReceipt,
+): OperationCall<CashReceiptResult> {
   const { config } = ctx;
   const now = config.clock();
   const tid = issueTid(config.mid, '04', '01', now);
   return {
     kind,
     key: `cash-receipt:${config.mid}:${n.moid}`,
-    start: { tid, moid: n.moid, amount: n.amount, binding: secretDigest(config.merchantKey, 'cash-receipt', String(n.amount), n.receiptType, n.identity) },
-    mismatch: () => new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `order ${n.moid} already has a cash receipt request with another amount, type or identity; nothing was sent`, 'moid'),
+    start: {
+      tid,
+      moid: n.moid,
+      amount: n.amount,
+      binding: secretDigest(config.merchantKey, 'cash-receipt', String(n.amount), n.receiptType, n.identity),
+    },
+    mismatch: () =>
+      new NicepayRequestError(
+        'NICEPAY_DUPLICATE_MISMATCH',
+        `order ${n.moid} already has a cash receipt request with another amount, type or identity; nothing was sent`,
+        'moid',
+      ),
     send: {
       url: gatewayEndpoint(config.baseUrl, RECEIPT_PATH),
       ids: { tid, moid: n.moid },
-      request: () => ({ body: buildReceiptForm(n, config.mid, config.merchantKey, tid, kstTimestamp14(now)), contentType: EUC_KR_FORM }),
-      table: receiptTable({ tid, mid: config.mid, moid: n.moid, amount: n.amount, charset: n.charset, ediType: n.ediType }),
+      request: () => ({
+        body: buildReceiptForm(n, config.mid, config.merchantKey, tid, kstTimestamp14(now)),
+        contentType: EUC_KR_FORM,
+      }),
+      table: receiptTable({
+        tid,
+        mid: config.mid,
+        moid: n.moid,
+        amount: n.amount,
+        charset: n.charset,
+        ediType: n.ediType,
+      }),
     },
     // The receipt's identity (a phone or business number) is never kept, even echoed.
     keep: (fields) => Object.fromEntries(Object.entries(fields).filter(([k]) => k !== 'ReceiptTypeNo')),

@@ -1,4 +1,3 @@
-
 import type { Charset } from '../wire/charset.js';
 import type { ReceiptPurpose } from '../wire/receipt-fields.js';
 import type { EdiType } from '../wire/response-body.js';

@@ -1,7 +1,12 @@
 import { fieldInvalid, type WireBuyer, wireBuyer, wireText } from '../validation/input-text.js';
 import { type WireFormat, wireFormat } from '../billing/validate.js';
 import { MAX_AMOUNT, isValidAmount } from '../wire/amount.js';
-import { RECEIPT_TYPE_CODES, type ReceiptPurpose, receiptAmountsAddUp, receiptIdentityProblem } from '../wire/receipt-fields.js';
+import {
+  RECEIPT_TYPE_CODES,
+  type ReceiptPurpose,
+  receiptAmountsAddUp,
+  receiptIdentityProblem,
+} from '../wire/receipt-fields.js';
 import type { CashReceiptInput } from './types.js';
 
 /** A receipt in wire form. */
@@ -34,10 +39,12 @@ function part(value: unknown, field: string, required: boolean): number {
 export function validateReceipt(input: CashReceiptInput): NormalizedReceipt {
   if (typeof input !== 'object' || input === null) throw fieldInvalid('input', 'must be an object');
   const moid = wireText(input.moid, 'moid', 64, true)!;
-  if (!isValidAmount(input.amount)) throw fieldInvalid('amount', 'must be a positive whole number of won with at most 12 digits');
+  if (!isValidAmount(input.amount))
+    throw fieldInvalid('amount', 'must be a positive whole number of won with at most 12 digits');
   const goodsName = wireText(input.goodsName, 'goodsName', 40, true)!;
   const purpose = input.type;
-  if (purpose !== 'income-deduction' && purpose !== 'expense-proof') throw fieldInvalid('type', "must be 'income-deduction' or 'expense-proof'");
+  if (purpose !== 'income-deduction' && purpose !== 'expense-proof')
+    throw fieldInvalid('type', "must be 'income-deduction' or 'expense-proof'");
   if (typeof input.identity !== 'string') throw fieldInvalid('identity', 'must be a string of digits');
   const identity = input.identity.replace(/[\s-]/g, '');
   const problem = receiptIdentityProblem(purpose, identity);
@@ -47,11 +54,24 @@ export function validateReceipt(input: CashReceiptInput): NormalizedReceipt {
   const service = part(input.service, 'service', false);
   const taxFree = part(input.taxFree, 'taxFree', false);
   if (!receiptAmountsAddUp({ amount: input.amount, supply, vat, service, taxFree })) {
-    throw fieldInvalid('amount', `must equal supply + vat + service + taxFree (${supply} + ${vat} + ${service} + ${taxFree} = ${supply + vat + service + taxFree}, not ${input.amount})`);
+    throw fieldInvalid(
+      'amount',
+      `must equal supply + vat + service + taxFree (${supply} + ${vat} + ${service} + ${taxFree} = ${supply + vat + service + taxFree}, not ${input.amount})`,
+    );
   }
   return {
-    moid, amount: input.amount, goodsName, purpose, receiptType: RECEIPT_TYPE_CODES[purpose], identity,
-    supply, vat, service, taxFree, ...wireBuyer(input.buyer), ...wireFormat(input),
+    moid,
+    amount: input.amount,
+    goodsName,
+    purpose,
+    receiptType: RECEIPT_TYPE_CODES[purpose],
+    identity,
+    supply,
+    vat,
+    service,
+    taxFree,
+    ...wireBuyer(input.buyer),
+    ...wireFormat(input),
   };
 }
 

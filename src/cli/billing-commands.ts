@@ -22,7 +22,8 @@ const IDENTITY_INPUT: SecretInput = {
 
 const BID_OPTIONS = { 'bid-stdin': { type: 'boolean' }, bid: { type: 'string' } } as const;
 
-const bidFrom = async (values: Parameters<Command['run']>[0], io: CliIo): Promise<string> => (await readSecrets(values, io, BID_INPUT))[0]!;
+const bidFrom = async (values: Parameters<Command['run']>[0], io: CliIo): Promise<string> =>
+  (await readSecrets(values, io, BID_INPUT))[0]!;
 
 /** `billing charge`: one charge of a billing key, once per Moid. */
 export const billingCharge: Command = {
@@ -46,7 +47,13 @@ Options:
 
 ${WEB_ENV_HELP}
 ${secretHelp(BID_INPUT)}`,
-  options: { moid: { type: 'string' }, amount: { type: 'string' }, 'goods-name': { type: 'string' }, quota: { type: 'string' }, ...BID_OPTIONS },
+  options: {
+    moid: { type: 'string' },
+    amount: { type: 'string' },
+    'goods-name': { type: 'string' },
+    quota: { type: 'string' },
+    ...BID_OPTIONS,
+  },
   async run(values, io) {
     const input: BillingChargeInput = {
       bid: '',
@@ -92,7 +99,11 @@ ${secretHelp(BID_INPUT)}`,
     const result = await withWebClient(io, (np) => np.billing.remove({ bid, moid }));
     // The answer's AuthDate is a date (YYYYMMDD, KST): as an instant it would print as 15:00
     // UTC of the day before, which reads as a time nobody gave.
-    io.out(toJson(result.status === 'removed' ? { ...result, authDate: result.authDate && kstDate8(result.authDate) } : result));
+    io.out(
+      toJson(
+        result.status === 'removed' ? { ...result, authDate: result.authDate && kstDate8(result.authDate) } : result,
+      ),
+    );
     if (result.status === 'refused') {
       io.err(`refused: ${result.code} ${result.message}\n`);
       return EXIT.GATEWAY;
@@ -130,8 +141,14 @@ Options:
 ${WEB_ENV_HELP}
 ${secretHelp(IDENTITY_INPUT)}`,
   options: {
-    moid: { type: 'string' }, amount: { type: 'string' }, supply: { type: 'string' }, vat: { type: 'string' }, service: { type: 'string' },
-    'tax-free': { type: 'string' }, 'goods-name': { type: 'string' }, type: { type: 'string' },
+    moid: { type: 'string' },
+    amount: { type: 'string' },
+    supply: { type: 'string' },
+    vat: { type: 'string' },
+    service: { type: 'string' },
+    'tax-free': { type: 'string' },
+    'goods-name': { type: 'string' },
+    type: { type: 'string' },
     'identity-stdin': { type: 'boolean' },
     // Parsed only to be refused with a pointed message (secret-input.ts).
     identity: { type: 'string' },
@@ -143,7 +160,10 @@ ${secretHelp(IDENTITY_INPUT)}`,
       supply: won(values, 'supply', true)!,
       vat: won(values, 'vat', true)!,
       goodsName: required(values, 'goods-name', 'the goods name'),
-      type: oneOf(required(values, 'type', 'income-deduction or expense-proof'), 'type', ['income-deduction', 'expense-proof'] as const),
+      type: oneOf(required(values, 'type', 'income-deduction or expense-proof'), 'type', [
+        'income-deduction',
+        'expense-proof',
+      ] as const),
       identity: '',
     };
     const service = won(values, 'service', false);

@@ -8,7 +8,10 @@ import type { CliIo } from './output.js';
  */
 export async function withClient<T>(io: CliIo, fn: (nicepay: Nicepay) => Promise<T>): Promise<T> {
   const creds = readCredentials(io.env);
-  const nicepay = clientFromEnv(() => createNicepay({ mid: creds.mid, merchantKey: creds.merchantKey, baseUrl: creds.url, dataUrl: creds.url }), 'NICEPAY_DATA_URL');
+  const nicepay = clientFromEnv(
+    () => createNicepay({ mid: creds.mid, merchantKey: creds.merchantKey, baseUrl: creds.url, dataUrl: creds.url }),
+    'NICEPAY_DATA_URL',
+  );
   try {
     return await fn(nicepay);
   } finally {

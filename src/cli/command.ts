@@ -32,13 +32,24 @@ function joinDashValues(command: Command, args: readonly string[]): string[] {
   const out: string[] = [];
   const isOption = (a: string): boolean => {
     const name = a.replace(/^--?/, '').split('=')[0]!;
-    return name === 'help' || name === 'h' || name in command.options || Object.values(command.options).some((o) => o.short === name);
+    return (
+      name === 'help' ||
+      name === 'h' ||
+      name in command.options ||
+      Object.values(command.options).some((o) => o.short === name)
+    );
   };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const name = a.startsWith('--') ? a.slice(2) : undefined;
     const next = args[i + 1];
-    if (name !== undefined && command.options[name]?.type === 'string' && next?.startsWith('-') && next !== '-' && !isOption(next)) {
+    if (
+      name !== undefined &&
+      command.options[name]?.type === 'string' &&
+      next?.startsWith('-') &&
+      next !== '-' &&
+      !isOption(next)
+    ) {
       out.push(`${a}=${next}`);
       i++;
     } else {
@@ -74,7 +85,8 @@ export function won(values: CliValues, name: string, needed: boolean): number | 
   const v = values[name];
   if (v === undefined && !needed) return undefined;
   const text = needed ? required(values, name, 'a whole number of won') : String(v);
-  if (!/^\d{1,12}$/.test(text)) throw new UsageError(`--${name} must be a whole number of won, got ${JSON.stringify(text)}`);
+  if (!/^\d{1,12}$/.test(text))
+    throw new UsageError(`--${name} must be a whole number of won, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
@@ -85,13 +97,15 @@ export function won(values: CliValues, name: string, needed: boolean): number | 
 export function date8(values: CliValues, name: string): string {
   const v = required(values, name, 'a KST date YYYYMMDD');
   if (!/^\d{8}$/.test(v)) throw new UsageError(`--${name} must be a KST date YYYYMMDD, got ${JSON.stringify(v)}`);
-  if (!isDate8(v)) throw new UsageError(`--${name} must be a real calendar date YYYYMMDD (KST), got ${JSON.stringify(v)}`);
+  if (!isDate8(v))
+    throw new UsageError(`--${name} must be a real calendar date YYYYMMDD (KST), got ${JSON.stringify(v)}`);
   return v;
 }
 
 /** One of a fixed set of values. */
 export function oneOf<T extends string>(value: string, name: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
   return value as T;
 }
 

@@ -18,7 +18,10 @@ export const ENV_HELP = `Environment:
 
 /** The environment variable behind each client option the CLI sets (config errors name the variable). */
 export const OPTION_ENV: Readonly<Record<string, string>> = {
-  mid: 'NICEPAY_MID', merchantKey: 'NICEPAY_MERCHANT_KEY', baseUrl: 'NICEPAY_DATA_URL', dataUrl: 'NICEPAY_DATA_URL',
+  mid: 'NICEPAY_MID',
+  merchantKey: 'NICEPAY_MERCHANT_KEY',
+  baseUrl: 'NICEPAY_DATA_URL',
+  dataUrl: 'NICEPAY_DATA_URL',
 };
 
 /**
@@ -27,10 +30,15 @@ export const OPTION_ENV: Readonly<Record<string, string>> = {
  * needs), so an operator fixes the environment in one go, and a URL that is not http(s) is
  * refused naming its variable.
  */
-export function readCredentials(env: NodeJS.ProcessEnv, urlVariable: 'NICEPAY_DATA_URL' | 'NICEPAY_BASE_URL' = 'NICEPAY_DATA_URL', alsoMissing: readonly string[] = []): CliCredentials {
+export function readCredentials(
+  env: NodeJS.ProcessEnv,
+  urlVariable: 'NICEPAY_DATA_URL' | 'NICEPAY_BASE_URL' = 'NICEPAY_DATA_URL',
+  alsoMissing: readonly string[] = [],
+): CliCredentials {
   const missing = ['NICEPAY_MID', 'NICEPAY_MERCHANT_KEY', urlVariable].filter((k) => !env[k]);
   if (missing.length > 0 || alsoMissing.length > 0) {
-    const named = missing.length > 0 ? [`missing environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`] : [];
+    const named =
+      missing.length > 0 ? [`missing environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`] : [];
     throw new CliConfigError(`${[...named, ...alsoMissing].join('; ')} (see --help)`);
   }
   return { mid: env['NICEPAY_MID']!, merchantKey: env['NICEPAY_MERCHANT_KEY']!, url: httpUrl(env, urlVariable)! };
@@ -45,7 +53,9 @@ export function httpUrl(env: NodeJS.ProcessEnv, variable: 'NICEPAY_DATA_URL' | '
   if (!url) return undefined;
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
     const example = variable === 'NICEPAY_DATA_URL' ? 'https://data.nicepay.co.kr' : 'https://webapi.nicepay.co.kr';
-    throw new CliConfigError(`${variable} is invalid: expected an http(s) URL such as ${example}, got ${JSON.stringify(url)}`);
+    throw new CliConfigError(
+      `${variable} is invalid: expected an http(s) URL such as ${example}, got ${JSON.stringify(url)}`,
+    );
   }
   return url;
 }
@@ -70,6 +80,8 @@ export function clientFromEnv(create: () => Nicepay, urlVariable: string): Nicep
   try {
     return create();
   } catch (err) {
-    throw renameConfigError(err, (field) => (field === 'baseUrl' || field === 'dataUrl' ? urlVariable : OPTION_ENV[field]));
+    throw renameConfigError(err, (field) =>
+      field === 'baseUrl' || field === 'dataUrl' ? urlVariable : OPTION_ENV[field],
+    );
   }
 }

@@ -18,7 +18,10 @@ export const WEB_ENV_HELP = `Environment:
  */
 export async function withWebClient<T>(io: CliIo, fn: (nicepay: Nicepay) => Promise<T>): Promise<T> {
   const creds = readCredentials(io.env, 'NICEPAY_BASE_URL');
-  const nicepay = clientFromEnv(() => createNicepay({ mid: creds.mid, merchantKey: creds.merchantKey, baseUrl: creds.url }), 'NICEPAY_BASE_URL');
+  const nicepay = clientFromEnv(
+    () => createNicepay({ mid: creds.mid, merchantKey: creds.merchantKey, baseUrl: creds.url }),
+    'NICEPAY_BASE_URL',
+  );
   try {
     return await fn(nicepay);
   } finally {
@@ -26,7 +29,8 @@ export async function withWebClient<T>(io: CliIo, fn: (nicepay: Nicepay) => Prom
   }
 }
 
-const opt = (values: CliValues, name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+const opt = (values: CliValues, name: string): string | undefined =>
+  typeof values[name] === 'string' ? (values[name] as string) : undefined;
 
 /** A buyer's refund account (number and holder): personal, so from the environment or stdin, never argv. */
 const REFUND_INPUT: SecretInput = {
@@ -65,11 +69,18 @@ Options:
 ${WEB_ENV_HELP}
 ${secretHelp(REFUND_INPUT)}`,
   options: {
-    tid: { type: 'string' }, moid: { type: 'string' }, amount: { type: 'string' }, reason: { type: 'string' },
-    partial: { type: 'boolean' }, remaining: { type: 'string' }, key: { type: 'string' },
-    'refund-bank': { type: 'string' }, 'refund-account-stdin': { type: 'boolean' },
+    tid: { type: 'string' },
+    moid: { type: 'string' },
+    amount: { type: 'string' },
+    reason: { type: 'string' },
+    partial: { type: 'boolean' },
+    remaining: { type: 'string' },
+    key: { type: 'string' },
+    'refund-bank': { type: 'string' },
+    'refund-account-stdin': { type: 'boolean' },
     // Parsed only to be refused with a pointed message (secret-input.ts).
-    'refund-account': { type: 'string' }, 'refund-holder': { type: 'string' },
+    'refund-account': { type: 'string' },
+    'refund-holder': { type: 'string' },
   },
   async run(values, io) {
     const input: CancelInput = {
@@ -86,7 +97,10 @@ ${secretHelp(REFUND_INPUT)}`,
     refuseOnCommandLine(values, REFUND_INPUT);
     const bankCode = opt(values, 'refund-bank');
     if (bankCode !== undefined || values['refund-account-stdin'] === true || io.env['NICEPAY_REFUND_ACCOUNT']) {
-      if (!bankCode) throw new UsageError('a refund account needs --refund-bank CODE (its 3-digit bank code) besides its number and holder');
+      if (!bankCode)
+        throw new UsageError(
+          'a refund account needs --refund-bank CODE (its 3-digit bank code) besides its number and holder',
+        );
       const [number, holder] = await readSecrets(values, io, REFUND_INPUT);
       input.refundAccount = { number: number!, bankCode, holder: holder! };
     }

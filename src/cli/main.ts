@@ -11,7 +11,19 @@ import { billingCharge, billingRemove, cashReceiptIssue } from './billing-comman
 import { settleCommand, unsettledCommand } from './settle-commands.js';
 
 /** Every subcommand, in the order --help lists them. */
-export const COMMANDS: readonly Command[] = [sandboxCommand, payoutBalance, payoutResults, reconCashReceipts, cancelCommand, statusCommand, billingCharge, billingRemove, cashReceiptIssue, settleCommand, unsettledCommand];
+export const COMMANDS: readonly Command[] = [
+  sandboxCommand,
+  payoutBalance,
+  payoutResults,
+  reconCashReceipts,
+  cancelCommand,
+  statusCommand,
+  billingCharge,
+  billingRemove,
+  cashReceiptIssue,
+  settleCommand,
+  unsettledCommand,
+];
 
 const TOP_HELP = `Usage: express-nicepay <command> [options]
 
@@ -111,7 +123,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     if (code === EXIT.OUTCOME_UNKNOWN) io.err('The gateway may have acted; check its state before retrying.\n');
     // A lost answer whose call was reversed: known, and nothing stands (exit 1, not 4).
     if (code === EXIT.GATEWAY && (err as { netCancel?: string }).netCancel === 'succeeded') {
-      io.err('The answer was lost and the call was reversed (net cancel succeeded): nothing was charged; send it again with a new Moid.\n');
+      io.err(
+        'The answer was lost and the call was reversed (net cancel succeeded): nothing was charged; send it again with a new Moid.\n',
+      );
     }
     return code;
   }

@@ -30,7 +30,11 @@ export function withoutRaw(value: unknown): unknown {
   if (value instanceof Date) return value;
   if (Array.isArray(value)) return value.map(withoutRaw);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'raw').map(([k, v]) => [k, withoutRaw(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== 'raw')
+      .map(([k, v]) => [k, withoutRaw(v)]),
+  );
 }
 
 /** Pretty JSON with a trailing newline. */

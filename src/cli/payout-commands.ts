@@ -6,7 +6,19 @@ import { records, toJson, writeCsv } from './output.js';
 
 /** CSV columns of `payout results --csv` (PayoutResultItem without raw). */
 export const PAYOUT_COLUMNS = [
-  'rowNo', 'seq', 'settlmntDt', 'subId', 'subCoNo', 'subCoNm', 'status', 'statusNm', 'amount', 'bankCd', 'accntNm', 'accntNo', 'errReason',
+  'rowNo',
+  'seq',
+  'settlmntDt',
+  'subId',
+  'subCoNo',
+  'subCoNm',
+  'status',
+  'statusNm',
+  'amount',
+  'bankCd',
+  'accntNm',
+  'accntNo',
+  'errReason',
 ] as const;
 
 /** `payout balance`: the merchant's payout balance (sid 0101001) as JSON. */

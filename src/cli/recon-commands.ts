@@ -10,8 +10,30 @@ const ID_CLS: readonly IdCl[] = ['2', '3', '4'];
 
 /** CSV columns of `recon cash-receipts --csv` (CashReceiptItem without raw). */
 export const RECEIPT_COLUMNS = [
-  'appDt', 'appTm', 'ccDt', 'ccTm', 'mid', 'serviceId', 'tid', 'orgTid', 'orgSvcCd', 'goodsNm', 'goodsAmt', 'state', 'stateCd',
-  'appNo', 'ccNo', 'ordNm', 'identity', 'status', 'statusCd', 'purpose', 'reqFlg', 'coNm', 'coNo', 'moid',
+  'appDt',
+  'appTm',
+  'ccDt',
+  'ccTm',
+  'mid',
+  'serviceId',
+  'tid',
+  'orgTid',
+  'orgSvcCd',
+  'goodsNm',
+  'goodsAmt',
+  'state',
+  'stateCd',
+  'appNo',
+  'ccNo',
+  'ordNm',
+  'identity',
+  'status',
+  'statusCd',
+  'purpose',
+  'reqFlg',
+  'coNm',
+  'coNo',
+  'moid',
 ] as const;
 
 /** `recon cash-receipts`: the cash receipts of one date (sid 0301002) as JSON or CSV. */
@@ -44,7 +66,10 @@ ${ENV_HELP}
   },
   async run(values, io) {
     const dt = date8(values, 'date');
-    const usrId = typeof values['usr-id'] === 'string' ? values['usr-id'] : io.env['NICEPAY_USR_ID'] ?? required(values, 'usr-id', 'the administrator login id');
+    const usrId =
+      typeof values['usr-id'] === 'string'
+        ? values['usr-id']
+        : (io.env['NICEPAY_USR_ID'] ?? required(values, 'usr-id', 'the administrator login id'));
     const orgSvcCd = oneOf(required(values, 'org-svc-cd', ORG_SVC_CDS.join(', ')), 'org-svc-cd', ORG_SVC_CDS);
     const idCl = oneOf(typeof values['id-cl'] === 'string' ? values['id-cl'] : '2', 'id-cl', ID_CLS);
     const searchId = typeof values['search-id'] === 'string' ? values['search-id'] : io.env['NICEPAY_MID'];

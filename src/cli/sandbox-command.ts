@@ -12,20 +12,27 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 function port(value: unknown): number {
   if (value === undefined) return 0;
   const n = Number(value);
-  if (typeof value !== 'string' || !/^\d+$/.test(value) || n > 65_535) throw new UsageError(`--port must be a port number 0-65535, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || n > 65_535)
+    throw new UsageError(`--port must be a port number 0-65535, got ${JSON.stringify(value)}`);
   return n;
 }
 
 /** One `MID:KEY` entry; `where` names its source in the error, never the key. */
 function merchant(entry: string, where: string): SandboxMerchant {
   const m = /^([A-Za-z0-9]{10}):(.{16,})$/.exec(entry.trim());
-  if (!m) throw new CliConfigError(`${where}: each merchant must be MID:KEY (a 10-character MID, a key of at least 16 characters)`);
+  if (!m)
+    throw new CliConfigError(
+      `${where}: each merchant must be MID:KEY (a 10-character MID, a key of at least 16 characters)`,
+    );
   return { mid: m[1]!, merchantKey: m[2]! };
 }
 
 /** The `MID:KEY` entries of a text: separated by commas or newlines, `#` starting a comment line. */
 function entries(text: string): string[] {
-  return text.split(/[\n,]/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  return text
+    .split(/[\n,]/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
 }
 
 /**
@@ -35,26 +42,37 @@ function entries(text: string): string[] {
  * readable by other users is used, with a warning. Undefined when neither is given: the
  * published test merchants.
  */
-export function sandboxMerchants(values: CliValues, env: NodeJS.ProcessEnv, warn: (line: string) => void): SandboxMerchant[] | undefined {
+export function sandboxMerchants(
+  values: CliValues,
+  env: NodeJS.ProcessEnv,
+  warn: (line: string) => void,
+): SandboxMerchant[] | undefined {
   if (values['merchant'] !== undefined) {
-    throw new UsageError(`--merchant is refused: a merchant key on the command line is visible in ps to every local user. Put MID:KEY in ${SANDBOX_MERCHANTS_ENV} or in a file named by --merchants-file`);
+    throw new UsageError(
+      `--merchant is refused: a merchant key on the command line is visible in ps to every local user. Put MID:KEY in ${SANDBOX_MERCHANTS_ENV} or in a file named by --merchants-file`,
+    );
   }
   const found: SandboxMerchant[] = [];
   const fromEnv = env[SANDBOX_MERCHANTS_ENV];
-  if (fromEnv !== undefined && fromEnv.trim() !== '') found.push(...entries(fromEnv).map((e) => merchant(e, SANDBOX_MERCHANTS_ENV)));
+  if (fromEnv !== undefined && fromEnv.trim() !== '')
+    found.push(...entries(fromEnv).map((e) => merchant(e, SANDBOX_MERCHANTS_ENV)));
   const file = values['merchants-file'];
   if (typeof file === 'string') {
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
       // Owner-only is what a key file should be (chmod 600); others may read this one.
-      if ((statSync(file).mode & 0o077) !== 0) warn(`sandbox: warning: ${file} is readable by other users; chmod 600 it\n`);
+      if ((statSync(file).mode & 0o077) !== 0)
+        warn(`sandbox: warning: ${file} is readable by other users; chmod 600 it\n`);
     } catch (err) {
-      throw new CliConfigError(`--merchants-file ${JSON.stringify(file)} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new CliConfigError(
+        `--merchants-file ${JSON.stringify(file)} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
     const before = found.length;
     found.push(...entries(text).map((e) => merchant(e, `--merchants-file ${file}`)));
-    if (found.length === before) throw new CliConfigError(`--merchants-file ${JSON.stringify(file)} names no merchant (one MID:KEY per line)`);
+    if (found.length === before)
+      throw new CliConfigError(`--merchants-file ${JSON.stringify(file)} names no merchant (one MID:KEY per line)`);
   }
   const mids = found.map((m) => m.mid);
   const twice = mids.find((mid, i) => mids.indexOf(mid) !== i);
@@ -65,7 +83,10 @@ export function sandboxMerchants(values: CliValues, env: NodeJS.ProcessEnv, warn
 function clock(value: unknown): (() => Date) | undefined {
   if (value === undefined) return undefined;
   const at = new Date(String(value));
-  if (Number.isNaN(at.getTime())) throw new UsageError(`--clock must be an ISO 8601 time such as 2026-03-02T10:29:00+09:00, got ${JSON.stringify(value)}`);
+  if (Number.isNaN(at.getTime()))
+    throw new UsageError(
+      `--clock must be an ISO 8601 time such as 2026-03-02T10:29:00+09:00, got ${JSON.stringify(value)}`,
+    );
   return () => at;
 }
 

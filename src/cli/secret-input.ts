@@ -45,16 +45,23 @@ export function refuseOnCommandLine(values: CliValues, input: SecretInput): void
 export async function readSecrets(values: CliValues, io: CliIo, input: SecretInput): Promise<string[]> {
   refuseOnCommandLine(values, input);
   if (values[input.stdinFlag] === true) {
-    const lines = (await io.readStdin()).split('\n').map((l) => l.replace(/\r$/, '').trim()).filter((l) => l !== '');
+    const lines = (await io.readStdin())
+      .split('\n')
+      .map((l) => l.replace(/\r$/, '').trim())
+      .filter((l) => l !== '');
     if (lines.length < input.values.length) {
       const wanted = input.values.map((v) => v.what).join(', then ');
-      throw new CliConfigError(`--${input.stdinFlag}: standard input holds ${lines.length} of the ${input.values.length} line${input.values.length > 1 ? 's' : ''} expected (${wanted})`);
+      throw new CliConfigError(
+        `--${input.stdinFlag}: standard input holds ${lines.length} of the ${input.values.length} line${input.values.length > 1 ? 's' : ''} expected (${wanted})`,
+      );
     }
     return lines.slice(0, input.values.length);
   }
   const missing = input.values.filter((v) => !io.env[v.env]);
   if (missing.length > 0) {
-    throw new CliConfigError(`missing environment variable${missing.length > 1 ? 's' : ''} ${missing.map((v) => v.env).join(', ')} (${missing.map((v) => v.what).join('; ')}), or pipe ${missing.length > 1 || input.values.length > 1 ? 'them' : 'it'} with --${input.stdinFlag} (see --help)`);
+    throw new CliConfigError(
+      `missing environment variable${missing.length > 1 ? 's' : ''} ${missing.map((v) => v.env).join(', ')} (${missing.map((v) => v.what).join('; ')}), or pipe ${missing.length > 1 || input.values.length > 1 ? 'them' : 'it'} with --${input.stdinFlag} (see --help)`,
+    );
   }
   return input.values.map((v) => io.env[v.env]!);
 }

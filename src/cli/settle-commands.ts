@@ -25,7 +25,6 @@ const LEDGER_OPTIONS_HELP = `  --attention-after MINUTES
                      one the shop's settler already flagged needs it whatever this says)
   --batch N          most open payments looked at (default 100)`;
 
-
 /** Settlement settings from the command line. */
 interface LedgerSettings {
   attentionAfterMs: number;
@@ -42,7 +41,8 @@ function ledgerSettings(values: Parameters<Command['run']>[0]): LedgerSettings {
 /** Warnings and errors of settlement (a record that could not be settled) on stderr; DEBUG adds every line. */
 function stderrLogger(io: CliIo): Logger {
   if (debugEnabled(io.env['DEBUG'])) return debugLogger(io.env['DEBUG'], io.err);
-  const line = (level: string) => (obj: Record<string, unknown>, msg?: string) => io.err(`express-nicepay ${level}: ${msg ?? ''} ${JSON.stringify(obj)}\n`);
+  const line = (level: string) => (obj: Record<string, unknown>, msg?: string) =>
+    io.err(`express-nicepay ${level}: ${msg ?? ''} ${JSON.stringify(obj)}\n`);
   return { debug() {}, info() {}, warn: line('warn'), error: line('error') };
 }
 
@@ -51,24 +51,39 @@ function stderrLogger(io: CliIo): Logger {
  * missing variable, the store included, is named in one configuration error. Closes the client,
  * then the store.
  */
-export async function withLedgerClient<T>(io: CliIo, settings: LedgerSettings, fn: (nicepay: Nicepay) => Promise<T>): Promise<T> {
+export async function withLedgerClient<T>(
+  io: CliIo,
+  settings: LedgerSettings,
+  fn: (nicepay: Nicepay) => Promise<T>,
+): Promise<T> {
   const choice = chooseStore(io.env);
   const creds = readCredentials(io.env, 'NICEPAY_BASE_URL', 'problem' in choice ? [choice.problem] : []);
   const dataUrl = httpUrl(io.env, 'NICEPAY_DATA_URL');
   const usrId = io.env['NICEPAY_USR_ID'];
-  if (usrId && !dataUrl) throw new CliConfigError('NICEPAY_USR_ID (reconciliation of cash receipts) needs NICEPAY_DATA_URL, the data host');
+  if (usrId && !dataUrl)
+    throw new CliConfigError('NICEPAY_USR_ID (reconciliation of cash receipts) needs NICEPAY_DATA_URL, the data host');
   const opened = await openStore(choice as StoreChoice);
   try {
     let nicepay: Nicepay;
     try {
       nicepay = createNicepay({
-        mid: creds.mid, merchantKey: creds.merchantKey, baseUrl: creds.url, ...(dataUrl ? { dataUrl } : {}),
-        store: opened.store, logger: stderrLogger(io),
+        mid: creds.mid,
+        merchantKey: creds.merchantKey,
+        baseUrl: creds.url,
+        ...(dataUrl ? { dataUrl } : {}),
+        store: opened.store,
+        logger: stderrLogger(io),
         settle: { intervalMs: false, ...settings, ...(usrId ? { reconciliation: { usrId } } : {}) },
       });
     } catch (err) {
       const variable = (field: string): string | undefined =>
-        field === 'baseUrl' ? 'NICEPAY_BASE_URL' : field === 'dataUrl' ? 'NICEPAY_DATA_URL' : field.startsWith('settle.reconciliation') ? 'NICEPAY_USR_ID' : OPTION_ENV[field];
+        field === 'baseUrl'
+          ? 'NICEPAY_BASE_URL'
+          : field === 'dataUrl'
+            ? 'NICEPAY_DATA_URL'
+            : field.startsWith('settle.reconciliation')
+              ? 'NICEPAY_USR_ID'
+              : OPTION_ENV[field];
       throw renameConfigError(err, variable);
     }
     try {
@@ -87,7 +102,8 @@ function kst(date: Date): string {
   return `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)} ${t.slice(8, 10)}:${t.slice(10, 12)}:${t.slice(12)} KST`;
 }
 
-const settledLine = (s: SettledItem): string => `settled ${s.operation} TID ${s.tid} Moid ${s.moid} ${s.amount} won: ${s.outcome}\n`;
+const settledLine = (s: SettledItem): string =>
+  `settled ${s.operation} TID ${s.tid} Moid ${s.moid} ${s.amount} won: ${s.outcome}\n`;
 
 const openLine = (u: UnsettledItem): string =>
   `${u.needsAttention ? 'NEEDS ATTENTION' : 'open'} ${u.operation} TID ${u.tid} Moid ${u.moid} ${u.amount} won: ${u.state}, ${u.reason}; ` +
@@ -141,7 +157,17 @@ ${LEDGER_ENV_HELP}`,
 };
 
 /** CSV columns of `unsettled --csv`. */
-export const UNSETTLED_COLUMNS = ['operation', 'tid', 'moid', 'amount', 'state', 'reason', 'attempts', 'nextAttemptAt', 'needsAttention'] as const;
+export const UNSETTLED_COLUMNS = [
+  'operation',
+  'tid',
+  'moid',
+  'amount',
+  'state',
+  'reason',
+  'attempts',
+  'nextAttemptAt',
+  'needsAttention',
+] as const;
 
 /** `unsettled`: the open payments of the shop's ledger, without settling any. */
 export const unsettledCommand: Command = {
@@ -163,7 +189,12 @@ ${LEDGER_ENV_HELP}`,
   async run(values, io) {
     const settings = ledgerSettings(values);
     const open = await withLedgerClient(io, settings, (np) => np.unsettled());
-    if (values['csv']) writeCsv(io, UNSETTLED_COLUMNS, open.map((u) => ({ ...u, nextAttemptAt: u.nextAttemptAt.toISOString() })));
+    if (values['csv'])
+      writeCsv(
+        io,
+        UNSETTLED_COLUMNS,
+        open.map((u) => ({ ...u, nextAttemptAt: u.nextAttemptAt.toISOString() })),
+      );
     else io.out(toJson(open));
     for (const u of open) io.err(openLine(u));
     io.err(`${openSummary(open, settings.batch)}\n`);

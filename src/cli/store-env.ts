@@ -16,7 +16,9 @@ export const STORE_ENV_HELP = `Ledger store (exactly one; the store the shop run
   NICEPAY_REDIS_PREFIX  its key prefix, when the shop sets one (default nicepay:)`;
 
 /** Which store the environment names, before anything is opened. */
-export type StoreChoice = { kind: 'sqlite'; path: string; table?: string } | { kind: 'redis'; url: string; prefix?: string };
+export type StoreChoice =
+  | { kind: 'sqlite'; path: string; table?: string }
+  | { kind: 'redis'; url: string; prefix?: string };
 
 /** The environment variable behind each store option (a refusal names the variable). */
 const STORE_OPTION_ENV: Readonly<Record<StoreChoice['kind'], Readonly<Record<string, string>>>> = {
@@ -31,10 +33,16 @@ const STORE_OPTION_ENV: Readonly<Record<StoreChoice['kind'], Readonly<Record<str
 export function chooseStore(env: NodeJS.ProcessEnv): StoreChoice | { problem: string } {
   const path = env['NICEPAY_SQLITE_PATH'];
   const url = env['NICEPAY_REDIS_URL'];
-  if (path && url) return { problem: 'both NICEPAY_SQLITE_PATH and NICEPAY_REDIS_URL are set: name the one store the shop runs on' };
-  if (path) return { kind: 'sqlite', path, ...(env['NICEPAY_SQLITE_TABLE'] ? { table: env['NICEPAY_SQLITE_TABLE'] } : {}) };
-  if (url) return { kind: 'redis', url, ...(env['NICEPAY_REDIS_PREFIX'] ? { prefix: env['NICEPAY_REDIS_PREFIX'] } : {}) };
-  return { problem: "no ledger store: set NICEPAY_SQLITE_PATH (the shop's sqliteStore file) or NICEPAY_REDIS_URL (its redisStore); a memory store of the CLI's own would have nothing to settle" };
+  if (path && url)
+    return { problem: 'both NICEPAY_SQLITE_PATH and NICEPAY_REDIS_URL are set: name the one store the shop runs on' };
+  if (path)
+    return { kind: 'sqlite', path, ...(env['NICEPAY_SQLITE_TABLE'] ? { table: env['NICEPAY_SQLITE_TABLE'] } : {}) };
+  if (url)
+    return { kind: 'redis', url, ...(env['NICEPAY_REDIS_PREFIX'] ? { prefix: env['NICEPAY_REDIS_PREFIX'] } : {}) };
+  return {
+    problem:
+      "no ledger store: set NICEPAY_SQLITE_PATH (the shop's sqliteStore file) or NICEPAY_REDIS_URL (its redisStore); a memory store of the CLI's own would have nothing to settle",
+  };
 }
 
 /** sqliteStore's documented default table (docs/stores.md), the one a shop that names none writes. */
@@ -73,18 +81,24 @@ async function openSqlite(path: string, table: string): Promise<OpenedStore> {
   try {
     ({ default: Database } = await import('better-sqlite3'));
   } catch {
-    throw new CliConfigError('NICEPAY_SQLITE_PATH needs the optional peer dependency "better-sqlite3": npm install better-sqlite3');
+    throw new CliConfigError(
+      'NICEPAY_SQLITE_PATH needs the optional peer dependency "better-sqlite3": npm install better-sqlite3',
+    );
   }
   let db: import('better-sqlite3').Database;
   try {
     db = new Database(path, { fileMustExist: true });
   } catch (err) {
-    throw new CliConfigError(`NICEPAY_SQLITE_PATH is invalid: cannot open ${JSON.stringify(path)} (${(err as Error).message})`);
+    throw new CliConfigError(
+      `NICEPAY_SQLITE_PATH is invalid: cannot open ${JSON.stringify(path)} (${(err as Error).message})`,
+    );
   }
   try {
     const found = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
     if (found === undefined) {
-      throw new CliConfigError(`NICEPAY_SQLITE_PATH is invalid: ${JSON.stringify(path)} has no ledger table "${table}" (is it the file the shop's sqliteStore writes? set NICEPAY_SQLITE_TABLE when the shop names its table)`);
+      throw new CliConfigError(
+        `NICEPAY_SQLITE_PATH is invalid: ${JSON.stringify(path)} has no ledger table "${table}" (is it the file the shop's sqliteStore writes? set NICEPAY_SQLITE_TABLE when the shop names its table)`,
+      );
     }
     const { sqliteStore } = await import('../store/sqlite-store.js');
     const store = sqliteStore({ database: db, table });

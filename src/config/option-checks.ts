@@ -9,7 +9,10 @@ export function refuseUnknown(given: object, known: readonly string[], prefix: s
     if (known.includes(key)) continue;
     const near = closest(key, known);
     const hint = near === undefined ? '' : ` Did you mean '${prefix}${near}'?`;
-    throw new NicepayConfigError(`${prefix}${key}`, `not an option of createNicepay() (known: ${known.map((k) => prefix + k).join(', ')}).${hint}`);
+    throw new NicepayConfigError(
+      `${prefix}${key}`,
+      `not an option of createNicepay() (known: ${known.map((k) => prefix + k).join(', ')}).${hint}`,
+    );
   }
 }
 

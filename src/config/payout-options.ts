@@ -36,6 +36,7 @@ export function resolvePayout(options: PayoutOptions | undefined): ResolvedPayou
   const scheduleChecks = options?.scheduleChecks ?? true;
   if (typeof scheduleChecks !== 'boolean') throw new NicepayConfigError('payout.scheduleChecks', 'a boolean');
   const businessDays: unknown = options?.businessDays ?? weekdaysOnly;
-  if (typeof businessDays !== 'function') throw new NicepayConfigError('payout.businessDays', 'a function (yyyymmdd: string) => boolean');
+  if (typeof businessDays !== 'function')
+    throw new NicepayConfigError('payout.businessDays', 'a function (yyyymmdd: string) => boolean');
   return { scheduleChecks, businessDays: businessDays as BusinessDays };
 }

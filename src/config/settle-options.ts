@@ -29,23 +29,42 @@ export interface ResolvedSettleOptions {
   reconciliation: { usrId: string; idCl: '2' | '3' | '4'; searchID: string } | undefined;
 }
 
-const SETTLE_OPTION_NAMES: readonly (keyof SettleOptions)[] = ['intervalMs', 'attentionAfterMs', 'batch', 'reconciliation'];
+const SETTLE_OPTION_NAMES: readonly (keyof SettleOptions)[] = [
+  'intervalMs',
+  'attentionAfterMs',
+  'batch',
+  'reconciliation',
+];
 
 /** Checks `createNicepay({ settle })` and fills its defaults; `false` runs no settler. */
 export function resolveSettle(options: SettleOptions | false | undefined, mid: string): ResolvedSettleOptions {
-  if (options === false) return { intervalMs: false, attentionAfterMs: 86_400_000, batch: 100, reconciliation: undefined };
-  if (options !== undefined && !isObject(options)) throw new NicepayConfigError('settle', 'an object, or false for no settler in this process');
+  if (options === false)
+    return { intervalMs: false, attentionAfterMs: 86_400_000, batch: 100, reconciliation: undefined };
+  if (options !== undefined && !isObject(options))
+    throw new NicepayConfigError('settle', 'an object, or false for no settler in this process');
   if (options !== undefined) refuseUnknown(options, SETTLE_OPTION_NAMES, 'settle.');
   const given: SettleOptions = options ?? {};
   const intervalMs = given.intervalMs === false ? false : positive(given.intervalMs ?? 60_000, 'settle.intervalMs');
   const attentionAfterMs = positive(given.attentionAfterMs ?? 86_400_000, 'settle.attentionAfterMs');
   const batch: unknown = given.batch ?? 100;
-  if (typeof batch !== 'number' || !Number.isSafeInteger(batch) || batch <= 0) throw new NicepayConfigError('settle.batch', 'a positive integer');
+  if (typeof batch !== 'number' || !Number.isSafeInteger(batch) || batch <= 0)
+    throw new NicepayConfigError('settle.batch', 'a positive integer');
   const login = given.reconciliation;
   if (login === undefined) return { intervalMs, attentionAfterMs, batch, reconciliation: undefined };
-  if (typeof login !== 'object' || login === null || typeof login.usrId !== 'string' || login.usrId === '') throw new NicepayConfigError('settle.reconciliation', 'an object { usrId, idCl?, searchID? } with the merchant admin login id');
+  if (typeof login !== 'object' || login === null || typeof login.usrId !== 'string' || login.usrId === '')
+    throw new NicepayConfigError(
+      'settle.reconciliation',
+      'an object { usrId, idCl?, searchID? } with the merchant admin login id',
+    );
   const idCl = login.idCl ?? '2';
-  if (idCl !== '2' && idCl !== '3' && idCl !== '4') throw new NicepayConfigError('settle.reconciliation.idCl', "'2' (MID), '3' (GID) or '4' (AID)");
-  if (login.searchID !== undefined && (typeof login.searchID !== 'string' || login.searchID === '')) throw new NicepayConfigError('settle.reconciliation.searchID', 'the MID, GID or AID to query (default: this MID)');
-  return { intervalMs, attentionAfterMs, batch, reconciliation: { usrId: login.usrId, idCl, searchID: login.searchID ?? mid } };
+  if (idCl !== '2' && idCl !== '3' && idCl !== '4')
+    throw new NicepayConfigError('settle.reconciliation.idCl', "'2' (MID), '3' (GID) or '4' (AID)");
+  if (login.searchID !== undefined && (typeof login.searchID !== 'string' || login.searchID === ''))
+    throw new NicepayConfigError('settle.reconciliation.searchID', 'the MID, GID or AID to query (default: this MID)');
+  return {
+    intervalMs,
+    attentionAfterMs,
+    batch,
+    reconciliation: { usrId: login.usrId, idCl, searchID: login.searchID ?? mid },
+  };
 }

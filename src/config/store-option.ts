@@ -29,6 +29,10 @@ export function resolveStore(store: LedgerStore | undefined): LedgerStore {
     return memoryStore();
   }
   const missing = STORE_METHODS.find((m) => typeof (store as unknown as Record<string, unknown>)[m] !== 'function');
-  if (!isObject(store) || missing) throw new NicepayConfigError('store', `a ledger store (memoryStore, sqliteStore or redisStore; ${missing ?? 'an object'} is missing)`);
+  if (!isObject(store) || missing)
+    throw new NicepayConfigError(
+      'store',
+      `a ledger store (memoryStore, sqliteStore or redisStore; ${missing ?? 'an object'} is missing)`,
+    );
   return store;
 }

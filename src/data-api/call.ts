@@ -60,7 +60,10 @@ const AUTH_FAILED = '1000';
 export function dataHostRefusal(resCode: string, resMsg: string, sid: string, path: DataPath): NicepayDataApiError {
   const err = new NicepayDataApiError(resCode, resMsg, reasonOf(resCode), sid);
   if (resCode === AUTH_FAILED) {
-    const hint = path === '/recon/api' ? `${MERCHANT_KEY_HINT.replace(/\?$/, '')}, and is usrId its merchant admin login id?` : MERCHANT_KEY_HINT;
+    const hint =
+      path === '/recon/api'
+        ? `${MERCHANT_KEY_HINT.replace(/\?$/, '')}, and is usrId its merchant admin login id?`
+        : MERCHANT_KEY_HINT;
     err.message = `${err.message} (${hint})`;
   }
   return err;
@@ -81,14 +84,19 @@ function readAnswer(body: Buffer, call: DataCall): DataResponse {
  * the check {@link callDataHost} makes before sending, for a caller that must refuse bad input
  * before anything else happens (a ledger lookup). Throws NICEPAY_FIELD_INVALID naming the field.
  */
-export function checkDataBody(sid: string, fields: FieldTable, body: Readonly<Record<string, string | undefined>>): void {
+export function checkDataBody(
+  sid: string,
+  fields: FieldTable,
+  body: Readonly<Record<string, string | undefined>>,
+): void {
   const { encKey: _encKey, ...table } = fields;
   fieldProblem(sid, checkFields(table, body, 'utf-8'));
 }
 
 /** The refusal of a field problem, naming the field (never its value). */
 function fieldProblem(sid: string, problem: FieldProblem | undefined): void {
-  if (problem) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `data host ${sid}: ${problem.message}`, problem.field);
+  if (problem)
+    throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `data host ${sid}: ${problem.message}`, problem.field);
 }
 
 /**
@@ -111,17 +119,29 @@ export function callDataHost(ctx: ClientContext, call: DataCall): Promise<DataRe
     request() {
       const trDtm = kstTimestamp14(ctx.config.clock());
       const envelope = buildEnvelope(call.sid, trDtm, { ...call.body, encKey: call.encKey(trDtm) });
-      fieldProblem(call.sid, checkFields(HEADER_FIELDS, envelope.header as unknown as Record<string, string>, 'utf-8') ?? checkFields(call.fields, envelope.body, 'utf-8'));
+      fieldProblem(
+        call.sid,
+        checkFields(HEADER_FIELDS, envelope.header as unknown as Record<string, string>, 'utf-8') ??
+          checkFields(call.fields, envelope.body, 'utf-8'),
+      );
       return { body: Buffer.from(JSON.stringify(envelope), 'utf8'), contentType: 'application/json; charset=utf-8' };
     },
     notSent(failure) {
-      throw new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `data host ${call.sid}: ${failure.message}`, { cause: failure });
+      throw new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `data host ${call.sid}: ${failure.message}`, {
+        cause: failure,
+      });
     },
     lost(failure) {
       if (transportOutcome(failure) === 'http-status' && !call.mutating) {
-        throw new NicepayGatewayError('NICEPAY_GATEWAY_ERROR', `data host ${call.sid}: ${failure.message}`, { cause: failure });
+        throw new NicepayGatewayError('NICEPAY_GATEWAY_ERROR', `data host ${call.sid}: ${failure.message}`, {
+          cause: failure,
+        });
       }
-      throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `data host ${call.sid}: ${failure.message}; the outcome is unknown`, { cause: failure });
+      throw new NicepayGatewayError(
+        'NICEPAY_OUTCOME_UNKNOWN',
+        `data host ${call.sid}: ${failure.message}; the outcome is unknown`,
+        { cause: failure },
+      );
     },
     answer: (body) => readAnswer(body, call),
     report: (res) => ({ outcome: call.mutating ? 'succeeded' : 'answered', resultCode: res.header.resCode }),

@@ -23,7 +23,11 @@ export interface DataRequestEnvelope {
 }
 
 /** Builds a request envelope; omits body fields that are undefined. */
-export function buildEnvelope(sid: string, trDtm: string, body: Readonly<Record<string, string | undefined>>): DataRequestEnvelope {
+export function buildEnvelope(
+  sid: string,
+  trDtm: string,
+  body: Readonly<Record<string, string | undefined>>,
+): DataRequestEnvelope {
   const clean: Record<string, string> = {};
   for (const [k, v] of Object.entries(body)) if (v !== undefined) clean[k] = v;
   return { header: { sid, trDtm, gubun: 'S', resCode: '', resMsg: '' }, body: clean };

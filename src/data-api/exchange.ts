@@ -16,12 +16,17 @@ import type { DataResponse } from './parse-response.js';
  *
  * Bad input, found before anything is sent, rejects as it was thrown (NICEPAY_FIELD_INVALID).
  */
-export async function dataHostReading(ctx: ClientContext, call: DataCall, success: (res: DataResponse) => Reading): Promise<ExchangeReading> {
+export async function dataHostReading(
+  ctx: ClientContext,
+  call: DataCall,
+  success: (res: DataResponse) => Reading,
+): Promise<ExchangeReading> {
   let res: DataResponse;
   try {
     res = await callDataHost(ctx, { ...call, continuation: true });
   } catch (err) {
-    if (err instanceof NicepayDataApiError) return { kind: 'refused', fields: {}, code: err.resCode, message: err.resMsg };
+    if (err instanceof NicepayDataApiError)
+      return { kind: 'refused', fields: {}, code: err.resCode, message: err.resMsg };
     if (err instanceof NicepayGatewayError) {
       if (err.code === 'NICEPAY_GATEWAY_UNREACHABLE') return { kind: 'not-sent', reason: err.message };
       return { kind: 'unknown', reason: err.message, ...(err.resultCode ? { code: err.resultCode } : {}) };

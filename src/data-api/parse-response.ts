@@ -46,7 +46,11 @@ export const RES_CODE_OK = '0000';
 export function parseDataResponse(raw: Buffer | string, sid: string, mutating = false): DataResponse {
   const unusable = (why: string, cause?: unknown): NicepayGatewayError =>
     mutating
-      ? new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `data host answer to ${sid} is unusable (${why}); the request may have been processed: check before retrying`, { cause })
+      ? new NicepayGatewayError(
+          'NICEPAY_OUTCOME_UNKNOWN',
+          `data host answer to ${sid} is unusable (${why}); the request may have been processed: check before retrying`,
+          { cause },
+        )
       : new NicepayGatewayError('NICEPAY_GATEWAY_ERROR', `data host answer to ${sid} is unusable (${why})`, { cause });
   let source: string;
   try {
@@ -71,7 +75,10 @@ export function parseDataResponse(raw: Buffer | string, sid: string, mutating = 
   if (answeredSid !== sid) throw unusable(`header.sid is ${quoted(answeredSid)}, expected "${sid}" (the sid sent)`);
   const rawCode = h['resCode'];
   // A JSON number (0, 1003) is its digits; text counts only when it is exactly a 4-digit code.
-  const resCode = typeof rawCode === 'number' && Number.isInteger(rawCode) && rawCode >= 0 && rawCode <= 9999 ? String(rawCode).padStart(4, '0') : text(h, 'resCode');
+  const resCode =
+    typeof rawCode === 'number' && Number.isInteger(rawCode) && rawCode >= 0 && rawCode <= 9999
+      ? String(rawCode).padStart(4, '0')
+      : text(h, 'resCode');
   if (resCode === '') throw unusable('no header.resCode');
   if (!/^\d{4}$/.test(resCode)) throw unusable('header.resCode is not exactly a 4-digit code');
   const header: DataResponseHeader = {
@@ -84,8 +91,14 @@ export function parseDataResponse(raw: Buffer | string, sid: string, mutating = 
   if (/^[89]/.test(resCode)) {
     const said = `the data host answered ${resCode} (an internal or communication error)`;
     throw mutating
-      ? new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `${sid}: ${said}; the request may have been processed: check before retrying`, { resultCode: resCode })
-      : new NicepayGatewayError('NICEPAY_GATEWAY_ERROR', `${sid}: ${said}; nothing changed, ask again`, { resultCode: resCode });
+      ? new NicepayGatewayError(
+          'NICEPAY_OUTCOME_UNKNOWN',
+          `${sid}: ${said}; the request may have been processed: check before retrying`,
+          { resultCode: resCode },
+        )
+      : new NicepayGatewayError('NICEPAY_GATEWAY_ERROR', `${sid}: ${said}; nothing changed, ask again`, {
+          resultCode: resCode,
+        });
   }
   if (resCode !== RES_CODE_OK) throw new NicepayDataApiError(resCode, header.resMsg, reasonOf(resCode), sid);
   const body = isObject(parsed['body']) ? withoutSecrets(parsed['body']) : {};

@@ -93,7 +93,9 @@ export type ErrorClassName =
 export type NicepayErrorCode = keyof typeof ERROR_CODES;
 
 /** The codes one class is thrown with. */
-export type CodeOf<C extends ErrorClassName> = { [K in NicepayErrorCode]: (typeof ERROR_CODES)[K]['class'] extends C ? K : never }[NicepayErrorCode];
+export type CodeOf<C extends ErrorClassName> = {
+  [K in NicepayErrorCode]: (typeof ERROR_CODES)[K]['class'] extends C ? K : never;
+}[NicepayErrorCode];
 
 /** The HTTP status of a code, from the table. */
 export function statusOf(code: NicepayErrorCode): number {

@@ -24,7 +24,11 @@ export interface GatewayErrorInit {
 }
 
 /** Codes after which the gateway may have committed money unless a net cancel succeeded. */
-const MAY_HAVE_MOVED: ReadonlySet<string> = new Set(['NICEPAY_OUTCOME_UNKNOWN', 'NICEPAY_ANSWER_UNVERIFIED', 'NICEPAY_ANSWER_AMOUNT_MISMATCH']);
+const MAY_HAVE_MOVED: ReadonlySet<string> = new Set([
+  'NICEPAY_OUTCOME_UNKNOWN',
+  'NICEPAY_ANSWER_UNVERIFIED',
+  'NICEPAY_ANSWER_AMOUNT_MISMATCH',
+]);
 
 /**
  * The gateway could not be used: unreachable, timed out, answered garbage or an answer that
@@ -50,7 +54,10 @@ export class NicepayGatewayError extends NicepayError {
     this.netCancel = init.netCancel;
     this.resultCode = init.resultCode;
     this.settlement = init.settlement;
-    this.outcomeUnknown = init.settlement !== undefined ? init.settlement === 'pending' : init.netCancel === 'failed' || (MAY_HAVE_MOVED.has(code) && init.netCancel !== 'succeeded');
+    this.outcomeUnknown =
+      init.settlement !== undefined
+        ? init.settlement === 'pending'
+        : init.netCancel === 'failed' || (MAY_HAVE_MOVED.has(code) && init.netCancel !== 'succeeded');
   }
 }
 
@@ -90,7 +97,10 @@ export class NicepayHookError extends NicepayError {
     this.moid = init.moid;
     this.netCancel = init.netCancel;
     this.settlement = init.settlement;
-    this.outcomeUnknown = init.settlement !== undefined ? init.settlement === 'pending' : init.netCancel === 'failed' || init.netCancel === 'not-attempted';
+    this.outcomeUnknown =
+      init.settlement !== undefined
+        ? init.settlement === 'pending'
+        : init.netCancel === 'failed' || init.netCancel === 'not-attempted';
   }
 }
 
@@ -105,7 +115,12 @@ export class NicepayDataApiError extends NicepayError {
   override name = 'NicepayDataApiError';
   /** Always false: a refusal changed nothing. */
   readonly outcomeUnknown = false;
-  constructor(readonly resCode: string, readonly resMsg: string, readonly reason: string, readonly sid: string) {
+  constructor(
+    readonly resCode: string,
+    readonly resMsg: string,
+    readonly reason: string,
+    readonly sid: string,
+  ) {
     super('NICEPAY_DATA_HOST_REFUSED', `data host refused ${sid}: ${resCode} ${reason}${resMsg ? ` (${resMsg})` : ''}`);
   }
 }

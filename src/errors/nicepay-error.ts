@@ -53,14 +53,24 @@ export class NicepayError extends Error {
     this.field = init.field;
     // One non-enumerable brand per class of the chain that declares one, so a subclass's
     // instanceof holds across copies of the package but never for a sibling class.
-    for (let ctor: unknown = new.target; typeof ctor === 'function' && ctor !== Error; ctor = Object.getPrototypeOf(ctor)) {
-      if (Object.hasOwn(ctor, 'brand')) Object.defineProperty(this, (ctor as unknown as { brand: symbol }).brand, { value: true });
+    for (
+      let ctor: unknown = new.target;
+      typeof ctor === 'function' && ctor !== Error;
+      ctor = Object.getPrototypeOf(ctor)
+    ) {
+      if (Object.hasOwn(ctor, 'brand'))
+        Object.defineProperty(this, (ctor as unknown as { brand: symbol }).brand, { value: true });
     }
   }
 
   /** A plain, secret-free object for logs and API responses. */
   toJSON(): Record<string, unknown> {
-    const out: Record<string, unknown> = { name: this.name, code: this.code, status: this.status, message: this.message };
+    const out: Record<string, unknown> = {
+      name: this.name,
+      code: this.code,
+      status: this.status,
+      message: this.message,
+    };
     for (const [k, v] of Object.entries(this)) {
       if (!(k in out) && k !== 'statusCode' && k !== 'expose' && v !== undefined) out[k] = v;
     }

@@ -32,7 +32,11 @@ export class NicepayConfigError extends NicepayError {
   static override readonly brand: symbol = brandOf('NicepayConfigError');
   override name = 'NicepayConfigError';
   constructor(option: string, wants: string, cause?: unknown) {
-    super('NICEPAY_CONFIG_INVALID', `express-nicepay option ${option} is invalid: ${wants}`, { expose: false, cause, field: option });
+    super('NICEPAY_CONFIG_INVALID', `express-nicepay option ${option} is invalid: ${wants}`, {
+      expose: false,
+      cause,
+      field: option,
+    });
   }
 }
 
@@ -40,7 +44,10 @@ export class NicepayConfigError extends NicepayError {
 export class NicepayScheduleError extends NicepayError {
   static override readonly brand: symbol = brandOf('NicepayScheduleError');
   override name = 'NicepayScheduleError';
-  constructor(readonly rule: string, message: string) {
+  constructor(
+    readonly rule: string,
+    message: string,
+  ) {
     super('NICEPAY_SCHEDULE_VIOLATION', message);
   }
 }

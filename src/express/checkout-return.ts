@@ -25,7 +25,11 @@ declare global {
  * the window's charset), hands it to the checkout client, and sets `req.checkout` or passes
  * the NicepayError to `next(err)`.
  */
-export function checkoutReturn(ctx: ClientContext, kind: OperationKind<ApprovalResult>, options: CheckoutReturnOptions): RequestHandler {
+export function checkoutReturn(
+  ctx: ClientContext,
+  kind: OperationKind<ApprovalResult>,
+  options: CheckoutReturnOptions,
+): RequestHandler {
   const client = createCheckoutClient<Request>(ctx, kind, options);
   return function nicepayCheckoutReturn(req: Request, _res: Response, next: NextFunction): void {
     readFormBody(req, client)

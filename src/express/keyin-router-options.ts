@@ -24,7 +24,11 @@ export interface KeyinRouterOptions {
    * after it threw runs it again. If it throws, the charge is reversed (net cancel; settlement
    * finishes a failed one) and the request fails with 500 NICEPAY_HOOK_FAILED carrying the TID.
    */
-  onApproved?: (result: KeyinResult & { status: 'approved' }, req: Request | undefined, context: HookContext) => void | Promise<void>;
+  onApproved?: (
+    result: KeyinResult & { status: 'approved' },
+    req: Request | undefined,
+    context: HookContext,
+  ) => void | Promise<void>;
   /** When onApproved's `signal` aborts; its own promise still decides. @default 30000 */
   hookTimeoutMs?: number;
   /**
@@ -67,8 +71,10 @@ export interface ResolvedKeyinRouterOptions {
 /** Validates the router options once, when the router is created, naming the bad option. */
 export function resolveKeyinRouterOptions(options: KeyinRouterOptions): ResolvedKeyinRouterOptions {
   if (!isObject(options)) throw new NicepayConfigError('keyinRouter(options)', 'an object');
-  if (typeof options.expectedAmount !== 'function') throw new NicepayConfigError('expectedAmount', "a function (moid, req) => the order's amount");
-  if (options.onApproved !== undefined && typeof options.onApproved !== 'function') throw new NicepayConfigError('onApproved', 'a function');
+  if (typeof options.expectedAmount !== 'function')
+    throw new NicepayConfigError('expectedAmount', "a function (moid, req) => the order's amount");
+  if (options.onApproved !== undefined && typeof options.onApproved !== 'function')
+    throw new NicepayConfigError('onApproved', 'a function');
   const requireHttps = options.requireHttps ?? true;
   if (typeof requireHttps !== 'boolean') throw new NicepayConfigError('requireHttps', 'a boolean');
   const goodsName = options.goodsName;
@@ -76,14 +82,31 @@ export function resolveKeyinRouterOptions(options: KeyinRouterOptions): Resolved
     throw new NicepayConfigError('goodsName', 'a string or a function (moid, req) => string');
   }
   const hookTimeoutMs = options.hookTimeoutMs ?? HOOK_TIMEOUT_MS;
-  if (!Number.isSafeInteger(hookTimeoutMs) || hookTimeoutMs <= 0) throw new NicepayConfigError('hookTimeoutMs', 'a positive number of ms');
+  if (!Number.isSafeInteger(hookTimeoutMs) || hookTimeoutMs <= 0)
+    throw new NicepayConfigError('hookTimeoutMs', 'a positive number of ms');
   const limit = options.limit ?? 4096;
   if (!Number.isSafeInteger(limit) || limit <= 0) throw new NicepayConfigError('limit', 'a positive number of bytes');
   const keepFields = options.keepFields ?? [];
-  if (!Array.isArray(keepFields) || !keepFields.every((name) => typeof name === 'string' && /^[A-Za-z_$][\w$-]*$/.test(name) && !UNSAFE_NAMES.has(name))) {
+  if (
+    !Array.isArray(keepFields) ||
+    !keepFields.every((name) => typeof name === 'string' && /^[A-Za-z_$][\w$-]*$/.test(name) && !UNSAFE_NAMES.has(name))
+  ) {
     throw new NicepayConfigError('keepFields', 'an array of form field names');
   }
   const cardNamed = keepFields.find(isCardName);
-  if (cardNamed !== undefined) throw new NicepayConfigError('keepFields', `names of fields that are not card data (${cardNamed} reads as card data)`);
-  return { expectedAmount: options.expectedAmount, onApproved: options.onApproved, hookTimeoutMs, requireHttps, goodsName, limit, keepFields: [...keepFields], name: options.name };
+  if (cardNamed !== undefined)
+    throw new NicepayConfigError(
+      'keepFields',
+      `names of fields that are not card data (${cardNamed} reads as card data)`,
+    );
+  return {
+    expectedAmount: options.expectedAmount,
+    onApproved: options.onApproved,
+    hookTimeoutMs,
+    requireHttps,
+    goodsName,
+    limit,
+    keepFields: [...keepFields],
+    name: options.name,
+  };
 }

@@ -22,8 +22,13 @@ declare global {
 
 /** The form field each KeyinInput path is posted as, to name fields in errors. */
 const FORM_NAMES: ReadonlyArray<[string, string]> = [
-  ['card.buyerAuthNum', 'buyerAuthNum'], ['card.password2', 'cardPassword2'], ['card.number', 'cardNumber'],
-  ['card.expiry', 'cardExpiry'], ['buyer.name', 'buyerName'], ['buyer.email', 'buyerEmail'], ['buyer.tel', 'buyerTel'],
+  ['card.buyerAuthNum', 'buyerAuthNum'],
+  ['card.password2', 'cardPassword2'],
+  ['card.number', 'cardNumber'],
+  ['card.expiry', 'cardExpiry'],
+  ['buyer.name', 'buyerName'],
+  ['buyer.email', 'buyerEmail'],
+  ['buyer.tel', 'buyerTel'],
 ];
 
 /**
@@ -43,17 +48,29 @@ function loadExpress(): typeof import('express') {
  * `next(err)` as NicepayError. Card data never reaches a log, an error or `req.keyin`, and
  * `req.body` keeps only an allow-list of non-card fields (scrub-card-data.ts, docs/keyin.md).
  */
-export function keyinRouter(ctx: ClientContext, clientFor: (hookName: string | undefined) => KeyinClient, routeOptions: KeyinRouterOptions): Router {
+export function keyinRouter(
+  ctx: ClientContext,
+  clientFor: (hookName: string | undefined) => KeyinClient,
+  routeOptions: KeyinRouterOptions,
+): Router {
   const options = resolveKeyinRouterOptions(routeOptions);
   const { requireHttps, goodsName, limit, onApproved, hookTimeoutMs, keepFields } = options;
   // Settlement runs the route's hook again (with no request) for a key-in whose hook never resolved.
-  const hookName = onApproved ? registerRouteHook(ctx, 'keyin', options.name, (r, context) => onApproved(r as ApprovedKeyin, undefined, context)) : undefined;
+  const hookName = onApproved
+    ? registerRouteHook(ctx, 'keyin', options.name, (r, context) => onApproved(r as ApprovedKeyin, undefined, context))
+    : undefined;
   const client = clientFor(hookName);
 
   const express = loadExpress();
   const router = express.Router();
   const refuseInsecure = (req: Request, _res: Response, next: NextFunction): void => {
-    if (requireHttps && !req.secure) next(new NicepayRequestError('NICEPAY_INSECURE_TRANSPORT', 'card key-in is refused over plain HTTP: serve it over HTTPS (behind a proxy, set trust proxy)'));
+    if (requireHttps && !req.secure)
+      next(
+        new NicepayRequestError(
+          'NICEPAY_INSECURE_TRANSPORT',
+          'card key-in is refused over plain HTTP: serve it over HTTPS (behind a proxy, set trust proxy)',
+        ),
+      );
     else next();
   };
   const handle = async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
@@ -62,23 +79,36 @@ export function keyinRouter(ctx: ClientContext, clientFor: (hookName: string | u
       const postedFields = isObject(req.body) ? Object.keys(req.body).length : 0;
       const { card: c, form: f } = scrubCardData(req, keepFields);
       if (postedFields === 0) {
-        throw new NicepayRequestError('NICEPAY_CONTENT_TYPE_UNSUPPORTED', 'send the key-in as application/json or application/x-www-form-urlencoded');
+        throw new NicepayRequestError(
+          'NICEPAY_CONTENT_TYPE_UNSUPPORTED',
+          'send the key-in as application/json or application/x-www-form-urlencoded',
+        );
       }
       const moid = field(f, 'moid', true)!;
       const expected = await options.expectedAmount(moid, req);
-      if (expected === undefined || expected === null) throw new NicepayRequestError('NICEPAY_UNKNOWN_ORDER', `no order ${moid} is awaiting payment`, 'moid');
+      if (expected === undefined || expected === null)
+        throw new NicepayRequestError('NICEPAY_UNKNOWN_ORDER', `no order ${moid} is awaiting payment`, 'moid');
       if (!Number.isSafeInteger(expected) || expected <= 0) {
         // The shop's own hook is wrong: not the buyer's fault, so not a 4xx.
-        throw new NicepayHookError('NICEPAY_HOOK_RESULT_INVALID', `expectedAmount returned what is not a positive integer number of won for order ${moid}; nothing was sent`, { moid });
+        throw new NicepayHookError(
+          'NICEPAY_HOOK_RESULT_INVALID',
+          `expectedAmount returned what is not a positive integer number of won for order ${moid}; nothing was sent`,
+          { moid },
+        );
       }
       const amount = f.amount;
       if (amount !== undefined && amount !== '' && String(amount) !== String(expected)) {
-        throw new NicepayRequestError('NICEPAY_AMOUNT_MISMATCH', `the posted amount differs from the amount of order ${moid}`, 'amount');
+        throw new NicepayRequestError(
+          'NICEPAY_AMOUNT_MISMATCH',
+          `the posted amount differs from the amount of order ${moid}`,
+          'amount',
+        );
       }
       const input: KeyinInput = {
         moid,
         amount: expected,
-        goodsName: typeof goodsName === 'function' ? await goodsName(moid, req) : goodsName ?? field(f, 'goodsName', true)!,
+        goodsName:
+          typeof goodsName === 'function' ? await goodsName(moid, req) : (goodsName ?? field(f, 'goodsName', true)!),
         card: {
           number: field(c, 'cardNumber', true)!,
           expiry: field(c, 'cardExpiry', true)!,
@@ -86,18 +116,33 @@ export function keyinRouter(ctx: ClientContext, clientFor: (hookName: string | u
           ...optional('password2', field(c, 'cardPassword2', false)),
         },
         ...optional('quota', field(f, 'quota', false)),
-        buyer: { ...optional('name', field(f, 'buyerName', false)), ...optional('email', field(f, 'buyerEmail', false)), ...optional('tel', field(f, 'buyerTel', false)) },
+        buyer: {
+          ...optional('name', field(f, 'buyerName', false)),
+          ...optional('email', field(f, 'buyerEmail', false)),
+          ...optional('tel', field(f, 'buyerTel', false)),
+        },
         // The client runs the hook once per payment (the hook runner); the route only adapts it.
-        ...(onApproved ? { onApproved: (r: ApprovedKeyin, context: HookContext) => onApproved(r, req, context), hookTimeoutMs } : {}),
+        ...(onApproved
+          ? { onApproved: (r: ApprovedKeyin, context: HookContext) => onApproved(r, req, context), hookTimeoutMs }
+          : {}),
       };
-      const result = await client.keyin(input).catch((err: unknown) => { throw renameField(err); });
+      const result = await client.keyin(input).catch((err: unknown) => {
+        throw renameField(err);
+      });
       req.keyin = result;
       next();
     } catch (err) {
       next(err);
     }
   };
-  router.post('/', refuseInsecure, express.json({ limit }), express.urlencoded({ extended: false, limit }), safeBodyErrors, handle);
+  router.post(
+    '/',
+    refuseInsecure,
+    express.json({ limit }),
+    express.urlencoded({ extended: false, limit }),
+    safeBodyErrors,
+    handle,
+  );
   return router;
 }
 
@@ -109,7 +154,8 @@ function field(f: Record<string, unknown>, name: string, required: boolean): str
     return undefined;
   }
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-  if (typeof v !== 'string') throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `${name} must be a single string value`, name);
+  if (typeof v !== 'string')
+    throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `${name} must be a single string value`, name);
   return v;
 }
 
@@ -135,7 +181,12 @@ function safeBodyErrors(err: unknown, _req: Request, _res: Response, next: NextF
 
 /** The error that replaces body-parser's, by its type. */
 function bodyError(type: string | undefined): NicepayRequestError {
-  if (type === 'entity.too.large') return new NicepayRequestError('NICEPAY_BODY_TOO_LARGE', 'the key-in body is larger than allowed');
-  if (type === 'charset.unsupported' || type === 'encoding.unsupported') return new NicepayRequestError('NICEPAY_CHARSET_UNSUPPORTED', 'send the key-in body in UTF-8');
-  return new NicepayRequestError('NICEPAY_BODY_MALFORMED', `the key-in body could not be parsed${type ? ` (${type})` : ''}`);
+  if (type === 'entity.too.large')
+    return new NicepayRequestError('NICEPAY_BODY_TOO_LARGE', 'the key-in body is larger than allowed');
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported')
+    return new NicepayRequestError('NICEPAY_CHARSET_UNSUPPORTED', 'send the key-in body in UTF-8');
+  return new NicepayRequestError(
+    'NICEPAY_BODY_MALFORMED',
+    `the key-in body could not be parsed${type ? ` (${type})` : ''}`,
+  );
 }

@@ -21,20 +21,22 @@ export function notifications(ctx: ClientContext, options: NotificationsOptions)
       forwardedFor: opts.proxyHops > 0 ? String(req.headers['x-forwarded-for'] ?? '') : undefined,
       // Read only after the source address was accepted.
       body: async () => (await readFormBody(req, { limit: opts.limit, bodyCharset: noticeBodyCharset })).bytes,
-    })
-      .then(
-        (answer) => {
-          res.status(answer.status).type('text/plain').send(answer.body);
-        },
-        (err: unknown) => {
-          // A body that could not be read (wrong type, too large) is a refusal like any other.
-          if (isNicepayError(err) && err.status < 500) {
-            ctx.config.logger.warn({ step: 'notice', outcome: 'malformed', error: err.code }, 'notice refused: body unreadable');
-            res.status(err.status).type('text/plain').send('FAIL');
-            return;
-          }
-          next(err);
-        },
-      );
+    }).then(
+      (answer) => {
+        res.status(answer.status).type('text/plain').send(answer.body);
+      },
+      (err: unknown) => {
+        // A body that could not be read (wrong type, too large) is a refusal like any other.
+        if (isNicepayError(err) && err.status < 500) {
+          ctx.config.logger.warn(
+            { step: 'notice', outcome: 'malformed', error: err.code },
+            'notice refused: body unreadable',
+          );
+          res.status(err.status).type('text/plain').send('FAIL');
+          return;
+        }
+        next(err);
+      },
+    );
   };
 }

@@ -15,7 +15,10 @@ export interface FormBody {
  * ours. It must see the raw bytes: a body already consumed by another parser is a setup
  * mistake, reported as such rather than as a confusing empty form.
  */
-export async function readFormBody(req: Request, client: Pick<CheckoutClient, 'bodyCharset' | 'limit'>): Promise<FormBody> {
+export async function readFormBody(
+  req: Request,
+  client: Pick<CheckoutClient, 'bodyCharset' | 'limit'>,
+): Promise<FormBody> {
   // Every request of an Express app has a hidden class of its own (it sets each request's
   // prototype), so each property read on `req` is a runtime lookup: the headers are read once,
   // and a body another parser consumed is recognised from raw-body's own "not readable" answer
@@ -35,8 +38,18 @@ export async function readFormBody(req: Request, client: Pick<CheckoutClient, 'b
       );
     }
     if (type === 'entity.too.large') {
-      throw new NicepayRequestError('NICEPAY_BODY_TOO_LARGE', `request body is larger than the limit of ${client.limit} bytes`, undefined, err);
+      throw new NicepayRequestError(
+        'NICEPAY_BODY_TOO_LARGE',
+        `request body is larger than the limit of ${client.limit} bytes`,
+        undefined,
+        err,
+      );
     }
-    throw new NicepayRequestError('NICEPAY_BODY_MALFORMED', `request body could not be read (${type ?? 'stream error'})`, undefined, err);
+    throw new NicepayRequestError(
+      'NICEPAY_BODY_MALFORMED',
+      `request body could not be read (${type ?? 'stream error'})`,
+      undefined,
+      err,
+    );
   }
 }

@@ -11,7 +11,16 @@ export const CARD_FIELDS = ['cardNumber', 'cardExpiry', 'buyerAuthNum', 'cardPas
  * middleware (`_csrf`): the only fields left on `req.body` after the router read it, besides
  * those the shop names in `keepFields`.
  */
-export const KEPT_FIELDS = ['moid', 'amount', 'goodsName', 'quota', 'buyerName', 'buyerEmail', 'buyerTel', '_csrf'] as const;
+export const KEPT_FIELDS = [
+  'moid',
+  'amount',
+  'goodsName',
+  'quota',
+  'buyerName',
+  'buyerEmail',
+  'buyerTel',
+  '_csrf',
+] as const;
 
 /** What the router takes off a key-in body: the card fields and the kept fields, each as posted. */
 export interface TakenFields {
@@ -28,9 +37,38 @@ export interface TakenFields {
  * body itself is scrubbed by allow-list, whatever its names.
  */
 const CARD_NAMES: ReadonlySet<string> = new Set([
-  'number', 'pan', 'ccnumber', 'creditcard', 'cc', 'ccno',
-  'expiry', 'expiration', 'expirydate', 'expdate', 'expyear', 'expmonth', 'exp', 'validthru', 'validity', 'yy', 'mm', 'yymm',
-  'authnum', 'dob', 'idno', 'socialno', 'ssn', 'password2', 'password', 'pw', 'pwd', 'pin', 'cvc', 'cvv', 'cvc2', 'cvv2',
+  'number',
+  'pan',
+  'ccnumber',
+  'creditcard',
+  'cc',
+  'ccno',
+  'expiry',
+  'expiration',
+  'expirydate',
+  'expdate',
+  'expyear',
+  'expmonth',
+  'exp',
+  'validthru',
+  'validity',
+  'yy',
+  'mm',
+  'yymm',
+  'authnum',
+  'dob',
+  'idno',
+  'socialno',
+  'ssn',
+  'password2',
+  'password',
+  'pw',
+  'pwd',
+  'pin',
+  'cvc',
+  'cvv',
+  'cvc2',
+  'cvv2',
 ]);
 
 /** A run of 13 to 19 digits, spaces or dashes between them allowed: what a card number looks like. */
@@ -40,7 +78,13 @@ const PAN_LIKE = /\d(?:[ -]?\d){12,18}/;
 export function isCardName(name: string): boolean {
   const plain = name.toLowerCase().replace(/[^a-z0-9]/g, '');
   const stem = plain.replace(/\d+$/, '');
-  return plain.startsWith('card') || plain.startsWith('birth') || plain.startsWith('buyerauth') || CARD_NAMES.has(stem) || CARD_NAMES.has(plain);
+  return (
+    plain.startsWith('card') ||
+    plain.startsWith('birth') ||
+    plain.startsWith('buyerauth') ||
+    CARD_NAMES.has(stem) ||
+    CARD_NAMES.has(plain)
+  );
 }
 
 /**

@@ -20,11 +20,23 @@ import type { ApprovedKeyin, KeyinResult } from './types.js';
  * The result of a card charge's record (key-in and billing charges share it): the approved
  * payment, its fields the answer does not echo filled from what was sent, or the decline.
  */
-export function cardResult(r: LedgerRecord, duplicate: boolean): ApprovedKeyin | Extract<KeyinResult, { status: 'declined' }> {
+export function cardResult(
+  r: LedgerRecord,
+  duplicate: boolean,
+): ApprovedKeyin | Extract<KeyinResult, { status: 'declined' }> {
   const { tid, moid, amount } = r;
   const fields = r.fields ?? {};
   if (r.state === 'declined') {
-    return { status: 'declined', code: r.resultCode ?? '', message: r.reason ?? ownField(fields, 'ResultMsg') ?? '', tid, moid, amount, duplicate, raw: frozenFields(fields) };
+    return {
+      status: 'declined',
+      code: r.resultCode ?? '',
+      message: r.reason ?? ownField(fields, 'ResultMsg') ?? '',
+      tid,
+      moid,
+      amount,
+      duplicate,
+      raw: frozenFields(fields),
+    };
   }
   const payment = mapPayment(fields, 'CARD', amount) as CardPayment;
   payment.mid ||= r.mid;
@@ -52,7 +64,13 @@ export interface SentCharge {
  * `rest` says what success is and which amount field must be the one sent.
  */
 export function chargeTable(sent: SentCharge, rest: Pick<AnswerTable, 'success'> & Partial<AnswerTable>): AnswerTable {
-  return { charset: sent.charset, ediType: sent.ediType, mustEcho: { TID: sent.tid }, mayEcho: { MID: sent.mid, Moid: sent.moid }, ...rest };
+  return {
+    charset: sent.charset,
+    ediType: sent.ediType,
+    mustEcho: { TID: sent.tid },
+    mayEcho: { MID: sent.mid, Moid: sent.moid },
+    ...rest,
+  };
 }
 
 /** The order a card charge carries, as validated. */
@@ -91,7 +109,13 @@ export interface CardChargeSpec {
  * One card charge sent with the shop's own TID, as the ledger runs it: once per Moid, bound to
  * what paid it, refused as a decline is kept, net-cancelled by a whole-amount cancel.
  */
-export function cardChargeCall<R>(ctx: ClientContext, kind: OperationKind<R>, n: ChargeOrder, hook: OperationCall<R>['hook'], spec: CardChargeSpec): OperationCall<R> {
+export function cardChargeCall<R>(
+  ctx: ClientContext,
+  kind: OperationKind<R>,
+  n: ChargeOrder,
+  hook: OperationCall<R>['hook'],
+  spec: CardChargeSpec,
+): OperationCall<R> {
   const { config } = ctx;
   // One reading of the clock: the TID's time part and EdiDate name the same second.
   const now = config.clock();
@@ -100,15 +124,35 @@ export function cardChargeCall<R>(ctx: ClientContext, kind: OperationKind<R>, n:
     kind,
     key: `${spec.keyPrefix}:${config.mid}:${n.moid}`,
     start: {
-      tid, moid: n.moid, amount: n.amount, binding: spec.binding,
-      data: { goodsName: n.goodsName, buyerName: n.buyerName ?? '', buyerEmail: n.buyerEmail ?? '', buyerTel: n.buyerTel ?? '' },
+      tid,
+      moid: n.moid,
+      amount: n.amount,
+      binding: spec.binding,
+      data: {
+        goodsName: n.goodsName,
+        buyerName: n.buyerName ?? '',
+        buyerEmail: n.buyerEmail ?? '',
+        buyerTel: n.buyerTel ?? '',
+      },
     },
-    mismatch: () => new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `order ${n.moid} was already ${spec.repeatRefused}; nothing was sent: use a new Moid for a new charge`, 'moid'),
+    mismatch: () =>
+      new NicepayRequestError(
+        'NICEPAY_DUPLICATE_MISMATCH',
+        `order ${n.moid} was already ${spec.repeatRefused}; nothing was sent: use a new Moid for a new charge`,
+        'moid',
+      ),
     send: {
       url: gatewayEndpoint(config.baseUrl, spec.path),
       ids: { tid, moid: n.moid },
       request: () => ({ body: spec.body(tid, kstTimestamp14(now)), contentType: EUC_KR_FORM }),
-      table: spec.table({ tid, mid: config.mid, moid: n.moid, amount: n.amount, charset: n.charset, ediType: n.ediType }),
+      table: spec.table({
+        tid,
+        mid: config.mid,
+        moid: n.moid,
+        amount: n.amount,
+        charset: n.charset,
+        ediType: n.ediType,
+      }),
     },
     ...(spec.keep ? { keep: spec.keep } : {}),
     refusal: 'kept',

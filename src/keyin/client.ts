@@ -11,7 +11,11 @@ import { validateKeyinInput } from './validate.js';
  * reversed, its onApproved run by the pipeline. A route's client names the route hook its
  * records carry (`hookName`), which settlement runs again for them.
  */
-export function createKeyinClient(ctx: ClientContext, kind: OperationKind<KeyinResult>, hookName?: string): KeyinClient {
+export function createKeyinClient(
+  ctx: ClientContext,
+  kind: OperationKind<KeyinResult>,
+  hookName?: string,
+): KeyinClient {
   return {
     keyin(input: KeyinInput): Promise<KeyinResult> {
       try {

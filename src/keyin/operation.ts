@@ -41,11 +41,20 @@ export function keyinKind(ctx: ClientContext): OperationKind<KeyinResult> {
  * issuer's decline (unless it names another TID).
  */
 export function keyinTable(sent: SentCharge): AnswerTable {
-  return chargeTable(sent, { success: new Set([KEYIN_SUCCESS_CODE]), ambiguous: new Set([DUPLICATE_REQUEST]), amount: { field: 'Amt', value: sent.amount } });
+  return chargeTable(sent, {
+    success: new Set([KEYIN_SUCCESS_CODE]),
+    ambiguous: new Set([DUPLICATE_REQUEST]),
+    amount: { field: 'Amt', value: sent.amount },
+  });
 }
 
 /** One key-in, as the ledger runs it: once per Moid, bound to the amount and the card. */
-export function keyinCall(ctx: ClientContext, kind: OperationKind<KeyinResult>, n: NormalizedKeyin, hook: OperationCall<KeyinResult>['hook']): OperationCall<KeyinResult> {
+export function keyinCall(
+  ctx: ClientContext,
+  kind: OperationKind<KeyinResult>,
+  n: NormalizedKeyin,
+  hook: OperationCall<KeyinResult>['hook'],
+): OperationCall<KeyinResult> {
   return cardChargeCall(ctx, kind, n, hook, {
     keyPrefix: 'keyin',
     issueTid: issueKeyinTid,

@@ -9,14 +9,26 @@ import { refuseKvUnsafe } from '../pipeline/kv-text.js';
 
 /** Which KeyinInput path each form field comes from (so errors name what the caller passed). */
 const INPUT_NAMES: Readonly<Record<string, string>> = {
-  Moid: 'moid', Amt: 'amount', GoodsName: 'goodsName', CardQuota: 'quota', CardInterest: 'interestFree',
-  BuyerEmail: 'buyer.email', BuyerTel: 'buyer.tel', BuyerName: 'buyer.name', MallReserved: 'mallReserved',
-  CharSet: 'charset', EdiType: 'ediType',
+  Moid: 'moid',
+  Amt: 'amount',
+  GoodsName: 'goodsName',
+  CardQuota: 'quota',
+  CardInterest: 'interestFree',
+  BuyerEmail: 'buyer.email',
+  BuyerTel: 'buyer.tel',
+  BuyerName: 'buyer.name',
+  MallReserved: 'mallReserved',
+  CharSet: 'charset',
+  EdiType: 'ediType',
 };
 
 /** The shop's text a KV answer may echo, by wire name and KeyinInput path. */
 const KV_ECHOED: Readonly<Record<string, string>> = {
-  GoodsName: 'goodsName', MallReserved: 'mallReserved', BuyerName: 'buyer.name', BuyerEmail: 'buyer.email', BuyerTel: 'buyer.tel',
+  GoodsName: 'goodsName',
+  MallReserved: 'mallReserved',
+  BuyerName: 'buyer.name',
+  BuyerEmail: 'buyer.email',
+  BuyerTel: 'buyer.tel',
 };
 
 /** The signed form of one key-in, ready to send. */
@@ -34,7 +46,13 @@ export interface KeyinRequest {
  * MID + Amt + EdiDate + Moid, every field checked against the B table in EUC-KR bytes.
  * Pure: the TID and EdiDate are the caller's.
  */
-export function buildKeyinRequest(n: NormalizedKeyin, mid: string, merchantKey: string, tid: string, ediDate: string): KeyinRequest {
+export function buildKeyinRequest(
+  n: NormalizedKeyin,
+  mid: string,
+  merchantKey: string,
+  tid: string,
+  ediDate: string,
+): KeyinRequest {
   const amt = String(n.amount);
   const encData = encryptEncData(
     keyinEncPlaintext({ number: n.cardNumber, expiry: n.expiry, buyerAuthNum: n.buyerAuthNum, password2: n.password2 }),

@@ -46,7 +46,8 @@ export function luhnValid(digits: string): boolean {
 export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyin {
   if (typeof input !== 'object' || input === null) throw fieldInvalid('input', 'must be an object');
   const moid = wireText(input.moid, 'moid', 64, true)!;
-  if (!isValidAmount(input.amount)) throw fieldInvalid('amount', 'must be a positive whole number of won with at most 12 digits');
+  if (!isValidAmount(input.amount))
+    throw fieldInvalid('amount', 'must be a positive whole number of won with at most 12 digits');
   const goodsName = wireText(input.goodsName, 'goodsName', 40, true)!;
 
   const card = input.card as KeyinInput['card'] | undefined;
@@ -55,11 +56,22 @@ export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyi
   const cardNumber = card.number.replace(/[\s-]/g, '');
   // The spec's EncData CardNo holds at most 16 bytes (gateway-interface.md, B): a 17-19 digit
   // card cannot be keyed in, whatever ISO/IEC 7812 allows (docs/keyin.md, "Card numbers").
-  if (!/^\d{13,16}$/.test(cardNumber)) throw fieldInvalid('card.number', "must be 13-16 digits (the gateway's key-in CardNo holds at most 16)");
+  if (!/^\d{13,16}$/.test(cardNumber))
+    throw fieldInvalid('card.number', "must be 13-16 digits (the gateway's key-in CardNo holds at most 16)");
   if (!luhnValid(cardNumber)) throw fieldInvalid('card.number', 'fails the Luhn check digit; check for a typing error');
   const expiry = checkExpiry(card.expiry, now);
-  const buyerAuthNum = optionalDigits(card.buyerAuthNum, 'card.buyerAuthNum', /^(?:\d{6}|\d{10})$/, 'must be 6 digits (birth date YYMMDD) or 10 digits (business registration number)');
-  const password2 = optionalDigits(card.password2, 'card.password2', /^\d{2}$/, 'must be exactly 2 digits (the first two of the card password)');
+  const buyerAuthNum = optionalDigits(
+    card.buyerAuthNum,
+    'card.buyerAuthNum',
+    /^(?:\d{6}|\d{10})$/,
+    'must be 6 digits (birth date YYMMDD) or 10 digits (business registration number)',
+  );
+  const password2 = optionalDigits(
+    card.password2,
+    'card.password2',
+    /^\d{2}$/,
+    'must be exactly 2 digits (the first two of the card password)',
+  );
 
   const buyer = input.buyer ?? {};
   if (typeof buyer !== 'object' || buyer === null) throw fieldInvalid('buyer', 'must be an object');
@@ -67,7 +79,8 @@ export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyi
   if (ediType !== 'JSON' && ediType !== 'KV') throw fieldInvalid('ediType', "must be 'JSON' or 'KV'");
   const charset = input.charset === undefined ? 'euc-kr' : normalizeCharset(input.charset);
   if (!charset) throw fieldInvalid('charset', "must be 'euc-kr' or 'utf-8'");
-  if (input.interestFree !== undefined && typeof input.interestFree !== 'boolean') throw fieldInvalid('interestFree', 'must be a boolean');
+  if (input.interestFree !== undefined && typeof input.interestFree !== 'boolean')
+    throw fieldInvalid('interestFree', 'must be a boolean');
 
   const mallReserved = wireText(input.mallReserved, 'mallReserved', 500, false);
 
@@ -97,21 +110,25 @@ function optionalDigits(value: unknown, field: string, pattern: RegExp, rule: st
 }
 
 function checkExpiry(value: unknown, now: Date): string {
-  if (typeof value !== 'string' || !/^\d{4}$/.test(value)) throw fieldInvalid('card.expiry', 'must be 4 digits YYMM (year first, as the gateway wants it)');
+  if (typeof value !== 'string' || !/^\d{4}$/.test(value))
+    throw fieldInvalid('card.expiry', 'must be 4 digits YYMM (year first, as the gateway wants it)');
   const yy = Number(value.slice(0, 2));
   const mm = Number(value.slice(2));
   if (mm < 1 || mm > 12) throw fieldInvalid('card.expiry', 'must be YYMM with a month 01-12');
   const k = kstParts(now);
   // A card is valid through the last day of its expiry month (KST).
-  if (2000 + yy < k.year || (2000 + yy === k.year && mm < k.month)) throw fieldInvalid('card.expiry', 'lies in the past: the card has expired');
+  if (2000 + yy < k.year || (2000 + yy === k.year && mm < k.month))
+    throw fieldInvalid('card.expiry', 'lies in the past: the card has expired');
   return value;
 }
 
 function checkQuota(value: unknown): string {
   if (value === undefined || value === null || value === '') return '00';
   const s = typeof value === 'number' ? String(value) : value;
-  if (typeof s !== 'string' || !/^\d{1,2}$/.test(s)) throw fieldInvalid('quota', 'must be 0 (lump sum) or 2-99 installment months');
+  if (typeof s !== 'string' || !/^\d{1,2}$/.test(s))
+    throw fieldInvalid('quota', 'must be 0 (lump sum) or 2-99 installment months');
   const n = Number(s);
-  if (n === 1) throw fieldInvalid('quota', 'must be 0 (lump sum) or 2-99 installment months; 1 month is not an installment');
+  if (n === 1)
+    throw fieldInvalid('quota', 'must be 0 (lump sum) or 2-99 installment months; 1 month is not an installment');
   return String(n).padStart(2, '0');
 }

@@ -24,10 +24,14 @@ export interface CancelOccurrence {
  * done. Cancels made elsewhere (the merchant admin page) are not in the tally: identical notices
  * of those cannot be told from a retry, and reach onCancel once (docs/lifecycle.md).
  */
-export async function cancelOccurrences(ctx: ClientContext, get: (field: string) => string): Promise<CancelOccurrence[]> {
+export async function cancelOccurrences(
+  ctx: ClientContext,
+  get: (field: string) => string,
+): Promise<CancelOccurrence[]> {
   const { mid } = ctx.config;
   const key = noticeKey(mid, 'cancel', get);
-  if (get('CancelMOID') || get('CancelNum') || get('CancelTime')) return [{ key, occurrence: 1, cancelMoid: get('CancelMOID') }];
+  if (get('CancelMOID') || get('CancelNum') || get('CancelTime'))
+    return [{ key, occurrence: 1, cancelMoid: get('CancelMOID') }];
   const amount = parseAmount(get('Amt'));
   const date = get('CancelDate');
   // The shop's cancels of this TID and amount the ledger holds (in flight, done, or being
@@ -53,6 +57,7 @@ export function settleNotifiedCancel(ctx: ClientContext, get: (field: string) =>
   const cancelMoid = get('CancelMOID');
   const amount = parseAmount(get('Amt'));
   if (!cancelMoid || amount === undefined) return Promise.resolve([]);
-  const named = (r: { amount: number; data: Readonly<Record<string, string>> }): boolean => r.data.cancelMoid === cancelMoid && r.amount === amount;
+  const named = (r: { amount: number; data: Readonly<Record<string, string>> }): boolean =>
+    r.data.cancelMoid === cancelMoid && r.amount === amount;
   return settleNoticed(ctx, cancelKind(ctx), cancelTallyBase(ctx.config.mid, get('TID')), named);
 }

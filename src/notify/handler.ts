@@ -40,16 +40,25 @@ const APPROVAL_NOTICE_CODES = new Set(['3001', '4000', 'A000', '4100']);
  * `OK` is answered only after it resolved. Nothing of a notice is logged but TID, MOID and the
  * codes; every refusal is logged with its reason.
  */
-export function createNoticeHandler(ctx: ClientContext, opts: ResolvedNotificationsOptions): (notice: IncomingNotice) => Promise<NoticeAnswer> {
+export function createNoticeHandler(
+  ctx: ClientContext,
+  opts: ResolvedNotificationsOptions,
+): (notice: IncomingNotice) => Promise<NoticeAnswer> {
   const { config } = ctx;
-  const refuse = (status: number, outcome: NoticeAnswer['outcome'], why: string, log: Record<string, unknown> = {}): NoticeAnswer => {
+  const refuse = (
+    status: number,
+    outcome: NoticeAnswer['outcome'],
+    why: string,
+    log: Record<string, unknown> = {},
+  ): NoticeAnswer => {
     config.logger.warn({ step: 'notice', outcome, ...log }, `notice refused: ${why}`);
     return { status, body: 'FAIL', outcome };
   };
 
   return function handleNotice(n: IncomingNotice): Promise<NoticeAnswer> {
     // After close() nothing runs: FAIL has the gateway deliver it again later (or elsewhere).
-    if (ctx.isClosing()) return Promise.resolve(refuse(503, 'shutting-down', 'the server is shutting down; the gateway will retry'));
+    if (ctx.isClosing())
+      return Promise.resolve(refuse(503, 'shutting-down', 'the server is shutting down; the gateway will retry'));
     // Tracked, so close() waits for a notice whose hook is running.
     return ctx.track(handle(n));
   };
@@ -85,7 +94,10 @@ export function createNoticeHandler(ctx: ClientContext, opts: ResolvedNotificati
     const isCancel = stateCd === '1' || stateCd === '2';
     if (!isDeposit && !isCancel) {
       if (APPROVAL_NOTICE_CODES.has(resultCode) && stateCd !== '') {
-        config.logger.info({ step: 'notice', outcome: 'ignored', ...log }, 'notice acknowledged: not a deposit or a cancel');
+        config.logger.info(
+          { step: 'notice', outcome: 'ignored', ...log },
+          'notice acknowledged: not a deposit or a cancel',
+        );
         return { status: 200, body: 'OK', outcome: 'ignored' };
       }
       return refuse(400, 'malformed', 'neither a deposit (4110 VBANK) nor a cancel (StateCd 1/2)', log);
@@ -94,26 +106,34 @@ export function createNoticeHandler(ctx: ClientContext, opts: ResolvedNotificati
     let order: { amount: number; tid?: string } | undefined;
     try {
       const got = await opts.expectedAmount(moid);
-      order = typeof got === 'number' ? { amount: got } : got ?? undefined;
+      order = typeof got === 'number' ? { amount: got } : (got ?? undefined);
     } catch (err) {
       config.logger.error({ step: 'notice', ...log, error: (err as Error)?.message }, 'notice: expectedAmount failed');
       return { status: 500, body: 'FAIL', outcome: 'hook-failed' };
     }
     if (!order) return refuse(404, 'unknown-order', 'no order with this MOID', log);
     if (!Number.isSafeInteger(order.amount) || order.amount <= 0) {
-      config.logger.error({ step: 'notice', ...log }, 'notice: expectedAmount must return a positive integer number of won');
+      config.logger.error(
+        { step: 'notice', ...log },
+        'notice: expectedAmount must return a positive integer number of won',
+      );
       return { status: 500, body: 'FAIL', outcome: 'hook-failed' };
     }
-    if (order.tid !== undefined && order.tid !== tid) return refuse(409, 'mismatch', "TID is not the order's transaction", log);
+    if (order.tid !== undefined && order.tid !== tid)
+      return refuse(409, 'mismatch', "TID is not the order's transaction", log);
     // The shop's amount is the truth: a deposit must match it, a cancel cannot exceed it.
-    if (isDeposit ? amount !== order.amount : amount > order.amount) return refuse(409, 'mismatch', `Amt differs from the order's amount`, log);
+    if (isDeposit ? amount !== order.amount : amount > order.amount)
+      return refuse(409, 'mismatch', `Amt differs from the order's amount`, log);
 
     const raw = rawFields(form);
     if (!isDeposit) {
       try {
         await settleNotifiedCancel(ctx, get);
       } catch (err) {
-        config.logger.error({ step: 'notice', ...log, error: err instanceof NicepayError ? err.code : errorText(err) }, 'cancel notice not handled: store unavailable; the gateway will retry');
+        config.logger.error(
+          { step: 'notice', ...log, error: err instanceof NicepayError ? err.code : errorText(err) },
+          'cancel notice not handled: store unavailable; the gateway will retry',
+        );
         return { status: 503, body: 'FAIL', outcome: 'store-unavailable' };
       }
     }
@@ -125,31 +145,79 @@ export function createNoticeHandler(ctx: ClientContext, opts: ResolvedNotificati
     let run: HookRun = { state: 'done' };
     try {
       if (isDeposit) {
-        run = await runNoticeHook(ctx, { key: noticeKey(config.mid, 'deposit', get), timeoutMs: opts.hookTimeoutMs, keepMs: NOTICE_RESULT_TTL_MS, hookName, log: { ...log, step: 'notice' } }, (context) => opts.onDeposit(depositNotice(raw, tid, moid, amount), context));
+        run = await runNoticeHook(
+          ctx,
+          {
+            key: noticeKey(config.mid, 'deposit', get),
+            timeoutMs: opts.hookTimeoutMs,
+            keepMs: NOTICE_RESULT_TTL_MS,
+            hookName,
+            log: { ...log, step: 'notice' },
+          },
+          (context) => opts.onDeposit(depositNotice(raw, tid, moid, amount), context),
+        );
       } else {
         // The first occurrence not handled yet is this notice's; all handled: a repeat.
         for (const o of await cancelOccurrences(ctx, get)) {
-          const notice = cancelNotice(raw, tid, moid, amount, payMethod, stateCd as '1' | '2', o.cancelMoid, o.occurrence);
-          run = await runNoticeHook(ctx, { key: o.key, timeoutMs: opts.hookTimeoutMs, keepMs: NOTICE_RESULT_TTL_MS, hookName, log: { ...log, occurrence: o.occurrence, step: 'notice' } }, (context) => opts.onCancel!(notice, context));
+          const notice = cancelNotice(
+            raw,
+            tid,
+            moid,
+            amount,
+            payMethod,
+            stateCd as '1' | '2',
+            o.cancelMoid,
+            o.occurrence,
+          );
+          run = await runNoticeHook(
+            ctx,
+            {
+              key: o.key,
+              timeoutMs: opts.hookTimeoutMs,
+              keepMs: NOTICE_RESULT_TTL_MS,
+              hookName,
+              log: { ...log, occurrence: o.occurrence, step: 'notice' },
+            },
+            (context) => opts.onCancel!(notice, context),
+          );
           if (run.state !== 'done') break;
         }
       }
     } catch (err) {
-      config.logger.error({ step: 'notice', ...log, error: err instanceof NicepayError ? err.code : errorText(err) }, 'notice not handled: store unavailable; the gateway will retry');
+      config.logger.error(
+        { step: 'notice', ...log, error: err instanceof NicepayError ? err.code : errorText(err) },
+        'notice not handled: store unavailable; the gateway will retry',
+      );
       return { status: 503, body: 'FAIL', outcome: 'store-unavailable' };
     }
     // OK only once the hook resolved (here or before): never while it runs, never after it threw.
     if (run.state === 'in-progress' || (run.state === 'ran' && run.verdict.kind === 'hung')) {
-      config.logger.warn({ step: 'notice', outcome: 'in-progress', ...log }, `notice not answered OK: ${hookName} is still running; the gateway will retry`);
+      config.logger.warn(
+        { step: 'notice', outcome: 'in-progress', ...log },
+        `notice not answered OK: ${hookName} is still running; the gateway will retry`,
+      );
       return { status: 409, body: 'FAIL', outcome: 'in-progress' };
     }
     if (run.state === 'ran' && run.verdict.kind === 'rejected') {
-      config.logger.error({ step: 'notice', ...log, late: run.verdict.late, error: errorText(run.verdict.error) }, `${hookName} failed: answered FAIL, the gateway will retry`);
+      config.logger.error(
+        { step: 'notice', ...log, late: run.verdict.late, error: errorText(run.verdict.error) },
+        `${hookName} failed: answered FAIL, the gateway will retry`,
+      );
       return { status: 500, body: 'FAIL', outcome: 'hook-failed' };
     }
-    if (run.state === 'ran' && run.verdict.kind === 'resolved' && run.verdict.late) config.logger.warn({ step: 'notice', outcome: 'late', ...log }, `${hookName} resolved after its signal aborted: answered OK`);
+    if (run.state === 'ran' && run.verdict.kind === 'resolved' && run.verdict.late)
+      config.logger.warn(
+        { step: 'notice', outcome: 'late', ...log },
+        `${hookName} resolved after its signal aborted: answered OK`,
+      );
     const repeat = run.state === 'done';
-    const outcome: NoticeAnswer['outcome'] = isDeposit ? (repeat ? 'deposit-repeat' : 'deposit') : repeat ? 'cancel-repeat' : 'cancel';
+    const outcome: NoticeAnswer['outcome'] = isDeposit
+      ? repeat
+        ? 'deposit-repeat'
+        : 'deposit'
+      : repeat
+        ? 'cancel-repeat'
+        : 'cancel';
     config.logger.info({ step: 'notice', outcome, ...log }, 'notice handled');
     return { status: 200, body: 'OK', outcome };
   }
@@ -162,10 +230,17 @@ function rawFields(form: FormFields): Readonly<Record<string, string>> {
   return Object.freeze(out);
 }
 
-function depositNotice(raw: Readonly<Record<string, string>>, tid: string, moid: string, amount: number): DepositNotice {
+function depositNotice(
+  raw: Readonly<Record<string, string>>,
+  tid: string,
+  moid: string,
+  amount: number,
+): DepositNotice {
   const f = (k: string): string => (Object.hasOwn(raw, k) ? raw[k]!.trim() : '');
   return {
-    tid, moid, amount,
+    tid,
+    moid,
+    amount,
     depositedAt: f('AuthDate') ? parseKstTimestamp(f('AuthDate')) : undefined,
     accountNumber: f('VbankNum'),
     bankName: f('VbankName') || f('FnName'),
@@ -175,6 +250,25 @@ function depositNotice(raw: Readonly<Record<string, string>>, tid: string, moid:
   };
 }
 
-function cancelNotice(raw: Readonly<Record<string, string>>, tid: string, moid: string, amount: number, payMethod: string, stateCd: '1' | '2', cancelMoid: string, occurrence: number): CancelNotice {
-  return { tid, moid, amount, payMethod, stateCd, cancelDate: Object.hasOwn(raw, 'CancelDate') ? raw.CancelDate!.trim() : '', cancelMoid, occurrence, raw };
+function cancelNotice(
+  raw: Readonly<Record<string, string>>,
+  tid: string,
+  moid: string,
+  amount: number,
+  payMethod: string,
+  stateCd: '1' | '2',
+  cancelMoid: string,
+  occurrence: number,
+): CancelNotice {
+  return {
+    tid,
+    moid,
+    amount,
+    payMethod,
+    stateCd,
+    cancelDate: Object.hasOwn(raw, 'CancelDate') ? raw.CancelDate!.trim() : '',
+    cancelMoid,
+    occurrence,
+    raw,
+  };
 }

@@ -16,11 +16,17 @@ const FORM = 'application/x-www-form-urlencoded';
 export function noticeBodyCharset(contentType: string | undefined, contentEncoding: string | undefined): Charset {
   const type = mediaType(contentType);
   if (type !== '' && type !== FORM) {
-    throw new NicepayRequestError('NICEPAY_CONTENT_TYPE_UNSUPPORTED', `unsupported content type ${JSON.stringify(type.slice(0, 60))}; a notice is ${FORM}`);
+    throw new NicepayRequestError(
+      'NICEPAY_CONTENT_TYPE_UNSUPPORTED',
+      `unsupported content type ${JSON.stringify(type.slice(0, 60))}; a notice is ${FORM}`,
+    );
   }
   const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
   if (encoding !== 'identity' && encoding !== '') {
-    throw new NicepayRequestError('NICEPAY_CONTENT_TYPE_UNSUPPORTED', `unsupported content encoding ${JSON.stringify(encoding.slice(0, 40))}`);
+    throw new NicepayRequestError(
+      'NICEPAY_CONTENT_TYPE_UNSUPPORTED',
+      `unsupported content encoding ${JSON.stringify(encoding.slice(0, 40))}`,
+    );
   }
   return 'euc-kr';
 }
@@ -31,7 +37,17 @@ export function noticeBodyCharset(contentType: string | undefined, contentEncodi
  * own order number (`CancelMOID`, lifecycle-facts §3: every cancel the package sends carries a
  * Moid of its own) and, where the gateway sends them, its time and number.
  */
-export const CANCEL_IDENTITY = ['TID', 'ResultCode', 'PayMethod', 'StateCd', 'Amt', 'CancelDate', 'CancelTime', 'CancelNum', 'CancelMOID'] as const;
+export const CANCEL_IDENTITY = [
+  'TID',
+  'ResultCode',
+  'PayMethod',
+  'StateCd',
+  'Amt',
+  'CancelDate',
+  'CancelTime',
+  'CancelNum',
+  'CancelMOID',
+] as const;
 
 /**
  * The once-key of a notice. A deposit is one per virtual account, so its TID names it; a
@@ -40,6 +56,9 @@ export const CANCEL_IDENTITY = ['TID', 'ResultCode', 'PayMethod', 'StateCd', 'Am
  */
 export function noticeKey(mid: string, kind: 'deposit' | 'cancel', get: (field: string) => string): string {
   if (kind === 'deposit') return `notice:${mid}:deposit:${get('TID')}`;
-  const identity = createHash('sha256').update(JSON.stringify(CANCEL_IDENTITY.map(get))).digest('hex').slice(0, 40);
+  const identity = createHash('sha256')
+    .update(JSON.stringify(CANCEL_IDENTITY.map(get)))
+    .digest('hex')
+    .slice(0, 40);
   return `notice:${mid}:cancel:${get('TID')}:${identity}`;
 }

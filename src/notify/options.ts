@@ -25,12 +25,23 @@ export function normalizeIp(address: string): string {
 
 /** Validates the options at creation; an error names the option. */
 export function resolveNotificationsOptions(options: NotificationsOptions): ResolvedNotificationsOptions {
-  if (typeof options !== 'object' || options === null) throw new NicepayConfigError('notifications options', 'an object');
-  if (typeof options.expectedAmount !== 'function') throw new NicepayConfigError('notifications.expectedAmount', 'a function (moid) => amount | { amount, tid } | undefined');
-  if (typeof options.onDeposit !== 'function') throw new NicepayConfigError('notifications.onDeposit', 'a function recording the deposit');
-  if (options.onCancel !== undefined && typeof options.onCancel !== 'function') throw new NicepayConfigError('notifications.onCancel', 'a function');
+  if (typeof options !== 'object' || options === null)
+    throw new NicepayConfigError('notifications options', 'an object');
+  if (typeof options.expectedAmount !== 'function')
+    throw new NicepayConfigError(
+      'notifications.expectedAmount',
+      'a function (moid) => amount | { amount, tid } | undefined',
+    );
+  if (typeof options.onDeposit !== 'function')
+    throw new NicepayConfigError('notifications.onDeposit', 'a function recording the deposit');
+  if (options.onCancel !== undefined && typeof options.onCancel !== 'function')
+    throw new NicepayConfigError('notifications.onCancel', 'a function');
   const ips = options.allowedIps ?? GATEWAY_NOTICE_IPS;
-  if (!Array.isArray(ips) || ips.length === 0 || !ips.every((ip) => typeof ip === 'string' && isIP(normalizeIp(ip)) !== 0)) {
+  if (
+    !Array.isArray(ips) ||
+    ips.length === 0 ||
+    !ips.every((ip) => typeof ip === 'string' && isIP(normalizeIp(ip)) !== 0)
+  ) {
     throw new NicepayConfigError('notifications.allowedIps', 'a non-empty array of IP addresses');
   }
   const trust = options.trustProxy ?? false;
@@ -39,9 +50,11 @@ export function resolveNotificationsOptions(options: NotificationsOptions): Reso
   else if (Number.isSafeInteger(trust) && trust >= 0 && trust <= 10) proxyHops = trust;
   else throw new NicepayConfigError('notifications.trustProxy', 'true, false or the number of proxies (0-10)');
   const limit = options.limit ?? 16_384;
-  if (!Number.isSafeInteger(limit) || limit < 1024) throw new NicepayConfigError('notifications.limit', 'a whole number of bytes, 1024 or more');
+  if (!Number.isSafeInteger(limit) || limit < 1024)
+    throw new NicepayConfigError('notifications.limit', 'a whole number of bytes, 1024 or more');
   const hookTimeoutMs = options.hookTimeoutMs ?? 10_000;
-  if (typeof hookTimeoutMs !== 'number' || !(hookTimeoutMs > 0)) throw new NicepayConfigError('notifications.hookTimeoutMs', 'a positive number');
+  if (typeof hookTimeoutMs !== 'number' || !(hookTimeoutMs > 0))
+    throw new NicepayConfigError('notifications.hookTimeoutMs', 'a positive number');
   return {
     expectedAmount: options.expectedAmount,
     onDeposit: options.onDeposit,
@@ -58,9 +71,16 @@ export function resolveNotificationsOptions(options: NotificationsOptions): Reso
  * address the outermost trusted one saw (counting from the right of X-Forwarded-For, which a
  * client can write anything into on the left).
  */
-export function sourceAddress(socketAddress: string | undefined, forwardedFor: string | undefined, proxyHops: number): string | undefined {
+export function sourceAddress(
+  socketAddress: string | undefined,
+  forwardedFor: string | undefined,
+  proxyHops: number,
+): string | undefined {
   if (proxyHops === 0) return socketAddress === undefined ? undefined : normalizeIp(socketAddress);
-  const hops = (forwardedFor ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const hops = (forwardedFor ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const at = hops.length - proxyHops;
   return at >= 0 ? normalizeIp(hops[at]!) : undefined;
 }

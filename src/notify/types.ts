@@ -106,5 +106,18 @@ export interface NoticeAnswer {
    * 'in-progress' (409) while the notice's hook is still running, 'shutting-down' (503) after
    * close().
    */
-  outcome: 'deposit' | 'deposit-repeat' | 'cancel' | 'cancel-repeat' | 'ignored' | 'forbidden-source' | 'malformed' | 'unknown-order' | 'mismatch' | 'hook-failed' | 'store-unavailable' | 'in-progress' | 'shutting-down';
+  outcome:
+    | 'deposit'
+    | 'deposit-repeat'
+    | 'cancel'
+    | 'cancel-repeat'
+    | 'ignored'
+    | 'forbidden-source'
+    | 'malformed'
+    | 'unknown-order'
+    | 'mismatch'
+    | 'hook-failed'
+    | 'store-unavailable'
+    | 'in-progress'
+    | 'shutting-down';
 }

@@ -3,10 +3,29 @@ import { type DataCall, dataHostRefusal } from '../data-api/call.js';
 import { dataHostReading } from '../data-api/exchange.js';
 import { pick, text, type JsonObject } from '../data-api/lenient.js';
 import { NicepayGatewayError } from '../errors/index.js';
-import { type Exchange, type ExchangeReading, type LedgerRecord, type OperationCall, type OperationKind, type Reading, readRecord, readTallyValues } from '../pipeline/index.js';
+import {
+  type Exchange,
+  type ExchangeReading,
+  type LedgerRecord,
+  type OperationCall,
+  type OperationKind,
+  type Reading,
+  readRecord,
+  readTallyValues,
+} from '../pipeline/index.js';
 import { PAYOUT_CANCEL_FIELDS, SID } from '../wire/data-fields.js';
 import { payoutEncKey } from '../wire/signatures.js';
-import { answerFields, answerOf, PAYOUT_RESULT_TTL_MS, payoutCancelStoreKey, payoutKeepMs, type PayoutSeq, payoutTally, seqOf, settlmntAmtOf } from './payout-record.js';
+import {
+  answerFields,
+  answerOf,
+  PAYOUT_RESULT_TTL_MS,
+  payoutCancelStoreKey,
+  payoutKeepMs,
+  type PayoutSeq,
+  payoutTally,
+  seqOf,
+  settlmntAmtOf,
+} from './payout-record.js';
 import { findCancelInResults, settleOnPayoutDay } from './settle-results.js';
 import type { PayoutCancelResult } from './types.js';
 
@@ -52,11 +71,23 @@ function cancelResult(r: LedgerRecord, duplicate: boolean): PayoutCancelResult {
   if (r.state === 'declined') {
     if (r.resultCode) throw dataHostRefusal(r.resultCode, r.reason ?? '', SID.payoutCancel, '/om/api');
     // Settlement found the payout not deleted, for a cancel whose process died before any answer.
-    throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `payout cancel of ${c.seq} to ${c.subId} on ${c.settlmntDt}: ${r.reason ?? 'never made'}; nothing was cancelled`, { settlement: 'never-charged' });
+    throw new NicepayGatewayError(
+      'NICEPAY_OUTCOME_UNKNOWN',
+      `payout cancel of ${c.seq} to ${c.subId} on ${c.settlmntDt}: ${r.reason ?? 'never made'}; nothing was cancelled`,
+      { settlement: 'never-charged' },
+    );
   }
   // {} when the gateway confirmed it only by 1104: the amount is then the ledger's record of the payout.
   const body = answerOf(r);
-  return { mid: r.mid, subId: c.subId, settlmntDt: c.settlmntDt, amount: settlmntAmtOf(body) ?? r.amount, seq: c.seq, duplicate, raw: body };
+  return {
+    mid: r.mid,
+    subId: c.subId,
+    settlmntDt: c.settlmntDt,
+    amount: settlmntAmtOf(body) ?? r.amount,
+    seq: c.seq,
+    duplicate,
+    raw: body,
+  };
 }
 
 /** The body of the payout cancel (0103001), encKey aside. */
@@ -72,14 +103,22 @@ export function cancelBody(mid: string, c: PayoutSeq): Record<string, string> {
 function cancelExchange(ctx: ClientContext, c: PayoutSeq, payoutAmount: number, again: boolean): Exchange {
   const { mid, merchantKey } = ctx.config;
   const call: DataCall = {
-    path: '/om/api', sid: SID.payoutCancel, fields: PAYOUT_CANCEL_FIELDS, body: cancelBody(mid, c), mutating: true,
+    path: '/om/api',
+    sid: SID.payoutCancel,
+    fields: PAYOUT_CANCEL_FIELDS,
+    body: cancelBody(mid, c),
+    mutating: true,
     encKey: (trDtm) => payoutEncKey(SID.payoutCancel, mid, trDtm, merchantKey),
   };
   return {
     async exchange(): Promise<ExchangeReading> {
       const reading = await dataHostReading(ctx, call, (res) => readCancelAnswer(mid, c, payoutAmount, res.body));
       if (!again || reading.kind !== 'refused' || reading.code !== PAST_CUTOFF) return reading;
-      return { kind: 'unknown', reason: `sent again, the cancel met the gateway's 10:30 cut-off (${PAST_CUTOFF}): the result query of ${c.settlmntDt} tells, from 16:00 KST`, code: PAST_CUTOFF };
+      return {
+        kind: 'unknown',
+        reason: `sent again, the cancel met the gateway's 10:30 cut-off (${PAST_CUTOFF}): the result query of ${c.settlmntDt} tells, from 16:00 KST`,
+        code: PAST_CUTOFF,
+      };
     },
     amountChecked: payoutAmount > 0,
   };
@@ -93,14 +132,30 @@ function cancelExchange(ctx: ClientContext, c: PayoutSeq, payoutAmount: number, 
 function readCancelAnswer(mid: string, c: PayoutSeq, payoutAmount: number, body: JsonObject): Reading {
   const code = '0000';
   const seq = text(body, 'seq');
-  if (seq === '') return { kind: 'unknown', reason: 'the data host accepted the payout cancel without naming the seq it cancelled', code };
-  if (seq !== c.seq) return { kind: 'unknown', reason: `the answer (${code}) is for another seq`, code, unverified: 'answer' };
-  for (const [field, sent] of [['mid', mid], ['subId', c.subId], ['settlmntDt', c.settlmntDt]] as const) {
+  if (seq === '')
+    return {
+      kind: 'unknown',
+      reason: 'the data host accepted the payout cancel without naming the seq it cancelled',
+      code,
+    };
+  if (seq !== c.seq)
+    return { kind: 'unknown', reason: `the answer (${code}) is for another seq`, code, unverified: 'answer' };
+  for (const [field, sent] of [
+    ['mid', mid],
+    ['subId', c.subId],
+    ['settlmntDt', c.settlmntDt],
+  ] as const) {
     const echoed = text(body, field);
-    if (echoed !== '' && echoed !== sent) return { kind: 'unknown', reason: `the answer (${code}) is for another ${field}`, code, unverified: 'answer' };
+    if (echoed !== '' && echoed !== sent)
+      return { kind: 'unknown', reason: `the answer (${code}) is for another ${field}`, code, unverified: 'answer' };
   }
   if (payoutAmount > 0 && pick(body, 'settlmntAmt') !== undefined && settlmntAmtOf(body) !== payoutAmount) {
-    return { kind: 'unknown', reason: `the answer (${code}) reports another settlmntAmt than the ledger's payout ${c.seq}`, code, unverified: 'amount' };
+    return {
+      kind: 'unknown',
+      reason: `the answer (${code}) reports another settlmntAmt than the ledger's payout ${c.seq}`,
+      code,
+      unverified: 'amount',
+    };
   }
   return { kind: 'success', fields: answerFields(body), code };
 }
@@ -141,7 +196,12 @@ export async function cancelKept(ctx: ClientContext, c: PayoutSeq): Promise<bool
  * key naming the whole request, so every repeat is the same one. The record names the seq as
  * its TID, the subId as its Moid, and the payout's amount when the ledger knows it (else 0).
  */
-export function payoutCancelCall(ctx: ClientContext, kind: OperationKind<PayoutCancelResult>, c: PayoutSeq, payoutAmount: number): OperationCall<PayoutCancelResult> {
+export function payoutCancelCall(
+  ctx: ClientContext,
+  kind: OperationKind<PayoutCancelResult>,
+  c: PayoutSeq,
+  payoutAmount: number,
+): OperationCall<PayoutCancelResult> {
   const { config } = ctx;
   return {
     kind,

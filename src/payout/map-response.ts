@@ -1,6 +1,13 @@
 import { amount, list, object, pick, text, type JsonObject } from '../data-api/lenient.js';
 import { SID } from '../data-api/envelope.js';
-import type { BalanceEntryKind, BalanceLastEntry, PayoutBalance, PayoutResultItem, PayoutResults, PayoutStatus } from './types.js';
+import type {
+  BalanceEntryKind,
+  BalanceLastEntry,
+  PayoutBalance,
+  PayoutResultItem,
+  PayoutResults,
+  PayoutStatus,
+} from './types.js';
 
 /*
  * Response bodies of the payout sids into the public types. Spelling variants of the

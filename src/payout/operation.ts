@@ -9,7 +9,19 @@ import { digestEquals, secretDigest } from '../util/secret-digest.js';
 import { PAYOUT_REQUEST_FIELDS, SID } from '../wire/data-fields.js';
 import { payoutEncKey } from '../wire/signatures.js';
 import { cancelKept } from './cancel-operation.js';
-import { answerFields, answerOf, fromRecord, type NormalizedPayout, PAYOUT_RESULT_TTL_MS, payoutKeepMs, payoutStoreKey, payoutTally, seqOf, settlmntAmtOf, toData } from './payout-record.js';
+import {
+  answerFields,
+  answerOf,
+  fromRecord,
+  type NormalizedPayout,
+  PAYOUT_RESULT_TTL_MS,
+  payoutKeepMs,
+  payoutStoreKey,
+  payoutTally,
+  seqOf,
+  settlmntAmtOf,
+  toData,
+} from './payout-record.js';
 import { findInResults, settleOnPayoutDay } from './settle-results.js';
 import type { PayoutRequestResult } from './types.js';
 
@@ -38,8 +50,12 @@ export function payoutKind(ctx: ClientContext): OperationKind<PayoutRequestResul
       const n = fromRecord(r);
       return settleOnPayoutDay(ctx, n.settlmntDt, {
         what: 'payout',
-        again: n.dupCheck ? { ...requestExchange(ctx, n), doneAlready: (code) => code === ALREADY_REGISTERED } : undefined,
-        notAgain: n.dupCheck ? "its day's 10:30 KST cut-off has passed, so it is not sent again" : 'a payout without the duplicate check is never sent again (it could be paid twice)',
+        again: n.dupCheck
+          ? { ...requestExchange(ctx, n), doneAlready: (code) => code === ALREADY_REGISTERED }
+          : undefined,
+        notAgain: n.dupCheck
+          ? "its day's 10:30 KST cut-off has passed, so it is not sent again"
+          : 'a payout without the duplicate check is never sent again (it could be paid twice)',
         results: () => findInResults(ctx, r, n),
       });
     },
@@ -52,26 +68,53 @@ function payoutResult(r: LedgerRecord, duplicate: boolean): PayoutRequestResult 
   if (r.state === 'declined') {
     if (r.resultCode) throw dataHostRefusal(r.resultCode, r.reason ?? '', SID.payoutRequest, '/om/api');
     // Settlement found no such payout for a request whose process died before any answer.
-    throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `payout of ${r.amount} won to ${n.subId} on ${n.settlmntDt}: ${r.reason ?? 'never made'}; nothing was paid out`, { settlement: 'never-charged' });
+    throw new NicepayGatewayError(
+      'NICEPAY_OUTCOME_UNKNOWN',
+      `payout of ${r.amount} won to ${n.subId} on ${n.settlmntDt}: ${r.reason ?? 'never made'}; nothing was paid out`,
+      { settlement: 'never-charged' },
+    );
   }
   const body = answerOf(r);
   const flag = text(body, 'dupChkYn', 'dupYn').toUpperCase();
-  return { seq: text(body, 'seq'), subId: n.subId, settlmntDt: n.settlmntDt, amount: r.amount, dupCheck: flag === '' ? n.dupCheck : flag === 'Y', duplicate, cancelled: false, raw: body };
+  return {
+    seq: text(body, 'seq'),
+    subId: n.subId,
+    settlmntDt: n.settlmntDt,
+    amount: r.amount,
+    dupCheck: flag === '' ? n.dupCheck : flag === 'Y',
+    duplicate,
+    cancelled: false,
+    raw: body,
+  };
 }
 
 /** The body of the payout request (0102001), encKey aside. */
 export function requestBody(mid: string, n: NormalizedPayout): Record<string, string | undefined> {
-  return { mid, settlmntDt: n.settlmntDt, subId: n.subId, settlmntAmt: String(n.amount), dupChkYn: n.dupCheck ? 'Y' : 'N', accntDesc: n.accntDesc };
+  return {
+    mid,
+    settlmntDt: n.settlmntDt,
+    subId: n.subId,
+    settlmntAmt: String(n.amount),
+    dupChkYn: n.dupCheck ? 'Y' : 'N',
+    accntDesc: n.accntDesc,
+  };
 }
 
 /** The payout request on the data host, read by {@link readPayoutAnswer}. */
 function requestExchange(ctx: ClientContext, n: NormalizedPayout): Exchange {
   const { mid, merchantKey } = ctx.config;
   const call: DataCall = {
-    path: '/om/api', sid: SID.payoutRequest, fields: PAYOUT_REQUEST_FIELDS, body: requestBody(mid, n), mutating: true,
+    path: '/om/api',
+    sid: SID.payoutRequest,
+    fields: PAYOUT_REQUEST_FIELDS,
+    body: requestBody(mid, n),
+    mutating: true,
     encKey: (trDtm) => payoutEncKey(SID.payoutRequest, mid, trDtm, merchantKey),
   };
-  return { exchange: () => dataHostReading(ctx, call, (res) => readPayoutAnswer(mid, n, res.body)), amountChecked: true };
+  return {
+    exchange: () => dataHostReading(ctx, call, (res) => readPayoutAnswer(mid, n, res.body)),
+    amountChecked: true,
+  };
 }
 
 /**
@@ -81,13 +124,24 @@ function requestExchange(ctx: ClientContext, n: NormalizedPayout): Exchange {
  */
 function readPayoutAnswer(mid: string, n: NormalizedPayout, body: JsonObject): Reading {
   const code = '0000';
-  if (!text(body, 'seq')) return { kind: 'unknown', reason: 'the data host accepted the payout request without a seq', code };
-  for (const [field, sent] of [['mid', mid], ['subId', n.subId], ['settlmntDt', n.settlmntDt]] as const) {
+  if (!text(body, 'seq'))
+    return { kind: 'unknown', reason: 'the data host accepted the payout request without a seq', code };
+  for (const [field, sent] of [
+    ['mid', mid],
+    ['subId', n.subId],
+    ['settlmntDt', n.settlmntDt],
+  ] as const) {
     const echoed = text(body, field);
-    if (echoed !== '' && echoed !== sent) return { kind: 'unknown', reason: `the answer (${code}) is for another ${field}`, code, unverified: 'answer' };
+    if (echoed !== '' && echoed !== sent)
+      return { kind: 'unknown', reason: `the answer (${code}) is for another ${field}`, code, unverified: 'answer' };
   }
   if (pick(body, 'settlmntAmt') !== undefined && settlmntAmtOf(body) !== n.amount) {
-    return { kind: 'unknown', reason: `the answer (${code}) reports another settlmntAmt than was sent`, code, unverified: 'amount' };
+    return {
+      kind: 'unknown',
+      reason: `the answer (${code}) reports another settlmntAmt than was sent`,
+      code,
+      unverified: 'amount',
+    };
   }
   return { kind: 'success', fields: answerFields(body), code };
 }
@@ -103,7 +157,8 @@ export async function withGeneration(ctx: ClientContext, n: NormalizedPayout): P
   for (let generation = 0; ; generation++) {
     const r = await readRecord(ctx, payoutStoreKey(ctx.config.mid, { ...n, generation }));
     const seq = r?.state === 'recorded' ? seqOf(r) : '';
-    if (seq === '' || !(await cancelKept(ctx, { subId: n.subId, settlmntDt: n.settlmntDt, seq }))) return { ...n, generation };
+    if (seq === '' || !(await cancelKept(ctx, { subId: n.subId, settlmntDt: n.settlmntDt, seq })))
+      return { ...n, generation };
   }
 }
 
@@ -122,14 +177,29 @@ export async function repeatsRecorded<R>(ctx: ClientContext, call: OperationCall
  * check (once per idempotencyKey without it), bound to the amount. The record names the payout
  * date as its TID and the subId as its Moid (a payout has no TID; its seq is in its fields).
  */
-export function payoutCall(ctx: ClientContext, kind: OperationKind<PayoutRequestResult>, n: NormalizedPayout): OperationCall<PayoutRequestResult> {
+export function payoutCall(
+  ctx: ClientContext,
+  kind: OperationKind<PayoutRequestResult>,
+  n: NormalizedPayout,
+): OperationCall<PayoutRequestResult> {
   const { config } = ctx;
   return {
     kind,
     key: payoutStoreKey(config.mid, n),
     keepMs: payoutKeepMs(n.settlmntDt, config.clock()),
-    start: { tid: n.settlmntDt, moid: n.subId, amount: n.amount, binding: secretDigest(config.merchantKey, 'payout', String(n.amount)), data: toData(n) },
-    mismatch: () => new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `a payout to ${n.subId} on ${n.settlmntDt}${n.dupCheck ? '' : ' under this idempotencyKey'} was requested before with another amount; nothing was sent`, 'amount'),
+    start: {
+      tid: n.settlmntDt,
+      moid: n.subId,
+      amount: n.amount,
+      binding: secretDigest(config.merchantKey, 'payout', String(n.amount)),
+      data: toData(n),
+    },
+    mismatch: () =>
+      new NicepayRequestError(
+        'NICEPAY_DUPLICATE_MISMATCH',
+        `a payout to ${n.subId} on ${n.settlmntDt}${n.dupCheck ? '' : ' under this idempotencyKey'} was requested before with another amount; nothing was sent`,
+        'amount',
+      ),
     send: { ids: {}, ...requestExchange(ctx, n) },
     // Nothing was paid out: the caller may correct the cause (register the sub-merchant) and ask again.
     refusal: 'forgotten',

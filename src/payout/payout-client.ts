@@ -6,14 +6,35 @@ import { NicepayRequestError } from '../errors/index.js';
 import { type OperationKind, runOperation } from '../pipeline/index.js';
 import { kstDate8 } from '../wire/kst.js';
 import { payoutEncKey } from '../wire/signatures.js';
-import { BALANCE_FIELDS, PAYOUT_CANCEL_FIELDS, PAYOUT_REQUEST_FIELDS, PAYOUT_RESULTS_FIELDS, SID, SUB_MERCHANT_FIELDS } from '../wire/data-fields.js';
+import {
+  BALANCE_FIELDS,
+  PAYOUT_CANCEL_FIELDS,
+  PAYOUT_REQUEST_FIELDS,
+  PAYOUT_RESULTS_FIELDS,
+  SID,
+  SUB_MERCHANT_FIELDS,
+} from '../wire/data-fields.js';
 import { cancelBody, cancelKept, payoutAmountOf, payoutCancelCall, payoutCancelKind } from './cancel-operation.js';
 import { mapBalance, mapResults } from './map-response.js';
 import { payoutCall, payoutKind, repeatsRecorded, requestBody, withGeneration } from './operation.js';
 import type { NormalizedPayout, PayoutSeq } from './payout-record.js';
-import { checkPayoutCancel, checkPayoutRequest, checkRegistrationWindow, checkResultsReady, isDate8 } from './schedule.js';
+import {
+  checkPayoutCancel,
+  checkPayoutRequest,
+  checkRegistrationWindow,
+  checkResultsReady,
+  isDate8,
+} from './schedule.js';
 import type { FieldTable } from '../wire/field-sizes.js';
-import type { PayoutCancelInput, PayoutCancelResult, PayoutClient, PayoutRequestInput, PayoutRequestResult, SubMerchantInput, SubMerchantResult } from './types.js';
+import type {
+  PayoutCancelInput,
+  PayoutCancelResult,
+  PayoutClient,
+  PayoutRequestInput,
+  PayoutRequestResult,
+  SubMerchantInput,
+  SubMerchantResult,
+} from './types.js';
 
 /** Largest settlmntAmt: 14 digits. */
 const MAX_PAYOUT_AMOUNT = 99_999_999_999_999;
@@ -25,7 +46,10 @@ function invalid(field: string, wants: string): NicepayRequestError {
 /** The payout date (settlmntDt): the message says which date it is, not only its wire name. */
 function date8(value: unknown, field: string): string {
   if (typeof value !== 'string' || !isDate8(value)) {
-    throw invalid(field, 'the payout date must be a real calendar date YYYYMMDD in KST (20261130 is one, 20261131 is not)');
+    throw invalid(
+      field,
+      'the payout date must be a real calendar date YYYYMMDD in KST (20261130 is one, 20261131 is not)',
+    );
   }
   return value;
 }
@@ -51,15 +75,33 @@ function checkRequest(input: PayoutRequestInput, now: Date): NormalizedPayout {
   const crossBorder = input.crossBorder ?? false;
   if (typeof crossBorder !== 'boolean') throw invalid('crossBorder', 'a boolean');
   const key = input.idempotencyKey;
-  if (key !== undefined && dupCheck) throw invalid('idempotencyKey', 'given only with dupCheck: false (with the duplicate check, the subId and date name the payout)');
-  if (key !== undefined && (typeof key !== 'string' || key === '' || key.length > 200)) throw invalid('idempotencyKey', 'a non-empty string of at most 200 characters');
-  return { subId, amount: amt, settlmntDt, dupCheck, accntDesc, crossBorder, once: dupCheck ? '' : (key ?? randomUUID()), generation: 0 };
+  if (key !== undefined && dupCheck)
+    throw invalid(
+      'idempotencyKey',
+      'given only with dupCheck: false (with the duplicate check, the subId and date name the payout)',
+    );
+  if (key !== undefined && (typeof key !== 'string' || key === '' || key.length > 200))
+    throw invalid('idempotencyKey', 'a non-empty string of at most 200 characters');
+  return {
+    subId,
+    amount: amt,
+    settlmntDt,
+    dupCheck,
+    accntDesc,
+    crossBorder,
+    once: dupCheck ? '' : (key ?? randomUUID()),
+    generation: 0,
+  };
 }
 
 /** A payout cancel's input, checked (NicepayRequestError naming the field); nothing is sent. */
 function checkCancel(input: PayoutCancelInput): PayoutSeq {
   if (typeof input !== 'object' || input === null) throw invalid('input', 'an object');
-  return { subId: str(input.subId, 'subId')!, settlmntDt: date8(input.settlmntDt, 'settlmntDt'), seq: str(input.seq, 'seq')! };
+  return {
+    subId: str(input.subId, 'subId')!,
+    settlmntDt: date8(input.settlmntDt, 'settlmntDt'),
+    seq: str(input.seq, 'seq')!,
+  };
 }
 
 /**
@@ -103,7 +145,12 @@ export function createPayoutClient(
     if (opts.scheduleChecks) checkRegistrationWindow(now());
     const res = await call(SID.subMerchant, SUB_MERCHANT_FIELDS, body, true);
     const rt = text(res.body, 'reqType');
-    return { mid: text(res.body, 'mid') || mid, subId: text(res.body, 'subId') || input.subId, reqType: rt === '0' || rt === '1' ? rt : reqType, raw: res.body };
+    return {
+      mid: text(res.body, 'mid') || mid,
+      subId: text(res.body, 'subId') || input.subId,
+      reqType: rt === '0' || rt === '1' ? rt : reqType,
+      raw: res.body,
+    };
   }
 
   return {
@@ -121,7 +168,8 @@ export function createPayoutClient(
       checkDataBody(SID.payoutRequest, PAYOUT_REQUEST_FIELDS, requestBody(mid, n));
       const call = payoutCall(ctx, kind, await withGeneration(ctx, n));
       // A repeat is answered from its record even after 10:30; a new payout meets the schedule first.
-      if (opts.scheduleChecks && !(await repeatsRecorded(ctx, call))) checkPayoutRequest(n.settlmntDt, now(), opts.businessDays, n.crossBorder);
+      if (opts.scheduleChecks && !(await repeatsRecorded(ctx, call)))
+        checkPayoutRequest(n.settlmntDt, now(), opts.businessDays, n.crossBorder);
       const result = await runOperation(ctx, call);
       // Only a payout answered from its record can have been cancelled since.
       return result.duplicate && result.seq !== '' ? { ...result, cancelled: await cancelKept(ctx, result) } : result;

@@ -67,7 +67,11 @@ export function payoutTally(mid: string, n: Pick<NormalizedPayout, 'settlmntDt' 
 /** What the record keeps of the request, so settlement can send it again or find it. */
 export function toData(n: NormalizedPayout): Record<string, string> {
   return {
-    subId: n.subId, settlmntDt: n.settlmntDt, dupCheck: n.dupCheck ? 'Y' : 'N', once: n.once, generation: String(n.generation),
+    subId: n.subId,
+    settlmntDt: n.settlmntDt,
+    dupCheck: n.dupCheck ? 'Y' : 'N',
+    once: n.once,
+    generation: String(n.generation),
     ...(n.accntDesc === undefined ? {} : { accntDesc: n.accntDesc }),
   };
 }
@@ -76,8 +80,14 @@ export function toData(n: NormalizedPayout): Record<string, string> {
 export function fromRecord(r: LedgerRecord): NormalizedPayout {
   const d = r.data;
   return {
-    subId: d.subId ?? r.moid, amount: r.amount, settlmntDt: d.settlmntDt ?? r.tid, dupCheck: d.dupCheck !== 'N', accntDesc: d.accntDesc, crossBorder: false,
-    once: d.once ?? '', generation: Number(d.generation ?? '0'),
+    subId: d.subId ?? r.moid,
+    amount: r.amount,
+    settlmntDt: d.settlmntDt ?? r.tid,
+    dupCheck: d.dupCheck !== 'N',
+    accntDesc: d.accntDesc,
+    crossBorder: false,
+    once: d.once ?? '',
+    generation: Number(d.generation ?? '0'),
   };
 }
 

@@ -30,7 +30,13 @@ import type { BusinessDays } from '../business-days.js';
 
 /** The instant of hh:mm KST on a YYYYMMDD date. */
 export function kstTimeOn(yyyymmdd: string, hour: number, minute: number): Date {
-  return fromKst(Number(yyyymmdd.slice(0, 4)), Number(yyyymmdd.slice(4, 6)), Number(yyyymmdd.slice(6, 8)), hour, minute);
+  return fromKst(
+    Number(yyyymmdd.slice(0, 4)),
+    Number(yyyymmdd.slice(4, 6)),
+    Number(yyyymmdd.slice(6, 8)),
+    hour,
+    minute,
+  );
 }
 
 /** True when `yyyymmdd` is a real calendar date of 8 digits. */
@@ -42,14 +48,20 @@ export function isDate8(yyyymmdd: string): boolean {
 export function checkNotPast(settlmntDt: string, now: Date): void {
   const today = kstDate8(now);
   if (settlmntDt < today) {
-    throw new NicepayScheduleError('past-date', `settlmntDt ${settlmntDt} is in the past (today is ${today} KST); a payout date must be today or later`);
+    throw new NicepayScheduleError(
+      'past-date',
+      `settlmntDt ${settlmntDt} is in the past (today is ${today} KST); a payout date must be today or later`,
+    );
   }
 }
 
 /** Payout date is a business day. */
 export function checkBusinessDay(settlmntDt: string, businessDays: BusinessDays): void {
   if (!businessDays(settlmntDt)) {
-    throw new NicepayScheduleError('non-business-day', `settlmntDt ${settlmntDt} is not a business day; payouts run on business days only`);
+    throw new NicepayScheduleError(
+      'non-business-day',
+      `settlmntDt ${settlmntDt} is not a business day; payouts run on business days only`,
+    );
   }
 }
 
@@ -68,7 +80,10 @@ export function checkCutoff(settlmntDt: string, now: Date, op: 'request' | 'canc
 export function checkRegistrationWindow(now: Date): void {
   const { hour } = kstParts(now);
   if (hour >= BLACKOUT.fromHour || hour < BLACKOUT.toHour) {
-    throw new NicepayScheduleError('registration-blackout', 'sub-merchants cannot be registered or modified between 23:00 and 01:00 KST (bank system switch); try after 01:00');
+    throw new NicepayScheduleError(
+      'registration-blackout',
+      'sub-merchants cannot be registered or modified between 23:00 and 01:00 KST (bank system switch); try after 01:00',
+    );
   }
 }
 
@@ -76,7 +91,10 @@ export function checkRegistrationWindow(now: Date): void {
 export function checkResultsReady(settlmntDt: string, now: Date): void {
   const from = kstTimeOn(settlmntDt, RESULTS_FROM.hour, RESULTS_FROM.minute);
   if (now.getTime() < from.getTime()) {
-    throw new NicepayScheduleError('results-not-ready', `payout results for ${settlmntDt} are available from 16:00 KST of that day`);
+    throw new NicepayScheduleError(
+      'results-not-ready',
+      `payout results for ${settlmntDt} are available from 16:00 KST of that day`,
+    );
   }
 }
 
@@ -86,12 +104,20 @@ export function checkResultsReady(settlmntDt: string, now: Date): void {
  */
 export function checkCrossBorderCutoff(settlmntDt: string, now: Date): void {
   if (now.getTime() >= kstTimeOn(settlmntDt, 0, 0).getTime()) {
-    throw new NicepayScheduleError('cross-border-cutoff', `a cross-border wallet payout for ${settlmntDt} must be requested by 23:59 KST of the day before`);
+    throw new NicepayScheduleError(
+      'cross-border-cutoff',
+      `a cross-border wallet payout for ${settlmntDt} must be requested by 23:59 KST of the day before`,
+    );
   }
 }
 
 /** All rules of a payout request; `crossBorder` adds the day-before rule of cross-border wallet payouts. */
-export function checkPayoutRequest(settlmntDt: string, now: Date, businessDays: BusinessDays, crossBorder = false): void {
+export function checkPayoutRequest(
+  settlmntDt: string,
+  now: Date,
+  businessDays: BusinessDays,
+  crossBorder = false,
+): void {
   checkNotPast(settlmntDt, now);
   checkBusinessDay(settlmntDt, businessDays);
   if (crossBorder) checkCrossBorderCutoff(settlmntDt, now);

@@ -5,7 +5,14 @@ import { type ExchangeReading, type LedgerRecord, type Reading, type Resend, tal
 import { PAYOUT_RESULTS_FIELDS, SID } from '../wire/data-fields.js';
 import { payoutEncKey } from '../wire/signatures.js';
 import { mapResults } from './map-response.js';
-import { answerFields, type NormalizedPayout, type PayoutSeq, payoutTally, samePayout, seqOf } from './payout-record.js';
+import {
+  answerFields,
+  type NormalizedPayout,
+  type PayoutSeq,
+  payoutTally,
+  samePayout,
+  seqOf,
+} from './payout-record.js';
 import { CUTOFF, kstTimeOn, RESULTS_FROM } from './schedule.js';
 import type { PayoutResultItem } from './types.js';
 
@@ -24,7 +31,11 @@ export function settleOnPayoutDay(
   const now = ctx.config.clock().getTime();
   if (how.again && now < kstTimeOn(settlmntDt, CUTOFF.hour, CUTOFF.minute).getTime()) return how.again;
   const from = kstTimeOn(settlmntDt, RESULTS_FROM.hour, RESULTS_FROM.minute).getTime();
-  if (now < from) return { wait: `the ${how.what}'s outcome is unknown and ${how.notAgain}: the result query of ${settlmntDt} tells, from 16:00 KST`, until: from };
+  if (now < from)
+    return {
+      wait: `the ${how.what}'s outcome is unknown and ${how.notAgain}: the result query of ${settlmntDt} tells, from 16:00 KST`,
+      until: from,
+    };
   return { exchange: how.results, doneAlready: () => false };
 }
 
@@ -33,14 +44,30 @@ export function settleOnPayoutDay(
  * `read` says what its rows mean. A failed query is unknown, and so is a refusal of the query
  * itself (no word on the operation): either is asked again after the back-off.
  */
-async function askResults(ctx: ClientContext, settlmntDt: string, subId: string, read: (items: PayoutResultItem[], resCode: string) => Reading): Promise<ExchangeReading> {
+async function askResults(
+  ctx: ClientContext,
+  settlmntDt: string,
+  subId: string,
+  read: (items: PayoutResultItem[], resCode: string) => Reading,
+): Promise<ExchangeReading> {
   const { mid, merchantKey } = ctx.config;
   const call: DataCall = {
-    path: '/om/api', sid: SID.payoutResults, fields: PAYOUT_RESULTS_FIELDS, body: { mid, settlmntDt, subId }, mutating: false,
+    path: '/om/api',
+    sid: SID.payoutResults,
+    fields: PAYOUT_RESULTS_FIELDS,
+    body: { mid, settlmntDt, subId },
+    mutating: false,
     encKey: (trDtm) => payoutEncKey(SID.payoutResults, mid, trDtm, merchantKey),
   };
-  const reading = await dataHostReading(ctx, call, (res) => read(mapResults(res.body).items.filter((i) => i.subId === subId), res.header.resCode));
-  return reading.kind === 'refused' && reading.code !== '' ? { kind: 'unknown', reason: `the result query was refused (${reading.code})`, code: reading.code } : reading;
+  const reading = await dataHostReading(ctx, call, (res) =>
+    read(
+      mapResults(res.body).items.filter((i) => i.subId === subId),
+      res.header.resCode,
+    ),
+  );
+  return reading.kind === 'refused' && reading.code !== ''
+    ? { kind: 'unknown', reason: `the result query was refused (${reading.code})`, code: reading.code }
+    : reading;
 }
 
 /**
@@ -51,15 +78,28 @@ async function askResults(ctx: ClientContext, settlmntDt: string, subId: string,
  * the ledger knows. One kept without a seq (confirmed by the gateway's 1103) holds one such
  * payout too, which one unknown.
  */
-export async function findInResults(ctx: ClientContext, r: LedgerRecord, n: NormalizedPayout): Promise<ExchangeReading> {
+export async function findInResults(
+  ctx: ClientContext,
+  r: LedgerRecord,
+  n: NormalizedPayout,
+): Promise<ExchangeReading> {
   const others = (await tallyRecords(ctx, payoutTally(ctx.config.mid, n))).filter((o) => !samePayout(o, r));
   const claimed = new Set(others.map(seqOf).filter((seq) => seq !== ''));
-  const heldWithoutSeq = others.filter((o) => (o.state === 'recorded' || o.state === 'committed') && seqOf(o) === '' && o.amount === n.amount).length;
+  const heldWithoutSeq = others.filter(
+    (o) => (o.state === 'recorded' || o.state === 'committed') && seqOf(o) === '' && o.amount === n.amount,
+  ).length;
   return askResults(ctx, n.settlmntDt, n.subId, (items, resCode): Reading => {
-    const rows = items.filter((i) => i.amount === n.amount && i.status !== 'deleted' && i.seq !== '' && !claimed.has(i.seq));
+    const rows = items.filter(
+      (i) => i.amount === n.amount && i.status !== 'deleted' && i.seq !== '' && !claimed.has(i.seq),
+    );
     const row = rows[heldWithoutSeq];
     if (!row) {
-      return { kind: 'refused', fields: {}, code: '', message: `the result query of ${n.settlmntDt} lists no payout of ${n.amount} won to ${n.subId} that another request does not hold: it was never made` };
+      return {
+        kind: 'refused',
+        fields: {},
+        code: '',
+        message: `the result query of ${n.settlmntDt} lists no payout of ${n.amount} won to ${n.subId} that another request does not hold: it was never made`,
+      };
     }
     return { kind: 'success', code: resCode, fields: rowFields(row, n.settlmntDt) };
   });
@@ -75,12 +115,25 @@ export function findCancelInResults(ctx: ClientContext, c: PayoutSeq): Promise<E
   return askResults(ctx, c.settlmntDt, c.subId, (items, resCode): Reading => {
     const row = items.find((i) => i.seq === c.seq);
     if (row?.status === 'deleted') return { kind: 'success', code: resCode, fields: rowFields(row, c.settlmntDt) };
-    const listed = row ? `lists payout ${c.seq} as ${row.statusNm || 'no status'}, not deleted` : `lists no payout ${c.seq} of ${c.subId}`;
-    return { kind: 'refused', fields: {}, code: '', message: `the result query of ${c.settlmntDt} ${listed}: the cancel never happened` };
+    const listed = row
+      ? `lists payout ${c.seq} as ${row.statusNm || 'no status'}, not deleted`
+      : `lists no payout ${c.seq} of ${c.subId}`;
+    return {
+      kind: 'refused',
+      fields: {},
+      code: '',
+      message: `the result query of ${c.settlmntDt} ${listed}: the cancel never happened`,
+    };
   });
 }
 
 /** What a record keeps of a listed row (of the payout date `settlmntDt`), as the answer body it settles by. */
 function rowFields(row: PayoutResultItem, settlmntDt: string): Record<string, string> {
-  return answerFields({ seq: row.seq, subId: row.subId, settlmntDt: row.settlmntDt || settlmntDt, settlmntAmt: row.amount, statusNm: row.statusNm });
+  return answerFields({
+    seq: row.seq,
+    subId: row.subId,
+    settlmntDt: row.settlmntDt || settlmntDt,
+    settlmntAmt: row.amount,
+    statusNm: row.statusNm,
+  });
 }

@@ -1,6 +1,12 @@
 import { amount, list, pick, text, type JsonObject } from '../data-api/lenient.js';
 import { SID } from '../data-api/envelope.js';
-import type { CashReceiptItem, CashReceiptList, CashReceiptPurpose, CashReceiptState, CashReceiptStatus } from './types.js';
+import type {
+  CashReceiptItem,
+  CashReceiptList,
+  CashReceiptPurpose,
+  CashReceiptState,
+  CashReceiptStatus,
+} from './types.js';
 
 const STATE: Readonly<Record<string, CashReceiptState>> = { '0': 'approval', '1': 'cancel' };
 const STATUS: Readonly<Record<string, CashReceiptStatus>> = {

@@ -38,10 +38,18 @@ export function createReconClient(ctx: ClientContext): ReconClient {
       }
       // Checked at run time: the OrgSvcCd type narrows only typed callers (spec D's list).
       if (!(ORG_SVC_CODES as readonly string[]).includes(query.orgSvcCd)) {
-        throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `recon orgSvcCd must be one of ${ORG_SVC_CODES.join(', ')} (card, bank transfer, virtual account, cash receipt, CMS)`, 'orgSvcCd');
+        throw new NicepayRequestError(
+          'NICEPAY_FIELD_INVALID',
+          `recon orgSvcCd must be one of ${ORG_SVC_CODES.join(', ')} (card, bank transfer, virtual account, cash receipt, CMS)`,
+          'orgSvcCd',
+        );
       }
       if (!/^[234]$/.test(query.idCl)) {
-        throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'recon idCl must be 2 (MID), 3 (GID) or 4 (AID)', 'idCl');
+        throw new NicepayRequestError(
+          'NICEPAY_FIELD_INVALID',
+          'recon idCl must be 2 (MID), 3 (GID) or 4 (AID)',
+          'idCl',
+        );
       }
       if (!/^\d{8}$/.test(query.dt) || !parseKstTimestamp(query.dt)) {
         throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'recon dt must be a calendar date YYYYMMDD', 'dt');

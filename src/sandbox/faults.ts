@@ -3,7 +3,19 @@
  * payout request (sid 0102001) and `payout-cancel` only the payout cancel (sid 0103001), each
  * taken before a `data` fault.
  */
-export type FaultTarget = 'approve' | 'net-cancel' | 'keyin' | 'data' | 'payout-request' | 'payout-cancel' | 'cancel' | 'status' | 'billing-register' | 'billing-charge' | 'billing-remove' | 'cash-receipt';
+export type FaultTarget =
+  | 'approve'
+  | 'net-cancel'
+  | 'keyin'
+  | 'data'
+  | 'payout-request'
+  | 'payout-cancel'
+  | 'cancel'
+  | 'status'
+  | 'billing-register'
+  | 'billing-charge'
+  | 'billing-remove'
+  | 'cash-receipt';
 
 /**
  * A fault for the next call(s) of an endpoint:
@@ -20,7 +32,15 @@ export type FaultTarget = 'approve' | 'net-cancel' | 'keyin' | 'data' | 'payout-
  *   the answer's resCode is `resultCode` (default 9999, an internal error) with an empty body,
  *   after processing only with `commit: true` (`resultCode: '0000'` so: accepted without a seq).
  */
-export type FaultKind = 'delay' | 'status-500' | 'html' | 'bad-signature' | 'drop' | 'alter-amount' | 'truncate' | 'decline';
+export type FaultKind =
+  | 'delay'
+  | 'status-500'
+  | 'html'
+  | 'bad-signature'
+  | 'drop'
+  | 'alter-amount'
+  | 'truncate'
+  | 'decline';
 
 /** A fault as queued. */
 export interface Fault {

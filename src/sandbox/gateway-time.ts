@@ -15,7 +15,11 @@ export type GatewayTimeProblem = 'format' | 'skew';
  * Checks a client timestamp (8, 12 or 14 digits, KST) against the sandbox clock.
  * Returns undefined when it is acceptable, otherwise what is wrong with it.
  */
-export function checkGatewayTime(text: string, now: Date, toleranceMs = GATEWAY_TIME_TOLERANCE_MS): GatewayTimeProblem | undefined {
+export function checkGatewayTime(
+  text: string,
+  now: Date,
+  toleranceMs = GATEWAY_TIME_TOLERANCE_MS,
+): GatewayTimeProblem | undefined {
   if (text.length !== 14 && text.length !== 12) return 'format';
   const at = parseKstTimestamp(text);
   if (!at) return 'format';

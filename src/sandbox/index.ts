@@ -12,7 +12,13 @@ import { billingModule } from './billing/index.js';
 import { receiptModule } from './receipt/index.js';
 import { createDataHostModule, dataHostFacade, type SandboxDataHost } from './data-host/index.js';
 import { createSandboxServer } from './server.js';
-import { checkNoticeSettings, lifecycleFacade, lifecycleModule, type DepositOptions, type SandboxNotices } from './lifecycle.js';
+import {
+  checkNoticeSettings,
+  lifecycleFacade,
+  lifecycleModule,
+  type DepositOptions,
+  type SandboxNotices,
+} from './lifecycle.js';
 import type { SandboxMerchant, SandboxModule, SandboxState } from './types.js';
 import { MID_PATTERN } from '../wire/keyin-fields.js';
 import { PUBLISHED_TEST_MIDS, sweepTestCancels, trackTestCancels } from './test-auto-cancel.js';
@@ -23,7 +29,15 @@ export { SANDBOX_TEST_CARDS, KEYIN_DECLINES, type SandboxTestCard, type SandboxC
 export { BILLING_CODES, type SandboxBillingKey } from './billing/index.js';
 export { RECEIPT_CODES } from './receipt/index.js';
 export type { VirtualClock } from './clock.js';
-export type { SandboxDataHost, SandboxBalance, SandboxBalanceEntry, SandboxCashReceipt, SandboxPayout, SandboxPayoutStatus, SandboxSubMerchant } from './data-host/index.js';
+export type {
+  SandboxDataHost,
+  SandboxBalance,
+  SandboxBalanceEntry,
+  SandboxCashReceipt,
+  SandboxPayout,
+  SandboxPayoutStatus,
+  SandboxSubMerchant,
+} from './data-host/index.js';
 export type { Fault, FaultKind, FaultQueue, FaultTarget } from './faults.js';
 export type { Ledger, LedgerEntry, LedgerListener, LedgerStatus } from './ledger.js';
 export type { AuthenticateOptions, AuthReturn, CashReceiptChoice } from './approval/index.js';
@@ -36,8 +50,14 @@ export { CANCEL_CODES, CANCEL_PERIOD_MS, STATUS_CODES } from './lifecycle.js';
 
 /** The gateway's published test merchants (gateway-facts.md), used when none are given. */
 export const TEST_MERCHANTS: readonly SandboxMerchant[] = [
-  { mid: 'nicepay00m', merchantKey: 'EYzu8jGGMfqaDEp76gSckuvnaHHu+bC4opsSN6lHv3b2lurNYkVXrZ7Z1AoqQnXI3eLuaUFyoRNC6FkrzVjceg==' },
-  { mid: 'nictest04m', merchantKey: 'b+zhZ4yOZ7FsH8pm5lhDfHZEb79tIwnjsdA0FBXh86yLc6BJeFVrZFXhAoJ3gEWgrWwN+lJMV0W4hvDdbe4Sjw==' },
+  {
+    mid: 'nicepay00m',
+    merchantKey: 'EYzu8jGGMfqaDEp76gSckuvnaHHu+bC4opsSN6lHv3b2lurNYkVXrZ7Z1AoqQnXI3eLuaUFyoRNC6FkrzVjceg==',
+  },
+  {
+    mid: 'nictest04m',
+    merchantKey: 'b+zhZ4yOZ7FsH8pm5lhDfHZEb79tIwnjsdA0FBXh86yLc6BJeFVrZFXhAoJ3gEWgrWwN+lJMV0W4hvDdbe4Sjw==',
+  },
 ];
 
 /** Options of {@link createSandbox}. */
@@ -111,12 +131,14 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     throw new TypeError('createSandbox: option ediDateToleranceMs must be a whole number of milliseconds >= 0');
   }
   for (const option of ['burnTokenOnRefusal', 'processedNamesOrder'] as const) {
-    if (options[option] !== undefined && typeof options[option] !== 'boolean') throw new TypeError(`createSandbox: option ${option} must be a boolean`);
+    if (options[option] !== undefined && typeof options[option] !== 'boolean')
+      throw new TypeError(`createSandbox: option ${option} must be a boolean`);
   }
   const merchants = new Map<string, Required<SandboxMerchant>>();
   for (const m of options.merchants ?? TEST_MERCHANTS) {
     // Every endpoint refuses a mis-shaped MID (W002): such a merchant could never be used.
-    if (!MID_PATTERN.test(m.mid)) throw new Error(`sandbox merchant ${m.mid}: mid must be 10 letters or digits ending in a lower-case m`);
+    if (!MID_PATTERN.test(m.mid))
+      throw new Error(`sandbox merchant ${m.mid}: mid must be 10 letters or digits ending in a lower-case m`);
     merchants.set(m.mid, {
       keyinRequiresAuthNum: false,
       keyinRequiresPassword: false,
@@ -137,9 +159,17 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     // Moving the virtual clock runs what it made due, as the passing of real time would.
     clock: {
       now: () => clock.now(),
-      set(date) { clock.set(date); state.tick(); },
-      advance(ms) { clock.advance(ms); state.tick(); },
-      freeze(frozen) { clock.freeze(frozen); },
+      set(date) {
+        clock.set(date);
+        state.tick();
+      },
+      advance(ms) {
+        clock.advance(ms);
+        state.tick();
+      },
+      freeze(frozen) {
+        clock.freeze(frozen);
+      },
     },
     ledger: createLedger(),
     faults: createFaultQueue(),

@@ -1,7 +1,14 @@
 import type { PayMethod } from '../types/payment.js';
 
 /** Where a sandbox transaction stands. */
-export type LedgerStatus = 'authenticated' | 'approved' | 'awaiting-deposit' | 'declined' | 'net-cancelled' | 'auth-cancelled' | 'cancelled';
+export type LedgerStatus =
+  | 'authenticated'
+  | 'approved'
+  | 'awaiting-deposit'
+  | 'declined'
+  | 'net-cancelled'
+  | 'auth-cancelled'
+  | 'cancelled';
 
 /** One cancel or refund the sandbox accepted (cancel_process.jsp without NetCancel). */
 export interface LedgerCancel {

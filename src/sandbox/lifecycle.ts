@@ -29,10 +29,17 @@ export interface SandboxNotices {
 }
 
 /** The facade's lifecycle members, over one sandbox's state. */
-export function lifecycleFacade(state: SandboxState): { deposit(tid: string, options?: DepositOptions): Promise<void>; notices: SandboxNotices } {
+export function lifecycleFacade(state: SandboxState): {
+  deposit(tid: string, options?: DepositOptions): Promise<void>;
+  notices: SandboxNotices;
+} {
   return {
     deposit: (tid, options) => deposit(state, tid, options),
-    notices: { runDue: () => runDueNotices(state), pending: () => pendingNotices(state), idle: () => noticesIdle(state) },
+    notices: {
+      runDue: () => runDueNotices(state),
+      pending: () => pendingNotices(state),
+      idle: () => noticesIdle(state),
+    },
   };
 }
 

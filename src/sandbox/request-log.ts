@@ -23,5 +23,8 @@ export function sandboxLog(code: string, line: string): void {
  */
 export function logGarbled(path: string, fields: readonly string[]): void {
   if (fields.length === 0) return;
-  sandboxLog(NOT_EUC_KR, `${path}: ${[...new Set(fields)].join(', ')} not EUC-KR: read as EUC-KR, garbled, as the gateway reads it (send the form in EUC-KR)`);
+  sandboxLog(
+    NOT_EUC_KR,
+    `${path}: ${[...new Set(fields)].join(', ')} not EUC-KR: read as EUC-KR, garbled, as the gateway reads it (send the form in EUC-KR)`,
+  );
 }

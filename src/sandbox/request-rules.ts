@@ -1,5 +1,11 @@
 import type { Charset } from '../wire/charset.js';
-import { APPROVAL_REQUEST_FIELDS, checkFields, type FieldProblem, type FieldSpec, type FieldTable } from '../wire/field-sizes.js';
+import {
+  APPROVAL_REQUEST_FIELDS,
+  checkFields,
+  type FieldProblem,
+  type FieldSpec,
+  type FieldTable,
+} from '../wire/field-sizes.js';
 import { KEYIN_REQUEST_FIELDS } from '../wire/keyin-fields.js';
 import { CANCEL_REQUEST_FIELDS, STATUS_REQUEST_FIELDS, WINDOW_FIELDS } from '../wire/lifecycle-fields.js';
 
@@ -30,7 +36,11 @@ export const APPROVAL_RULES: FieldTable = (() => {
 })();
 
 /** Net cancel of a window transaction: the approval's fields plus NetCancel=1 (gateway-facts, Net cancel). */
-export const NET_CANCEL_RULES: FieldTable = { ...APPROVAL_REQUEST_FIELDS, ...FORMAT_FIELDS, NetCancel: { max: 1, required: true, pattern: /^1$/ } };
+export const NET_CANCEL_RULES: FieldTable = {
+  ...APPROVAL_REQUEST_FIELDS,
+  ...FORMAT_FIELDS,
+  NetCancel: { max: 1, required: true, pattern: /^1$/ },
+};
 
 /**
  * Net cancel of a key-in transaction, which has no AuthToken: the documented cancel
@@ -38,7 +48,8 @@ export const NET_CANCEL_RULES: FieldTable = { ...APPROVAL_REQUEST_FIELDS, ...FOR
  * SignData over MID + CancelAmt + EdiDate + key) plus NetCancel=1, and nothing else.
  */
 export const KEYIN_NET_CANCEL_RULES: FieldTable = {
-  ...CANCEL_REQUEST_FIELDS, ...FORMAT_FIELDS,
+  ...CANCEL_REQUEST_FIELDS,
+  ...FORMAT_FIELDS,
   PartialCancelCode: { max: 1, required: true, pattern: /^0$/ },
   NetCancel: { max: 1, required: true, pattern: /^1$/ },
 };
@@ -47,7 +58,11 @@ export const KEYIN_NET_CANCEL_RULES: FieldTable = {
 export const CANCEL_RULES: FieldTable = { ...CANCEL_REQUEST_FIELDS, ...FORMAT_FIELDS };
 
 /** Status inquiry (lifecycle-facts 4): TID exactly 30 characters (the TID format), EdiDate 14 digits. */
-export const STATUS_RULES: FieldTable = { ...STATUS_REQUEST_FIELDS, ...FORMAT_FIELDS, TID: { max: 30, required: true, pattern: /^[A-Za-z0-9]{30}$/ } };
+export const STATUS_RULES: FieldTable = {
+  ...STATUS_REQUEST_FIELDS,
+  ...FORMAT_FIELDS,
+  TID: { max: 30, required: true, pattern: /^[A-Za-z0-9]{30}$/ },
+};
 
 /** Card key-in (gateway-interface B), with the CharSet value list (EdiType's is in the wire table). */
 export const KEYIN_RULES: FieldTable = { ...KEYIN_REQUEST_FIELDS, CharSet: opt(10, CHARSET_VALUE) };
@@ -67,7 +82,11 @@ export const WINDOW_RULES: FieldTable = { ...WINDOW_FIELDS, CharSet: opt(10, CHA
 export const LAYER_WINDOW_RULES: FieldTable = { ...WINDOW_RULES, ReturnURL: opt(500) };
 
 /** The first rule `fields` break in `table` (sizes in bytes of `charset`), or undefined. */
-export function brokenRule(table: FieldTable, fields: Readonly<Record<string, string>>, charset: Charset): FieldProblem | undefined {
+export function brokenRule(
+  table: FieldTable,
+  fields: Readonly<Record<string, string>>,
+  charset: Charset,
+): FieldProblem | undefined {
   return checkFields(table, fields, charset);
 }
 

@@ -37,17 +37,36 @@ export function createSandboxServer(modules: readonly SandboxModule[], state: Sa
       const body = await readBody(req);
       state.tick();
       if (!handler) {
-        answer = { status: 404, headers: { 'content-type': 'text/plain' }, body: `sandbox: no route ${req.method} ${url.pathname}` };
+        answer = {
+          status: 404,
+          headers: { 'content-type': 'text/plain' },
+          body: `sandbox: no route ${req.method} ${url.pathname}`,
+        };
       } else {
-        const request: SandboxRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, rawQuery: url.search.slice(1), headers: req.headers, body };
+        const request: SandboxRequest = {
+          method: req.method ?? 'GET',
+          path: url.pathname,
+          query: url.searchParams,
+          rawQuery: url.search.slice(1),
+          headers: req.headers,
+          body,
+        };
         answer = await handler(request, state);
       }
     } catch (err) {
-      answer = { status: 500, headers: { 'content-type': 'text/plain' }, body: `sandbox error: ${(err as Error).message}` };
+      answer = {
+        status: 500,
+        headers: { 'content-type': 'text/plain' },
+        body: `sandbox error: ${(err as Error).message}`,
+      };
     }
     if (answer.delayMs) {
       await new Promise<void>((resolve) => {
-        const wake = (): void => { timers.delete(wake); clearTimeout(t); resolve(); };
+        const wake = (): void => {
+          timers.delete(wake);
+          clearTimeout(t);
+          resolve();
+        };
         const t = setTimeout(wake, answer.delayMs);
         timers.add(wake);
       });

@@ -86,8 +86,14 @@ function cancelEntry(state: SandboxState, entry: LedgerEntry, at: Date): void {
   const cancels = entry.cancels;
   const remaining = cancels.length > 0 ? cancels[cancels.length - 1]!.remaining : entry.amount;
   const record: LedgerCancel = {
-    amount: remaining, remaining: 0, partial: false, resultCode: CANCELLED,
-    cancelNum: kstTimestamp14(at).slice(6), at, reason: TEST_AUTO_CANCEL_REASON, moid: entry.moid,
+    amount: remaining,
+    remaining: 0,
+    partial: false,
+    resultCode: CANCELLED,
+    cancelNum: kstTimestamp14(at).slice(6),
+    at,
+    reason: TEST_AUTO_CANCEL_REASON,
+    moid: entry.moid,
   };
   cancels.push(record);
   feedCancel(state, entry, record);

@@ -11,7 +11,11 @@ import { ownField } from '../wire/response-body.js';
 import type { TransactionStatus } from './types.js';
 import { EUC_KR_FORM } from '../wire/content-type.js';
 
-const STATUS_OF: Readonly<Record<string, TransactionStatus['status']>> = { '0': 'approved', '1': 'cancelled', '9': 'not-found' };
+const STATUS_OF: Readonly<Record<string, TransactionStatus['status']>> = {
+  '0': 'approved',
+  '1': 'cancelled',
+  '9': 'not-found',
+};
 
 /**
  * Asks the gateway what became of a TID; see {@link TransactionStatus}. Rejects with
@@ -39,10 +43,20 @@ export function createStatusClient(ctx: ClientContext): StatusFn {
 export function askStatus(ctx: ClientContext, tid: string, continuation: boolean): Promise<TransactionStatus> {
   const { config } = ctx;
   if (typeof tid !== 'string' || tid.trim() === '' || tid !== tid.trim()) {
-    return Promise.reject(new NicepayRequestError('NICEPAY_FIELD_INVALID', 'status: tid is required (a non-empty string without surrounding whitespace)', 'tid'));
+    return Promise.reject(
+      new NicepayRequestError(
+        'NICEPAY_FIELD_INVALID',
+        'status: tid is required (a non-empty string without surrounding whitespace)',
+        'tid',
+      ),
+    );
   }
   const unusable = (why: string, cause?: unknown): NicepayGatewayError =>
-    new NicepayGatewayError('NICEPAY_GATEWAY_ERROR', `status inquiry of TID ${tid} failed: ${why}; nothing changed, it may be retried`, { tid, cause });
+    new NicepayGatewayError(
+      'NICEPAY_GATEWAY_ERROR',
+      `status inquiry of TID ${tid} failed: ${why}; nothing changed, it may be retried`,
+      { tid, cause },
+    );
   return callGateway<TransactionStatus>(ctx, {
     operation: 'status',
     host: 'web',
@@ -51,9 +65,21 @@ export function askStatus(ctx: ClientContext, tid: string, continuation: boolean
     continuation,
     request() {
       const ediDate = kstTimestamp14(config.clock());
-      const fields = { TID: tid, MID: config.mid, EdiDate: ediDate, SignData: statusSignData(tid, config.mid, ediDate, config.merchantKey), CharSet: 'utf-8', EdiType: 'JSON' };
+      const fields = {
+        TID: tid,
+        MID: config.mid,
+        EdiDate: ediDate,
+        SignData: statusSignData(tid, config.mid, ediDate, config.merchantKey),
+        CharSet: 'utf-8',
+        EdiType: 'JSON',
+      };
       const problem = checkFields(STATUS_REQUEST_FIELDS, fields, 'euc-kr');
-      if (problem) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `status: ${problem.message}`, problem.field === 'TID' ? 'tid' : problem.field);
+      if (problem)
+        throw new NicepayRequestError(
+          'NICEPAY_FIELD_INVALID',
+          `status: ${problem.message}`,
+          problem.field === 'TID' ? 'tid' : problem.field,
+        );
       return { body: encodeForm(fields, 'euc-kr'), contentType: EUC_KR_FORM };
     },
     // A timeout after sending or an error status is an unusable answer to a query.
@@ -71,7 +97,11 @@ export function askStatus(ctx: ClientContext, tid: string, continuation: boolean
         const said = `${code || 'no exact ResultCode'} ${ownField(raw, 'ResultMsg') ?? ''}`.trim();
         // A 0000 that does not say a Status of this TID is not an answer; another code is a refusal.
         if (code === '0000' || code === '') throw unusable(`the answer does not say the status of this TID (${said})`);
-        throw new NicepayGatewayError('NICEPAY_QUERY_REFUSED', withMerchantKeyHint(code, `status inquiry of TID ${tid} was refused: ${said}; nothing changed`), { tid, resultCode: code });
+        throw new NicepayGatewayError(
+          'NICEPAY_QUERY_REFUSED',
+          withMerchantKeyHint(code, `status inquiry of TID ${tid} was refused: ${said}; nothing changed`),
+          { tid, resultCode: code },
+        );
       }
       const authDateText = ownField(raw, 'AuthDate') ?? '';
       return {

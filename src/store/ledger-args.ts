@@ -39,7 +39,8 @@ export function checkLimit(store: string, limit: unknown): asserts limit is numb
 
 /** A point on the caller's clock (ms): a finite number. */
 export function checkTime(store: string, name: string, ms: unknown): asserts ms is number {
-  if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new RangeError(`${store}: ${name} must be a finite number of milliseconds`);
+  if (typeof ms !== 'number' || !Number.isFinite(ms))
+    throw new RangeError(`${store}: ${name} must be a finite number of milliseconds`);
 }
 
 /** A record to write: text, and either an open record's dueAt or a closed one's keepMs. */

@@ -65,11 +65,18 @@ export interface DueIndex {
    * reads of its records at once) is bounded by `bound`, so a long index takes as many bounds as
    * it has pages; the clean-up is best effort (an entry it could not fix is met again next time).
    */
-  list(maxScore: number, limit: number, pick: (p: Peek & { record: StoredRecord }) => boolean, bound: Bound): Promise<StoredRecord[]>;
+  list(
+    maxScore: number,
+    limit: number,
+    pick: (p: Peek & { record: StoredRecord }) => boolean,
+    bound: Bound,
+  ): Promise<StoredRecord[]>;
 }
 
-const score = (n: number): string => (n === Number.NEGATIVE_INFINITY ? '-inf' : n === Number.POSITIVE_INFINITY ? '+inf' : String(n));
-const earliest = (x: StoredRecord, y: StoredRecord): number => x.dueAt - y.dueAt || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
+const score = (n: number): string =>
+  n === Number.NEGATIVE_INFINITY ? '-inf' : n === Number.POSITIVE_INFINITY ? '+inf' : String(n);
+const earliest = (x: StoredRecord, y: StoredRecord): number =>
+  x.dueAt - y.dueAt || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
 
 /** The due index reached through `io`. */
 export function dueIndex(io: IndexAccess): DueIndex {
@@ -94,7 +101,8 @@ export function dueIndex(io: IndexAccess): DueIndex {
         const page = pairs(await bound(io.script(INDEX_PAGE, [score(maxScore), String(offset), String(PAGE)])));
         // Scores are at most each dueAt: once `limit` records are found no later than this
         // page's lowest score, nothing further in the index can come before them.
-        if (page.length === 0 || (found.length >= limit && found.sort(earliest)[limit - 1]!.dueAt <= page[0]![1])) break;
+        if (page.length === 0 || (found.length >= limit && found.sort(earliest)[limit - 1]!.dueAt <= page[0]![1]))
+          break;
         const peeks = await bound(Promise.all(page.map(([key]) => io.peek(key))));
         peeks.forEach((p, i) => {
           const [key, at] = page[i]!;
@@ -105,7 +113,12 @@ export function dueIndex(io: IndexAccess): DueIndex {
         });
         if (page.length < PAGE) break;
       }
-      await bound(Promise.all([...stale.map((key) => index.unindex(key)), ...lower.map(([key, dueAt]) => io.add(key, score(dueAt)))])).catch(() => undefined);
+      await bound(
+        Promise.all([
+          ...stale.map((key) => index.unindex(key)),
+          ...lower.map(([key, dueAt]) => io.add(key, score(dueAt))),
+        ]),
+      ).catch(() => undefined);
       return found.sort(earliest).slice(0, limit);
     },
   };

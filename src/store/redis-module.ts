@@ -16,7 +16,11 @@ export function assertRedisInstalled(): void {
   try {
     resolveRedis();
   } catch (cause) {
-    throw new NicepayConfigError('url', 'needs the optional peer dependency "redis": npm install redis (or pass a connected `client`)', cause);
+    throw new NicepayConfigError(
+      'url',
+      'needs the optional peer dependency "redis": npm install redis (or pass a connected `client`)',
+      cause,
+    );
   }
 }
 

@@ -85,9 +85,13 @@ export function validateRedisOptions(options: unknown): asserts options is Redis
   }
   if (client !== undefined) {
     if (redisClientKind(client) === undefined) {
-      throw new NicepayConfigError('client', 'a connected node-redis or ioredis client (createClient, createCluster, createSentinel, new Redis, new Cluster)');
+      throw new NicepayConfigError(
+        'client',
+        'a connected node-redis or ioredis client (createClient, createCluster, createSentinel, new Redis, new Cluster)',
+      );
     }
-    if (onError !== undefined) throw new NicepayConfigError('onError', 'only used with `url`; listen on your own client');
+    if (onError !== undefined)
+      throw new NicepayConfigError('onError', 'only used with `url`; listen on your own client');
   }
   if (url !== undefined) {
     let parsed: URL | undefined;
@@ -96,7 +100,11 @@ export function validateRedisOptions(options: unknown): asserts options is Redis
     } catch {
       parsed = undefined;
     }
-    if (parsed === undefined || (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') || parsed.hostname === '') {
+    if (
+      parsed === undefined ||
+      (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') ||
+      parsed.hostname === ''
+    ) {
       throw new NicepayConfigError('url', 'a redis:// or rediss:// URL with a host');
     }
     if (onError !== undefined && typeof onError !== 'function') throw new NicepayConfigError('onError', 'a function');
@@ -106,11 +114,20 @@ export function validateRedisOptions(options: unknown): asserts options is Redis
   }
   if (
     commandTimeoutMs !== undefined &&
-    (typeof commandTimeoutMs !== 'number' || !Number.isInteger(commandTimeoutMs) || commandTimeoutMs < 1 || commandTimeoutMs > 2_147_483_647)
+    (typeof commandTimeoutMs !== 'number' ||
+      !Number.isInteger(commandTimeoutMs) ||
+      commandTimeoutMs < 1 ||
+      commandTimeoutMs > 2_147_483_647)
   ) {
     throw new NicepayConfigError('commandTimeoutMs', 'a positive integer number of milliseconds');
   }
-  if (waitForReplicas !== undefined && (typeof waitForReplicas !== 'number' || !Number.isInteger(waitForReplicas) || waitForReplicas < 0 || waitForReplicas > 16)) {
+  if (
+    waitForReplicas !== undefined &&
+    (typeof waitForReplicas !== 'number' ||
+      !Number.isInteger(waitForReplicas) ||
+      waitForReplicas < 0 ||
+      waitForReplicas > 16)
+  ) {
     throw new NicepayConfigError('waitForReplicas', 'a whole number of replicas from 0 to 16');
   }
 }

@@ -23,13 +23,17 @@ export type WaitForReplicas = (key: string, online: number) => Promise<boolean>;
 
 /** An ioredis Cluster's nodes by role (a Cluster has it; a plain Redis does not). */
 interface IoRedisCluster extends IoRedisClient {
-  nodes(role: 'master'): Array<{ call(command: string, args: string[]): Promise<unknown>; options: { host?: string; port?: number } }>;
+  nodes(
+    role: 'master',
+  ): Array<{ call(command: string, args: string[]): Promise<unknown>; options: { host?: string; port?: number } }>;
   slots: Array<string[] | undefined>;
 }
 
 /** A node-redis cluster's node clients (v4 to v6 have both methods). */
 interface NodeRedisClusterNodes extends NodeRedisCluster {
-  nodeClient(node: unknown): Promise<{ sendCommand(args: string[]): Promise<unknown> }> | { sendCommand(args: string[]): Promise<unknown> };
+  nodeClient(
+    node: unknown,
+  ): Promise<{ sendCommand(args: string[]): Promise<unknown> }> | { sendCommand(args: string[]): Promise<unknown> };
 }
 
 /**
@@ -40,7 +44,13 @@ interface NodeRedisClusterNodes extends NodeRedisCluster {
  * client (the connection the write went over: WAIT counts that connection's writes). A single
  * server's or Sentinel's client has one master.
  */
-export function replicaWaiter(send: RedisSend, client: RedisStoreClient | undefined, kind: RedisClientKind, replicas: number, timeoutMs: number): WaitForReplicas {
+export function replicaWaiter(
+  send: RedisSend,
+  client: RedisStoreClient | undefined,
+  kind: RedisClientKind,
+  replicas: number,
+  timeoutMs: number,
+): WaitForReplicas {
   let onMaster: (key: string, args: string[]) => Promise<unknown> = (key, args) => send(key, args);
   if (kind === 'node-redis-cluster') {
     const cluster = client as NodeRedisClusterNodes;

@@ -149,7 +149,8 @@ return 0
 /** A {@link WRITE} reply: what it did (0 not the holder, 1 written, 2 written and was open) and the online replicas. */
 export function writeReply(reply: unknown): { result: 0 | 1 | 2; replicas: number } {
   const [result, replicas] = Array.isArray(reply) ? reply.map(Number) : [];
-  if ((result !== 0 && result !== 1 && result !== 2) || !Number.isInteger(replicas)) throw new Error('redisStore: unexpected reply from the write script');
+  if ((result !== 0 && result !== 1 && result !== 2) || !Number.isInteger(replicas))
+    throw new Error('redisStore: unexpected reply from the write script');
   return { result, replicas: replicas! };
 }
 

@@ -4,17 +4,50 @@
  */
 import { randomUUID } from 'node:crypto';
 import { withTimeout as settleWithin } from '../util/with-timeout.js';
-import { checkKey, checkLimit, checkRecordWrite, checkTime, checkToken, LEASE_ONLY_KEEP_MS, wholeMs } from './ledger-args.js';
+import {
+  checkKey,
+  checkLimit,
+  checkRecordWrite,
+  checkTime,
+  checkToken,
+  LEASE_ONLY_KEEP_MS,
+  wholeMs,
+} from './ledger-args.js';
 import { redisClientKind, redisSender, type RedisSend } from './redis-client.js';
 import { replicaWaiter, type WaitForReplicas } from './redis-replication.js';
 import { type Bound, dueIndex } from './redis-due-index.js';
 import { assertRedisInstalled, loadRedis } from './redis-module.js';
 import { validateRedisOptions, type RedisStoreOptions } from './redis-options.js';
-import { ACQUIRE, acquiredRecord, EXTEND, INDEX_ADD, PEEK, peeked, RELEASE, REMOVE, text, WRITE, writeReply, type Peek, type Script } from './redis-scripts.js';
+import {
+  ACQUIRE,
+  acquiredRecord,
+  EXTEND,
+  INDEX_ADD,
+  PEEK,
+  peeked,
+  RELEASE,
+  REMOVE,
+  text,
+  WRITE,
+  writeReply,
+  type Peek,
+  type Script,
+} from './redis-scripts.js';
 import type { LeaseResult, LedgerStore, RecordWrite } from './types.js';
 
-export type { IoRedisClient, NodeRedisClient, NodeRedisCluster, NodeRedisSentinel, RedisStoreClient } from './redis-client.js';
-export type { RedisStoreClientOptions, RedisStoreCommonOptions, RedisStoreOptions, RedisStoreUrlOptions } from './redis-options.js';
+export type {
+  IoRedisClient,
+  NodeRedisClient,
+  NodeRedisCluster,
+  NodeRedisSentinel,
+  RedisStoreClient,
+} from './redis-client.js';
+export type {
+  RedisStoreClientOptions,
+  RedisStoreCommonOptions,
+  RedisStoreOptions,
+  RedisStoreUrlOptions,
+} from './redis-options.js';
 
 const NAME = 'redisStore';
 
@@ -31,7 +64,8 @@ interface OwnedClient {
  */
 function checkRedisKey(key: unknown): asserts key is string {
   checkKey(NAME, key);
-  if (key.startsWith('}')) throw new TypeError('redisStore: key must not start with "}" (it would empty the cluster hash tag)');
+  if (key.startsWith('}'))
+    throw new TypeError('redisStore: key must not start with "}" (it would empty the cluster hash tag)');
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -77,7 +111,10 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
   if (options.client !== undefined) {
     const kind = redisClientKind(options.client)!;
     ready = Promise.resolve(redisSender(options.client, kind));
-    if (replicas > 0) waiter = ready.then((send) => replicaWaiter(send, options.client, kind, replicas, Math.max(1, Math.floor(timeoutMs / 2))));
+    if (replicas > 0)
+      waiter = ready.then((send) =>
+        replicaWaiter(send, options.client, kind, replicas, Math.max(1, Math.floor(timeoutMs / 2))),
+      );
   } else {
     assertRedisInstalled();
     const url = options.url;
@@ -99,7 +136,11 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
     })();
     // Failures surface through the operations that wait on `ready`, never as an unhandled rejection.
     ready.catch(() => {});
-    if (replicas > 0) waiter = ready.then((send) => replicaWaiter(send, undefined, 'node-redis', replicas, Math.max(1, Math.floor(timeoutMs / 2))), () => undefined);
+    if (replicas > 0)
+      waiter = ready.then(
+        (send) => replicaWaiter(send, undefined, 'node-redis', replicas, Math.max(1, Math.floor(timeoutMs / 2))),
+        () => undefined,
+      );
   }
 
   /**
@@ -109,10 +150,14 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
   function op<T>(what: string, work: (abandoned: () => boolean) => Promise<T>): Promise<T> {
     if (closed) return Promise.reject(new Error(`redisStore: ${what} after close()`));
     let abandoned = false;
-    return settleWithin(work(() => abandoned), timeoutMs, () => {
-      abandoned = true;
-      return new Error(`redisStore: ${what} timed out after ${timeoutMs} ms`);
-    });
+    return settleWithin(
+      work(() => abandoned),
+      timeoutMs,
+      () => {
+        abandoned = true;
+        return new Error(`redisStore: ${what} timed out after ${timeoutMs} ms`);
+      },
+    );
   }
 
   /** A listing (due, open), bounded by commandTimeoutMs per page of the index it reads. */
@@ -129,7 +174,8 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
     } catch (err) {
       // First use on this node (or after SCRIPT FLUSH, or a failover): EVAL runs the script
       // and caches it.
-      if (err instanceof Error && err.message.startsWith('NOSCRIPT')) return send(keys[0]!, ['EVAL', s.source, ...tail]);
+      if (err instanceof Error && err.message.startsWith('NOSCRIPT'))
+        return send(keys[0]!, ['EVAL', s.source, ...tail]);
       throw err;
     }
   }
@@ -144,13 +190,15 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
   async function replicated(key: string, online: number): Promise<void> {
     const wait = await waiter;
     // A write the replicas did not all take could be lost to a failover: it does not count.
-    if (wait && !(await wait(key, online))) throw new Error(`redisStore: a ledger write was not acknowledged by its master's replicas in time`);
+    if (wait && !(await wait(key, online)))
+      throw new Error(`redisStore: a ledger write was not acknowledged by its master's replicas in time`);
   }
   const index = dueIndex({
     key: indexKey,
     command: async (args) => (await ready)(indexKey, args),
     script: (s, args) => run(s, [indexKey], args),
-    add: async (member, score) => replicated(indexKey, Number(await run(INDEX_ADD, [indexKey], [score, member, countReplicas]))),
+    add: async (member, score) =>
+      replicated(indexKey, Number(await run(INDEX_ADD, [indexKey], [score, member, countReplicas]))),
     peek,
   });
 
@@ -159,7 +207,15 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
     if (record.open) await index.beforeOpen(key, record.dueAt);
     const args = record.open
       ? [token, record.value, '1', String(record.dueAt), '0', release ? '1' : '0', countReplicas]
-      : [token, record.value, '0', '0', String(wholeMs(NAME, 'keepMs', record.keepMs)), release ? '1' : '0', countReplicas];
+      : [
+          token,
+          record.value,
+          '0',
+          '0',
+          String(wholeMs(NAME, 'keepMs', record.keepMs)),
+          release ? '1' : '0',
+          countReplicas,
+        ];
     const { result, replicas: online } = writeReply(await run(WRITE, keysOf(key), args));
     if (result === 0) return false;
     await replicated(keysOf(key)[0]!, online);
@@ -175,11 +231,11 @@ export function redisStore(options: RedisStoreOptions): LedgerStore {
    * the lease would turn every repeat away as "in progress" until it expires.
    */
   function giveBack(key: string, token: string, created: boolean): void {
-    void run(created ? REMOVE : RELEASE, keysOf(key), [token]).then(
-      async (reply) => {
+    void run(created ? REMOVE : RELEASE, keysOf(key), [token])
+      .then(async (reply) => {
         if (created && Number(reply) === 2) await index.unindex(key);
-      },
-    ).catch(() => undefined);
+      })
+      .catch(() => undefined);
   }
 
   const leaseOnlyTtl = (leaseMs: number): string => String(leaseMs + LEASE_ONLY_KEEP_MS);

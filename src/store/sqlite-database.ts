@@ -39,7 +39,12 @@ export interface SqliteDatabase {
  * better-sqlite3 says `open` and `readonly`; node:sqlite says `isOpen` (Node 22.15+).
  */
 export function unusableDatabase(value: unknown): string | undefined {
-  if (!isObject(value) || typeof value.prepare !== 'function' || typeof value.exec !== 'function' || typeof value.close !== 'function') {
+  if (
+    !isObject(value) ||
+    typeof value.prepare !== 'function' ||
+    typeof value.exec !== 'function' ||
+    typeof value.close !== 'function'
+  ) {
     return 'an open better-sqlite3 Database or node:sqlite DatabaseSync';
   }
   if (value.open === false || value.isOpen === false) return 'an open database (this one was closed)';

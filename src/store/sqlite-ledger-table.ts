@@ -75,7 +75,8 @@ export function openLedgerTable(db: SqliteDatabase, table: string, busyTimeoutMs
   db.exec('PRAGMA journal_mode = WAL');
   // Set even when it reads FULL already: SQLite lowers a synchronous never set explicitly to
   // its WAL default (NORMAL) when the file is first written in WAL mode.
-  if (num((db.prepare('PRAGMA synchronous').get() as { synchronous?: unknown } | undefined)?.synchronous) < 3) db.exec('PRAGMA synchronous = FULL');
+  if (num((db.prepare('PRAGMA synchronous').get() as { synchronous?: unknown } | undefined)?.synchronous) < 3)
+    db.exec('PRAGMA synchronous = FULL');
 
   const t = `"${table}"`;
   db.exec(`CREATE TABLE IF NOT EXISTS ${t} (
@@ -89,18 +90,27 @@ export function openLedgerTable(db: SqliteDatabase, table: string, busyTimeoutMs
   ) WITHOUT ROWID`);
   const found = (db.prepare(`PRAGMA table_info(${t})`).all() as { name: string }[]).map((c) => c.name);
   if (found.join() !== COLUMNS.join()) {
-    throw new NicepayConfigError('table', `a table of the ledger's own: "${table}" exists with other columns (${found.join(', ')})`);
+    throw new NicepayConfigError(
+      'table',
+      `a table of the ledger's own: "${table}" exists with other columns (${found.join(', ')})`,
+    );
   }
   db.exec(`CREATE INDEX IF NOT EXISTS "${table}_due" ON ${t} (due_at) WHERE open = 1;
   CREATE INDEX IF NOT EXISTS "${table}_forget" ON ${t} (forget_at) WHERE open = 0;`);
 
   const st = (sql: string): SqliteStatement => db.prepare(sql);
   const read = st(`SELECT value, open, due_at, forget_at, lease, lease_until FROM ${t} WHERE key = ?`);
-  const put = st(`INSERT OR REPLACE INTO ${t} (key, value, open, due_at, forget_at, lease, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  const put = st(
+    `INSERT OR REPLACE INTO ${t} (key, value, open, due_at, forget_at, lease, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
   const drop = st(`DELETE FROM ${t} WHERE key = ?`);
-  const record = st(`SELECT value, open, due_at FROM ${t} WHERE key = ? AND value IS NOT NULL AND (open = 1 OR forget_at > ?)`);
+  const record = st(
+    `SELECT value, open, due_at FROM ${t} WHERE key = ? AND value IS NOT NULL AND (open = 1 OR forget_at > ?)`,
+  );
   // `open = 1` in each WHERE lets SQLite use the partial index on due_at.
-  const due = st(`SELECT key, value, due_at FROM ${t} WHERE open = 1 AND due_at <= ? AND (lease IS NULL OR lease_until <= ?) ORDER BY due_at, key LIMIT ?`);
+  const due = st(
+    `SELECT key, value, due_at FROM ${t} WHERE open = 1 AND due_at <= ? AND (lease IS NULL OR lease_until <= ?) ORDER BY due_at, key LIMIT ?`,
+  );
   const open = st(`SELECT key, value, due_at FROM ${t} WHERE open = 1 ORDER BY due_at, key LIMIT ?`);
   const sweep = st(`DELETE FROM ${t} WHERE key IN (SELECT key FROM ${t} WHERE open = 0 AND forget_at <= ? LIMIT ?)`);
 

@@ -56,24 +56,40 @@ export type SqliteStoreOptions = SqliteStoreFileOptions | SqliteStoreDatabaseOpt
 export function validateSqliteOptions(options: unknown): asserts options is SqliteStoreOptions {
   if (!isObject(options)) throw new NicepayConfigError('sqliteStore options', 'an object with `path` or `database`');
   const { path, database, table, busyTimeoutMs, now } = options;
-  if (path !== undefined && database !== undefined) throw new NicepayConfigError('path', 'either `path` or `database`, not both');
-  if (path === undefined && database === undefined) throw new NicepayConfigError('path', 'a database file, or pass an open `database`');
+  if (path !== undefined && database !== undefined)
+    throw new NicepayConfigError('path', 'either `path` or `database`, not both');
+  if (path === undefined && database === undefined)
+    throw new NicepayConfigError('path', 'a database file, or pass an open `database`');
   if (database !== undefined) {
     const why = unusableDatabase(database);
     if (why !== undefined) throw new NicepayConfigError('database', why);
   }
   if (path !== undefined) {
-    if (typeof path !== 'string' || path.trim() === '' || path.includes('\0')) throw new NicepayConfigError('path', 'a file path');
-    if (path === ':memory:') throw new NicepayConfigError('path', 'a file (an in-memory ledger forgets every open payment on restart: use memoryStore for that)');
+    if (typeof path !== 'string' || path.trim() === '' || path.includes('\0'))
+      throw new NicepayConfigError('path', 'a file path');
+    if (path === ':memory:')
+      throw new NicepayConfigError(
+        'path',
+        'a file (an in-memory ledger forgets every open payment on restart: use memoryStore for that)',
+      );
     const folder = dirname(resolve(path));
-    if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) throw new NicepayConfigError('path', `a file in an existing folder (${folder} is not one)`);
-    if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new NicepayConfigError('path', `a file (${path} is a folder)`);
+    if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory())
+      throw new NicepayConfigError('path', `a file in an existing folder (${folder} is not one)`);
+    if (statSync(path, { throwIfNoEntry: false })?.isDirectory())
+      throw new NicepayConfigError('path', `a file (${path} is a folder)`);
   }
   if (table !== undefined && !validTableName(table)) {
-    throw new NicepayConfigError('table', 'an SQL identifier of letters, digits and _ (at most 63, not starting with a digit or sqlite_)');
+    throw new NicepayConfigError(
+      'table',
+      'an SQL identifier of letters, digits and _ (at most 63, not starting with a digit or sqlite_)',
+    );
   }
-  if (busyTimeoutMs !== undefined && (typeof busyTimeoutMs !== 'number' || !Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0)) {
+  if (
+    busyTimeoutMs !== undefined &&
+    (typeof busyTimeoutMs !== 'number' || !Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0)
+  ) {
     throw new NicepayConfigError('busyTimeoutMs', 'a whole number of milliseconds, 0 or more');
   }
-  if (now !== undefined && typeof now !== 'function') throw new NicepayConfigError('now', 'a function answering milliseconds');
+  if (now !== undefined && typeof now !== 'function')
+    throw new NicepayConfigError('now', 'a function answering milliseconds');
 }

@@ -5,7 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { NicepayConfigError } from '../errors/index.js';
-import { checkKey, checkLimit, checkRecordWrite, checkTime, checkToken, LEASE_ONLY_KEEP_MS, wholeMs } from './ledger-args.js';
+import {
+  checkKey,
+  checkLimit,
+  checkRecordWrite,
+  checkTime,
+  checkToken,
+  LEASE_ONLY_KEEP_MS,
+  wholeMs,
+} from './ledger-args.js';
 import { immediate, type SqliteDatabase } from './sqlite-database.js';
 import { DEFAULT_TABLE, openLedgerTable, type LedgerRow, type LedgerTable } from './sqlite-ledger-table.js';
 import { assertSqliteInstalled, openSqliteFile } from './sqlite-module.js';
@@ -13,7 +21,12 @@ import { validateSqliteOptions, type SqliteStoreOptions } from './sqlite-options
 import type { LeaseResult, LedgerStore, RecordWrite, StoredRecord } from './types.js';
 
 export type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
-export type { SqliteStoreCommonOptions, SqliteStoreDatabaseOptions, SqliteStoreFileOptions, SqliteStoreOptions } from './sqlite-options.js';
+export type {
+  SqliteStoreCommonOptions,
+  SqliteStoreDatabaseOptions,
+  SqliteStoreFileOptions,
+  SqliteStoreOptions,
+} from './sqlite-options.js';
 
 /** Rows of expired records one sweep deletes at most: a write is never held up for long. */
 export const SWEEP_BATCH = 200;
@@ -146,10 +159,20 @@ export function sqliteStore(options: SqliteStoreOptions): LedgerStore {
         const lease = { lease: token, leaseUntil: t + ms };
         if (row) {
           // A key holding only a lease is forgotten a day after it, unless a holder writes.
-          ledger.put(key, { ...row, ...lease, forgetAt: row.value === null ? t + ms + LEASE_ONLY_KEEP_MS : row.forgetAt });
+          ledger.put(key, {
+            ...row,
+            ...lease,
+            forgetAt: row.value === null ? t + ms + LEASE_ONLY_KEEP_MS : row.forgetAt,
+          });
           return { state: 'acquired', token, record: row.value === null ? undefined : stored(key, row) };
         }
-        const fresh: LedgerRow = { value: null, open: false, dueAt: 0, forgetAt: t + ms + LEASE_ONLY_KEEP_MS, ...lease };
+        const fresh: LedgerRow = {
+          value: null,
+          open: false,
+          dueAt: 0,
+          forgetAt: t + ms + LEASE_ONLY_KEEP_MS,
+          ...lease,
+        };
         ledger.put(key, initial ? applied(fresh, initial, t) : fresh);
         return { state: 'acquired', token, record: undefined };
       });
@@ -194,23 +217,35 @@ export function sqliteStore(options: SqliteStoreOptions): LedgerStore {
       return run('extend', (ledger, t) => {
         const row = live(ledger, key, t);
         if (!row || row.lease !== token || !leased(row, t)) return false;
-        ledger.put(key, { ...row, leaseUntil: t + ms, forgetAt: row.value === null ? t + ms + LEASE_ONLY_KEEP_MS : row.forgetAt });
+        ledger.put(key, {
+          ...row,
+          leaseUntil: t + ms,
+          forgetAt: row.value === null ? t + ms + LEASE_ONLY_KEEP_MS : row.forgetAt,
+        });
         return true;
       });
     },
 
     async get(key) {
       checkKey(NAME, key);
-      return run('get', (ledger, t) => {
-        const row = ledger.record(key, t);
-        return row && stored(key, row);
-      }, false);
+      return run(
+        'get',
+        (ledger, t) => {
+          const row = ledger.record(key, t);
+          return row && stored(key, row);
+        },
+        false,
+      );
     },
 
     async due(dueBy, limit) {
       checkTime(NAME, 'now', dueBy);
       checkLimit(NAME, limit);
-      return run('due', (ledger, t) => ledger.due(dueBy, t, limit).map((r) => stored(r.key, { ...r, open: true })), false);
+      return run(
+        'due',
+        (ledger, t) => ledger.due(dueBy, t, limit).map((r) => stored(r.key, { ...r, open: true })),
+        false,
+      );
     },
 
     async open(limit) {
@@ -222,7 +257,11 @@ export function sqliteStore(options: SqliteStoreOptions): LedgerStore {
       if (closed) return;
       closed = true;
       // A database passed in stays the application's; a file the store opened is closed.
-      if (owned) await owned.then((db) => db.close(), () => {});
+      if (owned)
+        await owned.then(
+          (db) => db.close(),
+          () => {},
+        );
     },
   };
 }

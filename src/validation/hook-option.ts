@@ -14,14 +14,25 @@ export interface HookOption<A, C> {
  * undefined without a hook; a hook that is not a function, or a timeout that is not a positive
  * number of ms, is this call's bad input (400 NICEPAY_FIELD_INVALID, nothing sent).
  */
-export function hookOption<A, C>(what: string, input: { onApproved?: ((result: A, context: C) => unknown) | undefined; hookTimeoutMs?: number | undefined }): HookOption<A, C> | undefined {
+export function hookOption<A, C>(
+  what: string,
+  input: { onApproved?: ((result: A, context: C) => unknown) | undefined; hookTimeoutMs?: number | undefined },
+): HookOption<A, C> | undefined {
   const { onApproved, hookTimeoutMs } = input;
   if (onApproved !== undefined && typeof onApproved !== 'function') {
-    throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `${what}: onApproved must be a function (result, { signal }) => void; nothing was sent`, 'onApproved');
+    throw new NicepayRequestError(
+      'NICEPAY_FIELD_INVALID',
+      `${what}: onApproved must be a function (result, { signal }) => void; nothing was sent`,
+      'onApproved',
+    );
   }
   const timeoutMs = hookTimeoutMs ?? HOOK_TIMEOUT_MS;
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
-    throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `${what}: hookTimeoutMs must be a positive number of ms; nothing was sent`, 'hookTimeoutMs');
+    throw new NicepayRequestError(
+      'NICEPAY_FIELD_INVALID',
+      `${what}: hookTimeoutMs must be a positive number of ms; nothing was sent`,
+      'hookTimeoutMs',
+    );
   }
   return onApproved ? { run: onApproved, timeoutMs } : undefined;
 }

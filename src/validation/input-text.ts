@@ -25,11 +25,13 @@ export function wireText(value: unknown, field: string, max: number, required: b
   try {
     encodeText(value, 'euc-kr', field);
   } catch (err) {
-    if (err instanceof WireFormatError) throw fieldInvalid(field, 'has characters that EUC-KR (CP949) cannot encode (emoji, say)');
+    if (err instanceof WireFormatError)
+      throw fieldInvalid(field, 'has characters that EUC-KR (CP949) cannot encode (emoji, say)');
     throw err;
   }
   const size = byteLength(value, 'euc-kr');
-  if (size > max) throw fieldInvalid(field, `is ${size} bytes in EUC-KR; at most ${max} allowed (a Hangul syllable takes 2)`);
+  if (size > max)
+    throw fieldInvalid(field, `is ${size} bytes in EUC-KR; at most ${max} allowed (a Hangul syllable takes 2)`);
   return value;
 }
 

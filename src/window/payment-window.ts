@@ -10,7 +10,13 @@ import { refuseKvUnsafe } from '../pipeline/kv-text.js';
 import type { PaymentWindowFields, PaymentWindowOrder } from './types.js';
 
 /** Window fields the approval answer echoes, by the option that sets each. */
-const KV_ECHOED = { GoodsName: 'goodsName', BuyerName: 'buyer.name', BuyerEmail: 'buyer.email', BuyerTel: 'buyer.tel', MallReserved: 'mallReserved' } as const;
+const KV_ECHOED = {
+  GoodsName: 'goodsName',
+  BuyerName: 'buyer.name',
+  BuyerEmail: 'buyer.email',
+  BuyerTel: 'buyer.tel',
+  MallReserved: 'mallReserved',
+} as const;
 
 const bad = (field: string, message: string): NicepayRequestError =>
   new NicepayRequestError('NICEPAY_FIELD_INVALID', `paymentWindow: ${message}`, field);
@@ -21,7 +27,10 @@ const bad = (field: string, message: string): NicepayRequestError =>
  * from the `charset` option (the same setting checkoutReturn decodes the return by). Every size
  * is checked in bytes of that charset; an error names the field, never its value.
  */
-export function paymentWindow(config: Pick<ResolvedConfig, 'mid' | 'merchantKey' | 'clock' | 'windowCharset'>, order: PaymentWindowOrder): PaymentWindowFields {
+export function paymentWindow(
+  config: Pick<ResolvedConfig, 'mid' | 'merchantKey' | 'clock' | 'windowCharset'>,
+  order: PaymentWindowOrder,
+): PaymentWindowFields {
   if (typeof order !== 'object' || order === null) throw bad('order', 'order must be an object');
   if (!isValidAmount(order.amount)) throw bad('Amt', 'amount must be a whole number of won from 1 to 999,999,999,999');
   const returnUrl = absoluteUrl(order.returnUrl);
@@ -47,7 +56,8 @@ export function paymentWindow(config: Pick<ResolvedConfig, 'mid' | 'merchantKey'
   };
   const problem = checkFields(WINDOW_FIELDS, fields, charset);
   if (problem) throw bad(problem.field, problem.message);
-  if (order.ediType !== undefined && order.ediType !== 'JSON' && order.ediType !== 'KV') throw bad('ediType', "ediType must be 'JSON' or 'KV'");
+  if (order.ediType !== undefined && order.ediType !== 'JSON' && order.ediType !== 'KV')
+    throw bad('ediType', "ediType must be 'JSON' or 'KV'");
   refuseKvUnsafe('paymentWindow', order.ediType ?? 'JSON', fields, KV_ECHOED);
   // A character the window's charset cannot carry (an emoji in EUC-KR) would reach the buyer
   // as '?': refuse it here, naming the field.
@@ -83,7 +93,8 @@ function absoluteUrl(value: unknown): string {
   } catch {
     throw bad('ReturnURL', 'returnUrl must be an absolute http(s) URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw bad('ReturnURL', 'returnUrl must be an http: or https: URL');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw bad('ReturnURL', 'returnUrl must be an http: or https: URL');
   return url.href;
 }
 

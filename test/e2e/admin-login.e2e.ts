@@ -48,7 +48,11 @@ describe('e2e: example shop in Chromium (back-office login and CSRF)', () => {
     await Promise.all([page.waitForURL(`${shopUrl}/admin/payouts`), page.click('#login-submit')]);
     await page.waitForSelector('#payout-form');
     const cookies = await page.context().cookies();
-    expect(cookies.find((c) => c.name === 'shop.admin.sid')).to.include({ httpOnly: true, sameSite: 'Strict', path: '/admin' });
+    expect(cookies.find((c) => c.name === 'shop.admin.sid')).to.include({
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/admin',
+    });
   });
 
   it('a signed-in operator tricked into a form from another origin: refused, no payout at the sandbox', async () => {

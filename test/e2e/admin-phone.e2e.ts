@@ -56,7 +56,9 @@ describe('e2e: the back office on a phone, and its dates and notices', () => {
 
     // Before 16:00 the results are not out: said as information, not as an error.
     const notice = page.locator('#results-error');
-    expect(await notice.getAttribute('class')).to.include('notice-info').and.not.include('status-error');
+    expect(await notice.getAttribute('class'))
+      .to.include('notice-info')
+      .and.not.include('status-error');
     expect(await notice.getAttribute('role')).to.equal('status');
     // The payout date in the buyer pages' Korean format, not 2026-11-23.
     expect(await page.textContent('#my-payouts td.date')).to.equal('2026년 11월 23일 (월)');

@@ -19,7 +19,12 @@ describe('e2e: the buyer pages say what became of the order', () => {
   async function refund(moid: string, amount: number): Promise<void> {
     const o = e2e.shop.db.order(moid)!;
     const r = await e2e.shop.nicepay.cancel({
-      tid: o.tid!, moid, amount, reason: '고객 요청', partial: amount < o.amount - o.refundedAmount, remainingAmount: o.amount - o.refundedAmount,
+      tid: o.tid!,
+      moid,
+      amount,
+      reason: '고객 요청',
+      partial: amount < o.amount - o.refundedAmount,
+      remainingAmount: o.amount - o.refundedAmount,
     });
     expect(r.status).to.equal('cancelled');
     e2e.shop.db.addRefund(moid, amount);
@@ -38,7 +43,10 @@ describe('e2e: the buyer pages say what became of the order', () => {
     expect(await text(page, '#result-refunded')).to.equal('12,000원 (전액)');
     await checkLayout(page, 'truth-result-refunded');
     await page.setViewportSize({ width: 390, height: 844 });
-    expect(await brokenOverLines(page, '#result-moid, #card-number, #approved-at'), 'identifiers and dates whole at 390 px').to.deep.equal([]);
+    expect(
+      await brokenOverLines(page, '#result-moid, #card-number, #approved-at'),
+      'identifiers and dates whole at 390 px',
+    ).to.deep.equal([]);
     await page.setViewportSize({ width: 1100, height: 900 });
 
     await page.goto(`${shopUrl}/checkout/${moid}`);
@@ -123,7 +131,9 @@ describe('e2e: the buyer pages say what became of the order', () => {
   it('every page has the favicon (no 404 in the console)', async () => {
     const { page, shopUrl } = e2e;
     const failed: string[] = [];
-    page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
+    page.on('response', (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+    });
     await page.goto(shopUrl);
     await page.goto(`${shopUrl}/orders`);
     const icon = await page.request.get(`${shopUrl}/favicon.ico`);
@@ -165,7 +175,10 @@ describe('e2e: the buyer pages say what became of the order', () => {
       });
       expect(await page.locator('#orders tbody tr').count()).to.be.at.least(3);
       expect(facts.offscreen, 'amount or status cells off screen').to.deep.equal([]);
-      expect(await brokenOverLines(page, '#orders td.moid a, #orders td.tid, #orders td.date'), 'identifiers or dates broken over lines').to.deep.equal([]);
+      expect(
+        await brokenOverLines(page, '#orders td.moid a, #orders td.tid, #orders td.date'),
+        'identifiers or dates broken over lines',
+      ).to.deep.equal([]);
       await page.screenshot({ path: 'test/e2e/screenshots/truth-orders-390-cards.png', fullPage: false });
     });
   });

@@ -13,8 +13,16 @@ import type { Logger, PayMethod } from '../../src/index.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../../src/sandbox/index.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const quietLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -48,8 +56,14 @@ export function useShopInBrowser(shopOptions: Partial<ShopOptions> = {}, sandbox
     env.sandbox = createSandbox({ merchants: [merchant], ...(sandboxClock ? { clock: sandboxClock } : {}) });
     await env.sandbox.listen(0);
     env.shop = createShop({
-      mid: merchant.mid, merchantKey: merchant.merchantKey, baseUrl: env.sandbox.url, dbFile: ':memory:',
-      logger: quietLogger, admin: { password: ADMIN_PASSWORD }, sandbox: env.sandbox, ...shopOptions,
+      mid: merchant.mid,
+      merchantKey: merchant.merchantKey,
+      baseUrl: env.sandbox.url,
+      dbFile: ':memory:',
+      logger: quietLogger,
+      admin: { password: ADMIN_PASSWORD },
+      sandbox: env.sandbox,
+      ...shopOptions,
       // The shop's client reads the sandbox's virtual clock, so payout cut-offs agree.
       nicepay: { clock: () => env.sandbox.clock.now(), ...shopOptions.nicepay },
     });
@@ -59,7 +73,11 @@ export function useShopInBrowser(shopOptions: Partial<ShopOptions> = {}, sandbox
 
   after(async () => {
     await env.browser?.close();
-    if (server) await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+    if (server)
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
     await env.shop?.close();
     await env.sandbox?.close();
   });
@@ -73,7 +91,10 @@ export function useShopInBrowser(shopOptions: Partial<ShopOptions> = {}, sandbox
     const test = this.currentTest;
     if (test?.state === 'failed' && env.page) {
       mkdirSync('test-results', { recursive: true });
-      const name = test.fullTitle().replace(/[^\p{L}\p{N}._-]+/gu, '_').slice(0, 120);
+      const name = test
+        .fullTitle()
+        .replace(/[^\p{L}\p{N}._-]+/gu, '_')
+        .slice(0, 120);
       await env.page.screenshot({ path: `test-results/${name}.png`, fullPage: true }).catch(() => {});
     }
     await context?.close();
@@ -111,7 +132,12 @@ export function signedOrderPage(shopUrl: string, moid?: string): (url: URL) => b
  * sandbox's window, 결제하기; ends on the order's result page (its signed link) and returns the
  * Moid. `cashReceipt` asks the window for a receipt (bank transfer, virtual account).
  */
-export async function buyInWindow(e2e: E2E, productId: string, method: PayMethod, cashReceipt?: { identity: string }): Promise<string> {
+export async function buyInWindow(
+  e2e: E2E,
+  productId: string,
+  method: PayMethod,
+  cashReceipt?: { identity: string },
+): Promise<string> {
   const { page, shopUrl } = e2e;
   await page.goto(shopUrl);
   await page.click(`#buy-${productId}`);

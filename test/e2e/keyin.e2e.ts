@@ -16,7 +16,10 @@ describe('e2e: example shop in Chromium (card key-in)', () => {
     await page.fill('#card-number-input', cardNumber);
     await page.fill('#card-expiry', '3012');
     await checkLayout(page, 'keyin-form');
-    await Promise.all([page.waitForURL(new RegExp(`^${shopUrl}/orders/${moid}(\\?t=[\\w-]{22})?$`)), page.click('#keyin-submit')]);
+    await Promise.all([
+      page.waitForURL(new RegExp(`^${shopUrl}/orders/${moid}(\\?t=[\\w-]{22})?$`)),
+      page.click('#keyin-submit'),
+    ]);
     await page.waitForSelector('#result-status');
     return moid;
   }

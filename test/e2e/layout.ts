@@ -55,7 +55,8 @@ export function layoutFacts(page: Page): Promise<LayoutFacts> {
         const b = buttons[j].getBoundingClientRect();
         const sameRow = a.top < b.bottom && b.top < a.bottom;
         const gap = Math.max(b.left - a.right, a.left - b.right);
-        if (sameRow && gap < 4) touchingButtons.push(`${buttons[i].textContent.trim()} | ${buttons[j].textContent.trim()}`);
+        if (sameRow && gap < 4)
+          touchingButtons.push(`${buttons[i].textContent.trim()} | ${buttons[j].textContent.trim()}`);
       }
     }
     // (No named functions in here: the test runner's transpiler would wrap them in a helper
@@ -64,9 +65,11 @@ export function layoutFacts(page: Page): Promise<LayoutFacts> {
     const unlabelledCells: string[] = [];
     for (const cell of doc.querySelectorAll('.table-wrap td')) {
       if (g.getComputedStyle(cell.closest('table').querySelector('thead') ?? cell).display !== 'none') continue;
-      if (cell.offsetParent === null || cell.classList.contains('actions') || !String(cell.textContent).trim()) continue;
+      if (cell.offsetParent === null || cell.classList.contains('actions') || !String(cell.textContent).trim())
+        continue;
       const label = g.getComputedStyle(cell, '::before').content;
-      if (!cell.dataset.label || label === 'none' || label === 'normal' || label === '""') unlabelledCells.push(String(cell.textContent).trim());
+      if (!cell.dataset.label || label === 'none' || label === 'normal' || label === '""')
+        unlabelledCells.push(String(cell.textContent).trim());
     }
     // Framed boxes: a border or a background of their own. Two of them, neither inside the
     // other, side by side horizontally and less than 4 px apart vertically, touch.
@@ -83,10 +86,18 @@ export function layoutFacts(page: Page): Promise<LayoutFacts> {
         const ra = a.getBoundingClientRect();
         const rb = b.getBoundingClientRect();
         const gap = rb.top - ra.bottom;
-        if (ra.left < rb.right && rb.left < ra.right && gap >= -1 && gap < 4 && ra.top < rb.top) touchingBoxes.push(`${a.id || a.tagName} | ${b.id || b.tagName}`);
+        if (ra.left < rb.right && rb.left < ra.right && gap >= -1 && gap < 4 && ra.top < rb.top)
+          touchingBoxes.push(`${a.id || a.tagName} | ${b.id || b.tagName}`);
       }
     }
-    return { scrollWidth: doc.documentElement.scrollWidth as number, innerWidth: g.innerWidth as number, brokenCells, touchingButtons, unlabelledCells, touchingBoxes };
+    return {
+      scrollWidth: doc.documentElement.scrollWidth as number,
+      innerWidth: g.innerWidth as number,
+      brokenCells,
+      touchingButtons,
+      unlabelledCells,
+      touchingBoxes,
+    };
   });
 }
 
@@ -125,7 +136,10 @@ export async function checkLayout(page: Page, name: string): Promise<void> {
     expect(facts.scrollWidth, `${name} at ${width}px scrolls sideways`).to.be.at.most(facts.innerWidth);
     expect(facts.brokenCells, `${name} at ${width}px: cells broken one syllable per line`).to.deep.equal([]);
     expect(facts.touchingButtons, `${name} at ${width}px: buttons touch`).to.deep.equal([]);
-    expect(await brokenOverLines(page, IDENTIFIERS), `${name} at ${width}px: identifiers broken over lines`).to.deep.equal([]);
+    expect(
+      await brokenOverLines(page, IDENTIFIERS),
+      `${name} at ${width}px: identifiers broken over lines`,
+    ).to.deep.equal([]);
     expect(facts.unlabelledCells, `${name} at ${width}px: card values without their label`).to.deep.equal([]);
     expect(facts.touchingBoxes, `${name} at ${width}px: boxes touch`).to.deep.equal([]);
   }

@@ -76,14 +76,31 @@ describe('e2e: the navigation reaches every page, and every page fits 1,100 px a
       await checkLayout(page, `nav-admin${link.href.replace(/\//g, '-')}`);
     }
     // Every table of the back office had rows to show as cards.
-    for (const [href, table] of [['/admin/orders', '#admin-orders'], ['/admin/billing', '#subscriptions'], ['/admin/billing', '#subscription-charges'],
-      ['/admin/billing/receipts', '#bank-orders'], ['/admin/sub-merchants', '#sub-merchants'], ['/admin/payouts', '#my-payouts'], [`/admin/recon?date=${DAY}`, '#cash-receipts']] as const) {
+    for (const [href, table] of [
+      ['/admin/orders', '#admin-orders'],
+      ['/admin/billing', '#subscriptions'],
+      ['/admin/billing', '#subscription-charges'],
+      ['/admin/billing/receipts', '#bank-orders'],
+      ['/admin/sub-merchants', '#sub-merchants'],
+      ['/admin/payouts', '#my-payouts'],
+      [`/admin/recon?date=${DAY}`, '#cash-receipts'],
+    ] as const) {
       await page.goto(`${shopUrl}${href}`);
       expect(await page.locator(`${table} tbody tr`).count(), table).to.be.above(0);
       await page.setViewportSize({ width: 390, height: 844 });
-      const labels = await page.locator(`${table} tbody tr:first-child td:not(.actions)`).evaluateAll((cells) => cells.map((c) => (c as unknown as { dataset: { label?: string } }).dataset.label ?? ''));
-      expect(labels.filter((l) => l === ''), `${table}: cells without a label`).to.deep.equal([]);
-      await page.screenshot({ path: `test/e2e/screenshots/nav-cards${table.replace('#', '-')}-390.png`, fullPage: true });
+      const labels = await page
+        .locator(`${table} tbody tr:first-child td:not(.actions)`)
+        .evaluateAll((cells) =>
+          cells.map((c) => (c as unknown as { dataset: { label?: string } }).dataset.label ?? ''),
+        );
+      expect(
+        labels.filter((l) => l === ''),
+        `${table}: cells without a label`,
+      ).to.deep.equal([]);
+      await page.screenshot({
+        path: `test/e2e/screenshots/nav-cards${table.replace('#', '-')}-390.png`,
+        fullPage: true,
+      });
       await page.setViewportSize({ width: 1100, height: 900 });
     }
     // The reconciliation card of a receipt reads label by label, not as 13 bare values.
@@ -94,7 +111,9 @@ describe('e2e: the navigation reaches every page, and every page fits 1,100 px a
   it("the sandbox's payment window fits 390 px: its title on one line, and no request of it fails", async () => {
     const { page, shopUrl } = e2e;
     const failed: string[] = [];
-    page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
+    page.on('response', (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+    });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(shopUrl);
     await page.click('#buy-kimchi');

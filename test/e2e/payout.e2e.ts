@@ -49,7 +49,10 @@ describe('e2e: example shop in Chromium (back office payouts)', () => {
     await page.waitForSelector('#payouts');
     const row = page.locator('#payouts tbody tr').first();
     expect(await row.getAttribute('data-status')).to.equal('succeeded');
-    expect(await row.textContent()).to.include('seller-01').and.include('30,000원').and.include('지급 완료');
+    expect(await row.textContent())
+      .to.include('seller-01')
+      .and.include('30,000원')
+      .and.include('지급 완료');
     expect(await page.textContent('#payout-summary')).to.include('성공 1건');
     await checkLayout(page, 'admin-payout-results');
   });

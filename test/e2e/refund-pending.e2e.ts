@@ -30,7 +30,9 @@ describe('e2e: a refund accepted but not paid out is said so until its payout is
     await page.fill('#refund-holder', '홍길동');
     await page.click('#refund-submit');
     await page.waitForSelector('#confirm-form');
-    expect(await text(page, '#confirm-summary')).to.include('KB국민은행 (004) ****1234 (홍길동)').and.include('지급 전');
+    expect(await text(page, '#confirm-summary'))
+      .to.include('KB국민은행 (004) ****1234 (홍길동)')
+      .and.include('지급 전');
     await checkLayout(page, 'pending-refund-confirm');
     await page.click('#confirm-submit');
     await page.waitForSelector('#admin-ok');
@@ -80,11 +82,15 @@ describe('e2e: a refund accepted but not paid out is said so until its payout is
     await page.click('#refund-submit');
     await page.waitForSelector('#confirm-form');
     expect(await text(page, '#confirm-submit')).to.equal('확인, 주문을 취소합니다');
-    expect(await text(page, '#confirm-summary')).to.include('입금 전에 취소합니다').and.not.include('환불합니다');
+    expect(await text(page, '#confirm-summary'))
+      .to.include('입금 전에 취소합니다')
+      .and.not.include('환불합니다');
     await checkLayout(page, 'vbank-cancel-confirm');
     await page.click('#confirm-submit');
     await page.waitForSelector('#admin-ok');
     expect(await text(page, '#admin-order-status')).to.equal('주문 취소');
-    expect(await page.textContent('#admin-order')).to.include('취소한 금액').and.not.include('환불한 금액');
+    expect(await page.textContent('#admin-order'))
+      .to.include('취소한 금액')
+      .and.not.include('환불한 금액');
   });
 });

@@ -28,7 +28,8 @@ import { CHROMIUM_PATH } from './harness.js';
 const MID = 'nicepay00m';
 const KEY = TEST_MERCHANTS.find((m) => m.mid === MID)!.merchantKey;
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
-const IPHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const IPHONE_UA =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 
 /** The vendor's sample server (app.js), its host replaced by the sandbox's. */
 function vendorApp(gateway: () => string, self: () => string): express.Express {
@@ -37,7 +38,10 @@ function vendorApp(gateway: () => string, self: () => string): express.Express {
   const post = async (url: string, data: Record<string, string>): Promise<Record<string, string>> => {
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'User-Agent': 'Super Agent/0.0.1', 'Content-Type': 'application/x-www-form-urlencoded; charset=euc-kr' },
+      headers: {
+        'User-Agent': 'Super Agent/0.0.1',
+        'Content-Type': 'application/x-www-form-urlencoded; charset=euc-kr',
+      },
       body: new URLSearchParams(data).toString(),
     });
     // axios throws on a status outside 2xx; the sample's catch then net-cancels.
@@ -79,10 +83,19 @@ function nicepayClose(){ alert("결제가 취소 되었습니다"); }
 
   app.post('/authReq', async (req, res) => {
     const b = req.body as Record<string, string>;
-    if (b.AuthResultCode !== '0000') return void res.status(400).json({ success: false, message: '결제 인증 실패', AuthResultCode: b.AuthResultCode });
+    if (b.AuthResultCode !== '0000')
+      return void res.status(400).json({ success: false, message: '결제 인증 실패', AuthResultCode: b.AuthResultCode });
     const ediDate = kstTimestamp14(new Date());
     const signData = approvalSignData(b.AuthToken!, b.MID!, b.Amt!, ediDate, KEY);
-    const fields = { TID: b.TxTid!, AuthToken: b.AuthToken!, MID: b.MID!, Amt: b.Amt!, EdiDate: ediDate, SignData: signData, CharSet: 'utf-8' };
+    const fields = {
+      TID: b.TxTid!,
+      AuthToken: b.AuthToken!,
+      MID: b.MID!,
+      Amt: b.Amt!,
+      EdiDate: ediDate,
+      SignData: signData,
+      CharSet: 'utf-8',
+    };
     try {
       res.json(await post(b.NextAppURL!, fields));
     } catch {
@@ -106,8 +119,15 @@ function nicepayClose(){ alert("결제가 취소 되었습니다"); }
     const b = req.body as Record<string, string>;
     const ediDate = kstTimestamp14(new Date());
     const data = {
-      TID: b.TID!, MID, Moid: `moid${ediDate}`, CancelAmt: b.CancelAmt!, CancelMsg: 'test', PartialCancelCode: b.PartialCancelCode!,
-      EdiDate: ediDate, SignData: cancelSignData(MID, b.CancelAmt!, ediDate, KEY), CharSet: 'utf-8',
+      TID: b.TID!,
+      MID,
+      Moid: `moid${ediDate}`,
+      CancelAmt: b.CancelAmt!,
+      CancelMsg: 'test',
+      PartialCancelCode: b.PartialCancelCode!,
+      EdiDate: ediDate,
+      SignData: cancelSignData(MID, b.CancelAmt!, ediDate, KEY),
+      CharSet: 'utf-8',
     };
     try {
       res.json(await post(`${gateway()}/webapi/cancel_process.jsp`, data));
@@ -118,7 +138,7 @@ function nicepayClose(){ alert("결제가 취소 되었습니다"); }
   return app;
 }
 
-describe('e2e: the vendor\'s sample flow against the sandbox (goPay, approval, net cancel, cancels)', () => {
+describe("e2e: the vendor's sample flow against the sandbox (goPay, approval, net cancel, cancels)", () => {
   let sandbox: Sandbox;
   let server: Server;
   let shopUrl = '';
@@ -129,18 +149,30 @@ describe('e2e: the vendor\'s sample flow against the sandbox (goPay, approval, n
   before(async () => {
     sandbox = createSandbox({ testAutoCancel: false });
     await sandbox.listen(0);
-    server = createServer(vendorApp(() => sandbox.url, () => shopUrl));
+    server = createServer(
+      vendorApp(
+        () => sandbox.url,
+        () => shopUrl,
+      ),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
   });
   after(async () => {
     await browser?.close();
-    await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+    await new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
     await sandbox.close();
   });
   beforeEach(async () => {
-    context = await browser.newContext({ locale: 'ko-KR', timezoneId: 'Asia/Seoul', viewport: { width: 1100, height: 900 } });
+    context = await browser.newContext({
+      locale: 'ko-KR',
+      timezoneId: 'Asia/Seoul',
+      viewport: { width: 1100, height: 900 },
+    });
     page = await context.newPage();
   });
   afterEach(async () => {
@@ -173,7 +205,9 @@ describe('e2e: the vendor\'s sample flow against the sandbox (goPay, approval, n
     expect(approved.GoodsName).to.equal('나이스상품'); // the form went to the window as EUC-KR and came back as UTF-8
     const cancelled = await cancel(approved.TID!, '1004', false);
     expect(cancelled).to.include({ ResultCode: '2001', CancelAmt: '000000001004', RemainAmt: '000000000000' });
-    expect(cancelled.Moid).to.match(/^moid\d{14}$/).and.not.equal(approved.Moid);
+    expect(cancelled.Moid)
+      .to.match(/^moid\d{14}$/)
+      .and.not.equal(approved.Moid);
     expect(sandbox.ledger.get(approved.TID!)!.status).to.equal('cancelled');
   });
 
@@ -186,16 +220,19 @@ describe('e2e: the vendor\'s sample flow against the sandbox (goPay, approval, n
     expect(sandbox.ledger.get(approved.TID!)!.cancels!.map((c) => c.moid)).to.have.length(2);
   });
 
-  it('when the approval call fails (HTTP 500), the sample\'s net cancel reverses the payment (2001)', async () => {
+  it("when the approval call fails (HTTP 500), the sample's net cancel reverses the payment (2001)", async () => {
     sandbox.faults.inject({ target: 'approve', kind: 'status-500' });
     const answer = await payInLayer();
     expect(answer).to.include({ ResultCode: '2001', CancelAmt: '000000001004' });
     expect(sandbox.ledger.get(answer.TID!)!.status).to.equal('net-cancelled');
   });
 
-  it('취소 in the PC layer closes it, posts nothing and calls the page\'s nicepayClose()', async () => {
+  it("취소 in the PC layer closes it, posts nothing and calls the page's nicepayClose()", async () => {
     const alerts: string[] = [];
-    page.on('dialog', (d) => { alerts.push(d.message()); void d.accept(); });
+    page.on('dialog', (d) => {
+      alerts.push(d.message());
+      void d.accept();
+    });
     await page.goto(`${shopUrl}/payment`);
     const before = sandbox.ledger.entries().length;
     await page.click('#request');
@@ -208,7 +245,13 @@ describe('e2e: the vendor\'s sample flow against the sandbox (goPay, approval, n
 
   it('on a phone goPay redirects to the window, which posts the auth return to ReturnURL (3001)', async () => {
     await context.close();
-    context = await browser.newContext({ locale: 'ko-KR', timezoneId: 'Asia/Seoul', userAgent: IPHONE_UA, viewport: { width: 390, height: 844 }, isMobile: true });
+    context = await browser.newContext({
+      locale: 'ko-KR',
+      timezoneId: 'Asia/Seoul',
+      userAgent: IPHONE_UA,
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+    });
     page = await context.newPage();
     await page.goto(`${shopUrl}/payment`);
     await Promise.all([page.waitForURL(`${sandbox.url}/window`), page.click('#request')]);
@@ -227,7 +270,10 @@ describe('e2e: the vendor\'s sample flow against the sandbox (goPay, approval, n
     let reposted = null;
     for (let attempt = 0; attempt < 3 && !reposted; attempt++) {
       // The error page may still be attaching when reload is asked for: ask again.
-      reposted = await page.reload().catch((err: Error) => { if (!/Not attached/.test(err.message)) throw err; return null; });
+      reposted = await page.reload().catch((err: Error) => {
+        if (!/Not attached/.test(err.message)) throw err;
+        return null;
+      });
     }
     expect(reposted?.status()).to.equal(409);
     expect(await page.textContent('#already-paid')).to.include('결제가 끝났습니다');

@@ -28,7 +28,10 @@ describe('e2e: the settlement page lists a lost payment and 지금 정산 settle
     expect(sandbox.ledger.get(tid)?.status).to.equal('approved');
 
     await loginAsAdmin(e2e, '/admin');
-    await Promise.all([page.waitForURL((u) => u.pathname === '/admin/settlement'), page.click('#admin-nav-settlement')]);
+    await Promise.all([
+      page.waitForURL((u) => u.pathname === '/admin/settlement'),
+      page.click('#admin-nav-settlement'),
+    ]);
     const row = page.locator(`#unsettled tr[data-tid="${tid}"]`);
     expect(await row.getAttribute('data-state')).to.equal('reversing');
     expect(await row.locator('td.moid a').textContent()).to.equal(moid);
@@ -36,8 +39,20 @@ describe('e2e: the settlement page lists a lost payment and 지금 정산 settle
     await checkLayout(page, 'admin-settlement');
     // On a phone the row is a card whose every value shows its label.
     await page.setViewportSize({ width: 390, height: 844 });
-    const labels = await row.locator('td').evaluateAll((cells) => cells.map((c) => (c as unknown as { dataset: { label?: string } }).dataset.label ?? ''));
-    expect(labels).to.deep.equal(['종류', '거래번호', '주문번호', '금액', '상태', '사유', '시도', '다음 확인', '확인 필요']);
+    const labels = await row
+      .locator('td')
+      .evaluateAll((cells) => cells.map((c) => (c as unknown as { dataset: { label?: string } }).dataset.label ?? ''));
+    expect(labels).to.deep.equal([
+      '종류',
+      '거래번호',
+      '주문번호',
+      '금액',
+      '상태',
+      '사유',
+      '시도',
+      '다음 확인',
+      '확인 필요',
+    ]);
     await page.setViewportSize({ width: 1100, height: 900 });
 
     await Promise.all([page.waitForSelector('#admin-ok'), page.click('#settle-submit')]);

@@ -28,7 +28,10 @@ describe('e2e: example shop in Chromium (payment window)', () => {
   async function pay(method: PayMethod, action: 'approve' | 'cancel' = 'approve'): Promise<string> {
     const { page, shopUrl } = e2e;
     await page.check(`#method-${method}`);
-    await Promise.all([page.waitForURL(new RegExp(`^${shopUrl}/orders/ORD\\w+(\\?t=[\\w-]{22})?$`)), page.click(`#${action}`)]);
+    await Promise.all([
+      page.waitForURL(new RegExp(`^${shopUrl}/orders/ORD\\w+(\\?t=[\\w-]{22})?$`)),
+      page.click(`#${action}`),
+    ]);
     await page.waitForSelector('#result-status');
     return (await page.getAttribute('#result-status', 'data-status'))!;
   }
@@ -121,9 +124,17 @@ describe('e2e: example shop in Chromium (payment window)', () => {
 
   it("the orders page lists this browser's orders, and only them, with Korean statuses", async () => {
     const { page, shopUrl } = e2e;
-    const other = e2e.shop.db.createOrder(e2e.shop.db.product('kimchi')!, { name: '다른 구매자', email: 'other@example.com', tel: '01000000000' });
+    const other = e2e.shop.db.createOrder(e2e.shop.db.product('kimchi')!, {
+      name: '다른 구매자',
+      email: 'other@example.com',
+      tel: '01000000000',
+    });
     const mine = [];
-    for (const [method, action] of [['CARD', 'approve'], ['VBANK', 'approve'], ['CARD', 'cancel']] as const) {
+    for (const [method, action] of [
+      ['CARD', 'approve'],
+      ['VBANK', 'approve'],
+      ['CARD', 'cancel'],
+    ] as const) {
       mine.push(await openWindow('jeju-tea'));
       await pay(method, action);
     }

@@ -82,7 +82,9 @@ describe('e2e: example shop in Chromium (subscription and cash receipt)', () => 
     expect(await page.textContent(`tr[data-subscription="${id}"] .month-status`)).to.include('결제 거절');
     // Tried again: a second attempt under a new Moid, declined too.
     await Promise.all([page.waitForURL(/\/admin\/billing\?ok=/), page.click(`#charge-${id}`)]);
-    const attempts = billingCharges().filter((e) => e.moid.startsWith(`SUB-${id}-`)).map((e) => e.moid);
+    const attempts = billingCharges()
+      .filter((e) => e.moid.startsWith(`SUB-${id}-`))
+      .map((e) => e.moid);
     expect(attempts).to.have.length(2);
     expect(attempts[1]).to.equal(`${attempts[0]}-2`);
 

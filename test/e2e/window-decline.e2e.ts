@@ -19,7 +19,10 @@ describe('e2e: the payment window lets a person pick a decline', () => {
     await page.click('#pay-submit');
     await page.waitForSelector('#window-form');
     await page.check('#method-CARD');
-    await Promise.all([page.waitForURL(new RegExp(`^${shopUrl}/orders/ORD\\w+(\\?t=[\\w-]{22})?$`)), page.click('#decline')]);
+    await Promise.all([
+      page.waitForURL(new RegExp(`^${shopUrl}/orders/ORD\\w+(\\?t=[\\w-]{22})?$`)),
+      page.click('#decline'),
+    ]);
     await page.waitForSelector('#result-status');
     expect(await page.getAttribute('#result-status', 'data-status')).to.equal('declined');
     // Buyers read Korean, never the gateway's code: the code goes to the log.

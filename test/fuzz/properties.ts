@@ -23,10 +23,34 @@ const METHODS: readonly PayMethod[] = ['CARD', 'BANK', 'VBANK', 'CELLPHONE'];
 const charsetArb = fc.constantFrom<Charset>('euc-kr', 'utf-8');
 
 /** Keys that break naive record code. */
-const NASTY_KEYS = ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf', '__defineGetter__'];
+const NASTY_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+  '__defineGetter__',
+];
 const FIELD_KEYS = [
-  'AuthResultCode', 'AuthResultMsg', 'AuthToken', 'PayMethod', 'MID', 'Moid', 'Amt', 'ReqReserved', 'TxTid',
-  'NextAppURL', 'NetCancelURL', 'Signature', 'ResultCode', 'ResultMsg', 'TID', 'AuthDate', 'CardQuota', 'VbankExpDate',
+  'AuthResultCode',
+  'AuthResultMsg',
+  'AuthToken',
+  'PayMethod',
+  'MID',
+  'Moid',
+  'Amt',
+  'ReqReserved',
+  'TxTid',
+  'NextAppURL',
+  'NetCancelURL',
+  'Signature',
+  'ResultCode',
+  'ResultMsg',
+  'TID',
+  'AuthDate',
+  'CardQuota',
+  'VbankExpDate',
 ];
 const keyArb = fc.oneof(fc.constantFrom(...NASTY_KEYS, ...FIELD_KEYS), fc.string({ maxLength: 12 }));
 
@@ -52,7 +76,8 @@ function assertRecord(r: unknown, inherits: 'nothing' | 'Object.prototype' = 'no
       if (Reflect.ownKeys(p).length !== 0) throw new Error('record inherits properties');
     }
   }
-  for (const [k, v] of Object.entries(r)) if (typeof v !== 'string') throw new Error(`value of ${JSON.stringify(k)} is ${typeof v}`);
+  for (const [k, v] of Object.entries(r))
+    if (typeof v !== 'string') throw new Error(`value of ${JSON.stringify(k)} is ${typeof v}`);
 }
 
 /** Raw bytes of a form: random bytes, or segments with bad escapes, high bytes, nasty keys, duplicates. */
@@ -64,7 +89,14 @@ const segmentText = fc.oneof(
 const formBytesArb = fc.oneof(
   fc.uint8Array({ maxLength: 300 }),
   fc
-    .array(fc.tuple(fc.array(segmentText, { maxLength: 4 }), fc.array(segmentText, { maxLength: 4 }), fc.uint8Array({ maxLength: 4 })), { maxLength: 12 })
+    .array(
+      fc.tuple(
+        fc.array(segmentText, { maxLength: 4 }),
+        fc.array(segmentText, { maxLength: 4 }),
+        fc.uint8Array({ maxLength: 4 }),
+      ),
+      { maxLength: 12 },
+    )
     .map((parts) =>
       Buffer.concat(
         parts.flatMap(([k, v, raw], i) => [
@@ -80,29 +112,37 @@ const formBytesArb = fc.oneof(
 );
 
 /** decodeForm on arbitrary bytes: WireFormatError or a record of strings that inherits nothing. */
-export const formCodec = fc.property(formBytesArb, charsetArb, fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }), (bytes, charset, maxFields) => {
-  try {
-    const r = decodeForm(bytes, charset, maxFields === undefined ? {} : { maxFields });
-    assertRecord(r);
-    // What decodes re-encodes to something that decodes to the same fields (when encodable).
-    let again: Buffer | undefined;
+export const formCodec = fc.property(
+  formBytesArb,
+  charsetArb,
+  fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }),
+  (bytes, charset, maxFields) => {
     try {
-      again = encodeForm(r, charset);
+      const r = decodeForm(bytes, charset, maxFields === undefined ? {} : { maxFields });
+      assertRecord(r);
+      // What decodes re-encodes to something that decodes to the same fields (when encodable).
+      let again: Buffer | undefined;
+      try {
+        again = encodeForm(r, charset);
+      } catch (err) {
+        if (!(err instanceof WireFormatError)) throw err;
+      }
+      if (again && JSON.stringify(decodeForm(again, charset, { maxFields: 1_000 })) !== JSON.stringify(r))
+        throw new Error('round trip differs');
     } catch (err) {
       if (!(err instanceof WireFormatError)) throw err;
     }
-    if (again && JSON.stringify(decodeForm(again, charset, { maxFields: 1_000 })) !== JSON.stringify(r)) throw new Error('round trip differs');
-  } catch (err) {
-    if (!(err instanceof WireFormatError)) throw err;
-  }
-  assertNoPollution();
-});
+    assertNoPollution();
+  },
+);
 
 /** parseKv on arbitrary bytes and on Key=value text with nasty keys. */
 export const kvParser = fc.property(
   fc.oneof(
     fc.uint8Array({ maxLength: 300 }),
-    fc.array(fc.tuple(keyArb, fc.string({ maxLength: 20 })), { maxLength: 12 }).map((pairs) => Buffer.from(pairs.map(([k, v]) => `${k}=${v}`).join('&'), 'utf8')),
+    fc
+      .array(fc.tuple(keyArb, fc.string({ maxLength: 20 })), { maxLength: 12 })
+      .map((pairs) => Buffer.from(pairs.map(([k, v]) => `${k}=${v}`).join('&'), 'utf8')),
   ),
   charsetArb,
   (bytes, charset) => {
@@ -129,7 +169,9 @@ const jsonValue = fc.oneof(
 /** parseGatewayBody + mapPayment: arbitrary JSON objects (duplicate and nasty keys) or bytes. */
 export const responseMapper = fc.property(
   fc.oneof(
-    fc.array(fc.tuple(keyArb, jsonValue), { maxLength: 24 }).map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`),
+    fc
+      .array(fc.tuple(keyArb, jsonValue), { maxLength: 24 })
+      .map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`),
     fc.string({ maxLength: 100 }),
     fc.json(),
   ),
@@ -177,7 +219,12 @@ export async function startFuzzShop(): Promise<FuzzShop> {
   });
   await new Promise<void>((r) => trap.listen(0, '127.0.0.1', r));
   const trapUrl = `http://127.0.0.1:${(trap.address() as AddressInfo).port}`;
-  const nicepay: Nicepay = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: trapUrl, timeouts: { connectMs: 300, responseMs: 300 } });
+  const nicepay: Nicepay = createNicepay({
+    mid: MID,
+    merchantKey: KEY,
+    baseUrl: trapUrl,
+    timeouts: { connectMs: 300, responseMs: 300 },
+  });
   const app = express();
   app.post(
     '/pay/return',
@@ -233,7 +280,10 @@ const contentTypeArb = fc.oneof(
     'multipart/form-data; boundary=x',
   ),
   fc.string({ maxLength: 60 }).filter((s) => /^[\t\x20-\x7e]*$/.test(s)),
-  fc.string({ maxLength: 40 }).filter((s) => /^[\t\x20-\x7e]*$/.test(s)).map((s) => `application/x-www-form-urlencoded; charset=${s}`),
+  fc
+    .string({ maxLength: 40 })
+    .filter((s) => /^[\t\x20-\x7e]*$/.test(s))
+    .map((s) => `application/x-www-form-urlencoded; charset=${s}`),
 );
 
 /**
@@ -248,7 +298,15 @@ function authReturnArb(trapHost: string) {
     authToken: fc.stringMatching(/^[A-Za-z0-9]{1,40}$/),
     next: fc.oneof(
       { arbitrary: fc.constant(`${trapHost}/webapi/pay_process.jsp`), weight: 6 },
-      { arbitrary: fc.constantFrom('http://evil.example/x', 'https://127.0.0.1/x', 'not a url', `${trapHost.replace('//', '//u:p@')}/x`), weight: 1 },
+      {
+        arbitrary: fc.constantFrom(
+          'http://evil.example/x',
+          'https://127.0.0.1/x',
+          'not a url',
+          `${trapHost.replace('//', '//u:p@')}/x`,
+        ),
+        weight: 1,
+      },
     ),
     cancel: fc.oneof(
       { arbitrary: fc.constant(`${trapHost}/webapi/cancel_process.jsp`), weight: 6 },
@@ -269,36 +327,75 @@ function authReturnArb(trapHost: string) {
     .map((v) => {
       const amt = String(1_000 + v.n + v.amtDelta);
       const fields: Record<string, string> = {
-        AuthResultCode: v.resultCode, AuthResultMsg: 'x', AuthToken: v.authToken, PayMethod: 'CARD', MID, Moid: `o-${v.n}`, Amt: amt,
-        TxTid: `${MID}01012601011200001234`, NextAppURL: v.next, NetCancelURL: v.cancel,
+        AuthResultCode: v.resultCode,
+        AuthResultMsg: 'x',
+        AuthToken: v.authToken,
+        PayMethod: 'CARD',
+        MID,
+        Moid: `o-${v.n}`,
+        Amt: amt,
+        TxTid: `${MID}01012601011200001234`,
+        NextAppURL: v.next,
+        NetCancelURL: v.cancel,
         Signature: v.goodSignature ? authReturnSignature(v.authToken, MID, amt, KEY) : 'ab'.repeat(32),
       };
       const base = encodeForm(fields, v.charset).toString('latin1');
       const extra = v.extras.map(([k, val]) => `${encodeURIComponent(k)}=${encodeURIComponent(val)}`).join('&');
-      return { body: Buffer.from(extra ? `${base}&${extra}` : base, 'latin1'), contentType: `application/x-www-form-urlencoded; charset=${v.charset}` };
+      return {
+        body: Buffer.from(extra ? `${base}&${extra}` : base, 'latin1'),
+        contentType: `application/x-www-form-urlencoded; charset=${v.charset}`,
+      };
     });
 }
 
 /** The return endpoint: never 5xx, never an outbound request, whatever arrives. */
 export function returnEndpoint(shop: FuzzShop, trapHost: string) {
   const body = fc.oneof(
-    { arbitrary: fc.tuple(formBytesArb, charsetArb).map(([b, cs]) => ({ body: Buffer.from(b), contentType: `application/x-www-form-urlencoded; charset=${cs}` as string | undefined })), weight: 4 },
-    { arbitrary: authReturnArb(trapHost).map((r) => ({ body: r.body, contentType: r.contentType as string | undefined })), weight: 5 },
-    { arbitrary: fc.integer({ min: 16_000, max: 40_000 }).map((n) => ({ body: Buffer.from(`Moid=${'a'.repeat(n)}`), contentType: 'application/x-www-form-urlencoded' as string | undefined })), weight: 1 },
+    {
+      arbitrary: fc.tuple(formBytesArb, charsetArb).map(([b, cs]) => ({
+        body: Buffer.from(b),
+        contentType: `application/x-www-form-urlencoded; charset=${cs}` as string | undefined,
+      })),
+      weight: 4,
+    },
+    {
+      arbitrary: authReturnArb(trapHost).map((r) => ({
+        body: r.body,
+        contentType: r.contentType as string | undefined,
+      })),
+      weight: 5,
+    },
+    {
+      arbitrary: fc.integer({ min: 16_000, max: 40_000 }).map((n) => ({
+        body: Buffer.from(`Moid=${'a'.repeat(n)}`),
+        contentType: 'application/x-www-form-urlencoded' as string | undefined,
+      })),
+      weight: 1,
+    },
   );
-  return fc.asyncProperty(body, contentTypeArb, fc.integer({ min: 0, max: 3 }).map((n) => n > 0), async (b, ct, useGenerated) => {
-    const contentType = useGenerated && b.contentType !== undefined ? b.contentType : ct;
-    const before = shop.outbound();
-    const res = await shop.post(b.body, contentType);
-    const okAuthFailed = res.status === 200 && JSON.parse(res.body).status === 'auth-failed';
-    if (!(res.status >= 400 && res.status < 500) && !okAuthFailed) throw new Error(`status ${res.status}: ${res.body.slice(0, 200)}`);
-    if (shop.outbound() !== before) throw new Error('an outbound request was made');
-    assertNoPollution();
-  });
+  return fc.asyncProperty(
+    body,
+    contentTypeArb,
+    fc.integer({ min: 0, max: 3 }).map((n) => n > 0),
+    async (b, ct, useGenerated) => {
+      const contentType = useGenerated && b.contentType !== undefined ? b.contentType : ct;
+      const before = shop.outbound();
+      const res = await shop.post(b.body, contentType);
+      const okAuthFailed = res.status === 200 && JSON.parse(res.body).status === 'auth-failed';
+      if (!(res.status >= 400 && res.status < 500) && !okAuthFailed)
+        throw new Error(`status ${res.status}: ${res.body.slice(0, 200)}`);
+      if (shop.outbound() !== before) throw new Error('an outbound request was made');
+      assertNoPollution();
+    },
+  );
 }
 
 /** Starts what the properties need and returns them by name. */
-export async function allProperties(): Promise<{ props: Array<{ name: string; prop: fc.IRawProperty<unknown, boolean>; weight: number }>; shop: FuzzShop; close(): Promise<void> }> {
+export async function allProperties(): Promise<{
+  props: Array<{ name: string; prop: fc.IRawProperty<unknown, boolean>; weight: number }>;
+  shop: FuzzShop;
+  close(): Promise<void>;
+}> {
   const shop = await startFuzzShop();
   const trapHost = shop.trapOrigin;
   return {

@@ -32,5 +32,7 @@ try {
 } finally {
   await close();
 }
-console.log(`fuzz: ${cases} cases in ${((Date.now() - started) / 1000).toFixed(1)} s, seed ${seed}: ${failed ? 'FAILED' : 'all properties hold'}`);
+console.log(
+  `fuzz: ${cases} cases in ${((Date.now() - started) / 1000).toFixed(1)} s, seed ${seed}: ${failed ? 'FAILED' : 'all properties hold'}`,
+);
 process.exit(failed ? 1 : 0);

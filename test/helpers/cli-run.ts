@@ -22,7 +22,9 @@ export interface CliRun {
  * which is then closed (empty when not given).
  */
 export function runCli(args: string[], env: Record<string, string>, stdin = ''): Promise<CliRun> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NICEPAY_') && k !== 'DEBUG'));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('NICEPAY_') && k !== 'DEBUG'),
+  );
   return new Promise((done, reject) => {
     const child = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env: { ...clean, ...env } });
     let stdout = '';
@@ -36,9 +38,15 @@ export function runCli(args: string[], env: Record<string, string>, stdin = ''):
 }
 
 /** A CliIo in memory for main(): what the command printed, the environment and standard input it gets. */
-export function memoryIo(env: NodeJS.ProcessEnv = {}, stdin = ''): CliIo & { stdout: string; stderr: string; stdinReads: number } {
+export function memoryIo(
+  env: NodeJS.ProcessEnv = {},
+  stdin = '',
+): CliIo & { stdout: string; stderr: string; stdinReads: number } {
   const r = {
-    stdout: '', stderr: '', stdinReads: 0, env,
+    stdout: '',
+    stderr: '',
+    stdinReads: 0,
+    env,
     out: (t: string) => {
       r.stdout += t;
     },

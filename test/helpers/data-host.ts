@@ -19,7 +19,10 @@ export interface DataHostRig {
 }
 
 /** Starts a rig; the clock is frozen (exact cut-off assertions) at `start`. */
-export async function startDataHost(start: Date = fromKst(2026, 11, 23, 9, 0), options: Partial<NicepayOptions> = {}): Promise<DataHostRig> {
+export async function startDataHost(
+  start: Date = fromKst(2026, 11, 23, 9, 0),
+  options: Partial<NicepayOptions> = {},
+): Promise<DataHostRig> {
   const sandbox = createSandbox({ clock: () => start });
   sandbox.clock.freeze();
   sandbox.clock.set(start);

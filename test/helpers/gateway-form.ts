@@ -47,11 +47,21 @@ export function handForm(sandbox: Sandbox, auth: AuthReturn, key: string, o: Han
   const mid = o.mid ?? f.MID!;
   const amt = o.amt ?? f.Amt!;
   const ediDate = o.ediDate ?? kstTimestamp14(sandbox.clock.now());
-  return encodeForm({
-    TID: tid, AuthToken: token, MID: mid, Amt: amt, EdiDate: ediDate,
-    SignData: o.signData ?? approvalSignData(token, mid, amt, ediDate, key),
-    CharSet: o.charset, EdiType: o.ediType, MallReserved: o.mallReserved, NetCancel: o.netCancel ? '1' : undefined,
-  }, 'euc-kr');
+  return encodeForm(
+    {
+      TID: tid,
+      AuthToken: token,
+      MID: mid,
+      Amt: amt,
+      EdiDate: ediDate,
+      SignData: o.signData ?? approvalSignData(token, mid, amt, ediDate, key),
+      CharSet: o.charset,
+      EdiType: o.ediType,
+      MallReserved: o.mallReserved,
+      NetCancel: o.netCancel ? '1' : undefined,
+    },
+    'euc-kr',
+  );
 }
 
 /** POSTs a hand-built form to the auth return's NextAppURL (or NetCancelURL), EUC-KR. */
@@ -61,6 +71,12 @@ export function sendHandForm(sandbox: Sandbox, auth: AuthReturn, key: string, o:
 }
 
 /** Parses a gateway answer in the charset and EdiType it was asked for. */
-export function parseReply(r: RawReply, charset: Charset = 'euc-kr', ediType: 'JSON' | 'KV' = 'JSON'): Record<string, string> {
-  return ediType === 'KV' ? { ...parseKv(r.bytes, charset) } : (JSON.parse(decodeBytes(r.bytes, charset)) as Record<string, string>);
+export function parseReply(
+  r: RawReply,
+  charset: Charset = 'euc-kr',
+  ediType: 'JSON' | 'KV' = 'JSON',
+): Record<string, string> {
+  return ediType === 'KV'
+    ? { ...parseKv(r.bytes, charset) }
+    : (JSON.parse(decodeBytes(r.bytes, charset)) as Record<string, string>);
 }

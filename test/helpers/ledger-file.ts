@@ -14,15 +14,27 @@ export interface LedgerFileRow {
   /** Whether a lease token is written on the row (live or expired). */
   leased: boolean;
   /** The record, or undefined for a key holding only a lease. */
-  record: { op: string; state: string; hook: string; tid: string; moid: string; amount: number; reversalTried?: boolean } | undefined;
+  record:
+    | { op: string; state: string; hook: string; tid: string; moid: string; amount: number; reversalTried?: boolean }
+    | undefined;
 }
 
 /** Every row of the ledger in `path`. */
 export function readLedgerFile(path: string): LedgerFileRow[] {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    const rows = db.prepare(`SELECT key, value, open, lease FROM "${DEFAULT_TABLE}" ORDER BY key`).all() as { key: string; value: string | null; open: number; lease: string | null }[];
-    return rows.map((r) => ({ key: r.key, open: r.open === 1, leased: r.lease !== null, record: r.value === null ? undefined : (JSON.parse(r.value) as LedgerFileRow['record']) }));
+    const rows = db.prepare(`SELECT key, value, open, lease FROM "${DEFAULT_TABLE}" ORDER BY key`).all() as {
+      key: string;
+      value: string | null;
+      open: number;
+      lease: string | null;
+    }[];
+    return rows.map((r) => ({
+      key: r.key,
+      open: r.open === 1,
+      leased: r.lease !== null,
+      record: r.value === null ? undefined : (JSON.parse(r.value) as LedgerFileRow['record']),
+    }));
   } finally {
     db.close();
   }
@@ -36,6 +48,9 @@ export function ledgerRowsOf(path: string, op: string, moid: string): LedgerFile
 /** The file's rows, one per line, for a failure message (records hold no secret). */
 export function describeLedgerFile(path: string): string {
   return readLedgerFile(path)
-    .map((r) => `${r.key}: ${r.open ? 'open' : 'closed'}${r.leased ? ', leased' : ''}, ${r.record ? `state ${r.record.state}, hook ${r.record.hook}, TID ${r.record.tid}` : 'lease only'}`)
+    .map(
+      (r) =>
+        `${r.key}: ${r.open ? 'open' : 'closed'}${r.leased ? ', leased' : ''}, ${r.record ? `state ${r.record.state}, hook ${r.record.hook}, TID ${r.record.tid}` : 'lease only'}`,
+    )
     .join('\n');
 }

@@ -2,7 +2,15 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { createNicepay, type CancelNotice, type CheckoutResult, type DepositNotice, type LedgerStore, type Nicepay, type NotificationsOptions } from '../../src/index.js';
+import {
+  createNicepay,
+  type CancelNotice,
+  type CheckoutResult,
+  type DepositNotice,
+  type LedgerStore,
+  type Nicepay,
+  type NotificationsOptions,
+} from '../../src/index.js';
 import { createSandbox, type Sandbox, type SandboxMerchant } from '../../src/sandbox/index.js';
 import { captureLogger, type Captured } from './capture.js';
 import { MERCHANT_KEY, MID } from './shop.js';
@@ -23,7 +31,11 @@ export interface LifecycleShop {
   /** Makes onDeposit throw this many more times. */
   failDeposits: number;
   /** Authenticates and approves an order through checkoutReturn; returns the result. */
-  pay(method: 'CARD' | 'BANK' | 'VBANK' | 'CELLPHONE', amount?: number, buyerName?: string): Promise<CheckoutResult & { tid: string }>;
+  pay(
+    method: 'CARD' | 'BANK' | 'VBANK' | 'CELLPHONE',
+    amount?: number,
+    buyerName?: string,
+  ): Promise<CheckoutResult & { tid: string }>;
   close(): Promise<void>;
 }
 
@@ -62,12 +74,23 @@ export async function startLifecycleShop(options: LifecycleShopOptions = {}): Pr
   });
   const orders = new Map<string, { amount: number; tid?: string }>();
   const shop: LifecycleShop = {
-    sandbox, nicepay, app, url, orders, deposits: [], cancels: [], captured, failDeposits: 0,
+    sandbox,
+    nicepay,
+    app,
+    url,
+    orders,
+    deposits: [],
+    cancels: [],
+    captured,
+    failDeposits: 0,
     async pay(method, amount = 1004, buyerName) {
       const moid = `ORDER-${Date.now()}-${++seq}`;
       orders.set(moid, { amount });
       const auth = await sandbox.authenticate({ moid, amount, method, ...(buyerName ? { buyerName } : {}) });
-      const res = await request(app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const res = await request(app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(auth.body.toString('latin1'));
       if (res.status !== 200) throw new Error(`checkout failed: ${res.status} ${JSON.stringify(res.body)}`);
       const result = res.body as CheckoutResult & { tid: string };
       orders.set(moid, { amount, tid: result.tid });
@@ -79,9 +102,13 @@ export async function startLifecycleShop(options: LifecycleShopOptions = {}): Pr
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-  app.post('/pay/return', nicepay.checkoutReturn({ expectedAmount: (moid) => orders.get(moid)?.amount }), (req, res) => {
-    res.json(req.checkout);
-  });
+  app.post(
+    '/pay/return',
+    nicepay.checkoutReturn({ expectedAmount: (moid) => orders.get(moid)?.amount }),
+    (req, res) => {
+      res.json(req.checkout);
+    },
+  );
   app.post(
     '/pay/notify',
     nicepay.notifications({

@@ -22,16 +22,27 @@ export function settlementRow(page: string, table: 'unsettled' | 'settled', tid:
  * Runs `body` with a shop on the rig (settler off: the page's button settles) and an operator
  * agent logged in; closes the shop and the rig after.
  */
-export async function withSettlementPage(rig: DataHostRig, body: (shop: Shop, admin: request.Agent) => Promise<void>): Promise<void> {
+export async function withSettlementPage(
+  rig: DataHostRig,
+  body: (shop: Shop, admin: request.Agent) => Promise<void>,
+): Promise<void> {
   const shop = createShop({
-    mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: rig.sandbox.url, dataUrl: rig.sandbox.url, dbFile: ':memory:', admin: { password: PASSWORD },
+    mid: DATA_MID,
+    merchantKey: DATA_KEY,
+    baseUrl: rig.sandbox.url,
+    dataUrl: rig.sandbox.url,
+    dbFile: ':memory:',
+    admin: { password: PASSWORD },
     logger: { debug() {}, info() {}, warn() {}, error() {} },
     nicepay: { clock: () => rig.sandbox.clock.now(), settle: { intervalMs: 3_600_000 } },
   });
   try {
     const admin = request.agent(shop.app);
     const login = await admin.get('/admin/login');
-    await admin.post('/admin/login').type('form').send({ _csrf: tokenOf(login.text), user: 'admin', password: PASSWORD });
+    await admin
+      .post('/admin/login')
+      .type('form')
+      .send({ _csrf: tokenOf(login.text), user: 'admin', password: PASSWORD });
     await body(shop, admin);
   } finally {
     await shop.close();
@@ -41,7 +52,10 @@ export async function withSettlementPage(rig: DataHostRig, body: (shop: Shop, ad
 
 /** Presses '지금 정산' on the page and returns the page after it. */
 export async function settleNow(admin: request.Agent, page: string): Promise<string> {
-  const settled = await admin.post('/admin/settlement').type('form').send({ _csrf: tokenOf(page) });
+  const settled = await admin
+    .post('/admin/settlement')
+    .type('form')
+    .send({ _csrf: tokenOf(page) });
   expect(settled.status).to.equal(303);
   return (await admin.get('/admin/settlement')).text;
 }

@@ -5,7 +5,11 @@ import type { ChildProcess } from 'node:child_process';
  * after 10 s or when the child exits first, with `what` and its output so far. Resolves with
  * a function giving the output printed until then and since (for later error messages).
  */
-export function waitForOutput(child: ChildProcess, marker: string, what: { notReady: string; exited: string }): Promise<() => string> {
+export function waitForOutput(
+  child: ChildProcess,
+  marker: string,
+  what: { notReady: string; exited: string },
+): Promise<() => string> {
   let log = '';
   return new Promise<() => string>((resolve, reject) => {
     const guard = setTimeout(() => reject(new Error(`${what.notReady}:\n${log}`)), 10_000);

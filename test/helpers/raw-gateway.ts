@@ -21,13 +21,20 @@ export interface RawGateway {
  * it keeps the request bytes as sent (so a test compares them with a literal built from the
  * spec's text, not with the sandbox's code) and answers with whatever `reply` returns.
  */
-export async function startRawGateway(reply: (req: CapturedRequest) => { body: Buffer | string; contentType?: string }): Promise<RawGateway> {
+export async function startRawGateway(
+  reply: (req: CapturedRequest) => { body: Buffer | string; contentType?: string },
+): Promise<RawGateway> {
   const requests: CapturedRequest[] = [];
   const server: Server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const captured = { method: req.method ?? '', path: req.url ?? '', contentType: req.headers['content-type'] ?? '', body: Buffer.concat(chunks) };
+      const captured = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        contentType: req.headers['content-type'] ?? '',
+        body: Buffer.concat(chunks),
+      };
       requests.push(captured);
       const out = reply(captured);
       res.writeHead(200, { 'content-type': out.contentType ?? 'text/html;charset=euc-kr' });
@@ -39,9 +46,10 @@ export async function startRawGateway(reply: (req: CapturedRequest) => { body: B
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -70,16 +70,35 @@ async function startNodeOnce(dir: string, nodeTimeoutMs: number): Promise<{ chil
   const child = spawn(
     'redis-server',
     [
-      '--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
-      '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`),
-      '--cluster-node-timeout', String(nodeTimeoutMs), '--dir', dir,
+      '--port',
+      String(port),
+      '--cluster-port',
+      String(busPort),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      join(dir, `nodes-${port}.conf`),
+      '--cluster-node-timeout',
+      String(nodeTimeoutMs),
+      '--dir',
+      dir,
       // A replica takes over however long its link was down: on a loaded machine a replica can
       // look stale to the default rule and then never be promoted.
-      '--cluster-replica-validity-factor', '0',
+      '--cluster-replica-validity-factor',
+      '0',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  await waitForOutput(child, 'Ready to accept connections', { notReady: 'redis-server (cluster) did not get ready', exited: 'redis-server (cluster) exited early' });
+  await waitForOutput(child, 'Ready to accept connections', {
+    notReady: 'redis-server (cluster) did not get ready',
+    exited: 'redis-server (cluster) exited early',
+  });
   return { child, port };
 }
 
@@ -110,10 +129,19 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   const probe = spawnSync('redis-cli', ['--version'], { encoding: 'utf8' });
   if (probe.error) throw new Error('redis-cli is not on PATH (Debian/Ubuntu: apt-get install -y redis-server)');
   const dir = mkdtempSync(join(tmpdir(), 'nicepay-cluster-'));
-  const started = await Promise.all(Array.from({ length: masters * (1 + replicas) }, () => startNode(dir, nodeTimeoutMs)));
+  const started = await Promise.all(
+    Array.from({ length: masters * (1 + replicas) }, () => startNode(dir, nodeTimeoutMs)),
+  );
   const create = spawnSync(
     'redis-cli',
-    ['--cluster', 'create', ...started.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', String(replicas), '--cluster-yes'],
+    [
+      '--cluster',
+      'create',
+      ...started.map((n) => `127.0.0.1:${n.port}`),
+      '--cluster-replicas',
+      String(replicas),
+      '--cluster-yes',
+    ],
     { encoding: 'utf8', timeout: 30_000 },
   );
   const nodes: RedisClusterNode[] = started.map(({ child, port }) => ({
@@ -146,9 +174,12 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         const live = nodes.filter((n) => n.alive);
         const infos = await Promise.all(live.map((n) => ask(n.port, ['CLUSTER', 'INFO']).then(String, () => '')));
         // A replica counts once its first sync is done (WAIT counts only such replicas).
-        const replication = await Promise.all(live.map((n) => ask(n.port, ['INFO', 'replication']).then(String, () => '')));
+        const replication = await Promise.all(
+          live.map((n) => ask(n.port, ['INFO', 'replication']).then(String, () => '')),
+        );
         const synced = replication.every((r) => !r.includes('role:slave') || r.includes('master_link_status:up'));
-        if (synced && infos.every((i) => i.includes('cluster_state:ok') && i.includes('cluster_slots_ok:16384'))) return;
+        if (synced && infos.every((i) => i.includes('cluster_state:ok') && i.includes('cluster_slots_ok:16384')))
+          return;
         // 30 s: a failover is node timeout + election, seconds, but slower on a loaded machine.
         if (attempt > 1_200) throw new Error(`cluster did not settle:\n${infos.join('\n')}`);
         await pause(25);

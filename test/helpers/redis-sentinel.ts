@@ -29,9 +29,22 @@ export async function startRedisSentinel(): Promise<RedisSentinelSetup> {
   const port = await freePort();
   const conf = join(dir, 'sentinel.conf');
   // Sentinel rewrites its configuration file as it learns: it must be its own, and writable.
-  writeFileSync(conf, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, `sentinel monitor mymaster 127.0.0.1 ${masterPort} 1`, 'sentinel down-after-milliseconds mymaster 1000', ''].join('\n'));
+  writeFileSync(
+    conf,
+    [
+      `port ${port}`,
+      'bind 127.0.0.1',
+      `dir ${dir}`,
+      `sentinel monitor mymaster 127.0.0.1 ${masterPort} 1`,
+      'sentinel down-after-milliseconds mymaster 1000',
+      '',
+    ].join('\n'),
+  );
   const child: ChildProcess = spawn('redis-server', [conf, '--sentinel'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  await waitForOutput(child, '+monitor master mymaster', { notReady: 'redis sentinel did not start monitoring', exited: 'redis sentinel exited early' });
+  await waitForOutput(child, '+monitor master mymaster', {
+    notReady: 'redis sentinel did not start monitoring',
+    exited: 'redis sentinel exited early',
+  });
   return {
     name: 'mymaster',
     sentinels: [{ host: '127.0.0.1', port }],

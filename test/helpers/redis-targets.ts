@@ -123,7 +123,8 @@ export async function connectAdmin(deployment: RedisDeployment): Promise<RedisAd
     dbSize: async () => (await Promise.all((await masters()).map((m) => m.dbSize()))).reduce((a, b) => a + b, 0),
     flushAll: async () => void (await Promise.all((await masters()).map((m) => m.flushAll()))),
     scriptFlush: async () => void (await Promise.all((await masters()).map((m) => m.sendCommand(['SCRIPT', 'FLUSH'])))),
-    pauseWrites: async (ms) => void (await Promise.all((await masters()).map((m) => m.sendCommand(['CLIENT', 'PAUSE', String(ms), 'WRITE'])))),
+    pauseWrites: async (ms) =>
+      void (await Promise.all((await masters()).map((m) => m.sendCommand(['CLIENT', 'PAUSE', String(ms), 'WRITE'])))),
     unpause: async () => void (await Promise.all((await masters()).map((m) => m.sendCommand(['CLIENT', 'UNPAUSE'])))),
     close: () => c.close(),
   };

@@ -23,24 +23,40 @@ export interface Operation {
    * Prepares it on the first shop (a billing key for customer `c<n>`) and answers the request
    * that starts it, which every repeat sends again unchanged.
    */
-  begin(sandbox: Sandbox, shop: ShopProcess, moid: string, amount: number, n: number): Promise<(shop: ShopProcess) => Promise<ShopAnswer>>;
+  begin(
+    sandbox: Sandbox,
+    shop: ShopProcess,
+    moid: string,
+    amount: number,
+    n: number,
+  ): Promise<(shop: ShopProcess) => Promise<ShopAnswer>>;
 }
 
 /** Checkout, key-in, billing charge and cash receipt. */
 export const OPERATIONS: readonly Operation[] = [
   {
-    op: 'approval', label: 'checkout', hook: true, routeHook: true,
+    op: 'approval',
+    label: 'checkout',
+    hook: true,
+    routeHook: true,
     async begin(sandbox, _shop, moid, amount) {
       const auth = await sandbox.authenticate({ moid, amount, method: 'CARD' });
       return (shop) => shop.post('/pay/return', auth.body, auth.contentType);
     },
   },
   {
-    op: 'keyin', label: 'key-in', hook: true, routeHook: true,
-    begin: async (_sandbox, _shop, moid) => (shop) => shop.post('/keyin', { moid, goodsName: '키인 주문', cardNumber: '4111111111111111', cardExpiry: '3012' }),
+    op: 'keyin',
+    label: 'key-in',
+    hook: true,
+    routeHook: true,
+    begin: async (_sandbox, _shop, moid) => (shop) =>
+      shop.post('/keyin', { moid, goodsName: '키인 주문', cardNumber: '4111111111111111', cardExpiry: '3012' }),
   },
   {
-    op: 'billing.charge', label: 'billing charge', hook: true, routeHook: false,
+    op: 'billing.charge',
+    label: 'billing charge',
+    hook: true,
+    routeHook: false,
     async begin(_sandbox, shop, moid, _amount, n) {
       const customer = `c${n}`;
       const reg = await shop.post('/billing/register', { customer });
@@ -49,7 +65,10 @@ export const OPERATIONS: readonly Operation[] = [
     },
   },
   {
-    op: 'cash-receipt', label: 'cash receipt', hook: false, routeHook: false,
+    op: 'cash-receipt',
+    label: 'cash receipt',
+    hook: false,
+    routeHook: false,
     begin: async (_sandbox, _shop, moid) => (shop) => shop.post('/receipt', { moid }),
   },
 ];
@@ -60,7 +79,8 @@ export function operation(op: Op): Operation {
 }
 
 /** An answer that is final: a result, or an error whose settlement is done. */
-export const isFinal = (a: ShopAnswer): boolean => a.statusCode === 200 || (a.body.settlement !== undefined && a.body.settlement !== 'pending');
+export const isFinal = (a: ShopAnswer): boolean =>
+  a.statusCode === 200 || (a.body.settlement !== undefined && a.body.settlement !== 'pending');
 
 /** What {@link drive} saw: the last answer, and what the passes it ran settled. */
 export interface Drive {
@@ -73,7 +93,11 @@ export interface Drive {
  * sent), with a settle() pass between repeats, until the answer is final (at most 3 passes), then settles until nothing is open (at
  * most 3 more). Stops early, without failing, when the shop dies (a KILL_AT of its own).
  */
-export async function drive(shop: ShopProcess, send: (shop: ShopProcess) => Promise<ShopAnswer>, first: Promise<ShopAnswer> = send(shop)): Promise<Drive> {
+export async function drive(
+  shop: ShopProcess,
+  send: (shop: ShopProcess) => Promise<ShopAnswer>,
+  first: Promise<ShopAnswer> = send(shop),
+): Promise<Drive> {
   const settled: SettledItem[] = [];
   /** One settle pass; false when the shop died in it. */
   const settle = async (): Promise<boolean> => {

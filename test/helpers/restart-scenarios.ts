@@ -29,7 +29,10 @@ export interface Scenario {
 }
 
 /** The scenario of one kill at `point` of `o`. */
-export function killedOnce(o: Operation, point: 'before-send' | 'after-commit' | 'in-hook' | 'in-hook-recorded'): Scenario {
+export function killedOnce(
+  o: Operation,
+  point: 'before-send' | 'after-commit' | 'in-hook' | 'in-hook-recorded',
+): Scenario {
   const kills = [`${point}:${o.op}`];
   const sending = { state: 'sending', hook: o.hook ? 'pending' : 'none' };
   switch (point) {
@@ -39,32 +42,113 @@ export function killedOnce(o: Operation, point: 'before-send' | 'after-commit' |
     case 'after-commit':
       // No hook can have recorded a receipt: it is reversed. A payment is kept, its hook run once,
       // by the repeat that settles it (the buyer's retry, the shop's resubmission).
-      if (!o.hook) return { o, kills, left: [sending], charged: false, final: 'reversed', settledAs: undefined, hookRuns: 0 };
+      if (!o.hook)
+        return { o, kills, left: [sending], charged: false, final: 'reversed', settledAs: undefined, hookRuns: 0 };
       return { o, kills, left: [sending], charged: true, final: 'recorded', settledAs: undefined, hookRuns: 1 };
     default:
       // The repeat brings the hook and runs it again, once the first run's process is dead.
-      return { o, kills, left: [{ state: 'committed', hook: 'pending' }], charged: true, final: 'recorded', settledAs: undefined, hookRuns: 2 };
+      return {
+        o,
+        kills,
+        left: [{ state: 'committed', hook: 'pending' }],
+        charged: true,
+        final: 'recorded',
+        settledAs: undefined,
+        hookRuns: 2,
+      };
   }
 }
 
 /** Successors killed again while they finish what the first left. */
 export const KILLED_TWICE: Scenario[] = [
   // The repeat settles the approval, runs the hook and dies in it; the next repeat runs it again.
-  { o: operation('approval'), kills: ['after-commit:approval', 'in-hook:approval'], left: [{ state: 'sending', hook: 'pending' }, { state: 'committed', hook: 'pending' }], charged: true, final: 'recorded', settledAs: undefined, hookRuns: 2 },
+  {
+    o: operation('approval'),
+    kills: ['after-commit:approval', 'in-hook:approval'],
+    left: [
+      { state: 'sending', hook: 'pending' },
+      { state: 'committed', hook: 'pending' },
+    ],
+    charged: true,
+    final: 'recorded',
+    settledAs: undefined,
+    hookRuns: 2,
+  },
   // The repeat dies asking the gateway what it holds: nothing moved, the next one asks again.
-  { o: operation('approval'), kills: ['before-send:approval', 'before-send:status'], left: [{ state: 'sending', hook: 'pending' }, { state: 'sending', hook: 'pending' }], charged: false, final: 'never-charged', settledAs: undefined, hookRuns: 0 },
+  {
+    o: operation('approval'),
+    kills: ['before-send:approval', 'before-send:status'],
+    left: [
+      { state: 'sending', hook: 'pending' },
+      { state: 'sending', hook: 'pending' },
+    ],
+    charged: false,
+    final: 'never-charged',
+    settledAs: undefined,
+    hookRuns: 0,
+  },
   // The repeat's hook run dies after recording the payment: a third run records nothing new.
-  { o: operation('keyin'), kills: ['in-hook:keyin', 'in-hook-recorded:keyin'], left: [{ state: 'committed', hook: 'pending' }, { state: 'committed', hook: 'pending' }], charged: true, final: 'recorded', settledAs: undefined, hookRuns: 3 },
+  {
+    o: operation('keyin'),
+    kills: ['in-hook:keyin', 'in-hook-recorded:keyin'],
+    left: [
+      { state: 'committed', hook: 'pending' },
+      { state: 'committed', hook: 'pending' },
+    ],
+    charged: true,
+    final: 'recorded',
+    settledAs: undefined,
+    hookRuns: 3,
+  },
   // The charge's own repeat brings its hook after settlement found the charge, and dies in it.
-  { o: operation('billing.charge'), kills: ['after-commit:billing.charge', 'in-hook:billing.charge'], left: [{ state: 'sending', hook: 'pending' }, { state: 'committed', hook: 'pending' }], charged: true, final: 'recorded', settledAs: undefined, hookRuns: 2 },
+  {
+    o: operation('billing.charge'),
+    kills: ['after-commit:billing.charge', 'in-hook:billing.charge'],
+    left: [
+      { state: 'sending', hook: 'pending' },
+      { state: 'committed', hook: 'pending' },
+    ],
+    charged: true,
+    final: 'recorded',
+    settledAs: undefined,
+    hookRuns: 2,
+  },
   // The repeat dies before its reversal of the receipt leaves, then after the gateway did it.
-  { o: operation('cash-receipt'), kills: ['after-commit:cash-receipt', 'before-send:net-cancel'], left: [{ state: 'sending', hook: 'none' }, { state: 'reversing', hook: 'none' }], charged: false, final: 'reversed', settledAs: undefined, hookRuns: 0 },
-  { o: operation('cash-receipt'), kills: ['after-commit:cash-receipt', 'after-commit:net-cancel'], left: [{ state: 'sending', hook: 'none' }, { state: 'reversing', hook: 'none' }], charged: false, final: 'reversed', settledAs: undefined, hookRuns: 0 },
+  {
+    o: operation('cash-receipt'),
+    kills: ['after-commit:cash-receipt', 'before-send:net-cancel'],
+    left: [
+      { state: 'sending', hook: 'none' },
+      { state: 'reversing', hook: 'none' },
+    ],
+    charged: false,
+    final: 'reversed',
+    settledAs: undefined,
+    hookRuns: 0,
+  },
+  {
+    o: operation('cash-receipt'),
+    kills: ['after-commit:cash-receipt', 'after-commit:net-cancel'],
+    left: [
+      { state: 'sending', hook: 'none' },
+      { state: 'reversing', hook: 'none' },
+    ],
+    charged: false,
+    final: 'reversed',
+    settledAs: undefined,
+    hookRuns: 0,
+  },
 ];
 
 /** Processes killed while their hook hangs: its record says so, and a repeat is told at once. */
 export const KILLED_WHILE_HOOK_HANGS: Scenario[] = (['approval', 'keyin', 'billing.charge'] as const).map((op) => ({
-  o: operation(op), kills: [`hang:${op}`], left: [{ state: 'committed', hook: 'hung' }], charged: true, final: 'recorded', settledAs: undefined, hookRuns: 2,
+  o: operation(op),
+  kills: [`hang:${op}`],
+  left: [{ state: 'committed', hook: 'hung' }],
+  charged: true,
+  final: 'recorded',
+  settledAs: undefined,
+  hookRuns: 2,
 }));
 
 /** A kill as a title says it. */
@@ -72,6 +156,10 @@ const killName = (k: string): string => (k.startsWith('hang:') ? 'while its hook
 
 /** The test's title: the kills, what they left, how it ends. */
 export function title(s: Scenario): string {
-  const end = s.charged ? `kept once, its hook run ${s.hookRuns} time(s) in all, never two at once` : s.final === 'reversed' ? 'reversed by the settler' : 'settled as never charged';
+  const end = s.charged
+    ? `kept once, its hook run ${s.hookRuns} time(s) in all, never two at once`
+    : s.final === 'reversed'
+      ? 'reversed by the settler'
+      : 'settled as never charged';
   return `${s.o.label}, killed ${s.kills.map(killName).join(', then its successor ')}: left ${s.left.map((l) => l.state).join(', then ')}; after the restart ${end}; gateway, ledger and shop agree`;
 }

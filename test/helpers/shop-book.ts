@@ -58,27 +58,39 @@ export function openShopBook(path: string, readonly = false): ShopBook {
     );
     CREATE TABLE IF NOT EXISTS cards (customer TEXT PRIMARY KEY, bid TEXT NOT NULL);`);
   }
-  const exists = (table: string): boolean => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+  const exists = (table: string): boolean =>
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
   return {
     startRun(op, tid, moid) {
-      const info = db.prepare('INSERT INTO hook_runs (op, tid, moid, pid, started_at) VALUES (?, ?, ?, ?, ?)').run(op, tid, moid, process.pid, Date.now());
+      const info = db
+        .prepare('INSERT INTO hook_runs (op, tid, moid, pid, started_at) VALUES (?, ?, ?, ?, ?)')
+        .run(op, tid, moid, process.pid, Date.now());
       return Number(info.lastInsertRowid);
     },
     endRun(id) {
       db.prepare('UPDATE hook_runs SET ended_at = ? WHERE id = ?').run(Date.now(), id);
     },
     recordPaid({ op, tid, moid, amount }) {
-      db.prepare('INSERT INTO paid (op, tid, moid, amount) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(op, tid, moid, amount);
+      db.prepare('INSERT INTO paid (op, tid, moid, amount) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(
+        op,
+        tid,
+        moid,
+        amount,
+      );
     },
     saveCard(customer, bid) {
-      db.prepare('INSERT INTO cards (customer, bid) VALUES (?, ?) ON CONFLICT (customer) DO UPDATE SET bid = excluded.bid').run(customer, bid);
+      db.prepare(
+        'INSERT INTO cards (customer, bid) VALUES (?, ?) ON CONFLICT (customer) DO UPDATE SET bid = excluded.bid',
+      ).run(customer, bid);
     },
     cardOf(customer) {
       return (db.prepare('SELECT bid FROM cards WHERE customer = ?').get(customer) as { bid: string } | undefined)?.bid;
     },
     runs() {
       if (!exists('hook_runs')) return [];
-      return db.prepare('SELECT op, tid, moid, pid, started_at AS startedAt, ended_at AS endedAt FROM hook_runs ORDER BY id').all() as HookRun[];
+      return db
+        .prepare('SELECT op, tid, moid, pid, started_at AS startedAt, ended_at AS endedAt FROM hook_runs ORDER BY id')
+        .all() as HookRun[];
     },
     paid() {
       if (!exists('paid')) return [];
@@ -96,7 +108,8 @@ export function overlappingRuns(runs: readonly HookRun[], deathOf: (pid: number)
   const end = (r: HookRun): number => r.endedAt ?? deathOf(r.pid);
   const pairs: [HookRun, HookRun][] = [];
   runs.forEach((a, i) => {
-    for (const b of runs.slice(i + 1)) if (a.tid === b.tid && a.startedAt < end(b) && b.startedAt < end(a)) pairs.push([a, b]);
+    for (const b of runs.slice(i + 1))
+      if (a.tid === b.tid && a.startedAt < end(b) && b.startedAt < end(a)) pairs.push([a, b]);
   });
   return pairs;
 }

@@ -28,24 +28,39 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let log = '';
-  child.stdout!.on('data', (d: Buffer) => { log += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    log += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    log += d.toString();
+  });
   const ready = await new Promise<{ port: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`instance did not start:\n${log}`)), 20_000);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`instance exited (${String(code)}):\n${log}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`instance exited (${String(code)}):\n${log}`));
+    });
     child.on('message', (m: { type: string; port?: number }) => {
-      if (m.type === 'ready') { clearTimeout(timer); resolve({ port: m.port! }); }
+      if (m.type === 'ready') {
+        clearTimeout(timer);
+        resolve({ port: m.port! });
+      }
     });
   });
   const pool = new Pool(`http://127.0.0.1:${ready.port}`, { connections: 50 });
   const instance: Instance = {
     child,
     pool,
-    get log() { return log; },
+    get log() {
+      return log;
+    },
     ask<T>(type: string) {
       return new Promise<T>((resolve) => {
         const onMessage = (m: { type: string }) => {
-          if (m.type === type) { child.off('message', onMessage); resolve(m as T); }
+          if (m.type === type) {
+            child.off('message', onMessage);
+            resolve(m as T);
+          }
         };
         child.on('message', onMessage);
         child.send({ type });
@@ -69,4 +84,3 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
   };
   return instance;
 }
-

@@ -1,5 +1,11 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
-import { createNicepay, type CheckoutReturnOptions, type CommittedCheckout, type Nicepay, type NicepayOptions } from '../../src/index.js';
+import {
+  createNicepay,
+  type CheckoutReturnOptions,
+  type CommittedCheckout,
+  type Nicepay,
+  type NicepayOptions,
+} from '../../src/index.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../../src/sandbox/index.js';
 import { captureLogger, type Captured } from './capture.js';
 
@@ -58,7 +64,9 @@ export async function startShop(options: ShopOptions = {}): Promise<TestShop> {
     errors.push(err);
     captured.record(err);
     const e = err as { status?: number; code?: string; expose?: boolean; message?: string; netCancel?: string };
-    res.status(e.status ?? 500).json({ code: e.code, message: e.expose ? e.message : 'internal error', netCancel: e.netCancel });
+    res
+      .status(e.status ?? 500)
+      .json({ code: e.code, message: e.expose ? e.message : 'internal error', netCancel: e.netCancel });
   };
   app.use(onError);
   return {

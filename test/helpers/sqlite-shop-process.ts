@@ -20,7 +20,15 @@ export interface ShopExit {
 /** One answer of the shop over HTTP; status 0 when the connection dropped without an answer. */
 export interface ShopAnswer {
   statusCode: number;
-  body: { status?: string; tid?: string; moid?: string; duplicate?: boolean; recovered?: boolean; code?: string; settlement?: string };
+  body: {
+    status?: string;
+    tid?: string;
+    moid?: string;
+    duplicate?: boolean;
+    recovered?: boolean;
+    code?: string;
+    settlement?: string;
+  };
 }
 
 /** A running shop process. */
@@ -49,7 +57,11 @@ export interface ShopProcess {
 
 /** Forks the shop with `env` (see the fixture for the names) and waits until it listens. */
 export async function startShopProcess(env: Record<string, string>): Promise<ShopProcess> {
-  const child: ChildProcess = fork(APP, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const child: ChildProcess = fork(APP, [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
   let output = '';
   const collect = (d: Buffer): void => {
     output += d.toString();
@@ -121,7 +133,8 @@ export async function startShopProcess(env: Record<string, string>): Promise<Sho
     },
     busy: (key, times) => new Promise<void>((resolve) => void busyWaiters.push({ key, left: times, resolve })),
     settle: async () => revive((await ask<{ report: SettleReport }>('settle')).report),
-    unsettled: async () => revive({ settled: [], unsettled: (await ask<{ items: UnsettledItem[] }>('unsettled')).items }).unsettled,
+    unsettled: async () =>
+      revive({ settled: [], unsettled: (await ask<{ items: UnsettledItem[] }>('unsettled')).items }).unsettled,
     advanceStoreClock: async (ms) => void (await ask('advance-store-clock', { ms })),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -135,5 +148,8 @@ export async function startShopProcess(env: Record<string, string>): Promise<Sho
 
 /** A settle report as it crossed IPC (its Dates as strings), with its Dates back. */
 function revive(report: SettleReport): SettleReport {
-  return { settled: report.settled, unsettled: report.unsettled.map((u) => ({ ...u, nextAttemptAt: new Date(u.nextAttemptAt) })) };
+  return {
+    settled: report.settled,
+    unsettled: report.unsettled.map((u) => ({ ...u, nextAttemptAt: new Date(u.nextAttemptAt) })),
+  };
 }

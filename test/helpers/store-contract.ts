@@ -22,7 +22,12 @@ export interface StoreSetup {
 }
 
 const open = (value: string, dueAt = 1_000): RecordWrite => ({ value, open: true, dueAt });
-const closed = (value: string, keepMs = 60_000, evictable = false): RecordWrite => ({ value, open: false, keepMs, evictable });
+const closed = (value: string, keepMs = 60_000, evictable = false): RecordWrite => ({
+  value,
+  open: false,
+  keepMs,
+  evictable,
+});
 
 function tokenOf(got: LeaseResult): string {
   if (got.state !== 'acquired') throw new Error(`expected the lease, got ${got.state}`);
@@ -187,7 +192,11 @@ export function describeStoreContract(setup: () => Promise<StoreSetup>): void {
     });
 
     it('rescheduling an open record moves it in due(): a later dueAt takes it out, an earlier one puts it first', async () => {
-      for (const [key, dueAt] of [['x', 1_000], ['y', 2_000], ['z', 3_000]] as const) {
+      for (const [key, dueAt] of [
+        ['x', 1_000],
+        ['y', 2_000],
+        ['z', 3_000],
+      ] as const) {
         const t = tokenOf(await s.a.acquire(key, 60_000, open(key, dueAt)));
         await s.a.release(key, t);
       }
@@ -197,7 +206,11 @@ export function describeStoreContract(setup: () => Promise<StoreSetup>): void {
       const tz = tokenOf(await s.b.acquire('z', 60_000));
       await s.b.write('z', tz, open('z', 500), true);
       expect((await s.a.due(5_000, 1)).map((r) => r.key)).to.deep.equal(['z']);
-      expect((await s.a.open(10)).map((r) => [r.key, r.dueAt])).to.deep.equal([['z', 500], ['y', 2_000], ['x', 8_000]]);
+      expect((await s.a.open(10)).map((r) => [r.key, r.dueAt])).to.deep.equal([
+        ['z', 500],
+        ['y', 2_000],
+        ['x', 8_000],
+      ]);
       expect((await s.a.due(9_000, 10)).map((r) => r.key)).to.deep.equal(['z', 'y', 'x']);
     });
 
@@ -210,7 +223,9 @@ export function describeStoreContract(setup: () => Promise<StoreSetup>): void {
     });
 
     it('100 concurrent acquirers of one key over two handles: exactly one gets the lease', async () => {
-      const all = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? s.a : s.b).acquire('hot', 60_000, open(`sending-${i}`))));
+      const all = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => (i % 2 ? s.a : s.b).acquire('hot', 60_000, open(`sending-${i}`))),
+      );
       expect(all.filter((g) => g.state === 'acquired')).to.have.length(1);
       expect(all.filter((g) => g.state === 'busy')).to.have.length(99);
     });

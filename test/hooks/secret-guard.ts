@@ -13,7 +13,11 @@ export const MERCHANT_KEYS = [...TEST_MERCHANTS.map((m) => m.merchantKey), 'Stri
 /** Card numbers the tests send: the sandbox's cards and the invalid variants tests use. */
 export const CARD_NUMBERS = [
   ...Object.keys(SANDBOX_TEST_CARDS),
-  '4111111111111112', '4111111111111113', '5555555555554445', '3714496353984312', '1234567890123',
+  '4111111111111112',
+  '4111111111111113',
+  '5555555555554445',
+  '3714496353984312',
+  '1234567890123',
 ];
 /** Expiries (YYMM) the tests send: fixed ones and the "three years ahead" one the key-in tests compute. */
 export const EXPIRIES = (() => {
@@ -44,7 +48,10 @@ export function findSecrets(text: string): string[] {
   // Short values are searched as whole tokens once long digit runs (TIDs, timestamps, auth
   // codes) and durations are out of the way, as test/keyin.test.ts does.
   const short = text.replace(/"durationMs":\d+/g, '"durationMs":#').replace(/\d{11,}/g, (m) => '#'.repeat(m.length));
-  for (const [what, values] of [['card expiry', EXPIRIES], ['birth date', BIRTH_DATES]] as const) {
+  for (const [what, values] of [
+    ['card expiry', EXPIRIES],
+    ['birth date', BIRTH_DATES],
+  ] as const) {
     for (const v of values) {
       for (const m of short.matchAll(new RegExp(`(?<![\\d.:-])${v}(?![\\d.:-])`, 'g'))) note(what, m.index!, v.length);
     }
@@ -52,7 +59,10 @@ export function findSecrets(text: string): string[] {
   for (const m of short.matchAll(/(password2?|CardPwd|pwd)["'=:\s]{1,4}(\d{2,3})(?!\d)/gi)) {
     if (PASSWORD_DIGITS.includes(m[2]!)) note('card password digits', m.index!, m[0].length);
   }
-  for (const m of text.matchAll(/CardNo=\d|CardExpire=\d|CardPwd=\d|BuyerAuthNum=\d|ExpYear=\d|IDNo=\d|CardPw=\d|EncData=[0-9A-Fa-f]{8}/g)) note('card field', m.index!, m[0].length);
+  for (const m of text.matchAll(
+    /CardNo=\d|CardExpire=\d|CardPwd=\d|BuyerAuthNum=\d|ExpYear=\d|IDNo=\d|CardPw=\d|EncData=[0-9A-Fa-f]{8}/g,
+  ))
+    note('card field', m.index!, m[0].length);
   // A billing key charges the card: only its masked form (BIKY****…0012) may appear.
   for (const m of text.matchAll(/BIKY[A-Za-z0-9]{26}/g)) note('billing key', m.index!, m[0].length);
   return found;
@@ -63,7 +73,9 @@ export const mochaHooks = {
     const lines = allCapturedLines();
     const found = findSecrets(lines.join('\n'));
     if (found.length > 0) {
-      throw new Error(`secret guard: ${found.length} secret(s) in captured logs and errors of this run:\n${found.slice(0, 20).join('\n')}`);
+      throw new Error(
+        `secret guard: ${found.length} secret(s) in captured logs and errors of this run:\n${found.slice(0, 20).join('\n')}`,
+      );
     }
   },
 };

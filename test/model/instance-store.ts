@@ -78,7 +78,11 @@ export function instanceStore(real: LedgerStore): InstanceStore {
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`the instance still holds ${leases.size} leases (${[...leases.keys()].join(', ')}) after ${ms} ms`));
+          reject(
+            new Error(
+              `the instance still holds ${leases.size} leases (${[...leases.keys()].join(', ')}) after ${ms} ms`,
+            ),
+          );
         }, ms);
         waiters.add(check);
         check();

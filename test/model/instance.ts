@@ -49,20 +49,29 @@ export function startInstance(name: string, real: LedgerStore, { sandbox, books,
     expectedAmount: (moid) => books.orders.get(moid),
     hookTimeoutMs: HOOK_TIMEOUT_MS,
     onApproved: (result, req) =>
-      books.runHook('approval', `approval:${result.tid}`, name, req === undefined, () => books.recordCharge(result.tid, { op: 'approval', moid: result.moid, amount: result.amount })),
+      books.runHook('approval', `approval:${result.tid}`, name, req === undefined, () =>
+        books.recordCharge(result.tid, { op: 'approval', moid: result.moid, amount: result.amount }),
+      ),
   });
   // Created for its hook only: settlement runs it for a key-in whose own hook never resolved.
   nicepay.keyinRouter({
     expectedAmount: (moid) => books.orders.get(moid),
     requireHttps: false,
-    onApproved: (result) => books.runHook('keyin', `keyin:${result.tid}`, name, true, () => books.recordCharge(result.tid, { op: 'keyin', moid: result.moid, amount: result.amount })),
+    onApproved: (result) =>
+      books.runHook('keyin', `keyin:${result.tid}`, name, true, () =>
+        books.recordCharge(result.tid, { op: 'keyin', moid: result.moid, amount: result.amount }),
+      ),
   });
   const notifyRoute = nicepay.notifications({
     expectedAmount: (moid) => books.orders.get(moid),
     allowedIps: ['127.0.0.1'],
     hookTimeoutMs: HOOK_TIMEOUT_MS,
-    onDeposit: (n) => books.runHook('deposit', `deposit:${n.tid}`, name, false, () => void books.deposits.set(n.tid, n.amount)),
-    onCancel: (n) => books.runHook('cancel', `cancel:${n.tid}:${n.cancelMoid}`, name, false, () => books.recordRefund(n.tid, n.cancelMoid, n.amount)),
+    onDeposit: (n) =>
+      books.runHook('deposit', `deposit:${n.tid}`, name, false, () => void books.deposits.set(n.tid, n.amount)),
+    onCancel: (n) =>
+      books.runHook('cancel', `cancel:${n.tid}:${n.cancelMoid}`, name, false, () =>
+        books.recordRefund(n.tid, n.cancelMoid, n.amount),
+      ),
   });
   const answer: RequestHandler = (req, res) => void res.json(req.checkout);
   return { name, store, nicepay, returnRoute: [approval, answer], notifyRoute };

@@ -36,7 +36,9 @@ describe('the model invariant catches each kind of disagreement', function () {
   it('a payment the gateway holds and the shop did not record is a violation, unless it is still open', async () => {
     const tid = await keyedIn();
     world.books.charges.delete(tid);
-    expect(checkMoney(world, new Set(), true).join('\n')).to.include(`the gateway holds 1100 won (approved), the shop recorded 0`);
+    expect(checkMoney(world, new Set(), true).join('\n')).to.include(
+      `the gateway holds 1100 won (approved), the shop recorded 0`,
+    );
     expect(checkMoney(world, new Set([tid]), false)).to.deep.equal([]);
   });
 
@@ -54,7 +56,18 @@ describe('the model invariant catches each kind of disagreement', function () {
 
   it('a gateway cancel the shop did not ask for on a recorded payment is a violation (reversed behind its back)', async () => {
     const tid = await keyedIn();
-    world.sandbox.ledger.get(tid)!.cancels = [{ amount: 1_100, remaining: 0, partial: false, resultCode: '2001', cancelNum: '1', at: new Date(), reason: '결제 취소(정산)', moid: 'x' }];
+    world.sandbox.ledger.get(tid)!.cancels = [
+      {
+        amount: 1_100,
+        remaining: 0,
+        partial: false,
+        resultCode: '2001',
+        cancelNum: '1',
+        at: new Date(),
+        reason: '결제 취소(정산)',
+        moid: 'x',
+      },
+    ];
     expect(checkMoney(world, new Set(), true).join('\n')).to.include('was reversed at the gateway');
   });
 
@@ -80,7 +93,9 @@ describe('the model invariant catches each kind of disagreement', function () {
   });
 
   it('an expiry that occurs by chance inside a hex word (a signature, a trace id) or a masked BID is not a leak; one on its own is', () => {
-    world.notes.seen.push('{"SandboxTrace":"sbx-72c2912b5cea","Signature":"0fe96276a23689e2912ac4757909ddd","bid":"BIKY**********************2912"}');
+    world.notes.seen.push(
+      '{"SandboxTrace":"sbx-72c2912b5cea","Signature":"0fe96276a23689e2912ac4757909ddd","bid":"BIKY**********************2912"}',
+    );
     expect(checkStep(world, lines, cursor)).to.deep.equal([]);
     world.notes.seen.push('{"expiry":"2912"}');
     expect(checkStep(world, lines, cursor).join('\n')).to.include('card expiry');

@@ -41,17 +41,29 @@ export function checkStep(world: World, lines: readonly string[], cursor: Cursor
   const found = [...books.violations];
   for (const [tid, charge] of books.charges) {
     const e = sandbox.ledger.get(tid);
-    if (!e || e.approvedAt === undefined) found.push(`the shop recorded ${charge.op} ${tid} of order ${charge.moid}, which the gateway never committed`);
-    else if (e.moid !== charge.moid || e.amount !== charge.amount || (charge.op === 'approval') !== (e.source === 'window')) {
-      found.push(`the shop recorded ${tid} as ${charge.op} of order ${charge.moid} (${charge.amount} won); the gateway has it for order ${e.moid} (${e.amount} won)`);
+    if (!e || e.approvedAt === undefined)
+      found.push(`the shop recorded ${charge.op} ${tid} of order ${charge.moid}, which the gateway never committed`);
+    else if (
+      e.moid !== charge.moid ||
+      e.amount !== charge.amount ||
+      (charge.op === 'approval') !== (e.source === 'window')
+    ) {
+      found.push(
+        `the shop recorded ${tid} as ${charge.op} of order ${charge.moid} (${charge.amount} won); the gateway has it for order ${e.moid} (${e.amount} won)`,
+      );
     }
   }
   for (const a of notes.answers.slice(cursor.answers)) {
     const e = sandbox.ledger.get(a.tid);
     if (a.status === 'declined' || a.status === 'refused') {
-      if (e && (e.moid !== a.moid || gatewayHeld(e) > 0)) found.push(`${a.op} ${a.tid} was answered ${a.status} for order ${a.moid}; the gateway holds ${gatewayHeld(e)} won of it for order ${e.moid}`);
+      if (e && (e.moid !== a.moid || gatewayHeld(e) > 0))
+        found.push(
+          `${a.op} ${a.tid} was answered ${a.status} for order ${a.moid}; the gateway holds ${gatewayHeld(e)} won of it for order ${e.moid}`,
+        );
     } else if (books.charges.get(a.tid)?.moid !== a.moid) {
-      found.push(`${a.op} ${a.tid} was answered ${a.status} for order ${a.moid} but the shop has not recorded it for that order`);
+      found.push(
+        `${a.op} ${a.tid} was answered ${a.status} for order ${a.moid} but the shop has not recorded it for that order`,
+      );
     }
   }
   cursor.answers = notes.answers.length;
@@ -66,7 +78,8 @@ export function checkStep(world: World, lines: readonly string[], cursor: Cursor
     .replace(/\w*\*+\w*/g, (m) => '#'.repeat(m.length));
   found.push(...findSecrets(unhexed).map((s) => `secret in a log line, error or result: ${s}`));
   for (const secret of [...world.bids, ...notes.identities]) {
-    if (new RegExp(`(?<![0-9A-Za-z])${secret}(?![0-9A-Za-z])`).test(text)) found.push(`a BID or receipt identity in a log line, error or result (${secret.slice(0, 4)}…)`);
+    if (new RegExp(`(?<![0-9A-Za-z])${secret}(?![0-9A-Za-z])`).test(text))
+      found.push(`a BID or receipt identity in a log line, error or result (${secret.slice(0, 4)}…)`);
   }
   return found;
 }
@@ -83,30 +96,43 @@ export function checkMoney(world: World, open: ReadonlySet<string>, final: boole
   for (const e of entries) {
     if (pending.has(e.tid)) continue;
     const shop = books.held(e.tid);
-    if (gatewayHeld(e) !== shop) found.push(`${e.source === 'window' ? 'approval' : e.extra.service ?? 'card charge'} ${e.tid} of order ${e.moid}: the gateway holds ${gatewayHeld(e)} won (${e.status}), the shop recorded ${shop}`);
+    if (gatewayHeld(e) !== shop)
+      found.push(
+        `${e.source === 'window' ? 'approval' : (e.extra.service ?? 'card charge')} ${e.tid} of order ${e.moid}: the gateway holds ${gatewayHeld(e)} won (${e.status}), the shop recorded ${shop}`,
+      );
   }
   const byMoid = new Map<string, LedgerEntry[]>();
-  for (const e of entries.filter((x) => gatewayHeld(x) > 0 && !pending.has(x.tid))) byMoid.set(e.moid, [...(byMoid.get(e.moid) ?? []), e]);
+  for (const e of entries.filter((x) => gatewayHeld(x) > 0 && !pending.has(x.tid)))
+    byMoid.set(e.moid, [...(byMoid.get(e.moid) ?? []), e]);
   for (const [moid, held] of byMoid) {
     if (held.length < 2) continue;
     // Documented: a memoryStore restart forgets, and a key-in's record answers repeats for a day only.
-    const forgotten = held.every((e) => e.source === 'keyin') && (notes.memoryRestarts > 0 || spread(held) >= KEYIN_RESULT_TTL_MS);
-    if (!forgotten) found.push(`order ${moid} is charged ${held.length} times at the gateway: ${held.map((e) => e.tid).join(', ')}`);
+    const forgotten =
+      held.every((e) => e.source === 'keyin') && (notes.memoryRestarts > 0 || spread(held) >= KEYIN_RESULT_TTL_MS);
+    if (!forgotten)
+      found.push(`order ${moid} is charged ${held.length} times at the gateway: ${held.map((e) => e.tid).join(', ')}`);
   }
   for (const tid of books.charges.keys()) {
     if (notes.excluded.has(tid)) continue;
     const e = sandbox.ledger.get(tid);
     const foreign = (e?.cancels ?? []).filter((c) => c.reason !== SHOP_CANCEL_REASON);
-    if (e?.status === 'net-cancelled' || foreign.length > 0) found.push(`${tid}, which the shop recorded, was reversed at the gateway (${e?.status}; ${foreign.map((c) => c.reason).join(', ')})`);
+    if (e?.status === 'net-cancelled' || foreign.length > 0)
+      found.push(
+        `${tid}, which the shop recorded, was reversed at the gateway (${e?.status}; ${foreign.map((c) => c.reason).join(', ')})`,
+      );
   }
   for (const [tid, amount] of books.deposits) {
-    if (sandbox.ledger.get(tid)?.deposit?.amount !== amount) found.push(`the shop recorded a deposit of ${amount} won to ${tid}, which the gateway never took`);
+    if (sandbox.ledger.get(tid)?.deposit?.amount !== amount)
+      found.push(`the shop recorded a deposit of ${amount} won to ${tid}, which the gateway never took`);
   }
   if (final) {
     for (const e of entries.filter((x) => x.deposit && !books.deposits.has(x.tid))) {
       const tries = (e.notices ?? []).filter((n) => n.kind === 'deposit');
       // The gateway gives up after its last retry: a shop that failed them all never hears.
-      if (tries.length < 11 || tries.some((n) => n.ok)) found.push(`the gateway took a deposit of ${e.deposit!.amount} won to ${e.tid} (order ${e.moid}) that the shop never recorded`);
+      if (tries.length < 11 || tries.some((n) => n.ok))
+        found.push(
+          `the gateway took a deposit of ${e.deposit!.amount} won to ${e.tid} (order ${e.moid}) that the shop never recorded`,
+        );
     }
   }
   return found;

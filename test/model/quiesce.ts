@@ -34,8 +34,10 @@ export async function quiesce(world: World): Promise<void> {
       // The merchant's retry of a call whose hook never resolved (the same input, with its hook).
       const order = Number(item.moid.slice(1));
       const charge = world.notes.charges.get(item.moid);
-      if (item.operation === 'billing.charge' && charge) await chargeCall(world, world.instances[0]!, charge.bid, order, true);
-      if (item.operation === 'keyin') await keyinCall(world, world.instances[0]!, order, world.notes.keyins.get(item.moid) ?? false, true);
+      if (item.operation === 'billing.charge' && charge)
+        await chargeCall(world, world.instances[0]!, charge.bid, order, true);
+      if (item.operation === 'keyin')
+        await keyinCall(world, world.instances[0]!, order, world.notes.keyins.get(item.moid) ?? false, true);
     }
     await drainNotices(world);
     open = await world.instances[0]!.nicepay.unsettled();
@@ -43,7 +45,9 @@ export async function quiesce(world: World): Promise<void> {
     if (open.length === 0 && books.hung.length === 0 && sandbox.notices.pending() === 0) return;
     await world.advance(60 * 60_000);
   }
-  books.violations.push(`not at rest after ${ROUNDS} rounds of settle(): open ${JSON.stringify(open.map((u) => ({ op: u.operation, tid: u.tid, moid: u.moid, state: u.state, reason: u.reason })))}, ${books.hung.length} hung hooks, ${sandbox.notices.pending()} notices pending`);
+  books.violations.push(
+    `not at rest after ${ROUNDS} rounds of settle(): open ${JSON.stringify(open.map((u) => ({ op: u.operation, tid: u.tid, moid: u.moid, state: u.state, reason: u.reason })))}, ${books.hung.length} hung hooks, ${sandbox.notices.pending()} notices pending`,
+  );
 }
 
 /**
@@ -54,7 +58,12 @@ export async function quiesce(world: World): Promise<void> {
  */
 function leftForShop(world: World, u: UnsettledItem): boolean {
   const paidAccount = u.operation === 'approval' && world.sandbox.ledger.get(u.tid)?.deposit !== undefined;
-  const why = u.reason === PARTIAL_CANCEL_UNSAFE ? 'a partial cancel whose outcome is unknown is left for the shop' : paidAccount ? 'a paid virtual account cannot be reversed without the buyer\'s refund account' : undefined;
+  const why =
+    u.reason === PARTIAL_CANCEL_UNSAFE
+      ? 'a partial cancel whose outcome is unknown is left for the shop'
+      : paidAccount
+        ? "a paid virtual account cannot be reversed without the buyer's refund account"
+        : undefined;
   if (why) world.notes.excluded.set(u.tid, why);
   return why !== undefined;
 }

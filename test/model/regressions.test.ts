@@ -68,15 +68,37 @@ describe('model regressions: the money invariant', function () {
     it("reads the gateway's code first: W010 and 1682 echoing another PayMethod than the return claimed are invalid and processed; a success or a refusal naming another is unknown", () => {
       const tid = 'nicepay00m01012603021000000001';
       const table: AnswerTable = {
-        charset: 'utf-8', ediType: 'JSON', success: new Set(['3001']), invalid: new Set(['W010']), processed: new Set(['1682']), retry: new Set(['1227']),
-        mustEcho: { TID: tid, MID: 'nicepay00m', Moid: 'w0' }, mayEcho: { PayMethod: 'CARD' },
+        charset: 'utf-8',
+        ediType: 'JSON',
+        success: new Set(['3001']),
+        invalid: new Set(['W010']),
+        processed: new Set(['1682']),
+        retry: new Set(['1227']),
+        mustEcho: { TID: tid, MID: 'nicepay00m', Moid: 'w0' },
+        mayEcho: { PayMethod: 'CARD' },
       };
-      const answer = (code: string): Buffer => Buffer.from(JSON.stringify({ ResultCode: code, ResultMsg: 'x', TID: tid, MID: 'nicepay00m', Moid: 'w0', PayMethod: 'BANK' }));
+      const answer = (code: string): Buffer =>
+        Buffer.from(
+          JSON.stringify({
+            ResultCode: code,
+            ResultMsg: 'x',
+            TID: tid,
+            MID: 'nicepay00m',
+            Moid: 'w0',
+            PayMethod: 'BANK',
+          }),
+        );
       expect(readAnswer(answer('W010'), table).kind).to.equal('invalid');
       expect(readAnswer(answer('1682'), table).kind).to.equal('processed');
       expect(readAnswer(answer('1227'), table).kind).to.equal('retry');
-      expect(readAnswer(answer('3011'), table)).to.include({ kind: 'unknown', reason: 'the answer (3011) names another PayMethod' });
-      expect(readAnswer(answer('3001'), table)).to.include({ kind: 'unknown', reason: 'the answer (3001) names another PayMethod' });
+      expect(readAnswer(answer('3011'), table)).to.include({
+        kind: 'unknown',
+        reason: 'the answer (3011) names another PayMethod',
+      });
+      expect(readAnswer(answer('3001'), table)).to.include({
+        kind: 'unknown',
+        reason: 'the answer (3001) names another PayMethod',
+      });
     });
 
     it('(sqlite) the same replay once the closed record expired (a day later) is not cancelled by settlement', () =>

@@ -5,7 +5,18 @@
  */
 import type { FaultTarget } from '../../src/sandbox/index.js';
 import { quiesce, settleHungHook } from './quiesce.js';
-import { cancelStep, chargeCall, floodStep, keyinCall, postReturn, receiptStep, registerStep, removeStep, returnStep, seen } from './shop-steps.js';
+import {
+  cancelStep,
+  chargeCall,
+  floodStep,
+  keyinCall,
+  postReturn,
+  receiptStep,
+  registerStep,
+  removeStep,
+  returnStep,
+  seen,
+} from './shop-steps.js';
 import { amountOf, type Step } from './steps.js';
 import type { World } from './world.js';
 
@@ -13,10 +24,18 @@ import type { World } from './world.js';
 export async function runStep(world: World, step: Step): Promise<void> {
   const { sandbox, books } = world;
   const hookOf = { return: 'approval', keyin: 'keyin', charge: 'billing' } as const;
-  if ((step.t === 'return' || step.t === 'keyin' || step.t === 'charge') && step.mode) books.queueMode(hookOf[step.t], step.mode);
+  if ((step.t === 'return' || step.t === 'keyin' || step.t === 'charge') && step.mode)
+    books.queueMode(hookOf[step.t], step.mode);
   switch (step.t) {
     case 'authenticate':
-      world.auths.push(await sandbox.authenticate({ moid: `w${step.order}`, amount: amountOf(step.order), method: step.method, decline: step.decline === true }));
+      world.auths.push(
+        await sandbox.authenticate({
+          moid: `w${step.order}`,
+          amount: amountOf(step.order),
+          method: step.method,
+          decline: step.decline === true,
+        }),
+      );
       break;
     case 'return':
       await returnStep(world, step);
@@ -25,14 +44,21 @@ export async function runStep(world: World, step: Step): Promise<void> {
       await floodStep(world, step);
       break;
     case 'keyin':
-      await Promise.all(slots(step.inst, step.twice).map((i) => keyinCall(world, world.instances[i]!, step.order, step.declined, step.hook)));
+      await Promise.all(
+        slots(step.inst, step.twice).map((i) =>
+          keyinCall(world, world.instances[i]!, step.order, step.declined, step.hook),
+        ),
+      );
       break;
     case 'register':
       await registerStep(world, step);
       break;
     case 'charge': {
       const bid = world.bids[step.bid % Math.max(world.bids.length, 1)];
-      if (bid) await Promise.all(slots(step.inst, step.twice).map((i) => chargeCall(world, world.instances[i]!, bid, step.order, step.hook)));
+      if (bid)
+        await Promise.all(
+          slots(step.inst, step.twice).map((i) => chargeCall(world, world.instances[i]!, bid, step.order, step.hook)),
+        );
       break;
     }
     case 'remove':
@@ -47,7 +73,11 @@ export async function runStep(world: World, step: Step): Promise<void> {
     case 'deposit': {
       const unpaid = sandbox.ledger.entries().filter((e) => e.method === 'VBANK' && e.status === 'awaiting-deposit');
       const entry = unpaid[step.pick % Math.max(unpaid.length, 1)];
-      if (entry) await sandbox.deposit(entry.tid, step.timing === 'duplicate' ? { duplicate: true } : step.timing === 'late' ? { lateMinutes: 5 } : {});
+      if (entry)
+        await sandbox.deposit(
+          entry.tid,
+          step.timing === 'duplicate' ? { duplicate: true } : step.timing === 'late' ? { lateMinutes: 5 } : {},
+        );
       break;
     }
     case 'notices':
@@ -78,7 +108,10 @@ export async function runStep(world: World, step: Step): Promise<void> {
       await world.advance(step.ms);
       break;
     case 'settle':
-      for (const report of await Promise.all(slots(step.inst, step.both).map((i) => world.instances[i]!.nicepay.settle()))) seen(world, report);
+      for (const report of await Promise.all(
+        slots(step.inst, step.both).map((i) => world.instances[i]!.nicepay.settle()),
+      ))
+        seen(world, report);
       break;
   }
   // A cancel's notice leaves just after its answer: let it arrive before anything is checked.
@@ -105,7 +138,11 @@ async function crashStep(world: World, step: Extract<Step, { t: 'crash' }>): Pro
   const taken = world.faultTaken(target).then(() => true);
   let work: Promise<void>;
   if (step.op === 'return') {
-    const auth = await sandbox.authenticate({ moid: `w${step.order}`, amount: amountOf(step.order), method: step.method });
+    const auth = await sandbox.authenticate({
+      moid: `w${step.order}`,
+      amount: amountOf(step.order),
+      method: step.method,
+    });
     world.auths.push(auth);
     work = postReturn(world, step.inst, auth, auth.fields, abort.signal);
   } else if (step.op === 'keyin') {
@@ -113,10 +150,18 @@ async function crashStep(world: World, step: Extract<Step, { t: 'crash' }>): Pro
   } else {
     work = chargeCall(world, instance, bid!, step.order, true);
   }
-  const reached = await Promise.race([taken, work.then(() => false, () => false)]);
+  const reached = await Promise.race([
+    taken,
+    work.then(
+      () => false,
+      () => false,
+    ),
+  ]);
   if (!reached) {
     // The request never left: take the unused fault back out of the queue.
-    const rest = sandbox.faults.pending().filter((f) => !(f.target === target && f.kind === 'delay' && f.delayMs === 600_000));
+    const rest = sandbox.faults
+      .pending()
+      .filter((f) => !(f.target === target && f.kind === 'delay' && f.delayMs === 600_000));
     sandbox.faults.clear();
     for (const f of rest) sandbox.faults.inject(f);
     return;

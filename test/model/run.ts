@@ -31,18 +31,24 @@ try {
     const numRuns = Math.floor(runs / stores.length) + (n < runs % stores.length ? 1 : 0);
     const t = Date.now();
     const details = await fc.check(modelProperty(kind, redis?.url), { numRuns, seed });
-    console.log(`${kind}: ${details.numRuns} sequences, ${details.failed ? 'a violation' : 'no violation'} (${Date.now() - t} ms)`);
+    console.log(
+      `${kind}: ${details.numRuns} sequences, ${details.failed ? 'a violation' : 'no violation'} (${Date.now() - t} ms)`,
+    );
     if (details.failed) {
       failed = true;
       console.log(fc.defaultReportMessage(details));
       console.log('\nAs a regression test (test/model/regressions.test.ts):\n');
-      console.log(asRegression(kind, details.counterexample![0], (details.errorInstance as Error | undefined)?.message ?? ''));
+      console.log(
+        asRegression(kind, details.counterexample![0], (details.errorInstance as Error | undefined)?.message ?? ''),
+      );
       break;
     }
   }
 } finally {
   await redis?.stop();
 }
-console.log(`steps run ${totals.steps}; payments committed ${totals.committed}, recorded ${totals.recorded}; refunds ${totals.refunds}; deposits ${totals.deposits}; hooks hung ${totals.hung}, threw ${totals.threw}; instances killed ${totals.kills}; seed ${seed}, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(
+  `steps run ${totals.steps}; payments committed ${totals.committed}, recorded ${totals.recorded}; refunds ${totals.refunds}; deposits ${totals.deposits}; hooks hung ${totals.hung}, threw ${totals.threw}; instances killed ${totals.kills}; seed ${seed}, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+);
 console.log(`${totals.sequences} sequences, ${failed ? '1 violation (shrunk above)' : '0 violations'}`);
 process.exit(failed ? 1 : 0);

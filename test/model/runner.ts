@@ -59,7 +59,8 @@ class StepCommand implements fc.AsyncCommand<Model, Real> {
     if (this.step.t === 'register') m.registers++;
     await runStep(real.world, this.step);
     const found = checkStep(real.world, real.lines, real.cursor);
-    if (this.step.t === 'settle' && found.length === 0) found.push(...checkMoney(real.world, await pendingTids(real.world), false));
+    if (this.step.t === 'settle' && found.length === 0)
+      found.push(...checkMoney(real.world, await pendingTids(real.world), false));
     if (found.length > 0) {
       if (process.env.MODEL_DEBUG) console.log(real.world.notes.seen.join('\n'), '\n', real.lines.join('\n'));
       throw new ModelViolation(found);
@@ -73,10 +74,24 @@ class StepCommand implements fc.AsyncCommand<Model, Real> {
 let sequences = 0;
 
 /** What the runs so far did, for the runner's summary line (a run that charges nothing proves little). */
-export const totals = { sequences: 0, steps: 0, committed: 0, recorded: 0, refunds: 0, deposits: 0, kills: 0, hung: 0, threw: 0 };
+export const totals = {
+  sequences: 0,
+  steps: 0,
+  committed: 0,
+  recorded: 0,
+  refunds: 0,
+  deposits: 0,
+  kills: 0,
+  hung: 0,
+  threw: 0,
+};
 
 /** Runs `commands` on a fresh world of `kind`, brings it to rest and checks the invariant there. */
-async function runSequence(kind: StoreKind, commands: Iterable<fc.AsyncCommand<Model, Real>>, redisUrl: string | undefined): Promise<void> {
+async function runSequence(
+  kind: StoreKind,
+  commands: Iterable<fc.AsyncCommand<Model, Real>>,
+  redisUrl: string | undefined,
+): Promise<void> {
   const captured = captureLogger();
   const world = await startWorld(kind, captured.logger, String(++sequences), redisUrl);
   const real: Real = { world, lines: captured.lines, cursor: { lines: 0, seen: 0, answers: 0 } };
@@ -100,23 +115,38 @@ async function runSequence(kind: StoreKind, commands: Iterable<fc.AsyncCommand<M
 }
 
 /** The property: every sequence of steps on `kind` keeps the invariant. */
-export function modelProperty(kind: StoreKind, redisUrl?: string): fc.IAsyncPropertyWithHooks<[Iterable<fc.AsyncCommand<Model, Real>>]> {
+export function modelProperty(
+  kind: StoreKind,
+  redisUrl?: string,
+): fc.IAsyncPropertyWithHooks<[Iterable<fc.AsyncCommand<Model, Real>>]> {
   const commands = fc.commands([stepArb.map((step) => new StepCommand(step))], { maxCommands: MAX_STEPS, size: 'max' });
   return fc.asyncProperty(commands, (cmds) => runSequence(kind, cmds, redisUrl));
 }
 
 /** Replays a sequence of steps (a shrunk counterexample) on `kind`; rejects with the violations. */
 export function replay(kind: StoreKind, steps: readonly Step[], redisUrl?: string): Promise<void> {
-  return runSequence(kind, steps.map((s) => new StepCommand(s)), redisUrl);
+  return runSequence(
+    kind,
+    steps.map((s) => new StepCommand(s)),
+    redisUrl,
+  );
 }
 
 /** The steps of a counterexample, as a regression test that replays them. */
-export function asRegression(kind: StoreKind, commands: Iterable<fc.AsyncCommand<Model, Real>>, message: string): string {
+export function asRegression(
+  kind: StoreKind,
+  commands: Iterable<fc.AsyncCommand<Model, Real>>,
+  message: string,
+): string {
   // fast-check wraps each command and marks the ones the failing run ran.
   const wrapped = [...commands] as unknown as Array<{ cmd: StepCommand; hasRan: boolean }>;
   const ran = wrapped.filter((w) => w.hasRan);
   const steps = (ran.length > 0 ? ran : wrapped).map((w) => w.cmd.step);
-  const title = message.split('\n').find((l) => l.startsWith('- '))?.slice(2, 120) ?? 'the money invariant holds';
+  const title =
+    message
+      .split('\n')
+      .find((l) => l.startsWith('- '))
+      ?.slice(2, 120) ?? 'the money invariant holds';
   return [
     `it(${JSON.stringify(`(${kind}) ${title}`)}, () =>`,
     `  replay(${JSON.stringify(kind)}, [`,

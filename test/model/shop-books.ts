@@ -76,7 +76,8 @@ export class ShopBooks {
   async runHook(kind: HookKind, key: string, owner: string, bySettlement: boolean, record: () => void): Promise<void> {
     const queue = this.modes.get(kind) ?? [];
     const mode = queue[0] === 'hang' && bySettlement ? undefined : queue.shift();
-    if (this.running.has(key)) this.violations.push(`hook ${kind} for ${key} started while another run of it had not finished`);
+    if (this.running.has(key))
+      this.violations.push(`hook ${kind} for ${key} started while another run of it had not finished`);
     if (mode) this.misbehaved[mode]++;
     const run = ++this.runs;
     this.running.set(key, run);
@@ -85,7 +86,12 @@ export class ShopBooks {
       if (mode === 'slow') await sleep(SLOW_MS);
       if (mode === 'hang') {
         await new Promise<void>((resolve, reject) => {
-          this.hung.push({ kind, key, owner, settle: (o) => (o === 'resolve' ? resolve() : reject(new Error('the shop database gave up'))) });
+          this.hung.push({
+            kind,
+            key,
+            owner,
+            settle: (o) => (o === 'resolve' ? resolve() : reject(new Error('the shop database gave up'))),
+          });
         });
       }
       record();

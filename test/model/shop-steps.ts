@@ -23,7 +23,9 @@ const REFUND_ACCOUNT = { number: '110222333444', bankCode: '004', holder: '홍�
 
 /** Notes what a call resolved to or rejected with, for the secret scan. */
 export function seen(world: World, what: unknown): void {
-  world.notes.seen.push(what instanceof Error ? `${what.message}\n${what.stack ?? ''}\n${JSON.stringify(what)}` : JSON.stringify(what));
+  world.notes.seen.push(
+    what instanceof Error ? `${what.message}\n${what.stack ?? ''}\n${JSON.stringify(what)}` : JSON.stringify(what),
+  );
 }
 
 /** A key-in of order `order` on `i`, with the model's onApproved or without (then the caller records). */
@@ -33,13 +35,22 @@ export function keyinCall(world: World, i: Instance, order: number, declined: bo
   const amount = amountOf(order);
   if (!notes.keyins.has(moid)) notes.keyins.set(moid, declined);
   const onApproved = (r: { tid: string; moid: string; amount: number }): Promise<void> =>
-    books.runHook('keyin', `keyin:${r.tid}`, i.name, false, () => books.recordCharge(r.tid, { op: 'keyin', moid: r.moid, amount: r.amount }));
+    books.runHook('keyin', `keyin:${r.tid}`, i.name, false, () =>
+      books.recordCharge(r.tid, { op: 'keyin', moid: r.moid, amount: r.amount }),
+    );
   return i.nicepay
-    .keyin({ moid, amount, goodsName: '모델 상품', card: { number: declined ? DECLINING_CARD : APPROVED_CARD, expiry: '2912' }, ...(hook ? { onApproved, hookTimeoutMs: HOOK_TIMEOUT_MS } : {}) })
+    .keyin({
+      moid,
+      amount,
+      goodsName: '모델 상품',
+      card: { number: declined ? DECLINING_CARD : APPROVED_CARD, expiry: '2912' },
+      ...(hook ? { onApproved, hookTimeoutMs: HOOK_TIMEOUT_MS } : {}),
+    })
     .then(
       (r) => {
         seen(world, r);
-        if (r.status === 'approved' && !hook) books.recordCharge(r.tid, { op: 'keyin', moid: r.moid, amount: r.amount });
+        if (r.status === 'approved' && !hook)
+          books.recordCharge(r.tid, { op: 'keyin', moid: r.moid, amount: r.amount });
         notes.answers.push({ op: 'keyin', tid: r.tid, moid: r.moid, status: r.status });
       },
       (err: unknown) => seen(world, err),
@@ -53,13 +64,22 @@ export function chargeCall(world: World, i: Instance, bid: string, order: number
   const amount = amountOf(order);
   if (!notes.charges.has(moid)) notes.charges.set(moid, { bid, amount });
   const onApproved = (r: { tid: string; moid: string; amount: number }): Promise<void> =>
-    books.runHook('billing', `billing:${r.tid}`, i.name, false, () => books.recordCharge(r.tid, { op: 'billing.charge', moid: r.moid, amount: r.amount }));
+    books.runHook('billing', `billing:${r.tid}`, i.name, false, () =>
+      books.recordCharge(r.tid, { op: 'billing.charge', moid: r.moid, amount: r.amount }),
+    );
   return i.nicepay.billing
-    .charge({ bid, moid, amount, goodsName: '모델 구독', ...(hook ? { onApproved, hookTimeoutMs: HOOK_TIMEOUT_MS } : {}) })
+    .charge({
+      bid,
+      moid,
+      amount,
+      goodsName: '모델 구독',
+      ...(hook ? { onApproved, hookTimeoutMs: HOOK_TIMEOUT_MS } : {}),
+    })
     .then(
       (r) => {
         seen(world, r);
-        if (r.status === 'approved' && !hook) books.recordCharge(r.tid, { op: 'billing.charge', moid: r.moid, amount: r.amount });
+        if (r.status === 'approved' && !hook)
+          books.recordCharge(r.tid, { op: 'billing.charge', moid: r.moid, amount: r.amount });
         notes.answers.push({ op: 'billing.charge', tid: r.tid, moid: r.moid, status: r.status });
       },
       (err: unknown) => seen(world, err),
@@ -67,7 +87,13 @@ export function chargeCall(world: World, i: Instance, bid: string, order: number
 }
 
 /** Posts an auth return's fields to instance `slot`'s return route, as the buyer's browser does. */
-export async function postReturn(world: World, slot: number, auth: AuthReturn, fields: Record<string, string>, signal?: AbortSignal): Promise<void> {
+export async function postReturn(
+  world: World,
+  slot: number,
+  auth: AuthReturn,
+  fields: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<void> {
   const res = await request(`${world.shopUrl}/i/${slot}/pay/return`, {
     method: 'POST',
     headers: { 'content-type': auth.contentType },
@@ -110,7 +136,10 @@ export async function floodStep(world: World, step: Extract<Step, { t: 'flood' }
   const auth = world.auths[step.auth % world.auths.length];
   if (!auth) return;
   for (let n = 0; n < 12; n++) {
-    await postReturn(world, step.inst, auth, { ...auth.fields, TxTid: `nicepay00m0101260302${String(n).padStart(10, '0')}` });
+    await postReturn(world, step.inst, auth, {
+      ...auth.fields,
+      TxTid: `nicepay00m0101260302${String(n).padStart(10, '0')}`,
+    });
   }
 }
 
@@ -129,24 +158,28 @@ export async function cancelStep(world: World, step: Extract<Step, { t: 'cancel'
   // The same refund again is a double click, answered from its record while the record is kept;
   // once a memoryStore restart or its day forgot it, a shop does not send it again (documented).
   if (sent && (sent.epoch !== world.notes.memoryRestarts || now - sent.at >= CANCEL_RESULT_TTL_MS)) return;
-  const note = (): void => void world.notes.refundsSent.set(request, sent ?? { at: now, epoch: world.notes.memoryRestarts });
-  await world.instances[step.inst]!.nicepay
-    .cancel({
-      tid, moid: books.charges.get(tid)!.moid, amount, reason: SHOP_CANCEL_REASON, partial: step.partial, idempotencyKey: `refund-${step.key}`,
-      ...(books.deposits.has(tid) ? { refundAccount: REFUND_ACCOUNT } : {}),
-    })
-    .then(
-      (r) => {
-        seen(world, r);
-        if (r.status === 'refused') return;
-        books.recordRefund(r.tid, r.cancelMoid, r.cancelledAmount);
-        note();
-      },
-      (err: unknown) => {
-        seen(world, err);
-        if (err instanceof NicepayGatewayError && err.settlement === 'pending') note();
-      },
-    );
+  const note = (): void =>
+    void world.notes.refundsSent.set(request, sent ?? { at: now, epoch: world.notes.memoryRestarts });
+  await world.instances[step.inst]!.nicepay.cancel({
+    tid,
+    moid: books.charges.get(tid)!.moid,
+    amount,
+    reason: SHOP_CANCEL_REASON,
+    partial: step.partial,
+    idempotencyKey: `refund-${step.key}`,
+    ...(books.deposits.has(tid) ? { refundAccount: REFUND_ACCOUNT } : {}),
+  }).then(
+    (r) => {
+      seen(world, r);
+      if (r.status === 'refused') return;
+      books.recordRefund(r.tid, r.cancelMoid, r.cancelledAmount);
+      note();
+    },
+    (err: unknown) => {
+      seen(world, err);
+      if (err instanceof NicepayGatewayError && err.settlement === 'pending') note();
+    },
+  );
 }
 
 /** A cash receipt for order `order` (cash the shop took), recorded from its result. */
@@ -154,22 +187,32 @@ export async function receiptStep(world: World, step: Extract<Step, { t: 'receip
   const moid = `r${step.order}`;
   const amount = amountOf(step.order);
   world.notes.identities.add(RECEIPT_IDENTITY);
-  await world.instances[step.inst]!.nicepay.cashReceipt
-    .issue({ moid, amount, goodsName: '모델 현금', type: 'income-deduction', identity: RECEIPT_IDENTITY, supply: (amount * 10) / 11, vat: amount / 11 })
-    .then(
-      (r) => {
-        seen(world, r);
-        if (r.status === 'issued') world.books.recordCharge(r.tid, { op: 'cash-receipt', moid: r.moid, amount: r.amount });
-        world.notes.answers.push({ op: 'cash-receipt', tid: r.tid, moid: r.moid, status: r.status });
-      },
-      (err: unknown) => seen(world, err),
-    );
+  await world.instances[step.inst]!.nicepay.cashReceipt.issue({
+    moid,
+    amount,
+    goodsName: '모델 현금',
+    type: 'income-deduction',
+    identity: RECEIPT_IDENTITY,
+    supply: (amount * 10) / 11,
+    vat: amount / 11,
+  }).then(
+    (r) => {
+      seen(world, r);
+      if (r.status === 'issued')
+        world.books.recordCharge(r.tid, { op: 'cash-receipt', moid: r.moid, amount: r.amount });
+      world.notes.answers.push({ op: 'cash-receipt', tid: r.tid, moid: r.moid, status: r.status });
+    },
+    (err: unknown) => seen(world, err),
+  );
 }
 
 /** Registers the test card; its BID is kept for charges and removals. */
 export async function registerStep(world: World, step: Extract<Step, { t: 'register' }>): Promise<void> {
   const moid = `g${world.notes.registrations++}`;
-  await world.instances[step.inst]!.nicepay.billing.register({ moid, card: { number: APPROVED_CARD, expYear: '29', expMonth: '12' } }).then(
+  await world.instances[step.inst]!.nicepay.billing.register({
+    moid,
+    card: { number: APPROVED_CARD, expYear: '29', expMonth: '12' },
+  }).then(
     (r) => {
       seen(world, r);
       if (r.status === 'registered') world.bids.push(r.bid);

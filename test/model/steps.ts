@@ -21,7 +21,14 @@ export type Step =
    * order's Moid of the same amount, with another PayMethod (both unsigned), or with a
    * stranger's token on this TxTid; `twice` posts it to both instances at once.
    */
-  | { t: 'return'; auth: number; inst: number; forge: 'none' | 'other-moid' | 'other-method' | 'stranger'; twice: boolean; mode?: HookMode }
+  | {
+      t: 'return';
+      auth: number;
+      inst: number;
+      forge: 'none' | 'other-moid' | 'other-method' | 'stranger';
+      twice: boolean;
+      mode?: HookMode;
+    }
   /** A flood of returns with made-up TxTids, each genuinely signed (auth `auth`'s token). */
   | { t: 'flood'; auth: number; inst: number }
   /**
@@ -65,35 +72,155 @@ const pick = fc.nat({ max: 7 });
 const mode = fc.option(fc.constantFrom<HookMode>('throw', 'slow', 'hang'), { freq: 3, nil: undefined });
 
 /** Faults the model injects: every kind but `delay` (a lost answer is a `drop`, committed or not). */
-const FAULT_KINDS: readonly FaultKind[] = ['drop', 'status-500', 'html', 'truncate', 'bad-signature', 'alter-amount', 'decline'];
-const FAULT_TARGETS: readonly FaultTarget[] = ['approve', 'net-cancel', 'keyin', 'cancel', 'status', 'billing-charge', 'billing-register', 'billing-remove', 'cash-receipt', 'data'];
+const FAULT_KINDS: readonly FaultKind[] = [
+  'drop',
+  'status-500',
+  'html',
+  'truncate',
+  'bad-signature',
+  'alter-amount',
+  'decline',
+];
+const FAULT_TARGETS: readonly FaultTarget[] = [
+  'approve',
+  'net-cancel',
+  'keyin',
+  'cancel',
+  'status',
+  'billing-charge',
+  'billing-register',
+  'billing-remove',
+  'cash-receipt',
+  'data',
+];
 /**
  * A fault on an endpoint. An issuer's refusal of an approval comes from the window's 거절
  * (`authenticate` with `decline`): a queued `decline` would also answer a replay of a TID the
  * gateway approved before, which the gateway answers "already approved" (1682), never refused.
  */
 const faultArb = fc
-  .record({ t: fc.constant('fault' as const), target: fc.constantFrom(...FAULT_TARGETS), kind: fc.constantFrom(...FAULT_KINDS), commit: fc.boolean() })
+  .record({
+    t: fc.constant('fault' as const),
+    target: fc.constantFrom(...FAULT_TARGETS),
+    kind: fc.constantFrom(...FAULT_KINDS),
+    commit: fc.boolean(),
+  })
   .filter((f) => !(f.target === 'approve' && f.kind === 'decline'));
 
 /** Every step, with how often it is drawn. */
 export const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ t: fc.constant('authenticate' as const), order, method: fc.constantFrom<PayMethod>('CARD', 'BANK', 'VBANK', 'VBANK', 'CELLPHONE'), decline: fc.constantFrom(false, false, false, true) }) },
-  { weight: 6, arbitrary: fc.record({ t: fc.constant('return' as const), auth: pick, inst, forge: fc.constantFrom('none' as const, 'none' as const, 'other-moid' as const, 'other-method' as const, 'stranger' as const), twice: fc.boolean(), mode }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      t: fc.constant('authenticate' as const),
+      order,
+      method: fc.constantFrom<PayMethod>('CARD', 'BANK', 'VBANK', 'VBANK', 'CELLPHONE'),
+      decline: fc.constantFrom(false, false, false, true),
+    }),
+  },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      t: fc.constant('return' as const),
+      auth: pick,
+      inst,
+      forge: fc.constantFrom(
+        'none' as const,
+        'none' as const,
+        'other-moid' as const,
+        'other-method' as const,
+        'stranger' as const,
+      ),
+      twice: fc.boolean(),
+      mode,
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('flood' as const), auth: pick, inst }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('keyin' as const), order, inst, declined: fc.constantFrom(false, false, false, true), hook: fc.boolean(), twice: fc.constantFrom(false, false, true), mode }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant('keyin' as const),
+      order,
+      inst,
+      declined: fc.constantFrom(false, false, false, true),
+      hook: fc.boolean(),
+      twice: fc.constantFrom(false, false, true),
+      mode,
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('register' as const), inst }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('charge' as const), bid: pick, order, inst, hook: fc.boolean(), twice: fc.constantFrom(false, false, true), mode }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant('charge' as const),
+      bid: pick,
+      order,
+      inst,
+      hook: fc.boolean(),
+      twice: fc.constantFrom(false, false, true),
+      mode,
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('remove' as const), bid: pick, inst }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('receipt' as const), order, inst }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('cancel' as const), pick, inst, partial: fc.boolean(), key: fc.nat({ max: 1 }), twice: fc.constantFrom(false, false, true) }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('deposit' as const), pick, timing: fc.constantFrom('now' as const, 'duplicate' as const, 'late' as const) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant('cancel' as const),
+      pick,
+      inst,
+      partial: fc.boolean(),
+      key: fc.nat({ max: 1 }),
+      twice: fc.constantFrom(false, false, true),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant('deposit' as const),
+      pick,
+      timing: fc.constantFrom('now' as const, 'duplicate' as const, 'late' as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('notices' as const) }) },
   { weight: 5, arbitrary: faultArb },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('hook' as const), hook: fc.constantFrom<HookKind>('approval', 'keyin', 'billing', 'deposit', 'cancel'), mode: fc.constantFrom<HookMode>('throw', 'slow', 'hang') }) },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant('hook-settles' as const), pick, outcome: fc.constantFrom('resolve' as const, 'reject' as const) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant('hook' as const),
+      hook: fc.constantFrom<HookKind>('approval', 'keyin', 'billing', 'deposit', 'cancel'),
+      mode: fc.constantFrom<HookMode>('throw', 'slow', 'hang'),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant('hook-settles' as const),
+      pick,
+      outcome: fc.constantFrom('resolve' as const, 'reject' as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('kill' as const), inst }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('crash' as const), inst, op: fc.constantFrom('return' as const, 'keyin' as const, 'charge' as const), order, method: fc.constantFrom<PayMethod>('CARD', 'VBANK'), commit: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant('advance' as const), ms: fc.constantFrom(1_000, 31_000, 11 * 60_000, 60 * 60_000) }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('settle' as const), inst, both: fc.constantFrom(false, false, true) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('crash' as const),
+      inst,
+      op: fc.constantFrom('return' as const, 'keyin' as const, 'charge' as const),
+      order,
+      method: fc.constantFrom<PayMethod>('CARD', 'VBANK'),
+      commit: fc.boolean(),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant('advance' as const),
+      ms: fc.constantFrom(1_000, 31_000, 11 * 60_000, 60 * 60_000),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ t: fc.constant('settle' as const), inst, both: fc.constantFrom(false, false, true) }),
+  },
 );

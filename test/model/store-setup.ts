@@ -42,7 +42,12 @@ export interface StoreSetup {
 }
 
 /** Creates the ledger of one sequence; `now` is the store clock for memory and SQLite. */
-export async function openStores(kind: StoreKind, now: () => number, redisUrl: string | undefined, tag: string): Promise<StoreSetup> {
+export async function openStores(
+  kind: StoreKind,
+  now: () => number,
+  redisUrl: string | undefined,
+  tag: string,
+): Promise<StoreSetup> {
   const made: LedgerStore[] = [];
   const track = (s: LedgerStore): LedgerStore => {
     made.push(s);

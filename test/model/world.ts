@@ -88,14 +88,23 @@ export interface World {
 export async function startWorld(kind: StoreKind, logger: Logger, tag: string, redisUrl?: string): Promise<World> {
   const books = new ShopBooks();
   // The shop's orders: window payments, key-ins, billing charges and cash receipts.
-  for (const prefix of ['w', 'k', 'b', 'r']) for (let order = 0; order < ORDERS; order++) books.orders.set(`${prefix}${order}`, amountOf(order));
+  for (const prefix of ['w', 'k', 'b', 'r'])
+    for (let order = 0; order < ORDERS; order++) books.orders.set(`${prefix}${order}`, amountOf(order));
   const app = express();
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const sandbox = createSandbox({
-    merchants: [{ mid: MID, merchantKey: MERCHANT_KEY, notificationUrl: `${shopUrl}/pay/notify`, notifyCancels: true, notificationRetry: { intervalMinutes: 1, count: 10 } }],
+    merchants: [
+      {
+        mid: MID,
+        merchantKey: MERCHANT_KEY,
+        notificationUrl: `${shopUrl}/pay/notify`,
+        notifyCancels: true,
+        notificationRetry: { intervalMinutes: 1, count: 10 },
+      },
+    ],
     clock: () => new Date(START),
     testAutoCancel: false,
   });
@@ -146,8 +155,26 @@ export async function startWorld(kind: StoreKind, logger: Logger, tag: string, r
   };
 
   const world: World = {
-    kind, sandbox, books, shopUrl, instances, all, auths: [], bids: [],
-    notes: { seen: [], answers: [], keyins: new Map(), charges: new Map(), identities: new Set(), excluded: new Map(), forgotten: new Set(), refundsSent: new Map(), memoryRestarts: 0, registrations: 0 },
+    kind,
+    sandbox,
+    books,
+    shopUrl,
+    instances,
+    all,
+    auths: [],
+    bids: [],
+    notes: {
+      seen: [],
+      answers: [],
+      keyins: new Map(),
+      charges: new Map(),
+      identities: new Set(),
+      excluded: new Map(),
+      forgotten: new Set(),
+      refundsSent: new Map(),
+      memoryRestarts: 0,
+      registrations: 0,
+    },
     async advance(ms) {
       // Live holders renew at least every BEAT_MS of virtual time, as their heartbeats would.
       let left = ms;
@@ -170,7 +197,8 @@ export async function startWorld(kind: StoreKind, logger: Logger, tag: string, r
     },
     restartMemory() {
       world.notes.memoryRestarts++;
-      for (const tid of [...books.charges.keys(), ...world.auths.map((a) => a.fields.TxTid!)]) world.notes.forgotten.add(tid);
+      for (const tid of [...books.charges.keys(), ...world.auths.map((a) => a.fields.TxTid!)])
+        world.notes.forgotten.add(tid);
       stores.restartMemory();
       for (const slot of [0, 1]) {
         const old = instances[slot]!;

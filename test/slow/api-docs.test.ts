@@ -49,11 +49,26 @@ describe('API reference (TypeDoc)', function () {
   });
 
   it('names each module by its import path (package.json exports), not by its source file', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; exports: Record<string, unknown> };
-    const importPaths = Object.keys(pkg.exports).filter((k) => k !== './package.json').map((k) => (k === '.' ? pkg.name : `${pkg.name}${k.slice(1)}`));
-    expect(importPaths).to.deep.equal(['express-nicepay', 'express-nicepay/sandbox', 'express-nicepay/redis', 'express-nicepay/sqlite']);
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      name: string;
+      exports: Record<string, unknown>;
+    };
+    const importPaths = Object.keys(pkg.exports)
+      .filter((k) => k !== './package.json')
+      .map((k) => (k === '.' ? pkg.name : `${pkg.name}${k.slice(1)}`));
+    expect(importPaths).to.deep.equal([
+      'express-nicepay',
+      'express-nicepay/sandbox',
+      'express-nicepay/redis',
+      'express-nicepay/sqlite',
+    ]);
     const modules = readdirSync(join(out, 'modules')).sort();
-    expect(modules).to.deep.equal(['express-nicepay.html', 'express-nicepay_redis.html', 'express-nicepay_sandbox.html', 'express-nicepay_sqlite.html']);
+    expect(modules).to.deep.equal([
+      'express-nicepay.html',
+      'express-nicepay_redis.html',
+      'express-nicepay_sandbox.html',
+      'express-nicepay_sqlite.html',
+    ]);
     const index = page('modules.html');
     for (const name of importPaths) expect(index).to.include(`>${name}<`);
     expect(index).to.not.match(/>(index|sandbox|store\/redis-store|store\/sqlite-store)</);
@@ -61,15 +76,25 @@ describe('API reference (TypeDoc)', function () {
 
   it("opens the README's guides as pages of the reference, never as raw Markdown", () => {
     const readme = page('index.html');
-    const guides = [...readme.matchAll(/href="([^"#]+)(#[^"]*)?"/g)].map((m) => m[1]!).filter((h) => /^(documents|media)\//.test(h));
-    expect(guides).to.include('documents/docs_lifecycle.html').and.include('documents/docs_cli.html').and.include('documents/bench_RESULTS.html');
-    expect(guides.filter((h) => h.endsWith('.md')), 'links to raw Markdown').to.deep.equal([]);
+    const guides = [...readme.matchAll(/href="([^"#]+)(#[^"]*)?"/g)]
+      .map((m) => m[1]!)
+      .filter((h) => /^(documents|media)\//.test(h));
+    expect(guides)
+      .to.include('documents/docs_lifecycle.html')
+      .and.include('documents/docs_cli.html')
+      .and.include('documents/bench_RESULTS.html');
+    expect(
+      guides.filter((h) => h.endsWith('.md')),
+      'links to raw Markdown',
+    ).to.deep.equal([]);
     expect(page('documents/docs_cli.html')).to.include('<h2 id="exit-codes"');
   });
 
   it('keeps the inline code of a heading in the page, its anchor and the table of contents', () => {
     const readme = page('index.html');
-    expect(readme).to.include('<h3 id="createnicepayoptions" class="tsd-anchor-link"><code>createNicepay(options)</code>');
+    expect(readme).to.include(
+      '<h3 id="createnicepayoptions" class="tsd-anchor-link"><code>createNicepay(options)</code>',
+    );
     expect(readme).to.match(/href="#createnicepayoptions"><span>create(<wbr\/>)?Nicepay\(options\)<\/span>/);
     expect(readme).to.match(/href="#the-result-on-reqcheckout"><span>The result on req\.checkout<\/span>/);
     expect(readme).to.not.include('href="#_"');
@@ -77,10 +102,14 @@ describe('API reference (TypeDoc)', function () {
 
   it('finds checkoutReturn by its name and as the README writes it (nicepay.checkoutReturn, nicepay.billing.charge)', () => {
     const script = page('assets/search.js');
-    const data = JSON.parse(inflateSync(Buffer.from(/window\.searchData = "([^"]+)"/.exec(script)![1]!, 'base64')).toString('utf8')) as SearchData;
+    const data = JSON.parse(
+      inflateSync(Buffer.from(/window\.searchData = "([^"]+)"/.exec(script)![1]!, 'base64')).toString('utf8'),
+    ) as SearchData;
     const rowOf = (term: string, field: string): string[] => {
       const entry = data.index.invertedIndex.find(([t]) => t === term);
-      return Object.keys(entry?.[1][field] ?? {}).map((id) => `${data.rows[Number(id)]!.parent}.${data.rows[Number(id)]!.name}`);
+      return Object.keys(entry?.[1][field] ?? {}).map(
+        (id) => `${data.rows[Number(id)]!.parent}.${data.rows[Number(id)]!.name}`,
+      );
     };
     expect(rowOf('checkoutreturn', 'name')).to.deep.equal(['express-nicepay.Nicepay.checkoutReturn']);
     expect(rowOf('nicepay.checkoutreturn', 'path')).to.deep.equal(['express-nicepay.Nicepay.checkoutReturn']);
@@ -91,8 +120,13 @@ describe('API reference (TypeDoc)', function () {
   it('is what `npm run docs` builds, and the README says how to build it', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     expect(pkg.scripts['docs']).to.equal('typedoc');
-    const config = JSON.parse(readFileSync(join(ROOT, 'typedoc.json'), 'utf8')) as { treatWarningsAsErrors: boolean; out: string };
+    const config = JSON.parse(readFileSync(join(ROOT, 'typedoc.json'), 'utf8')) as {
+      treatWarningsAsErrors: boolean;
+      out: string;
+    };
     expect(config.treatWarningsAsErrors).to.equal(true);
-    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).to.include('`npm run docs`').and.include(config.out);
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8'))
+      .to.include('`npm run docs`')
+      .and.include(config.out);
   });
 });

@@ -26,7 +26,9 @@ interface CliRun {
 
 /** Environment without any NICEPAY_* or DEBUG variable of the developer's shell. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NICEPAY_') && k !== 'DEBUG'));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('NICEPAY_') && k !== 'DEBUG'),
+  );
   return { ...env, ...extra };
 }
 
@@ -42,7 +44,11 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> 
   });
 }
 
-const creds = (url: string, mid = DATA_MID, key = DATA_KEY) => ({ NICEPAY_MID: mid, NICEPAY_MERCHANT_KEY: key, NICEPAY_DATA_URL: url });
+const creds = (url: string, mid = DATA_MID, key = DATA_KEY) => ({
+  NICEPAY_MID: mid,
+  NICEPAY_MERCHANT_KEY: key,
+  NICEPAY_DATA_URL: url,
+});
 
 describe('CLI', function () {
   this.timeout(60_000);
@@ -51,7 +57,8 @@ describe('CLI', function () {
     it('--help lists every command and the exit codes (exit 0)', async () => {
       const r = await cli(['--help']);
       expect(r.code).to.equal(0);
-      for (const c of ['sandbox', 'payout balance', 'payout results', 'recon cash-receipts', '4 outcome unknown']) expect(r.stdout).to.include(c);
+      for (const c of ['sandbox', 'payout balance', 'payout results', 'recon cash-receipts', '4 outcome unknown'])
+        expect(r.stdout).to.include(c);
     });
 
     for (const cmd of [['sandbox'], ['payout', 'balance'], ['payout', 'results'], ['recon', 'cash-receipts']]) {
@@ -74,7 +81,10 @@ describe('CLI', function () {
     it('a group alone lists its commands instead of "unknown command" (exit 2)', async () => {
       const r = await cli(['payout']);
       expect(r.code).to.equal(2);
-      expect(r.stderr).to.include('"payout" needs a command').and.include('payout balance').and.include('payout results');
+      expect(r.stderr)
+        .to.include('"payout" needs a command')
+        .and.include('payout balance')
+        .and.include('payout results');
       expect(r.stderr).to.not.include('unknown command');
     });
 
@@ -90,11 +100,27 @@ describe('CLI', function () {
       ['an unknown option', ['payout', 'balance', '--verbose'], /Unknown option '--verbose'/],
       ['a missing --date', ['payout', 'results'], /--date is required/],
       ['a malformed --date', ['payout', 'results', '--date', '2026-11-20'], /--date must be a KST date YYYYMMDD/],
-      ['an impossible --date', ['payout', 'results', '--date', '20261131'], /--date must be a real calendar date YYYYMMDD \(KST\), got "20261131"/],
+      [
+        'an impossible --date',
+        ['payout', 'results', '--date', '20261131'],
+        /--date must be a real calendar date YYYYMMDD \(KST\), got "20261131"/,
+      ],
       ['an option before any command', ['--foo'], /unknown option "--foo"/],
-      ['a bad --org-svc-cd', ['recon', 'cash-receipts', '--date', '20261120', '--usr-id', 'u', '--org-svc-cd', '05'], /--org-svc-cd must be one of/],
-      ['a bad --id-cl', ['recon', 'cash-receipts', '--date', '20261120', '--usr-id', 'u', '--org-svc-cd', '02', '--id-cl', '9'], /--id-cl must be one of/],
-      ['a missing --usr-id', ['recon', 'cash-receipts', '--date', '20261120', '--org-svc-cd', '02'], /--usr-id is required/],
+      [
+        'a bad --org-svc-cd',
+        ['recon', 'cash-receipts', '--date', '20261120', '--usr-id', 'u', '--org-svc-cd', '05'],
+        /--org-svc-cd must be one of/,
+      ],
+      [
+        'a bad --id-cl',
+        ['recon', 'cash-receipts', '--date', '20261120', '--usr-id', 'u', '--org-svc-cd', '02', '--id-cl', '9'],
+        /--id-cl must be one of/,
+      ],
+      [
+        'a missing --usr-id',
+        ['recon', 'cash-receipts', '--date', '20261120', '--org-svc-cd', '02'],
+        /--usr-id is required/,
+      ],
       ['a bad --port', ['sandbox', '--port', 'http'], /--port must be a port number/],
       ['a positional argument', ['payout', 'balance', 'now'], /Unexpected argument 'now'/],
     ];
@@ -169,11 +195,20 @@ describe('CLI', function () {
       const wrapper = `sh -c '"${process.execPath}" --import "${pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href}" "${resolve(ROOT, 'src/cli/index.ts')}" "$@"; :' npx-like`;
       const script = `set -e; cd "$TMPDIR_"; ${recipe.replace('npx express-nicepay', wrapper).replace('# ... run your tests against $NICEPAY_DATA_URL ...', 'echo "$NICEPAY_DATA_URL $SANDBOX_PID"; cat sandbox.log >&2')}`;
       const tmp = (await import('node:fs')).mkdtempSync(resolve((await import('node:os')).tmpdir(), 'sandbox-recipe-'));
-      const run = spawnSync('sh', ['-c', script], { cwd: ROOT, env: { ...cleanEnv(), TMPDIR_: tmp }, encoding: 'utf8', timeout: 30_000 });
+      const run = spawnSync('sh', ['-c', script], {
+        cwd: ROOT,
+        env: { ...cleanEnv(), TMPDIR_: tmp },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       expect(run.status, run.stderr).to.equal(0);
       const [url, pid] = run.stdout.trim().split(' ');
-      expect(run.stderr).to.include('merchant nicepay00m key EYzu8jGGMfqaDEp76gSckuvnaHHu+bC4opsSN6lHv3b2lurNYkVXrZ7Z1AoqQnXI3eLuaUFyoRNC6FkrzVjceg== (published test key)');
-      expect(run.stderr).to.include('merchant nictest04m key b+zhZ4yOZ7FsH8pm5lhDfHZEb79tIwnjsdA0FBXh86yLc6BJeFVrZFXhAoJ3gEWgrWwN+lJMV0W4hvDdbe4Sjw==');
+      expect(run.stderr).to.include(
+        'merchant nicepay00m key EYzu8jGGMfqaDEp76gSckuvnaHHu+bC4opsSN6lHv3b2lurNYkVXrZ7Z1AoqQnXI3eLuaUFyoRNC6FkrzVjceg== (published test key)',
+      );
+      expect(run.stderr).to.include(
+        'merchant nictest04m key b+zhZ4yOZ7FsH8pm5lhDfHZEb79tIwnjsdA0FBXh86yLc6BJeFVrZFXhAoJ3gEWgrWwN+lJMV0W4hvDdbe4Sjw==',
+      );
       // Stopped: the process is gone and the URL no longer answers.
       const gone = async (): Promise<boolean> => {
         try {
@@ -185,15 +220,24 @@ describe('CLI', function () {
       };
       for (let i = 0; i < 100 && !(await gone()); i++) await new Promise((r) => setImmediate(r));
       let refused = false;
-      for (let i = 0; i < 50 && !refused; i++) refused = await fetch(url!).then(() => false, () => true);
+      for (let i = 0; i < 50 && !refused; i++)
+        refused = await fetch(url!).then(
+          () => false,
+          () => true,
+        );
       expect(refused, `sandbox at ${url} still answers`).to.equal(true);
     });
 
     it('accepts the merchants it is given in the environment, and never prints their keys', async () => {
-      const child = spawn(process.execPath, [...CLI, 'sandbox'], { cwd: ROOT, env: { ...cleanEnv(), NICEPAY_SANDBOX_MERCHANTS: `abcdefghim:${'k'.repeat(32)}` } });
+      const child = spawn(process.execPath, [...CLI, 'sandbox'], {
+        cwd: ROOT,
+        env: { ...cleanEnv(), NICEPAY_SANDBOX_MERCHANTS: `abcdefghim:${'k'.repeat(32)}` },
+      });
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-      const url = await new Promise<string>((res) => child.stdout.once('data', (c: Buffer) => res(c.toString('utf8').trim())));
+      const url = await new Promise<string>((res) =>
+        child.stdout.once('data', (c: Buffer) => res(c.toString('utf8').trim())),
+      );
       try {
         expect((await cli(['payout', 'balance'], creds(url, 'abcdefghim', 'k'.repeat(32)))).code).to.equal(0);
         const refused = await cli(['payout', 'balance'], creds(url));
@@ -214,7 +258,14 @@ describe('CLI', function () {
       // Monday 2025-01-06 KST, in the past, so the CLI's real clock is after 16:00 that day.
       rig = await startDataHost(fromKst(2025, 1, 6, 9, 0));
       rig.sandbox.dataHost.deposit(DATA_MID, 70_000);
-      const sub = (subId: string, accntNo: string) => ({ subId, subNm: `상점 ${subId}`, subCoNo: '1234567890', bankCd: '004', accntNo, accntNm: '홍길동' });
+      const sub = (subId: string, accntNo: string) => ({
+        subId,
+        subNm: `상점 ${subId}`,
+        subCoNo: '1234567890',
+        bankCd: '004',
+        accntNo,
+        accntNm: '홍길동',
+      });
       await rig.nicepay.payout.registerSubMerchant(sub('seller-a', '111-222'));
       await rig.nicepay.payout.registerSubMerchant(sub('seller-b', '333-444'));
       await rig.nicepay.payout.request({ subId: 'seller-a', amount: 30_000 });
@@ -235,24 +286,40 @@ describe('CLI', function () {
       const r = await cli(['payout', 'results', '--date', '20250106'], creds(rig.sandbox.url));
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stderr).to.include('fetched 2 records\n');
-      const out = JSON.parse(r.stdout) as { totCnt: number; items: { subId: string; status: string; amount: number; raw?: unknown }[] };
+      const out = JSON.parse(r.stdout) as {
+        totCnt: number;
+        items: { subId: string; status: string; amount: number; raw?: unknown }[];
+      };
       expect(out.totCnt).to.equal(2);
-      expect(out.items.map((i) => [i.subId, i.status, i.amount])).to.deep.equal([['seller-a', 'succeeded', 30_000], ['seller-b', 'succeeded', 12_000]]);
+      expect(out.items.map((i) => [i.subId, i.status, i.amount])).to.deep.equal([
+        ['seller-a', 'succeeded', 30_000],
+        ['seller-b', 'succeeded', 12_000],
+      ]);
       expect(out.items[0]).not.to.have.property('raw');
     });
 
     it('payout results --sub-id --csv prints one sub-merchant as CSV', async () => {
-      const r = await cli(['payout', 'results', '--date', '20250106', '--sub-id', 'seller-b', '--csv'], creds(rig.sandbox.url));
+      const r = await cli(
+        ['payout', 'results', '--date', '20250106', '--sub-id', 'seller-b', '--csv'],
+        creds(rig.sandbox.url),
+      );
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout.startsWith('\uFEFF'), 'CSV starts with a UTF-8 BOM').to.equal(true);
       const lines = r.stdout.slice(1).split('\r\n');
-      expect(lines[0]).to.equal('rowNo,seq,settlmntDt,subId,subCoNo,subCoNm,status,statusNm,amount,bankCd,accntNm,accntNo,errReason');
+      expect(lines[0]).to.equal(
+        'rowNo,seq,settlmntDt,subId,subCoNo,subCoNm,status,statusNm,amount,bankCd,accntNm,accntNo,errReason',
+      );
       expect(lines).to.have.length(3); // header, one row, '' after the last CRLF
-      expect(lines[1]).to.match(/^1,\d{20},20250106,seller-b,1234567890,상점 seller-b,succeeded,성공,12000,004,홍길동,/);
+      expect(lines[1]).to.match(
+        /^1,\d{20},20250106,seller-b,1234567890,상점 seller-b,succeeded,성공,12000,004,홍길동,/,
+      );
     });
 
-    it('a gateway refusal is exit 1 with the resCode, also on the pipeline\'s debug line of the call', async () => {
-      const r = await cli(['payout', 'results', '--date', '20250106'], { ...creds(rig.sandbox.url, DATA_MID, 'x'.repeat(88)), DEBUG: 'express-nicepay' });
+    it("a gateway refusal is exit 1 with the resCode, also on the pipeline's debug line of the call", async () => {
+      const r = await cli(['payout', 'results', '--date', '20250106'], {
+        ...creds(rig.sandbox.url, DATA_MID, 'x'.repeat(88)),
+        DEBUG: 'express-nicepay',
+      });
       expect(r.code).to.equal(1);
       expect(r.stderr).to.match(/resCode \d{4}/);
       expect(r.stderr).to.match(/payout\.results refused .*"outcome":"refused","resultCode":"\d{4}"/);
@@ -280,15 +347,25 @@ describe('CLI', function () {
       shop = await startShop();
       shop.orders.set('CLI-BANK-1', 12_000);
       const auth = await shop.sandbox.authenticate({
-        moid: 'CLI-BANK-1', amount: 12_000, method: 'BANK', goodsName: '똠얌꿍, 밀키트', cashReceipt: { type: 'income-deduction', identity: '01012345678' },
+        moid: 'CLI-BANK-1',
+        amount: 12_000,
+        method: 'BANK',
+        goodsName: '똠얌꿍, 밀키트',
+        cashReceipt: { type: 'income-deduction', identity: '01012345678' },
       });
-      const res = await request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const res = await request(shop.app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(auth.body.toString('latin1'));
       expect(res.body).to.have.property('status', 'approved');
     });
     after(() => shop.close());
 
     it('--csv exports the receipts with a header, quoting as RFC 4180 wants', async () => {
-      const r = await cli(['recon', 'cash-receipts', '--date', today(), '--usr-id', `${MID}admin`, '--org-svc-cd', '02', '--csv'], creds(shop.sandbox.url, MID, MERCHANT_KEY));
+      const r = await cli(
+        ['recon', 'cash-receipts', '--date', today(), '--usr-id', `${MID}admin`, '--org-svc-cd', '02', '--csv'],
+        creds(shop.sandbox.url, MID, MERCHANT_KEY),
+      );
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stderr).to.include('fetched 1 record\n');
       expect(r.stdout.startsWith('\uFEFF')).to.equal(true);
@@ -298,14 +375,17 @@ describe('CLI', function () {
     });
 
     it('JSON by default; NICEPAY_USR_ID and NICEPAY_MID stand in for --usr-id and --search-id', async () => {
-      const r = await cli(['recon', 'cash-receipts', '--date', today(), '--org-svc-cd', '02'], { ...creds(shop.sandbox.url, MID, MERCHANT_KEY), NICEPAY_USR_ID: `${MID}admin` });
+      const r = await cli(['recon', 'cash-receipts', '--date', today(), '--org-svc-cd', '02'], {
+        ...creds(shop.sandbox.url, MID, MERCHANT_KEY),
+        NICEPAY_USR_ID: `${MID}admin`,
+      });
       expect(r.code, r.stderr).to.equal(0);
       const out = JSON.parse(r.stdout) as { count: number; items: { moid: string; goodsAmt: number }[] };
       expect(out.count).to.equal(1);
       expect(out.items[0]).to.include({ moid: 'CLI-BANK-1', goodsAmt: 12_000 });
     });
 
-    it('the troubleshooting page\'s command runs as written (exit 0)', async () => {
+    it("the troubleshooting page's command runs as written (exit 0)", async () => {
       const doc = readFileSync(resolve(ROOT, 'docs/troubleshooting.md'), 'utf8');
       const line = /<!-- recon-command[^>]*-->\s*`npx express-nicepay ([^`]+)`/.exec(doc)![1]!;
       const args = line.replace('YYYYMMDD', today()).replace('YOUR_ADMIN_ID', `${MID}admin`).split(/\s+/);
@@ -315,7 +395,10 @@ describe('CLI', function () {
     });
 
     it('an empty day still prints the CSV header', async () => {
-      const r = await cli(['recon', 'cash-receipts', '--date', '20200102', '--usr-id', `${MID}admin`, '--org-svc-cd', '03', '--csv'], creds(shop.sandbox.url, MID, MERCHANT_KEY));
+      const r = await cli(
+        ['recon', 'cash-receipts', '--date', '20200102', '--usr-id', `${MID}admin`, '--org-svc-cd', '03', '--csv'],
+        creds(shop.sandbox.url, MID, MERCHANT_KEY),
+      );
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout.split('\r\n')).to.have.length(2);
     });

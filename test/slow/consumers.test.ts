@@ -22,7 +22,8 @@ const TSC = join(ROOT, 'node_modules', '.bin', 'tsc');
  * the pages the README links to (docs/*.md, docs/spec/*.md, bench/RESULTS.md: the
  * README is the npm page and its links must resolve there).
  */
-const ALLOWED = /^(?:dist\/.+\.(?:js|d\.ts)|README\.md|LICENSE|package\.json|docs\/(?:spec\/)?[\w-]+\.md|bench\/RESULTS\.md)$/;
+const ALLOWED =
+  /^(?:dist\/.+\.(?:js|d\.ts)|README\.md|LICENSE|package\.json|docs\/(?:spec\/)?[\w-]+\.md|bench\/RESULTS\.md)$/;
 
 describe('package consumers (npm pack)', function () {
   this.timeout(180_000);
@@ -37,7 +38,10 @@ describe('package consumers (npm pack)', function () {
     const tarball = readdirSync(tmp).find((f) => f.endsWith('.tgz'));
     if (!tarball) throw new Error(`npm pack left no tarball in ${tmp}`);
     const { stdout } = await run('tar', ['-tzf', join(tmp, tarball)]);
-    files = stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
+    files = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((f) => f.replace(/^package\//, ''));
 
     const modules = join(tmp, 'node_modules');
     mkdirSync(join(modules, 'express-nicepay'), { recursive: true });
@@ -47,7 +51,11 @@ describe('package consumers (npm pack)', function () {
       symlinkSync(join(ROOT, 'node_modules', name), join(modules, name));
     }
     for (const app of readdirSync(FIXTURES)) cpSync(join(FIXTURES, app), join(tmp, app), { recursive: true });
-    const tsc = (dir: string) => run(TSC, ['-p', join(tmp, dir)]).then(() => undefined, (e: { stdout?: string }) => e);
+    const tsc = (dir: string) =>
+      run(TSC, ['-p', join(tmp, dir)]).then(
+        () => undefined,
+        (e: { stdout?: string }) => e,
+      );
     compiled = { good: tsc('ts'), bad: tsc('ts-bad'), cjs: tsc('ts-cjs') };
   });
 
@@ -59,16 +67,37 @@ describe('package consumers (npm pack)', function () {
   it('holds only dist (JS and declarations), README.md and the docs it links to, LICENSE and package.json', () => {
     const stray = files.filter((f) => !ALLOWED.test(f));
     expect(stray, 'files outside the allow-list').to.deep.equal([]);
-    for (const f of ['README.md', 'docs/lifecycle.md', 'bench/RESULTS.md', 'LICENSE', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/sandbox/index.d.ts', 'dist/store/redis-store.d.ts', 'dist/cli/index.js']) {
+    for (const f of [
+      'README.md',
+      'docs/lifecycle.md',
+      'bench/RESULTS.md',
+      'LICENSE',
+      'package.json',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/sandbox/index.d.ts',
+      'dist/store/redis-store.d.ts',
+      'dist/cli/index.js',
+    ]) {
       expect(files, f).to.include(f);
     }
     // every entry of `exports` and `bin` points at a packed file
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>>; bin: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      exports: Record<string, string | Record<string, string>>;
+      bin: Record<string, string>;
+    };
     const targets = Object.values(pkg.exports).flatMap((e) => (typeof e === 'string' ? [e] : Object.values(e)));
     for (const t of [...targets, ...Object.values(pkg.bin)]) expect(files, t).to.include(t.replace(/^\.\//, ''));
     // no two entries for one module: a stale dist would pack files src no longer has
-    const src = new Set(readdirRecursive(join(ROOT, 'src')).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, '')));
-    const orphans = files.filter((f) => f.endsWith('.js')).map((f) => f.replace(/^dist\//, '').replace(/\.js$/, '')).filter((f) => !src.has(f));
+    const src = new Set(
+      readdirRecursive(join(ROOT, 'src'))
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => f.replace(/\.ts$/, '')),
+    );
+    const orphans = files
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => f.replace(/^dist\//, '').replace(/\.js$/, ''))
+      .filter((f) => !src.has(f));
     expect(orphans, 'dist files without a source').to.deep.equal([]);
   });
 
@@ -87,7 +116,11 @@ describe('package consumers (npm pack)', function () {
   it('CommonJS: require() of every entry point works (require(esm), Node >= 20.19)', async () => {
     const { stdout, stderr } = await run(process.execPath, ['index.js'], { cwd: join(tmp, 'cjs') });
     expect(JSON.parse(stdout)).to.deep.equal({
-      middleware: 'function', arity: 3, sandbox: 'function', redisStore: 'function', configError: 'NICEPAY_CONFIG_INVALID',
+      middleware: 'function',
+      arity: 3,
+      sandbox: 'function',
+      redisStore: 'function',
+      configError: 'NICEPAY_CONFIG_INVALID',
     });
     // Node 20 may warn that require(esm) is experimental; nothing else may be printed
     expect(stderr.replace(/^.*ExperimentalWarning.*$|^\(Use `node --trace-warnings.*$/gm, '').trim()).to.equal('');
@@ -104,7 +137,12 @@ describe('package consumers (npm pack)', function () {
     const dir = join(tmp, 'ts-cjs');
     expect(readFileSync(join(dir, 'out', 'index.js'), 'utf8')).to.include('require("express-nicepay")');
     const { stdout } = await run(process.execPath, ['out/index.js'], { cwd: dir });
-    expect(JSON.parse(stdout)).to.deep.equal({ compiledTo: 'function', middleware: 'function', sandbox: 'function', configError: 'NICEPAY_CONFIG_INVALID baseUrl' });
+    expect(JSON.parse(stdout)).to.deep.equal({
+      compiledTo: 'function',
+      middleware: 'function',
+      sandbox: 'function',
+      configError: 'NICEPAY_CONFIG_INVALID baseUrl',
+    });
   });
 
   it('TypeScript: reading payment of a declined result, card of any approval, or a message of an auth failure does not compile', async () => {

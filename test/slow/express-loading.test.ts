@@ -14,7 +14,10 @@ function run(body: string): string {
   const script = `import { createRequire } from 'node:module';
 const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('/node_modules/express/'));
 ${body}`;
-  return execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' }).trim();
+  return execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  }).trim();
 }
 
 describe('express is loaded only by what needs it', function () {

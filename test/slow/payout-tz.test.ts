@@ -12,10 +12,19 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const mocha = fileURLToPath(new URL('../../node_modules/mocha/bin/mocha.js', import.meta.url));
-const FILES = ['test/payout-schedule.test.ts', 'test/payout-day.test.ts', 'test/data-api.test.ts', 'test/recon.test.ts'];
+const FILES = [
+  'test/payout-schedule.test.ts',
+  'test/payout-day.test.ts',
+  'test/data-api.test.ts',
+  'test/recon.test.ts',
+];
 
 /** Minutes returned by getTimezoneOffset() on 2026-01-01 under each zone. */
-const ZONES: Array<[string, number]> = [['UTC', 0], ['Asia/Seoul', -540], ['America/Los_Angeles', 480]];
+const ZONES: Array<[string, number]> = [
+  ['UTC', 0],
+  ['Asia/Seoul', -540],
+  ['America/Los_Angeles', 480],
+];
 
 describe('payout and recon under three TZ settings (child processes)', function () {
   this.timeout(120_000);
@@ -23,9 +32,17 @@ describe('payout and recon under three TZ settings (child processes)', function 
     it(`passes under TZ=${tz}`, () => {
       const env = { ...process.env, TZ: tz };
       // The child really runs in that zone.
-      const probe = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(new Date(Date.UTC(2026, 0, 1)).getTimezoneOffset()))'], { env, encoding: 'utf8' });
+      const probe = spawnSync(
+        process.execPath,
+        ['-e', 'process.stdout.write(String(new Date(Date.UTC(2026, 0, 1)).getTimezoneOffset()))'],
+        { env, encoding: 'utf8' },
+      );
       expect(probe.stdout).to.equal(String(offset));
-      const run = spawnSync(process.execPath, [mocha, '--reporter', 'dot', ...FILES], { cwd: root, env, encoding: 'utf8' });
+      const run = spawnSync(process.execPath, [mocha, '--reporter', 'dot', ...FILES], {
+        cwd: root,
+        env,
+        encoding: 'utf8',
+      });
       const out = `${run.stdout}\n${run.stderr}`;
       expect(run.status, out).to.equal(0);
       expect(out).to.match(/\d+ passing/);

@@ -42,9 +42,20 @@ const EXPECTED: Record<string, RegExp[]> = {
   'keyin-router': [/201 approved/, /404 NICEPAY_UNKNOWN_ORDER/],
   'payout-day': [/15:59 results-not-ready/, /payout \d{20}: succeeded \(성공\) 30000 won; balance 20000 won/],
   'recon-cash-receipts': [/cash receipts on 20261123: 1/, /approval 11000 won income-deduction/],
-  billing: [/registered BIKY\*+\d{4} 신한/, /onApproved 0116/, /charged approved 9900/, /again approved duplicate: true same TID: true/, /removed declined F112/],
+  billing: [
+    /registered BIKY\*+\d{4} 신한/,
+    /onApproved 0116/,
+    /charged approved 9900/,
+    /again approved duplicate: true same TID: true/,
+    /removed declined F112/,
+  ],
   'cash-receipt': [/issued 0401 11000/, /refused before sending: NICEPAY_FIELD_INVALID amount/, /cancel cancelled/],
-  'testing-your-shop': [/200 approved/, /ledger: approved, 1 approval call/, /502 NICEPAY_OUTCOME_UNKNOWN netCancel=succeeded/, /ledger: net-cancelled/],
+  'testing-your-shop': [
+    /200 approved/,
+    /ledger: approved, 1 approval call/,
+    /502 NICEPAY_OUTCOME_UNKNOWN netCancel=succeeded/,
+    /ledger: net-cancelled/,
+  ],
 };
 
 /**
@@ -105,13 +116,17 @@ function extractFragments(file: string): Fragment[] {
     const before = markdown.slice(0, m.index);
     if (/<!-- snippet: [\w-]+ -->\r?\n$/.test(before)) continue;
     const line = before.split('\n').length;
-    const base = `fragment-${relative(ROOT, file).replace(/\.md$/, '').replace(/[^\w]+/g, '-')}-${line}`;
+    const base = `fragment-${relative(ROOT, file)
+      .replace(/\.md$/, '')
+      .replace(/[^\w]+/g, '-')}-${line}`;
     // A CommonJS block (require) is checked as a .cjs file (allowJs, checkJs); the rest as ES modules.
     const commonJs = m[1] === 'js' && /\brequire\(/.test(m[2]!);
     const code = rewrite(m[2]!);
-    out.push(commonJs
-      ? { file: `${base}.cjs`, code, where: `${relative(ROOT, file)} line ${line}` }
-      : { file: `${base}.ts`, code: `${code}\nexport {};\n`, where: `${relative(ROOT, file)} line ${line}` });
+    out.push(
+      commonJs
+        ? { file: `${base}.cjs`, code, where: `${relative(ROOT, file)} line ${line}` }
+        : { file: `${base}.ts`, code: `${code}\nexport {};\n`, where: `${relative(ROOT, file)} line ${line}` },
+    );
   }
   return out;
 }
@@ -144,12 +159,18 @@ function rewrite(code: string): string {
   });
 }
 
-const docFiles = readdirSync(DOCS).filter((f) => f.endsWith('.md')).sort().map((f) => join(DOCS, f));
+const docFiles = readdirSync(DOCS)
+  .filter((f) => f.endsWith('.md'))
+  .sort()
+  .map((f) => join(DOCS, f));
 const readmeSnippets = extract(README);
 const snippets = [...readmeSnippets, ...docFiles.flatMap(extract)];
 const fragments = [README, ...docFiles].flatMap(extractFragments);
 /** Every fenced block tagged ts or js, marked or not: each must be a snippet or a fragment. */
-const codeBlocks = [README, ...docFiles].reduce((n, f) => n + (readFileSync(f, 'utf8').match(/^```(?:ts|js)\r?$/gm)?.length ?? 0), 0);
+const codeBlocks = [README, ...docFiles].reduce(
+  (n, f) => n + (readFileSync(f, 'utf8').match(/^```(?:ts|js)\r?$/gm)?.length ?? 0),
+  0,
+);
 
 describe('README and docs snippets run as written', function () {
   this.timeout(90_000);
@@ -165,13 +186,29 @@ describe('README and docs snippets run as written', function () {
     // but no `lib`, so TypeScript's default lib (DOM included) is in scope, where e.g. a Buffer
     // is not a fetch BodyInit. The package.json beside them says "type": "module", as the
     // README tells readers to (top-level await).
-    writeFileSync(join(DIR, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: {
-        target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noUncheckedIndexedAccess: true,
-        esModuleInterop: true, skipLibCheck: true, noEmit: true, types: ['node'], allowJs: true, checkJs: true,
-      },
-      include: ['./*.ts', './*.cjs'],
-    }, null, 2));
+    writeFileSync(
+      join(DIR, 'tsconfig.json'),
+      JSON.stringify(
+        {
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            strict: true,
+            noUncheckedIndexedAccess: true,
+            esModuleInterop: true,
+            skipLibCheck: true,
+            noEmit: true,
+            types: ['node'],
+            allowJs: true,
+            checkJs: true,
+          },
+          include: ['./*.ts', './*.cjs'],
+        },
+        null,
+        2,
+      ),
+    );
     writeFileSync(join(DIR, 'package.json'), JSON.stringify({ type: 'module', private: true }, null, 2));
     typecheck = run(TSC, ['-p', join(DIR, 'tsconfig.json')], { cwd: ROOT, maxBuffer: 16 << 20 }).then(
       () => undefined,
@@ -184,8 +221,11 @@ describe('README and docs snippets run as written', function () {
     rmSync(DIR, { recursive: true, force: true });
   });
 
-  it('finds the README\'s one complete program and the docs\' snippets, uniquely named, each with its expectations', () => {
-    expect(readmeSnippets.map((s) => s.name), 'the README keeps one runnable snippet').to.deep.equal(['checkout-return']);
+  it("finds the README's one complete program and the docs' snippets, uniquely named, each with its expectations", () => {
+    expect(
+      readmeSnippets.map((s) => s.name),
+      'the README keeps one runnable snippet',
+    ).to.deep.equal(['checkout-return']);
     const names = snippets.map((s) => s.name);
     expect(names.length, 'marked snippets in README.md and docs/*.md').to.be.at.least(6);
     expect(new Set(names).size, `duplicate snippet names: ${names.join(', ')}`).to.equal(names.length);
@@ -196,8 +236,14 @@ describe('README and docs snippets run as written', function () {
     expect(snippets.length + fragments.length).to.equal(codeBlocks);
     expect(fragments.length, 'fragments').to.be.at.least(15);
     const files = fragments.map((f) => f.file);
-    expect(files.filter((f) => /^fragment-README-\d+\.cjs$/.test(f)), "the README's require() block").to.have.length(1);
-    expect(files.filter((f) => f.startsWith('fragment-docs-lifecycle-')), 'docs/lifecycle.md fragments').to.have.length.at.least(4);
+    expect(
+      files.filter((f) => /^fragment-README-\d+\.cjs$/.test(f)),
+      "the README's require() block",
+    ).to.have.length(1);
+    expect(
+      files.filter((f) => f.startsWith('fragment-docs-lifecycle-')),
+      'docs/lifecycle.md fragments',
+    ).to.have.length.at.least(4);
   });
 
   it('type-checks every snippet and every fragment with the strict settings', async () => {
@@ -217,7 +263,9 @@ describe('README and docs snippets run as written', function () {
         }));
       } catch (err) {
         const e = err as { code?: unknown; signal?: unknown; stdout?: string; stderr?: string };
-        expect.fail(`snippet ${s.name} failed (exit ${String(e.code)}, signal ${String(e.signal)}):\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
+        expect.fail(
+          `snippet ${s.name} failed (exit ${String(e.code)}, signal ${String(e.signal)}):\n${e.stdout ?? ''}\n${e.stderr ?? ''}`,
+        );
       }
       const want = EXPECTED[s.name] ?? [/\S/];
       for (const re of want) expect(stdout, `output of ${s.name}`).to.match(re);

@@ -41,7 +41,14 @@ describe('two shop processes sharing one sqliteStore file', function () {
     await sandbox.listen(0);
     dir = mkdtempSync(join(tmpdir(), 'nicepay-shared-'));
     // Each hook works 25 ms: a second run of it, from either process, would overlap the first.
-    const env = { SANDBOX_URL: sandbox.url, MID, MERCHANT_KEY, LEDGER_PATH: join(dir, 'ledger.db'), BOOK_PATH: join(dir, 'shop.db'), HOOK_MS: '25' };
+    const env = {
+      SANDBOX_URL: sandbox.url,
+      MID,
+      MERCHANT_KEY,
+      LEDGER_PATH: join(dir, 'ledger.db'),
+      BOOK_PATH: join(dir, 'shop.db'),
+      HOOK_MS: '25',
+    };
     // One after the other: both create the books' tables on an empty file.
     shops.push(await startShopProcess(env));
     shops.push(await startShopProcess(env));
@@ -56,13 +63,17 @@ describe('two shop processes sharing one sqliteStore file', function () {
 
   it(`${POSTS_PER_TXTID} concurrent duplicate returns of each of ${TXTIDS} TxTids, alternating between the processes: one approval call and one hook run per TxTid, every return answered approved`, async () => {
     const auths: AuthReturn[] = [];
-    for (let i = 0; i < TXTIDS; i++) auths.push(await sandbox.authenticate({ moid: `shared-${i}-${2_000 + i}`, amount: 2_000 + i, method: 'CARD' }));
+    for (let i = 0; i < TXTIDS; i++)
+      auths.push(await sandbox.authenticate({ moid: `shared-${i}-${2_000 + i}`, amount: 2_000 + i, method: 'CARD' }));
     const posts = shuffled(
       auths.flatMap((auth) => Array.from({ length: POSTS_PER_TXTID }, (_, k) => ({ auth, shop: shops[k % 2]! }))),
       20_240_601,
     );
     const answers: { tid: string; a: ShopAnswer }[] = await Promise.all(
-      posts.map(async ({ auth, shop }) => ({ tid: auth.fields.TxTid!, a: await shop.post('/pay/return', auth.body, auth.contentType) })),
+      posts.map(async ({ auth, shop }) => ({
+        tid: auth.fields.TxTid!,
+        a: await shop.post('/pay/return', auth.body, auth.contentType),
+      })),
     );
 
     for (const { tid, a } of answers) {
@@ -77,10 +88,19 @@ describe('two shop processes sharing one sqliteStore file', function () {
         const entry = sandbox.ledger.get(tid)!;
         expect(entry.approvalCalls, `approval calls for ${tid}`).to.equal(1);
         expect(entry.status).to.equal('approved');
-        expect(answers.filter((x) => x.tid === tid && x.a.body.duplicate === false), `first answers for ${tid}`).to.have.length(1);
-        expect(runs.filter((r) => r.tid === tid), `hook runs for ${tid}`).to.have.length(1);
+        expect(
+          answers.filter((x) => x.tid === tid && x.a.body.duplicate === false),
+          `first answers for ${tid}`,
+        ).to.have.length(1);
+        expect(
+          runs.filter((r) => r.tid === tid),
+          `hook runs for ${tid}`,
+        ).to.have.length(1);
       }
-      expect(runs.every((r) => r.endedAt !== null), 'every run ended').to.equal(true);
+      expect(
+        runs.every((r) => r.endedAt !== null),
+        'every run ended',
+      ).to.equal(true);
       expect(overlappingRuns(runs, () => Number.POSITIVE_INFINITY)).to.deep.equal([]);
       // The shop recorded each payment once, for its own order.
       const paid = book.paid();
@@ -92,7 +112,9 @@ describe('two shop processes sharing one sqliteStore file', function () {
 
     // The shared file: one closed, recorded record per TxTid; nothing open in either process.
     const rows = readLedgerFile(join(dir, 'ledger.db'));
-    expect(rows.map((r) => [r.record?.tid, r.open, r.record?.state]).sort()).to.deep.equal(auths.map((a) => [a.fields.TxTid!, false, 'recorded']).sort());
+    expect(rows.map((r) => [r.record?.tid, r.open, r.record?.state]).sort()).to.deep.equal(
+      auths.map((a) => [a.fields.TxTid!, false, 'recorded']).sort(),
+    );
     for (const shop of shops) expect(await shop.unsettled()).to.deep.equal([]);
   });
 });

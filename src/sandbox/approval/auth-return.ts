@@ -47,8 +47,13 @@ export function completeAuthentication(state: SandboxState, s: WindowSession, ch
     return {
       ...base,
       fields: {
-        AuthResultCode: AUTH_CANCELLED_CODE, AuthResultMsg: AUTH_CANCELLED_MSG,
-        PayMethod: choice.method, MID: s.mid, Moid: s.moid, Amt: s.amt, ReqReserved: s.reqReserved,
+        AuthResultCode: AUTH_CANCELLED_CODE,
+        AuthResultMsg: AUTH_CANCELLED_MSG,
+        PayMethod: choice.method,
+        MID: s.mid,
+        Moid: s.moid,
+        Amt: s.amt,
+        ReqReserved: s.reqReserved,
       },
     };
   }
@@ -59,13 +64,28 @@ export function completeAuthentication(state: SandboxState, s: WindowSession, ch
   const authToken = newAuthToken();
   const receipt = choice.method === 'BANK' || choice.method === 'VBANK' ? choice.cashReceipt : undefined;
   const entry: LedgerEntry = {
-    tid, mid: s.mid, moid: s.moid, amount: s.amount, method: choice.method, status: 'authenticated', source: 'window',
-    goodsName: s.goodsName, buyerName: s.buyerName, createdAt: now, approvalCalls: 0,
+    tid,
+    mid: s.mid,
+    moid: s.moid,
+    amount: s.amount,
+    method: choice.method,
+    status: 'authenticated',
+    source: 'window',
+    goodsName: s.goodsName,
+    buyerName: s.buyerName,
+    createdAt: now,
+    approvalCalls: 0,
     ...(receipt ? { cashReceipt: { type: receipt.type, identity: receipt.identity } } : {}),
     extra: {
       ...(s.vbankExpiry ? { vbankExpDate: s.vbankExpiry.date, vbankExpTime: s.vbankExpiry.time } : {}),
-      authToken, tokenUsed: '0', charset: s.charset, buyerEmail: s.buyerEmail, buyerTel: s.buyerTel,
-      mallReserved: s.mallReserved, reqReserved: s.reqReserved, returnUrl: s.returnUrl,
+      authToken,
+      tokenUsed: '0',
+      charset: s.charset,
+      buyerEmail: s.buyerEmail,
+      buyerTel: s.buyerTel,
+      mallReserved: s.mallReserved,
+      reqReserved: s.reqReserved,
+      returnUrl: s.returnUrl,
       ...(choice.decline ? { buyerOutcome: 'decline' } : {}),
     },
   };
@@ -74,9 +94,17 @@ export function completeAuthentication(state: SandboxState, s: WindowSession, ch
   return {
     ...base,
     fields: {
-      AuthResultCode: '0000', AuthResultMsg: '인증 성공', AuthToken: authToken, PayMethod: choice.method,
-      MID: s.mid, Moid: s.moid, Amt: s.amt, ReqReserved: s.reqReserved, TxTid: tid,
-      NextAppURL: `${root}/webapi/pay_process.jsp`, NetCancelURL: `${root}/webapi/cancel_process.jsp`,
+      AuthResultCode: '0000',
+      AuthResultMsg: '인증 성공',
+      AuthToken: authToken,
+      PayMethod: choice.method,
+      MID: s.mid,
+      Moid: s.moid,
+      Amt: s.amt,
+      ReqReserved: s.reqReserved,
+      TxTid: tid,
+      NextAppURL: `${root}/webapi/pay_process.jsp`,
+      NetCancelURL: `${root}/webapi/cancel_process.jsp`,
       Signature: authReturnSignature(authToken, s.mid, s.amt, merchant.merchantKey),
     },
   };
@@ -137,7 +165,8 @@ export function toAuthReturn(c: AuthCompletion): AuthReturn {
  */
 export async function authenticate(state: SandboxState, opts: AuthenticateOptions): Promise<AuthReturn> {
   const mid = opts.mid ?? state.merchants.keys().next().value;
-  if (mid === undefined || !state.merchants.has(mid)) throw new Error(`sandbox.authenticate: unknown MID ${String(mid)}`);
+  if (mid === undefined || !state.merchants.has(mid))
+    throw new Error(`sandbox.authenticate: unknown MID ${String(mid)}`);
   if (!Number.isSafeInteger(opts.amount) || opts.amount <= 0 || opts.amount > 999_999_999_999) {
     throw new RangeError('sandbox.authenticate: amount must be a whole number of won > 0');
   }
@@ -148,13 +177,24 @@ export async function authenticate(state: SandboxState, opts: AuthenticateOption
   }
   moduleState(state);
   const session: WindowSession = {
-    id: randomAlnum(24), mid, amt: String(opts.amount), amount: opts.amount, moid: opts.moid,
-    goodsName: opts.goodsName ?? 'sandbox goods', buyerName: opts.buyerName ?? '', buyerEmail: '', buyerTel: '',
-    returnUrl: 'http://merchant.invalid/return', charset: opts.charset ?? 'euc-kr',
-    offered: [opts.method], requestKey: `authenticate\u0000${randomAlnum(24)}`,
-    reqReserved: opts.reqReserved ?? '', mallReserved: opts.mallReserved ?? '',
+    id: randomAlnum(24),
+    mid,
+    amt: String(opts.amount),
+    amount: opts.amount,
+    moid: opts.moid,
+    goodsName: opts.goodsName ?? 'sandbox goods',
+    buyerName: opts.buyerName ?? '',
+    buyerEmail: '',
+    buyerTel: '',
+    returnUrl: 'http://merchant.invalid/return',
+    charset: opts.charset ?? 'euc-kr',
+    offered: [opts.method],
+    requestKey: `authenticate\u0000${randomAlnum(24)}`,
+    reqReserved: opts.reqReserved ?? '',
+    mallReserved: opts.mallReserved ?? '',
   };
-  if (opts.cancel && opts.decline) throw new TypeError('sandbox.authenticate: cancel and decline are two different buyer choices; pick one');
+  if (opts.cancel && opts.decline)
+    throw new TypeError('sandbox.authenticate: cancel and decline are two different buyer choices; pick one');
   const choice: BuyerChoice = {
     method: opts.method,
     ...(opts.cashReceipt ? { cashReceipt: opts.cashReceipt } : {}),

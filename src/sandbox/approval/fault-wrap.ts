@@ -38,12 +38,15 @@ export function answerWithFault(state: SandboxState, target: FaultTarget, call: 
   if (fault?.kind === 'decline') {
     const code = fault.resultCode ?? '3011';
     const message = fault.resultMsg ?? '카드사 승인 거절(한도초과)';
-    const refused = call.decline ? call.decline(code, message) : { ...call.notCommitted(), ResultCode: code, ResultMsg: message };
+    const refused = call.decline
+      ? call.decline(code, message)
+      : { ...call.notCommitted(), ResultCode: code, ResultMsg: message };
     return gatewayResponse(encodeReply(refused, call.format), call.format);
   }
   const commit = fault ? (fault.commit ?? !(target === 'net-cancel' && NET_CANCEL_FAILS.has(fault.kind))) : true;
   const fields = fault && !commit ? call.notCommitted() : call.process();
-  const reply = (f: Record<string, string>): SandboxResponse => gatewayResponse(encodeReply(f, call.format), call.format);
+  const reply = (f: Record<string, string>): SandboxResponse =>
+    gatewayResponse(encodeReply(f, call.format), call.format);
   if (!fault) return reply(fields);
   switch (fault.kind) {
     case 'delay':
@@ -51,7 +54,11 @@ export function answerWithFault(state: SandboxState, target: FaultTarget, call: 
     case 'drop':
       return { status: 200, body: '', drop: true };
     case 'status-500':
-      return { status: 500, headers: { 'content-type': 'text/html;charset=euc-kr' }, body: '<html><body><h1>500 Internal Server Error</h1></body></html>' };
+      return {
+        status: 500,
+        headers: { 'content-type': 'text/html;charset=euc-kr' },
+        body: '<html><body><h1>500 Internal Server Error</h1></body></html>',
+      };
     case 'html':
       return { status: 200, headers: { 'content-type': 'text/html;charset=euc-kr' }, body: faultHtmlPage() };
     case 'bad-signature':

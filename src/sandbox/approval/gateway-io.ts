@@ -31,12 +31,18 @@ export function readGatewayForm(req: SandboxRequest): GatewayForm {
   const declared = req.headers['content-type'];
   const named = /;\s*charset\s*=/i.test(declared ?? '');
   if (named && headerCharset(req.headers) !== 'euc-kr') {
-    return { unreadable: '요청 전문은 EUC-KR이어야 합니다 (Content-Type의 charset이 euc-kr이 아닙니다).', format: sniffFormat(req.body) };
+    return {
+      unreadable: '요청 전문은 EUC-KR이어야 합니다 (Content-Type의 charset이 euc-kr이 아닙니다).',
+      format: sniffFormat(req.body),
+    };
   }
   try {
     return { fields: decodeForm(req.body, 'euc-kr') };
   } catch {
-    return { unreadable: '요청 전문을 해석할 수 없습니다 (EUC-KR 폼 형식 오류 또는 중복 항목).', format: sniffFormat(req.body) };
+    return {
+      unreadable: '요청 전문을 해석할 수 없습니다 (EUC-KR 폼 형식 오류 또는 중복 항목).',
+      format: sniffFormat(req.body),
+    };
   }
 }
 
@@ -82,7 +88,12 @@ export function encodeReply(fields: Record<string, string>, format: ReplyFormat)
     try {
       return serializeKv(withTrace, format.charset);
     } catch {
-      return encodeLossy(Object.entries(withTrace).map(([k, v]) => `${k}=${v}`).join('&'), format.charset);
+      return encodeLossy(
+        Object.entries(withTrace)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('&'),
+        format.charset,
+      );
     }
   }
   return encodeLossy(JSON.stringify(withTrace), format.charset);

@@ -18,9 +18,11 @@ const ICON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3
 
 function page(title: string, body: string, charset: string): string {
   // The viewport tag makes a phone lay the window out at its own width, not at 980 px.
-  return `<!DOCTYPE html>\n<html lang="ko"><head><meta charset="${charset}">` +
+  return (
+    `<!DOCTYPE html>\n<html lang="ko"><head><meta charset="${charset}">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>` +
-    `<link rel="icon" href="${ICON}"><style>${STYLE}</style></head><body>${body}</body></html>\n`;
+    `<link rel="icon" href="${ICON}"><style>${STYLE}</style></head><body>${body}</body></html>\n`
+  );
 }
 
 const HTML_UTF8 = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
@@ -33,8 +35,12 @@ const HTML_UTF8 = { 'content-type': 'text/html; charset=utf-8', 'cache-control':
  */
 export function renderWindowPage(s: WindowSession, notice?: string): SandboxResponse {
   const selected = s.payMethod ?? s.offered[0] ?? 'CARD';
-  const methods = s.offered.map((m) =>
-    `<label><input type="radio" name="PayMethod" id="method-${m}" value="${m}"${m === selected ? ' checked' : ''}> ${METHODS[m].label}</label><br>`).join('\n');
+  const methods = s.offered
+    .map(
+      (m) =>
+        `<label><input type="radio" name="PayMethod" id="method-${m}" value="${m}"${m === selected ? ' checked' : ''}> ${METHODS[m].label}</label><br>`,
+    )
+    .join('\n');
   const body = `<h1>NICEPAY 샌드박스 결제창</h1>
 ${notice ? `<p class="error" id="notice">${escapeHtml(notice)}</p>` : ''}
 <table id="order">
@@ -105,7 +111,8 @@ export function renderErrorPage(problem: WindowProblem, status = 400): SandboxRe
  */
 export function renderAutoPost(c: AuthCompletion): SandboxResponse {
   const inputs = Object.entries(c.fields)
-    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`).join('\n');
+    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
+    .join('\n');
   const body = `<p>결제 결과를 상점으로 전송하고 있습니다...</p>
 <form id="return-form" method="post" action="${escapeHtml(c.returnUrl)}" accept-charset="${c.charset}">
 ${inputs}
@@ -121,5 +128,8 @@ ${inputs}
 
 /** The 200 HTML error page of the `html` fault (what a gateway behind a proxy sometimes sends). */
 export function faultHtmlPage(): Buffer {
-  return encodeText(page('시스템 오류', '<h1>시스템 점검 중입니다</h1><p>잠시 후 다시 시도해 주십시오.</p>', 'euc-kr'), 'euc-kr');
+  return encodeText(
+    page('시스템 오류', '<h1>시스템 점검 중입니다</h1><p>잠시 후 다시 시도해 주십시오.</p>', 'euc-kr'),
+    'euc-kr',
+  );
 }

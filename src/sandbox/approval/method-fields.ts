@@ -33,12 +33,33 @@ export function methodFields(state: SandboxState, entry: LedgerEntry): Record<st
     case 'CARD':
       return {
         ...head,
-        CardCode: '02', CardName: '국민', CardNo: '53644900****0012', CardQuota: '00', CardInterest: '0',
-        AcquCardCode: '02', AcquCardName: '국민', CardCl: '0', CcPartCl: '1', CardType: '01', ClickpayCl: '',
-        CouponAmt: ZERO12, CouponMinAmt: ZERO12, PointAppAmt: ZERO12,
-        MultiCl: '0', MultiCardAcquAmt: '', MultiPointAmt: '', MultiCouponAmt: '', MultiRcptAmt: '',
-        RcptType: '0', RcptTID: '', RcptAuthCode: '',
-        MsgSource: 'PG', CartData: '', MultiDiscountAmt: ZERO12, ApproveCardQuota: '00', PointCl: '0',
+        CardCode: '02',
+        CardName: '국민',
+        CardNo: '53644900****0012',
+        CardQuota: '00',
+        CardInterest: '0',
+        AcquCardCode: '02',
+        AcquCardName: '국민',
+        CardCl: '0',
+        CcPartCl: '1',
+        CardType: '01',
+        ClickpayCl: '',
+        CouponAmt: ZERO12,
+        CouponMinAmt: ZERO12,
+        PointAppAmt: ZERO12,
+        MultiCl: '0',
+        MultiCardAcquAmt: '',
+        MultiPointAmt: '',
+        MultiCouponAmt: '',
+        MultiRcptAmt: '',
+        RcptType: '0',
+        RcptTID: '',
+        RcptAuthCode: '',
+        MsgSource: 'PG',
+        CartData: '',
+        MultiDiscountAmt: ZERO12,
+        ApproveCardQuota: '00',
+        PointCl: '0',
       };
     case 'BANK': {
       if (entry.cashReceipt && !x.rcptTid) {
@@ -46,8 +67,12 @@ export function methodFields(state: SandboxState, entry: LedgerEntry): Record<st
         x.rcptAuthCode = randomDigits(9);
       }
       return {
-        ...head, BankCode: '004', BankName: '국민은행',
-        RcptType: rcptType(entry), RcptTID: x.rcptTid ?? '', RcptAuthCode: x.rcptAuthCode ?? '',
+        ...head,
+        BankCode: '004',
+        BankName: '국민은행',
+        RcptType: rcptType(entry),
+        RcptTID: x.rcptTid ?? '',
+        RcptAuthCode: x.rcptAuthCode ?? '',
       };
     }
     case 'VBANK': {
@@ -60,8 +85,12 @@ export function methodFields(state: SandboxState, entry: LedgerEntry): Record<st
         }
       }
       return {
-        ...head, VbankBankCode: '020', VbankBankName: '우리은행',
-        VbankNum: x.vbankNum, VbankExpDate: x.vbankExpDate ?? '', VbankExpTime: x.vbankExpTime ?? '',
+        ...head,
+        VbankBankCode: '020',
+        VbankBankName: '우리은행',
+        VbankNum: x.vbankNum,
+        VbankExpDate: x.vbankExpDate ?? '',
+        VbankExpTime: x.vbankExpTime ?? '',
       };
     }
     case 'CELLPHONE':

@@ -6,7 +6,17 @@ import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
 import type { SandboxMerchant, SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { answerWithFault } from './fault-wrap.js';
-import { REQUEST_CODES, declined, encodeReply, field, gatewayResponse, midMisshaped, paddedAmount, readGatewayForm, replyFormat } from './gateway-io.js';
+import {
+  REQUEST_CODES,
+  declined,
+  encodeReply,
+  field,
+  gatewayResponse,
+  midMisshaped,
+  paddedAmount,
+  readGatewayForm,
+  replyFormat,
+} from './gateway-io.js';
 import { methodFields } from './method-fields.js';
 import { approvedMoidHolder, burnToken, tokenExpired } from './rules.js';
 import { randomDigits } from './util.js';
@@ -49,7 +59,10 @@ const REQUIRED = ['TID', 'AuthToken', 'MID', 'Amt', 'EdiDate', 'SignData'] as co
 export function payProcess(req: SandboxRequest, state: SandboxState): SandboxResponse {
   const read = readGatewayForm(req);
   if ('unreadable' in read) {
-    return gatewayResponse(encodeReply(declined(APPROVAL_CODES.undecodable, read.unreadable), read.format), read.format);
+    return gatewayResponse(
+      encodeReply(declined(APPROVAL_CODES.undecodable, read.unreadable), read.format),
+      read.format,
+    );
   }
   const f = read.fields;
   const entry = state.ledger.get(field(f, 'TID'));
@@ -58,7 +71,8 @@ export function payProcess(req: SandboxRequest, state: SandboxState): SandboxRes
   return answerWithFault(state, 'approve', {
     format: replyFormat(f),
     process: () => approve(state, f, entry, merchant),
-    notCommitted: () => refusal(state, APPROVAL_CODES.notProcessed, '샌드박스: 요청이 처리되지 않았습니다.', f, entry, merchant),
+    notCommitted: () =>
+      refusal(state, APPROVAL_CODES.notProcessed, '샌드박스: 요청이 처리되지 않았습니다.', f, entry, merchant),
     decline: (code, message) => {
       if (entry?.status === 'authenticated') burnToken(state, entry);
       return refusal(state, code, message, f, entry, merchant);
@@ -86,8 +100,12 @@ function refusal(
   const processed = code === APPROVAL_CODES.alreadyApproved || code === APPROVAL_CODES.tokenUsed;
   const moid = processed && !state.rules.processedNamesOrder ? '' : (entry?.moid ?? '');
   return declined(code, message, {
-    TID: tid, MID: field(f, 'MID'), Moid: moid, Amt: amt,
-    PayMethod: entry?.method ?? '', MallReserved: field(f, 'MallReserved'),
+    TID: tid,
+    MID: field(f, 'MID'),
+    Moid: moid,
+    Amt: amt,
+    PayMethod: entry?.method ?? '',
+    MallReserved: field(f, 'MallReserved'),
     ...(merchant ? { Signature: approvalResponseSignature(tid, merchant.mid, amt, merchant.merchantKey) } : {}),
   });
 }
@@ -99,8 +117,10 @@ function approve(
   entry: LedgerEntry | undefined,
   merchant: Required<SandboxMerchant> | undefined,
 ): Record<string, string> {
-  const refuse = (code: string, message: string): Record<string, string> => refusal(state, code, message, f, entry, merchant);
-  if (midMisshaped(f)) return refuse(APPROVAL_CODES.badMid, '상점 아이디(MID) 형식이 올바르지 않습니다 (영문·숫자 9자리 + 소문자 m).');
+  const refuse = (code: string, message: string): Record<string, string> =>
+    refusal(state, code, message, f, entry, merchant);
+  if (midMisshaped(f))
+    return refuse(APPROVAL_CODES.badMid, '상점 아이디(MID) 형식이 올바르지 않습니다 (영문·숫자 9자리 + 소문자 m).');
   if (!merchant) return refuse(APPROVAL_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.');
   const missing = REQUIRED.find((k) => !field(f, k));
   if (missing) return refuse(APPROVAL_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`);
@@ -109,10 +129,24 @@ function approve(
   const broken = brokenRule(APPROVAL_RULES, f, 'euc-kr');
   if (broken) return refuse(APPROVAL_CODES.badField, ruleMessage(broken));
   // gateway-facts: "SignData output is lowercase hex" — compared exactly, so upper case fails.
-  const expected = approvalSignData(field(f, 'AuthToken'), merchant.mid, field(f, 'Amt'), field(f, 'EdiDate'), merchant.merchantKey);
-  if (!safeEquals(expected, field(f, 'SignData'))) return refuse(APPROVAL_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.');
-  if (entry?.source !== 'window' || entry.mid !== merchant.mid || !safeEquals(entry.extra.authToken ?? '', field(f, 'AuthToken'))) {
-    return refuse(APPROVAL_CODES.invalidAuth, '유효하지 않은 인증 거래입니다 (TID와 AuthToken이 함께 발급된 값이 아닙니다).');
+  const expected = approvalSignData(
+    field(f, 'AuthToken'),
+    merchant.mid,
+    field(f, 'Amt'),
+    field(f, 'EdiDate'),
+    merchant.merchantKey,
+  );
+  if (!safeEquals(expected, field(f, 'SignData')))
+    return refuse(APPROVAL_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.');
+  if (
+    entry?.source !== 'window' ||
+    entry.mid !== merchant.mid ||
+    !safeEquals(entry.extra.authToken ?? '', field(f, 'AuthToken'))
+  ) {
+    return refuse(
+      APPROVAL_CODES.invalidAuth,
+      '유효하지 않은 인증 거래입니다 (TID와 AuthToken이 함께 발급된 값이 아닙니다).',
+    );
   }
   if (entry.status === 'approved' || entry.status === 'awaiting-deposit') {
     return refuse(APPROVAL_CODES.alreadyApproved, '동일한 승인 거래가 이미 성공하였습니다.');
@@ -132,8 +166,10 @@ function approve(
   };
   const ediDate = field(f, 'EdiDate');
   const timeProblem = ediDate.length === 14 ? checkGatewayTime(ediDate, now, state.rules.ediDateToleranceMs) : 'format';
-  if (timeProblem === 'format') return burn(APPROVAL_CODES.badEdiDate, '요청 일시(EdiDate)는 YYYYMMDDHHMISS 14자리 한국 표준시여야 합니다.');
-  if (timeProblem === 'skew') return burn(APPROVAL_CODES.badEdiDate, '요청 일시(EdiDate)가 게이트웨이 시각(한국 표준시)과 맞지 않습니다.');
+  if (timeProblem === 'format')
+    return burn(APPROVAL_CODES.badEdiDate, '요청 일시(EdiDate)는 YYYYMMDDHHMISS 14자리 한국 표준시여야 합니다.');
+  if (timeProblem === 'skew')
+    return burn(APPROVAL_CODES.badEdiDate, '요청 일시(EdiDate)가 게이트웨이 시각(한국 표준시)과 맞지 않습니다.');
   if (approvedMoidHolder(state, entry.mid, entry.moid, entry.tid)) {
     return burn(APPROVAL_CODES.duplicateMoid, '이미 승인된 주문번호(Moid)입니다.');
   }
@@ -149,11 +185,20 @@ function approve(
   const amt12 = paddedAmount(String(entry.amount));
   const x = entry.extra;
   return {
-    ResultCode: block.ResultCode!, ResultMsg: block.ResultMsg!,
-    Amt: amt12, MID: entry.mid, Moid: entry.moid,
+    ResultCode: block.ResultCode!,
+    ResultMsg: block.ResultMsg!,
+    Amt: amt12,
+    MID: entry.mid,
+    Moid: entry.moid,
     Signature: approvalResponseSignature(entry.tid, entry.mid, amt12, merchant.merchantKey),
-    BuyerEmail: x.buyerEmail ?? '', BuyerTel: x.buyerTel ?? '', BuyerName: entry.buyerName, GoodsName: entry.goodsName,
-    TID: entry.tid, AuthCode: x.authCode ?? '', AuthDate: x.authDate ?? '', PayMethod: entry.method,
+    BuyerEmail: x.buyerEmail ?? '',
+    BuyerTel: x.buyerTel ?? '',
+    BuyerName: entry.buyerName,
+    GoodsName: entry.goodsName,
+    TID: entry.tid,
+    AuthCode: x.authCode ?? '',
+    AuthDate: x.authDate ?? '',
+    PayMethod: entry.method,
     MallReserved: Object.hasOwn(f, 'MallReserved') ? f.MallReserved! : (x.mallReserved ?? ''),
     ...block,
   };

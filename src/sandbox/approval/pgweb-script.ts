@@ -103,5 +103,9 @@ const SCRIPT = `/* express-nicepay sandbox: nicepay-pgweb.js (goPay, PC layer an
 
 /** `GET /v3/common/js/nicepay-pgweb.js`: the window script (see {@link SCRIPT}'s description above). */
 export function pgwebScript(_req: SandboxRequest): SandboxResponse {
-  return { status: 200, headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }, body: SCRIPT };
+  return {
+    status: 200,
+    headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' },
+    body: SCRIPT,
+  };
 }

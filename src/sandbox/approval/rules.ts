@@ -47,6 +47,13 @@ export function burnToken(state: SandboxState, entry: LedgerEntry): void {
  * approved, awaiting deposit or cancelled after approval all count (the order was paid once);
  * only a net cancel erases an approval, as if it never happened.
  */
-export function approvedMoidHolder(state: SandboxState, mid: string, moid: string, tid: string): LedgerEntry | undefined {
-  return state.ledger.byMoid(mid, moid).find((e) => e.tid !== tid && e.approvedAt !== undefined && e.status !== 'net-cancelled');
+export function approvedMoidHolder(
+  state: SandboxState,
+  mid: string,
+  moid: string,
+  tid: string,
+): LedgerEntry | undefined {
+  return state.ledger
+    .byMoid(mid, moid)
+    .find((e) => e.tid !== tid && e.approvedAt !== undefined && e.status !== 'net-cancelled');
 }

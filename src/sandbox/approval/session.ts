@@ -66,19 +66,28 @@ export function moduleState(state: SandboxState): ApprovalModuleState {
  * exactly as sent: a signed value with added white space is another value. A PC layer (`layer`)
  * may leave ReturnURL out: its result goes back into the merchant page's form.
  */
-export function openSession(state: SandboxState, f: Record<string, string>, layer = false): WindowSession | WindowProblem {
+export function openSession(
+  state: SandboxState,
+  f: Record<string, string>,
+  layer = false,
+): WindowSession | WindowProblem {
   const get = (k: string): string => (Object.hasOwn(f, k) ? f[k]! : '');
   const mid = get('MID');
   // The MID's shape before the lookup, as at every endpoint (gateway-io midMisshaped).
-  if (midMisshaped(f)) return { field: 'MID', message: '상점 아이디(MID) 형식이 올바르지 않습니다 (영문·숫자 9자리 + 소문자 m).' };
+  if (midMisshaped(f))
+    return { field: 'MID', message: '상점 아이디(MID) 형식이 올바르지 않습니다 (영문·숫자 9자리 + 소문자 m).' };
   const merchant = state.merchants.get(mid);
   if (!merchant) return { field: 'MID', message: '등록되지 않은 상점 아이디입니다.' };
   const amt = get('Amt');
-  if (!/^\d{1,12}$/.test(amt) || Number(amt) <= 0) return { field: 'Amt', message: '결제 금액은 0보다 큰 숫자여야 합니다.' };
+  if (!/^\d{1,12}$/.test(amt) || Number(amt) <= 0)
+    return { field: 'Amt', message: '결제 금액은 0보다 큰 숫자여야 합니다.' };
   const ediDate = get('EdiDate');
-  const timeProblem = ediDate.length === 14 ? checkGatewayTime(ediDate, state.clock.now(), state.rules.ediDateToleranceMs) : 'format';
-  if (timeProblem === 'format') return { field: 'EdiDate', message: '요청 일시는 YYYYMMDDHHMISS 14자리 한국 표준시여야 합니다.' };
-  if (timeProblem === 'skew') return { field: 'EdiDate', message: '요청 일시가 게이트웨이 시각(한국 표준시)과 맞지 않습니다.' };
+  const timeProblem =
+    ediDate.length === 14 ? checkGatewayTime(ediDate, state.clock.now(), state.rules.ediDateToleranceMs) : 'format';
+  if (timeProblem === 'format')
+    return { field: 'EdiDate', message: '요청 일시는 YYYYMMDDHHMISS 14자리 한국 표준시여야 합니다.' };
+  if (timeProblem === 'skew')
+    return { field: 'EdiDate', message: '요청 일시가 게이트웨이 시각(한국 표준시)과 맞지 않습니다.' };
   // lifecycle-facts 1: the window's SignData is lower-case hex, compared exactly.
   if (!safeEquals(windowSignData(ediDate, mid, amt, merchant.merchantKey), get('SignData'))) {
     return { field: 'SignData', message: '위변조 검증 데이터가 일치하지 않습니다.' };
@@ -86,7 +95,8 @@ export function openSession(state: SandboxState, f: Record<string, string>, laye
   if (!get('Moid')) return { field: 'Moid', message: '주문번호가 없습니다.' };
   if (!get('GoodsName')) return { field: 'GoodsName', message: '상품명이 없습니다.' };
   const returnUrl = get('ReturnURL');
-  if ((returnUrl !== '' || !layer) && !isAbsoluteHttpUrl(returnUrl)) return { field: 'ReturnURL', message: '결과 수신 URL은 http(s)로 시작하는 절대 주소여야 합니다.' };
+  if ((returnUrl !== '' || !layer) && !isAbsoluteHttpUrl(returnUrl))
+    return { field: 'ReturnURL', message: '결과 수신 URL은 http(s)로 시작하는 절대 주소여야 합니다.' };
   const outCharset = normalizeCharset(get('CharSet')) ?? 'euc-kr';
   for (const field of Object.keys(WINDOW_RULES)) {
     try {
@@ -100,18 +110,32 @@ export function openSession(state: SandboxState, f: Record<string, string>, laye
   const broken = brokenRule(layer ? LAYER_WINDOW_RULES : WINDOW_RULES, f, outCharset);
   if (broken) return { field: broken.field, message: windowRuleMessage(broken) };
   const vbankExpiry = readVbankExpiry(get('VbankExpDate'), state.clock.now());
-  if (vbankExpiry === 'invalid') return { field: 'VbankExpDate', message: '가상계좌 입금 기한은 지나지 않은 YYYYMMDD 또는 YYYYMMDDHHmm(한국 표준시)이어야 합니다.' };
-  const offered = get('PayMethod') ? [...new Set(get('PayMethod').split(',').filter(isMethod))] : (Object.keys(METHODS) as PayMethod[]);
+  if (vbankExpiry === 'invalid')
+    return {
+      field: 'VbankExpDate',
+      message: '가상계좌 입금 기한은 지나지 않은 YYYYMMDD 또는 YYYYMMDDHHmm(한국 표준시)이어야 합니다.',
+    };
+  const offered = get('PayMethod')
+    ? [...new Set(get('PayMethod').split(',').filter(isMethod))]
+    : (Object.keys(METHODS) as PayMethod[]);
   const session: WindowSession = {
     id: randomAlnum(24),
-    mid, amt, amount: Number(amt),
-    moid: get('Moid'), goodsName: get('GoodsName'), buyerName: get('BuyerName'),
-    buyerEmail: get('BuyerEmail'), buyerTel: get('BuyerTel'), returnUrl, charset: outCharset,
+    mid,
+    amt,
+    amount: Number(amt),
+    moid: get('Moid'),
+    goodsName: get('GoodsName'),
+    buyerName: get('BuyerName'),
+    buyerEmail: get('BuyerEmail'),
+    buyerTel: get('BuyerTel'),
+    returnUrl,
+    charset: outCharset,
     ...(get('PayMethod') ? { payMethod: offered[0]! } : {}),
     offered,
     ...(vbankExpiry ? { vbankExpiry } : {}),
     requestKey: windowRequestKey(f),
-    reqReserved: get('ReqReserved'), mallReserved: get('MallReserved'),
+    reqReserved: get('ReqReserved'),
+    mallReserved: get('MallReserved'),
   };
   moduleState(state).sessions.set(session.id, session);
   return session;

@@ -2,7 +2,13 @@ import { type Charset, WireFormatError } from '../../wire/charset.js';
 import { decodeForm } from '../../wire/form-codec.js';
 import type { SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 import { type BuyerChoice, completeAuthentication } from './auth-return.js';
-import { renderAutoPost, renderErrorPage, renderLayerMessage, renderUsedRequestPage, renderWindowPage } from './html.js';
+import {
+  renderAutoPost,
+  renderErrorPage,
+  renderLayerMessage,
+  renderUsedRequestPage,
+  renderWindowPage,
+} from './html.js';
 import { moduleState, openSession } from './session.js';
 import { headerCharset, isMethod } from './util.js';
 
@@ -10,7 +16,11 @@ import { headerCharset, isMethod } from './util.js';
  * Decodes form bytes in `charset`, or returns the error page naming what broke. A
  * Content-Type that declares another charset is refused: the bytes are read one way only.
  */
-function readForm(req: SandboxRequest, bytes: Buffer, charset: Charset): { fields: Record<string, string> } | { error: SandboxResponse } {
+function readForm(
+  req: SandboxRequest,
+  bytes: Buffer,
+  charset: Charset,
+): { fields: Record<string, string> } | { error: SandboxResponse } {
   const declared = /;\s*charset\s*=/i.test(req.headers['content-type'] ?? '');
   if (declared && headerCharset(req.headers) !== charset) {
     return { error: renderErrorPage({ field: 'Content-Type', message: `요청은 ${charset} 폼이어야 합니다.` }) };
@@ -19,7 +29,12 @@ function readForm(req: SandboxRequest, bytes: Buffer, charset: Charset): { field
     return { fields: decodeForm(bytes, charset) };
   } catch (err) {
     if (!(err instanceof WireFormatError)) throw err;
-    return { error: renderErrorPage({ field: err.field ?? '요청 본문', message: '요청을 해석할 수 없습니다 (문자셋 또는 형식 오류).' }) };
+    return {
+      error: renderErrorPage({
+        field: err.field ?? '요청 본문',
+        message: '요청을 해석할 수 없습니다 (문자셋 또는 형식 오류).',
+      }),
+    };
   }
 }
 
@@ -34,7 +49,9 @@ function show(state: SandboxState, fields: Record<string, string>, layerOrigin?:
   const used = moduleState(state).usedRequests.get(s.requestKey);
   if (used !== undefined) {
     moduleState(state).sessions.delete(s.id);
-    const paid = state.ledger.byMoid(s.mid, s.moid).some((e) => e.status === 'approved' || e.status === 'awaiting-deposit');
+    const paid = state.ledger
+      .byMoid(s.mid, s.moid)
+      .some((e) => e.status === 'approved' || e.status === 'awaiting-deposit');
     return renderUsedRequestPage(paid);
   }
   if (layerOrigin) s.layerOrigin = layerOrigin;
@@ -88,14 +105,17 @@ export function confirmWindow(req: SandboxRequest, state: SandboxState): Sandbox
   const get = (k: string): string => (Object.hasOwn(form, k) ? form[k]!.trim() : '');
   const sessions = moduleState(state).sessions;
   const session = sessions.get(get('SessionId'));
-  if (!session) return renderErrorPage({ field: 'SessionId', message: '결제창 세션이 만료되었거나 이미 사용되었습니다.' });
+  if (!session)
+    return renderErrorPage({ field: 'SessionId', message: '결제창 세션이 만료되었거나 이미 사용되었습니다.' });
   const method = get('PayMethod') || session.payMethod || session.offered[0] || 'CARD';
-  if (!isMethod(method) || !session.offered.includes(method)) return { ...renderWindowPage(session, '결제수단을 선택하세요.'), status: 400 };
+  if (!isMethod(method) || !session.offered.includes(method))
+    return { ...renderWindowPage(session, '결제수단을 선택하세요.'), status: 400 };
   const choice: BuyerChoice = { method };
   const action = get('Action');
   if (action === 'cancel') choice.cancel = true;
   else if (action === 'decline') choice.decline = true;
-  else if (action && action !== 'approve') return { ...renderWindowPage(session, '알 수 없는 요청입니다.'), status: 400 };
+  else if (action && action !== 'approve')
+    return { ...renderWindowPage(session, '알 수 없는 요청입니다.'), status: 400 };
   const rcptType = get('RcptType');
   if (!choice.cancel && rcptType && (method === 'BANK' || method === 'VBANK')) {
     const identity = get('RcptIdentity').replace(/-/g, '');
@@ -103,7 +123,10 @@ export function confirmWindow(req: SandboxRequest, state: SandboxState): Sandbox
       return { ...renderWindowPage(session, '현금영수증 종류를 확인하세요.'), status: 400 };
     }
     if (!/^\d{10,18}$/.test(identity)) {
-      return { ...renderWindowPage(session, '현금영수증 발급 번호(휴대폰·사업자·주민번호)를 숫자로 입력하세요.'), status: 400 };
+      return {
+        ...renderWindowPage(session, '현금영수증 발급 번호(휴대폰·사업자·주민번호)를 숫자로 입력하세요.'),
+        status: 400,
+      };
     }
     choice.cashReceipt = { type: rcptType, identity };
   }

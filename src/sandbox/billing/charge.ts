@@ -31,7 +31,11 @@ export function billingCharge(req: SandboxRequest, state: SandboxState): Sandbox
   const form = readForm(req);
   return replyWithFault(state, 'billing-charge', form, {
     process: () => charge(form, state),
-    notCommitted: (code, message) => answer(form ?? {}, { code: code ?? BILLING_CODES.limitExceeded.code, message: message ?? BILLING_CODES.limitExceeded.message }),
+    notCommitted: (code, message) =>
+      answer(form ?? {}, {
+        code: code ?? BILLING_CODES.limitExceeded.code,
+        message: message ?? BILLING_CODES.limitExceeded.message,
+      }),
   });
 }
 
@@ -42,12 +46,23 @@ function charge(form: FormFields | undefined, state: SandboxState): Record<strin
   const { merchant, now } = checked;
   const mid = merchant.mid;
   const tid = field(f, 'TID');
-  if (!tid.startsWith(`${mid}0116`) || checkGatewayTime(tid.slice(14, 26), now) || !/^[0-9A-Za-z]{4}$/.test(tid.slice(26))) return answer(f, BILLING_CODES.badTid);
+  if (
+    !tid.startsWith(`${mid}0116`) ||
+    checkGatewayTime(tid.slice(14, 26), now) ||
+    !/^[0-9A-Za-z]{4}$/.test(tid.slice(26))
+  )
+    return answer(f, BILLING_CODES.badTid);
   const amt = field(f, 'Amt');
   const amount = parseAmount(amt);
-  if (!amount) return answer(f, { code: BILLING_CODES.badField.code, message: `${BILLING_CODES.badField.message} (Amt)` });
+  if (!amount)
+    return answer(f, { code: BILLING_CODES.badField.code, message: `${BILLING_CODES.badField.message} (Amt)` });
   const bid = field(f, 'BID');
-  if (!hexEquals(billingChargeSignData(mid, field(f, 'EdiDate'), field(f, 'Moid'), amt, bid, merchant.merchantKey), field(f, 'SignData'))) {
+  if (
+    !hexEquals(
+      billingChargeSignData(mid, field(f, 'EdiDate'), field(f, 'Moid'), amt, bid, merchant.merchantKey),
+      field(f, 'SignData'),
+    )
+  ) {
     return answer(f, BILLING_CODES.badSignature);
   }
   const books = billingState(state);
@@ -63,22 +78,45 @@ function charge(form: FormFields | undefined, state: SandboxState): Record<strin
   // billing-facts §1b: the Moid is "unique per charge". One an approved charge holds (cancelled
   // later or not) is refused; a declined or net-cancelled charge leaves it free, as at approval.
   const moid = field(f, 'Moid');
-  if (state.ledger.byMoid(mid, moid).some((e) => e.extra.service === 'billing' && (e.status === 'approved' || e.status === 'cancelled'))) {
+  if (
+    state.ledger
+      .byMoid(mid, moid)
+      .some((e) => e.extra.service === 'billing' && (e.status === 'approved' || e.status === 'cancelled'))
+  ) {
     return answer(f, BILLING_CODES.duplicateMoid);
   }
   const key = books.keys.get(bid);
-  if (!key || key.mid !== mid || key.removedAt || expiredAt(key.expYear, key.expMonth, now)) return answer(f, BILLING_CODES.bidUnusable);
+  if (!key || key.mid !== mid || key.removedAt || expiredAt(key.expYear, key.expMonth, now))
+    return answer(f, BILLING_CODES.bidUnusable);
   const card = SANDBOX_TEST_CARDS[key.cardNo]!;
   const approved = card.outcome === 'approved';
   state.ledger.add({
-    tid, mid, moid, amount, method: 'CARD', status: approved ? 'approved' : 'declined', source: 'keyin',
-    goodsName: field(f, 'GoodsName'), buyerName: field(f, 'BuyerName'), createdAt: now, ...(approved ? { approvedAt: now } : {}), approvalCalls: 1,
-    extra: { service: 'billing', cardCode: card.cardCode, quota: field(f, 'CardQuota'), mallReserved: field(f, 'MallReserved') },
+    tid,
+    mid,
+    moid,
+    amount,
+    method: 'CARD',
+    status: approved ? 'approved' : 'declined',
+    source: 'keyin',
+    goodsName: field(f, 'GoodsName'),
+    buyerName: field(f, 'BuyerName'),
+    createdAt: now,
+    ...(approved ? { approvedAt: now } : {}),
+    approvalCalls: 1,
+    extra: {
+      service: 'billing',
+      cardCode: card.cardCode,
+      quota: field(f, 'CardQuota'),
+      mallReserved: field(f, 'MallReserved'),
+    },
   });
   const masked = cardFields(card, key.cardNo);
   if (!approved) return answer(f, BILLING_CODES.limitExceeded, masked);
   return answer(f, BILLING_CODES.approved, {
-    ...masked, AuthCode: String(randomInt(0, 100_000_000)).padStart(8, '0'), AuthDate: kstTimestamp12(now), CcPartCl: '1',
+    ...masked,
+    AuthCode: String(randomInt(0, 100_000_000)).padStart(8, '0'),
+    AuthDate: kstTimestamp12(now),
+    CcPartCl: '1',
   });
 }
 

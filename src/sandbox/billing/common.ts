@@ -22,7 +22,8 @@ export function checkCommon(form: FormFields | undefined, table: FieldTable, sta
   if (!merchant) return { refusal: BILLING_CODES.unknownMerchant };
   const problem = checkFields(table, form, 'euc-kr');
   if (problem) return { refusal: badField(problem.field) };
-  if (field(form, 'EdiType') === 'KV' && /[&=]/.test(field(form, 'MallReserved'))) return { refusal: badField('MallReserved') };
+  if (field(form, 'EdiType') === 'KV' && /[&=]/.test(field(form, 'MallReserved')))
+    return { refusal: badField('MallReserved') };
   const now = state.clock.now();
   if (checkGatewayTime(field(form, 'EdiDate'), now)) return { refusal: badField('EdiDate') };
   return { merchant, now };

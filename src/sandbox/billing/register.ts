@@ -29,7 +29,11 @@ export function billingRegister(req: SandboxRequest, state: SandboxState): Sandb
   const form = readForm(req);
   return replyWithFault(state, 'billing-register', form, {
     process: () => register(form, state),
-    notCommitted: (code, message) => answer(form ?? {}, { code: code ?? BILLING_CODES.issuerTimeout.code, message: message ?? BILLING_CODES.issuerTimeout.message }),
+    notCommitted: (code, message) =>
+      answer(form ?? {}, {
+        code: code ?? BILLING_CODES.issuerTimeout.code,
+        message: message ?? BILLING_CODES.issuerTimeout.message,
+      }),
   });
 }
 
@@ -39,7 +43,13 @@ function register(form: FormFields | undefined, state: SandboxState): Record<str
   const f = form!;
   const { merchant, now } = checked;
   const moid = field(f, 'Moid');
-  if (!hexEquals(billingRegisterSignData(merchant.mid, field(f, 'EdiDate'), moid, merchant.merchantKey), field(f, 'SignData'))) return answer(f, BILLING_CODES.badSignature);
+  if (
+    !hexEquals(
+      billingRegisterSignData(merchant.mid, field(f, 'EdiDate'), moid, merchant.merchantKey),
+      field(f, 'SignData'),
+    )
+  )
+    return answer(f, BILLING_CODES.badSignature);
   const books = billingState(state);
   let enc: Record<string, string> | undefined;
   try {
@@ -52,26 +62,50 @@ function register(form: FormFields | undefined, state: SandboxState): Record<str
   if (merchant.keyinRequiresPassword && !enc.CardPw) return answer(f, BILLING_CODES.passwordRequired);
   const card = SANDBOX_TEST_CARDS[enc.CardNo!];
   if (!card) return answer(f, BILLING_CODES.unknownCard);
-  if (expiredAt(enc.ExpYear!, enc.ExpMonth!, now) || card.outcome === 'expired') return answer(f, BILLING_CODES.cardExpired);
+  if (expiredAt(enc.ExpYear!, enc.ExpMonth!, now) || card.outcome === 'expired')
+    return answer(f, BILLING_CODES.cardExpired);
   if (card.outcome === 'lost-stolen' || card.outcome === 'suspended') return answer(f, BILLING_CODES.cardRefused);
   const stamp = kstTimestamp12(now);
   let bid: string;
   do bid = `BIKY${merchant.mid}${stamp}${String(randomInt(10_000)).padStart(4, '0')}`;
   while (books.keys.has(bid));
   const tid = `${merchant.mid}0116${stamp}${String(randomInt(10_000)).padStart(4, '0')}`;
-  books.keys.set(bid, { bid, mid: merchant.mid, cardNo: enc.CardNo!, expYear: enc.ExpYear!, expMonth: enc.ExpMonth!, tid, registeredAt: now });
+  books.keys.set(bid, {
+    bid,
+    mid: merchant.mid,
+    cardNo: enc.CardNo!,
+    expYear: enc.ExpYear!,
+    expMonth: enc.ExpMonth!,
+    tid,
+    registeredAt: now,
+  });
   return answer(f, BILLING_CODES.registered, {
-    TID: tid, BID: bid, AuthDate: kstDate8(now),
-    CardCode: card.cardCode, CardName: card.cardName, CardCl: card.cardCl, AcquCardCode: card.acquCode, AcquCardName: card.acquName,
+    TID: tid,
+    BID: bid,
+    AuthDate: kstDate8(now),
+    CardCode: card.cardCode,
+    CardName: card.cardName,
+    CardCl: card.cardCl,
+    AcquCardCode: card.acquCode,
+    AcquCardName: card.acquName,
   });
 }
 
 /** The registration answer: every field of the facts' table (empty where not applicable). */
 function answer(form: FormFields, result: BillingCode, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    ResultCode: result.code, ResultMsg: result.message,
-    TID: '', BID: '', AuthDate: '', CardCode: '', CardName: '', CardCl: '', AcquCardCode: '', AcquCardName: '',
+    ResultCode: result.code,
+    ResultMsg: result.message,
+    TID: '',
+    BID: '',
+    AuthDate: '',
+    CardCode: '',
+    CardName: '',
+    CardCl: '',
+    AcquCardCode: '',
+    AcquCardName: '',
     ...extra,
-    MID: field(form, 'MID'), Moid: field(form, 'Moid'),
+    MID: field(form, 'MID'),
+    Moid: field(form, 'Moid'),
   };
 }

@@ -21,7 +21,11 @@ export function billingRemove(req: SandboxRequest, state: SandboxState): Sandbox
   const form = readForm(req);
   return replyWithFault(state, 'billing-remove', form, {
     process: () => remove(form, state),
-    notCommitted: (code, message) => answer(form ?? {}, { code: code ?? BILLING_CODES.issuerTimeout.code, message: message ?? BILLING_CODES.issuerTimeout.message }),
+    notCommitted: (code, message) =>
+      answer(form ?? {}, {
+        code: code ?? BILLING_CODES.issuerTimeout.code,
+        message: message ?? BILLING_CODES.issuerTimeout.message,
+      }),
   });
 }
 
@@ -32,14 +36,33 @@ function remove(form: FormFields | undefined, state: SandboxState): Record<strin
   const { merchant, now } = checked;
   const bid = field(f, 'BID');
   const moid = field(f, 'Moid');
-  if (!hexEquals(billingRemoveSignData(merchant.mid, field(f, 'EdiDate'), moid, bid, merchant.merchantKey), field(f, 'SignData'))) return answer(f, BILLING_CODES.badSignature);
+  if (
+    !hexEquals(
+      billingRemoveSignData(merchant.mid, field(f, 'EdiDate'), moid, bid, merchant.merchantKey),
+      field(f, 'SignData'),
+    )
+  )
+    return answer(f, BILLING_CODES.badSignature);
   const books = billingState(state);
   const key = books.keys.get(bid);
   if (!key || key.mid !== merchant.mid || key.removedAt) return answer(f, BILLING_CODES.bidUnusable);
   key.removedAt = now;
-  return answer(f, BILLING_CODES.removed, { TID: `${merchant.mid}0116${kstTimestamp12(now)}${String(randomInt(10_000)).padStart(4, '0')}`, BID: bid, AuthDate: kstDate8(now) });
+  return answer(f, BILLING_CODES.removed, {
+    TID: `${merchant.mid}0116${kstTimestamp12(now)}${String(randomInt(10_000)).padStart(4, '0')}`,
+    BID: bid,
+    AuthDate: kstDate8(now),
+  });
 }
 
 function answer(form: FormFields, result: BillingCode, extra: Record<string, string> = {}): Record<string, string> {
-  return { ResultCode: result.code, ResultMsg: result.message, TID: '', BID: '', AuthDate: '', ...extra, MID: field(form, 'MID'), Moid: field(form, 'Moid') };
+  return {
+    ResultCode: result.code,
+    ResultMsg: result.message,
+    TID: '',
+    BID: '',
+    AuthDate: '',
+    ...extra,
+    MID: field(form, 'MID'),
+    Moid: field(form, 'Moid'),
+  };
 }

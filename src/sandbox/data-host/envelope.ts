@@ -12,7 +12,10 @@ export class DataHostRefusal extends Error {
   sid = '';
   /** The request as received when it was readable JSON, echoed as the refusal's reqInfo. */
   raw: unknown = undefined;
-  constructor(readonly resCode: string, readonly resMsg: string) {
+  constructor(
+    readonly resCode: string,
+    readonly resMsg: string,
+  ) {
     super(`${resCode} ${resMsg}`);
   }
 }
@@ -60,7 +63,8 @@ export function readEnvelope(req: SandboxRequest, now: Date, toleranceMs?: numbe
     throw new DataHostRefusal('0101', '전문 형식 오류 (UTF-8 JSON이 아닙니다)');
   }
   const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (!isObj(raw) || !isObj(raw['header']) || !isObj(raw['body'])) throw new DataHostRefusal('0101', '전문 형식 오류 (header/body)');
+  if (!isObj(raw) || !isObj(raw['header']) || !isObj(raw['body']))
+    throw new DataHostRefusal('0101', '전문 형식 오류 (header/body)');
   const header = raw['header'];
   const sid = typeof header['sid'] === 'string' ? header['sid'] : '';
   const trDtm = typeof header['trDtm'] === 'string' ? header['trDtm'] : '';
@@ -76,12 +80,22 @@ export function readEnvelope(req: SandboxRequest, now: Date, toleranceMs?: numbe
   }
 }
 
-function readHeaderAndBody(raw: unknown, rawBody: Record<string, unknown>, header: Record<string, unknown>, sid: string, trDtm: string, now: Date, toleranceMs?: number): DataHostRequest {
+function readHeaderAndBody(
+  raw: unknown,
+  rawBody: Record<string, unknown>,
+  header: Record<string, unknown>,
+  sid: string,
+  trDtm: string,
+  now: Date,
+  toleranceMs?: number,
+): DataHostRequest {
   if (header['gubun'] !== 'S') throw new DataHostRefusal('0101', '전문 형식 오류: gubun (요청은 S)');
-  if (header['resCode'] !== '' || header['resMsg'] !== '') throw new DataHostRefusal('0101', '전문 형식 오류: resCode/resMsg (요청은 빈 값)');
+  if (header['resCode'] !== '' || header['resMsg'] !== '')
+    throw new DataHostRefusal('0101', '전문 형식 오류: resCode/resMsg (요청은 빈 값)');
   const timeProblem = checkGatewayTime(trDtm, now, toleranceMs);
   if (timeProblem === 'format' || !/^\d{14}$/.test(trDtm)) throw new DataHostRefusal('0270', '형식 오류: trDtm');
-  if (timeProblem === 'skew') throw new DataHostRefusal(SANDBOX_DATA_CODES.trDtmSkew, 'trDtm이 게이트웨이 시각(KST)과 10분 이상 다릅니다');
+  if (timeProblem === 'skew')
+    throw new DataHostRefusal(SANDBOX_DATA_CODES.trDtmSkew, 'trDtm이 게이트웨이 시각(KST)과 10분 이상 다릅니다');
   const body: Record<string, string> = {};
   for (const [k, v] of Object.entries(rawBody)) {
     if (typeof v !== 'string') throw new DataHostRefusal('0270', `형식 오류: ${k} (문자열이어야 합니다)`);
@@ -110,9 +124,19 @@ export function refusalAnswer(state: SandboxState, err: DataHostRefusal, sid: st
 }
 
 /** A JSON envelope answer (gubun R). */
-export function answer(state: SandboxState, sid: string, resCode: string, resMsg: string, body: Record<string, unknown>): SandboxResponse {
+export function answer(
+  state: SandboxState,
+  sid: string,
+  resCode: string,
+  resMsg: string,
+  body: Record<string, unknown>,
+): SandboxResponse {
   const envelope = { header: { sid, trDtm: kstTimestamp14(state.clock.now()), gubun: 'R', resCode, resMsg }, body };
-  return { status: 200, headers: { 'content-type': 'application/json;charset=utf-8' }, body: Buffer.from(JSON.stringify(envelope), 'utf8') };
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/json;charset=utf-8' },
+    body: Buffer.from(JSON.stringify(envelope), 'utf8'),
+  };
 }
 
 /** The sid of a request body, when it is readable as an envelope ('' otherwise), to pick its fault. */
@@ -129,13 +153,18 @@ export function peekSid(req: SandboxRequest): string {
 
 /** An answer's envelope with its body edited (a fault that answers other than the books say). */
 function editBody(res: SandboxResponse, edit: (body: Record<string, unknown>) => void): SandboxResponse {
-  const envelope = JSON.parse(Buffer.isBuffer(res.body) ? res.body.toString('utf8') : res.body) as { body: Record<string, unknown> };
+  const envelope = JSON.parse(Buffer.isBuffer(res.body) ? res.body.toString('utf8') : res.body) as {
+    body: Record<string, unknown>;
+  };
   edit(envelope.body);
   return { ...res, body: Buffer.from(JSON.stringify(envelope), 'utf8') };
 }
 
 /** The fault targets of one sid alone, taken before a `data` fault. */
-const OWN_TARGET: Readonly<Record<string, FaultTarget>> = { [SID.payoutRequest]: 'payout-request', [SID.payoutCancel]: 'payout-cancel' };
+const OWN_TARGET: Readonly<Record<string, FaultTarget>> = {
+  [SID.payoutRequest]: 'payout-request',
+  [SID.payoutCancel]: 'payout-cancel',
+};
 
 /**
  * Runs a data host handler with the queued fault applied: a `payout-request` fault for a payout
@@ -154,7 +183,11 @@ export async function withFaults(state: SandboxState, work: () => SandboxRespons
     case 'status-500':
       return { status: 500, headers: { 'content-type': 'text/plain' }, body: 'Internal Server Error' };
     case 'html':
-      return { status: 200, headers: { 'content-type': 'text/html;charset=utf-8' }, body: '<html><body><h1>서비스 점검 중입니다</h1></body></html>' };
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/html;charset=utf-8' },
+        body: '<html><body><h1>서비스 점검 중입니다</h1></body></html>',
+      };
     case 'delay': {
       const res = commit ? work() : { status: 500, body: '' };
       return { ...res, delayMs: fault.delayMs ?? 60_000 };

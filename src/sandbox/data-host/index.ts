@@ -17,7 +17,14 @@ import {
   type SandboxSubMerchant,
 } from './state.js';
 
-export type { SandboxBalance, SandboxBalanceEntry, SandboxCashReceipt, SandboxPayout, SandboxPayoutStatus, SandboxSubMerchant } from './state.js';
+export type {
+  SandboxBalance,
+  SandboxBalanceEntry,
+  SandboxCashReceipt,
+  SandboxPayout,
+  SandboxPayoutStatus,
+  SandboxSubMerchant,
+} from './state.js';
 
 /**
  * The data host (interfaces C and D): POST /om/api and POST /recon/api. Registers the
@@ -61,10 +68,12 @@ export interface SandboxDataHost {
 export function dataHostFacade(state: SandboxState): SandboxDataHost {
   const ds = () => dataHostState(state);
   const run = () => executePayouts(ds(), state.clock.now(), executionDue);
-  const byMid = <T extends { mid: string }>(rows: T[], mid?: string): T[] => rows.filter((r) => mid === undefined || r.mid === mid).map((r) => ({ ...r }));
+  const byMid = <T extends { mid: string }>(rows: T[], mid?: string): T[] =>
+    rows.filter((r) => mid === undefined || r.mid === mid).map((r) => ({ ...r }));
   return {
     deposit(mid, amount) {
-      if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error('sandbox.dataHost.deposit: amount must be a positive whole number of won');
+      if (!Number.isSafeInteger(amount) || amount <= 0)
+        throw new Error('sandbox.dataHost.deposit: amount must be a positive whole number of won');
       run();
       const bal = balanceOf(ds(), mid);
       bal.remainAmt += amount;

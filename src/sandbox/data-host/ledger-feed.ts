@@ -77,5 +77,12 @@ export function feedCancel(state: SandboxState, entry: LedgerEntry, cancel: Ledg
     return;
   }
   const first = originals[0]!;
-  ds.receipts.push({ ...first, stateCd: '1', goodsAmt: cancel.amount, ccDt: t.slice(0, 8), ccTm: t.slice(8), ccNo: ccNo() });
+  ds.receipts.push({
+    ...first,
+    stateCd: '1',
+    goodsAmt: cancel.amount,
+    ccDt: t.slice(0, 8),
+    ccTm: t.slice(8),
+    ccNo: ccNo(),
+  });
 }

@@ -1,12 +1,37 @@
-import { BALANCE_FIELDS, PAYOUT_CANCEL_FIELDS, PAYOUT_REQUEST_FIELDS, PAYOUT_RESULTS_FIELDS, SID, SUB_MERCHANT_FIELDS } from '../../wire/data-fields.js';
+import {
+  BALANCE_FIELDS,
+  PAYOUT_CANCEL_FIELDS,
+  PAYOUT_REQUEST_FIELDS,
+  PAYOUT_RESULTS_FIELDS,
+  SID,
+  SUB_MERCHANT_FIELDS,
+} from '../../wire/data-fields.js';
 import { hexEquals } from '../../wire/hash.js';
 import { payoutEncKey } from '../../wire/signatures.js';
 import type { FieldTable } from '../../wire/field-sizes.js';
 import type { SandboxHandler, SandboxState } from '../types.js';
-import { answer, checkBody, DataHostRefusal, peekSid, refusalAnswer, readEnvelope, SANDBOX_DATA_CODES, withFaults, type DataHostRequest } from './envelope.js';
+import {
+  answer,
+  checkBody,
+  DataHostRefusal,
+  peekSid,
+  refusalAnswer,
+  readEnvelope,
+  SANDBOX_DATA_CODES,
+  withFaults,
+  type DataHostRequest,
+} from './envelope.js';
 import { executePayouts } from './execute.js';
 import { parseKstTimestamp } from '../../wire/kst.js';
-import { executionDue, inBlackout, isBusinessDay, pastCrossBorderCutoff, pastCutoff, resultsReady, today } from './schedule.js';
+import {
+  executionDue,
+  inBlackout,
+  isBusinessDay,
+  pastCrossBorderCutoff,
+  pastCutoff,
+  resultsReady,
+  today,
+} from './schedule.js';
 import { accountKey, balanceOf, dataHostState, mask, subKey, type DataHostState, type SandboxPayout } from './state.js';
 
 /*
@@ -46,7 +71,11 @@ const balance: Op = (ds, { body }) => {
 const subMerchant: Op = (ds, { body }, now) => {
   const mid = body['mid']!;
   const subId = body['subId']!;
-  if (inBlackout(now)) throw new DataHostRefusal(SANDBOX_DATA_CODES.registrationBlackout, '23:00~01:00 은행 전환 시간에는 하위몰 등록/변경이 불가합니다');
+  if (inBlackout(now))
+    throw new DataHostRefusal(
+      SANDBOX_DATA_CODES.registrationBlackout,
+      '23:00~01:00 은행 전환 시간에는 하위몰 등록/변경이 불가합니다',
+    );
   const existing = ds.subMerchants.get(subKey(mid, subId));
   const rec = {
     mid,
@@ -63,7 +92,8 @@ const subMerchant: Op = (ds, { body }, now) => {
     verifyHolder(ds, rec.bankCd, rec.accntNo, rec.accntNm);
   } else {
     if (!existing) throw new DataHostRefusal('1105', '등록되지 않은 하위몰 ID 입니다');
-    if (existing.subCoNo !== rec.subCoNo) throw new DataHostRefusal(SANDBOX_DATA_CODES.subCoNoChanged, '사업자번호(subCoNo)는 변경할 수 없습니다');
+    if (existing.subCoNo !== rec.subCoNo)
+      throw new DataHostRefusal(SANDBOX_DATA_CODES.subCoNoChanged, '사업자번호(subCoNo)는 변경할 수 없습니다');
     if (existing.bankCd !== rec.bankCd || existing.accntNo !== rec.accntNo || existing.accntNm !== rec.accntNm) {
       verifyHolder(ds, rec.bankCd, rec.accntNo, rec.accntNm);
     }
@@ -83,22 +113,35 @@ const request: Op = (ds, { body }, now) => {
   if (!sub) throw new DataHostRefusal('1105', '등록되지 않은 하위몰 ID 입니다');
   // Cross-border wallet sub-merchants: by 23:59 KST of the day before (spec, Limits).
   if (ds.crossBorder.has(subKey(mid, subId)) && pastCrossBorderCutoff(settlmntDt, now)) {
-    throw new DataHostRefusal(SANDBOX_DATA_CODES.crossBorderCutoff, '해외 지갑 서비스 하위몰의 지급요청은 지급일 전날 23:59까지만 가능합니다');
+    throw new DataHostRefusal(
+      SANDBOX_DATA_CODES.crossBorderCutoff,
+      '해외 지갑 서비스 하위몰의 지급요청은 지급일 전날 23:59까지만 가능합니다',
+    );
   }
   const dupChkYn = body['dupChkYn']!;
-  if (dupChkYn === 'Y' && ds.payouts.some((p) => p.mid === mid && p.subId === subId && p.settlmntDt === settlmntDt && p.status !== '삭제')) {
+  if (
+    dupChkYn === 'Y' &&
+    ds.payouts.some((p) => p.mid === mid && p.subId === subId && p.settlmntDt === settlmntDt && p.status !== '삭제')
+  ) {
     throw new DataHostRefusal('1103', '동일 일자에 이미 등록된 지급요청이 있습니다');
   }
   const amount = Number(body['settlmntAmt']);
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new DataHostRefusal('0270', '형식 오류: settlmntAmt');
   const seq = settlmntDt + String(ds.nextSeq++).padStart(12, '0');
   const payout: SandboxPayout = {
-    mid, seq, subId, settlmntDt, amount, dupChkYn,
+    mid,
+    seq,
+    subId,
+    settlmntDt,
+    amount,
+    dupChkYn,
     accntDesc: body['accntDesc'] ?? '',
     status: '요청',
     errReason: '',
     requestedAt: now,
-    bankCd: sub.bankCd, accntNo: sub.accntNo, accntNm: sub.accntNm,
+    bankCd: sub.bankCd,
+    accntNo: sub.accntNo,
+    accntNm: sub.accntNm,
   };
   ds.payouts.push(payout);
   // The response example spells the duplicate-check flag dupYn.
@@ -121,9 +164,12 @@ const cancel: Op = (ds, { body }, now) => {
 const results: Op = (ds, { body }, now) => {
   const mid = body['mid']!;
   const settlmntDt = body['settlmntDt']!;
-  if (!resultsReady(settlmntDt, now)) throw new DataHostRefusal(SANDBOX_DATA_CODES.resultsNotReady, '지급결과는 지급일 16:00 이후 조회할 수 있습니다');
+  if (!resultsReady(settlmntDt, now))
+    throw new DataHostRefusal(SANDBOX_DATA_CODES.resultsNotReady, '지급결과는 지급일 16:00 이후 조회할 수 있습니다');
   const subId = body['subId'] ?? '';
-  const rows = ds.payouts.filter((p) => p.mid === mid && p.settlmntDt === settlmntDt && (subId === '' || p.subId === subId));
+  const rows = ds.payouts.filter(
+    (p) => p.mid === mid && p.settlmntDt === settlmntDt && (subId === '' || p.subId === subId),
+  );
   const detail = rows.map((p, i) => {
     const sub = ds.subMerchants.get(subKey(mid, p.subId));
     return {
@@ -163,30 +209,35 @@ function authenticate(state: SandboxState, req: DataHostRequest): void {
   const mid = req.body['mid'] ?? '';
   const merchant = state.merchants.get(mid);
   const expected = merchant ? payoutEncKey(req.sid, mid, req.trDtm, merchant.merchantKey) : '';
-  if (!merchant || !hexEquals(expected, req.body['encKey'] ?? '')) throw new DataHostRefusal('1000', '가맹점 인증 실패');
+  if (!merchant || !hexEquals(expected, req.body['encKey'] ?? ''))
+    throw new DataHostRefusal('1000', '가맹점 인증 실패');
 }
 
 /** The /om/api route. */
 export const omApi: SandboxHandler = (httpReq, state) =>
-  withFaults(state, () => {
-    const ds = dataHostState(state);
-    const now = state.clock.now();
-    executePayouts(ds, now, executionDue);
-    let sid = '';
-    let raw: unknown;
-    try {
-      const req = readEnvelope(httpReq, now, state.rules.ediDateToleranceMs);
-      sid = req.sid;
-      raw = req.raw;
-      const op = OPS[req.sid];
-      const table = TABLES[req.sid];
-      if (!op || !table) throw new DataHostRefusal('0102', `알 수 없는 sid: ${req.sid}`);
-      checkBody(table, req.body);
-      authenticate(state, req);
-      const out = op(ds, req, now);
-      return answer(state, sid, '0000', '정상처리', { ...out, reqInfo: req.raw });
-    } catch (err) {
-      if (err instanceof DataHostRefusal) return refusalAnswer(state, err, sid, raw);
-      throw err;
-    }
-  }, peekSid(httpReq));
+  withFaults(
+    state,
+    () => {
+      const ds = dataHostState(state);
+      const now = state.clock.now();
+      executePayouts(ds, now, executionDue);
+      let sid = '';
+      let raw: unknown;
+      try {
+        const req = readEnvelope(httpReq, now, state.rules.ediDateToleranceMs);
+        sid = req.sid;
+        raw = req.raw;
+        const op = OPS[req.sid];
+        const table = TABLES[req.sid];
+        if (!op || !table) throw new DataHostRefusal('0102', `알 수 없는 sid: ${req.sid}`);
+        checkBody(table, req.body);
+        authenticate(state, req);
+        const out = op(ds, req, now);
+        return answer(state, sid, '0000', '정상처리', { ...out, reqInfo: req.raw });
+      } catch (err) {
+        if (err instanceof DataHostRefusal) return refusalAnswer(state, err, sid, raw);
+        throw err;
+      }
+    },
+    peekSid(httpReq),
+  );

@@ -22,22 +22,54 @@ export const reconApi: SandboxHandler = (httpReq, state: SandboxState) =>
       raw = req.raw;
       if (req.sid !== SID.cashReceipts) throw new DataHostRefusal('0102', `알 수 없는 sid: ${req.sid}`);
       checkBody(CASH_RECEIPT_FIELDS, req.body);
-      const { usrId, dt, orgSvcCd, idCl, searchID } = req.body as Record<'usrId' | 'dt' | 'orgSvcCd' | 'idCl' | 'searchID', string>;
+      const { usrId, dt, orgSvcCd, idCl, searchID } = req.body as Record<
+        'usrId' | 'dt' | 'orgSvcCd' | 'idCl' | 'searchID',
+        string
+      >;
       const merchant = [...state.merchants.values()].find((m) => m.usrId === usrId);
       const expected = merchant ? reconEncKey(SID.cashReceipts, usrId, req.trDtm, merchant.merchantKey) : '';
-      if (!merchant || !hexEquals(expected, req.body['encKey'] ?? '')) throw new DataHostRefusal('1000', '사용자 인증 실패');
+      if (!merchant || !hexEquals(expected, req.body['encKey'] ?? ''))
+        throw new DataHostRefusal('1000', '사용자 인증 실패');
       const mid = idCl === '2' ? searchID : merchant.mid;
       const visible = mid === merchant.mid;
       const data = dataHostState(state)
-        .receipts.filter((r) => visible && r.mid === mid && (r.appDt === dt || r.ccDt === dt) && (orgSvcCd === '04' || r.orgSvcCd === orgSvcCd))
+        .receipts.filter(
+          (r) =>
+            visible &&
+            r.mid === mid &&
+            (r.appDt === dt || r.ccDt === dt) &&
+            (orgSvcCd === '04' || r.orgSvcCd === orgSvcCd),
+        )
         .map((r) => ({
-          appDt: r.appDt, appTm: r.appTm, ccDt: r.ccDt, ccTm: r.ccTm,
-          mid: r.mid, serviceId: '', tid: r.tid, otid: r.orgTid, orgSvcCd: r.orgSvcCd,
-          goodsNm: r.goodsNm, goodsAmt: r.goodsAmt, stateCd: r.stateCd, appNo: r.appNo, ccNo: r.ccNo,
-          ordNm: r.ordNm, identity: r.identity, status: r.status, reqFlg: r.reqFlg,
-          coNm: '', coNo: '', moid: r.moid,
+          appDt: r.appDt,
+          appTm: r.appTm,
+          ccDt: r.ccDt,
+          ccTm: r.ccTm,
+          mid: r.mid,
+          serviceId: '',
+          tid: r.tid,
+          otid: r.orgTid,
+          orgSvcCd: r.orgSvcCd,
+          goodsNm: r.goodsNm,
+          goodsAmt: r.goodsAmt,
+          stateCd: r.stateCd,
+          appNo: r.appNo,
+          ccNo: r.ccNo,
+          ordNm: r.ordNm,
+          identity: r.identity,
+          status: r.status,
+          reqFlg: r.reqFlg,
+          coNm: '',
+          coNo: '',
+          moid: r.moid,
         }));
-      return answer(state, sid, '0000', '정상처리', { reqDt: dt, authCl: '2', dataCnt: data.length, data, reqInfo: req.raw });
+      return answer(state, sid, '0000', '정상처리', {
+        reqDt: dt,
+        authCl: '2',
+        dataCnt: data.length,
+        data,
+        reqInfo: req.raw,
+      });
     } catch (err) {
       if (err instanceof DataHostRefusal) return refusalAnswer(state, err, sid, raw);
       throw err;

@@ -9,7 +9,13 @@ import type { DataHostState } from './state.js';
 
 /** The instant of hh:mm KST on YYYYMMDD. */
 export function at(yyyymmdd: string, hour: number, minute = 0): Date {
-  return fromKst(Number(yyyymmdd.slice(0, 4)), Number(yyyymmdd.slice(4, 6)), Number(yyyymmdd.slice(6, 8)), hour, minute);
+  return fromKst(
+    Number(yyyymmdd.slice(0, 4)),
+    Number(yyyymmdd.slice(4, 6)),
+    Number(yyyymmdd.slice(6, 8)),
+    hour,
+    minute,
+  );
 }
 
 export const today = (now: Date): string => kstDate8(now);
@@ -25,7 +31,8 @@ export function isBusinessDay(ds: DataHostState, yyyymmdd: string): boolean {
 /** Request and cancel cut-off: 10:30 KST of the payout day. */
 export const pastCutoff = (settlmntDt: string, now: Date): boolean => now.getTime() >= at(settlmntDt, 10, 30).getTime();
 /** Cross-border wallet payout cut-off: 23:59 KST of the day before, i.e. refused from 00:00 of the payout day. */
-export const pastCrossBorderCutoff = (settlmntDt: string, now: Date): boolean => now.getTime() >= at(settlmntDt, 0).getTime();
+export const pastCrossBorderCutoff = (settlmntDt: string, now: Date): boolean =>
+  now.getTime() >= at(settlmntDt, 0).getTime();
 /** Execution: from 11:00 KST of the payout day. */
 export const executionDue = (settlmntDt: string, now: Date): boolean => now.getTime() >= at(settlmntDt, 11).getTime();
 /** Results: from 16:00 KST of the payout day. */

@@ -9,13 +9,29 @@ import type { SandboxTestCard } from './cards.js';
  * table (empty where not applicable), `extra` over them, then the unlisted MID, which a client
  * must tolerate (spec, Versioning 1). Amt is echoed padded to 12 digits, '' when unreadable.
  */
-export function cardAnswerFields(form: FormFields, result: { code: string; message: string }, extra: Record<string, string> = {}): Record<string, string> {
+export function cardAnswerFields(
+  form: FormFields,
+  result: { code: string; message: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const amount = parseAmount(field(form, 'Amt'));
   return {
-    ResultCode: result.code, ResultMsg: result.message,
-    TID: field(form, 'TID'), Moid: field(form, 'Moid'), Amt: amount === undefined ? '' : padAmount(amount),
-    AuthCode: '', AuthDate: '', AcquCardCode: '', AcquCardName: '', CardNo: '', CardCode: '', CardName: '',
-    CardQuota: field(form, 'CardQuota'), CardCl: '', CcPartCl: '0', CardInterest: field(form, 'CardInterest'),
+    ResultCode: result.code,
+    ResultMsg: result.message,
+    TID: field(form, 'TID'),
+    Moid: field(form, 'Moid'),
+    Amt: amount === undefined ? '' : padAmount(amount),
+    AuthCode: '',
+    AuthDate: '',
+    AcquCardCode: '',
+    AcquCardName: '',
+    CardNo: '',
+    CardCode: '',
+    CardName: '',
+    CardQuota: field(form, 'CardQuota'),
+    CardCl: '',
+    CcPartCl: '0',
+    CardInterest: field(form, 'CardInterest'),
     MallReserved: field(form, 'MallReserved'),
     ...extra,
     MID: field(form, 'MID'),
@@ -26,7 +42,11 @@ export function cardAnswerFields(form: FormFields, result: { code: string; messa
 export function cardFields(card: SandboxTestCard, number: string): Record<string, string> {
   return {
     CardNo: number.slice(0, 6) + '*'.repeat(number.length - 10) + number.slice(-4),
-    CardCode: card.cardCode, CardName: card.cardName, AcquCardCode: card.acquCode, AcquCardName: card.acquName, CardCl: card.cardCl,
+    CardCode: card.cardCode,
+    CardName: card.cardName,
+    AcquCardCode: card.acquCode,
+    AcquCardName: card.acquName,
+    CardCl: card.cardCl,
   };
 }
 

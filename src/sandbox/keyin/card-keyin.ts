@@ -39,9 +39,16 @@ export function cardKeyin(req: SandboxRequest, state: SandboxState): SandboxResp
   return replyWithFault(state, 'keyin', form, {
     process: () => processKeyin(form, state),
     // A decline answers its own code (or limit-exceeded); any other uncommitted fault looks like an issuer timeout.
-    notCommitted: (code, message, kind) => answer(form ?? {}, kind === 'decline'
-      ? { code: code ?? KEYIN_DECLINES['limit-exceeded'].code, message: message ?? KEYIN_DECLINES['limit-exceeded'].message }
-      : KEYIN_DECLINES.issuerTimeout),
+    notCommitted: (code, message, kind) =>
+      answer(
+        form ?? {},
+        kind === 'decline'
+          ? {
+              code: code ?? KEYIN_DECLINES['limit-exceeded'].code,
+              message: message ?? KEYIN_DECLINES['limit-exceeded'].message,
+            }
+          : KEYIN_DECLINES.issuerTimeout,
+      ),
   });
 }
 
@@ -57,18 +64,25 @@ function processKeyin(form: FormFields | undefined, state: SandboxState): Record
   if (problem) return badField(form, problem.field);
   // A KV answer escapes nothing: an '&' or '=' in MallReserved could not come back as sent
   // (sandbox assumption, docs/sandbox.md "Sandbox: key-in and data host").
-  if (field(form, 'EdiType') === 'KV' && /[&=]/.test(field(form, 'MallReserved'))) return badField(form, 'MallReserved');
+  if (field(form, 'EdiType') === 'KV' && /[&=]/.test(field(form, 'MallReserved')))
+    return badField(form, 'MallReserved');
   const now = state.clock.now();
   // EdiDate and the TID's time part are KST within the documented tolerance (gateway-time.ts).
   if (checkGatewayTime(field(form, 'EdiDate'), now, state.rules.ediDateToleranceMs)) return badField(form, 'EdiDate');
   const tid = field(form, 'TID');
   const tidTime = tid.slice(14, 26);
-  if (!tid.startsWith(`${mid}0101`) || !/^\d{12}$/.test(tidTime) || checkGatewayTime(tidTime, now, state.rules.ediDateToleranceMs) || !/^[0-9A-Za-z]{4}$/.test(tid.slice(26))) {
+  if (
+    !tid.startsWith(`${mid}0101`) ||
+    !/^\d{12}$/.test(tidTime) ||
+    checkGatewayTime(tidTime, now, state.rules.ediDateToleranceMs) ||
+    !/^[0-9A-Za-z]{4}$/.test(tid.slice(26))
+  ) {
     return answer(form, KEYIN_DECLINES.badTid);
   }
   const amt = field(form, 'Amt');
   const amount = parseAmount(amt);
-  if (!amount) return answer(form, { code: KEYIN_DECLINES.badField.code, message: `${KEYIN_DECLINES.badField.message} (Amt)` });
+  if (!amount)
+    return answer(form, { code: KEYIN_DECLINES.badField.code, message: `${KEYIN_DECLINES.badField.message} (Amt)` });
   const expected = keyinSignData(mid, amt, field(form, 'EdiDate'), field(form, 'Moid'), merchant.merchantKey);
   if (!hexEquals(expected, field(form, 'SignData'))) return answer(form, KEYIN_DECLINES.badSignature);
 
@@ -95,12 +109,26 @@ function processKeyin(form: FormFields | undefined, state: SandboxState): Record
   if (merchant.keyinRequiresPassword && !enc.CardPwd) return answer(form, KEYIN_DECLINES.passwordRequired);
 
   const card = SANDBOX_TEST_CARDS[enc.CardNo!];
-  const book = (status: 'approved' | 'declined'): void => state.ledger.add({
-    tid, mid, moid: field(form, 'Moid'), amount, method: 'CARD', status, source: 'keyin',
-    goodsName: field(form, 'GoodsName'), buyerName: field(form, 'BuyerName'), createdAt: now,
-    ...(status === 'approved' ? { approvedAt: now } : {}), approvalCalls: 1,
-    extra: { cardCode: card?.cardCode ?? '', quota: field(form, 'CardQuota'), mallReserved: field(form, 'MallReserved') },
-  });
+  const book = (status: 'approved' | 'declined'): void =>
+    state.ledger.add({
+      tid,
+      mid,
+      moid: field(form, 'Moid'),
+      amount,
+      method: 'CARD',
+      status,
+      source: 'keyin',
+      goodsName: field(form, 'GoodsName'),
+      buyerName: field(form, 'BuyerName'),
+      createdAt: now,
+      ...(status === 'approved' ? { approvedAt: now } : {}),
+      approvalCalls: 1,
+      extra: {
+        cardCode: card?.cardCode ?? '',
+        quota: field(form, 'CardQuota'),
+        mallReserved: field(form, 'MallReserved'),
+      },
+    });
   if (!card) {
     book('declined');
     return answer(form, KEYIN_DECLINES.unknownCard);
@@ -111,12 +139,16 @@ function processKeyin(form: FormFields | undefined, state: SandboxState): Record
     return answer(form, KEYIN_DECLINES[outcome], cardFields(card, enc.CardNo!));
   }
   book('approved');
-  return answer(form, { code: KEYIN_SUCCESS_CODE, message: '정상 처리되었습니다' }, {
-    ...cardFields(card, enc.CardNo!),
-    AuthCode: String(randomInt(0, 100_000_000)).padStart(8, '0'),
-    AuthDate: kstTimestamp12(now),
-    CcPartCl: '1',
-  });
+  return answer(
+    form,
+    { code: KEYIN_SUCCESS_CODE, message: '정상 처리되었습니다' },
+    {
+      ...cardFields(card, enc.CardNo!),
+      AuthCode: String(randomInt(0, 100_000_000)).padStart(8, '0'),
+      AuthDate: kstTimestamp12(now),
+      CcPartCl: '1',
+    },
+  );
 }
 
 /** The badField answer naming the field (never its value). */

@@ -20,13 +20,62 @@ export interface SandboxTestCard {
  * {@link KEYIN_DECLINES}.unknownCard. A past CardExpire is declined as expired whatever the card.
  */
 export const SANDBOX_TEST_CARDS: Readonly<Record<string, SandboxTestCard>> = {
-  '4111111111111111': { outcome: 'approved', cardCode: '06', cardName: '신한', acquCode: '06', acquName: '신한카드', cardCl: '0' },
-  '5555555555554444': { outcome: 'approved', cardCode: '07', cardName: '현대', acquCode: '07', acquName: '현대카드', cardCl: '0' },
-  '4000056655665556': { outcome: 'approved', cardCode: '02', cardName: 'KB국민', acquCode: '02', acquName: 'KB국민카드', cardCl: '1' },
-  '4000000000000069': { outcome: 'expired', cardCode: '04', cardName: '삼성', acquCode: '04', acquName: '삼성카드', cardCl: '0' },
-  '4000000000009979': { outcome: 'lost-stolen', cardCode: '08', cardName: '롯데', acquCode: '08', acquName: '롯데카드', cardCl: '0' },
-  '4000000000000002': { outcome: 'suspended', cardCode: '01', cardName: '비씨', acquCode: '01', acquName: '비씨카드', cardCl: '0' },
-  '4000000000009995': { outcome: 'limit-exceeded', cardCode: '12', cardName: 'NH농협', acquCode: '12', acquName: 'NH농협카드', cardCl: '0' },
+  '4111111111111111': {
+    outcome: 'approved',
+    cardCode: '06',
+    cardName: '신한',
+    acquCode: '06',
+    acquName: '신한카드',
+    cardCl: '0',
+  },
+  '5555555555554444': {
+    outcome: 'approved',
+    cardCode: '07',
+    cardName: '현대',
+    acquCode: '07',
+    acquName: '현대카드',
+    cardCl: '0',
+  },
+  '4000056655665556': {
+    outcome: 'approved',
+    cardCode: '02',
+    cardName: 'KB국민',
+    acquCode: '02',
+    acquName: 'KB국민카드',
+    cardCl: '1',
+  },
+  '4000000000000069': {
+    outcome: 'expired',
+    cardCode: '04',
+    cardName: '삼성',
+    acquCode: '04',
+    acquName: '삼성카드',
+    cardCl: '0',
+  },
+  '4000000000009979': {
+    outcome: 'lost-stolen',
+    cardCode: '08',
+    cardName: '롯데',
+    acquCode: '08',
+    acquName: '롯데카드',
+    cardCl: '0',
+  },
+  '4000000000000002': {
+    outcome: 'suspended',
+    cardCode: '01',
+    cardName: '비씨',
+    acquCode: '01',
+    acquName: '비씨카드',
+    cardCl: '0',
+  },
+  '4000000000009995': {
+    outcome: 'limit-exceeded',
+    cardCode: '12',
+    cardName: 'NH농협',
+    acquCode: '12',
+    acquName: 'NH농협카드',
+    cardCl: '0',
+  },
 };
 
 /**

@@ -20,7 +20,12 @@ export interface FaultReplyPlan {
  * (src/sandbox/faults.ts): decline, delay, drop, 500, HTML page, truncated body, another Amt.
  * These answers carry no Signature, so `bad-signature` answers the HTML page.
  */
-export function replyWithFault(state: SandboxState, target: FaultTarget, form: FormFields | undefined, plan: FaultReplyPlan): SandboxResponse {
+export function replyWithFault(
+  state: SandboxState,
+  target: FaultTarget,
+  form: FormFields | undefined,
+  plan: FaultReplyPlan,
+): SandboxResponse {
   const format = keyinReplyFormat(form);
   const fault = state.faults.take(target);
   const declining = fault?.kind === 'decline';
@@ -46,10 +51,17 @@ export function replyWithFault(state: SandboxState, target: FaultTarget, form: F
     case 'drop':
       return { status: 200, body: '', drop: true };
     case 'status-500':
-      return { status: 500, headers: { 'content-type': 'text/html;charset=euc-kr' }, body: '<html><body><h1>500 Internal Server Error</h1></body></html>' };
+      return {
+        status: 500,
+        headers: { 'content-type': 'text/html;charset=euc-kr' },
+        body: '<html><body><h1>500 Internal Server Error</h1></body></html>',
+      };
     case 'html':
     case 'bad-signature':
-      return keyinResponse('<html><head><title>NICEPAY</title></head><body><p>System error. Please try again later.</p></body></html>', format);
+      return keyinResponse(
+        '<html><head><title>NICEPAY</title></head><body><p>System error. Please try again later.</p></body></html>',
+        format,
+      );
     case 'truncate':
       return keyinResponse(body.subarray(0, Math.floor(body.length / 2)), format);
     default: {

@@ -22,11 +22,21 @@ export function encodeKeyinReply(fields: Record<string, string>, format: KeyinRe
   try {
     return text === undefined ? serializeKv(fields, format.charset) : encodeText(text, format.charset);
   } catch {
-    return iconv.encode(text ?? Object.entries(fields).map(([k, v]) => `${k}=${v}`).join('&'), 'cp949');
+    return iconv.encode(
+      text ??
+        Object.entries(fields)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('&'),
+      'cp949',
+    );
   }
 }
 
 /** A 200 answer with the gateway's (untrustworthy) text/html Content-Type. */
-export function keyinResponse(body: Buffer | string, format: KeyinReplyFormat, extra: Partial<SandboxResponse> = {}): SandboxResponse {
+export function keyinResponse(
+  body: Buffer | string,
+  format: KeyinReplyFormat,
+  extra: Partial<SandboxResponse> = {},
+): SandboxResponse {
   return { status: 200, headers: { 'content-type': `text/html;charset=${format.charset}` }, body, ...extra };
 }

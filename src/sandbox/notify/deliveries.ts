@@ -31,7 +31,8 @@ interface NoticeState {
   inFlight: Set<Promise<number>>;
 }
 
-const noticeState = (state: SandboxState): NoticeState => moduleSlot<NoticeState>(state, 'notify', () => ({ pending: [], inFlight: new Set() }));
+const noticeState = (state: SandboxState): NoticeState =>
+  moduleSlot<NoticeState>(state, 'notify', () => ({ pending: [], inFlight: new Set() }));
 
 /** Resolves once no delivery is under way (a cancel's notice, sent after the cancel answered). */
 export async function noticesIdle(state: SandboxState): Promise<void> {
@@ -49,13 +50,27 @@ export interface NoticeTiming {
  * Queues a notice for the merchant's notificationUrl (none: nothing is queued) and delivers it
  * at once unless it is late. The form is EUC-KR with no charset parameter, as the gateway sends.
  */
-export async function queueNotice(state: SandboxState, merchant: Required<SandboxMerchant>, entry: LedgerEntry, kind: 'deposit' | 'cancel', fields: Record<string, string>, timing: NoticeTiming = {}): Promise<void> {
+export async function queueNotice(
+  state: SandboxState,
+  merchant: Required<SandboxMerchant>,
+  entry: LedgerEntry,
+  kind: 'deposit' | 'cancel',
+  fields: Record<string, string>,
+  timing: NoticeTiming = {},
+): Promise<void> {
   if (!merchant.notificationUrl) return;
   const retry = merchant.notificationRetry;
   const notice: PendingNotice = {
-    entry, kind, url: merchant.notificationUrl, body: encodeForm(fields, 'euc-kr'), attempts: 0,
-    maxAttempts: 1 + retry.count, intervalMs: retry.intervalMinutes * 60_000,
-    dueAt: state.clock.now().getTime() + (timing.lateMs ?? 0), duplicate: timing.duplicate === true, busy: false,
+    entry,
+    kind,
+    url: merchant.notificationUrl,
+    body: encodeForm(fields, 'euc-kr'),
+    attempts: 0,
+    maxAttempts: 1 + retry.count,
+    intervalMs: retry.intervalMinutes * 60_000,
+    dueAt: state.clock.now().getTime() + (timing.lateMs ?? 0),
+    duplicate: timing.duplicate === true,
+    busy: false,
   };
   noticeState(state).pending.push(notice);
   if (!timing.lateMs) await deliver(state, notice);

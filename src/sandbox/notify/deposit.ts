@@ -23,9 +23,11 @@ export interface DepositOptions {
 export async function deposit(state: SandboxState, tid: string, options: DepositOptions = {}): Promise<void> {
   const entry = state.ledger.get(tid);
   if (entry?.method !== 'VBANK') throw new Error(`sandbox.deposit: ${tid} is not a virtual account of this sandbox`);
-  if (entry.status !== 'awaiting-deposit') throw new Error(`sandbox.deposit: virtual account ${tid} is ${entry.status}, not awaiting a deposit`);
+  if (entry.status !== 'awaiting-deposit')
+    throw new Error(`sandbox.deposit: virtual account ${tid} is ${entry.status}, not awaiting a deposit`);
   const amount = options.amount ?? entry.amount;
-  if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error('sandbox.deposit: amount must be a positive whole number of won');
+  if (!Number.isSafeInteger(amount) || amount <= 0)
+    throw new Error('sandbox.deposit: amount must be a positive whole number of won');
   const late = options.lateMinutes ?? 0;
   if (!(late >= 0)) throw new Error('sandbox.deposit: lateMinutes must be 0 or more');
   const merchant = state.merchants.get(entry.mid);

@@ -11,17 +11,38 @@ const VBANK_BANK = { code: '020', name: '우리은행' };
  * carries the undocumented `MerchantKey` field some captures show, so a client that logs or keeps
  * a notice verbatim is caught by the tests.
  */
-export function depositNoticeFields(entry: LedgerEntry, merchant: Required<SandboxMerchant>, amount: number, depositor: string, at: Date): Record<string, string> {
+export function depositNoticeFields(
+  entry: LedgerEntry,
+  merchant: Required<SandboxMerchant>,
+  amount: number,
+  depositor: string,
+  at: Date,
+): Record<string, string> {
   const x = entry.extra;
   return {
-    PayMethod: 'VBANK', ResultCode: '4110', ResultMsg: '가상계좌 입금 통보',
-    TID: entry.tid, MID: entry.mid, MOID: entry.moid, Amt: String(amount),
-    AuthDate: kstTimestamp12(at), AuthCode: '',
-    VbankNum: x.vbankNum ?? '', VbankName: VBANK_BANK.name, VbankInputName: depositor,
-    FnCd: VBANK_BANK.code, FnName: VBANK_BANK.name,
-    StateCd: '0', TransType: '0',
-    name: entry.buyerName, BuyerEmail: x.buyerEmail ?? '', GoodsName: entry.goodsName, MallUserID: '',
-    RcptTID: x.rcptTid ?? '', RcptType: entry.cashReceipt ? (entry.cashReceipt.type === 'income-deduction' ? '1' : '2') : '0', RcptAuthCode: x.rcptAuthCode ?? '',
+    PayMethod: 'VBANK',
+    ResultCode: '4110',
+    ResultMsg: '가상계좌 입금 통보',
+    TID: entry.tid,
+    MID: entry.mid,
+    MOID: entry.moid,
+    Amt: String(amount),
+    AuthDate: kstTimestamp12(at),
+    AuthCode: '',
+    VbankNum: x.vbankNum ?? '',
+    VbankName: VBANK_BANK.name,
+    VbankInputName: depositor,
+    FnCd: VBANK_BANK.code,
+    FnName: VBANK_BANK.name,
+    StateCd: '0',
+    TransType: '0',
+    name: entry.buyerName,
+    BuyerEmail: x.buyerEmail ?? '',
+    GoodsName: entry.goodsName,
+    MallUserID: '',
+    RcptTID: x.rcptTid ?? '',
+    RcptType: entry.cashReceipt ? (entry.cashReceipt.type === 'income-deduction' ? '1' : '2') : '0',
+    RcptAuthCode: x.rcptAuthCode ?? '',
     MallReserved: x.mallReserved ?? '',
     MerchantKey: merchant.merchantKey,
   };
@@ -33,14 +54,31 @@ export function depositNoticeFields(entry: LedgerEntry, merchant: Required<Sandb
  * the cancel request carried, for card cancels only (lifecycle-facts §3): two same-amount
  * partial cancels of a bank transfer on one day are two notices with the same fields.
  */
-export function cancelNoticeFields(entry: LedgerEntry, merchant: Required<SandboxMerchant>, amount: number, at: Date, cancelMoid: string): Record<string, string> {
+export function cancelNoticeFields(
+  entry: LedgerEntry,
+  merchant: Required<SandboxMerchant>,
+  amount: number,
+  at: Date,
+  cancelMoid: string,
+): Record<string, string> {
   const sameDay = entry.approvedAt !== undefined && kstDate8(entry.approvedAt) === kstDate8(at);
   return {
-    PayMethod: entry.method, ResultCode: '2001', ResultMsg: '취소 성공',
-    TID: entry.tid, MID: entry.mid, MOID: entry.moid, Amt: String(amount),
-    AuthDate: entry.approvedAt ? kstTimestamp12(entry.approvedAt) : '', AuthCode: entry.extra.authCode ?? '',
-    StateCd: sameDay ? '1' : '2', CancelDate: kstDate8(at), ...(entry.method === 'CARD' ? { CancelMOID: cancelMoid } : {}),
-    TransType: '0', name: entry.buyerName, GoodsName: entry.goodsName, MallReserved: entry.extra.mallReserved ?? '',
+    PayMethod: entry.method,
+    ResultCode: '2001',
+    ResultMsg: '취소 성공',
+    TID: entry.tid,
+    MID: entry.mid,
+    MOID: entry.moid,
+    Amt: String(amount),
+    AuthDate: entry.approvedAt ? kstTimestamp12(entry.approvedAt) : '',
+    AuthCode: entry.extra.authCode ?? '',
+    StateCd: sameDay ? '1' : '2',
+    CancelDate: kstDate8(at),
+    ...(entry.method === 'CARD' ? { CancelMOID: cancelMoid } : {}),
+    TransType: '0',
+    name: entry.buyerName,
+    GoodsName: entry.goodsName,
+    MallReserved: entry.extra.mallReserved ?? '',
     MerchantKey: merchant.merchantKey,
   };
 }

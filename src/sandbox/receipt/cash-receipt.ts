@@ -3,7 +3,13 @@ import { padAmount, parseAmount } from '../../wire/amount.js';
 import type { FormFields } from '../../wire/form-codec.js';
 import { hexEquals } from '../../wire/hash.js';
 import { kstTimestamp12, kstTimestamp14 } from '../../wire/kst.js';
-import { RECEIPT_ISSUED_CODE, RECEIPT_REQUEST_FIELDS, type ReceiptPurpose, receiptIdentityProblem, receiptSignData } from '../../wire/receipt-fields.js';
+import {
+  RECEIPT_ISSUED_CODE,
+  RECEIPT_REQUEST_FIELDS,
+  type ReceiptPurpose,
+  receiptIdentityProblem,
+  receiptSignData,
+} from '../../wire/receipt-fields.js';
 import { badField, checkCommon } from '../billing/common.js';
 import { field, readForm } from '../form-fields.js';
 import { BILLING_CODES, type BillingCode } from '../billing/codes.js';
@@ -61,7 +67,11 @@ export function cashReceipt(req: SandboxRequest, state: SandboxState): SandboxRe
   const form = readForm(req);
   return replyWithFault(state, 'cash-receipt', form, {
     process: () => issue(form, state),
-    notCommitted: (code, message) => answer(form ?? {}, { code: code ?? BILLING_CODES.issuerTimeout.code, message: message ?? BILLING_CODES.issuerTimeout.message }),
+    notCommitted: (code, message) =>
+      answer(form ?? {}, {
+        code: code ?? BILLING_CODES.issuerTimeout.code,
+        message: message ?? BILLING_CODES.issuerTimeout.message,
+      }),
   });
 }
 
@@ -73,10 +83,16 @@ function issue(form: FormFields | undefined, state: SandboxState): Record<string
   const { merchant, now } = checked;
   const mid = merchant.mid;
   const tid = field(f, 'TID');
-  if (!tid.startsWith(`${mid}0401`) || checkGatewayTime(tid.slice(14, 26), now) || !/^[0-9A-Za-z]{4}$/.test(tid.slice(26))) return answer(f, BILLING_CODES.badTid);
+  if (
+    !tid.startsWith(`${mid}0401`) ||
+    checkGatewayTime(tid.slice(14, 26), now) ||
+    !/^[0-9A-Za-z]{4}$/.test(tid.slice(26))
+  )
+    return answer(f, BILLING_CODES.badTid);
   const amt = field(f, 'ReceiptAmt');
   const moid = field(f, 'Moid');
-  if (!hexEquals(receiptSignData(mid, amt, field(f, 'EdiDate'), moid, merchant.merchantKey), field(f, 'SignData'))) return answer(f, BILLING_CODES.badSignature);
+  if (!hexEquals(receiptSignData(mid, amt, field(f, 'EdiDate'), moid, merchant.merchantKey), field(f, 'SignData')))
+    return answer(f, BILLING_CODES.badSignature);
   if (books.tids.has(tid) || state.ledger.get(tid)) return answer(f, BILLING_CODES.duplicateTid);
   books.tids.add(tid);
   const amount = parseAmount(amt);
@@ -85,14 +101,24 @@ function issue(form: FormFields | undefined, state: SandboxState): Record<string
   const purpose: ReceiptPurpose = field(f, 'ReceiptType') === '1' ? 'income-deduction' : 'expense-proof';
   const identity = field(f, 'ReceiptTypeNo');
   if (receiptIdentityProblem(purpose, identity)) return answer(f, RECEIPT_CODES.badIdentity);
-  if (state.ledger.byMoid(mid, moid).some((e) => e.extra.service === 'cash-receipt' && e.status === 'approved')) return answer(f, RECEIPT_CODES.alreadyIssued);
+  if (state.ledger.byMoid(mid, moid).some((e) => e.extra.service === 'cash-receipt' && e.status === 'approved'))
+    return answer(f, RECEIPT_CODES.alreadyIssued);
 
   const authCode = String(randomInt(100_000_000, 999_999_999));
   // Booked as 'authenticated' and then marked approved in place: the data host's feed credits
   // the payout balance for every approval, and a receipt moves no money.
   const entry: LedgerEntry = {
-    tid, mid, moid, amount, method: 'BANK', status: 'authenticated', source: 'keyin',
-    goodsName: field(f, 'GoodsName'), buyerName: field(f, 'BuyerName'), createdAt: now, approvalCalls: 1,
+    tid,
+    mid,
+    moid,
+    amount,
+    method: 'BANK',
+    status: 'authenticated',
+    source: 'keyin',
+    goodsName: field(f, 'GoodsName'),
+    buyerName: field(f, 'BuyerName'),
+    createdAt: now,
+    approvalCalls: 1,
     extra: { service: 'cash-receipt', authCode },
   };
   state.ledger.add(entry);
@@ -100,9 +126,24 @@ function issue(form: FormFields | undefined, state: SandboxState): Record<string
   entry.approvedAt = now;
   const t = kstTimestamp14(now);
   dataHostState(state).receipts.push({
-    mid, tid, orgTid: tid, orgSvcCd: '04', moid, goodsNm: field(f, 'GoodsName'), goodsAmt: amount,
-    appDt: t.slice(0, 8), appTm: t.slice(8), ccDt: '', ccTm: '', stateCd: '0', appNo: authCode, ccNo: '',
-    ordNm: field(f, 'BuyerName'), identity: mask(identity), status: '0', reqFlg: purpose === 'income-deduction' ? '1' : '2',
+    mid,
+    tid,
+    orgTid: tid,
+    orgSvcCd: '04',
+    moid,
+    goodsNm: field(f, 'GoodsName'),
+    goodsAmt: amount,
+    appDt: t.slice(0, 8),
+    appTm: t.slice(8),
+    ccDt: '',
+    ccTm: '',
+    stateCd: '0',
+    appNo: authCode,
+    ccNo: '',
+    ordNm: field(f, 'BuyerName'),
+    identity: mask(identity),
+    status: '0',
+    reqFlg: purpose === 'income-deduction' ? '1' : '2',
   });
   return answer(f, RECEIPT_CODES.issued, { AuthCode: authCode, AuthDate: kstTimestamp12(now) });
 }
@@ -113,7 +154,9 @@ function issue(form: FormFields | undefined, state: SandboxState): Record<string
  * that are not all 0 and do not add up are refused (7011).
  */
 function partsFit(f: FormFields, amount: number): boolean {
-  const parts = ['ReceiptSupplyAmt', 'ReceiptVAT', 'ReceiptServiceAmt', 'ReceiptTaxFreeAmt'].map((k) => parseAmount(field(f, k)) ?? Number.NaN);
+  const parts = ['ReceiptSupplyAmt', 'ReceiptVAT', 'ReceiptServiceAmt', 'ReceiptTaxFreeAmt'].map(
+    (k) => parseAmount(field(f, k)) ?? Number.NaN,
+  );
   return parts.every((p) => p === 0) || parts.reduce((a, b) => a + b, 0) === amount;
 }
 
@@ -121,8 +164,14 @@ function partsFit(f: FormFields, amount: number): boolean {
 function answer(form: FormFields, result: BillingCode, extra: Record<string, string> = {}): Record<string, string> {
   const amount = parseAmount(field(form, 'ReceiptAmt'));
   return {
-    ResultCode: result.code, ResultMsg: result.message, TID: field(form, 'TID'), AuthCode: '', AuthDate: '',
+    ResultCode: result.code,
+    ResultMsg: result.message,
+    TID: field(form, 'TID'),
+    AuthCode: '',
+    AuthDate: '',
     ...extra,
-    MID: field(form, 'MID'), Moid: field(form, 'Moid'), ReceiptAmt: amount === undefined ? '' : padAmount(amount),
+    MID: field(form, 'MID'),
+    Moid: field(form, 'Moid'),
+    ReceiptAmt: amount === undefined ? '' : padAmount(amount),
   };
 }

@@ -1,6 +1,15 @@
 import { safeEquals } from '../../wire/hash.js';
 import { statusSignData } from '../../wire/signatures.js';
-import { REQUEST_CODES, declined, encodeReply, field, gatewayResponse, midMisshaped, readGatewayForm, replyFormat } from '../approval/gateway-io.js';
+import {
+  REQUEST_CODES,
+  declined,
+  encodeReply,
+  field,
+  gatewayResponse,
+  midMisshaped,
+  readGatewayForm,
+  replyFormat,
+} from '../approval/gateway-io.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import type { LedgerEntry } from '../ledger.js';
 import { answerWithFault } from '../approval/fault-wrap.js';
@@ -46,20 +55,29 @@ function authOf(entry: LedgerEntry): { AuthCode: string; AuthDate: string } {
  */
 export function transStatus(req: SandboxRequest, state: SandboxState): SandboxResponse {
   const read = readGatewayForm(req);
-  if ('unreadable' in read) return gatewayResponse(encodeReply(declined(STATUS_CODES.undecodable, read.unreadable), read.format), read.format);
+  if ('unreadable' in read)
+    return gatewayResponse(encodeReply(declined(STATUS_CODES.undecodable, read.unreadable), read.format), read.format);
   const f = read.fields;
   const format = replyFormat(f);
-  const reply = (fields: Record<string, string>): SandboxResponse => gatewayResponse(encodeReply(fields, format), format);
+  const reply = (fields: Record<string, string>): SandboxResponse =>
+    gatewayResponse(encodeReply(fields, format), format);
   const tid = field(f, 'TID');
   const merchant = state.merchants.get(field(f, 'MID'));
-  if (midMisshaped(f)) return reply(declined(STATUS_CODES.badMid, '상점 아이디(MID) 형식이 올바르지 않습니다 (영문·숫자 9자리 + 소문자 m).', { TID: tid }));
+  if (midMisshaped(f))
+    return reply(
+      declined(STATUS_CODES.badMid, '상점 아이디(MID) 형식이 올바르지 않습니다 (영문·숫자 9자리 + 소문자 m).', {
+        TID: tid,
+      }),
+    );
   if (!merchant) return reply(declined(STATUS_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.', { TID: tid }));
   const missing = ['TID', 'EdiDate', 'SignData'].find((k) => !field(f, k));
-  if (missing) return reply(declined(STATUS_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`, { TID: tid }));
+  if (missing)
+    return reply(declined(STATUS_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`, { TID: tid }));
   // lifecycle-facts 4's request table: TID 30 characters, EdiDate 14 digits, CharSet and EdiType values.
   const broken = brokenRule(STATUS_RULES, f, 'euc-kr');
   if (broken) return reply(declined(STATUS_CODES.badField, ruleMessage(broken), { TID: tid }));
-  if (checkGatewayTime(field(f, 'EdiDate'), state.clock.now(), state.rules.ediDateToleranceMs)) return reply(declined(STATUS_CODES.badEdiDate, '요청 일시(EdiDate)가 올바르지 않습니다 (KST).', { TID: tid }));
+  if (checkGatewayTime(field(f, 'EdiDate'), state.clock.now(), state.rules.ediDateToleranceMs))
+    return reply(declined(STATUS_CODES.badEdiDate, '요청 일시(EdiDate)가 올바르지 않습니다 (KST).', { TID: tid }));
   if (!safeEquals(statusSignData(tid, merchant.mid, field(f, 'EdiDate'), merchant.merchantKey), field(f, 'SignData'))) {
     return reply(declined(STATUS_CODES.badSignData, '위변조 검증 데이터(SignData)가 일치하지 않습니다.', { TID: tid }));
   }
@@ -67,9 +85,18 @@ export function transStatus(req: SandboxRequest, state: SandboxState): SandboxRe
   const entry = found?.mid === merchant.mid ? found : undefined;
   const status = statusOf(entry);
   const fields = {
-    ResultCode: STATUS_CODES.ok, ResultMsg: '조회 성공', TID: tid, Status: status,
+    ResultCode: STATUS_CODES.ok,
+    ResultMsg: '조회 성공',
+    TID: tid,
+    Status: status,
     ...(status === '9' || !entry ? { AuthCode: '', AuthDate: '' } : authOf(entry)),
   };
   // Faults (target 'status') reach the inquiry settlement relies on: a lost or unusable answer.
-  return answerWithFault(state, 'status', { format, process: () => fields, notCommitted: () => fields, amountField: 'Amt', sign: () => '' });
+  return answerWithFault(state, 'status', {
+    format,
+    process: () => fields,
+    notCommitted: () => fields,
+    amountField: 'Amt',
+    sign: () => '',
+  });
 }
