@@ -1,5 +1,5 @@
 import type { ClientContext } from '../context.js';
-import { cancelReversal } from '../cancel/reversal.js';
+import { cancelReversal, reversalTable } from '../cancel/reversal.js';
 import { NicepayRequestError } from '../errors/index.js';
 import type { AnswerTable, GatewayHolding, HookContext, LedgerRecord, OperationCall, OperationKind } from '../pipeline/index.js';
 import { refuseKvUnsafe } from '../pipeline/index.js';
@@ -161,6 +161,7 @@ export function approvalCall(ctx: ClientContext, kind: OperationKind<ApprovalRes
     refusal: 'kept',
     // Within its window, the net cancel reverses the approval with its own fields (gateway-facts).
     reverseNow: {
+      table: reversalTable(config, { tid, moid, amount }),
       url: input.netCancelUrl,
       request: () => ({ body: encodeForm({ ...signedApprovalFields(config, tid, input.authToken, amount), NetCancel: '1', CharSet: 'utf-8', EdiType: 'JSON' }, 'euc-kr'), contentType: FORM }),
     },

@@ -1,11 +1,11 @@
 import type { ResolvedConfig } from '../config.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
-import type { GatewayRequest } from '../pipeline/index.js';
+import type { AnswerTable, ReversalRequest } from '../pipeline/index.js';
+import { CANCEL_DONE_CODES } from '../wire/cancel-codes.js';
 import { CANCEL_PATH } from '../wire/lifecycle-fields.js';
-import { buildCancelForm, cancelMoidOf } from './request.js';
 import { EUC_KR_FORM } from '../wire/content-type.js';
-
-/** Both cancel-shaped requests are EUC-KR forms. */
+import { cancelTable } from './operation.js';
+import { buildCancelForm, cancelMoidOf } from './request.js';
 
 /** What a cancel-shaped reversal needs of the operation it reverses. */
 export interface Reversible {
@@ -21,8 +21,9 @@ export interface Reversible {
  * net cancel's window is short). Its Moid is derived from the TID and amount, the same for every
  * attempt, so a reversal repeated after its answer was lost is refused as done rather than done twice.
  */
-export function cancelReversal(config: ResolvedConfig, op: Reversible): GatewayRequest {
+export function cancelReversal(config: ResolvedConfig, op: Reversible): ReversalRequest {
   return {
+    table: reversalTable(config, op),
     url: gatewayEndpoint(config.baseUrl, CANCEL_PATH),
     request: () => ({ body: reversalForm(config, op, '결제 취소(정산)', 'settle'), contentType: EUC_KR_FORM }),
   };
@@ -32,14 +33,24 @@ export function cancelReversal(config: ResolvedConfig, op: Reversible): GatewayR
  * The immediate reversal of a transaction without an AuthToken (a key-in or billing charge whose
  * outcome is unknown): the documented cancel of the whole amount with NetCancel=1.
  */
-export function cancelFormNetCancel(config: ResolvedConfig, op: Reversible): GatewayRequest {
+export function cancelFormNetCancel(config: ResolvedConfig, op: Reversible): ReversalRequest {
   return {
+    table: reversalTable(config, op),
     url: gatewayEndpoint(config.baseUrl, CANCEL_PATH),
     request: () => ({
       body: Buffer.concat([reversalForm(config, op, '망취소', ''), Buffer.from('&NetCancel=1', 'latin1')]),
       contentType: EUC_KR_FORM,
     }),
   };
+}
+
+/**
+ * The answer table of a reversal, net cancel or cancel: a cancel's (signed, naming the TID and
+ * MID, the whole amount as CancelAmt), where only a cancel done (2001, 2211) is a success: a
+ * refund still to be paid out is not a reversal of a payment whose outcome was unknown.
+ */
+export function reversalTable(config: ResolvedConfig, op: Reversible): AnswerTable {
+  return { ...cancelTable(config, op), success: CANCEL_DONE_CODES };
 }
 
 function reversalForm(config: ResolvedConfig, op: Reversible, reason: string, key: string): Buffer {

@@ -29,7 +29,7 @@ export interface OperationKind<R> {
    * window is short). Absent: the operation cannot be reversed and is completed instead by
    * sending it again (a cancel).
    */
-  reversal?(record: LedgerRecord): GatewayRequest;
+  reversal?(record: LedgerRecord): ReversalRequest;
   /** How settlement learns what the gateway holds for a record's TID. */
   inquire(record: LedgerRecord): Promise<GatewayHolding>;
   /**
@@ -62,6 +62,15 @@ export interface GatewayRequest {
   request(): OutboundRequest;
 }
 
+/**
+ * A reversal: its request and its answer table (a cancel's: what confirms it); a refusal the
+ * reason of which is "already cancelled" confirms it too, "no such transaction" says nothing was
+ * ever charged.
+ */
+export interface ReversalRequest extends GatewayRequest {
+  table: AnswerTable;
+}
+
 /** One call of a money operation: its record, its request, its answer table, its hook. */
 export interface OperationCall<R> {
   kind: OperationKind<R>;
@@ -86,7 +95,7 @@ export interface OperationCall<R> {
    */
   refusal: 'kept' | 'forgotten';
   /** The immediate reversal when the outcome is unknown (a net cancel within its window). */
-  reverseNow?: GatewayRequest;
+  reverseNow?: ReversalRequest;
   /**
    * An approval's "already processed": whether the gateway holds this TID for this very order
    * (then the approval is recovered), or for nobody this store knows.

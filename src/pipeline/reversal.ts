@@ -1,28 +1,27 @@
 import type { ClientContext } from '../context.js';
-import { parseAmount } from '../wire/amount.js';
-import { CANCEL_DONE_CODES, cancelRefusalReason } from '../wire/cancel-codes.js';
-import { hexEquals } from '../wire/hash.js';
-import { ownField } from '../wire/response-body.js';
-import { cancelResponseSignature } from '../wire/signatures.js';
-import { readAnswerFields, readResultCode } from './answer.js';
+import { cancelRefusalReason } from '../wire/cancel-codes.js';
+import { readAnswer } from './answer-rules.js';
 import { callGateway } from './gateway-call.js';
 import type { LedgerRecord } from './ledger-record.js';
-import type { GatewayRequest } from './operation.js';
+import type { ReversalRequest } from './operation.js';
 
 /** What one reversal did: confirmed, the gateway holds nothing to reverse, or not confirmed. */
 export type ReversalOutcome = 'reversal-confirmed' | 'gateway-none' | 'reversal-failed';
 
 /**
  * Sends one reversal of `record` (a net cancel within its window, or a cancel of the whole
- * amount) as a continuation of the work in flight, and reads its cancel-shaped answer
- * (gateway-facts, Net cancel; lifecycle-facts §2): confirmed only by exactly 2001 / 2211 with a
- * Signature = sha256(TID + MID + CancelAmt + key) over a CancelAmt equal to the whole amount,
- * or by "already cancelled" (2013, 2015); "no such transaction" (2012) means nothing was ever
- * committed. Anything else (another code, a lost or unreadable answer, an unsigned 2001) is not
+ * amount) as a continuation of the work in flight, and reads its answer by the reversal's own
+ * table, as every answer is read: confirmed by a success the table verifies (signed, naming the
+ * TID, the whole amount), or by a refusal saying the TID is already cancelled (2013, 2015);
+ * "no such transaction" (2012) means nothing was ever committed. Anything else (another code,
+ * a refusal naming another TID, a lost or unreadable answer, an unsigned success) is not
  * confirmed: settlement sends it again. Never throws.
  */
-export async function reverse(ctx: ClientContext, record: LedgerRecord, reversal: GatewayRequest): Promise<ReversalOutcome> {
-  const { config } = ctx;
+export async function reverse(
+  ctx: ClientContext,
+  record: LedgerRecord,
+  reversal: ReversalRequest,
+): Promise<ReversalOutcome> {
   try {
     return await callGateway<{ outcome: ReversalOutcome; code?: string }>(ctx, {
       operation: 'net-cancel',
@@ -32,18 +31,13 @@ export async function reverse(ctx: ClientContext, record: LedgerRecord, reversal
       continuation: true,
       request: reversal.request,
       answer(body) {
-        const read = readAnswerFields(body, 'utf-8', 'JSON');
-        if (!read.ok) return { outcome: 'reversal-failed' };
-        const reading = readResultCode(read.raw);
-        if (reading.kind !== 'code') return { outcome: 'reversal-failed' };
-        const { code } = reading;
-        const reason = cancelRefusalReason(code);
+        const reading = readAnswer(body, reversal.table);
+        const code = 'code' in reading ? reading.code : undefined;
+        if (reading.kind === 'success') return { outcome: 'reversal-confirmed', code };
+        if (reading.kind !== 'refused') return { outcome: 'reversal-failed', code };
+        const reason = cancelRefusalReason(reading.code);
         if (reason === 'already-cancelled') return { outcome: 'reversal-confirmed', code };
-        if (reason === 'not-found') return { outcome: 'gateway-none', code };
-        if (!CANCEL_DONE_CODES.has(code)) return { outcome: 'reversal-failed', code };
-        const cancelAmt = ownField(read.raw, 'CancelAmt') ?? '';
-        const signed = hexEquals(cancelResponseSignature(record.tid, config.mid, cancelAmt, config.merchantKey), ownField(read.raw, 'Signature') ?? '');
-        return { outcome: signed && ownField(read.raw, 'TID') === record.tid && parseAmount(cancelAmt) === record.amount ? 'reversal-confirmed' : 'reversal-failed', code };
+        return { outcome: reason === 'not-found' ? 'gateway-none' : 'reversal-failed', code };
       },
       lost: () => ({ outcome: 'reversal-failed' }),
       notSent: () => ({ outcome: 'reversal-failed' }),

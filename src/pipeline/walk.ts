@@ -3,7 +3,7 @@ import type { NicepayError } from '../errors/index.js';
 import { callHook, errorText, type HookContext, type HookVerdict } from './hook-runner.js';
 import type { Lease } from './ledger.js';
 import type { LedgerRecord } from './ledger-record.js';
-import type { GatewayRequest, OperationKind } from './operation.js';
+import type { OperationKind, ReversalRequest } from './operation.js';
 import { reverse } from './reversal.js';
 import { type LedgerEvent, transition } from './state-machine.js';
 import { channel } from 'node:diagnostics_channel';
@@ -42,7 +42,7 @@ export interface WalkOptions<R> {
   /** The shop's hook for a committed record (the call's own, or the one settlement may run). */
   hook?: { run(result: R, context: HookContext): unknown; timeoutMs: number } | undefined;
   /** The first reversal to send (a net cancel within its window); later ones are the kind's. */
-  reverseNow?: GatewayRequest | undefined;
+  reverseNow?: ReversalRequest | undefined;
 }
 
 /** Settlement's wait before it looks at an open record again: 0, then 30 s doubling to an hour. */
