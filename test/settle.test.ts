@@ -198,6 +198,41 @@ describe('settle(): every fault of the matrix with a failing reversal ends with 
     expect((shop.sandbox.ledger.get(tid)?.cancels ?? []).map((c) => c.amount)).to.deep.equal([6_000]);
   });
 
+  it('a lost full cancel the gateway never did is not kept when another full cancel of the TID went through since: that one is the gateway\'s "already cancelled"', async () => {
+    shop.orders.set('settle-cancel-twice', 6_000);
+    const auth = await shop.sandbox.authenticate({ moid: 'settle-cancel-twice', amount: 6_000, method: 'CARD' });
+    await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
+    const tid = auth.fields.TxTid!;
+    // Cancel A: a 500 before the gateway cancels anything.
+    shop.sandbox.faults.inject({ target: 'cancel', kind: 'status-500', commit: false });
+    const lost = await shop.nicepay
+      .cancel({ tid, moid: 'settle-cancel-twice', amount: 6_000, reason: '전체 환불', idempotencyKey: 'A' })
+      .catch((e: unknown) => e);
+    expect(lost).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN' });
+    // Cancel B, under another key (an operator's second try): the gateway cancels.
+    const b = await shop.nicepay.cancel({
+      tid,
+      moid: 'settle-cancel-twice',
+      amount: 6_000,
+      reason: '전체 환불',
+      idempotencyKey: 'B',
+    });
+    expect(b.status).to.equal('cancelled');
+    const report = await shop.nicepay.settle();
+    expect(
+      report.settled.filter((x) => x.tid === tid).map((x) => x.outcome),
+      JSON.stringify(report),
+    ).to.deep.equal(['never-charged']);
+    expect((shop.sandbox.ledger.get(tid)?.cancels ?? []).map((c) => c.amount)).to.deep.equal([6_000]);
+    const repeatA = await shop.nicepay
+      .cancel({ tid, moid: 'settle-cancel-twice', amount: 6_000, reason: '전체 환불', idempotencyKey: 'A' })
+      .catch((e: unknown) => e);
+    expect(repeatA).to.not.include({ status: 'cancelled' });
+  });
+
   it('a partial cancel whose answer was lost is not sent again (a later repeat may refund twice): it stays open, needing attention', async () => {
     shop.orders.set('settle-partial', 6_000);
     const auth = await shop.sandbox.authenticate({ moid: 'settle-partial', amount: 6_000, method: 'CARD' });

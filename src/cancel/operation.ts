@@ -1,6 +1,12 @@
 import type { ClientContext } from '../context.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
-import type { AnswerTable, LedgerRecord, OperationCall, OperationKind } from '../pipeline/index.js';
+import {
+  type AnswerTable,
+  type LedgerRecord,
+  type OperationCall,
+  type OperationKind,
+  tallyRecords,
+} from '../pipeline/index.js';
 import { parseAmount } from '../wire/amount.js';
 import {
   CANCEL_DONE_CODES,
@@ -55,10 +61,22 @@ export function cancelKind(ctx: ClientContext): OperationKind<CancelResult> {
       return {
         request: cancelRequest(ctx, n),
         table: cancelTable(ctx.config, n),
-        doneAlready: (code) => cancelRefusalReason(code) === 'already-cancelled',
+        doneAlready: async (code) =>
+          cancelRefusalReason(code) === 'already-cancelled' && !(await anotherFullCancelDone(ctx, r)),
       };
     },
   };
+}
+
+/**
+ * True when the TID's tally holds another full cancel that was done: the gateway's "already
+ * cancelled" to this one sent again is then that cancel's doing, and this one never happened.
+ */
+async function anotherFullCancelDone(ctx: ClientContext, r: LedgerRecord): Promise<boolean> {
+  const cancels = await tallyRecords(ctx, cancelTallyBase(r.mid, r.tid));
+  return cancels.some(
+    (c) => c.state === 'recorded' && c.data.partial !== '1' && c.data.cancelMoid !== r.data.cancelMoid,
+  );
 }
 
 /** The caller's result of a cancel record: cancelled or refund pending, or (not kept) refused. */

@@ -100,7 +100,9 @@ export interface OperationCall<R> {
    * An approval's "already processed": whether the gateway holds this TID for this very order
    * (then the approval is recovered), or for nobody this store knows.
    */
-  recover?(reading: Extract<Reading, { kind: 'processed' }>): Promise<{ recovered: true; fields: Record<string, string> } | { recovered: false; why: string }>;
+  recover?(
+    reading: Extract<Reading, { kind: 'processed' }>,
+  ): Promise<{ recovered: true; fields: Record<string, string> } | { recovered: false; why: string }>;
   /**
    * The shop's hook for this call, run once the gateway committed; `name` when it is a route's
    * registered hook, which settlement may run again for this record.
@@ -114,7 +116,7 @@ export interface OperationCall<R> {
  */
 export type Resend = ({ request: GatewayRequest; table: AnswerTable } | Exchange) & {
   /** True for a refusal code that means the first sending took effect (a cancel: already cancelled). */
-  doneAlready(code: string): boolean;
+  doneAlready(code: string): boolean | Promise<boolean>;
 };
 
 /** What an exchange's answer means: a {@link Reading}, or a request that provably never left. */

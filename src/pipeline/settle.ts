@@ -165,7 +165,7 @@ async function resendStep(ctx: ClientContext, kind: OperationKind<unknown>, r: L
     const reading = 'exchange' in again ? await again.exchange() : await resendPost(ctx, kind, r, again);
     if (reading.kind === 'success') return { event: 'committed', patch: { fields: { ...reading.fields }, resultCode: reading.code } };
     if (reading.kind === 'refused' || reading.kind === 'refused-elsewhere' || reading.kind === 'invalid') {
-      return again.doneAlready(reading.code) ? { event: 'committed' } : { event: 'declined', patch: { ...(reading.code ? { resultCode: reading.code } : {}), reason: reading.message } };
+      return (await again.doneAlready(reading.code)) ? { event: 'committed' } : { event: 'declined', patch: { ...(reading.code ? { resultCode: reading.code } : {}), reason: reading.message } };
     }
     // Not sent, lost, or "retry later": nothing says whether the first sending took effect.
     return { event: 'unconfirmed' };
