@@ -176,6 +176,38 @@ describe('payout request: a ledger operation', () => {
   });
 });
 
+describe('payout request: its tally entry is written before it is sent', () => {
+  let rig: DataHostRig;
+  afterEach(() => rig.close());
+
+  it("a payout whose tally entry cannot be written is not sent (503 NICEPAY_STORE_UNAVAILABLE): settlement tells same-amount payouts apart by the tally, so none leaves without its entry", async () => {
+    const inner = memoryStore();
+    let failTally = true;
+    // One store failure, on the day's tally only (its entries are keys under payouts:).
+    const store: ReturnType<typeof memoryStore> = {
+      ...inner,
+      acquire: (key, ms, initial) => {
+        if (failTally && key.startsWith('payouts:')) {
+          failTally = false;
+          return Promise.reject(new Error('store failure'));
+        }
+        return inner.acquire(key, ms, initial);
+      },
+    };
+    rig = await startDataHost(fromKst(2026, 11, 23, 9, 0), { store, settle: false });
+    await rig.nicepay.payout.registerSubMerchant(seller('s1'));
+    const refused = await rejection(rig.nicepay.payout.request({ subId: 's1', amount: 700, dupCheck: false, idempotencyKey: 'k1' }));
+    expect(refused).to.include({ code: 'NICEPAY_STORE_UNAVAILABLE' });
+    expect(refused.message).to.include('nothing was sent');
+    expect(rig.sandbox.dataHost.payouts()).to.deep.equal([]);
+    expect(await rig.nicepay.unsettled()).to.deep.equal([]);
+    // Sent again once the store answers: made once, and settlement has nothing to do.
+    const made = await rig.nicepay.payout.request({ subId: 's1', amount: 700, dupCheck: false, idempotencyKey: 'k1' });
+    expect(made.seq).to.match(/^\d+$/);
+    expect(rig.sandbox.dataHost.payouts()).to.have.length(1);
+  });
+});
+
 describe('payout request: what it rejects with', () => {
   it("its rejection list is what its declaration lets the pipeline produce, plus the schedule, the data host's refusal and the queries' gateway error", () => {
     const ctx = createContext(

@@ -1,5 +1,5 @@
 import type { ClientContext } from '../context.js';
-import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { NicepayGatewayError, NicepayRequestError, NicepayServiceError } from '../errors/index.js';
 import { digestEquals } from '../util/secret-digest.js';
 import { type AnswerTable, readAnswer, type Reading } from './answer-rules.js';
 import { admit, callGateway } from './gateway-call.js';
@@ -48,9 +48,13 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
   }
   const { lease, record: existing } = taken;
   if (existing) return resume(ctx, call, lease, existing, taken.dueAt);
-  // Tallied before the request leaves: whatever the gateway says of it may come back first.
+  // Tallied before the request leaves: whatever the gateway says of it may come back first, and
+  // settlement tells same-amount operations apart by the tally, so none is sent without its entry.
   const tally = kind.tally?.(initial);
-  if (tally && !(await appendToTally(ctx, tally, call.key))) ctx.config.logger.warn({ tid: start.tid, moid: start.moid, step: 'tally' }, `the ${kind.what} could not be added to its tally`);
+  if (tally && !(await appendToTally(ctx, tally, call.key))) {
+    await lease.forget();
+    throw new NicepayServiceError('NICEPAY_STORE_UNAVAILABLE', `the ${kind.what} could not be added to its tally in the ledger store; nothing was sent, retry shortly`);
+  }
   let step: Step;
   try {
     step = await send(ctx, call);

@@ -11,8 +11,9 @@ export const TALLY_KEEP_MS = 35 * 24 * 60 * 60 * 1000;
 /**
  * Adds `value` to the tally under `base`: the entries are closed records `${base}:1`,
  * `${base}:2`... written once each, so appending needs no update of a closed record and two
- * instances appending at once take different numbers. A store failure is reported (false): a
- * tally is a help to tell notices apart, never money.
+ * instances appending at once take different numbers. A store failure is reported (false): the
+ * operation is then not sent, since settlement and notices tell its same-amount siblings apart
+ * by the tally.
  */
 export async function appendToTally(ctx: ClientContext, base: string, value: string): Promise<boolean> {
   const { store } = ctx.config;
