@@ -108,7 +108,10 @@ export async function walk<R>(ctx: ClientContext, kind: OperationKind<R>, lease:
         const request = reverseNow ?? kind.reversal?.(r);
         reverseNow = undefined;
         step = { event: request ? await reverse(ctx, r, request) : 'reversal-failed' };
-        logger.error({ tid: r.tid, moid: r.moid, step: 'reversal', outcome: step.event, reason: r.reason }, `${kind.what}: outcome unknown or hook failed; reversal ${step.event === 'reversal-failed' ? 'not confirmed: settlement retries it' : 'done'}`);
+        // A reversal that was not confirmed leaves money the shop did not record: an error until
+        // settlement ends it; a confirmed one (or nothing to reverse) is a warning.
+        const failed = step.event === 'reversal-failed';
+        logger[failed ? 'error' : 'warn']({ tid: r.tid, moid: r.moid, step: 'reversal', outcome: step.event, reason: r.reason }, `${kind.what}: outcome unknown or hook failed; reversal ${failed ? 'not confirmed: settlement retries it' : 'done'}`);
         continue;
       }
     }
