@@ -45,6 +45,12 @@ describe('a reversal reads its answer by its answer table', () => {
     expect(await outcomeOf(signed(TID, '1000'))).to.equal('reversal-confirmed');
   });
 
+  it('a net cancel answer may leave MID out (its Signature is then over the MID sent), never name another', async () => {
+    const { MID: _omitted, ...withoutMid } = signed(TID, '1000');
+    expect(await outcomeOf(withoutMid)).to.equal('reversal-confirmed');
+    expect(await outcomeOf({ ...signed(TID, '1000'), MID: 'nicepay99m' })).to.equal('reversal-failed');
+  });
+
   it('a 2001 for part of the amount, for another TID or with a Signature that does not verify does not', async () => {
     expect(await outcomeOf(signed(TID, '500'))).to.equal('reversal-failed');
     expect(await outcomeOf(signed(OTHER_TID, '1000'))).to.equal('reversal-failed');

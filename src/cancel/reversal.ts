@@ -2,6 +2,8 @@ import type { ResolvedConfig } from '../config.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import type { AnswerTable, ReversalRequest } from '../pipeline/index.js';
 import { CANCEL_DONE_CODES } from '../wire/cancel-codes.js';
+import { ownField } from '../wire/response-body.js';
+import { cancelResponseSignature } from '../wire/signatures.js';
 import { CANCEL_PATH } from '../wire/lifecycle-fields.js';
 import { EUC_KR_FORM } from '../wire/content-type.js';
 import { cancelTable } from './operation.js';
@@ -45,12 +47,26 @@ export function cancelFormNetCancel(config: ResolvedConfig, op: Reversible): Rev
 }
 
 /**
- * The answer table of a reversal, net cancel or cancel: a cancel's (signed, naming the TID and
- * MID, the whole amount as CancelAmt), where only a cancel done (2001, 2211) is a success: a
- * refund still to be paid out is not a reversal of a payment whose outcome was unknown.
+ * The answer table of a reversal, net cancel or cancel: a cancel's (signed, naming the TID, the
+ * whole amount as CancelAmt), where only a cancel done (2001, 2211) is a success: a refund still
+ * to be paid out is not a reversal of a payment whose outcome was unknown. A net cancel's answer
+ * may leave MID out (gateway-facts lists its fields without it): it must not name another, and
+ * its Signature is then over the MID that was sent.
  */
 export function reversalTable(config: ResolvedConfig, op: Reversible): AnswerTable {
-  return { ...cancelTable(config, op), success: CANCEL_DONE_CODES };
+  return {
+    ...cancelTable(config, op),
+    success: CANCEL_DONE_CODES,
+    signature: (f) =>
+      cancelResponseSignature(
+        ownField(f, 'TID') ?? '',
+        ownField(f, 'MID') || config.mid,
+        ownField(f, 'CancelAmt') ?? '',
+        config.merchantKey,
+      ),
+    mustEcho: { TID: op.tid },
+    mayEcho: { MID: config.mid },
+  };
 }
 
 function reversalForm(config: ResolvedConfig, op: Reversible, reason: string, key: string): Buffer {
