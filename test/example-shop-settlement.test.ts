@@ -1,0 +1,328 @@
+/**
+ * The example shop's records follow the library's settlement (example-app/settlement-follower.ts):
+ * a billing charge or a full refund whose answer was lost is settled by the package, and the
+ * shop's charge attempt or refund intent follows the settled record; while the package holds it
+ * open, the back office shows it as being settled and records nothing by hand. A partial refund,
+ * which the package never sends again, keeps the operator's manual record.
+ *
+ * Over loopback against the sandbox, on a frozen virtual clock shared with the shop's client;
+ * no automatic settler runs (settle: false): each pass is an explicit nicepay.settle().
+ */
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { createShop, type Shop } from '../example-app/app.js';
+import { billingDb } from '../example-app/db-billing.js';
+import { refundStore } from '../example-app/db-refunds.js';
+import { kstToday } from '../example-app/routes/admin-page.js';
+import type { Logger } from '../src/index.js';
+import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
+
+const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
+const PASSWORD = 'shop-settlement-password';
+const tokenOf = (page: string): string => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
+const hidden = (page: string, name: string): string => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)![1]!;
+const textOf = (page: string, id: string): string | undefined =>
+  new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1];
+
+describe('example-app: the shop follows the library settlement of lost outcomes', () => {
+  let sandbox: Sandbox;
+  let dir: string;
+  let shop: Shop;
+  let server: Server;
+  let admin: ReturnType<typeof request.agent>;
+  let csrf: string;
+  const logLines: string[] = [];
+  const log = (obj: Record<string, unknown>, msg?: string): void => void logLines.push(JSON.stringify({ ...obj, msg }));
+  const logger: Logger = { debug: log, info: log, warn: log, error: log };
+
+  /** Starts the shop on `dir`'s database file, signed in. */
+  async function startShop(): Promise<void> {
+    shop = createShop({
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dbFile: join(dir, 'shop.db'),
+      logger,
+      sandbox,
+      admin: { password: PASSWORD },
+      nicepay: { clock: () => sandbox.clock.now(), settle: false },
+    });
+    server.removeAllListeners('request');
+    server.on('request', shop.app);
+    admin = request.agent(server);
+    const form = await admin.get('/admin/login');
+    await admin
+      .post('/admin/login')
+      .type('form')
+      .send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD });
+    csrf = tokenOf((await admin.get('/admin/billing')).text);
+  }
+
+  before(async () => {
+    server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    sandbox = createSandbox({ merchants: [{ mid: MID, merchantKey: KEY, notificationUrl: `${shopUrl}/pay/notify` }] });
+    sandbox.clock.freeze();
+    await sandbox.listen(0);
+    dir = mkdtempSync(join(tmpdir(), 'shop-settlement-'));
+    await startShop();
+  });
+  afterEach(() => sandbox.faults.clear());
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await shop.close();
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** One settlement pass, then the shop's records follow what it published. */
+  async function settle() {
+    const report = await shop.nicepay.settle();
+    await shop.followed();
+    return report;
+  }
+  /** The library's cancel records of a TID (the shop's SQLite file holds the ledger). */
+  const ledgerCancels = (tid: string): string[] =>
+    shop.db.sqlite
+      .prepare<[string], { key: string }>("SELECT key FROM nicepay_ledger WHERE key LIKE 'cancel:%' AND key LIKE ?")
+      .all(`%:${tid}:%`)
+      .map((r) => r.key);
+
+  describe('billing', () => {
+    const month = (): string => kstToday(sandbox.clock.now()).slice(0, 6);
+    const gateway = (moid: string): string[] =>
+      sandbox.ledger
+        .entries()
+        .filter((e) => e.moid === moid)
+        .map((e) => e.status);
+    async function subscribe(): Promise<number> {
+      const buyer = request.agent(server);
+      const posted = await buyer
+        .post('/subscription')
+        .type('form')
+        .send({ cardNumber: '4111111111111111', cardExpiry: '3012' });
+      return Number(/^\/subscription\/(\d+)/.exec(posted.headers.location!)![1]);
+    }
+    const charge = (id: number) => admin.post(`/admin/billing/${id}/charge`).type('form').send({ _csrf: csrf });
+
+    it('a charge whose answer and reversal were lost cannot be recorded as charged while the package holds it; after settle() the shop and the gateway agree', async () => {
+      const id = await subscribe();
+      sandbox.faults.inject({ target: 'billing-charge', kind: 'drop', commit: true });
+      sandbox.faults.inject({ target: 'net-cancel', kind: 'status-500', commit: false });
+      sandbox.faults.inject({ target: 'cancel', kind: 'status-500', commit: false });
+      expect((await charge(id)).status).to.equal(502);
+      const moid = `SUB-${id}-${month()}`;
+      expect(gateway(moid), 'what the merchant admin shows').to.deep.equal(['approved']);
+      sandbox.faults.clear();
+
+      // The page says the package settles it, with its reason and next attempt; no manual buttons.
+      const page = await admin.get('/admin/billing');
+      expect(page.text).to.include(`id="settling-${moid}"`).and.include('결제 모듈이 정산 중');
+      expect(page.text).to.not.include(`resolve-charged-${moid}`).and.not.include(`id="check-${moid}"`);
+      // The operator's old "charged" post changes nothing; neither does charging the month again.
+      const resolved = await admin
+        .post(`/admin/billing/charges/${moid}/resolve`)
+        .type('form')
+        .send({ _csrf: csrf, outcome: 'charged' });
+      expect(resolved.status).to.equal(409);
+      expect(textOf(resolved.text, 'admin-error')).to.include('결제 모듈이 정산하고 있습니다');
+      expect((await charge(id)).status).to.equal(409);
+      expect(billingDb(shop.db, KEY).charge(moid)!.status).to.equal('unknown');
+      expect(gateway(moid)).to.deep.equal(['approved']);
+
+      const report = await settle();
+      expect(report.settled).to.deep.include({
+        operation: 'billing.charge',
+        tid: report.settled.find((s) => s.moid === moid)!.tid,
+        moid,
+        amount: 29_900,
+        outcome: 'reversed',
+      });
+      // The shop's charge follows: not charged, as the gateway holds it (cancelled).
+      expect(billingDb(shop.db, KEY).charge(moid)).to.include({ status: 'failed', message: '정산: 결제 취소됨' });
+      expect(gateway(moid)).to.deep.equal(['cancelled']);
+      // The month may be charged again, under the next Moid, and then the two agree on paid.
+      const again = await charge(id);
+      expect(decodeURIComponent(again.headers.location!)).to.include('결제했습니다');
+      expect(billingDb(shop.db, KEY).charge(`${moid}-2`)!.status).to.equal('approved');
+      expect(gateway(`${moid}-2`)).to.deep.equal(['approved']);
+    });
+
+    it('a charge the package settled while the shop was not listening is checked by the same charge: answered from the closed record, nothing sent', async () => {
+      const id = await subscribe();
+      sandbox.faults.inject({ target: 'billing-charge', kind: 'drop', commit: true });
+      sandbox.faults.inject({ target: 'net-cancel', kind: 'status-500', commit: false });
+      sandbox.faults.inject({ target: 'cancel', kind: 'status-500', commit: false });
+      expect((await charge(id)).status).to.equal(502);
+      const moid = `SUB-${id}-${month()}`;
+      sandbox.faults.clear();
+      // The shop stops; a settlement pass runs without it (as `express-nicepay settle` from cron).
+      await shop.close();
+      const { createNicepay } = await import('../src/index.js');
+      const { sqliteStore } = await import('../src/store/sqlite-store.js');
+      const Database = (await import('better-sqlite3')).default;
+      const file = new Database(join(dir, 'shop.db'));
+      const cron = createNicepay({
+        mid: MID,
+        merchantKey: KEY,
+        baseUrl: sandbox.url,
+        logger,
+        clock: () => sandbox.clock.now(),
+        settle: false,
+        store: sqliteStore({ database: file }),
+      });
+      expect((await cron.settle()).settled.map((s) => [s.moid, s.outcome])).to.deep.include([moid, 'reversed']);
+      await cron.close();
+      file.close();
+      await startShop();
+      expect(billingDb(shop.db, KEY).charge(moid)!.status, 'the shop did not hear it').to.equal('unknown');
+
+      const page = await admin.get('/admin/billing');
+      expect(page.text).to.include(`id="check-${moid}"`).and.not.include(`id="settling-${moid}"`);
+      const sent = sandbox.ledger.entries().length;
+      const checked = await admin.post(`/admin/billing/charges/${moid}/resolve`).type('form').send({ _csrf: csrf });
+      expect(checked.status, checked.text).to.equal(303);
+      expect(billingDb(shop.db, KEY).charge(moid)).to.include({ status: 'failed', message: '결제 취소됨' });
+      expect(sandbox.ledger.entries().length, 'nothing was charged').to.equal(sent);
+      expect(gateway(moid)).to.deep.equal(['cancelled']);
+    });
+  });
+
+  describe('refunds', () => {
+    async function paidOrder(productId: string) {
+      const buyer = request.agent(server);
+      const post = await buyer.post('/checkout').type('form').send({ productId });
+      const moid = /^\/checkout\/(\w+)\?/.exec(post.headers.location!)![1]!;
+      const auth = await sandbox.authenticate({ moid, amount: shop.db.order(moid)!.amount, method: 'CARD' });
+      await buyer.post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const o = shop.db.order(moid)!;
+      expect(o.status).to.equal('paid');
+      return o;
+    }
+    /** Step 1 and step 2 of a refund of `amount`; returns step 2's answer. */
+    async function refund(moid: string, amount: string) {
+      const step1 = await admin
+        .post(`/admin/orders/${moid}/refund`)
+        .type('form')
+        .send({ _csrf: csrf, reason: '고객 요청', amount });
+      return admin
+        .post(`/admin/orders/${moid}/refund`)
+        .type('form')
+        .send({
+          _csrf: csrf,
+          reason: '고객 요청',
+          amount,
+          idempotencyKey: hidden(step1.text, 'idempotencyKey'),
+          confirm: 'yes',
+        });
+    }
+    const cancels = (tid: string) => sandbox.ledger.get(tid)!.cancels ?? [];
+    const resolveUrl = (page: string): string =>
+      /action="(\/admin\/orders\/\w+\/refunds\/\d+\/resolve)"/.exec(page)?.[1] ?? '';
+
+    for (const committed of [true, false]) {
+      it(`a full refund whose answer is lost ${committed ? 'after' : 'before'} the gateway cancelled is settled by the package with the same key: the intent follows, one cancel at the gateway, one ledger cancel record`, async () => {
+        const o = await paidOrder('kimchi');
+        sandbox.faults.inject({ target: 'cancel', kind: 'drop', commit: committed });
+        const lost = await refund(o.moid, String(o.amount));
+        expect(lost.status, lost.text).to.equal(502);
+        const [intent] = refundStore(shop.db).ofOrder(o.moid);
+        expect(intent).to.include({ state: 'unknown', attempts: 1 });
+        sandbox.faults.clear();
+
+        // The page shows it being settled by the package and offers no "send again".
+        const page = await admin.get(`/admin/orders/${o.moid}`);
+        expect(page.text).to.include('id="refund-settling"').and.not.include('id="resolve-submit"');
+        expect(page.text).to.not.include('id="refund-form"');
+        const url = `/admin/orders/${o.moid}/refunds/${intent!.id}/resolve`;
+        expect((await admin.post(url).type('form').send({ _csrf: csrf })).status).to.equal(409);
+        expect(cancels(o.tid!)).to.have.length(committed ? 1 : 0);
+
+        const report = await settle();
+        expect(report.settled).to.deep.include({
+          operation: 'cancel',
+          tid: o.tid,
+          moid: o.moid,
+          amount: o.amount,
+          outcome: 'kept',
+        });
+        expect(refundStore(shop.db).byId(intent!.id)).to.include({
+          state: 'done',
+          attempts: 1,
+          cancelledAmount: o.amount,
+          payout: 'none',
+          note: '정산: 환불됨',
+        });
+        expect(shop.db.order(o.moid)!.refundedAmount).to.equal(o.amount);
+        expect(cancels(o.tid!)).to.have.length(1);
+        expect(sandbox.ledger.get(o.tid!)!.status).to.equal('cancelled');
+        expect(ledgerCancels(o.tid!), 'one cancel record: the same key').to.deep.equal([
+          `cancel:${MID}:${o.tid}:${o.amount}:refund-${intent!.id}-1`,
+        ]);
+        // Settled: nothing more to resolve, nothing counted twice.
+        expect((await admin.post(url).type('form').send({ _csrf: csrf })).status).to.equal(409);
+        expect(shop.db.order(o.moid)!.refundedAmount).to.equal(o.amount);
+      });
+    }
+
+    it('a full refund the package settled while the shop was not listening is checked by the same cancel, answered from the closed record', async () => {
+      const o = await paidOrder('jeju-tea');
+      sandbox.faults.inject({ target: 'cancel', kind: 'drop', commit: true });
+      expect((await refund(o.moid, String(o.amount))).status).to.equal(502);
+      sandbox.faults.clear();
+      await shop.close();
+      const { createNicepay } = await import('../src/index.js');
+      const { sqliteStore } = await import('../src/store/sqlite-store.js');
+      const Database = (await import('better-sqlite3')).default;
+      const file = new Database(join(dir, 'shop.db'));
+      const cron = createNicepay({
+        mid: MID,
+        merchantKey: KEY,
+        baseUrl: sandbox.url,
+        logger,
+        clock: () => sandbox.clock.now(),
+        settle: false,
+        store: sqliteStore({ database: file }),
+      });
+      expect((await cron.settle()).settled.map((s) => [s.tid, s.outcome])).to.deep.include([o.tid, 'kept']);
+      await cron.close();
+      file.close();
+      await startShop();
+
+      const page = await admin.get(`/admin/orders/${o.moid}`);
+      expect(page.text).to.include('id="resolve-submit"').and.not.include('id="refund-settling"');
+      const checked = await admin.post(resolveUrl(page.text)).type('form').send({ _csrf: csrf });
+      expect(checked.status, checked.text).to.equal(303);
+      expect(shop.db.order(o.moid)!.refundedAmount).to.equal(o.amount);
+      expect(cancels(o.tid!)).to.have.length(1);
+      expect(ledgerCancels(o.tid!)).to.have.length(1);
+    });
+
+    it('a partial refund whose answer is lost is never sent again by the package: it needs attention and keeps the operator record', async () => {
+      const o = await paidOrder('tomyum-kit'); // 12,000
+      sandbox.faults.inject({ target: 'cancel', kind: 'drop', commit: true });
+      expect((await refund(o.moid, '5000')).status).to.equal(502);
+      sandbox.faults.clear();
+      const report = await settle();
+      expect(report.settled.filter((s) => s.tid === o.tid)).to.deep.equal([]);
+      expect(report.unsettled.find((u) => u.tid === o.tid)).to.include({ operation: 'cancel', needsAttention: true });
+      expect(refundStore(shop.db).open(o.moid)).to.include({ state: 'unknown', partial: true });
+      expect(cancels(o.tid!)).to.have.length(1);
+
+      const page = await admin.get(`/admin/orders/${o.moid}`);
+      expect(textOf(page.text, 'refund-partial-note')).to.include('부분 환불은 결제 모듈이 다시 보내지 않습니다');
+      expect(page.text).to.include('id="resolve-refunded"').and.not.include('id="refund-settling"');
+      const recorded = await admin.post(resolveUrl(page.text)).type('form').send({ _csrf: csrf, outcome: 'refunded' });
+      expect(recorded.status).to.equal(303);
+      expect(shop.db.order(o.moid)!.refundedAmount).to.equal(5_000);
+      expect(cancels(o.tid!)).to.have.length(1);
+    });
+  });
+});
