@@ -28,12 +28,13 @@ export type Sent = { kind: 'result'; r: CancelResult } | { kind: 'not-sent' | 'u
 export const refundKey = (i: RefundIntent): string => `refund-${i.id}-${i.attempts}`;
 
 /**
- * Whether a settled refund still has to be paid out: the gateway's answer says so when there is
- * one (`refund-pending`); a refund to an account settled without one (recorded by the operator)
- * is taken as not paid out yet, since only a payout ends it.
+ * Whether a settled refund still has to be paid out: when the gateway's answer says so
+ * (`refund-pending`), and always for a refund to an account, since only a payout ends it. A lost
+ * cancel that settlement completed on the gateway's "already cancelled" has no answer of its own
+ * (the library's result then reads `cancelled`), and one recorded by the operator has none at all.
  */
 export const payoutOf = (i: RefundIntent, r?: CancelResult): 'pending' | 'none' =>
-  (r ? r.status === 'refund-pending' : i.number !== '') ? 'pending' : 'none';
+  r?.status === 'refund-pending' || i.number !== '' ? 'pending' : 'none';
 
 /** The note of an intent the library settled as never done. */
 export const NOT_REFUNDED_NOTE = '정산: 환불되지 않음 (다시 환불할 수 있음)';

@@ -21,7 +21,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { SETTLE_CHANNEL, type SettledItem, type SettleEvent } from '../src/index.js';
 import { billingDb } from './db-billing.js';
 import { type RefundIntent, refundStore } from './db-refunds.js';
-import { NOT_REFUNDED_NOTE, sendRefund, settleBySent } from './refund-calls.js';
+import { NOT_REFUNDED_NOTE, payoutOf, sendRefund, settleBySent } from './refund-calls.js';
 import type { ShopContext } from './shop-context.js';
 
 /** A running follower. */
@@ -72,7 +72,7 @@ export function followSettlement(ctx: ShopContext): SettlementFollower {
       const sent = await sendRefund(nicepay, i);
       if (sent.kind === 'result' && sent.r.status !== 'refused')
         settled = settleBySent(refunds, i, sent, (r) =>
-          r.status === 'refund-pending' ? '정산: NICEPAY 환불 접수' : '정산: 환불됨',
+          payoutOf(i, r) === 'pending' ? '정산: NICEPAY 환불 접수' : '정산: 환불됨',
         );
     }
     logger.info(

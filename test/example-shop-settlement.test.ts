@@ -195,6 +195,38 @@ describe('example-app: the shop follows the library settlement of lost outcomes'
     });
   });
 
+  describe('cash receipts', () => {
+    it('a receipt whose answer and reversal were lost is not issued again while the package settles it', async () => {
+      const buyer = request.agent(server);
+      const post = await buyer.post('/checkout').type('form').send({ productId: 'haeng-mug' });
+      const moid = /^\/checkout\/(\w+)\?/.exec(post.headers.location!)![1]!;
+      const auth = await sandbox.authenticate({ moid, amount: 8_900, method: 'BANK' });
+      await buyer.post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      expect(shop.db.order(moid)).to.include({ status: 'paid', method: 'BANK' });
+      const issue = () =>
+        admin
+          .post(`/admin/billing/receipts/${moid}`)
+          .type('form')
+          .send({ _csrf: csrf, type: 'income-deduction', identity: '01012345678' });
+      sandbox.faults.inject({ target: 'cash-receipt', kind: 'drop', commit: true });
+      sandbox.faults.inject({ target: 'cancel', kind: 'status-500', commit: false });
+      expect((await issue()).status).to.equal(502);
+      sandbox.faults.clear();
+      const held = (await shop.nicepay.unsettled()).find((u) => u.moid === moid);
+      expect(held).to.include({ operation: 'cash-receipt' });
+
+      const page = await admin.get('/admin/billing/receipts');
+      expect(page.text).to.include(`id="receipt-settling-${moid}"`);
+      expect(page.text).to.not.match(new RegExp(`action="/admin/billing/receipts/${moid}"`));
+      const sent = sandbox.dataHost.cashReceipts().length;
+      const again = await issue();
+      expect(again.status).to.equal(409);
+      expect(textOf(again.text, 'admin-error')).to.include('결제 모듈이 정산하고 있습니다');
+      expect(sandbox.dataHost.cashReceipts().length, 'nothing issued again').to.equal(sent);
+      expect(billingDb(shop.db, KEY).receipt(moid)).to.equal(undefined);
+    });
+  });
+
   describe('refunds', () => {
     async function paidOrder(productId: string) {
       const buyer = request.agent(server);
@@ -269,6 +301,47 @@ describe('example-app: the shop follows the library settlement of lost outcomes'
         // Settled: nothing more to resolve, nothing counted twice.
         expect((await admin.post(url).type('form').send({ _csrf: csrf })).status).to.equal(409);
         expect(shop.db.order(o.moid)!.refundedAmount).to.equal(o.amount);
+      });
+    }
+
+    for (const committed of [true, false]) {
+      it(`a paid virtual account's full refund lost ${committed ? 'after' : 'before'} the gateway accepted it follows settlement as accepted, its payout pending`, async () => {
+        const buyer = request.agent(server);
+        const post = await buyer.post('/checkout').type('form').send({ productId: 'jeju-tea' });
+        const moid = /^\/checkout\/(\w+)\?/.exec(post.headers.location!)![1]!;
+        const auth = await sandbox.authenticate({ moid, amount: 15_500, method: 'VBANK' });
+        await buyer.post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+        expect((await admin.post(`/admin/orders/${moid}/deposit`).type('form').send({ _csrf: csrf })).status).to.equal(
+          303,
+        );
+        const o = shop.db.order(moid)!;
+        expect(o.status).to.equal('paid');
+        const account = { bankCode: '004', number: '12345678901234', holder: '홍길동' };
+        const step1 = await admin
+          .post(`/admin/orders/${moid}/refund`)
+          .type('form')
+          .send({ _csrf: csrf, reason: '고객 요청', amount: '15500', ...account });
+        sandbox.faults.inject({ target: 'cancel', kind: 'drop', commit: committed });
+        const lost = await admin
+          .post(`/admin/orders/${moid}/refund`)
+          .type('form')
+          .send({
+            _csrf: csrf,
+            reason: '고객 요청',
+            amount: '15500',
+            ...account,
+            idempotencyKey: hidden(step1.text, 'idempotencyKey'),
+            confirm: 'yes',
+          });
+        expect(lost.status).to.equal(502);
+        sandbox.faults.clear();
+        await settle();
+        const [intent] = refundStore(shop.db).ofOrder(moid);
+        expect(intent).to.include({ state: 'done', cancelledAmount: 15_500, payout: 'pending' });
+        expect(shop.db.order(moid)).to.include({ refundedAmount: 15_500, refundPendingAmount: 15_500 });
+        expect(cancels(o.tid!)).to.have.length(1);
+        expect(ledgerCancels(o.tid!)).to.have.length(1);
+        expect(logLines.join('\n')).to.not.include(account.number);
       });
     }
 

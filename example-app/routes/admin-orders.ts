@@ -358,11 +358,7 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
       // same key. A closed record answers without sending; one never written is sent now.
       const sent = await send(i);
       const settled = settleBySent(refunds, i, sent, (r) =>
-        sent.kind === 'result' && sent.r.duplicate
-          ? '재확인: 정산된 결과'
-          : r.status === 'refund-pending'
-            ? 'NICEPAY 환불 접수'
-            : '환불 완료',
+        r.duplicate ? '재확인: 정산된 결과' : payoutOf(i, r) === 'pending' ? 'NICEPAY 환불 접수' : '환불 완료',
       );
       if (settled?.state !== 'done') {
         const r = sent.kind === 'result' ? sent.r : undefined;
