@@ -44,6 +44,7 @@ import { audit, csrfInput } from '../admin-auth.js';
 import type { Order } from '../db.js';
 import { type RefundIntent, refundStore } from '../db-refunds.js';
 import { CANCEL_REFUSAL, operatorError } from '../korean.js';
+import { heldRecords } from '../package-held.js';
 import { payoutOf, type Sent, sendRefund, settleBySent } from '../refund-calls.js';
 import { html, won } from '../views.js';
 import type { CancelResult, UnsettledItem } from '../../src/index.js';
@@ -93,18 +94,8 @@ export function adminOrderRoutes(ctx: ShopContext): Router {
    * order and amount); `'unknown'` when the list cannot be read (then nothing is offered).
    */
   async function heldBy(i: RefundIntent): Promise<UnsettledItem | 'unknown' | undefined> {
-    try {
-      const open = await nicepay.unsettled();
-      return open.find(
-        (u) => u.operation === 'cancel' && u.tid === i.tid && u.moid === i.moid && u.amount === i.amount,
-      );
-    } catch (err) {
-      logger.error(
-        { moid: i.moid, error: (err as Error).message },
-        'example shop: the open payments could not be listed',
-      );
-      return 'unknown';
-    }
+    const held = await heldRecords(ctx, 'cancel');
+    return held ? held.get(i.moid)?.find((u) => u.tid === i.tid && u.amount === i.amount) : 'unknown';
   }
 
   router.get('/', (req, res) => {
