@@ -25,6 +25,7 @@ import { productRoutes } from './routes/products.js';
 import { resultRoutes } from './routes/result.js';
 import { notifyRoutes } from './routes/notify.js';
 import { returnRoutes } from './routes/return.js';
+import { followSettlement } from './settlement-follower.js';
 
 /** Options of {@link createShop}. */
 export interface ShopOptions {
@@ -75,6 +76,11 @@ export interface Shop {
   admin: { user: string; password: string; generated: boolean };
   db: ShopDb;
   nicepay: Nicepay;
+  /**
+   * Resolves once the shop's records (billing charges, refund intents) have followed every
+   * settlement the package published so far (./settlement-follower.ts).
+   */
+  followed(): Promise<void>;
   /** Waits for payments in flight, then closes the NICEPAY client and the database. */
   close(): Promise<void>;
 }
@@ -129,6 +135,10 @@ export function createShop(options: ShopOptions): Shop {
     access: orderAccess(db.sqlite, options.orderLinkSecret),
   };
 
+  // The shop's records follow what settlement makes of each lost outcome (billing charges,
+  // refunds): subscribed here, unsubscribed by close().
+  const follower = followSettlement(ctx);
+
   const app = express();
   app.disable('x-powered-by');
   // Paths are matched as spelled: /ADMIN/orders is not the back office. Matched case-blind,
@@ -172,8 +182,10 @@ export function createShop(options: ShopOptions): Shop {
     admin,
     db,
     nicepay,
+    followed: () => follower.idle(),
     close: () =>
       (closed ??= (async () => {
+        await follower.stop();
         await nicepay.close();
         db.close();
       })()),

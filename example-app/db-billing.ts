@@ -31,7 +31,7 @@ export interface Subscription {
 
 /**
  * Where a charge attempt stands: `charging` (recorded, the call is or was in flight), `unknown`
- * (sent, the outcome was lost and not reversed: the operator must check), `approved`,
+ * (sent, the outcome was lost: the package settles it and the attempt follows), `approved`,
  * `declined` (the card company refused; the month may be tried again), `failed` (nothing was
  * charged: not sent, or reversed; the month may be tried again).
  */

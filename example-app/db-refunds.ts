@@ -2,8 +2,9 @@
  * Refund intents: every refund the back office asks for is recorded BEFORE the gateway is
  * called, keyed by the order and the amount intent (the remaining amount the operator saw and
  * the amount to refund), and settled afterwards. A refund whose outcome was lost stays open
- * (`unknown`), and while an order has an open intent no new refund of it is sent: the operator
- * must resolve it first (admin-orders.ts). So a lost answer is never paid twice, whatever the
+ * (`unknown`), and while an order has an open intent no new refund of it is sent until it is
+ * settled: a full refund by the package's settlement, which the intent follows
+ * (settlement-follower.ts), a partial one by the operator (admin-orders.ts). So a lost answer is never paid twice, whatever the
  * operator clicks: a double click, Back and a re-posted confirmation, a fresh form.
  *
  * A refund of a paid virtual account goes to a bank account: the gateway only accepts it
@@ -44,7 +45,10 @@ export interface RefundIntent {
   number: string;
   holder: string;
   state: RefundState;
-  /** Sends of this intent so far (each resolution attempt is one more). */
+  /**
+   * Tries of this intent: 1, and one more each time a refused or never-sent intent is tried
+   * again. Each try is one cancel for the library (its idempotency key, refund-calls.ts).
+   */
   attempts: number;
   /** Won the gateway confirmed, once done. */
   cancelledAmount: number | null;
@@ -76,8 +80,6 @@ export interface RefundStore {
    * never sent). `busy` with the open intent when the order already has one.
    */
   begin(r: NewRefund): { intent: RefundIntent } | { busy: RefundIntent };
-  /** Marks a sent intent's next attempt (a resolution sends again). */
-  nextAttempt(id: number): RefundIntent;
   /**
    * Settles an intent; `done` also adds the refunded amount to the order, in the same
    * transaction, as paid out (`payout: 'none'`) or still to be paid out (`'pending'`).
@@ -184,7 +186,6 @@ export function refundStore(db: ShopDb): RefundStore {
     reopen:
       sqlite.prepare(`UPDATE refund_intents SET state = 'pending', attempts = attempts + 1, reason = @reason, bank_code = @bankCode,
       number = @number, holder = @holder, note = '', settled_at = NULL WHERE id = @id AND state IN ('refused', 'not-sent')`),
-    attempt: sqlite.prepare('UPDATE refund_intents SET attempts = attempts + 1 WHERE id = ?'),
     settle:
       sqlite.prepare(`UPDATE refund_intents SET state = @state, note = @note, cancelled_amount = @cancelledAmount, settled_at = @now, payout = @payout
       WHERE id = @id AND state IN ('pending', 'unknown')`),
@@ -257,10 +258,6 @@ export function refundStore(db: ShopDb): RefundStore {
       return r ? fromRow(r) : undefined;
     },
     begin,
-    nextAttempt: (id) => {
-      q.attempt.run(id);
-      return byId(id);
-    },
     settle,
     markPaidOut,
     ofOrder: (moid) => q.ofOrder.all(moid).map(fromRow),

@@ -2,8 +2,9 @@
  * The back office never pays a refund twice. The refund intent is recorded before the call,
  * keyed by the order and the amount intent; when the cancel's answer is lost (the sandbox's
  * fault injection drops it, after or before the gateway cancelled), the order offers no new
- * refund until the outcome is resolved, whatever the operator clicks: the old confirmation
- * again, a fresh form, the resolve button twice.
+ * refund until the outcome is settled, whatever the operator clicks: the old confirmation
+ * again, a fresh form, the resolve button. A full refund is settled by the package (the same
+ * cancel again) and the intent follows; a partial one is recorded by the operator.
  */
 import { expect } from 'chai';
 import request from 'supertest';
@@ -49,6 +50,11 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
     csrf = tokenOf((await admin.get('/admin/orders')).text);
   });
   afterEach(() => sandbox.faults.clear());
+  /** One settlement pass now, and the shop's refunds follow it. */
+  async function settle(): Promise<void> {
+    await shop.nicepay.settle();
+    await shop.followed();
+  }
   after(async () => {
     await shop.close();
     await sandbox.close();
@@ -81,7 +87,7 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
   const cancels = (tid: string) => sandbox.ledger.get(tid)!.cancels ?? [];
 
   for (const committed of [true, false]) {
-    it(`a full refund whose answer is lost ${committed ? 'after' : 'before'} the gateway cancelled: every retry path sends nothing new, and resolving refunds exactly once`, async () => {
+    it(`a full refund whose answer is lost ${committed ? 'after' : 'before'} the gateway cancelled: every retry path sends nothing new, and settlement refunds exactly once`, async () => {
       const o = await paidOrder('kimchi');
       const step1 = await confirmPage(o.moid, String(o.amount));
       sandbox.faults.inject({ target: 'cancel', kind: 'drop', commit: committed });
@@ -96,17 +102,21 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
       const page = await admin.get(`/admin/orders/${o.moid}`);
       expect(page.text)
         .to.include('id="refund-unresolved"')
-        .and.include('id="resolve-submit"')
+        .and.include('id="refund-settling"')
+        .and.not.include('id="resolve-submit"')
         .and.not.include('id="refund-form"');
       const fresh = await confirmPage(o.moid, String(o.amount));
       expect(fresh.status).to.equal(409);
       expect(fresh.text).to.not.include('id="confirm-form"');
       expect(cancels(o.tid!)).to.have.length(committed ? 1 : 0);
 
-      // Resolve: the same full cancel again. Already cancelled → recorded; not yet → done now.
-      const resolveUrl = /action="(\/admin\/orders\/\w+\/refunds\/\d+\/resolve)"/.exec(page.text)![1]!;
-      const resolved = await admin.post(resolveUrl).type('form').send({ _csrf: csrf });
-      expect(resolved.status, resolved.text).to.equal(303);
+      // The package holds it: the resolve endpoint sends nothing.
+      const [intent] = refundStore(shop.db).ofOrder(o.moid);
+      const resolveUrl = `/admin/orders/${o.moid}/refunds/${intent!.id}/resolve`;
+      expect((await admin.post(resolveUrl).type('form').send({ _csrf: csrf })).status).to.equal(409);
+      expect(cancels(o.tid!)).to.have.length(committed ? 1 : 0);
+      // Settlement sends the same full cancel again. Already cancelled → kept; not yet → done now.
+      await settle();
       expect(shop.db.order(o.moid)!.refundedAmount).to.equal(o.amount);
       expect(cancels(o.tid!)).to.have.length(1);
       expect(sandbox.ledger.get(o.tid!)!.status).to.equal('cancelled');
@@ -116,7 +126,7 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
       expect(cancels(o.tid!)).to.have.length(1);
       expect(shop.db.order(o.moid)!.refundedAmount).to.equal(o.amount);
       expect(logLines.some((l) => l.includes('"action":"refund.unknown"') && l.includes(o.moid))).to.equal(true);
-      expect(logLines.some((l) => l.includes('"action":"refund.resolved"') && l.includes(o.moid))).to.equal(true);
+      expect(logLines.some((l) => l.includes('refund follows settlement') && l.includes(o.moid))).to.equal(true);
     });
   }
 
@@ -168,19 +178,19 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
     expect(shop.db.order(o.moid)!.refundedAmount).to.equal(2_000);
   });
 
-  it('a gateway 500 is an unknown outcome too (it may have cancelled): the order waits for the resend, which refunds once', async () => {
+  it('a gateway 500 is an unknown outcome too (it may have cancelled): the order waits for settlement, which refunds once', async () => {
     const o = await paidOrder('kimchi');
     const step1 = await confirmPage(o.moid, String(o.amount));
     sandbox.faults.inject({ target: 'cancel', kind: 'status-500', commit: false });
     expect((await confirm(o.moid, String(o.amount), step1.text)).status).to.equal(502);
     const page = await admin.get(`/admin/orders/${o.moid}`);
-    expect(page.text).to.include('id="refund-unresolved"');
-    const resolveUrl = /action="(\/admin\/orders\/\w+\/refunds\/\d+\/resolve)"/.exec(page.text)![1]!;
-    expect((await admin.post(resolveUrl).type('form').send({ _csrf: csrf })).status).to.equal(303);
+    expect(page.text).to.include('id="refund-unresolved"').and.include('id="refund-settling"');
+    sandbox.faults.clear();
+    await settle();
     expect(cancels(o.tid!)).to.have.length(1);
     expect(shop.db.order(o.moid)!.refundedAmount).to.equal(o.amount);
   });
-  it('an intent left pending by a process that died mid-call blocks new refunds and is resolved like a lost answer', async () => {
+  it('an intent left pending by a process that died mid-call blocks new refunds; once its cancel is closed, the same cancel answers from the record', async () => {
     const o = await paidOrder('kimchi');
     // As if the shop recorded the intent, sent the cancel, and died before the answer.
     const begun = refundStore(shop.db).begin({
@@ -194,13 +204,16 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
       number: '',
       holder: '',
     });
-    expect('intent' in begun).to.equal(true);
+    if (!('intent' in begun)) throw new Error('the intent was not recorded');
+    // Its cancel went through under the intent's key; the process died before recording it.
     await shop.nicepay.cancel({
       tid: o.tid!,
       moid: o.moid,
       amount: o.amount,
       reason: '고객 요청',
-      idempotencyKey: 'before-the-crash',
+      partial: false,
+      remainingAmount: o.amount,
+      idempotencyKey: `refund-${begun.intent.id}-${begun.intent.attempts}`,
     });
     expect(cancels(o.tid!)).to.have.length(1);
     expect((await confirmPage(o.moid, String(o.amount))).status).to.equal(409);
@@ -208,7 +221,7 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
     expect(page.text).to.include('data-state="pending"').and.include('id="resolve-submit"');
     const resolveUrl = /action="(\/admin\/orders\/\w+\/refunds\/\d+\/resolve)"/.exec(page.text)![1]!;
     expect((await admin.post(resolveUrl).type('form').send({ _csrf: csrf })).status).to.equal(303);
-    expect(cancels(o.tid!)).to.have.length(1); // "already cancelled": not paid again
+    expect(cancels(o.tid!)).to.have.length(1); // answered from the closed record: nothing sent
     expect(shop.db.order(o.moid)!.refundedAmount).to.equal(o.amount);
   });
 });

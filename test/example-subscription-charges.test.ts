@@ -137,27 +137,37 @@ describe("example-app: a subscription's month is charged once, by the shop's own
     ).to.deep.equal(['declined', 'declined']);
   });
 
-  it('an attempt cut off mid-call blocks its month until the operator records the outcome; nothing is sent meanwhile', async () => {
+  it('an attempt cut off before its charge left blocks its month; no outcome is recorded by hand, and the check sends that same charge once', async () => {
     const { id } = await subscribe(APPROVED_CARD);
-    // A process that died after recording the attempt, before its answer: the row stays "charging".
+    // A process that died after recording the attempt, before the library wrote (or sent) the charge.
     const begun = billingDb(shop.db, KEY).beginCharge(id, month(), 29_900);
     expect('attempt' in begun).to.equal(true);
+    const moid = `SUB-${id}-${month()}`;
     const before = charges().length;
     const blocked = await charge(id);
     expect(blocked.status).to.equal(409);
     expect(textOf(blocked.text, 'admin-error')).to.include('결과를 알 수 없습니다');
     expect(charges().length).to.equal(before);
-    expect(blocked.text).to.include(`id="resolve-not-charged-SUB-${id}-${month()}"`);
+    // The package holds no record of it: the page offers the check, not a manual record.
+    expect(blocked.text).to.include(`id="check-${moid}"`).and.not.include('resolve-not-charged');
 
-    const resolved = await admin
-      .post(`/admin/billing/charges/SUB-${id}-${month()}/resolve`)
+    const byHand = await admin
+      .post(`/admin/billing/charges/${moid}/resolve`)
       .type('form')
       .send({ _csrf: csrf, outcome: 'not-charged' });
-    expect(resolved.status).to.equal(303);
-    const retried = await charge(id);
-    expect(decodeURIComponent(retried.headers.location!)).to.include('결제했습니다');
+    expect(byHand.status).to.equal(409);
+    expect(billingDb(shop.db, KEY).charge(moid)!.status).to.equal('charging');
+    const checked = await admin.post(`/admin/billing/charges/${moid}/resolve`).type('form').send({ _csrf: csrf });
+    expect(checked.status, checked.text).to.equal(303);
+    expect(billingDb(shop.db, KEY).charge(moid)!.status).to.equal('approved');
     expect(charges().length).to.equal(before + 1);
-    expect(charges().at(-1)!.moid).to.equal(`SUB-${id}-${month()}-2`);
+    expect(charges().at(-1)!.moid).to.equal(moid);
+    // Checked again: nothing open, nothing sent.
+    expect(
+      (await admin.post(`/admin/billing/charges/${moid}/resolve`).type('form').send({ _csrf: csrf })).status,
+    ).to.equal(409);
+    expect((await charge(id)).status).to.equal(303);
+    expect(charges().length).to.equal(before + 1);
   });
 
   it('a card past its expiry is named as such, like key-in does', async () => {

@@ -1,6 +1,5 @@
 /**
- * Back-office subscriptions and cash receipts (mounted at /admin/billing, behind the login and
- * CSRF guard):
+ * Back-office subscriptions (mounted at /admin/billing, behind the login and CSRF guard):
  *
  *   GET  /admin/billing                      subscriptions, this month's charge, past charges
  *   POST /admin/billing/:id/charge           "charge this month" (KST month): the shop's own charges
@@ -8,23 +7,30 @@
  *                                            is never sent again, whatever is clicked, after a restart
  *                                            too; then nicepay.billing.charge with the attempt's Moid
  *                                            (SUB-<id>-<YYYYMM>, -2 ... after a decline); 303 back
- *   POST /admin/billing/charges/:moid/resolve an attempt whose outcome was lost: the operator records
- *                                            what NICEPAY's merchant admin shows (nothing is sent)
+ *   POST /admin/billing/charges/:moid/resolve an attempt whose outcome was lost, once the package holds
+ *                                            it no more: the same charge (same Moid, card, amount), which
+ *                                            the library answers from its closed record (409 while the
+ *                                            package settles it; the operator records no outcome by hand)
  *   POST /admin/billing/:id/remove           nicepay.billing.remove, then the subscription is ended
- *   GET  /admin/billing/receipts             paid bank-transfer orders and their cash receipts
- *   POST /admin/billing/receipts/:moid       nicepay.cashReceipt.issue for the order's amount (VAT 10%)
+ *   /admin/billing/receipts                  cash receipts: ./admin-receipts.ts
+ *
+ * A charge whose answer was lost is the package's to settle (docs/billing.md): it reverses it, or
+ * finds it never charged, or keeps it, and the attempt follows the settled record
+ * (../settlement-follower.ts): kept, the month is paid; otherwise it may be charged again. While
+ * nicepay.unsettled() lists it, the page says so, with why and when it is tried next.
  */
 import { Router, type Request, type Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
-import type { Order } from '../db.js';
 import { billingDb, PLAN, type ChargeStatus, type Subscription, type SubscriptionCharge } from '../db-billing.js';
 import { dataTable, type Column } from '../data-table.js';
 import { operatorError } from '../korean.js';
-import { html, won } from '../views.js';
-import { isNicepayError } from '../../src/index.js';
+import { html, kstDateTime, won } from '../views.js';
+import { type BillingChargeResult, isNicepayError, type UnsettledItem } from '../../src/index.js';
+import { heldRecords } from '../package-held.js';
 import { adminPage, errorNotice, field, kstToday, okNotice } from './admin-page.js';
+import { adminReceiptRoutes } from './admin-receipts.js';
 
 /** A charge attempt's state in the operator's words. */
 export const CHARGE_LABEL: Readonly<Record<ChargeStatus, string>> = {
@@ -43,16 +49,32 @@ export function adminBillingRoutes(ctx: ShopContext): Router {
   const { db, nicepay, logger } = ctx;
   const billing = billingDb(db, ctx.merchantKey);
   const router = Router();
+  router.use('/receipts', adminReceiptRoutes(ctx));
   /** This KST month, YYYYMM, on the shop's clock. */
   const thisMonth = (): string => kstToday(ctx.clock()).slice(0, 6);
 
   /** Charge attempts whose call runs in this process (an open attempt not here was cut off). */
   const inFlight = new Set<string>();
-  /** An open attempt the operator must settle: sent (or cut off) and its outcome unknown. */
-  const needsOperator = (c: SubscriptionCharge): boolean =>
+  /** An open attempt whose call is not running here: sent (or cut off) and its outcome unknown. */
+  const unsettled = (c: SubscriptionCharge): boolean =>
     c.status === 'unknown' || (c.status === 'charging' && !inFlight.has(c.moid));
 
-  function listPage(req: Request, res: Response, status: number, notice: { error?: string; ok?: string } = {}): void {
+  /** What an open attempt's 관리 cell says: settled by the package, or checked by the same charge. */
+  function openCell(req: Request, c: SubscriptionCharge, held: Map<string, UnsettledItem[]> | undefined) {
+    const u = held?.get(c.moid)?.[0];
+    if (!held) return html`<span class="muted">결제 장부를 읽지 못했습니다</span>`;
+    if (u)
+      return html`<span class="settling" id="settling-${c.moid}" data-attempts="${String(u.attempts)}">결제 모듈이 정산 중: ${u.reason}. 다음 확인 ${kstDateTime(u.nextAttemptAt)} (${String(u.attempts)}회 시도)${u.needsAttention ? ' · 확인 필요' : ''}</span>`;
+    return html`<form method="post" action="/admin/billing/charges/${c.moid}/resolve" class="inline">${csrfInput(req)}<button type="submit" class="secondary" id="check-${c.moid}">결과 확인</button></form>`;
+  }
+
+  async function listPage(
+    req: Request,
+    res: Response,
+    status: number,
+    notice: { error?: string; ok?: string } = {},
+  ): Promise<void> {
+    const held = await heldRecords(ctx, 'billing.charge');
     const month = thisMonth();
     const subscriptions = billing.subscriptions();
     const subColumns: Array<Column<Subscription>> = [
@@ -100,10 +122,7 @@ export function adminBillingRoutes(ctx: ShopContext): Router {
       {
         label: '관리',
         kind: 'actions',
-        cell: (c) =>
-          needsOperator(c) &&
-          html`<form method="post" action="/admin/billing/charges/${c.moid}/resolve" class="inline">${csrfInput(req)}<button type="submit" name="outcome" value="charged" id="resolve-charged-${c.moid}">결제된 것으로 기록</button></form>
-<form method="post" action="/admin/billing/charges/${c.moid}/resolve" class="inline">${csrfInput(req)}<button type="submit" name="outcome" value="not-charged" class="secondary" id="resolve-not-charged-${c.moid}">결제되지 않은 것으로 기록</button></form>`,
+        cell: (c) => unsettled(c) && openCell(req, c, held),
       },
     ];
     adminPage(
@@ -121,15 +140,62 @@ ${
 ${
   history.length > 0 &&
   html`<h2>청구 내역</h2>${dataTable('subscription-charges', chargeColumns, history, (c) => ({ moid: c.moid, status: c.status }))}
-${history.some(needsOperator) && html`<p class="muted" id="charge-unknown-note">"확인 필요" 청구는 결과를 알 수 없습니다. NICEPAY 가맹점 관리자에서 그 주문번호의 결제를 확인한 뒤 기록해 주세요. 기록 전에는 그 달을 다시 청구하지 않습니다. 이 버튼들은 NICEPAY에 아무것도 보내지 않습니다.</p>`}`
+${history.some(unsettled) && html`<p class="muted" id="charge-unknown-note">"확인 필요" 청구는 응답을 받지 못해 결과를 알 수 없습니다. 결제 모듈이 NICEPAY에 확인해 자동으로 정산합니다: 결제되었으면 취소하고(또는 기록된 결제는 유지하고), 결제되지 않았으면 그렇게 기록합니다. 정산 결과에 따라 청구 내역이 바뀌며, 그 전에는 그 달을 다시 청구하지 않습니다. <a href="/admin/settlement">결제 정산</a>에서 지금 정산할 수 있습니다. 결제 모듈에 정산 기록이 없는 청구는 "결과 확인"이 같은 청구(같은 주문번호)로 확인합니다: 정산된 청구는 보내지 않고 그 결과로 답합니다.</p>`}`
 }`,
     );
   }
 
-  router.get('/', (req, res) => {
+  router.get('/', async (req, res) => {
     const ok = typeof req.query.ok === 'string' ? req.query.ok : undefined;
-    listPage(req, res, 200, ok ? { ok } : {});
+    await listPage(req, res, 200, ok ? { ok } : {});
   });
+
+  /**
+   * Sends an attempt's charge (or repeats it: same Moid, card and amount, which the library
+   * answers from its record) and settles the attempt by what it comes to: approved (in the hook),
+   * declined, not charged (not sent, reversed, never charged), or still open (`unknown`: the
+   * package settles it, and the attempt follows).
+   */
+  async function sendCharge(
+    c: SubscriptionCharge,
+    bid: string,
+  ): Promise<{ r: BillingChargeResult } | { err: unknown; unknown: boolean }> {
+    const { moid } = c;
+    inFlight.add(moid);
+    try {
+      const r = await nicepay.billing.charge({
+        bid,
+        moid,
+        amount: c.amount,
+        goodsName: `${PLAN.name} ${Number(c.month.slice(4))}월`,
+        onApproved: (a) => void billing.settleCharge(moid, { status: 'approved', tid: a.tid, amount: a.amount }),
+      });
+      if (r.status === 'declined')
+        billing.settleCharge(moid, { status: 'declined', tid: r.tid, amount: r.amount, message: r.message });
+      return { r };
+    } catch (err) {
+      // Sent and not settled yet: the month stays open until the package settles it.
+      const unknown = !isNicepayError(err) || (err as { outcomeUnknown?: boolean }).outcomeUnknown === true;
+      const settlement = (err as { settlement?: unknown }).settlement;
+      const tid = (err as { tid?: unknown }).tid;
+      billing.settleCharge(moid, {
+        status: unknown ? 'unknown' : 'failed',
+        ...(typeof tid === 'string' && tid ? { tid } : {}),
+        message: unknown
+          ? '결과 모름 (자동 정산 중)'
+          : settlement === 'reversed'
+            ? '결제 취소됨'
+            : settlement === 'never-charged'
+              ? '결제되지 않음'
+              : operatorError(err)
+                ? '보내지 못했거나 취소됨'
+                : '처리 실패',
+      });
+      return { err, unknown };
+    } finally {
+      inFlight.delete(moid);
+    }
+  }
 
   router.post('/:id/charge', async (req, res) => {
     const id = Number(req.params.id);
@@ -150,80 +216,80 @@ ${history.some(needsOperator) && html`<p class="muted" id="charge-unknown-note">
       return listPage(req, res, 409, {
         error: inFlight.has(begun.open.moid)
           ? '이번 달 청구가 아직 처리 중입니다. 잠시 후 다시 확인해 주세요. 아무것도 보내지 않았습니다.'
-          : `이번 달 청구(${begun.open.moid})의 결과를 알 수 없습니다. 청구 내역에서 결과를 기록하기 전에는 다시 청구하지 않습니다. 아무것도 보내지 않았습니다.`,
+          : `이번 달 청구(${begun.open.moid})의 결과를 알 수 없습니다. 정산되기 전에는 다시 청구하지 않습니다. 아무것도 보내지 않았습니다.`,
       });
     }
     const { moid } = begun.attempt;
-    inFlight.add(moid);
-    try {
-      const r = await nicepay.billing.charge({
-        bid,
-        moid,
-        amount: PLAN.price,
-        goodsName: `${PLAN.name} ${label}`,
-        onApproved: (a) => void billing.settleCharge(moid, { status: 'approved', tid: a.tid, amount: a.amount }),
-      });
-      if (r.status === 'declined')
-        billing.settleCharge(moid, { status: 'declined', tid: r.tid, amount: r.amount, message: r.message });
+    const sent = await sendCharge(begun.attempt, bid);
+    if ('r' in sent) {
+      const { r } = sent;
       audit(logger, req, 'billing.charge', { subscription: id, moid, tid: r.tid, status: r.status });
       const text =
         r.status === 'approved'
           ? `${label} 구독료 ${won(r.amount)}을 결제했습니다.`
           : `${label} 결제가 거절되었습니다: ${r.message}`;
-      res.redirect(303, `/admin/billing?ok=${encodeURIComponent(text)}`);
-    } catch (err) {
-      // Sent and not reversed (or not known to be): the month stays open until the operator checks.
-      const unknown = !isNicepayError(err) || (err as { outcomeUnknown?: boolean }).outcomeUnknown === true;
-      const e = operatorError(err);
-      const tid = (err as { tid?: unknown }).tid;
-      billing.settleCharge(moid, {
-        status: unknown ? 'unknown' : 'failed',
-        ...(typeof tid === 'string' && tid ? { tid } : {}),
-        message: unknown ? '결과 모름' : e ? '보내지 못했거나 취소됨' : '처리 실패',
-      });
-      audit(logger, req, 'billing.charge.failed', {
-        subscription: id,
-        moid,
-        code: (err as { code?: string }).code,
-        outcomeUnknown: unknown,
-      });
-      const hookFailed = (err as { code?: string }).code === 'NICEPAY_HOOK_FAILED';
-      listPage(req, res, e?.status ?? 502, {
-        error: unknown
-          ? '결제 결과를 알 수 없습니다. 청구 내역에서 NICEPAY 가맹점 관리자의 결과를 기록하기 전에는 이 달을 다시 청구하지 않습니다.'
-          : hookFailed
-            ? '결제 후 기록에 실패해 결제를 취소했습니다. 다시 청구할 수 있습니다.'
-            : `${e?.message ?? '청구하지 못했습니다.'} 결제되지 않았습니다. 다시 청구할 수 있습니다.`,
-      });
-    } finally {
-      inFlight.delete(moid);
+      return res.redirect(303, `/admin/billing?ok=${encodeURIComponent(text)}`);
     }
+    const { err, unknown } = sent;
+    const e = operatorError(err);
+    audit(logger, req, 'billing.charge.failed', {
+      subscription: id,
+      moid,
+      code: (err as { code?: string }).code,
+      outcomeUnknown: unknown,
+    });
+    const hookFailed = (err as { code?: string }).code === 'NICEPAY_HOOK_FAILED';
+    await listPage(req, res, e?.status ?? 502, {
+      error: unknown
+        ? '결제 결과를 알 수 없습니다. 결제 모듈이 NICEPAY에 확인해 자동으로 정산합니다 (결제되었으면 취소). 정산되기 전에는 이 달을 다시 청구하지 않습니다.'
+        : hookFailed
+          ? '결제 후 기록에 실패해 결제를 취소했습니다. 다시 청구할 수 있습니다.'
+          : `${e?.message ?? '청구하지 못했습니다.'} 결제되지 않았습니다. 다시 청구할 수 있습니다.`,
+    });
   });
 
-  // An attempt whose outcome was lost (or cut off by a restart): the operator records what
-  // NICEPAY's merchant admin shows. Nothing is sent; "not charged" lets the month be tried again.
-  router.post('/charges/:moid/resolve', (req, res) => {
+  // An attempt whose outcome was lost (or cut off by a restart). The package settles it, and the
+  // attempt follows: while it holds the charge open, nothing is done here (409). Held no more,
+  // the same charge is repeated: a closed record answers without sending (approved, or not
+  // charged), and one never written (the process died before the charge left) is sent now.
+  // No outcome is recorded by hand: the operator's reading of the merchant admin may be undone
+  // by a reversal the package still has to make.
+  router.post('/charges/:moid/resolve', async (req, res) => {
     const c = billing.charge(req.params.moid);
-    if (!c || !needsOperator(c))
-      return listPage(req, res, 409, { error: '결과를 기록할 청구가 아닙니다. 아무것도 바꾸지 않았습니다.' });
-    const outcome = field(req.body, 'outcome');
-    if (outcome !== 'charged' && outcome !== 'not-charged')
-      return listPage(req, res, 400, { error: '결과를 선택해 주세요.' });
-    billing.settleCharge(
-      c.moid,
-      outcome === 'charged'
-        ? { status: 'approved', message: '운영자 확인: 결제됨' }
-        : { status: 'failed', message: '운영자 확인: 결제되지 않음' },
-    );
-    audit(logger, req, 'billing.charge.resolved', {
+    if (!c || !unsettled(c))
+      return listPage(req, res, 409, { error: '확인할 청구가 아닙니다. 아무것도 바꾸지 않았습니다.' });
+    const held = await heldRecords(ctx, 'billing.charge');
+    const u = held?.get(c.moid)?.[0];
+    if (!held || u || field(req.body, 'outcome') !== '') {
+      audit(logger, req, 'billing.charge.resolve.refused', { subscription: c.subscriptionId, moid: c.moid });
+      return listPage(req, res, 409, {
+        error: u
+          ? `${c.moid}는 결제 모듈이 정산하고 있습니다 (${u.reason}). 정산이 끝나면 청구 내역이 따라 바뀝니다. 아무것도 바꾸지 않았습니다.`
+          : !held
+            ? '결제 장부를 읽지 못했습니다. 잠시 후 다시 확인해 주세요. 아무것도 바꾸지 않았습니다.'
+            : '청구 결과는 직접 기록하지 않습니다. "결과 확인"으로 확인해 주세요. 아무것도 바꾸지 않았습니다.',
+      });
+    }
+    const bid = billing.bidOf(c.subscriptionId);
+    if (!bid)
+      return listPage(req, res, 409, {
+        error: `${c.moid}의 구독 카드가 삭제되어 같은 청구로 확인할 수 없습니다. 결제 정산 페이지에서 확인해 주세요.`,
+      });
+    const sent = await sendCharge(c, bid);
+    const after = billing.charge(c.moid)!;
+    audit(logger, req, 'billing.charge.checked', {
       subscription: c.subscriptionId,
       moid: c.moid,
-      outcome,
-      by: 'operator',
+      status: after.status,
+      ...('err' in sent ? { code: (sent.err as { code?: string }).code } : {}),
     });
+    if (after.status === 'unknown')
+      return listPage(req, res, 502, {
+        error: `${c.moid}의 결과를 아직 알 수 없습니다. 결제 모듈이 자동으로 정산합니다.`,
+      });
     res.redirect(
       303,
-      `/admin/billing?ok=${encodeURIComponent(`${c.moid}: ${outcome === 'charged' ? '결제된 것으로' : '결제되지 않은 것으로'} 기록했습니다.`)}`,
+      `/admin/billing?ok=${encodeURIComponent(`${c.moid}: ${CHARGE_LABEL[after.status]}${after.message ? ` (${after.message})` : ''}`)}`,
     );
   });
 
@@ -244,84 +310,5 @@ ${history.some(needsOperator) && html`<p class="muted" id="charge-unknown-note">
     }
   });
 
-  function receiptsPage(
-    req: Request,
-    res: Response,
-    status: number,
-    notice: { error?: string; ok?: string } = {},
-  ): void {
-    const orders = db.orders().filter((o) => o.status === 'paid' && o.method === 'BANK');
-    const columns: Array<Column<Order>> = [
-      { label: '주문번호', kind: 'moid', cell: (o) => o.moid },
-      { label: '상품', kind: 'goods', cell: (o) => o.goods },
-      { label: '금액', kind: 'amount', cell: (o) => won(o.amount) },
-      {
-        label: '현금영수증',
-        kind: 'text',
-        extraClass: () => 'receipt-status',
-        cell: (o) => {
-          const rc = billing.receipt(o.moid);
-          if (rc) return rc.status === 'issued' ? `발급 (승인번호 ${rc.authCode})` : `거절: ${rc.message}`;
-          return html`<form method="post" action="/admin/billing/receipts/${o.moid}" class="inline receipt-form">${csrfInput(req)}
-<select name="type" aria-label="용도"><option value="income-deduction">소득공제</option><option value="expense-proof">지출증빙</option></select>
-<input type="text" name="identity" aria-label="발급번호" placeholder="휴대폰 또는 사업자번호" required inputmode="numeric">
-<button type="submit">발급</button></form>`;
-        },
-      },
-    ];
-    adminPage(
-      req,
-      res,
-      status,
-      '현금영수증 발급',
-      html`${errorNotice(notice.error)}${okNotice(notice.ok)}
-<p class="muted">계좌이체로 결제된 주문에 현금영수증을 발급합니다 (부가세 10% 포함 금액). <a href="/admin/billing">정기구독</a></p>
-${orders.length === 0 ? html`<p id="no-bank-orders" class="muted">계좌이체 주문이 없습니다.</p>` : dataTable('bank-orders', columns, orders, (o) => ({ moid: o.moid }))}`,
-    );
-  }
-
-  router.get('/receipts', (req, res) => {
-    const ok = typeof req.query.ok === 'string' ? req.query.ok : undefined;
-    receiptsPage(req, res, 200, ok ? { ok } : {});
-  });
-
-  router.post('/receipts/:moid', async (req, res, next) => {
-    const order = db.order(req.params.moid);
-    if (order?.status !== 'paid' || order.method !== 'BANK')
-      return receiptsPage(req, res, 404, { error: '현금영수증을 발급할 수 있는 주문이 아닙니다.' });
-    const type = field(req.body, 'type') === 'expense-proof' ? 'expense-proof' : 'income-deduction';
-    // VAT-inclusive price: supply is the amount / 1.1 rounded, VAT the rest (they add up exactly).
-    const supply = Math.round(order.amount / 1.1);
-    try {
-      const r = await nicepay.cashReceipt.issue({
-        moid: order.moid,
-        amount: order.amount,
-        supply,
-        vat: order.amount - supply,
-        goodsName: order.goods,
-        type,
-        identity: field(req.body, 'identity'),
-        buyer: { name: order.buyerName },
-      });
-      billing.recordReceipt({
-        moid: order.moid,
-        tid: r.tid,
-        type,
-        amount: r.amount,
-        authCode: r.status === 'issued' ? r.authCode : '',
-        status: r.status,
-        message: r.status === 'refused' ? r.message : '',
-      });
-      audit(logger, req, 'cash-receipt.issue', { moid: order.moid, tid: r.tid, status: r.status });
-      res.redirect(
-        303,
-        `/admin/billing/receipts?ok=${encodeURIComponent(r.status === 'issued' ? `${order.moid} 현금영수증을 발급했습니다.` : `발급이 거절되었습니다: ${r.message}`)}`,
-      );
-    } catch (err) {
-      const e = operatorError(err);
-      if (!e) return next(err);
-      receiptsPage(req, res, e.status, { error: e.message });
-    }
-  });
   return router;
 }

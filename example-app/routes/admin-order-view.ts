@@ -15,7 +15,7 @@ import { dataTable, type Column } from '../data-table.js';
 import { BANKS, bankName } from '../korean.js';
 import { STATE_LABEL, orderState } from '../order-state.js';
 import { METHOD_LABEL, bankSelect, html, kstDateTime, won, type SafeHtml } from '../views.js';
-import type { PayMethod } from '../../src/index.js';
+import type { PayMethod, UnsettledItem } from '../../src/index.js';
 
 /** The refund form's fields as posted (strings), kept when the form comes back with an error. */
 export interface RefundForm {
@@ -35,7 +35,7 @@ export const needsRefundAccount = (o: Order): boolean => o.method === 'VBANK' &&
 /** Whether the order can be refunded (or, unpaid, cancelled) now. */
 export const refundable = (o: Order): boolean =>
   (o.status === 'paid' || o.status === 'awaiting-deposit') && o.tid !== null && remaining(o) > 0;
-/** A full refund can be resolved by sending it again (the gateway answers "already cancelled" if it went through). */
+/** A full refund: the package settles a lost one by sending the same cancel again ("already cancelled" if it went through). */
 export const resendable = (i: RefundIntent): boolean => !i.partial && i.amount === i.remainingBefore;
 
 /** A refund account for the operator: bank by name, the number masked to its last 4 digits. */
@@ -150,18 +150,36 @@ export function refundHistory(req: Request, o: Order, intents: readonly RefundIn
 ${pending && html`<p class="muted" id="payout-note">"지급 전" 환불은 NICEPAY가 환불 계좌로 지급해야 끝납니다. NICEPAY는 지급을 통보하지 않으므로, 가맹점 관리자에서 지급을 확인한 뒤 "지급 완료 기록"을 눌러 주세요. 이 버튼은 NICEPAY에 아무것도 보내지 않고 상점의 기록만 바꿉니다. 샌드박스는 환불을 지급하지 않습니다.</p>`}`;
 }
 
-/** The order's open refund, in place of the refund form: what is known and how to resolve it. */
-export function unresolvedPanel(req: Request, o: Order, i: RefundIntent, busy: boolean): SafeHtml {
+/**
+ * The order's open refund, in place of the refund form: what is known and who settles it. A full
+ * refund is the package's: while nicepay.unsettled() lists its cancel (`held`), the panel says
+ * so, with why and when it is tried next, and offers nothing; held no more, "결과 확인" repeats
+ * the same cancel (the library answers from its closed record). A partial refund is never sent
+ * again by the package: the operator records what NICEPAY's merchant admin shows.
+ */
+export function unresolvedPanel(
+  req: Request,
+  o: Order,
+  i: RefundIntent,
+  busy: boolean,
+  held: UnsettledItem | 'unknown' | undefined,
+): SafeHtml {
   const action = `/admin/orders/${encodeURIComponent(o.moid)}/refunds/${i.id}/resolve`;
+  const settling =
+    held === 'unknown'
+      ? html`<p class="muted" id="refund-settling">결제 장부를 읽지 못했습니다. 잠시 후 다시 확인해 주세요.</p>`
+      : held &&
+        html`<p id="refund-settling" data-attempts="${String(held.attempts)}">결제 모듈이 같은 전액 취소(같은 요청 키)를 다시 보내 자동으로 정산하고 있습니다. 사유: ${held.reason}. 다음 확인: ${kstDateTime(held.nextAttemptAt)} (${String(held.attempts)}회 시도)${held.needsAttention ? ' · 확인 필요' : ''}. 정산이 끝나면 이 환불의 기록이 따라 바뀝니다. <a href="/admin/settlement">결제 정산</a>에서 지금 정산할 수 있습니다.</p>`;
   return html`<div id="refund-unresolved" class="card" data-intent="${String(i.id)}" data-state="${i.state}"><h2>확인이 필요한 환불</h2>
-<p id="refund-unresolved-summary">${won(i.amount)} ${i.partial ? '부분' : '전액'} 환불 요청(${kstDateTime(new Date(i.createdAt))})의 ${busy ? '처리가 아직 끝나지 않았습니다' : '결과를 알 수 없습니다'}. 결과를 확인하기 전에는 이 주문의 새 환불을 할 수 없습니다.</p>
+<p id="refund-unresolved-summary">${won(i.amount)} ${i.partial ? '부분' : '전액'} 환불 요청(${kstDateTime(new Date(i.createdAt))})의 ${busy ? '처리가 아직 끝나지 않았습니다' : '결과를 알 수 없습니다'}. 결과가 정해지기 전에는 이 주문의 새 환불을 할 수 없습니다.</p>
 ${
   busy
     ? false
     : resendable(i)
-      ? html`<form method="post" action="${action}" class="inline">${csrfInput(req)}<p class="muted">같은 전액 취소를 다시 보내 확인합니다. 이미 환불되었다면 NICEPAY가 '이미 취소된 거래'로 답하므로 두 번 환불되지 않습니다.</p>
-<div class="actions"><button type="submit" id="resolve-submit">NICEPAY에서 결과 확인</button></div></form>`
-      : html`<form method="post" action="${action}" class="inline">${csrfInput(req)}<p class="muted">부분 환불은 거래 상태 조회에 나타나지 않습니다. NICEPAY 가맹점 관리자에서 이 환불이 처리되었는지 확인한 뒤 선택해 주세요.</p>
+      ? settling ||
+        html`<form method="post" action="${action}" class="inline">${csrfInput(req)}<p class="muted">결제 모듈에 이 환불의 정산 기록이 남아 있지 않습니다. 같은 전액 취소(같은 요청 키)로 결과를 확인합니다: 정산된 취소는 보내지 않고 그 결과로 답하며, 이미 환불되었다면 NICEPAY가 '이미 취소된 거래'로 답하므로 두 번 환불되지 않습니다.</p>
+<div class="actions"><button type="submit" id="resolve-submit">결과 확인</button></div></form>`
+      : html`<form method="post" action="${action}" class="inline">${csrfInput(req)}<p class="muted" id="refund-partial-note">부분 환불은 결제 모듈이 다시 보내지 않습니다 (두 번 환불될 수 있고, 거래 상태 조회에 나타나지 않습니다). NICEPAY 가맹점 관리자에서 이 환불이 처리되었는지 확인한 뒤 기록해 주세요.</p>
 <div class="actions"><button type="submit" name="outcome" value="status" class="secondary" id="resolve-status">거래 상태 조회</button>
 <button type="submit" name="outcome" value="refunded" id="resolve-refunded">환불된 것으로 기록</button>
 <button type="submit" name="outcome" value="not-refunded" class="secondary" id="resolve-not-refunded">환불되지 않은 것으로 기록</button></div></form>`

@@ -7,7 +7,9 @@
  *   POST /admin/orders/:moid/refund      step 1: confirmation with the amount and the order;
  *                                        step 2 (confirm=yes): nicepay.cancel, then 303 back
  *   POST /admin/orders/:moid/refunds/:id/resolve
- *                                        resolves a refund whose outcome was lost (see below)
+ *                                        a refund whose outcome was lost (see below): a full one is
+ *                                        checked by the same cancel (409 while the package settles it),
+ *                                        a partial one is recorded by the operator
  *   POST /admin/orders/:moid/refunds/:id/paid-out
  *                                        records that a refund NICEPAY only accepted (a paid virtual
  *                                        account's, "not paid out yet") was paid out to its account:
@@ -20,15 +22,18 @@
  * nicepay.cancel is called. A confirmation posted again (double click, Back) finds its intent
  * and sends nothing; one made stale by another refund is refused. When the outcome is lost
  * (timeout, reset, unverifiable answer), the intent stays open and the order offers no refund
- * until it is resolved:
+ * until it is settled:
  *
- * - a full refund is resolved by sending the same full cancel again: if the first one went
- *   through, the gateway answers "already cancelled" (2013/2015) and nothing moves; if it did
- *   not, this one does it. Either way the money goes back once.
- * - a partial refund cannot be resolved that way (a second partial cancel of the same amount
- *   would be paid again once the gateway's duplicate window has passed, and the status inquiry
- *   does not show partial cancels): the page shows the status inquiry and the operator records
- *   what NICEPAY's merchant admin shows.
+ * - a full refund is left to the package's settlement, which sends the same full cancel again
+ *   (same idempotency key, same cancel Moid) until it is done or refused as already cancelled:
+ *   the money goes back once. The intent follows the settled record (../settlement-follower.ts).
+ *   While nicepay.unsettled() lists it, the page shows it as being settled (why, next attempt)
+ *   and offers nothing; a resolve posted meanwhile answers 409. Once the package holds it no
+ *   more (settled while the shop was not listening, e.g. by `express-nicepay settle` from cron),
+ *   "결과 확인" repeats the same cancel, which the library answers from its closed record.
+ * - a partial refund is never sent again by the package (a second partial cancel may be paid
+ *   twice, and the status inquiry does not show partial cancels): it needs attention, and the
+ *   page shows the status inquiry and the operator records what NICEPAY's merchant admin shows.
  *
  * The shop's remaining amount goes along with every cancel, so a refund larger than it is
  * refused before anything is sent. Each refund, outcome and resolution leaves an audit line.
@@ -39,8 +44,10 @@ import { audit, csrfInput } from '../admin-auth.js';
 import type { Order } from '../db.js';
 import { type RefundIntent, refundStore } from '../db-refunds.js';
 import { CANCEL_REFUSAL, operatorError } from '../korean.js';
+import { heldRecords } from '../package-held.js';
+import { payoutOf, type Sent, sendRefund, settleBySent } from '../refund-calls.js';
 import { html, won } from '../views.js';
-import { type CancelResult, isNicepayError } from '../../src/index.js';
+import type { CancelResult, UnsettledItem } from '../../src/index.js';
 import { adminPage, errorNotice, field, okNotice } from './admin-page.js';
 import {
   cancelsUnpaid,
@@ -57,33 +64,12 @@ import {
   type RefundForm,
 } from './admin-order-view.js';
 
-/** Errors after which nothing reached the gateway: the intent is closed and may be tried again. */
-const NOT_SENT: ReadonlySet<string> = new Set([
-  'NICEPAY_GATEWAY_UNREACHABLE',
-  'NICEPAY_RETRY_LATER',
-  'NICEPAY_CANCEL_EXCEEDS_REMAINING',
-  'NICEPAY_FIELD_INVALID',
-  'NICEPAY_SHUTTING_DOWN',
-  'NICEPAY_STORE_UNAVAILABLE',
-]);
-
-/**
- * Whether a settled refund still has to be paid out: the gateway's answer says so when there is
- * one (`refund-pending`); a refund to an account settled without one (resolved by the operator,
- * or found already cancelled) is taken as not paid out yet, since only a payout ends it.
- */
-const payoutOf = (i: RefundIntent, r?: CancelResult): 'pending' | 'none' =>
-  (r ? r.status === 'refund-pending' : i.number !== '') ? 'pending' : 'none';
-
 /** Where the operator lands after a settled refund or cancel: the order, with what happened. */
 function doneLocation(o: Order, i: RefundIntent): string {
   const base = `/admin/orders/${encodeURIComponent(o.moid)}`;
   if (cancelsUnpaid(o)) return `${base}?cancelled=1`;
   return `${base}?refunded=${i.cancelledAmount ?? i.amount}${i.payout === 'pending' ? '&pending=1' : ''}`;
 }
-
-/** What one send of an intent came to. */
-type Sent = { kind: 'result'; r: CancelResult } | { kind: 'not-sent' | 'unknown'; err: unknown };
 
 /** The back-office order pages. */
 export function adminOrderRoutes(ctx: ShopContext): Router {
@@ -93,26 +79,23 @@ export function adminOrderRoutes(ctx: ShopContext): Router {
   const inFlight = new Set<number>();
   const router = Router();
 
-  /** Sends an intent's cancel; the library's idempotency key is the intent's and its attempt's. */
+  /** Sends an intent's cancel (../refund-calls.ts: one key per intent try), marked in flight. */
   async function send(i: RefundIntent): Promise<Sent> {
     inFlight.add(i.id);
     try {
-      const r = await nicepay.cancel({
-        tid: i.tid,
-        moid: i.moid,
-        amount: i.amount,
-        reason: i.reason,
-        partial: i.partial,
-        remainingAmount: i.remainingBefore,
-        idempotencyKey: `refund-${i.id}-${i.attempts}`,
-        ...(i.number ? { refundAccount: { bankCode: i.bankCode, number: i.number, holder: i.holder } } : {}),
-      });
-      return { kind: 'result', r };
-    } catch (err) {
-      return { kind: isNicepayError(err) && NOT_SENT.has(err.code) ? 'not-sent' : 'unknown', err };
+      return await sendRefund(nicepay, i);
     } finally {
       inFlight.delete(i.id);
     }
+  }
+
+  /**
+   * The package's open record of an intent's cancel, if nicepay.unsettled() lists it (same TID,
+   * order and amount); `'unknown'` when the list cannot be read (then nothing is offered).
+   */
+  async function heldBy(i: RefundIntent): Promise<UnsettledItem | 'unknown' | undefined> {
+    const held = await heldRecords(ctx, 'cancel');
+    return held ? held.get(i.moid)?.find((u) => u.tid === i.tid && u.amount === i.amount) : 'unknown';
   }
 
   router.get('/', (req, res) => {
@@ -128,16 +111,16 @@ export function adminOrderRoutes(ctx: ShopContext): Router {
     );
   });
 
-  function orderPage(
+  async function orderPage(
     req: Request,
     res: Response,
     status: number,
     o: Order,
     opts: { error?: string; ok?: string; values?: Partial<RefundForm> } = {},
-  ): void {
+  ): Promise<void> {
     const open = refunds.open(o.moid);
     const refund = open
-      ? unresolvedPanel(req, o, open, inFlight.has(open.id))
+      ? unresolvedPanel(req, o, open, inFlight.has(open.id), await heldBy(open))
       : refundable(o) && refundForm(req, o, opts.values ?? {});
     const deposit =
       sandbox &&
@@ -158,7 +141,7 @@ ${deposit}${refund}${refundHistory(req, o, refunds.ofOrder(o.moid))}<p><a href="
     );
   }
 
-  router.get('/:moid', (req, res, next) => {
+  router.get('/:moid', async (req, res, next) => {
     const o = db.order(req.params.moid);
     if (!o) return next();
     const refunded = typeof req.query.refunded === 'string' ? Number(req.query.refunded) : undefined;
@@ -174,7 +157,7 @@ ${deposit}${refund}${refundHistory(req, o, refunds.ofOrder(o.moid))}<p><a href="
                 ? `${won(refunded)} 환불이 접수되었습니다 (지급 전). NICEPAY가 환불 계좌로 지급하면 환불 내역에서 지급 완료를 기록해 주세요.`
                 : `${won(refunded)}을 환불했습니다.`
               : undefined;
-    orderPage(req, res, 200, o, ok ? { ok } : {});
+    await orderPage(req, res, 200, o, ok ? { ok } : {}).catch(next);
   });
 
   router.post('/:moid/refund', async (req, res, next) => {
@@ -187,7 +170,7 @@ ${deposit}${refund}${refundHistory(req, o, refunds.ofOrder(o.moid))}<p><a href="
       number: field(req.body, 'number'),
       holder: field(req.body, 'holder'),
     };
-    const back = (status: number, error: string): void => orderPage(req, res, status, o, { error, values });
+    const back = (status: number, error: string): Promise<void> => orderPage(req, res, status, o, { error, values });
     const confirmed = field(req.body, 'confirm') === 'yes';
     try {
       // A confirmation posted again (double click, Back) finds its own intent: nothing is sent.
@@ -247,11 +230,11 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
         return back(409, '이 주문에 결과를 확인하지 못한 환불이 있습니다. 아무것도 보내지 않았습니다.');
       const intent = begun.intent;
       const sent = await send(intent);
-      if (sent.kind === 'result' && sent.r.status !== 'refused') {
+      const settled = settleBySent(refunds, intent, sent, (r) =>
+        r.status === 'refund-pending' ? 'NICEPAY 환불 접수' : cancelsUnpaid(o) ? '주문 취소 완료' : '환불 완료',
+      );
+      if (sent.kind === 'result' && sent.r.status !== 'refused' && settled) {
         const r = sent.r;
-        const note =
-          r.status === 'refund-pending' ? 'NICEPAY 환불 접수' : cancelsUnpaid(o) ? '주문 취소 완료' : '환불 완료';
-        const settled = refunds.settle(intent.id, 'done', note, r.cancelledAmount, payoutOf(intent, r));
         audit(logger, req, 'refund', {
           moid: o.moid,
           tid: o.tid,
@@ -266,13 +249,11 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
       }
       if (sent.kind === 'result') {
         const r = sent.r as Extract<CancelResult, { status: 'refused' }>;
-        refunds.settle(intent.id, 'refused', `거절 (코드 ${r.code})`);
         audit(logger, req, 'refund.refused', { moid: o.moid, tid: o.tid, amount, code: r.code, intent: intent.id });
         return back(409, `${CANCEL_REFUSAL[r.reason] ?? CANCEL_REFUSAL.other} (코드 ${r.code})`);
       }
       const e = operatorError(sent.err);
       if (sent.kind === 'not-sent') {
-        refunds.settle(intent.id, 'not-sent', '보내지 못함');
         audit(logger, req, 'refund.failed', {
           moid: o.moid,
           tid: o.tid,
@@ -282,8 +263,14 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
         });
         return back(e?.status ?? 502, e?.message ?? 'NICEPAY에 요청하지 못했습니다. 아무것도 처리되지 않았습니다.');
       }
-      // Sent, outcome lost: the intent stays open and blocks any new refund until resolved.
-      refunds.settle(intent.id, 'unknown', '결과 모름');
+      // Sent, outcome lost: the intent stays open and blocks any new refund until it is settled
+      // (a full refund by the package, which the intent then follows; a partial one by the operator).
+      if (!settled)
+        refunds.settle(
+          intent.id,
+          'unknown',
+          intent.partial ? '결과 모름 (운영자 확인 필요)' : '결과 모름 (자동 정산 중)',
+        );
       audit(logger, req, 'refund.unknown', {
         moid: o.moid,
         tid: o.tid,
@@ -291,9 +278,10 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
         code: (sent.err as { code?: string }).code,
         intent: intent.id,
       });
-      orderPage(req, res, 502, o, {
-        error:
-          'NICEPAY의 응답을 받지 못해 환불 여부를 알 수 없습니다. 아래에서 결과를 확인해 주세요. 확인하기 전에는 이 주문의 새 환불을 보내지 않습니다.',
+      await orderPage(req, res, 502, o, {
+        error: intent.partial
+          ? 'NICEPAY의 응답을 받지 못해 부분 환불 여부를 알 수 없습니다. 부분 환불은 자동으로 다시 보내지 않습니다. 아래에서 결과를 확인해 기록해 주세요. 기록하기 전에는 이 주문의 새 환불을 보내지 않습니다.'
+          : 'NICEPAY의 응답을 받지 못해 환불 여부를 알 수 없습니다. 결제 모듈이 같은 취소를 다시 보내 자동으로 정산합니다. 정산되기 전에는 이 주문의 새 환불을 보내지 않습니다.',
       });
     } catch (err) {
       next(err);
@@ -306,10 +294,13 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
     if (!o || !i || i.moid !== o.moid) return next();
     try {
       if (i.state !== 'pending' && i.state !== 'unknown')
-        return orderPage(req, res, 409, o, { error: '이미 결과가 확인된 환불입니다.' });
+        return await orderPage(req, res, 409, o, { error: '이미 결과가 확인된 환불입니다.' });
       if (inFlight.has(i.id))
-        return orderPage(req, res, 409, o, { error: '이 환불은 아직 처리 중입니다. 잠시 후 다시 확인해 주세요.' });
+        return await orderPage(req, res, 409, o, {
+          error: '이 환불은 아직 처리 중입니다. 잠시 후 다시 확인해 주세요.',
+        });
       if (!resendable(i)) {
+        // A partial refund: the package never sends it again, so the operator records it.
         const outcome = field(req.body, 'outcome');
         if (outcome === 'refunded' || outcome === 'not-refunded') {
           refunds.settle(
@@ -341,30 +332,43 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
         } catch (err) {
           advice = operatorError(err)?.message ?? '조회하지 못했습니다.';
         }
-        return orderPage(req, res, 200, o, {
+        return await orderPage(req, res, 200, o, {
           ok: `거래 상태 조회: ${advice}. NICEPAY 가맹점 관리자에서 ${won(i.amount)} 부분 환불이 있는지 확인한 뒤 기록해 주세요.`,
         });
       }
-      // A full refund: the same full cancel again. Through before → "already cancelled"; not → done now.
-      const again = refunds.nextAttempt(i.id);
-      const sent = await send(again);
-      const r = sent.kind === 'result' ? sent.r : undefined;
-      let settled: RefundIntent;
-      if (r && r.status !== 'refused') {
-        settled = refunds.settle(i.id, 'done', '재확인: 이번 요청으로 환불됨', r.cancelledAmount, payoutOf(i, r));
-      } else if (r?.status === 'refused' && r.reason === 'already-cancelled') {
-        settled = refunds.settle(i.id, 'done', '재확인: 이전 요청으로 이미 환불됨', i.amount, payoutOf(i));
-      } else {
+      // A full refund is the package's to settle: while it holds the cancel open, nothing here.
+      const held = await heldBy(i);
+      if (held) {
+        audit(logger, req, 'refund.resolve.refused', { moid: o.moid, tid: o.tid, amount: i.amount, intent: i.id });
+        return await orderPage(req, res, 409, o, {
+          error:
+            '이 환불은 결제 모듈이 자동으로 정산하고 있습니다. 정산이 끝나면 환불 기록이 따라 바뀝니다. 아무것도 보내지 않았습니다.',
+        });
+      }
+      // Held no more (settled while the shop did not hear it, or never recorded): the same cancel,
+      // same key. A closed record answers without sending; one never written is sent now.
+      const sent = await send(i);
+      const settled = settleBySent(refunds, i, sent, (r) =>
+        r.duplicate ? '재확인: 정산된 결과' : payoutOf(i, r) === 'pending' ? 'NICEPAY 환불 접수' : '환불 완료',
+      );
+      if (settled?.state !== 'done') {
+        const r = sent.kind === 'result' ? sent.r : undefined;
         const why =
           r?.status === 'refused'
             ? `${CANCEL_REFUSAL[r.reason] ?? CANCEL_REFUSAL.other} (코드 ${r.code})`
-            : sent.kind !== 'result'
-              ? (operatorError(sent.err)?.message ?? '응답을 받지 못했습니다.')
-              : '';
-        audit(logger, req, 'refund.unresolved', { moid: o.moid, tid: o.tid, amount: i.amount, intent: i.id });
-        return orderPage(req, res, 502, o, {
-          error: `아직 결과를 확인하지 못했습니다: ${why} 환불은 보류 중이며 새 환불은 보내지 않습니다.`,
+            : settled
+              ? '환불되지 않았습니다. 다시 환불할 수 있습니다.'
+              : sent.kind !== 'result'
+                ? (operatorError(sent.err)?.message ?? '응답을 받지 못했습니다. 결제 모듈이 자동으로 정산합니다.')
+                : '';
+        audit(logger, req, 'refund.checked', {
+          moid: o.moid,
+          tid: o.tid,
+          amount: i.amount,
+          intent: i.id,
+          state: settled?.state ?? i.state,
         });
+        return await orderPage(req, res, settled ? 409 : 502, o, { error: `결과: ${why}` });
       }
       audit(logger, req, 'refund.resolved', {
         moid: o.moid,
@@ -372,7 +376,7 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
         amount: i.amount,
         intent: i.id,
         outcome: 'refunded',
-        by: 'resend',
+        by: 'same-cancel',
       });
       res.redirect(303, doneLocation(o, settled));
     } catch (err) {
@@ -387,7 +391,9 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
     const i = o ? refunds.byId(Number(req.params.id)) : undefined;
     if (!o || !i || i.moid !== o.moid) return next();
     if (!refunds.markPaidOut(i.id))
-      return orderPage(req, res, 409, o, { error: '지급을 기다리는 환불이 아닙니다. 아무것도 바꾸지 않았습니다.' });
+      return void orderPage(req, res, 409, o, {
+        error: '지급을 기다리는 환불이 아닙니다. 아무것도 바꾸지 않았습니다.',
+      }).catch(next);
     audit(logger, req, 'refund.paid-out', {
       moid: o.moid,
       tid: o.tid,
@@ -402,7 +408,7 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
     const o = db.order(req.params.moid);
     if (!o || !sandbox) return next();
     if (o.status !== 'awaiting-deposit' || !o.tid || remaining(o) <= 0)
-      return orderPage(req, res, 409, o, { error: '입금을 기다리는 가상계좌가 아닙니다.' });
+      return void orderPage(req, res, 409, o, { error: '입금을 기다리는 가상계좌가 아닙니다.' }).catch(next);
     try {
       await sandbox.deposit(o.tid);
       audit(logger, req, 'sandbox.deposit', { moid: o.moid, tid: o.tid, amount: o.amount });

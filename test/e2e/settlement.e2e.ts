@@ -2,10 +2,12 @@
  * The back office's 결제 정산 page in Chromium at 1,100 px and 390 px: a card payment whose
  * approval answer and net cancel were both lost (sandbox faults) is listed as a labelled card
  * on a phone; 지금 정산, reached from the back office's bar, reverses it and shows the report;
- * the order stays unpaid, as the gateway now holds it.
+ * the order stays unpaid, as the gateway now holds it. A full refund whose cancel answer was
+ * lost is shown on its order as being settled by the package (no "send again"), and after
+ * 지금 정산 the order's refund follows the settled cancel.
  */
 import { expect } from 'chai';
-import { loginAsAdmin, useShopInBrowser } from './harness.js';
+import { buyInWindow, loginAsAdmin, useShopInBrowser } from './harness.js';
 import { checkLayout } from './layout.js';
 
 describe('e2e: the settlement page lists a lost payment and 지금 정산 settles it', () => {
@@ -62,5 +64,31 @@ describe('e2e: the settlement page lists a lost payment and 지금 정산 settle
     await checkLayout(page, 'admin-settlement-report');
     expect(sandbox.ledger.get(tid)?.status).to.equal('cancelled');
     expect(shop.db.order(moid)).to.include({ status: 'pending' });
+  });
+
+  it('a full refund whose answer was lost is shown as settled by the package, and follows 지금 정산', async () => {
+    const { page, shopUrl, sandbox, shop } = e2e;
+    const moid = await buyInWindow(e2e, 'haeng-mug', 'CARD');
+    const tid = shop.db.order(moid)!.tid!;
+    await loginAsAdmin(e2e, `/admin/orders/${moid}`);
+    await page.click('#refund-submit');
+    await page.waitForSelector('#confirm-form');
+    sandbox.faults.inject({ target: 'cancel', kind: 'drop', commit: true });
+    await Promise.all([page.waitForSelector('#refund-unresolved'), page.click('#confirm-submit')]);
+    expect(await page.textContent('#refund-settling')).to.include('자동으로 정산하고 있습니다');
+    expect(await page.locator('#resolve-submit').count()).to.equal(0);
+    expect(await page.locator('#refund-form').count()).to.equal(0);
+    await page.goto(`${shopUrl}/admin/orders/${moid}`);
+    await checkLayout(page, 'admin-order-refund-settling');
+
+    await page.goto(`${shopUrl}/admin/settlement`);
+    await Promise.all([page.waitForSelector('#admin-ok'), page.click('#settle-submit')]);
+    expect(await page.getAttribute(`#settled tr[data-tid="${tid}"]`, 'data-outcome')).to.equal('kept');
+    await shop.followed();
+    await page.goto(`${shopUrl}/admin/orders/${moid}`);
+    expect(await page.locator('#refund-unresolved').count()).to.equal(0);
+    expect(await page.textContent('#admin-order-remaining')).to.equal('0원');
+    expect(await page.getAttribute('#refunds tr[data-intent]', 'data-state')).to.equal('done');
+    expect(sandbox.ledger.get(tid)!.cancels!).to.have.length(1);
   });
 });

@@ -1,0 +1,118 @@
+/**
+ * Back-office cash receipts (mounted at /admin/billing/receipts, behind the login and CSRF guard):
+ *
+ *   GET  /admin/billing/receipts             paid bank-transfer orders and their cash receipts
+ *   POST /admin/billing/receipts/:moid       nicepay.cashReceipt.issue for the order's amount (VAT 10%)
+ *
+ * A receipt whose answer was lost is the package's to settle (cancelled in full, or found never
+ * issued; docs/reliability.md): while nicepay.unsettled() lists it, the page says so and the
+ * order's receipt is not issued again (409).
+ */
+import { Router, type Request, type Response } from 'express';
+import type { ShopContext } from '../shop-context.js';
+import { audit, csrfInput } from '../admin-auth.js';
+import type { Order } from '../db.js';
+import { billingDb } from '../db-billing.js';
+import { dataTable, type Column } from '../data-table.js';
+import { operatorError } from '../korean.js';
+import { heldRecords } from '../package-held.js';
+import { html, kstDateTime, won } from '../views.js';
+import { adminPage, errorNotice, field, okNotice } from './admin-page.js';
+
+/** The cash-receipt pages. */
+export function adminReceiptRoutes(ctx: ShopContext): Router {
+  const { db, nicepay, logger } = ctx;
+  const billing = billingDb(db, ctx.merchantKey);
+  const router = Router();
+
+  async function receiptsPage(
+    req: Request,
+    res: Response,
+    status: number,
+    notice: { error?: string; ok?: string } = {},
+  ): Promise<void> {
+    // A receipt whose answer was lost is the package's to settle (cancelled in full, or never
+    // issued): no new issue of that order is offered meanwhile.
+    const held = await heldRecords(ctx, 'cash-receipt');
+    const orders = db.orders().filter((o) => o.status === 'paid' && o.method === 'BANK');
+    const columns: Array<Column<Order>> = [
+      { label: '주문번호', kind: 'moid', cell: (o) => o.moid },
+      { label: '상품', kind: 'goods', cell: (o) => o.goods },
+      { label: '금액', kind: 'amount', cell: (o) => won(o.amount) },
+      {
+        label: '현금영수증',
+        kind: 'text',
+        extraClass: () => 'receipt-status',
+        cell: (o) => {
+          const rc = billing.receipt(o.moid);
+          if (rc) return rc.status === 'issued' ? `발급 (승인번호 ${rc.authCode})` : `거절: ${rc.message}`;
+          const u = held?.get(o.moid)?.[0];
+          if (u)
+            return html`<span class="settling" id="receipt-settling-${o.moid}">결제 모듈이 정산 중: ${u.reason}. 다음 확인 ${kstDateTime(u.nextAttemptAt)}</span>`;
+          return html`<form method="post" action="/admin/billing/receipts/${o.moid}" class="inline receipt-form">${csrfInput(req)}
+<select name="type" aria-label="용도"><option value="income-deduction">소득공제</option><option value="expense-proof">지출증빙</option></select>
+<input type="text" name="identity" aria-label="발급번호" placeholder="휴대폰 또는 사업자번호" required inputmode="numeric">
+<button type="submit">발급</button></form>`;
+        },
+      },
+    ];
+    adminPage(
+      req,
+      res,
+      status,
+      '현금영수증 발급',
+      html`${errorNotice(notice.error)}${okNotice(notice.ok)}
+<p class="muted">계좌이체로 결제된 주문에 현금영수증을 발급합니다 (부가세 10% 포함 금액). <a href="/admin/billing">정기구독</a></p>
+${orders.length === 0 ? html`<p id="no-bank-orders" class="muted">계좌이체 주문이 없습니다.</p>` : dataTable('bank-orders', columns, orders, (o) => ({ moid: o.moid }))}`,
+    );
+  }
+
+  router.get('/', async (req, res) => {
+    const ok = typeof req.query.ok === 'string' ? req.query.ok : undefined;
+    await receiptsPage(req, res, 200, ok ? { ok } : {});
+  });
+
+  router.post('/:moid', async (req, res, next) => {
+    const order = db.order(req.params.moid);
+    if (order?.status !== 'paid' || order.method !== 'BANK')
+      return receiptsPage(req, res, 404, { error: '현금영수증을 발급할 수 있는 주문이 아닙니다.' });
+    if ((await heldRecords(ctx, 'cash-receipt'))?.has(order.moid))
+      return receiptsPage(req, res, 409, {
+        error: `${order.moid}의 현금영수증은 결제 모듈이 정산하고 있습니다. 정산이 끝난 뒤 다시 발급할 수 있습니다. 아무것도 보내지 않았습니다.`,
+      });
+    const type = field(req.body, 'type') === 'expense-proof' ? 'expense-proof' : 'income-deduction';
+    // VAT-inclusive price: supply is the amount / 1.1 rounded, VAT the rest (they add up exactly).
+    const supply = Math.round(order.amount / 1.1);
+    try {
+      const r = await nicepay.cashReceipt.issue({
+        moid: order.moid,
+        amount: order.amount,
+        supply,
+        vat: order.amount - supply,
+        goodsName: order.goods,
+        type,
+        identity: field(req.body, 'identity'),
+        buyer: { name: order.buyerName },
+      });
+      billing.recordReceipt({
+        moid: order.moid,
+        tid: r.tid,
+        type,
+        amount: r.amount,
+        authCode: r.status === 'issued' ? r.authCode : '',
+        status: r.status,
+        message: r.status === 'refused' ? r.message : '',
+      });
+      audit(logger, req, 'cash-receipt.issue', { moid: order.moid, tid: r.tid, status: r.status });
+      res.redirect(
+        303,
+        `/admin/billing/receipts?ok=${encodeURIComponent(r.status === 'issued' ? `${order.moid} 현금영수증을 발급했습니다.` : `발급이 거절되었습니다: ${r.message}`)}`,
+      );
+    } catch (err) {
+      const e = operatorError(err);
+      if (!e) return next(err);
+      receiptsPage(req, res, e.status, { error: e.message });
+    }
+  });
+  return router;
+}
