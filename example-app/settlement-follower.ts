@@ -83,7 +83,8 @@ export function followSettlement(ctx: ShopContext): SettlementFollower {
 
   const onEvent = (message: unknown): void => {
     const event = message as SettleEvent;
-    if (event.needsAttention || !event.outcome) return;
+    // Every client in the process publishes here: only this shop's merchant's records are its own.
+    if (event.needsAttention || !event.outcome || event.mid !== nicepay.mid) return;
     const item: SettledItem = event;
     if (item.operation === 'billing.charge') charge(item);
     else if (item.operation === 'cancel')

@@ -284,6 +284,7 @@ describe('cancel: every outcome against the sandbox', () => {
     const report = await shop.nicepay.settle();
     expect(report.settled).to.deep.include({
       operation: 'cancel',
+      mid: MID,
       tid: card.tid,
       moid: card.moid,
       amount: 1000,

@@ -76,6 +76,7 @@ describe('checkoutReturn when the approval answer cannot be trusted', () => {
     const report = await shop.nicepay.settle();
     expect(report.settled).to.deep.include({
       operation: 'approval',
+      mid: MID,
       tid,
       moid: auth.fields.Moid,
       amount: 2_000,

@@ -184,6 +184,7 @@ describe('checkoutReturn when the store cannot write the next state', () => {
       const report = await shop.nicepay.settle();
       expect(report.settled).to.deep.include({
         operation: 'approval',
+        mid: MID,
         tid,
         moid: 'unstored-1',
         amount: 1004,

@@ -166,9 +166,9 @@ describe("CLI: settle and unsettled on the shop's ledger store", function () {
       .replace(/^\uFEFF/, '')
       .trimEnd()
       .split('\r\n');
-    expect(lines[0]).to.equal('operation,tid,moid,amount,state,reason,attempts,nextAttemptAt,needsAttention');
+    expect(lines[0]).to.equal('operation,mid,tid,moid,amount,state,reason,attempts,nextAttemptAt,needsAttention');
     expect(lines.find((l) => l.includes(tid))).to.match(
-      new RegExp(`^approval,${tid},${moid},${KIMCHI},reversing,.*,true$`),
+      new RegExp(`^approval,${MID},${tid},${moid},${KIMCHI},reversing,.*,true$`),
     );
     expect(old.stderr).to.include(`NEEDS ATTENTION approval TID ${tid}`).and.include('1 needs attention');
     expect(
@@ -186,7 +186,7 @@ describe("CLI: settle and unsettled on the shop's ledger store", function () {
     const r = await runCli(['settle'], env);
     expect(r.code, r.stderr).to.equal(0);
     expect(reportOf(r)).to.deep.equal({
-      settled: [{ operation: 'approval', tid, moid, amount: KIMCHI, outcome: 'reversed' }],
+      settled: [{ operation: 'approval', mid: MID, tid, moid, amount: KIMCHI, outcome: 'reversed' }],
       unsettled: [],
     });
     expect(r.stderr)
@@ -220,7 +220,9 @@ describe("CLI: settle and unsettled on the shop's ledger store", function () {
     expect(sandbox.ledger.get(tid)?.status).to.equal('cancelled');
     const r = await runCli(['settle'], env);
     expect(r.code, r.stderr).to.equal(0);
-    expect(reportOf(r).settled).to.deep.equal([{ operation: 'cancel', tid, moid, amount: 8_900, outcome: 'kept' }]);
+    expect(reportOf(r).settled).to.deep.equal([
+      { operation: 'cancel', mid: MID, tid, moid, amount: 8_900, outcome: 'kept' },
+    ]);
     expect(sandbox.ledger.get(tid)?.status).to.equal('cancelled');
   });
 
@@ -293,7 +295,7 @@ describe("CLI: settle and unsettled on the shop's ledger store", function () {
       const r = await runCli(['settle'], redisEnv);
       expect(r.code, r.stderr).to.equal(0);
       expect(reportOf(r).settled).to.deep.equal([
-        { operation: 'approval', tid, moid, amount: KIMCHI, outcome: 'reversed' },
+        { operation: 'approval', mid: MID, tid, moid, amount: KIMCHI, outcome: 'reversed' },
       ]);
       expect(sandbox.ledger.get(tid)?.status).to.equal('cancelled');
     } finally {

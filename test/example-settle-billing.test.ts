@@ -159,6 +159,7 @@ describe('example-app: billing charges and cash receipts follow the library sett
       const report = await settle();
       expect(report.settled).to.deep.include({
         operation: 'billing.charge',
+        mid: MID,
         tid: report.settled.find((s) => s.moid === moid)!.tid,
         moid,
         amount: 29_900,

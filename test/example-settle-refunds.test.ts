@@ -173,6 +173,7 @@ describe('example-app: refund intents follow the library settlement', () => {
         const report = await settle();
         expect(report.settled).to.deep.include({
           operation: 'cancel',
+          mid: MID,
           tid: o.tid,
           moid: o.moid,
           amount: o.amount,

@@ -79,7 +79,7 @@ describe('partial-cancel notices of the same amount on one TID and day', () => {
       expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'pending' });
       await shop.sandbox.notices.idle();
       expect(events.filter((e) => e.tid === paid.tid)).to.deep.equal([
-        { operation: 'cancel', tid: paid.tid, moid: paid.moid, amount: 300, outcome: 'kept' },
+        { operation: 'cancel', mid: shop.nicepay.mid, tid: paid.tid, moid: paid.moid, amount: 300, outcome: 'kept' },
       ]);
       expect((await shop.nicepay.unsettled()).filter((u) => u.tid === paid.tid)).to.deep.equal([]);
       const again = await shop.nicepay.cancel(input);

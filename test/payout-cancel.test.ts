@@ -140,7 +140,7 @@ describe('settle(): payout cancels whose outcome is unknown', () => {
   async function settledTo(outcome: 'kept' | 'never-charged'): Promise<SettleReport> {
     const report = await rig.nicepay.settle();
     expect(report.settled, JSON.stringify(report)).to.deep.equal([
-      { operation: 'payout.cancel', tid: seq, moid: 's1', amount: 700, outcome },
+      { operation: 'payout.cancel', mid: DATA_MID, tid: seq, moid: 's1', amount: 700, outcome },
     ]);
     expect(report.unsettled).to.deep.equal([]);
     return report;
@@ -315,7 +315,7 @@ describe('settle(): a payout cancel whose process died before its answer', () =>
         storeNow += LEASE_MS + 1;
         const report = await survivor.settle();
         expect(report.settled).to.deep.equal([
-          { operation: 'payout.cancel', tid: seq, moid: 's1', amount: 700, outcome: 'kept' },
+          { operation: 'payout.cancel', mid: DATA_MID, tid: seq, moid: 's1', amount: 700, outcome: 'kept' },
         ]);
         // The dead process's request times out at last: its lease is gone, it writes nothing.
         timers.jump(30_000);

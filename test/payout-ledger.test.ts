@@ -180,7 +180,7 @@ describe('payout request: its tally entry is written before it is sent', () => {
   let rig: DataHostRig;
   afterEach(() => rig.close());
 
-  it("a payout whose tally entry cannot be written is not sent (503 NICEPAY_STORE_UNAVAILABLE): settlement tells same-amount payouts apart by the tally, so none leaves without its entry", async () => {
+  it('a payout whose tally entry cannot be written is not sent (503 NICEPAY_STORE_UNAVAILABLE): settlement tells same-amount payouts apart by the tally, so none leaves without its entry', async () => {
     const inner = memoryStore();
     let failTally = true;
     // One store failure, on the day's tally only (its entries are keys under payouts:).
@@ -196,7 +196,9 @@ describe('payout request: its tally entry is written before it is sent', () => {
     };
     rig = await startDataHost(fromKst(2026, 11, 23, 9, 0), { store, settle: false });
     await rig.nicepay.payout.registerSubMerchant(seller('s1'));
-    const refused = await rejection(rig.nicepay.payout.request({ subId: 's1', amount: 700, dupCheck: false, idempotencyKey: 'k1' }));
+    const refused = await rejection(
+      rig.nicepay.payout.request({ subId: 's1', amount: 700, dupCheck: false, idempotencyKey: 'k1' }),
+    );
     expect(refused).to.include({ code: 'NICEPAY_STORE_UNAVAILABLE' });
     expect(refused.message).to.include('nothing was sent');
     expect(rig.sandbox.dataHost.payouts()).to.deep.equal([]);

@@ -56,7 +56,7 @@ describe('settle(): payout requests whose outcome is unknown', () => {
   async function settledTo(amount: number, outcome: 'kept' | 'never-charged'): Promise<SettleReport> {
     const report = await rig.nicepay.settle();
     expect(report.settled, JSON.stringify(report)).to.deep.equal([
-      { operation: 'payout', tid: DAY, moid: 's1', amount, outcome },
+      { operation: 'payout', mid: DATA_MID, tid: DAY, moid: 's1', amount, outcome },
     ]);
     expect(report.unsettled).to.deep.equal([]);
     return report;
@@ -238,7 +238,7 @@ describe('settle(): a payout whose process died before its answer', () => {
         storeNow += LEASE_MS + 1;
         const report = await survivor.settle();
         expect(report.settled).to.deep.equal([
-          { operation: 'payout', tid: DAY, moid: 's1', amount: 700, outcome: 'kept' },
+          { operation: 'payout', mid: DATA_MID, tid: DAY, moid: 's1', amount: 700, outcome: 'kept' },
         ]);
         // The dead process's request times out at last: its lease is gone, it writes nothing.
         timers.jump(30_000);

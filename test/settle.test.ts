@@ -404,6 +404,7 @@ describe('settle(): time, attention and hooks', function () {
       const report = await survivor.settle();
       expect(report.settled).to.deep.include({
         operation: 'approval',
+        mid: MID,
         tid,
         moid: 'died-in-hook',
         amount: 4_000,
@@ -477,6 +478,7 @@ describe('settle(): time, attention and hooks', function () {
       const report = await survivor.settle();
       expect(report.settled).to.deep.include({
         operation: 'approval',
+        mid: MID,
         tid,
         moid: 'named-route',
         amount: 4_000,
@@ -545,6 +547,7 @@ describe('settle(): time, attention and hooks', function () {
       const report = await nicepay.settle();
       expect(report.settled).to.deep.include({
         operation: 'keyin',
+        mid: MID,
         tid: made.tid,
         moid: 'died-sending',
         amount: 2_500,
@@ -620,7 +623,7 @@ describe('settle(): time, attention and hooks', function () {
     try {
       const report = await nicepay.settle();
       expect(report.settled).to.deep.equal([
-        { operation: 'cancel', tid: made.tid, moid: 'cancel-died', amount: 3_000, outcome: 'kept' },
+        { operation: 'cancel', mid: MID, tid: made.tid, moid: 'cancel-died', amount: 3_000, outcome: 'kept' },
       ]);
       expect((sandbox.ledger.get(made.tid)?.cancels ?? []).map((c) => c.amount)).to.deep.equal([3_000]);
     } finally {
@@ -680,7 +683,14 @@ describe('settle(): time, attention and hooks', function () {
       const done = await nicepay.settle();
       expect(done).to.deep.equal({
         settled: [
-          { operation: 'cash-receipt', tid: err.tid, moid: 'rcpt-never', amount: 11_000, outcome: 'never-charged' },
+          {
+            operation: 'cash-receipt',
+            mid: MID,
+            tid: err.tid,
+            moid: 'rcpt-never',
+            amount: 11_000,
+            outcome: 'never-charged',
+          },
         ],
         unsettled: [],
       });

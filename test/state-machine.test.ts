@@ -23,7 +23,9 @@ const CARD = { number: '4111111111111111', expiry: '3012' };
 describe('the state machine', () => {
   it('docs/pipeline.md prints exactly the rows of TRANSITIONS', () => {
     const doc = readFileSync(join(import.meta.dirname, '..', 'docs', 'pipeline.md'), 'utf8');
-    const rows = [...doc.matchAll(/^\| `([a-z-]+)` \| `([a-z-]+)` \| `([a-z-]+)` \| `([a-z-]+)` \| ([^|]+) \|$/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]} ${m[4]} ${m[5]!.trim()}`);
+    const rows = [...doc.matchAll(/^\| `([a-z-]+)` \| `([a-z-]+)` \| `([a-z-]+)` \| `([a-z-]+)` \| ([^|]+) \|$/gm)].map(
+      (m) => `${m[1]} ${m[2]} ${m[3]} ${m[4]} ${m[5]!.trim()}`,
+    );
     expect(rows).to.deep.equal(TRANSITIONS.map((t) => `${t.from} ${t.on} ${t.to} ${t.then} ${t.told}`));
   });
 
@@ -45,7 +47,15 @@ describe('the state machine', () => {
       subscribe(LEDGER_CHANNEL, onMove);
       sandbox = createSandbox({ processedNamesOrder: true });
       await sandbox.listen(0);
-      const options = { mid: MID, merchantKey: MERCHANT_KEY, baseUrl: sandbox.url, settle: false as const, clock: () => sandbox.clock.now(), logger: captureLogger().logger, timeouts: { connectMs: 1_000, responseMs: 2_000 } };
+      const options = {
+        mid: MID,
+        merchantKey: MERCHANT_KEY,
+        baseUrl: sandbox.url,
+        settle: false as const,
+        clock: () => sandbox.clock.now(),
+        logger: captureLogger().logger,
+        timeouts: { connectMs: 1_000, responseMs: 2_000 },
+      };
       nicepay = createNicepay({ ...options, store });
       elsewhere = createNicepay(options);
     });
@@ -57,8 +67,19 @@ describe('the state machine', () => {
     });
 
     /** Writes `record` under `key` as a process that then died would have, and lets its lease run out. */
-    async function leftBehind(key: string, record: Omit<LedgerRecord, 'v' | 'mid' | 'at' | 'attempts' | 'data' | 'binding'> & Partial<LedgerRecord>): Promise<void> {
-      const full: LedgerRecord = { v: 1, mid: MID, at: sandbox.clock.now().getTime(), attempts: 0, data: {}, binding: 'b', ...record };
+    async function leftBehind(
+      key: string,
+      record: Omit<LedgerRecord, 'v' | 'mid' | 'at' | 'attempts' | 'data' | 'binding'> & Partial<LedgerRecord>,
+    ): Promise<void> {
+      const full: LedgerRecord = {
+        v: 1,
+        mid: MID,
+        at: sandbox.clock.now().getTime(),
+        attempts: 0,
+        data: {},
+        binding: 'b',
+        ...record,
+      };
       const got = await store.acquire(key, LEASE_MS, { value: JSON.stringify(full), open: true, dueAt: 0 });
       expect(got.state).to.equal('acquired');
       now += LEASE_MS + 1;
@@ -75,7 +96,10 @@ describe('the state machine', () => {
       const shop = await startShop({ sandbox, nicepay: { store, settle: false } });
       try {
         const post = (fields: Record<string, string | undefined>, contentType: string) =>
-          request(shop.app).post('/pay/return').set('content-type', contentType).send(encodeForm(fields, 'euc-kr').toString('latin1'));
+          request(shop.app)
+            .post('/pay/return')
+            .set('content-type', contentType)
+            .send(encodeForm(fields, 'euc-kr').toString('latin1'));
         const pay = async (moid: string) => {
           shop.orders.set(moid, 3_000);
           const auth = await sandbox.authenticate({ moid, amount: 3_000, method: 'CARD' });
@@ -102,7 +126,10 @@ describe('the state machine', () => {
           const paid = await pay('sm-replay');
           restarted.orders.set('sm-replay', 3_000).set('sm-replay-other', 3_000);
           const replay = (fields: Record<string, string | undefined>) =>
-            request(restarted.app).post('/pay/return').set('content-type', paid.auth.contentType).send(encodeForm(fields, 'euc-kr').toString('latin1'));
+            request(restarted.app)
+              .post('/pay/return')
+              .set('content-type', paid.auth.contentType)
+              .send(encodeForm(fields, 'euc-kr').toString('latin1'));
           expect((await replay({ ...paid.auth.fields, Moid: 'sm-replay-other' })).status).to.equal(409); // processed-elsewhere
           expect((await replay(paid.auth.fields)).body).to.include({ recovered: true }); // recovered
         } finally {
@@ -111,12 +138,39 @@ describe('the state machine', () => {
       } finally {
         await shop.close();
       }
-      const unreachable = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9', store, settle: false, logger: captureLogger().logger, timeouts: { connectMs: 500, responseMs: 500 } });
-      await unreachable.keyin({ moid: 'sm-not-sent', amount: 1_000, goodsName: '키인', card: CARD }).catch(() => undefined); // not-sent
+      const unreachable = createNicepay({
+        mid: MID,
+        merchantKey: MERCHANT_KEY,
+        baseUrl: 'http://127.0.0.1:9',
+        store,
+        settle: false,
+        logger: captureLogger().logger,
+        timeouts: { connectMs: 500, responseMs: 500 },
+      });
+      await unreachable
+        .keyin({ moid: 'sm-not-sent', amount: 1_000, goodsName: '키인', card: CARD })
+        .catch(() => undefined); // not-sent
       await unreachable.close();
-      await nicepay.keyin({ moid: 'sm-hook-rejected', amount: 1_000, goodsName: '키인', card: CARD, onApproved: () => Promise.reject(new Error('db down')) }).catch(() => undefined); // hook-rejected
+      await nicepay
+        .keyin({
+          moid: 'sm-hook-rejected',
+          amount: 1_000,
+          goodsName: '키인',
+          card: CARD,
+          onApproved: () => Promise.reject(new Error('db down')),
+        })
+        .catch(() => undefined); // hook-rejected
       let release!: () => void;
-      await nicepay.keyin({ moid: 'sm-hook-hung', amount: 1_000, goodsName: '키인', card: CARD, hookTimeoutMs: 10, onApproved: () => new Promise<void>((r) => (release = r)) }).catch(() => undefined); // hook-hung
+      await nicepay
+        .keyin({
+          moid: 'sm-hook-hung',
+          amount: 1_000,
+          goodsName: '키인',
+          card: CARD,
+          hookTimeoutMs: 10,
+          onApproved: () => new Promise<void>((r) => (release = r)),
+        })
+        .catch(() => undefined); // hook-hung
       release();
     });
 
@@ -124,10 +178,16 @@ describe('the state machine', () => {
       const tid = await heldKeyin('sm-cancel');
       await nicepay.cancel({ tid: `${MID}01012611270000000009`, moid: 'x', amount: 1_000, reason: '없음' }); // refused (2012)
       sandbox.faults.inject({ target: 'cancel', kind: 'decline', resultCode: '2056', resultMsg: '카드사 타임아웃' });
-      await nicepay.cancel({ tid, moid: 'sm-cancel', amount: 100, reason: '부분', partial: true }).catch(() => undefined); // retry
+      await nicepay
+        .cancel({ tid, moid: 'sm-cancel', amount: 100, reason: '부분', partial: true })
+        .catch(() => undefined); // retry
       // Each full cancel's answer is lost (unconfirmed); settlement sends it again, one at a time
       // (a partial cancel is never sent again: it could be done twice).
-      const lostThenResent = async (moid: string, commit: boolean, resend?: Parameters<typeof sandbox.faults.inject>[0]) => {
+      const lostThenResent = async (
+        moid: string,
+        commit: boolean,
+        resend?: Parameters<typeof sandbox.faults.inject>[0],
+      ) => {
         const held = await heldKeyin(moid);
         sandbox.faults.inject({ target: 'cancel', kind: 'drop', commit });
         await nicepay.cancel({ tid: held, moid, amount: 1_000, reason: '전액' }).catch(() => undefined); // unconfirmed
@@ -136,52 +196,137 @@ describe('the state machine', () => {
         await nicepay.settle();
       };
       await lostThenResent('sm-cancel-a', true); // done already: committed
-      await lostThenResent('sm-cancel-b', false, { target: 'cancel', kind: 'decline', resultCode: '2016', resultMsg: '취소 기간 경과' }); // declined
+      await lostThenResent('sm-cancel-b', false, {
+        target: 'cancel',
+        kind: 'decline',
+        resultCode: '2016',
+        resultMsg: '취소 기간 경과',
+      }); // declined
       await lostThenResent('sm-cancel-c', false, { target: 'cancel', kind: 'drop', commit: false }); // unconfirmed again
-      await lostThenResent('sm-cancel-d', false, { target: 'cancel', kind: 'decline', resultCode: '2056', resultMsg: '카드사 타임아웃' }); // retry
+      await lostThenResent('sm-cancel-d', false, {
+        target: 'cancel',
+        kind: 'decline',
+        resultCode: '2056',
+        resultMsg: '카드사 타임아웃',
+      }); // retry
       expect(sandbox.faults.pending()).to.deep.equal([]);
     });
 
     it('settlement of records a dead process left in each open state', async () => {
       sandbox.faults.clear();
       // sending: the gateway holds it (no hook: unheard; a hook registered: it runs), reversed, none, unanswered.
-      await leftBehind(`keyin:${MID}:sm-s-unheard`, { op: 'keyin', state: 'sending', hook: 'none', tid: await heldKeyin('sm-s-unheard'), moid: 'sm-s-unheard', amount: 1_000 });
-      await leftBehind(`keyin:${MID}:sm-s-holds`, { op: 'keyin', state: 'sending', hook: 'pending', tid: await heldKeyin('sm-s-holds'), moid: 'sm-s-holds', amount: 1_000 });
+      await leftBehind(`keyin:${MID}:sm-s-unheard`, {
+        op: 'keyin',
+        state: 'sending',
+        hook: 'none',
+        tid: await heldKeyin('sm-s-unheard'),
+        moid: 'sm-s-unheard',
+        amount: 1_000,
+      });
+      await leftBehind(`keyin:${MID}:sm-s-holds`, {
+        op: 'keyin',
+        state: 'sending',
+        hook: 'pending',
+        tid: await heldKeyin('sm-s-holds'),
+        moid: 'sm-s-holds',
+        amount: 1_000,
+      });
       const cancelledTid = await heldKeyin('sm-s-reversed');
       await elsewhere.cancel({ tid: cancelledTid, moid: 'sm-s-reversed', amount: 1_000, reason: '취소' });
-      await leftBehind(`keyin:${MID}:sm-s-reversed`, { op: 'keyin', state: 'sending', hook: 'none', tid: cancelledTid, moid: 'sm-s-reversed', amount: 1_000 });
-      await leftBehind(`keyin:${MID}:sm-s-none`, { op: 'keyin', state: 'sending', hook: 'none', tid: `${MID}01012611270000000101`, moid: 'sm-s-none', amount: 1_000 });
+      await leftBehind(`keyin:${MID}:sm-s-reversed`, {
+        op: 'keyin',
+        state: 'sending',
+        hook: 'none',
+        tid: cancelledTid,
+        moid: 'sm-s-reversed',
+        amount: 1_000,
+      });
+      await leftBehind(`keyin:${MID}:sm-s-none`, {
+        op: 'keyin',
+        state: 'sending',
+        hook: 'none',
+        tid: `${MID}01012611270000000101`,
+        moid: 'sm-s-none',
+        amount: 1_000,
+      });
       // unknown and reversing: holds, reversed, none.
       for (const state of ['unknown', 'reversing'] as const) {
-        await leftBehind(`keyin:${MID}:sm-${state}-holds`, { op: 'keyin', state, hook: 'none', tid: await heldKeyin(`sm-${state}-holds`), moid: `sm-${state}-holds`, amount: 1_000 });
+        await leftBehind(`keyin:${MID}:sm-${state}-holds`, {
+          op: 'keyin',
+          state,
+          hook: 'none',
+          tid: await heldKeyin(`sm-${state}-holds`),
+          moid: `sm-${state}-holds`,
+          amount: 1_000,
+        });
         const gone = await heldKeyin(`sm-${state}-reversed`);
         await elsewhere.cancel({ tid: gone, moid: `sm-${state}-reversed`, amount: 1_000, reason: '취소' });
-        await leftBehind(`keyin:${MID}:sm-${state}-reversed`, { op: 'keyin', state, hook: 'none', tid: gone, moid: `sm-${state}-reversed`, amount: 1_000 });
-        await leftBehind(`keyin:${MID}:sm-${state}-none`, { op: 'keyin', state, hook: 'none', tid: `${MID}0101261127000000${state === 'unknown' ? '0201' : '0301'}`, moid: `sm-${state}-none`, amount: 1_000 });
+        await leftBehind(`keyin:${MID}:sm-${state}-reversed`, {
+          op: 'keyin',
+          state,
+          hook: 'none',
+          tid: gone,
+          moid: `sm-${state}-reversed`,
+          amount: 1_000,
+        });
+        await leftBehind(`keyin:${MID}:sm-${state}-none`, {
+          op: 'keyin',
+          state,
+          hook: 'none',
+          tid: `${MID}0101261127000000${state === 'unknown' ? '0201' : '0301'}`,
+          moid: `sm-${state}-none`,
+          amount: 1_000,
+        });
       }
       // committed with its hook unfinished: none registered (waits for a repeat), then the repeat runs it.
-      await leftBehind(`keyin:${MID}:sm-c-hook`, { op: 'keyin', state: 'committed', hook: 'pending', tid: await heldKeyin('sm-c-hook'), moid: 'sm-c-hook', amount: 1_000, fields: { ResultCode: '3001' } });
+      await leftBehind(`keyin:${MID}:sm-c-hook`, {
+        op: 'keyin',
+        state: 'committed',
+        hook: 'pending',
+        tid: await heldKeyin('sm-c-hook'),
+        moid: 'sm-c-hook',
+        amount: 1_000,
+        fields: { ResultCode: '3001' },
+      });
       let report = await nicepay.settle();
       expect(report.unsettled.find((u) => u.moid === 'sm-c-hook')).to.include({ state: 'committed' });
       // A reversal that fails (reversing reversal-failed) and an inquiry that fails (unanswered), for one of each open state.
       for (const state of ['sending', 'unknown', 'reversing'] as const) {
-        await leftBehind(`keyin:${MID}:sm-${state}-unanswered`, { op: 'keyin', state, hook: 'none', tid: await heldKeyin(`sm-${state}-unanswered`), moid: `sm-${state}-unanswered`, amount: 1_000 });
+        await leftBehind(`keyin:${MID}:sm-${state}-unanswered`, {
+          op: 'keyin',
+          state,
+          hook: 'none',
+          tid: await heldKeyin(`sm-${state}-unanswered`),
+          moid: `sm-${state}-unanswered`,
+          amount: 1_000,
+        });
       }
       sandbox.faults.inject({ target: 'status', kind: 'status-500', times: 3 });
       report = await nicepay.settle();
-      expect(report.unsettled.filter((u) => u.moid.endsWith('-unanswered')), JSON.stringify(report)).to.have.length(3);
+      expect(
+        report.unsettled.filter((u) => u.moid.endsWith('-unanswered')),
+        JSON.stringify(report),
+      ).to.have.length(3);
       now += 1;
       sandbox.clock.advance(60 * 60_000);
       sandbox.faults.inject({ target: 'cancel', kind: 'status-500', commit: false, times: 20 });
       report = await nicepay.settle();
-      expect(report.unsettled.filter((u) => u.moid.endsWith('-unanswered') && u.state === 'reversing')).to.have.length(3);
+      expect(report.unsettled.filter((u) => u.moid.endsWith('-unanswered') && u.state === 'reversing')).to.have.length(
+        3,
+      );
       sandbox.faults.clear();
     });
 
     it('has driven every row of the table', () => {
       const rows = TRANSITIONS.map((t) => `${t.from} ${t.on}`);
-      expect(rows.filter((r) => !seen.has(r)), 'rows never driven').to.deep.equal([]);
-      expect([...seen].filter((s) => !rows.includes(s)), 'moves outside the table').to.deep.equal([]);
+      expect(
+        rows.filter((r) => !seen.has(r)),
+        'rows never driven',
+      ).to.deep.equal([]);
+      expect(
+        [...seen].filter((s) => !rows.includes(s)),
+        'moves outside the table',
+      ).to.deep.equal([]);
     });
   });
 });

@@ -41,7 +41,11 @@ describe('wire: EUC-KR (CP949) and UTF-8 form codec', () => {
   it('unescapes ASCII escapes, plus signs and mixed-case hex the same in both charsets', () => {
     const body = Buffer.from('NextAppURL=https%3A%2F%2Fh.example%2Fp%3Fa%3D1%2B2&Msg=a+b%2bc%20d&Mail=x%40y.kr');
     for (const charset of ['euc-kr', 'utf-8'] as const) {
-      expect({ ...decodeForm(body, charset) }).to.deep.equal({ NextAppURL: 'https://h.example/p?a=1+2', Msg: 'a b+c d', Mail: 'x@y.kr' });
+      expect({ ...decodeForm(body, charset) }).to.deep.equal({
+        NextAppURL: 'https://h.example/p?a=1+2',
+        Msg: 'a b+c d',
+        Mail: 'x@y.kr',
+      });
     }
     expect(() => decodeForm(Buffer.from('a=%2'), 'euc-kr')).to.throw(/percent-escape/);
     expect(() => decodeForm(Buffer.from('a=%g0'), 'utf-8')).to.throw(/percent-escape/);
@@ -84,12 +88,39 @@ describe('wire: EUC-KR (CP949) and UTF-8 form codec', () => {
         return 'error';
       }
     };
-    const piece = fc.constantFrom('a', 'Z', '9', '=', '&', '+', '%', '%4', '%41', '%2B', '%26', '%3D', '%7e', '%C8%AB', '%c8', '%8Cc', '%EA%B0%80', '%G1', '\xb0\xa1', '\xc8', '~', ' ');
+    const piece = fc.constantFrom(
+      'a',
+      'Z',
+      '9',
+      '=',
+      '&',
+      '+',
+      '%',
+      '%4',
+      '%41',
+      '%2B',
+      '%26',
+      '%3D',
+      '%7e',
+      '%C8%AB',
+      '%c8',
+      '%8Cc',
+      '%EA%B0%80',
+      '%G1',
+      '\xb0\xa1',
+      '\xc8',
+      '~',
+      ' ',
+    );
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 14 }), fc.constantFrom('euc-kr', 'utf-8') as fc.Arbitrary<'euc-kr' | 'utf-8'>, (pieces, charset) => {
-        const body = Buffer.from(pieces.join(''), 'latin1');
-        expect(actual(body, charset)).to.deep.equal(reference(body, charset));
-      }),
+      fc.property(
+        fc.array(piece, { maxLength: 14 }),
+        fc.constantFrom('euc-kr', 'utf-8') as fc.Arbitrary<'euc-kr' | 'utf-8'>,
+        (pieces, charset) => {
+          const body = Buffer.from(pieces.join(''), 'latin1');
+          expect(actual(body, charset)).to.deep.equal(reference(body, charset));
+        },
+      ),
       { numRuns: 5000 },
     );
   });
@@ -106,7 +137,12 @@ describe('wire: EUC-KR (CP949) and UTF-8 form codec', () => {
     expect(f.constructor).to.equal('y');
     const g = decodeForm(Buffer.from('a=1'), 'utf-8');
     // biome-ignore lint/suspicious/noProto: a form without the field must not reach Object.prototype's
-    expect([g.constructor, g.toString, g.__proto__, g.hasOwnProperty]).to.deep.equal([undefined, undefined, undefined, undefined]);
+    expect([g.constructor, g.toString, g.__proto__, g.hasOwnProperty]).to.deep.equal([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(Reflect.ownKeys(Object.getPrototypeOf(g) as object)).to.deep.equal([]);
     expect(Object.getPrototypeOf(Object.getPrototypeOf(g) as object)).to.equal(null);
     expect(({} as Record<string, unknown>).x).to.equal(undefined);
@@ -148,7 +184,11 @@ describe('wire: KV and response bodies', () => {
   });
 
   it('keeps a JSON answer\'s "__proto__" as an own field and freezes the record', () => {
-    const f = parseGatewayBody(Buffer.from('{"__proto__":{"polluted":"x"},"ResultCode":"3001","Amt":"000000001004"}'), 'utf-8', 'JSON');
+    const f = parseGatewayBody(
+      Buffer.from('{"__proto__":{"polluted":"x"},"ResultCode":"3001","Amt":"000000001004"}'),
+      'utf-8',
+      'JSON',
+    );
     expect(Object.getPrototypeOf(f)).to.equal(Object.prototype);
     expect(Object.hasOwn(f, '__proto__')).to.equal(true);
     // biome-ignore lint/suspicious/noProto: an own field named __proto__ is what is tested
@@ -160,7 +200,7 @@ describe('wire: KV and response bodies', () => {
     expect(Object.keys(p.raw)).to.deep.equal(['__proto__', 'ResultCode', 'Amt']);
   });
 
-  it('gives a KV answer\'s fields to payment.raw as a frozen plain copy', () => {
+  it("gives a KV answer's fields to payment.raw as a frozen plain copy", () => {
     const f = parseGatewayBody(Buffer.from('ResultCode=3001&Amt=000000001004'), 'utf-8', 'KV');
     expect(Object.getPrototypeOf(f)).to.not.equal(Object.prototype);
     const p = mapPayment(f, 'CARD', 1004);

@@ -24,7 +24,10 @@ describe('hasDuplicateKeys', () => {
   });
 
   it('reads Korean bytes as latin1 without false alarms (EUC-KR and UTF-8)', () => {
-    for (const bytes of [Buffer.from('{"Msg":"카드 결제 성공","A":"똠"}', 'utf8'), Buffer.from([0x7b, 0x22, 0x4d, 0x22, 0x3a, 0x22, 0xb0, 0x41, 0xc7, 0x22, 0x7d])]) {
+    for (const bytes of [
+      Buffer.from('{"Msg":"카드 결제 성공","A":"똠"}', 'utf8'),
+      Buffer.from([0x7b, 0x22, 0x4d, 0x22, 0x3a, 0x22, 0xb0, 0x41, 0xc7, 0x22, 0x7d]),
+    ]) {
       expect(hasDuplicateKeys(bytes.toString('latin1'), 'JSON')).to.equal(false);
     }
   });
@@ -37,20 +40,43 @@ describe('hasDuplicateKeys', () => {
 });
 
 describe('parseGatewayBody refuses an answer that names a field twice (what approve relies on)', () => {
-  const twice = ['{"ResultCode":"3001","ResultCode":"9999"}', '{"A":"1", "B" : {"x":1,"x":2}}', '{"A":"1","\\u0041":"2"}', '{"A":[{"y":1,"y":2}]}', '{"__proto__":"a","__proto__":"b"}'];
-  const once = ['[{"A":1},{"A":2}]', '{"A":"\\"A\\":","B":"{\\"A\\":1}"}', '{"A":{"x":1},"B":{"x":2}}', '{"A":"x\\\\","B":"y"}', '{ "A" :\t"1" ,\r\n"B":[{"A":1}] }'];
+  const twice = [
+    '{"ResultCode":"3001","ResultCode":"9999"}',
+    '{"A":"1", "B" : {"x":1,"x":2}}',
+    '{"A":"1","\\u0041":"2"}',
+    '{"A":[{"y":1,"y":2}]}',
+    '{"__proto__":"a","__proto__":"b"}',
+  ];
+  const once = [
+    '[{"A":1},{"A":2}]',
+    '{"A":"\\"A\\":","B":"{\\"A\\":1}"}',
+    '{"A":{"x":1},"B":{"x":2}}',
+    '{"A":"x\\\\","B":"y"}',
+    '{ "A" :\t"1" ,\r\n"B":[{"A":1}] }',
+  ];
   it('JSON: counts the keys the text names against those JSON.parse kept, at any depth, escapes resolved', () => {
     for (const text of twice) {
-      expect(() => parseGatewayBody(Buffer.from(text), 'utf-8', 'JSON'), text).to.throw(WireFormatError, /names a field twice/);
+      expect(() => parseGatewayBody(Buffer.from(text), 'utf-8', 'JSON'), text).to.throw(
+        WireFormatError,
+        /names a field twice/,
+      );
     }
-    for (const text of once.slice(1)) expect(() => parseGatewayBody(Buffer.from(text), 'utf-8', 'JSON'), text).not.to.throw();
+    for (const text of once.slice(1))
+      expect(() => parseGatewayBody(Buffer.from(text), 'utf-8', 'JSON'), text).not.to.throw();
     expect(jsonKeyCount(once[1]!)).to.equal(2);
     expect(jsonKeyCount(once[4]!)).to.equal(3);
   });
 
   it('KV: a repeated key is refused too; EUC-KR Korean values raise no false alarm', () => {
-    expect(() => parseGatewayBody(Buffer.from('ResultCode=3001&ResultCode=9999'), 'utf-8', 'KV')).to.throw(WireFormatError, /names a field twice/);
-    const euckr = Buffer.concat([Buffer.from('{"ResultMsg":"'), Buffer.from([0xb0, 0x41, 0xc7, 0xd1]), Buffer.from('","A":"1"}')]);
+    expect(() => parseGatewayBody(Buffer.from('ResultCode=3001&ResultCode=9999'), 'utf-8', 'KV')).to.throw(
+      WireFormatError,
+      /names a field twice/,
+    );
+    const euckr = Buffer.concat([
+      Buffer.from('{"ResultMsg":"'),
+      Buffer.from([0xb0, 0x41, 0xc7, 0xd1]),
+      Buffer.from('","A":"1"}'),
+    ]);
     expect(parseGatewayBody(euckr, 'euc-kr', 'JSON').A).to.equal('1');
   });
 });
@@ -65,7 +91,9 @@ describe('key-in: an answer that names a field twice', () => {
       req.on('end', () => {
         const form = decodeForm(Buffer.concat(chunks), 'euc-kr');
         // The first ResultCode is a decline (what parseKv keeps), the second a payment.
-        res.end(`ResultCode=3011&ResultMsg=refused&TID=${form.TID}&Amt=${padAmount(Number(form.Amt))}&ResultCode=3001&CardNo=411111******1111`);
+        res.end(
+          `ResultCode=3011&ResultMsg=refused&TID=${form.TID}&Amt=${padAmount(Number(form.Amt))}&ResultCode=3001&CardNo=411111******1111`,
+        );
       });
     });
     await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', r));
@@ -76,7 +104,13 @@ describe('key-in: an answer that names a field twice', () => {
   it('is NICEPAY_OUTCOME_UNKNOWN with the TID, never "declined", and a resubmission does not charge again', async () => {
     const nicepay = createNicepay({ mid: 'nictest04m', merchantKey: 'k'.repeat(64), baseUrl: url });
     try {
-      const input = { moid: 'dup-kv', amount: 1_000, goodsName: 'g', card: { number: '4111111111111111', expiry: '9912' }, ediType: 'KV' as const };
+      const input = {
+        moid: 'dup-kv',
+        amount: 1_000,
+        goodsName: 'g',
+        card: { number: '4111111111111111', expiry: '9912' },
+        ediType: 'KV' as const,
+      };
       const err = await nicepay.keyin(input).catch((e: unknown) => e);
       expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', status: 502, moid: 'dup-kv' });
       expect((err as { tid?: string }).tid).to.match(/^nictest04m/);
@@ -92,8 +126,12 @@ describe('key-in: an answer that names a field twice', () => {
 describe('data host: an answer that names a field twice', () => {
   it('is NICEPAY_OUTCOME_UNKNOWN for a state change and NICEPAY_GATEWAY_ERROR for a query, whichever copy is last', () => {
     const answer = '{"header":{"sid":"0102001","resCode":"9999","resCode":"0000"},"body":{"seq":"1"}}';
-    expect(() => parseDataResponse(answer, '0102001', true)).to.throw().with.property('code', 'NICEPAY_OUTCOME_UNKNOWN');
-    expect(() => parseDataResponse(answer, '0101001', false)).to.throw().with.property('code', 'NICEPAY_GATEWAY_ERROR');
+    expect(() => parseDataResponse(answer, '0102001', true))
+      .to.throw()
+      .with.property('code', 'NICEPAY_OUTCOME_UNKNOWN');
+    expect(() => parseDataResponse(answer, '0101001', false))
+      .to.throw()
+      .with.property('code', 'NICEPAY_GATEWAY_ERROR');
     const body = '{"header":{"resCode":"0000"},"body":{"seq":"1","seq":"2"}}';
     expect(() => parseDataResponse(body, '0102001', true)).to.throw(/named twice/);
   });

@@ -12,7 +12,8 @@ import { parseGatewayBody, parseGatewayLatin1 } from '../src/wire/response-body.
 
 describe('wire: JSON gateway answers', () => {
   it('decodes the Korean values of a real-shaped answer in both charsets', () => {
-    const json = '{"ResultCode":"3001","ResultMsg":"카드 결제 성공","GoodsName":"똠 상품 (a) 나","BuyerName":"홍길동","Amt":"000000001004","MallReserved":"a\\":\\"b"}';
+    const json =
+      '{"ResultCode":"3001","ResultMsg":"카드 결제 성공","GoodsName":"똠 상품 (a) 나","BuyerName":"홍길동","Amt":"000000001004","MallReserved":"a\\":\\"b"}';
     for (const charset of ['euc-kr', 'utf-8'] as const) {
       const body = encodeText(json, charset);
       expect({ ...parseGatewayBody(body, charset, 'JSON') }).to.deep.equal(JSON.parse(json));
@@ -23,7 +24,11 @@ describe('wire: JSON gateway answers', () => {
 
   it('turns non-string values into text', () => {
     for (const charset of ['euc-kr', 'utf-8'] as const) {
-      const f = parseGatewayBody(encodeText('{"A":1,"B":null,"C":{"d":"한"},"D":"카드","E" : true}', charset), charset, 'JSON');
+      const f = parseGatewayBody(
+        encodeText('{"A":1,"B":null,"C":{"d":"한"},"D":"카드","E" : true}', charset),
+        charset,
+        'JSON',
+      );
       expect({ ...f }).to.deep.equal({ A: '1', B: '', C: '{"d":"한"}', D: '카드', E: 'true' });
       expect(Object.isFrozen(f)).to.equal(true);
     }
@@ -31,13 +36,20 @@ describe('wire: JSON gateway answers', () => {
 
   it('keeps a byte-order mark that starts a value, as decoding the whole answer does', () => {
     // UTF-8 only: CP949 has no byte-order mark.
-    const f = parseGatewayBody(Buffer.from('{"ResultCode":"3001","ResultMsg":"\uFEFF카드 결제 성공","B":["\uFEFFx"]}', 'utf8'), 'utf-8', 'JSON');
+    const f = parseGatewayBody(
+      Buffer.from('{"ResultCode":"3001","ResultMsg":"\uFEFF카드 결제 성공","B":["\uFEFFx"]}', 'utf8'),
+      'utf-8',
+      'JSON',
+    );
     expect(f.ResultMsg).to.equal('\uFEFF카드 결제 성공');
     expect(f.B).to.equal('["\uFEFFx"]');
   });
 
   it('drops a byte-order mark and white space around the answer', () => {
-    for (const [charset, around] of [['euc-kr', ' {"A":"카"}\u3000\v'], ['utf-8', '\ufeff {"A":"카"}\u3000\u00a0\v']] as const) {
+    for (const [charset, around] of [
+      ['euc-kr', ' {"A":"카"}\u3000\v'],
+      ['utf-8', '\ufeff {"A":"카"}\u3000\u00a0\v'],
+    ] as const) {
       expect({ ...parseGatewayBody(encodeText(around, charset), charset, 'JSON') }).to.deep.equal({ A: '카' });
     }
   });
@@ -49,9 +61,14 @@ describe('wire: JSON gateway answers', () => {
   });
 
   it('refuses bytes invalid in the charset, text that is not JSON, and JSON that is not an object', () => {
-    expect(() => parseGatewayBody(Buffer.from([0x7b, 0x22, 0x41, 0x22, 0x3a, 0x22, 0xff, 0xff, 0x22, 0x7d]), 'euc-kr', 'JSON')).to.throw(WireFormatError, /EUC-KR/);
+    expect(() =>
+      parseGatewayBody(Buffer.from([0x7b, 0x22, 0x41, 0x22, 0x3a, 0x22, 0xff, 0xff, 0x22, 0x7d]), 'euc-kr', 'JSON'),
+    ).to.throw(WireFormatError, /EUC-KR/);
     expect(() => parseGatewayBody(Buffer.from([0x7b, 0xc3, 0x7d]), 'utf-8', 'JSON')).to.throw(WireFormatError, /UTF-8/);
-    expect(() => parseGatewayBody(iconv.encode('<html>시스템 오류</html>', 'cp949'), 'euc-kr', 'JSON')).to.throw(WireFormatError, 'response is not JSON');
+    expect(() => parseGatewayBody(iconv.encode('<html>시스템 오류</html>', 'cp949'), 'euc-kr', 'JSON')).to.throw(
+      WireFormatError,
+      'response is not JSON',
+    );
     expect(() => parseGatewayBody(Buffer.from('["a"]'), 'utf-8', 'JSON')).to.throw(WireFormatError, 'not an object');
   });
 
@@ -62,7 +79,21 @@ describe('wire: JSON gateway answers', () => {
       return seed % n;
     };
     const pick = <T>(xs: readonly T[]): T => xs[rnd(xs.length)]!;
-    const texts = ['3001', '카드 결제 성공', '똠햏', 'a"b', 'x\\ny', '\\u00e9', '\\uD55C글', 'tab\\t', '', '한 & = %', '\\\\u0041', '\uFEFF카드', '\uFEFF'];
+    const texts = [
+      '3001',
+      '카드 결제 성공',
+      '똠햏',
+      'a"b',
+      'x\\ny',
+      '\\u00e9',
+      '\\uD55C글',
+      'tab\\t',
+      '',
+      '한 & = %',
+      '\\\\u0041',
+      '\uFEFF카드',
+      '\uFEFF',
+    ];
     const keyNames = ['ResultCode', 'ResultMsg', 'Amt', '상품', 'A', '__proto__', '\\u0041'];
     const value = (depth: number): string => {
       const r = rnd(depth > 1 ? 4 : 6);
@@ -100,7 +131,15 @@ describe('wire: JSON gateway answers', () => {
         return { ...parseGatewayBody(bytes, charset, 'JSON') };
       } catch (err) {
         const m = (err as Error).message;
-        return /EUC-KR|UTF-8/.test(m) ? 'bad bytes' : /not JSON/.test(m) ? 'not JSON' : /not an object/.test(m) ? 'not an object' : /twice/.test(m) ? 'twice' : m;
+        return /EUC-KR|UTF-8/.test(m)
+          ? 'bad bytes'
+          : /not JSON/.test(m)
+            ? 'not JSON'
+            : /not an object/.test(m)
+              ? 'not an object'
+              : /twice/.test(m)
+                ? 'twice'
+                : m;
       }
     };
     let decodedKorean = 0;
@@ -113,7 +152,11 @@ describe('wire: JSON gateway answers', () => {
       if (rnd(8) === 0) {
         // a stray byte: a lone lead byte, a bad continuation or a high byte between tokens
         const at = rnd(bytes.length + 1);
-        bytes = Buffer.concat([bytes.subarray(0, at), Buffer.from([pick([0x81, 0xb0, 0xc3, 0xff])]), bytes.subarray(at)]);
+        bytes = Buffer.concat([
+          bytes.subarray(0, at),
+          Buffer.from([pick([0x81, 0xb0, 0xc3, 0xff])]),
+          bytes.subarray(at),
+        ]);
       }
       const got = outcome(bytes, charset);
       const want = reference(bytes, charset);

@@ -1,10 +1,17 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { approvalResponseSignature, cancelResponseSignature, cancelSignData, statusSignData } from '../src/wire/signatures.js';
+import {
+  approvalResponseSignature,
+  cancelResponseSignature,
+  cancelSignData,
+  statusSignData,
+} from '../src/wire/signatures.js';
 import { cancelRefusalReason } from '../src/wire/cancel-codes.js';
 
 const v = JSON.parse(readFileSync(new URL('./fixtures/lifecycle-vectors.json', import.meta.url), 'utf8')) as {
-  merchantKey: string; mid: string; ediDate: string;
+  merchantKey: string;
+  mid: string;
+  ediDate: string;
   cancelSignData: { cancelAmt: string; expect: string }[];
   statusSignData: { tid: string; expect: string };
   fullCancelOfApprovalVector: { tid: string; cancelAmt: string; expect: string };
@@ -18,7 +25,9 @@ describe('wire: cancel and status integrity rules (lifecycle-facts known answers
   }
 
   it('cancel SignData does not cover the TID: the same for any TID, different for another amount', () => {
-    expect(cancelSignData(v.mid, '1004', v.ediDate, v.merchantKey)).to.not.equal(cancelSignData(v.mid, '1005', v.ediDate, v.merchantKey));
+    expect(cancelSignData(v.mid, '1004', v.ediDate, v.merchantKey)).to.not.equal(
+      cancelSignData(v.mid, '1005', v.ediDate, v.merchantKey),
+    );
   });
 
   it('status SignData', () => {
@@ -35,10 +44,25 @@ describe('wire: cancel and status integrity rules (lifecycle-facts known answers
 
   it('every refusal code of the facts table has its reason', () => {
     const table: Record<string, string> = {
-      '2013': 'already-cancelled', '2015': 'already-cancelled', '2012': 'not-found', '2016': 'period-passed', '2032': 'amount-too-large',
-      '2028': 'partial-not-allowed', '2029': 'partial-not-allowed', '2030': 'partial-not-allowed', '2033': 'partial-not-allowed', '2052': 'partial-not-allowed',
-      '2045': 'vbank-state', '2047': 'refund-instead', '2061': 'refund-instead', '2059': 'balance-mismatch', '2060': 'duplicate-partial',
-      '2221': 'refund-account-required', '9999': 'other', toString: 'other', constructor: 'other',
+      '2013': 'already-cancelled',
+      '2015': 'already-cancelled',
+      '2012': 'not-found',
+      '2016': 'period-passed',
+      '2032': 'amount-too-large',
+      '2028': 'partial-not-allowed',
+      '2029': 'partial-not-allowed',
+      '2030': 'partial-not-allowed',
+      '2033': 'partial-not-allowed',
+      '2052': 'partial-not-allowed',
+      '2045': 'vbank-state',
+      '2047': 'refund-instead',
+      '2061': 'refund-instead',
+      '2059': 'balance-mismatch',
+      '2060': 'duplicate-partial',
+      '2221': 'refund-account-required',
+      '9999': 'other',
+      toString: 'other',
+      constructor: 'other',
     };
     for (const [code, reason] of Object.entries(table)) expect(cancelRefusalReason(code), code).to.equal(reason);
   });

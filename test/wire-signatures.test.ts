@@ -10,7 +10,12 @@ import {
   reconEncKey,
 } from '../src/wire/signatures.js';
 
-interface Vector { name: string; mid: string; input: Record<string, string>; expect: string }
+interface Vector {
+  name: string;
+  mid: string;
+  input: Record<string, string>;
+  expect: string;
+}
 const fixture = JSON.parse(readFileSync(new URL('./fixtures/vectors.json', import.meta.url), 'utf8')) as {
   merchants: Record<string, string>;
   vectors: Vector[];

@@ -26,25 +26,52 @@ describe('wire: KST timestamps', () => {
     const reference = (text: string): number | undefined => {
       const s = /^\d{12}$/.test(text) ? `20${text}` : /^\d{8}$/.test(text) ? `${text}000000` : text;
       if (!/^\d{14}$/.test(s)) return undefined;
-      const f = [s.slice(0, 4), s.slice(4, 6), s.slice(6, 8), s.slice(8, 10), s.slice(10, 12), s.slice(12, 14)].map(Number) as [number, number, number, number, number, number];
+      const f = [s.slice(0, 4), s.slice(4, 6), s.slice(6, 8), s.slice(8, 10), s.slice(10, 12), s.slice(12, 14)].map(
+        Number,
+      ) as [number, number, number, number, number, number];
       const d = fromKst(...f);
       const k = kstParts(d);
       return [k.year, k.month, k.day, k.hour, k.minute, k.second].every((v, i) => v === f[i]) ? d.getTime() : undefined;
     };
-    const digits = (n: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }).map((a) => a.join(''));
-    const near = fc.tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }), fc.integer({ min: 0, max: 25 }), fc.integer({ min: 0, max: 61 }), fc.integer({ min: 0, max: 61 }))
+    const digits = (n: number) =>
+      fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }).map((a) => a.join(''));
+    const near = fc
+      .tuple(
+        fc.integer({ min: 0, max: 9999 }),
+        fc.integer({ min: 0, max: 13 }),
+        fc.integer({ min: 0, max: 32 }),
+        fc.integer({ min: 0, max: 25 }),
+        fc.integer({ min: 0, max: 61 }),
+        fc.integer({ min: 0, max: 61 }),
+      )
       .map(([y, ...rest]) => String(y).padStart(4, '0') + rest.map((v) => String(v).padStart(2, '0')).join(''));
-    const text = fc.oneof(digits(8), digits(12), digits(14), near, near.map((t) => t.slice(2)), near.map((t) => t.slice(0, 8)), fc.string({ maxLength: 14 }));
-    fc.assert(fc.property(text, (t) => {
-      expect(parseKstTimestamp(t)?.getTime(), t).to.equal(reference(t));
-    }), { numRuns: 20_000 });
+    const text = fc.oneof(
+      digits(8),
+      digits(12),
+      digits(14),
+      near,
+      near.map((t) => t.slice(2)),
+      near.map((t) => t.slice(0, 8)),
+      fc.string({ maxLength: 14 }),
+    );
     fc.assert(
-      fc.property(fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2199-12-31T00:00:00Z'), noInvalidDate: true }), (d) => {
-        const k = kstParts(d);
-        const text = kstTimestamp14(d);
-        expect(text).to.equal(`${k.year}${[k.month, k.day, k.hour, k.minute, k.second].map((v) => String(v).padStart(2, '0')).join('')}`);
-        expect(parseKstTimestamp(text)?.getTime()).to.equal(Math.floor(d.getTime() / 1000) * 1000);
+      fc.property(text, (t) => {
+        expect(parseKstTimestamp(t)?.getTime(), t).to.equal(reference(t));
       }),
+      { numRuns: 20_000 },
+    );
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2199-12-31T00:00:00Z'), noInvalidDate: true }),
+        (d) => {
+          const k = kstParts(d);
+          const text = kstTimestamp14(d);
+          expect(text).to.equal(
+            `${k.year}${[k.month, k.day, k.hour, k.minute, k.second].map((v) => String(v).padStart(2, '0')).join('')}`,
+          );
+          expect(parseKstTimestamp(text)?.getTime()).to.equal(Math.floor(d.getTime() / 1000) * 1000);
+        },
+      ),
       { numRuns: 5_000 },
     );
   });
@@ -87,19 +114,32 @@ describe('wire: amounts and field sizes', () => {
     const p = checkFields(APPROVAL_REQUEST_FIELDS, { ...base, MallReserved: `${mall}x` }, 'euc-kr');
     expect(p).to.include({ field: 'MallReserved', rule: 'too-long' });
     expect(p!.message).to.not.include('가');
-    expect(checkFields(APPROVAL_REQUEST_FIELDS, { ...base, Amt: '10a' }, 'euc-kr')).to.include({ field: 'Amt', rule: 'format' });
-    expect(checkFields(APPROVAL_REQUEST_FIELDS, { ...base, TID: '' }, 'euc-kr')).to.include({ field: 'TID', rule: 'required' });
+    expect(checkFields(APPROVAL_REQUEST_FIELDS, { ...base, Amt: '10a' }, 'euc-kr')).to.include({
+      field: 'Amt',
+      rule: 'format',
+    });
+    expect(checkFields(APPROVAL_REQUEST_FIELDS, { ...base, TID: '' }, 'euc-kr')).to.include({
+      field: 'TID',
+      rule: 'required',
+    });
   });
 
   it('refuses exactly the values longer than the field in bytes, for any text (ASCII, Hangul, emoji)', () => {
     const table = { X: { max: 12, required: false } };
-    const text = fc.array(fc.constantFrom('a', '가', '똠', 'é', '😀', '\u{10FFFF}'), { maxLength: 14 }).map((a) => a.join(''));
+    const text = fc
+      .array(fc.constantFrom('a', '가', '똠', 'é', '😀', '\u{10FFFF}'), { maxLength: 14 })
+      .map((a) => a.join(''));
     fc.assert(
       fc.property(text, fc.constantFrom('utf-8', 'euc-kr') as fc.Arbitrary<'utf-8' | 'euc-kr'>, (value, charset) => {
         // EUC-KR can carry none of the non-Korean letters here; count them as 2, like the codec does.
-        const bytes = charset === 'utf-8' ? Buffer.byteLength(value, 'utf8') : [...value].reduce((n, ch) => n + (ch.charCodeAt(0) < 0x80 ? 1 : 2), 0);
+        const bytes =
+          charset === 'utf-8'
+            ? Buffer.byteLength(value, 'utf8')
+            : [...value].reduce((n, ch) => n + (ch.charCodeAt(0) < 0x80 ? 1 : 2), 0);
         const problem = checkFields(table, { X: value }, charset);
-        expect(problem?.rule === 'too-long', `${charset} ${JSON.stringify(value)} (${bytes} bytes)`).to.equal(bytes > 12);
+        expect(problem?.rule === 'too-long', `${charset} ${JSON.stringify(value)} (${bytes} bytes)`).to.equal(
+          bytes > 12,
+        );
       }),
       { numRuns: 5_000 },
     );

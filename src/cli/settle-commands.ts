@@ -159,6 +159,7 @@ ${LEDGER_ENV_HELP}`,
 /** CSV columns of `unsettled --csv`. */
 export const UNSETTLED_COLUMNS = [
   'operation',
+  'mid',
   'tid',
   'moid',
   'amount',

@@ -20,6 +20,8 @@ export type SettledOutcome = 'kept' | 'reversed' | 'never-charged';
 /** One record settlement closed. */
 export interface SettledItem {
   operation: LedgerOperation;
+  /** The merchant the record is of: one process may run clients of several MIDs. */
+  mid: string;
   tid: string;
   moid: string;
   amount: number;
@@ -29,6 +31,8 @@ export interface SettledItem {
 /** One record still open, with why and when it is tried next. */
 export interface UnsettledItem {
   operation: LedgerOperation;
+  /** The merchant the record is of. */
+  mid: string;
   tid: string;
   moid: string;
   amount: number;
@@ -98,7 +102,7 @@ export async function unsettledItems(ctx: ClientContext, settings: SettleSetting
   return open.map((stored) => {
     const r = readStored(stored);
     return {
-      operation: r.op, tid: r.tid, moid: r.moid, amount: r.amount, state: r.state,
+      operation: r.op, mid: r.mid, tid: r.tid, moid: r.moid, amount: r.amount, state: r.state,
       reason: r.reason ?? (r.state === 'sending' ? 'the request is under way, or its process stopped before an answer' : r.state),
       attempts: r.attempts, nextAttemptAt: new Date(Math.max(stored.dueAt, now)), needsAttention: r.attention === true || now - r.at > settings.attentionAfterMs,
     };
@@ -206,13 +210,13 @@ const SETTLEMENT_HOOK_TIMEOUT_MS = 30_000;
 /** A record that needs attention, as it is reported: logged at error level, and published on {@link SETTLE_CHANNEL}. */
 function announceAttention(ctx: ClientContext, r: LedgerRecord, message: string): void {
   ctx.config.logger.error({ operation: r.op, tid: r.tid, moid: r.moid, state: r.state, step: 'settle', reason: r.reason }, message);
-  const event: SettleEvent = { operation: r.op, tid: r.tid, moid: r.moid, amount: r.amount, state: r.state, reason: r.reason ?? r.state, attempts: r.attempts, nextAttemptAt: new Date(ctx.config.clock().getTime()), needsAttention: true };
+  const event: SettleEvent = { operation: r.op, mid: r.mid, tid: r.tid, moid: r.moid, amount: r.amount, state: r.state, reason: r.reason ?? r.state, attempts: r.attempts, nextAttemptAt: new Date(ctx.config.clock().getTime()), needsAttention: true };
   if (settleChannel.hasSubscribers) settleChannel.publish(event);
 }
 
 /** A record settlement closed, as it is reported: logged, and published on {@link SETTLE_CHANNEL}. */
 export function announceSettled(ctx: ClientContext, record: LedgerRecord, state: LedgerState): SettledItem {
-  const item = { operation: record.op, tid: record.tid, moid: record.moid, amount: record.amount, outcome: settledOutcome(state) };
+  const item = { operation: record.op, mid: record.mid, tid: record.tid, moid: record.moid, amount: record.amount, outcome: settledOutcome(state) };
   ctx.config.logger.info({ ...item, step: 'settle' }, `settled: ${item.outcome}`);
   if (settleChannel.hasSubscribers) settleChannel.publish(item);
   return item;
