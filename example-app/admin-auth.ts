@@ -1,5 +1,5 @@
 /**
- * The back office's guard (issue 22): a login with a session cookie (express-session), a
+ * The back office's guard: a login with a session cookie (express-session), a
  * synchronizer CSRF token on every state-changing form (csrf-sync), and an audit log line per
  * money-moving action. Everything under `/admin` goes through {@link adminGuard}; the payment
  * return (`/pay/return`) and the gateway's notifications are mounted outside it, because the

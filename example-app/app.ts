@@ -9,6 +9,7 @@ import express, { type Express, type Router } from 'express';
 import { fileURLToPath } from 'node:url';
 import { createNicepay, type Logger, type Nicepay, type NicepayOptions } from '../src/index.js';
 import type { Sandbox } from '../src/sandbox/index.js';
+import { sqliteStore } from '../src/store/sqlite-store.js';
 import { adminCredentials, type AdminOptions } from './admin-auth.js';
 import { openDb, type ShopDb } from './db.js';
 import { orderAccess, type OrderAccess } from './order-access.js';
@@ -44,11 +45,11 @@ export interface ShopOptions {
    * but set it in production so that a forged Host cannot choose where the window returns to.
    */
   publicUrl?: string;
-  /** SQLite file, or ':memory:'. @default example-app/data/shop.db */
+  /** SQLite file, or ':memory:': the shop's tables and the payment ledger. @default example-app/data/shop.db */
   dbFile?: string;
   /** Used by the NICEPAY client and for the shop's own error log. @default console, warnings and errors */
   logger?: Logger;
-  /** Extra createNicepay options (timeouts, store, clock ...). */
+  /** Extra createNicepay options (timeouts, clock, settle ...); `store` replaces the shop's sqliteStore. */
   nicepay?: Partial<NicepayOptions>;
   /**
    * The embedded sandbox, when the shop runs on one: the back office then shows a "deposit"
@@ -108,16 +109,29 @@ const trimSlash = (url: string): string => url.replace(/\/+$/, '');
 export function createShop(options: ShopOptions): Shop {
   const logger = options.logger ?? consoleLogger;
   const admin = adminCredentials(options.admin);
-  const nicepay = createNicepay({
-    mid: options.mid,
-    merchantKey: options.merchantKey,
-    baseUrl: options.baseUrl,
-    logger,
-    ...(options.dataUrl ? { dataUrl: options.dataUrl } : {}),
-    ...(options.trustedHosts ? { trustedHosts: options.trustedHosts } : {}),
-    ...options.nicepay,
-  });
   const db = openDb(options.dbFile ?? DEFAULT_DB_FILE);
+  let nicepay: Nicepay;
+  try {
+    nicepay = createNicepay({
+      mid: options.mid,
+      merchantKey: options.merchantKey,
+      baseUrl: options.baseUrl,
+      logger,
+      ...(options.dataUrl ? { dataUrl: options.dataUrl } : {}),
+      ...(options.trustedHosts ? { trustedHosts: options.trustedHosts } : {}),
+      // The payment ledger lives in the shop's own SQLite file, in the store's own table
+      // (nicepay_ledger): one file to back up, so orders and the payments they refer to are
+      // restored together, and `express-nicepay settle` from cron names the same file
+      // (NICEPAY_SQLITE_PATH=$SHOP_DB). It works on ':memory:' too (tests), and a restart
+      // forgets no payment in flight: the settler (createNicepay's default, every minute)
+      // finishes it.
+      store: options.nicepay?.store ?? sqliteStore({ database: db.sqlite }),
+      ...options.nicepay,
+    });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   const ctx: ShopContext = {
     db,
     nicepay,
@@ -151,7 +165,7 @@ export function createShop(options: ShopOptions): Shop {
     ['/', orderRoutes(ctx)],
     // GET /orders/:moid: the result page the return and key-in POSTs redirect to (PRG).
     ['/', resultRoutes(ctx)],
-    // ── Extension points (issue 2) — one line each, with the router in routes/<name>.ts ──
+    // ── Extension points — one line each, with the router in routes/<name>.ts ──
     // Card key-in checkout, built on nicepay.keyinRouter({ expectedAmount, onApproved }):
     ['/keyin', keyinRoutes(ctx)],
     // Subscription sign-up on nicepay.billing.register (the back office charges it monthly):

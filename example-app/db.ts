@@ -41,7 +41,7 @@ export interface Order {
   /**
    * Set when the buyer came back from the window with auth-failed (e.g. pressed 취소). Only
    * a display hint: auth-failed returns are unauthenticated (anyone can post one), so the
-   * order stays payable and its status does not change (issue 18, item 7).
+   * order stays payable and its status does not change.
    */
   windowCancelledAt: string | null;
   /** The auth-failed return's message: untrusted text, always escaped when shown. */

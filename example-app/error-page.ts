@@ -2,7 +2,7 @@
  * Error pages. checkoutReturn passes what the shop must not treat as a payment result to
  * next(err) as a NicepayError (status, stable code, expose); this renders it for the buyer
  * in Korean. Codes and the library's (English, developer-facing) messages go to the log
- * only; the page shows a reference number that finds the log line (issue 20, item 2). The
+ * only; the page shows a reference number that finds the log line. The
  * merchant key never reaches a page or a log line.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
@@ -23,7 +23,7 @@ const KOREAN: Partial<Record<NicepayErrorCode, string>> = {
   NICEPAY_CHARSET_UNSUPPORTED: '결제 결과를 해석할 수 없습니다.',
   NICEPAY_FIELD_INVALID: '결제 결과에 잘못된 항목이 있습니다.',
   NICEPAY_GATEWAY_UNREACHABLE: '결제 서버에 연결할 수 없습니다. 잠시 후 다시 시도해 주세요.',
-  NICEPAY_OUTCOME_UNKNOWN: '결제 결과를 확인할 수 없습니다. 결제가 되었는지 주문 내역에서 확인하시거나 고객센터로 문의해 주세요.',
+  NICEPAY_OUTCOME_UNKNOWN: '결제 결과를 아직 확인하지 못했습니다. 자동으로 확인해 처리하며, 결제되지 않은 금액은 청구되지 않습니다. 잠시 후 주문 내역에서 확인해 주세요.',
   NICEPAY_GATEWAY_ERROR: '결제 서버가 올바르지 않은 응답을 보냈습니다.',
   NICEPAY_HOOK_FAILED: '주문을 처리하지 못해 결제를 취소했습니다. 이미 결제된 주문일 수 있습니다.',
   NICEPAY_SHUTTING_DOWN: '서버 점검 중입니다. 잠시 후 다시 시도해 주세요.',

@@ -1,6 +1,6 @@
 /**
  * Korean text helpers of the example shop: particles chosen by the final consonant (을/를,
- * 이/가, 은/는, 으로/로) and the back office's message per error (issue 20, items 3 and 7).
+ * 이/가, 은/는, 으로/로) and the back office's message per error.
  * Errors are told apart by their stable `code` (and the schedule `rule`, the data host
  * `resCode`), never by `instanceof` or by the English message.
  */
@@ -144,7 +144,9 @@ export function operatorError(err: unknown): { message: string; status: number }
     case 'NICEPAY_CANCEL_EXCEEDS_REMAINING':
       return { message: '취소 금액이 남은 금액보다 큽니다. 보내지 않았습니다.', status: 422 };
     case 'NICEPAY_OUTCOME_UNKNOWN':
-      return { message: 'NICEPAY의 응답을 받지 못해 처리 여부를 알 수 없습니다. 결과를 조회한 뒤 다시 시도해 주세요.', status: 502 };
+      return { message: 'NICEPAY의 응답을 받지 못했습니다. 처리 여부는 결제 정산이 자동으로 확인해 맞춥니다 (결제 정산 페이지). 다시 요청하지 않아도 됩니다.', status: 502 };
+    case 'NICEPAY_DUPLICATE_MISMATCH':
+      return { message: '같은 요청이 다른 내용(금액 등)으로 이미 처리되었습니다. 보내지 않았습니다.', status: 409 };
     default:
       if (typeof e.resCode === 'string') {
         const known = DATA_HOST_MESSAGE[e.resCode];

@@ -54,6 +54,11 @@ export {
   type StatusRejection,
   type PayoutRejection,
   type ReconRejection,
+  CHECKOUT_REJECTIONS,
+  KEYIN_REJECTIONS,
+  BILLING_CHARGE_REJECTIONS,
+  CASH_RECEIPT_REJECTIONS,
+  CANCEL_REJECTIONS,
 } from './errors/index.js';
 export type { Charset } from './wire/charset.js';
 export type { KeyinInput, KeyinResult, ApprovedKeyin, DeclinedKeyin, KeyinCard, KeyinBuyer } from './keyin/index.js';

@@ -5,6 +5,7 @@ import type { RequestHandler, Router } from 'express';
 import { createKeyinClient, type KeyinInput, type KeyinResult } from './keyin/index.js';
 import { keyinRouter, type KeyinRouterOptions } from './express/keyin-router.js';
 import { createPayoutClient, type PayoutClient } from './payout/index.js';
+import { payoutKind } from './payout/operation.js';
 import { createReconClient, type ReconClient } from './recon/index.js';
 import { paymentWindow } from './window/payment-window.js';
 import type { PaymentWindowFields, PaymentWindowOrder } from './window/types.js';
@@ -115,8 +116,9 @@ export function createNicepay(options: NicepayOptions): Nicepay {
   const billingCharge = billingChargeKind(ctx);
   const cashReceipt = cashReceiptKind(ctx);
   const cancel = cancelKind(ctx);
+  const payout = payoutKind(ctx);
   const kinds: KindRegistry = new Map<string, OperationKind<unknown>>([
-    ['approval', approval], ['keyin', keyin], ['billing.charge', billingCharge], ['cash-receipt', cashReceipt], ['cancel', cancel],
+    ['approval', approval], ['keyin', keyin], ['billing.charge', billingCharge], ['cash-receipt', cashReceipt], ['cancel', cancel], ['payout', payout],
   ] as [string, OperationKind<unknown>][]) as KindRegistry;
   const settings = { batch: config.settle.batch, attentionAfterMs: config.settle.attentionAfterMs };
   const settler = config.settle.intervalMs === false ? undefined : startSettler(ctx, kinds, settings, config.settle.intervalMs);
@@ -132,7 +134,7 @@ export function createNicepay(options: NicepayOptions): Nicepay {
     mid: config.mid,
     keyin: (input) => keyinClient.keyin(input),
     keyinRouter: (opts) => keyinRouter(ctx, (hookName) => createKeyinClient(ctx, keyin, hookName), opts),
-    payout: createPayoutClient(ctx),
+    payout: createPayoutClient(ctx, payout),
     recon: createReconClient(ctx),
     paymentWindow: (order) => paymentWindow(config, order),
     cancel: (input) => cancelClient(input),

@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import iconv from 'iconv-lite';
 import { readRegisterAnswer, readRemoveAnswer, withoutBid } from '../src/billing/answer.js';
-import { chargeTable } from '../src/billing/charge-operation.js';
+import { billingChargeTable } from '../src/billing/charge-operation.js';
 import { receiptTable } from '../src/cash-receipt/operation.js';
 import { cancelTable } from '../src/cancel/operation.js';
 import { keyinTable, type SentCharge } from '../src/keyin/operation.js';
@@ -73,7 +73,7 @@ describe('billing and receipt answers, by their tables', () => {
   const ok = { ResultCode: '3001', ResultMsg: '카드 결제 성공', TID, Moid: 'sub-1', Amt: '000000009900', MID };
 
   it('a charge approval naming our TID, Moid and amount is approved, and the BID is never kept', () => {
-    const a = readAnswer(json({ ...ok, BID }), chargeTable(sent));
+    const a = readAnswer(json({ ...ok, BID }), billingChargeTable(sent));
     expect(a.kind).to.equal('success');
     if (a.kind === 'success') expect(withoutBid(a.fields)).to.not.have.property('BID');
   });
@@ -90,7 +90,7 @@ describe('billing and receipt answers, by their tables', () => {
       ['twice', encodeText(`{"ResultCode":"3001","ResultCode":"F104","TID":"${TID}","Amt":"9900"}`, 'euc-kr')],
       ['not JSON', encodeText('<html>error</html>', 'euc-kr')],
     ] as const) {
-      expect(readAnswer(body, chargeTable(sent)).kind, what).to.equal('unknown');
+      expect(readAnswer(body, billingChargeTable(sent)).kind, what).to.equal('unknown');
     }
   });
 

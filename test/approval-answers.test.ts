@@ -66,7 +66,7 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
     expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal(['/webapi/pay_process.jsp', '/webapi/cancel_process.jsp']);
   });
 
-  it('an answer naming ResultCode twice (a signed 3001 and a 9999) is an unknown outcome: net-cancelled, never declined (issue 18 item 6)', async () => {
+  it('an answer naming ResultCode twice (a signed 3001 and a 9999) is an unknown outcome: net-cancelled, never declined', async () => {
     const { tid, body } = authReturn('two-codes', 6_000);
     answer = (form) => {
       const ok = signed({ ResultCode: '3001', ResultMsg: '성공', TID: form.TID!, MID, Moid: 'two-codes', Amt: padAmount(6_000), PayMethod: 'CARD' });

@@ -139,6 +139,15 @@ describe('resolveConfig', () => {
   });
 });
 
+describe('settle options', () => {
+  it('intervalMs: false runs no settler but keeps attentionAfterMs and reconciliation for settle(); settle: false keeps the defaults', () => {
+    const off = resolveConfig({ ...good, settle: { intervalMs: false, attentionAfterMs: 60_000, reconciliation: { usrId: 'admin01' } } }).settle;
+    expect(off).to.deep.equal({ intervalMs: false, attentionAfterMs: 60_000, batch: 100, reconciliation: { usrId: 'admin01', idCl: '2', searchID: MID } });
+    expect(resolveConfig({ ...good, settle: false }).settle).to.include({ intervalMs: false, attentionAfterMs: 86_400_000 });
+    expect(() => resolveConfig({ ...good, settle: { intervalMs: 0 } })).to.throw(NicepayConfigError, /settle\.intervalMs/);
+  });
+});
+
 describe('the default memoryStore in production', () => {
   it('warns once per process under NODE_ENV=production (code NICEPAY_MEMORY_STORE), and never when a store is passed or outside production', async () => {
     const seen: Array<{ code?: string; message: string }> = [];

@@ -46,7 +46,7 @@ describe('createContext', () => {
   });
 });
 
-describe('closeContext and the store (issue 18 item 10)', () => {
+describe('closeContext and the store', () => {
   it('closes the store it created', async () => {
     const store = countingStore();
     // As resolveConfig records a default store: one this client made and owns.

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { ERROR_CODES } from '../src/errors/codes.js';
 
 /*
- * The documentation's links and error table (issue 17 §4). README.md is also the npm page, so
+ * The documentation's links and error table. README.md is also the npm page, so
  * every relative link of README.md and docs/ must resolve to a file of the repository that the
  * packed tarball holds too (package.json "files"), and every #anchor to a heading of its
  * target. The README's error table is the one list a shop reads: it names every code of
@@ -135,7 +135,7 @@ describe('documentation links and error table', () => {
   it('no page names a NICEPAY_* error code that does not exist', () => {
     // The CLI's and the example shop's environment variables share the prefix.
     const ENV = new Set(['NICEPAY_MID', 'NICEPAY_MERCHANT_KEY', 'NICEPAY_BASE_URL', 'NICEPAY_DATA_URL', 'NICEPAY_USR_ID', 'NICEPAY_WINDOW_URL', 'NICEPAY_TRUSTED_HOSTS', 'NICEPAY_SANDBOX_MERCHANTS', 'NICEPAY_BID',
-      'NICEPAY_RECEIPT_IDENTITY', 'NICEPAY_REFUND_ACCOUNT', 'NICEPAY_REFUND_HOLDER']);
+      'NICEPAY_RECEIPT_IDENTITY', 'NICEPAY_REFUND_ACCOUNT', 'NICEPAY_REFUND_HOLDER', 'NICEPAY_SQLITE_PATH', 'NICEPAY_SQLITE_TABLE', 'NICEPAY_REDIS_URL', 'NICEPAY_REDIS_PREFIX']);
     const unknown: string[] = [];
     for (const file of [...FILES, join(ROOT, 'example-app', 'README.md')]) {
       for (const m of readFileSync(file, 'utf8').matchAll(/\bNICEPAY_[A-Z][A-Z_]*[A-Z]\b/g)) {

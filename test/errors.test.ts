@@ -1,5 +1,5 @@
 /**
- * One code, one meaning (issue 17 §2): every code the package throws has one class and one
+ * One code, one meaning: every code the package throws has one class and one
  * status, from the table in src/errors/codes.ts; `instanceof` of each class holds for that
  * class (and its subclasses) only, across two copies of the package too.
  */

@@ -48,7 +48,7 @@ describe('example-app: back office (/admin)', () => {
     await sandbox.close();
   });
 
-  describe('login, session cookie and CSRF (issue 22)', () => {
+  describe('login, session cookie and CSRF', () => {
     it('sends an anonymous visitor to the login page and refuses an anonymous POST', async () => {
       const res = await request(shop.app).get('/admin/payouts?date=20261123');
       expect(res.status).to.equal(303);

@@ -7,7 +7,7 @@ import type { Logger } from '../src/index.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 
 /*
- * Issue 19 §6 in the example shop: the window opened with paymentWindow, deposits learnt
+ * The example shop: the window opened with paymentWindow, deposits learnt
  * from the gateway's notices on /pay/notify, and refunds (full, partial, virtual accounts to a
  * refund account) from the back office, behind its login and CSRF tokens.
  */
@@ -17,7 +17,7 @@ const textOf = (page: string, id: string): string | undefined => new RegExp(`id=
 const tokenOf = (page: string): string => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
 const hidden = (page: string, name: string): string => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)![1]!;
 
-describe('example-app: payment window, deposit notices and refunds (issue 19 §6)', () => {
+describe('example-app: payment window, deposit notices and refunds', () => {
   let sandbox: Sandbox;
   let shop: Shop;
   let server: Server;

@@ -1,6 +1,6 @@
 /**
  * A subscription is charged at most once a month by the shop's own check, kept in its SQLite
- * file: "charge this month" after a restart (a fresh client, its memory store empty) sends
+ * file: "charge this month" after a restart (a fresh client) sends
  * nothing for a paid month; an attempt cut off mid-call blocks the month until the operator
  * records what NICEPAY shows. A declined month may be tried again, under a new Moid, and the
  * buyer's page says the month was not paid, with every charge listed.
@@ -81,7 +81,8 @@ describe("example-app: a subscription's month is charged once, by the shop's own
     expect(charges()).to.have.length(1);
     expect(charges()[0]).to.include({ moid: `SUB-${id}-${month()}`, status: 'approved' });
 
-    // The shop restarts: a new client whose memory store knows nothing; the SQLite file stays.
+    // The shop restarts: a new client; the SQLite file stays, and the shop's own charges table
+    // answers before the client is asked.
     await shop.close();
     await startShop();
     const again = await charge(id);

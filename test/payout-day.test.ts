@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { fromKst } from '../src/wire/kst.js';
-import { NicepayDataApiError, NicepayScheduleError } from '../src/errors/index.js';
+import { NicepayDataApiError, NicepayRequestError, NicepayScheduleError } from '../src/errors/index.js';
 import { DATA_MID, rejection, startDataHost, type DataHostRig } from './helpers/data-host.js';
 
 /*
@@ -49,10 +49,13 @@ describe('payout: a whole payout day on the virtual clock', () => {
     const d = await nicepay.payout.request({ subId: 'seller-d', amount: 1_000 });
     sandbox.dataHost.closeAccount('004', '777-888'); // closed before execution
 
-    // The same seller again on the same day with the duplicate check: 1103.
+    // The same seller again on the same day with the duplicate check is the recorded payout:
+    // answered from the ledger without sending, and refused when it names another amount.
     const dup = await rejection(nicepay.payout.request({ subId: 'seller-a', amount: 1 }));
-    expect(dup).to.be.instanceOf(NicepayDataApiError);
-    expect(dup).to.include({ resCode: '1103', reason: 'duplicate-request', outcomeUnknown: false });
+    expect(dup).to.be.instanceOf(NicepayRequestError);
+    expect(dup).to.include({ code: 'NICEPAY_DUPLICATE_MISMATCH', field: 'amount' });
+    expect(a.duplicate).to.equal(false);
+    expect(await nicepay.payout.request({ subId: 'seller-a', amount: 30_000 })).to.include({ seq: a.seq, amount: 30_000, duplicate: true });
 
     rig.at(2026, 11, 23, 10, 29, 59);
     const cancelled = await nicepay.payout.cancel({ subId: 'seller-c', settlmntDt: DAY, seq: c.seq });

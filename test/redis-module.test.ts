@@ -1,5 +1,5 @@
 /**
- * redisStore({ url }) without the optional `redis` package (issue 18 item 10): it must fail
+ * redisStore({ url }) without the optional `redis` package: it must fail
  * when the store is created, with the install hint, not at the first payment. The missing
  * package is simulated through the module's resolver seam; nothing is connected.
  */

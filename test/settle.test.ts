@@ -343,6 +343,47 @@ describe('settle(): time, attention and hooks', function () {
     }
   });
 
+  it("a cancel left `sending` by a process that died, whose resend cannot be sent, stays open: nothing says the first one did not take effect", async () => {
+    let now = 1_000_000;
+    const store = memoryStore({ now: () => now });
+    const made = await (async () => {
+      const elsewhere = client(memoryStore());
+      try {
+        return await elsewhere.keyin({ moid: 'cancel-died', amount: 3_000, goodsName: '키인', card: { number: '4111111111111111', expiry: '3012' } });
+      } finally {
+        await elsewhere.close();
+      }
+    })();
+    if (made.status !== 'approved') throw new Error('not approved');
+    const data = { reason: '환불', partial: '0', key: 'k1', cancelMoid: 'Ccanceldied' };
+    const got = await store.acquire(`cancel:${MID}:${made.tid}:3000:k1`, 30_000, {
+      value: JSON.stringify({ v: 1, op: 'cancel', state: 'sending', mid: MID, tid: made.tid, moid: 'cancel-died', amount: 3_000, binding: 'x', hook: 'none', data, at: sandbox.clock.now().getTime(), attempts: 0 }),
+      open: true,
+      dueAt: 0,
+    });
+    expect(got.state).to.equal('acquired');
+    now += 30_001;
+    // The survivor cannot reach the gateway: its resend is never sent.
+    const cut = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:1', store, clock: () => sandbox.clock.now(), timeouts: { connectMs: 1_000, responseMs: 2_000 }, settle: false, logger: captureLogger().logger });
+    try {
+      const report = await cut.settle();
+      expect(report.settled).to.deep.equal([]);
+      expect(report.unsettled.map((u) => ({ tid: u.tid, operation: u.operation, state: u.state }))).to.deep.equal([{ tid: made.tid, operation: 'cancel', state: 'unknown' }]);
+    } finally {
+      await cut.close();
+    }
+    // Once it can be sent, it completes: kept, and the gateway cancelled once.
+    sandbox.clock.advance(60 * 60_000);
+    const nicepay = client(store);
+    try {
+      const report = await nicepay.settle();
+      expect(report.settled).to.deep.equal([{ operation: 'cancel', tid: made.tid, moid: 'cancel-died', amount: 3_000, outcome: 'kept' }]);
+      expect((sandbox.ledger.get(made.tid)?.cancels ?? []).map((c) => c.amount)).to.deep.equal([3_000]);
+    } finally {
+      await nicepay.close();
+    }
+  });
+
   it('a hook that never settles keeps its record leased: settle() leaves it to the hook, lists it, and the late resolution records the payment', async () => {
     const store = memoryStore();
     const nicepay = client(store);
@@ -362,32 +403,22 @@ describe('settle(): time, attention and hooks', function () {
       await nicepay.close();
     }
   });
-  it("a cash receipt lost before the gateway issued it is never-charged only once reconciliation's lists of its day and the next are complete (both ended in KST); until then it stays open", async () => {
+  it("a cash receipt lost before the gateway issued it, which reconciliation does not list: settlement cancels it, the gateway knows no such transaction, and it is never-charged", async () => {
     const nicepay = client(memoryStore(), { settle: { reconciliation: { usrId: `${MID}admin` } } });
     try {
       sandbox.faults.inject({ target: 'cash-receipt', kind: 'drop', commit: false });
       sandbox.faults.inject({ target: 'cancel', kind: 'status-500', commit: false });
       const err = (await nicepay.cashReceipt.issue({ moid: 'rcpt-never', amount: 11_000, goodsName: '계좌이체', type: 'income-deduction', identity: '01012345678', supply: 10_000, vat: 1_000 }).catch((e: unknown) => e)) as { tid: string; settlement?: string };
       expect(err).to.include({ settlement: 'pending' });
-      const early = await nicepay.settle();
-      expect(early.settled).to.deep.equal([]);
-      expect(early.unsettled.map((u) => u.tid)).to.deep.equal([err.tid]);
-      // A day later the next day's list is not complete yet: still open.
-      sandbox.clock.advance(24 * 60 * 60_000);
-      const nextDay = await nicepay.settle();
-      expect(nextDay.settled).to.deep.equal([]);
-      expect(nextDay.unsettled.map((u) => u.tid)).to.deep.equal([err.tid]);
-      // Both days have ended in KST: not listed means never issued.
-      sandbox.clock.advance(25 * 60 * 60_000);
+      expect(sandbox.ledger.get(err.tid)).to.equal(undefined);
       const done = await nicepay.settle();
       expect(done).to.deep.equal({ settled: [{ operation: 'cash-receipt', tid: err.tid, moid: 'rcpt-never', amount: 11_000, outcome: 'never-charged' }], unsettled: [] });
+      expect(sandbox.ledger.get(err.tid)).to.equal(undefined);
     } finally {
       await nicepay.close();
     }
   });
-});
 
-describe('the automatic settler', () => {
   it('runs a pass on its interval and settles what is due, announcing it on the express-nicepay:settle channel', async () => {
     const sandbox = createSandbox();
     await sandbox.listen(0);

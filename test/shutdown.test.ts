@@ -1,5 +1,5 @@
 /**
- * Shutdown (issue 5): nicepay.close() lets an approval in flight finish and return its result,
+ * Shutdown: nicepay.close() lets an approval in flight finish and return its result,
  * refuses returns that arrive after it with 503 NICEPAY_SHUTTING_DOWN, and sandbox.close()
  * resolves promptly even with a keep-alive connection open.
  */

@@ -21,7 +21,7 @@ function refusal(fn: () => unknown): NicepayRequestError {
   throw new Error('expected a refusal');
 }
 
-describe('trustedGatewayUrl: only the exact documented endpoints (issue 18 item 1)', () => {
+describe('trustedGatewayUrl: only the exact documented endpoints', () => {
   it('accepts the two endpoints on the configured scheme and a trusted host', () => {
     expect(trustedGatewayUrl(NEXT, 'NextAppURL', config).href).to.equal(NEXT);
     expect(trustedGatewayUrl(CANCEL, 'NetCancelURL', config).href).to.equal(CANCEL);

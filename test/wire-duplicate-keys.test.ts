@@ -1,6 +1,6 @@
 /**
  * hasDuplicateKeys (src/wire/duplicate-keys.ts) and what key-in makes of an answer that names
- * a field twice (issue 18 item 6): key-in has no net cancel, so the outcome is unknown.
+ * a field twice: the outcome is unknown, and the charge is reversed.
  */
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';

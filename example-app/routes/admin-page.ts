@@ -1,7 +1,7 @@
 /**
  * What every back-office page shares: the page frame with the back-office navigation and the
  * logout button, notices, date helpers and the form-value helpers that let a form come back
- * with what the operator typed after an error (issue 20, item 6).
+ * with what the operator typed after an error.
  */
 import type { Request, Response } from 'express';
 import { csrfInput } from '../admin-auth.js';
@@ -64,6 +64,7 @@ export const ADMIN_NAV: readonly NavLink[] = [
   { href: '/admin/sub-merchants', label: '서브몰', id: 'admin-nav-sub-merchants' },
   { href: '/admin/payouts', label: '지급', id: 'admin-nav-payouts' },
   { href: '/admin/recon', label: '현금영수증 대사', id: 'admin-nav-recon' },
+  { href: '/admin/settlement', label: '결제 정산', id: 'admin-nav-settlement' },
 ];
 
 /** Renders a back-office page: title, navigation (the current page marked) with logout, body. */

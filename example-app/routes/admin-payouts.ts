@@ -155,7 +155,9 @@ ${Object.entries(hidden).map(([k, val]) => html`<input type="hidden" name="${k}"
       }
       try {
         const r = await nicepay.payout.request({ subId: values.subId, amount, settlmntDt: values.settlmntDt });
-        q.insert.run({ seq: r.seq, settlmntDt: r.settlmntDt, subId: r.subId, amount: r.amount, user: req.session.admin ?? '?', createdAt: new Date().toISOString() });
+        // A payout settled as done without its seq (the gateway said "already requested") cannot be
+        // cancelled from here: the day's results name its seq from 16:00.
+        if (r.seq) q.insert.run({ seq: r.seq, settlmntDt: r.settlmntDt, subId: r.subId, amount: r.amount, user: req.session.admin ?? '?', createdAt: new Date().toISOString() });
         audit(logger, req, 'payout.request', { subId: r.subId, amount: r.amount, settlmntDt: r.settlmntDt, seq: r.seq });
         res.redirect(303, `/admin/payouts?date=${r.settlmntDt}&requested=${encodeURIComponent(r.seq)}`);
       } catch (err) {

@@ -9,6 +9,7 @@
  *   /admin/payouts                 payout request (with a confirmation step) and cancel: ./admin-payouts.ts
  *   /admin/recon                   cash-receipt reconciliation and CSV: ./admin-recon.ts
  *   /admin/billing                 subscriptions and their monthly charges, cash receipts: ./admin-billing.ts
+ *   /admin/settlement              payments not settled with NICEPAY yet, and "지금 정산": ./admin-settlement.ts
  *
  * Errors are shown per error code (../korean.ts); a form that failed comes back with what the
  * operator typed.
@@ -24,6 +25,7 @@ import { adminOrderRoutes } from './admin-orders.js';
 import { adminPayoutRoutes } from './admin-payouts.js';
 import { adminReconRoutes } from './admin-recon.js';
 import { adminBillingRoutes } from './admin-billing.js';
+import { adminSettlementRoutes } from './admin-settlement.js';
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS admin_sub_merchants (
   sub_id TEXT PRIMARY KEY, sub_nm TEXT NOT NULL, sub_co_no TEXT NOT NULL, bank_cd TEXT NOT NULL,
@@ -118,5 +120,6 @@ ${input('memo', 'sub-memo', '메모')}
   router.use('/payouts', adminPayoutRoutes(ctx, () => q.list.all()));
   router.use('/recon', adminReconRoutes(ctx));
   router.use('/billing', adminBillingRoutes(ctx));
+  router.use('/settlement', adminSettlementRoutes(ctx));
   return router;
 }

@@ -119,9 +119,13 @@ ${onSandbox && testCardHint()}`);
       // order number must not mark their order declined (order-access.ts).
       expectedAmount: (moid, req) => (ctx.access.mayView(req, moid) ? pendingOrder(moid)?.amount : undefined),
       goodsName: (moid) => db.order(moid)?.goods ?? '',
+      // Idempotent by TID: settlement (or a recovered payment) may run it again for a payment
+      // it already recorded, and throwing then would reverse a payment the order shows as paid.
+      // Only another state (paid by another TID) refuses it, and so reverses this payment.
       onApproved: (r) => {
         const { changes } = markPaid.run({ moid: r.moid, tid: r.tid, result: JSON.stringify(r) });
-        if (changes !== 1) throw new Error(`order ${r.moid} is not pending`);
+        if (changes === 1 || db.order(r.moid)?.tid === r.tid) return;
+        throw new Error(`order ${r.moid} is not pending`);
       },
       // Card data must travel over TLS; the embedded sandbox on loopback is plain HTTP.
       requireHttps: !onSandbox,

@@ -1,5 +1,5 @@
 /**
- * `GET /orders/:moid`: the result page of one order (issue 20, item 1: post/redirect/get).
+ * `GET /orders/:moid`: the result page of one order (post/redirect/get).
  * The payment return and the key-in POST record the outcome and redirect here, so refresh
  * and Back only repeat this GET: nothing is charged, approved or net-cancelled again.
  *

@@ -1,6 +1,5 @@
 import { type ResultCodeReading, readAnswerFields, readResultCode, resultCodeProblem } from '../pipeline/index.js';
-import { parseAmount } from '../wire/amount.js';
-import { BID_PATTERN, BILLING_APPROVED_CODE, BILLING_REGISTERED_CODE, BILLING_REMOVED_CODE } from '../wire/billing-fields.js';
+import { BID_PATTERN, BILLING_REGISTERED_CODE, BILLING_REMOVED_CODE } from '../wire/billing-fields.js';
 import type { Charset } from '../wire/charset.js';
 import { type EdiType, type GatewayFields, ownField } from '../wire/response-body.js';
 

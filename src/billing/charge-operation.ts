@@ -2,7 +2,7 @@ import type { ClientContext } from '../context.js';
 import { cancelFormNetCancel, cancelReversal } from '../cancel/reversal.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayRequestError } from '../errors/index.js';
-import { cardResult, type SentCharge } from '../keyin/operation.js';
+import { cardResult, chargeTable, type SentCharge } from '../keyin/operation.js';
 import type { AnswerTable, OperationCall, OperationKind } from '../pipeline/index.js';
 import { holdingByStatus } from '../status/holding.js';
 import { secretDigest } from '../util/secret-digest.js';
@@ -33,15 +33,8 @@ export function billingChargeKind(ctx: ClientContext): OperationKind<BillingChar
 }
 
 /** A charge's answer table (billing-facts §1b): read like key-in's, 3001 approved. */
-export function chargeTable(sent: SentCharge): AnswerTable {
-  return {
-    charset: sent.charset,
-    ediType: sent.ediType,
-    success: new Set([BILLING_APPROVED_CODE]),
-    mustEcho: { TID: sent.tid },
-    mayEcho: { MID: sent.mid, Moid: sent.moid },
-    amount: { field: 'Amt', value: sent.amount },
-  };
+export function billingChargeTable(sent: SentCharge): AnswerTable {
+  return chargeTable(sent, { success: new Set([BILLING_APPROVED_CODE]), amount: { field: 'Amt', value: sent.amount } });
 }
 
 /** One charge, as the ledger runs it: once per Moid, bound to the amount and the BID. */
@@ -63,7 +56,7 @@ export function billingChargeCall(ctx: ClientContext, kind: OperationKind<Billin
       url: gatewayEndpoint(config.baseUrl, BILLING_CHARGE_PATH),
       ids: { tid, moid: n.moid },
       request: () => ({ body: buildChargeForm(n, config.mid, config.merchantKey, tid, kstTimestamp14(now)), contentType: 'application/x-www-form-urlencoded; charset=euc-kr' }),
-      table: chargeTable({ tid, mid: config.mid, moid: n.moid, amount: n.amount, charset: n.charset, ediType: n.ediType }),
+      table: billingChargeTable({ tid, mid: config.mid, moid: n.moid, amount: n.amount, charset: n.charset, ediType: n.ediType }),
     },
     // The answer's BID charges the card: never kept.
     keep: withoutBid,

@@ -141,4 +141,4 @@ export function cancelStoreKey(mid: string, n: Pick<NormalizedCancel, 'tid' | 'a
 }
 
 /** '%' and ':' percent-encoded, nothing else (any string, lone surrogates included, maps one to one). */
-const escapeColon = (text: string): string => text.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'));
+export const escapeColon = (text: string): string => text.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'));

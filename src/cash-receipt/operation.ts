@@ -3,7 +3,7 @@ import { cancelReversal } from '../cancel/reversal.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayRequestError } from '../errors/index.js';
 import type { AnswerTable, GatewayHolding, LedgerRecord, OperationCall, OperationKind } from '../pipeline/index.js';
-import type { SentCharge } from '../keyin/operation.js';
+import { chargeTable, type SentCharge } from '../keyin/operation.js';
 import { createReconClient } from '../recon/recon-client.js';
 import { secretDigest } from '../util/secret-digest.js';
 import { kstDate8, kstTimestamp14, parseKstTimestamp } from '../wire/kst.js';
@@ -47,9 +47,9 @@ function receiptResult(r: LedgerRecord, duplicate: boolean): CashReceiptResult {
 /**
  * Whether reconciliation lists the receipt: approved (held), cancelled (reversed) or not at all.
  * Its day and the next are asked (a receipt sent just before midnight KST may carry the next
- * date). Not listed is "none" only once both days have ended in KST, when their lists are
- * complete (the interface does not say how soon a receipt appears in them); before that it is
- * asked again later.
+ * date). Not listed is unclear, not "none": the interface does not say how soon a receipt
+ * appears in its day's list, so the receipt is cancelled, and the cancel's answer tells (no such
+ * transaction: never issued).
  */
 async function holdingByRecon(ctx: ClientContext, r: LedgerRecord): Promise<GatewayHolding> {
   const login = ctx.config.settle.reconciliation;
@@ -62,7 +62,7 @@ async function holdingByRecon(ctx: ClientContext, r: LedgerRecord): Promise<Gate
     if (found.some((item) => item.state === 'cancel' || item.ccDt !== '')) return 'reversed';
     if (found.length > 0) return 'holds';
   }
-  return kstDate8(ctx.config.clock()) > days[1]! ? 'none' : 'unanswered';
+  return 'unclear';
 }
 
 /**
@@ -71,15 +71,7 @@ async function holdingByRecon(ctx: ClientContext, r: LedgerRecord): Promise<Gate
  * every other exact code is a refusal.
  */
 export function receiptTable(sent: SentCharge): AnswerTable {
-  return {
-    charset: sent.charset,
-    ediType: sent.ediType,
-    success: new Set([RECEIPT_ISSUED_CODE]),
-    mustEcho: { TID: sent.tid },
-    mayEcho: { MID: sent.mid, Moid: sent.moid },
-    amount: { field: 'ReceiptAmt', value: sent.amount, optional: true },
-    required: ['AuthCode'],
-  };
+  return chargeTable(sent, { success: new Set([RECEIPT_ISSUED_CODE]), amount: { field: 'ReceiptAmt', value: sent.amount, optional: true }, required: ['AuthCode'] });
 }
 
 /** One receipt, as the ledger runs it: once per Moid, bound to the amount, type and identity. */

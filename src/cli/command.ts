@@ -94,3 +94,17 @@ export function oneOf<T extends string>(value: string, name: string, allowed: re
   if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
   return value as T;
 }
+
+/**
+ * A whole number from 1 to `max` (`what` it counts, for the message), `fallback` when the
+ * option is absent; a {@link UsageError} naming the option otherwise.
+ */
+export function wholeNumber(values: CliValues, name: string, what: string, fallback: number, max: number): number {
+  const v = values[name];
+  if (v === undefined) return fallback;
+  const text = String(v);
+  if (!/^\d{1,9}$/.test(text) || Number(text) < 1 || Number(text) > max) {
+    throw new UsageError(`--${name} must be a whole number of ${what} from 1 to ${max}, got ${JSON.stringify(text)}`);
+  }
+  return Number(text);
+}

@@ -23,20 +23,43 @@ export const OPTION_ENV: Readonly<Record<string, string>> = {
 
 /**
  * Reads the credentials and the host in `urlVariable`; every missing variable is named in one
- * {@link CliConfigError} (exit 3), so an operator fixes the environment in one go, and a URL
- * that is not http(s) is refused naming its variable.
+ * {@link CliConfigError} (exit 3), together with any `alsoMissing` a command adds (a store it
+ * needs), so an operator fixes the environment in one go, and a URL that is not http(s) is
+ * refused naming its variable.
  */
-export function readCredentials(env: NodeJS.ProcessEnv, urlVariable: 'NICEPAY_DATA_URL' | 'NICEPAY_BASE_URL' = 'NICEPAY_DATA_URL'): CliCredentials {
+export function readCredentials(env: NodeJS.ProcessEnv, urlVariable: 'NICEPAY_DATA_URL' | 'NICEPAY_BASE_URL' = 'NICEPAY_DATA_URL', alsoMissing: readonly string[] = []): CliCredentials {
   const missing = ['NICEPAY_MID', 'NICEPAY_MERCHANT_KEY', urlVariable].filter((k) => !env[k]);
-  if (missing.length > 0) {
-    throw new CliConfigError(`missing environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (see --help)`);
+  if (missing.length > 0 || alsoMissing.length > 0) {
+    const named = missing.length > 0 ? [`missing environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`] : [];
+    throw new CliConfigError(`${[...named, ...alsoMissing].join('; ')} (see --help)`);
   }
-  const url = env[urlVariable]!;
+  return { mid: env['NICEPAY_MID']!, merchantKey: env['NICEPAY_MERCHANT_KEY']!, url: httpUrl(env, urlVariable)! };
+}
+
+/**
+ * The http(s) URL in `variable`, or undefined when it is unset; anything else is refused with
+ * a {@link CliConfigError} naming the variable and an example of the host it should name.
+ */
+export function httpUrl(env: NodeJS.ProcessEnv, variable: 'NICEPAY_DATA_URL' | 'NICEPAY_BASE_URL'): string | undefined {
+  const url = env[variable];
+  if (!url) return undefined;
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-    const example = urlVariable === 'NICEPAY_DATA_URL' ? 'https://data.nicepay.co.kr' : 'https://webapi.nicepay.co.kr';
-    throw new CliConfigError(`${urlVariable} is invalid: expected an http(s) URL such as ${example}, got ${JSON.stringify(url)}`);
+    const example = variable === 'NICEPAY_DATA_URL' ? 'https://data.nicepay.co.kr' : 'https://webapi.nicepay.co.kr';
+    throw new CliConfigError(`${variable} is invalid: expected an http(s) URL such as ${example}, got ${JSON.stringify(url)}`);
   }
-  return { mid: env['NICEPAY_MID']!, merchantKey: env['NICEPAY_MERCHANT_KEY']!, url };
+  return url;
+}
+
+/**
+ * A configuration refusal (`NICEPAY_CONFIG_INVALID`) as a {@link CliConfigError} naming the
+ * environment variable behind the refused option (`variableOf(field)`), so the operator reads
+ * the name they set; any other error is returned as it is.
+ */
+export function renameConfigError(err: unknown, variableOf: (field: string) => string | undefined): unknown {
+  const field = isNicepayError(err) && err.code === 'NICEPAY_CONFIG_INVALID' ? err.field : undefined;
+  const variable = field === undefined ? undefined : variableOf(field);
+  const wants = err instanceof Error ? /option \S+ is invalid: (.*)$/s.exec(err.message)?.[1] : undefined;
+  return variable !== undefined && wants !== undefined ? new CliConfigError(`${variable} is invalid: ${wants}`) : err;
 }
 
 /**
@@ -47,10 +70,6 @@ export function clientFromEnv(create: () => Nicepay, urlVariable: string): Nicep
   try {
     return create();
   } catch (err) {
-    const field = isNicepayError(err) && err.code === 'NICEPAY_CONFIG_INVALID' ? err.field : undefined;
-    const variable = field === 'baseUrl' || field === 'dataUrl' ? urlVariable : field === undefined ? undefined : OPTION_ENV[field];
-    const wants = err instanceof Error ? /option \S+ is invalid: (.*)$/s.exec(err.message)?.[1] : undefined;
-    if (variable !== undefined && wants !== undefined) throw new CliConfigError(`${variable} is invalid: ${wants}`);
-    throw err;
+    throw renameConfigError(err, (field) => (field === 'baseUrl' || field === 'dataUrl' ? urlVariable : OPTION_ENV[field]));
   }
 }

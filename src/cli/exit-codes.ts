@@ -13,6 +13,10 @@ export const EXIT = {
   CONFIG: 3,
   /** The gateway may have acted but its answer was lost; check before retrying a change. */
   OUTCOME_UNKNOWN: 4,
+  /** `settle` / `unsettled`: payments are still open in the ledger; settlement keeps trying them. */
+  UNSETTLED: 5,
+  /** `settle` / `unsettled`: some open payment has been open past its bound: a person should look. */
+  NEEDS_ATTENTION: 6,
 } as const;
 
 /** One of the {@link EXIT} values. */

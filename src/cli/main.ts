@@ -8,9 +8,10 @@ import { reconCashReceipts } from './recon-commands.js';
 import { sandboxCommand } from './sandbox-command.js';
 import { cancelCommand, statusCommand } from './lifecycle-commands.js';
 import { billingCharge, billingRemove, cashReceiptIssue } from './billing-commands.js';
+import { settleCommand, unsettledCommand } from './settle-commands.js';
 
 /** Every subcommand, in the order --help lists them. */
-export const COMMANDS: readonly Command[] = [sandboxCommand, payoutBalance, payoutResults, reconCashReceipts, cancelCommand, statusCommand, billingCharge, billingRemove, cashReceiptIssue];
+export const COMMANDS: readonly Command[] = [sandboxCommand, payoutBalance, payoutResults, reconCashReceipts, cancelCommand, statusCommand, billingCharge, billingRemove, cashReceiptIssue, settleCommand, unsettledCommand];
 
 const TOP_HELP = `Usage: express-nicepay <command> [options]
 
@@ -21,7 +22,8 @@ Run "express-nicepay <command> --help" for a command's options,
 "express-nicepay --version" for the version.
 
 Exit codes: 0 ok, 1 gateway refused or unreachable, 2 usage error,
-            3 configuration (environment) error, 4 outcome unknown.
+            3 configuration (environment) error, 4 outcome unknown,
+            5 payments still open (settle, unsettled), 6 some need attention.
 `;
 
 /** The package's version (package.json sits two levels up from src/cli and dist/cli alike). */

@@ -4,8 +4,12 @@ import { positive, refuseUnknown } from './option-checks.js';
 
 /** Options of the in-process settler (`createNicepay({ settle })`). */
 export interface SettleOptions {
-  /** How often the settler runs a pass, in ms (its timer never keeps the process alive). @default 60000 */
-  intervalMs?: number;
+  /**
+   * How often the settler runs a pass, in ms (its timer never keeps the process alive); `false`
+   * runs none in this process, keeping the other options for `settle()` and `unsettled()`.
+   * @default 60000
+   */
+  intervalMs?: number | false;
   /** How long a record may stay open before it needs attention (error log, diagnostics). @default 86400000 (24 h) */
   attentionAfterMs?: number;
   /** Most records one pass looks at. @default 100 */
@@ -33,7 +37,7 @@ export function resolveSettle(options: SettleOptions | false | undefined, mid: s
   if (options !== undefined && !isObject(options)) throw new NicepayConfigError('settle', 'an object, or false for no settler in this process');
   if (options !== undefined) refuseUnknown(options, SETTLE_OPTION_NAMES, 'settle.');
   const given: SettleOptions = options ?? {};
-  const intervalMs = positive(given.intervalMs ?? 60_000, 'settle.intervalMs');
+  const intervalMs = given.intervalMs === false ? false : positive(given.intervalMs ?? 60_000, 'settle.intervalMs');
   const attentionAfterMs = positive(given.attentionAfterMs ?? 86_400_000, 'settle.attentionAfterMs');
   const batch: unknown = given.batch ?? 100;
   if (typeof batch !== 'number' || !Number.isSafeInteger(batch) || batch <= 0) throw new NicepayConfigError('settle.batch', 'a positive integer');

@@ -2,10 +2,11 @@ import type { ClientContext } from '../context.js';
 import { NicepayDataApiError, NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import { callGateway, type GatewayOperation, MERCHANT_KEY_HINT, transportOutcome } from '../pipeline/index.js';
 import { type DataSid, SID } from '../wire/data-fields.js';
-import { checkFields, type FieldTable } from '../wire/field-sizes.js';
+import { checkFields, type FieldProblem, type FieldTable } from '../wire/field-sizes.js';
 import { kstTimestamp14 } from '../wire/kst.js';
 import { buildEnvelope, type DataPath } from './envelope.js';
 import { parseDataResponse, type DataResponse } from './parse-response.js';
+import { reasonOf } from './res-codes.js';
 
 /** One call to the data host. */
 export interface DataCall {
@@ -19,6 +20,12 @@ export interface DataCall {
   encKey: (trDtm: string) => string;
   /** True for calls that change state (register, payout request, cancel). */
   mutating: boolean;
+  /**
+   * Part of work already admitted and tracked (a ledger operation's exchange, settlement's
+   * result query): neither refused after close() nor tracked again.
+   * @default false
+   */
+  continuation?: boolean;
 }
 
 const HEADER_FIELDS: FieldTable = {
@@ -46,20 +53,42 @@ const OPERATION_OF: Readonly<Record<DataSid, GatewayOperation>> = {
 const AUTH_FAILED = '1000';
 
 /**
- * The answer read by parse-response.ts, a refused authentication (1000) carrying the same
- * question about the merchant key as every web API flow's signature refusal (and, for
- * reconciliation, about usrId, which the encKey covers there instead of the MID).
+ * The data host's refusal of `sid` as the shop is told it: a refused authentication (1000)
+ * carries the same question about the merchant key as every web API flow's signature refusal
+ * (and, for reconciliation, about usrId, which the encKey covers there instead of the MID).
  */
+export function dataHostRefusal(resCode: string, resMsg: string, sid: string, path: DataPath): NicepayDataApiError {
+  const err = new NicepayDataApiError(resCode, resMsg, reasonOf(resCode), sid);
+  if (resCode === AUTH_FAILED) {
+    const hint = path === '/recon/api' ? `${MERCHANT_KEY_HINT.replace(/\?$/, '')}, and is usrId its merchant admin login id?` : MERCHANT_KEY_HINT;
+    err.message = `${err.message} (${hint})`;
+  }
+  return err;
+}
+
+/** The answer read by parse-response.ts, a refusal told as {@link dataHostRefusal} says. */
 function readAnswer(body: Buffer, call: DataCall): DataResponse {
   try {
     return parseDataResponse(body, call.sid, call.mutating);
   } catch (err) {
-    if (err instanceof NicepayDataApiError && err.resCode === AUTH_FAILED) {
-      const hint = call.path === '/recon/api' ? `${MERCHANT_KEY_HINT.replace(/\?$/, '')}, and is usrId its merchant admin login id?` : MERCHANT_KEY_HINT;
-      err.message = `${err.message} (${hint})`;
-    }
+    if (err instanceof NicepayDataApiError) throw dataHostRefusal(err.resCode, err.resMsg, call.sid, call.path);
     throw err;
   }
+}
+
+/**
+ * Checks a request body (sizes in UTF-8 bytes, formats) against its field table, encKey aside:
+ * the check {@link callDataHost} makes before sending, for a caller that must refuse bad input
+ * before anything else happens (a ledger lookup). Throws NICEPAY_FIELD_INVALID naming the field.
+ */
+export function checkDataBody(sid: string, fields: FieldTable, body: Readonly<Record<string, string | undefined>>): void {
+  const { encKey: _encKey, ...table } = fields;
+  fieldProblem(sid, checkFields(table, body, 'utf-8'));
+}
+
+/** The refusal of a field problem, naming the field (never its value). */
+function fieldProblem(sid: string, problem: FieldProblem | undefined): void {
+  if (problem) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `data host ${sid}: ${problem.message}`, problem.field);
 }
 
 /**
@@ -78,11 +107,11 @@ export function callDataHost(ctx: ClientContext, call: DataCall): Promise<DataRe
     host: 'data',
     url: dataHostUrl(ctx.config.dataUrl, call.path),
     ids: { sid: call.sid },
+    continuation: call.continuation ?? false,
     request() {
       const trDtm = kstTimestamp14(ctx.config.clock());
       const envelope = buildEnvelope(call.sid, trDtm, { ...call.body, encKey: call.encKey(trDtm) });
-      const problem = checkFields(HEADER_FIELDS, envelope.header as unknown as Record<string, string>, 'utf-8') ?? checkFields(call.fields, envelope.body, 'utf-8');
-      if (problem) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `data host ${call.sid}: ${problem.message}`, problem.field);
+      fieldProblem(call.sid, checkFields(HEADER_FIELDS, envelope.header as unknown as Record<string, string>, 'utf-8') ?? checkFields(call.fields, envelope.body, 'utf-8'));
       return { body: Buffer.from(JSON.stringify(envelope), 'utf8'), contentType: 'application/json; charset=utf-8' };
     },
     notSent(failure) {

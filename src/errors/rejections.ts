@@ -35,7 +35,7 @@ export const KEYIN_REJECTIONS = [...NOT_SENT, ...UNKNOWN, 'NICEPAY_DUPLICATE_MIS
 export type KeyinRejection = (typeof KEYIN_REJECTIONS)[number];
 
 /** What `billing.charge()` rejects with (a decline resolves; HOOK_FAILED only with onApproved). */
-export const BILLING_CHARGE_REJECTIONS = KEYIN_REJECTIONS;
+export const BILLING_CHARGE_REJECTIONS = [...KEYIN_REJECTIONS] as const;
 /** A code of {@link BILLING_CHARGE_REJECTIONS}. */
 export type BillingChargeRejection = (typeof BILLING_CHARGE_REJECTIONS)[number];
 
@@ -56,18 +56,29 @@ export type StatusRejection = Extract<NicepayErrorCode, 'NICEPAY_FIELD_INVALID' 
 export type BillingKeyRejection = Extract<NicepayErrorCode, 'NICEPAY_FIELD_INVALID' | 'NICEPAY_SHUTTING_DOWN' | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_OUTCOME_UNKNOWN'>;
 
 /**
- * What `nicepay.payout.*` rejects with. GATEWAY_ERROR only for queries (balance, results);
- * OUTCOME_UNKNOWN for an answer lost after a state change, or a call that may have acted.
+ * What `nicepay.payout.*` rejects with: the payout request is a ledger operation (busy, store,
+ * another amount for a payout recorded before, an unknown or unverifiable outcome being
+ * settled); every call may meet a schedule rule or a refusal of the data host. GATEWAY_ERROR
+ * only for queries (balance, results); OUTCOME_UNKNOWN also for a registration or cancel
+ * whose answer was lost.
  */
 export type PayoutRejection = Extract<NicepayErrorCode,
   | 'NICEPAY_FIELD_INVALID'
-  | 'NICEPAY_SCHEDULE_VIOLATION'
+  | 'NICEPAY_IN_PROGRESS'
+  | 'NICEPAY_STORE_UNAVAILABLE'
+  | 'NICEPAY_STORE_FULL'
   | 'NICEPAY_SHUTTING_DOWN'
   | 'NICEPAY_GATEWAY_UNREACHABLE'
-  | 'NICEPAY_GATEWAY_ERROR'
   | 'NICEPAY_OUTCOME_UNKNOWN'
+  | 'NICEPAY_ANSWER_UNVERIFIED'
+  | 'NICEPAY_ANSWER_AMOUNT_MISMATCH'
+  | 'NICEPAY_DUPLICATE_MISMATCH'
+  | 'NICEPAY_SCHEDULE_VIOLATION'
+  | 'NICEPAY_GATEWAY_ERROR'
   | 'NICEPAY_DATA_HOST_REFUSED'
 >;
+/** Every code of {@link PayoutRejection}, as a list the tests hold against the payout request's declaration. */
+export const PAYOUT_REJECTIONS = [...NOT_SENT, ...UNKNOWN, 'NICEPAY_DUPLICATE_MISMATCH', 'NICEPAY_SCHEDULE_VIOLATION', 'NICEPAY_GATEWAY_ERROR', 'NICEPAY_DATA_HOST_REFUSED'] as const satisfies readonly PayoutRejection[];
 
 /** What `nicepay.recon.*` rejects with (queries: nothing changes). */
 export type ReconRejection = Extract<NicepayErrorCode, 'NICEPAY_FIELD_INVALID' | 'NICEPAY_SHUTTING_DOWN' | 'NICEPAY_GATEWAY_UNREACHABLE' | 'NICEPAY_GATEWAY_ERROR' | 'NICEPAY_DATA_HOST_REFUSED'>;

@@ -1,4 +1,5 @@
-import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import { createRequire } from 'node:module';
+import type { NextFunction, Request, Response, Router } from 'express';
 import { NicepayRequestError, isNicepayError, NicepayHookError } from '../errors/index.js';
 import type { ApprovedKeyin, KeyinClient, KeyinInput, KeyinResult } from '../keyin/types.js';
 import type { HookContext } from '../pipeline/index.js';
@@ -26,6 +27,15 @@ const FORM_NAMES: ReadonlyArray<[string, string]> = [
 ];
 
 /**
+ * Express itself, loaded when the first key-in router is made: the only module of the package
+ * that needs Express at run time (the others take its types), so a shop using only the clients,
+ * or the CLI's payout commands, never loads it.
+ */
+function loadExpress(): typeof import('express') {
+  return createRequire(import.meta.url)('express') as typeof import('express');
+}
+
+/**
  * The key-in route: `POST /` with moid, amount?, goodsName, cardNumber, cardExpiry,
  * buyerAuthNum?, cardPassword2?, quota?, buyerName?, buyerEmail?, buyerTel? as JSON or
  * urlencoded. Charges `expectedAmount(moid)`, puts the result on `req.keyin` and calls
@@ -40,7 +50,8 @@ export function keyinRouter(ctx: ClientContext, clientFor: (hookName: string | u
   const hookName = onApproved ? registerRouteHook(ctx, 'keyin', options.name, (r, context) => onApproved(r as ApprovedKeyin, undefined, context)) : undefined;
   const client = clientFor(hookName);
 
-  const router = Router();
+  const express = loadExpress();
+  const router = express.Router();
   const refuseInsecure = (req: Request, _res: Response, next: NextFunction): void => {
     if (requireHttps && !req.secure) next(new NicepayRequestError('NICEPAY_INSECURE_TRANSPORT', 'card key-in is refused over plain HTTP: serve it over HTTPS (behind a proxy, set trust proxy)'));
     else next();

@@ -78,15 +78,16 @@ export interface SentCharge {
  * issuer's decline (unless it names another TID).
  */
 export function keyinTable(sent: SentCharge): AnswerTable {
-  return {
-    charset: sent.charset,
-    ediType: sent.ediType,
-    success: new Set([KEYIN_SUCCESS_CODE]),
-    ambiguous: new Set([DUPLICATE_REQUEST]),
-    mustEcho: { TID: sent.tid },
-    mayEcho: { MID: sent.mid, Moid: sent.moid },
-    amount: { field: 'Amt', value: sent.amount },
-  };
+  return chargeTable(sent, { success: new Set([KEYIN_SUCCESS_CODE]), ambiguous: new Set([DUPLICATE_REQUEST]), amount: { field: 'Amt', value: sent.amount } });
+}
+
+/**
+ * The answer table of a charge the shop sent with a TID of its own (key-in, billing, cash
+ * receipt): read in the CharSet and EdiType asked for, naming that TID, and no other MID or Moid;
+ * `rest` says what success is and which amount field must be the one sent.
+ */
+export function chargeTable(sent: SentCharge, rest: Pick<AnswerTable, 'success'> & Partial<AnswerTable>): AnswerTable {
+  return { charset: sent.charset, ediType: sent.ediType, mustEcho: { TID: sent.tid }, mayEcho: { MID: sent.mid, Moid: sent.moid }, ...rest };
 }
 
 /** One key-in, as the ledger runs it: once per Moid, bound to the amount and the card. */

@@ -1,20 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import type { ClientContext } from '../context.js';
-import { callDataHost } from '../data-api/call.js';
-import { amount, pick, text } from '../data-api/lenient.js';
-import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { callDataHost, checkDataBody } from '../data-api/call.js';
+import { amount, text } from '../data-api/lenient.js';
+import { NicepayRequestError } from '../errors/index.js';
+import { type OperationKind, runOperation } from '../pipeline/index.js';
 import { kstDate8 } from '../wire/kst.js';
 import { payoutEncKey } from '../wire/signatures.js';
 import { BALANCE_FIELDS, PAYOUT_CANCEL_FIELDS, PAYOUT_REQUEST_FIELDS, PAYOUT_RESULTS_FIELDS, SID, SUB_MERCHANT_FIELDS } from '../wire/data-fields.js';
 import { mapBalance, mapResults } from './map-response.js';
-import {
-  checkPayoutCancel,
-  checkPayoutRequest,
-  checkRegistrationWindow,
-  checkResultsReady,
-  isDate8,
-} from './schedule.js';
+import { noteCancelled, payoutCall, payoutKind, repeatsRecorded, requestBody, withGeneration } from './operation.js';
+import type { NormalizedPayout } from './payout-record.js';
+import { checkPayoutCancel, checkPayoutRequest, checkRegistrationWindow, checkResultsReady, isDate8 } from './schedule.js';
 import type { FieldTable } from '../wire/field-sizes.js';
-import type { PayoutClient, SubMerchantInput, SubMerchantResult } from './types.js';
+import type { PayoutClient, PayoutRequestInput, PayoutRequestResult, SubMerchantInput, SubMerchantResult } from './types.js';
 
 /** Largest settlmntAmt: 14 digits. */
 const MAX_PAYOUT_AMOUNT = 99_999_999_999_999;
@@ -37,12 +35,32 @@ function str(value: unknown, field: string, required = true): string | undefined
   return value;
 }
 
+/** A payout request's input, checked (NicepayRequestError naming the field); nothing is sent. */
+function checkRequest(input: PayoutRequestInput, now: Date): NormalizedPayout {
+  if (typeof input !== 'object' || input === null) throw invalid('input', 'an object');
+  const subId = str(input.subId, 'subId')!;
+  const amt = input.amount;
+  if (typeof amt !== 'number' || !Number.isSafeInteger(amt) || amt <= 0 || amt > MAX_PAYOUT_AMOUNT) {
+    throw invalid('amount', 'a positive whole number of won of at most 14 digits');
+  }
+  const settlmntDt = input.settlmntDt === undefined ? kstDate8(now) : date8(input.settlmntDt, 'settlmntDt');
+  const dupCheck = input.dupCheck ?? true;
+  if (typeof dupCheck !== 'boolean') throw invalid('dupCheck', 'a boolean');
+  const accntDesc = str(input.accntDesc, 'accntDesc', false);
+  const crossBorder = input.crossBorder ?? false;
+  if (typeof crossBorder !== 'boolean') throw invalid('crossBorder', 'a boolean');
+  const key = input.idempotencyKey;
+  if (key !== undefined && dupCheck) throw invalid('idempotencyKey', 'given only with dupCheck: false (with the duplicate check, the subId and date name the payout)');
+  if (key !== undefined && (typeof key !== 'string' || key === '' || key.length > 200)) throw invalid('idempotencyKey', 'a non-empty string of at most 200 characters');
+  return { subId, amount: amt, settlmntDt, dupCheck, accntDesc, crossBorder, once: dupCheck ? '' : (key ?? randomUUID()), generation: 0 };
+}
+
 /**
  * Creates the payout client (interface C). Options are checked here (NicepayConfigError);
  * each call checks its input (NicepayRequestError, field named), then the schedule rules
  * unless `scheduleChecks: false` (NicepayScheduleError), then sends.
  */
-export function createPayoutClient(ctx: ClientContext): PayoutClient {
+export function createPayoutClient(ctx: ClientContext, kind: OperationKind<PayoutRequestResult> = payoutKind(ctx)): PayoutClient {
   // Resolved with every other option, at createNicepay (config.ts).
   const opts = ctx.config.payout;
   const { mid, merchantKey } = ctx.config;
@@ -86,41 +104,13 @@ export function createPayoutClient(ctx: ClientContext): PayoutClient {
     updateSubMerchant: (input) => subMerchant(input, '1'),
 
     async request(input) {
-      if (typeof input !== 'object' || input === null) throw invalid('input', 'an object');
-      const subId = str(input.subId, 'subId')!;
-      const amt = input.amount;
-      if (typeof amt !== 'number' || !Number.isSafeInteger(amt) || amt <= 0 || amt > MAX_PAYOUT_AMOUNT) {
-        throw invalid('amount', 'a positive whole number of won of at most 14 digits');
-      }
-      const settlmntDt = input.settlmntDt === undefined ? kstDate8(now()) : date8(input.settlmntDt, 'settlmntDt');
-      const dupCheck = input.dupCheck ?? true;
-      if (typeof dupCheck !== 'boolean') throw invalid('dupCheck', 'a boolean');
-      const accntDesc = str(input.accntDesc, 'accntDesc', false);
-      const crossBorder = input.crossBorder ?? false;
-      if (typeof crossBorder !== 'boolean') throw invalid('crossBorder', 'a boolean');
-      if (opts.scheduleChecks) checkPayoutRequest(settlmntDt, now(), opts.businessDays, crossBorder);
-      const res = await call(
-        SID.payoutRequest,
-        PAYOUT_REQUEST_FIELDS,
-        { settlmntDt, subId, settlmntAmt: String(amt), dupChkYn: dupCheck ? 'Y' : 'N', accntDesc },
-        true,
-      );
-      const b = res.body;
-      const dup = text(b, 'dupChkYn', 'dupYn');
-      const seq = text(b, 'seq');
-      if (!seq) {
-        // Accepted (0000) but unidentifiable: the payout exists and can be neither matched nor
-        // cancelled, so this is not a success the caller can act on.
-        throw new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', `data host accepted the payout request for ${subId} without a seq; query results for ${settlmntDt} to find it`);
-      }
-      return {
-        seq,
-        subId: text(b, 'subId') || subId,
-        settlmntDt: text(b, 'settlmntDt') || settlmntDt,
-        amount: pick(b, 'settlmntAmt') === undefined ? amt : amount(b, SID.payoutRequest, 'settlmntAmt'),
-        dupCheck: dup === '' ? dupCheck : dup.toUpperCase() === 'Y',
-        raw: b,
-      };
+      const n = checkRequest(input, now());
+      // Bad input is refused whatever the ledger holds.
+      checkDataBody(SID.payoutRequest, PAYOUT_REQUEST_FIELDS, requestBody(mid, n));
+      const call = payoutCall(ctx, kind, await withGeneration(ctx, n));
+      // A repeat is answered from its record even after 10:30; a new payout meets the schedule first.
+      if (opts.scheduleChecks && !(await repeatsRecorded(ctx, call))) checkPayoutRequest(n.settlmntDt, now(), opts.businessDays, n.crossBorder);
+      return runOperation(ctx, call);
     },
 
     async cancel(input) {
@@ -130,6 +120,7 @@ export function createPayoutClient(ctx: ClientContext): PayoutClient {
       const seq = str(input.seq, 'seq')!;
       if (opts.scheduleChecks) checkPayoutCancel(settlmntDt, now());
       const res = await call(SID.payoutCancel, PAYOUT_CANCEL_FIELDS, { settlmntDt, subId, seq }, true);
+      await noteCancelled(ctx, subId, settlmntDt, seq);
       const b = res.body;
       return {
         mid: text(b, 'mid') || mid,

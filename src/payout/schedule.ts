@@ -20,8 +20,6 @@ export type ScheduleRule =
 
 /** 10:30 KST: payout request and cancel cut-off of the payout day. */
 export const CUTOFF = { hour: 10, minute: 30 } as const;
-/** 11:00 KST: the gateway starts paying out (execution runs 11:00-14:00). */
-export const EXECUTION = { hour: 11, minute: 0 } as const;
 /** 16:00 KST: results of the payout day can be queried. */
 export const RESULTS_FROM = { hour: 16, minute: 0 } as const;
 /** 23:00-01:00 KST: sub-merchant registration and modification are impossible (bank switch time). */

@@ -81,6 +81,13 @@ export interface PayoutRequestInput {
    * @default true
    */
   dupCheck?: boolean;
+  /**
+   * Only with `dupCheck: false`: names the payout in the ledger, so a repeat with the same key
+   * (and subId and date) is answered from its record, never sent again. At most 200
+   * characters. Absent: a fresh random key, so the payout is not guarded against being made
+   * twice (with the duplicate check, the subId and date name it and the gateway guards it).
+   */
+  idempotencyKey?: string;
   /** Text shown on the recipient's account, up to 30 bytes. @default the registered text */
   accntDesc?: string;
   /**
@@ -93,15 +100,25 @@ export interface PayoutRequestInput {
   crossBorder?: boolean;
 }
 
-/** Result of a payout request. */
+/** Result of a payout request: the payout the gateway registered. */
 export interface PayoutRequestResult {
-  /** The gateway's sequence number: keep it for cancel() and results(). */
+  /**
+   * The gateway's sequence number: keep it for cancel() and results(). '' only when the
+   * payout's answer was lost and sending it again was refused as registered already (1103):
+   * the payout stands, and results() lists its seq from 16:00 KST of its day.
+   */
   seq: string;
   subId: string;
   settlmntDt: string;
   amount: number;
   /** Whether the duplicate check applied (dupChkYn / dupYn = Y). */
   dupCheck: boolean;
+  /** This payout was requested before: answered from its ledger record, nothing was sent now. */
+  duplicate: boolean;
+  /**
+   * The answer body as the ledger recorded it (a repeat gets the same): `{}` when the gateway
+   * confirmed the payout only by 1103, the listed row's fields when settlement found it.
+   */
   raw: Record<string, unknown>;
 }
 
@@ -181,7 +198,13 @@ export interface PayoutClient {
    * change; subCoNo must equal the registered value. Not between 23:00 and 01:00 KST.
    */
   updateSubMerchant(input: SubMerchantInput): Promise<SubMerchantResult>;
-  /** Payout request (0102001). The real outcome is known only from results(). */
+  /**
+   * Payout request (0102001), a ledger operation: recorded before it is sent, once per subId
+   * and date with the duplicate check (per idempotencyKey without it); a repeat is answered
+   * from its record. An unknown outcome rejects with NICEPAY_OUTCOME_UNKNOWN and is settled by
+   * the package (sent again before 10:30 KST, else found in the results from 16:00 KST).
+   * Whether the payout was executed is known only from results().
+   */
   request(input: PayoutRequestInput): Promise<PayoutRequestResult>;
   /** Payout cancel (0103001), before 10:30 KST of the payout day. */
   cancel(input: PayoutCancelInput): Promise<PayoutCancelResult>;

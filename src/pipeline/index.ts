@@ -11,10 +11,11 @@ export { MERCHANT_KEY_HINT, isSignatureRefusal, readAnswerFields, readResultCode
 export { readAnswer, type AnswerTable, type Reading } from './answer-rules.js';
 export { kvUnsafeField, refuseKvUnsafe } from './kv-text.js';
 export type { LedgerOperation, LedgerRecord, LedgerState } from './ledger-record.js';
-export type { GatewayHolding, GatewayRequest, OperationCall, OperationKind } from './operation.js';
+export type { Exchange, ExchangeReading, GatewayHolding, GatewayRequest, OperationCall, OperationKind, Resend } from './operation.js';
 export { runOperation } from './run-operation.js';
 export { callHook, errorText, runNoticeHook, type HookContext, type HookRun, type HookVerdict } from './hook-runner.js';
 export { settlePass, unsettledItems, SETTLE_CHANNEL, type KindRegistry, type SettleReport, type SettledItem, type SettledOutcome, type UnsettledItem, type SettleEvent, type SettleSettings } from './settle.js';
-export { tallyRecords } from './tally.js';
+export { appendToTally, tallyRecords } from './tally.js';
+export { readRecord, readTallyValues } from './read-record.js';
 export { settleNoticed } from './noticed.js';
 export { pipelineCodes } from './rejection-codes.js';

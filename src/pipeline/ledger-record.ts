@@ -9,7 +9,7 @@
 export type UnknownCode = 'NICEPAY_OUTCOME_UNKNOWN' | 'NICEPAY_ANSWER_UNVERIFIED' | 'NICEPAY_ANSWER_AMOUNT_MISMATCH';
 
 /** The money operations the ledger records. */
-export type LedgerOperation = 'approval' | 'keyin' | 'billing.charge' | 'cash-receipt' | 'cancel';
+export type LedgerOperation = 'approval' | 'keyin' | 'billing.charge' | 'cash-receipt' | 'cancel' | 'payout';
 
 /**
  * Where a record stands (docs/pipeline.md, "The state machine"):

@@ -60,7 +60,8 @@ export function readStored(stored: StoredRecord): LedgerRecord {
   }
 }
 
-function storeError(err: unknown): NicepayServiceError {
+/** A store failure as the shop is told it: full, or unavailable; nothing was sent. */
+export function storeError(err: unknown): NicepayServiceError {
   if (err instanceof NicepayServiceError) return err;
   if (err instanceof StoreFullError) return new NicepayServiceError('NICEPAY_STORE_FULL', `${err.message}; nothing was sent, retry once records have closed`, err);
   return new NicepayServiceError('NICEPAY_STORE_UNAVAILABLE', 'the ledger store is unavailable; nothing was sent, retry shortly', err);

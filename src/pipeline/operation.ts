@@ -34,11 +34,13 @@ export interface OperationKind<R> {
   inquire(record: LedgerRecord): Promise<GatewayHolding>;
   /**
    * The request sent again to complete an operation that cannot be reversed (a cancel), with
-   * its answer table and the refusals that mean it was done already (already cancelled); or why
-   * sending it again could do it twice (`unsafe`: the record then waits, needing attention).
-   * Absent for reversible kinds.
+   * its answer table and the refusals that mean it was done already (already cancelled), or the
+   * exchange that learns its outcome (a payout's result query); or why sending it again could do
+   * it twice (`unsafe`: the record then waits, needing attention); or why nothing can tell yet
+   * (`wait`: the record waits, due again at `until`, ms of the client's clock). Absent for
+   * reversible kinds.
    */
-  resend?(record: LedgerRecord): Resend | { unsafe: string };
+  resend?(record: LedgerRecord): Resend | { unsafe: string } | { wait: string; until: number };
   /**
    * The tally the pipeline adds each operation of this kind to, by its ledger key, before its
    * request leaves (a cancel: the TID's cancels, which tell apart notices that carry nothing else
@@ -73,8 +75,11 @@ export interface OperationCall<R> {
   start: { tid: string; moid: string; amount: number; binding: string; data?: Record<string, string> };
   /** The refusal of a repeat of `key` that presents another binding. */
   mismatch(): NicepayError;
-  /** The call itself: where, its identifiers, the signed request and its answer table. */
-  send: GatewayRequest & { ids: Omit<CallIds, 'mid'>; table: AnswerTable };
+  /**
+   * The call itself: its identifiers, and where and the signed request with its answer table
+   * (a web-host call), or the exchange the declaration reads itself (a data-host call).
+   */
+  send: ((GatewayRequest & { table: AnswerTable }) | Exchange) & { ids: Omit<CallIds, 'mid'> };
   /**
    * What a refusal does to the record: `kept` answers repeats with it (a decline of a Moid),
    * `forgotten` keeps nothing so the caller may correct and retry (a refused cancel).
@@ -94,10 +99,29 @@ export interface OperationCall<R> {
   hook?: { run(result: R, context: HookContext): unknown; timeoutMs: number; name?: string | undefined };
 }
 
-/** An operation sent again to complete it: its request, its answer table, and which refusals mean it was done already. */
-export interface Resend {
-  request: GatewayRequest;
-  table: AnswerTable;
+/**
+ * An operation sent again (or asked after) to complete it: its request and answer table, or its
+ * exchange, and which refusals mean it was done already.
+ */
+export type Resend = ({ request: GatewayRequest; table: AnswerTable } | Exchange) & {
   /** True for a refusal code that means the first sending took effect (a cancel: already cancelled). */
   doneAlready(code: string): boolean;
+};
+
+/** What an exchange's answer means: a {@link Reading}, or a request that provably never left. */
+export type ExchangeReading = Reading | { kind: 'not-sent'; reason: string };
+
+/**
+ * A call the declaration sends and reads itself, on a host whose answers are not web-host
+ * answers (the data host's JSON envelope): the pipeline runs it where it would post a request
+ * and moves the record by its reading as by any other. It is part of work already admitted.
+ */
+export interface Exchange {
+  /**
+   * Sends the call and reads its answer. Rejects only when nothing was sent (bad input): the
+   * record is then forgotten and the rejection is the caller's.
+   */
+  exchange(): Promise<ExchangeReading>;
+  /** A success's amount is checked against the amount sent (another is NICEPAY_ANSWER_AMOUNT_MISMATCH). */
+  amountChecked?: boolean;
 }

@@ -1,3 +1,5 @@
+import type { LedgerOperation } from './ledger-record.js';
+
 /**
  * The name of each kind of call the package makes to the gateway: the `operation` of a
  * diagnostics context and of a log line. Data-host calls are `payout.*` / `recon.*`.
@@ -45,4 +47,9 @@ export interface CallIds {
   moid?: string | undefined;
   /** A data-host call's service id (sid). */
   sid?: string | undefined;
+}
+
+/** The call a ledger operation's request is, for log lines and diagnostics (a payout's is `payout.request`). */
+export function callOperation(op: LedgerOperation): GatewayOperation {
+  return op === 'payout' ? 'payout.request' : op;
 }

@@ -1,11 +1,12 @@
 import type { ClientContext } from '../context.js';
 import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
 import { digestEquals } from '../util/secret-digest.js';
-import { readAnswer, type Reading } from './answer-rules.js';
+import { type AnswerTable, readAnswer, type Reading } from './answer-rules.js';
 import { admit, callGateway } from './gateway-call.js';
 import { LEASE_MS, type Lease, takeKey } from './ledger.js';
-import type { LedgerRecord } from './ledger-record.js';
-import type { OperationCall } from './operation.js';
+import type { LedgerOperation, LedgerRecord } from './ledger-record.js';
+import type { ExchangeReading, GatewayRequest, OperationCall } from './operation.js';
+import { type CallIds, callOperation } from './operations.js';
 import { outcomeError } from './outcome-error.js';
 import { hookOf, settleRecord } from './settle.js';
 import { appendToTally } from './tally.js';
@@ -97,18 +98,7 @@ function answer<R>(call: OperationCall<R>, record: LedgerRecord, duplicate: bool
 /** The call through the pipeline, and what its answer means as a state-machine event. */
 async function send<R>(ctx: ClientContext, call: OperationCall<R>): Promise<Step> {
   const { kind } = call;
-  const reading = await callGateway<Reading | { kind: 'not-sent'; reason: string }>(ctx, {
-    operation: kind.op,
-    host: 'web',
-    url: call.send.url,
-    ids: call.send.ids,
-    continuation: true,
-    request: call.send.request,
-    answer: (body) => readAnswer(body, call.send.table),
-    lost: (failure) => ({ kind: 'unknown', reason: failure.message }),
-    notSent: (failure) => ({ kind: 'not-sent', reason: failure.message }),
-    report: reportOf,
-  });
+  const reading = 'exchange' in call.send ? await call.send.exchange() : await post(ctx, kind.op, call.send);
   const subject = `${kind.what} of order ${call.start.moid} (TID ${call.start.tid})`;
   switch (reading.kind) {
     case 'success':
@@ -156,6 +146,22 @@ async function send<R>(ctx: ClientContext, call: OperationCall<R>): Promise<Step
         error: new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `${subject} was not sent: ${reading.reason}; nothing was charged, it may be retried`, { tid: call.start.tid, moid: call.start.moid, netCancel: 'not-attempted' }),
       };
   }
+}
+
+/** A web-host call: posted through the pipeline and read by its answer table. */
+function post(ctx: ClientContext, op: LedgerOperation, send: GatewayRequest & { table: AnswerTable; ids: Omit<CallIds, 'mid'> }): Promise<ExchangeReading> {
+  return callGateway<ExchangeReading>(ctx, {
+    operation: callOperation(op),
+    host: 'web',
+    url: send.url,
+    ids: send.ids,
+    continuation: true,
+    request: send.request,
+    answer: (body) => readAnswer(body, send.table),
+    lost: (failure) => ({ kind: 'unknown', reason: failure.message }),
+    notSent: (failure) => ({ kind: 'not-sent', reason: failure.message }),
+    report: reportOf,
+  });
 }
 
 /** What a reading is, for the call's log line and diagnostics. */

@@ -1,11 +1,12 @@
 import { channel } from 'node:diagnostics_channel';
 import type { ClientContext } from '../context.js';
-import { readAnswer, type Reading } from './answer-rules.js';
+import { type AnswerTable, readAnswer } from './answer-rules.js';
 import { callGateway } from './gateway-call.js';
 import { errorText, type HookContext } from './hook-runner.js';
 import { type Lease, readStored, tryKey } from './ledger.js';
 import type { LedgerOperation, LedgerRecord, LedgerState } from './ledger-record.js';
-import type { GatewayHolding, OperationKind, Resend } from './operation.js';
+import type { ExchangeReading, GatewayHolding, GatewayRequest, OperationKind, Resend } from './operation.js';
+import { callOperation } from './operations.js';
 import type { LedgerEvent } from './state-machine.js';
 import { type Step, walk, type WalkEnd, type WalkOptions } from './walk.js';
 
@@ -135,7 +136,9 @@ async function firstStep(ctx: ClientContext, kind: OperationKind<unknown>, r: Le
   if (r.state === 'committed') return { event: 'hook-again' };
   if (kind.resend) {
     const again = kind.resend(r);
-    if (!('unsafe' in again)) return { event: await resendEvent(ctx, kind, r, again) };
+    // Nothing can tell before `until` (a payout's results, from 16:00 KST): it waits till then.
+    if ('wait' in again) return { event: 'unconfirmed', patch: { reason: again.wait }, dueAt: again.until };
+    if (!('unsafe' in again)) return resendStep(ctx, kind, r, again);
     // Only the gateway's own notice can settle it now: it stays open, needing attention at once.
     if (!r.attention) announceAttention(ctx, { ...r, reason: again.unsafe }, `${kind.what}: ${again.unsafe}`);
     return { event: 'unconfirmed', patch: { reason: again.unsafe, attention: true } };
@@ -152,30 +155,39 @@ async function firstStep(ctx: ClientContext, kind: OperationKind<unknown>, r: Le
 }
 
 /**
- * Sends an operation that cannot be reversed (a full cancel) again, as it was: the gateway does
- * it or refuses it as done already (already cancelled), which both complete it; another refusal
- * means it never happened.
+ * Sends an operation that cannot be reversed (a full cancel) again, as it was, or asks after it
+ * (a payout's result query): the gateway does it, or refuses it as done already (already
+ * cancelled), which both complete it, with the answer's fields; another refusal means it never
+ * happened. A request that never left, or whose answer is lost, leaves it open.
  */
-async function resendEvent(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord, { request, table, doneAlready }: Resend): Promise<LedgerEvent> {
+async function resendStep(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord, again: Resend): Promise<Step> {
   try {
-    const reading = await callGateway<Reading>(ctx, {
-      operation: kind.op,
-      host: 'web',
-      url: request.url,
-      ids: { tid: r.tid, moid: r.moid },
-      continuation: true,
-      request: request.request,
-      answer: (body) => readAnswer(body, table),
-      lost: () => ({ kind: 'unknown', reason: 'no usable answer' }),
-      notSent: () => ({ kind: 'retry', code: '', message: 'not sent' }),
-      report: (x) => ({ outcome: x.kind === 'success' ? 'succeeded' : x.kind === 'unknown' ? 'unknown' : 'refused' }),
-    });
-    if (reading.kind === 'success') return 'committed';
-    if (reading.kind === 'refused' || reading.kind === 'refused-elsewhere' || reading.kind === 'invalid') return doneAlready(reading.code) ? 'committed' : 'declined';
-    return reading.kind === 'retry' ? 'retry' : 'unconfirmed';
+    const reading = 'exchange' in again ? await again.exchange() : await resendPost(ctx, kind, r, again);
+    if (reading.kind === 'success') return { event: 'committed', patch: { fields: { ...reading.fields }, resultCode: reading.code } };
+    if (reading.kind === 'refused' || reading.kind === 'refused-elsewhere' || reading.kind === 'invalid') {
+      return again.doneAlready(reading.code) ? { event: 'committed' } : { event: 'declined', patch: { ...(reading.code ? { resultCode: reading.code } : {}), reason: reading.message } };
+    }
+    // Not sent, lost, or "retry later": nothing says whether the first sending took effect.
+    return { event: 'unconfirmed' };
   } catch {
-    return 'unconfirmed';
+    return { event: 'unconfirmed' };
   }
+}
+
+/** A web-host operation sent again through the pipeline and read by its answer table. */
+function resendPost(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord, { request, table }: { request: GatewayRequest; table: AnswerTable }): Promise<ExchangeReading> {
+  return callGateway<ExchangeReading>(ctx, {
+    operation: callOperation(kind.op),
+    host: 'web',
+    url: request.url,
+    ids: { tid: r.tid, moid: r.moid },
+    continuation: true,
+    request: request.request,
+    answer: (body) => readAnswer(body, table),
+    lost: () => ({ kind: 'unknown', reason: 'no usable answer' }),
+    notSent: () => ({ kind: 'retry', code: '', message: 'not sent' }),
+    report: (x) => ({ outcome: x.kind === 'success' ? 'succeeded' : x.kind === 'unknown' ? 'unknown' : 'refused' }),
+  });
 }
 
 /**

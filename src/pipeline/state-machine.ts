@@ -121,7 +121,6 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'unknown', on: 'committed', to: 'recorded', then: 'answer', told: 'settle report: kept' },
   { from: 'unknown', on: 'declined', to: 'never-charged', then: 'answer', told: 'settle report: never-charged' },
   { from: 'unknown', on: 'unconfirmed', to: 'unknown', then: 'wait', told: 'settle report: unsettled' },
-  { from: 'unknown', on: 'retry', to: 'unknown', then: 'wait', told: 'settle report: unsettled' },
 ];
 
 /** The rows by state, then by event (no key text is built per lookup). */

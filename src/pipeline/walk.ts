@@ -30,6 +30,8 @@ export interface Step {
   error?: NicepayError;
   /** A hung hook's own settling: the walk goes on from it, holding the lease meanwhile. */
   later?: Promise<Step>;
+  /** For an event that waits: when settlement looks again, when nothing can tell before (else the back-off). */
+  dueAt?: number;
 }
 
 /** Where a walk stopped: the record as last moved, or forgotten with the step that forgot it. */
@@ -82,7 +84,7 @@ export async function walk<R>(ctx: ClientContext, kind: OperationKind<R>, lease:
           continueLater(ctx, kind, lease, r, step.later, options);
           return { forgotten: false, record: r };
         }
-        return (await lease.putAndRelease(r, ctx.config.clock().getTime() + backoffMs(r.attempts))) ? { forgotten: false, record: r } : stuck();
+        return (await lease.putAndRelease(r, step.dueAt ?? ctx.config.clock().getTime() + backoffMs(r.attempts))) ? { forgotten: false, record: r } : stuck();
       case 'run-hook':
         if (r.hook === 'none' || r.hook === 'resolved') {
           step = { event: 'hook-resolved' };

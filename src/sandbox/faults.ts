@@ -1,5 +1,8 @@
-/** Which endpoint a fault applies to. */
-export type FaultTarget = 'approve' | 'net-cancel' | 'keyin' | 'data' | 'cancel' | 'status' | 'billing-register' | 'billing-charge' | 'billing-remove' | 'cash-receipt';
+/**
+ * Which endpoint a fault applies to. `data` is every data host call; `payout-request` only the
+ * payout request (sid 0102001), taken before a `data` fault.
+ */
+export type FaultTarget = 'approve' | 'net-cancel' | 'keyin' | 'data' | 'payout-request' | 'cancel' | 'status' | 'billing-register' | 'billing-charge' | 'billing-remove' | 'cash-receipt';
 
 /**
  * A fault for the next call(s) of an endpoint:
@@ -12,7 +15,9 @@ export type FaultTarget = 'approve' | 'net-cancel' | 'keyin' | 'data' | 'cancel'
  *   that only check the signature);
  * - `truncate`: the body is cut in half;
  * - `decline`: (approval) the gateway refuses: nothing is committed and the answer carries
- *   `resultCode` / `resultMsg` (default 3011 and an issuer-style refusal).
+ *   `resultCode` / `resultMsg` (default 3011 and an issuer-style refusal). On the data host
+ *   the answer's resCode is `resultCode` (default 9999, an internal error) with an empty body,
+ *   after processing only with `commit: true` (`resultCode: '0000'` so: accepted without a seq).
  */
 export type FaultKind = 'delay' | 'status-500' | 'html' | 'bad-signature' | 'drop' | 'alter-amount' | 'truncate' | 'decline';
 

@@ -1,5 +1,5 @@
 /**
- * Issue 22 in a real browser: the back office is behind a login, its forms carry a CSRF
+ * In a real browser: the back office is behind a login, its forms carry a CSRF
  * token, a form posted from another origin moves nothing, and logout ends access.
  */
 import { expect } from 'chai';

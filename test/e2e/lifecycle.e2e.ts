@@ -1,5 +1,5 @@
 /**
- * Issue 19 §6 in a real browser: a virtual-account order from the window to paid (the back
+ * In a real browser: a virtual-account order from the window to paid (the back
  * office's deposit button drives sandbox.deposit, whose notice reaches the shop's
  * /pay/notify), and a card refund in two steps, each behind the login and its confirmation.
  */

@@ -22,7 +22,7 @@ describe('e2e: the payment window lets a person pick a decline', () => {
     await Promise.all([page.waitForURL(new RegExp(`^${shopUrl}/orders/ORD\\w+(\\?t=[\\w-]{22})?$`)), page.click('#decline')]);
     await page.waitForSelector('#result-status');
     expect(await page.getAttribute('#result-status', 'data-status')).to.equal('declined');
-    // Buyers read Korean, never the gateway's code (issue 20 item 2): the code goes to the log.
+    // Buyers read Korean, never the gateway's code: the code goes to the log.
     expect(await page.textContent('#result-status')).to.equal('결제가 거절되었습니다');
     expect(await page.content()).not.to.include('3011');
     expect(e2e.shop.db.order(moid)).to.include({ status: 'declined', tid: null });

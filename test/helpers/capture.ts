@@ -20,11 +20,6 @@ export function allCapturedLines(): string[] {
   return (g[GLOBAL_KEY] ??= []);
 }
 
-/** Adds text (a response body, a result) to the suite-wide secret scan. */
-export function noteForSecretScan(text: string): void {
-  allCapturedLines().push(text);
-}
-
 /** A logger that keeps every line it is given, as JSON. */
 export function captureLogger(): Captured {
   const global = allCapturedLines();

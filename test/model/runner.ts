@@ -2,7 +2,7 @@
  * Model-based runs: fast-check generates sequences of steps (fc.commands), runs each against a
  * fresh world (fc.asyncModelRun), checks the invariant after every step, after every settle()
  * and at rest, and shrinks a failure to the shortest sequence that shows it. The same runner
- * serves the fast suite (test/model.test.ts), `npm run fuzz:model` (test/model/run.ts) and the
+ * serves the slow suite (test/model.slow.test.ts), `npm run fuzz:model` (test/model/run.ts) and the
  * regressions (test/model/regressions.test.ts), which replay a shrunk sequence as data.
  */
 import fc from 'fast-check';

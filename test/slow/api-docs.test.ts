@@ -51,12 +51,12 @@ describe('API reference (TypeDoc)', function () {
   it('names each module by its import path (package.json exports), not by its source file', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; exports: Record<string, unknown> };
     const importPaths = Object.keys(pkg.exports).filter((k) => k !== './package.json').map((k) => (k === '.' ? pkg.name : `${pkg.name}${k.slice(1)}`));
-    expect(importPaths).to.deep.equal(['express-nicepay', 'express-nicepay/sandbox', 'express-nicepay/redis']);
+    expect(importPaths).to.deep.equal(['express-nicepay', 'express-nicepay/sandbox', 'express-nicepay/redis', 'express-nicepay/sqlite']);
     const modules = readdirSync(join(out, 'modules')).sort();
-    expect(modules).to.deep.equal(['express-nicepay.html', 'express-nicepay_redis.html', 'express-nicepay_sandbox.html']);
+    expect(modules).to.deep.equal(['express-nicepay.html', 'express-nicepay_redis.html', 'express-nicepay_sandbox.html', 'express-nicepay_sqlite.html']);
     const index = page('modules.html');
     for (const name of importPaths) expect(index).to.include(`>${name}<`);
-    expect(index).to.not.match(/>(index|sandbox|store\/redis-store)</);
+    expect(index).to.not.match(/>(index|sandbox|store\/redis-store|store\/sqlite-store)</);
   });
 
   it("opens the README's guides as pages of the reference, never as raw Markdown", () => {

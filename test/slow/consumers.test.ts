@@ -19,7 +19,7 @@ const TSC = join(ROOT, 'node_modules', '.bin', 'tsc');
 
 /**
  * What the tarball may hold: the built JS and declarations, README, LICENSE, package.json, and
- * the pages the README links to (docs/*.md, docs/spec/*.md, bench/RESULTS.md: issue 17 §4, the
+ * the pages the README links to (docs/*.md, docs/spec/*.md, bench/RESULTS.md: the
  * README is the npm page and its links must resolve there).
  */
 const ALLOWED = /^(?:dist\/.+\.(?:js|d\.ts)|README\.md|LICENSE|package\.json|docs\/(?:spec\/)?[\w-]+\.md|bench\/RESULTS\.md)$/;

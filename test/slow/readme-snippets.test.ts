@@ -5,8 +5,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 
 /*
- * The documentation's runnable snippets (issue 7; issue 17 §4 moved all but one out of the
- * README into the docs page of their topic). Every ```ts block of README.md or docs/*.md
+ * The documentation's runnable snippets. Every ```ts block of README.md or docs/*.md
  * preceded by `<!-- snippet: <name> -->` is extracted, its package specifiers pointed at the repo's
  * source, written to test/.snippets/<name>.ts (inside the repo so node resolves its
  * node_modules; git-ignored, removed afterwards), type-checked the way a new project would
@@ -162,7 +161,7 @@ describe('README and docs snippets run as written', function () {
     for (const s of snippets) writeFileSync(join(DIR, `${s.name}.ts`), `// ${s.where}\n${rewrite(s.code)}`);
     for (const f of fragments) writeFileSync(join(DIR, f.file), `// ${f.where}\n${f.code}`);
     writeFileSync(join(DIR, 'fragment-context.d.ts'), FRAGMENT_CONTEXT);
-    // A new project's compiler options (issue 20, item 13): strict and NodeNext like the repo,
+    // A new project's compiler options: strict and NodeNext like the repo,
     // but no `lib`, so TypeScript's default lib (DOM included) is in scope, where e.g. a Buffer
     // is not a fetch BodyInit. The package.json beside them says "type": "module", as the
     // README tells readers to (top-level await).

@@ -127,14 +127,6 @@ export function isAbsoluteHttpUrl(text: string): boolean {
   }
 }
 
-/** Takes a session out of the table (single use); undefined when unknown or already used. */
-export function takeSession(state: SandboxState, id: string): WindowSession | undefined {
-  const sessions = moduleState(state).sessions;
-  const s = sessions.get(id);
-  sessions.delete(id);
-  return s;
-}
-
 /** The Korean text of a broken window rule, naming the rule (the page names the field). */
 function windowRuleMessage(p: FieldProblem): string {
   if (p.rule === 'required') return '필수 항목이 없습니다.';

@@ -1,4 +1,5 @@
 import { decodeBytes } from '../../wire/charset.js';
+import { SID } from '../../wire/data-fields.js';
 import { kstTimestamp14 } from '../../wire/kst.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import { checkFields, type FieldTable } from '../../wire/field-sizes.js';
@@ -113,13 +114,34 @@ export function answer(state: SandboxState, sid: string, resCode: string, resMsg
   return { status: 200, headers: { 'content-type': 'application/json;charset=utf-8' }, body: Buffer.from(JSON.stringify(envelope), 'utf8') };
 }
 
+/** The sid of a request body, when it is readable as an envelope ('' otherwise), to pick its fault. */
+export function peekSid(req: SandboxRequest): string {
+  try {
+    const raw: unknown = JSON.parse(decodeBytes(req.body, 'utf-8'));
+    const header = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)['header'] : undefined;
+    const sid = typeof header === 'object' && header !== null ? (header as Record<string, unknown>)['sid'] : undefined;
+    return typeof sid === 'string' ? sid : '';
+  } catch {
+    return '';
+  }
+}
+
+/** An answer's envelope with its body edited (a fault that answers other than the books say). */
+function editBody(res: SandboxResponse, edit: (body: Record<string, unknown>) => void): SandboxResponse {
+  const envelope = JSON.parse(Buffer.isBuffer(res.body) ? res.body.toString('utf8') : res.body) as { body: Record<string, unknown> };
+  edit(envelope.body);
+  return { ...res, body: Buffer.from(JSON.stringify(envelope), 'utf8') };
+}
+
 /**
- * Runs a data host handler with the queued 'data' fault applied:
- * status-500 and html answer without processing; delay, drop and truncate process first
- * (unless `commit: false`), then stall, drop the socket or cut the body in half.
+ * Runs a data host handler with the queued fault applied: a `payout-request` fault for a payout
+ * request (sid 0102001), else a `data` fault. status-500 and html answer without processing;
+ * delay, drop and truncate process first (unless `commit: false`), then stall, drop the socket
+ * or cut the body in half; decline answers `resultCode` (default 9999) with an empty body,
+ * processing first only with `commit: true`; alter-amount processes, then reports settlmntAmt + 1.
  */
-export async function withFaults(state: SandboxState, work: () => SandboxResponse): Promise<SandboxResponse> {
-  const fault = state.faults.take('data');
+export async function withFaults(state: SandboxState, work: () => SandboxResponse, sid = ''): Promise<SandboxResponse> {
+  const fault = (sid === SID.payoutRequest ? state.faults.take('payout-request') : undefined) ?? state.faults.take('data');
   if (!fault) return work();
   const commit = fault.commit ?? true;
   switch (fault.kind) {
@@ -140,6 +162,14 @@ export async function withFaults(state: SandboxState, work: () => SandboxRespons
       const buf = Buffer.isBuffer(res.body) ? res.body : Buffer.from(res.body, 'utf8');
       return { ...res, body: buf.subarray(0, Math.floor(buf.length / 2)) };
     }
+    case 'decline': {
+      if (fault.commit === true) work();
+      return answer(state, sid, fault.resultCode ?? '9999', fault.resultMsg ?? '시스템 오류', {});
+    }
+    case 'alter-amount':
+      return editBody(work(), (body) => {
+        if (typeof body['settlmntAmt'] === 'number') body['settlmntAmt'] += 1;
+      });
     default:
       return work();
   }

@@ -3,7 +3,7 @@ import { hexEquals } from '../../wire/hash.js';
 import { payoutEncKey } from '../../wire/signatures.js';
 import type { FieldTable } from '../../wire/field-sizes.js';
 import type { SandboxHandler, SandboxState } from '../types.js';
-import { answer, checkBody, DataHostRefusal, refusalAnswer, readEnvelope, SANDBOX_DATA_CODES, withFaults, type DataHostRequest } from './envelope.js';
+import { answer, checkBody, DataHostRefusal, peekSid, refusalAnswer, readEnvelope, SANDBOX_DATA_CODES, withFaults, type DataHostRequest } from './envelope.js';
 import { executePayouts } from './execute.js';
 import { parseKstTimestamp } from '../../wire/kst.js';
 import { executionDue, inBlackout, isBusinessDay, pastCrossBorderCutoff, pastCutoff, resultsReady, today } from './schedule.js';
@@ -189,4 +189,4 @@ export const omApi: SandboxHandler = (httpReq, state) =>
       if (err instanceof DataHostRefusal) return refusalAnswer(state, err, sid, raw);
       throw err;
     }
-  });
+  }, peekSid(httpReq));

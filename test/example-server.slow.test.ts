@@ -6,7 +6,7 @@ import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 
 /*
- * `npm start` as an operator meets it (issue 22): the example shop binds to 127.0.0.1 unless
+ * `npm start` as an operator meets it: the example shop binds to 127.0.0.1 unless
  * HOST says otherwise, warns when it does, and prints a one-time back-office password.
  */
 const ROOT = resolve(import.meta.dirname, '..');
