@@ -28,7 +28,7 @@
  *   (b) server per store listed, all in the same interleaved rounds: memoryStore(); sqliteStore on
  *   a temporary file; redisStore on a redis-server the bench starts (no persistence); the same
  *   with waitForReplicas: 1 and a replica started beside it. Each reports its store calls per
- *   approval (each one round trip to redis).
+ *   approval, and a redis store the Redis commands it sent per approval.
  * --hook gives checkoutReturn (ours and base) an onApproved that does nothing, as a shop has one.
  * A run with --only, --base, --rate or a size override is an experiment: it prints and writes nothing.
  *
@@ -182,6 +182,8 @@ interface Measurement {
   store?: StoreName;
   /** Store calls per request (--store servers), else null. */
   storeCallsPerReq: number | null;
+  /** Commands its redis store sent per request (redis stores), else null. */
+  redisCommandsPerReq: number | null;
   gateway: Gateway;
   requests: number;
   durationS: number;
@@ -213,29 +215,34 @@ const clockIso = payoutMorning();
 /** One measured server of a group: its kind and, for a --store server, its ledger store. */
 interface Server { id: string; kind: ServerKind; name: string; store?: StoreName }
 const server = (kind: ServerKind, name: string, store?: StoreName): Server => ({ id: store ? `${kind}-${store}` : kind, kind, name, ...(store ? { store } : {}) });
-/** What --store servers need besides themselves: the redis-server (and its replica), a directory for SQLite files. */
-interface StoreHosts { redisUrl?: string; replicaUrl?: string; sqliteDir?: string; stop(): Promise<void> }
-let hosts: StoreHosts = { stop: async () => {} };
+/**
+ * What --store servers need besides themselves: a redis-server of its own for each redis store,
+ * redis-replica's with a replica, and a directory for SQLite files.
+ */
+interface StoreHosts { redisUrl: Partial<Record<StoreName, string>>; sqliteDir?: string; stop(): Promise<void> }
+let hosts: StoreHosts = { redisUrl: {}, stop: async () => {} };
 
-/** Starts what the stores of --store need: one redis-server, with a replica when redis-replica is listed. */
+/** Starts what the stores of --store need (see {@link StoreHosts}). */
 async function startStoreHosts(list: readonly StoreName[]): Promise<StoreHosts> {
   const started: RedisServer[] = [];
   const out: StoreHosts = {
+    redisUrl: {},
     async stop() {
       for (const r of started.reverse()) await r.stop();
       if (out.sqliteDir) rmSync(out.sqliteDir, { recursive: true, force: true });
     },
   };
   if (list.includes('sqlite')) out.sqliteDir = mkdtempSync(join(os.tmpdir(), 'express-nicepay-bench-sqlite-'));
-  if (list.includes('redis') || list.includes('redis-replica')) {
+  for (const store of list.filter((s) => s.startsWith('redis'))) {
     const master = await startRedisServer();
     started.push(master);
-    out.redisUrl = master.url;
-    if (list.includes('redis-replica')) {
-      const { port } = new URL(master.url);
-      // WAIT (waitForReplicas) needs a replica that has finished its first sync.
-      started.push(await startRedisServer(['--replicaof', '127.0.0.1', port], 'sync: Finished with success'));
-      out.replicaUrl = started[1]!.url;
+    out.redisUrl[store] = master.url;
+    // WAIT (waitForReplicas) needs a replica that has finished its first sync.
+    // Its first sync loads an RDB file: written in a directory of its own, removed afterwards.
+    if (store === 'redis-replica') {
+      const dir = mkdtempSync(join(os.tmpdir(), 'express-nicepay-bench-replica-'));
+      const replica = await startRedisServer(['--replicaof', '127.0.0.1', new URL(master.url).port, '--dir', dir], 'sync: Finished with success');
+      started.push({ url: replica.url, stop: async () => { await replica.stop(); rmSync(dir, { recursive: true, force: true }); } });
     }
   }
   return out;
@@ -349,7 +356,7 @@ async function startServer({ id, kind, store }: Server, url: string): Promise<{ 
   const storeEnv: Record<string, string> = !store ? {}
     : store === 'sqlite' ? { BENCH_STORE: store, BENCH_SQLITE_PATH: join(hosts.sqliteDir!, `${id}.db`) }
     : store === 'memory' ? { BENCH_STORE: store }
-    : { BENCH_STORE: store, BENCH_REDIS_URL: hosts.redisUrl!, BENCH_REDIS_PREFIX: `bench:${id}:` };
+    : { BENCH_STORE: store, BENCH_REDIS_URL: hosts.redisUrl[store]!, BENCH_REDIS_PREFIX: `bench:${id}:` };
   const env = {
     BENCH_KIND: kind, SANDBOX_URL: url, BENCH_CLOCK: clockIso, ...storeEnv, ...(hookArg ? { BENCH_ON_APPROVED: '1' } : {}),
     ...(base ? { BENCH_BASE: base } : {}), ...(profile ? { BENCH_HEAP_PROFILE_DIR: profileDir } : {}),
@@ -358,6 +365,9 @@ async function startServer({ id, kind, store }: Server, url: string): Promise<{ 
   const { port } = (await child.ready) as unknown as { port: number };
   return { child, port };
 }
+
+/** What a server says of its store in `stats` (0 without one). */
+interface StoreStats { storeCalls: number; redisCommands: number }
 
 type BodyFn = () => { body: string; contentType: string };
 
@@ -430,10 +440,10 @@ const median = (xs: number[]): number => {
 };
 
 async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Group, kinds: Server[], path: string, total: number, feeder: Feeder): Promise<Measurement[]> {
-  const servers = new Map<string, { child: Child; port: number; rounds: Round[]; untimed: number; storeCalls: number }>();
+  const servers = new Map<string, { child: Child; port: number; rounds: Round[]; untimed: number; storeCalls: number; redisCommands: number }>();
   const connections = CONNECTIONS[gateway];
   try {
-    for (const k of kinds) servers.set(k.id, { ...(await startServer(k, url)), rounds: [], untimed: 0, storeCalls: 0 });
+    for (const k of kinds) servers.set(k.id, { ...(await startServer(k, url)), rounds: [], untimed: 0, storeCalls: 0, redisCommands: 0 });
     for (const k of kinds) {
       const s = servers.get(k.id)!;
       const warmup = plan.warmup[group];
@@ -452,12 +462,13 @@ async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Gr
         // re-warm at once. SPARE more in case a reconnect makes the re-warm take a few extra.
         const body = await feeder(sandbox, s.child, k, `run${r}`, (rewarm ? rewarm + SPARE : 0) + perRound);
         if (rewarm) s.untimed += (await load(s.port, path, rewarm, connections, body)).requests.total;
-        const s0 = await s.child.call<ProcStats & { storeCalls: number }>('stats');
+        const s0 = await s.child.call<ProcStats & StoreStats>('stats');
         const b0 = await sandbox.call<ProcStats>('stats');
         const res = await load(s.port, path, perRound, connections, body);
         const durationS = res.activeS;
-        const s1 = await s.child.call<ProcStats & { storeCalls: number }>('stats');
+        const s1 = await s.child.call<ProcStats & StoreStats>('stats');
         s.storeCalls += s1.storeCalls - s0.storeCalls;
+        s.redisCommands += s1.redisCommands - s0.redisCommands;
         const b1 = await sandbox.call<ProcStats>('stats');
         const cpu = (a: ProcStats, b: ProcStats): number => b.user - a.user + b.system - a.system;
         s.rounds.push({
@@ -498,6 +509,7 @@ async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Gr
       const m: Measurement = {
         id, name, kind, ...(store ? { store } : {}), gateway, requests, durationS,
         storeCallsPerReq: store ? s.storeCalls / requests : null,
+        redisCommandsPerReq: store?.startsWith('redis') ? s.redisCommands / requests : null,
         reqPerSec: requests / durationS,
         p50Ms: median(s.rounds.map((r) => r.p50Ms)),
         p99Ms: median(s.rounds.map((r) => r.p99Ms)),
@@ -513,7 +525,7 @@ async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Gr
         verified: await verify(sandbox, gateway, id, kind, requests, s.untimed),
         rounds: s.rounds,
       };
-      log(`${name}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.cpuUsPerReq.toFixed(0)} us CPU/req (GC ${m.gcUsPerReq.toFixed(0)}), ${m.allocKbPerReq === null ? '' : `${m.allocKbPerReq.toFixed(1)} KB allocated/req, `}${m.peakRssMb.toFixed(0)} MB${m.storeCallsPerReq === null ? '' : `, ${m.storeCallsPerReq.toFixed(2)} store calls/req`}; ${JSON.stringify(m.outcomes)}; ${m.verified}`);
+      log(`${name}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.cpuUsPerReq.toFixed(0)} us CPU/req (GC ${m.gcUsPerReq.toFixed(0)}), ${m.allocKbPerReq === null ? '' : `${m.allocKbPerReq.toFixed(1)} KB allocated/req, `}${m.peakRssMb.toFixed(0)} MB${m.storeCallsPerReq === null ? '' : `, ${m.storeCallsPerReq.toFixed(2)} store calls/req`}${m.redisCommandsPerReq === null ? '' : `, ${m.redisCommandsPerReq.toFixed(2)} redis commands/req`}; ${JSON.stringify(m.outcomes)}; ${m.verified}`);
       if (m.firstErrors.length) log('  first errors:', m.firstErrors);
       out.push(m);
     }
@@ -635,7 +647,7 @@ key-in ${fr(pairedRatios.keyinOursOverFloor)}, payout ${fr(pairedRatios.payoutOu
 Against the stub gateway: checkout b/a = **${fr(stubRatios.checkoutBoverA)}**, b/c = **${fr(stubRatios.checkoutBoverC)}**; median of the per-round ratios:
 b/a = ${fr(stubPairedRatios.checkoutBoverA)}, b/c = ${fr(stubPairedRatios.checkoutBoverC)}${base ? `, b/b0 = ${fr(stubPairedRatios.checkoutBoverB0)}` : ''}.
 
-${results.some((r) => r.storeCallsPerReq !== null) ? `Ledger store calls per approval (each one round trip to redis): ${results.filter((r) => r.storeCallsPerReq !== null).map((r) => `${r.id} ${f(r.storeCallsPerReq!, 2)}`).join(', ')}.\n\n` : ''}What the gateway side recorded:
+${results.some((r) => r.storeCallsPerReq !== null) ? `Ledger store calls per approval (and the Redis commands they sent): ${results.filter((r) => r.storeCallsPerReq !== null).map((r) => `${r.id} ${f(r.storeCallsPerReq!, 2)}${r.redisCommandsPerReq === null ? '' : ` (${f(r.redisCommandsPerReq, 2)} commands)`}`).join(', ')}.\n\n` : ''}What the gateway side recorded:
 ${results.map((r) => `- ${r.name}: ${r.verified}`).join('\n')}
 
 Pipeline micro-benchmark (\`npx tsx bench/pipeline.ts\`, best of trials, ${pipeline.iterations} iterations):

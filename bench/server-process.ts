@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import axios from 'axios';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { createClient } from 'redis';
 import { Agent, getGlobalDispatcher, request } from 'undici';
 import { buildEnvelope, SID } from '../src/data-api/envelope.js';
 import { encryptEncData } from '../src/wire/enc-data.js';
@@ -119,12 +120,13 @@ async function openStore(): Promise<import('../src/store/types.js').LedgerStore 
     case 'redis':
     case 'redis-replica':
       return (await fromBuild<typeof import('../src/store/redis-store.js')>('store/redis-store.js')).redisStore({
-        url: process.env.BENCH_REDIS_URL!, prefix: process.env.BENCH_REDIS_PREFIX ?? 'bench:', ...(storeName === 'redis-replica' ? { waitForReplicas: 1 } : {}),
+        ...(process.env.BENCH_STORE ? { client: await countedRedisClient() } : { url: process.env.BENCH_REDIS_URL! }),
+        prefix: process.env.BENCH_REDIS_PREFIX ?? 'bench:', ...(storeName === 'redis-replica' ? { waitForReplicas: 1 } : {}),
       });
     default: throw new Error(`unknown BENCH_STORE ${storeName}`);
   }
 }
-/** Calls made to the store (each one round trip to redis), when BENCH_STORE names it. */
+/** Calls made to the store (its LedgerStore methods), when BENCH_STORE names it. */
 let storeCalls = 0;
 /** The store with each method call counted: one increment per call, next to a store's own work. */
 function counted(inner: import('../src/store/types.js').LedgerStore): import('../src/store/types.js').LedgerStore {
@@ -133,6 +135,16 @@ function counted(inner: import('../src/store/types.js').LedgerStore): import('..
     out[name] = typeof value === 'function' ? (...args: unknown[]): unknown => (storeCalls++, (value as (...a: unknown[]) => unknown).apply(inner, args)) : value;
   }
   return out as unknown as import('../src/store/types.js').LedgerStore;
+}
+/** Commands sent to Redis by the store of a --store run (each one round trip, or part of a pipeline). */
+let redisCommands = 0;
+/** For a redis store of --store: the store's own node-redis client, each command it sends counted. */
+async function countedRedisClient(): Promise<import('../src/store/redis-client.js').RedisStoreClient> {
+  const client = await createClient({ url: process.env.BENCH_REDIS_URL! }).connect();
+  const c = client as unknown as { sendCommand(...args: unknown[]): Promise<unknown> };
+  const send = c.sendCommand.bind(client);
+  c.sendCommand = (...args) => (redisCommands++, send(...args));
+  return client as unknown as import('../src/store/redis-client.js').RedisStoreClient;
 }
 const opened = await openStore();
 const store = opened && process.env.BENCH_STORE ? counted(opened) : opened;
@@ -326,7 +338,7 @@ serveIpc({
     }
     return sampledBytes(profile.head);
   },
-  stats: () => ({ ...procStats(), outcomes: { ...outcomes }, firstErrors: [...firstErrors], storeCalls }),
+  stats: () => ({ ...procStats(), outcomes: { ...outcomes }, firstErrors: [...firstErrors], storeCalls, redisCommands }),
   reset() {
     for (const k of Object.keys(outcomes)) delete outcomes[k];
     firstErrors.length = 0;
