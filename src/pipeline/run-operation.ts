@@ -39,9 +39,8 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
   const { kind, start } = call;
   const initial: LedgerRecord = {
     v: 1, op: kind.op, state: 'sending', mid: ctx.config.mid, tid: start.tid, moid: start.moid, amount: start.amount, binding: start.binding,
-    hook: call.hook ? 'pending' : 'none', data: start.data ?? {}, at: ctx.config.clock().getTime(), attempts: 0,
+    hook: call.hook ? 'pending' : 'none', ...(call.hook?.name === undefined ? {} : { hookName: call.hook.name }), data: start.data ?? {}, at: ctx.config.clock().getTime(), attempts: 0,
   };
-  if (call.hook?.name !== undefined) initial.hookName = call.hook.name;
   const taken = await takeKey(ctx, call.key, initial, call.keepMs ?? kind.keepMs, waitMs(ctx, call.hook?.timeoutMs));
   if (taken.state === 'closed' || taken.state === 'hung') {
     if (!digestEquals(taken.record.binding, start.binding)) throw call.mismatch();

@@ -73,7 +73,7 @@ export async function walk<R>(ctx: ClientContext, kind: OperationKind<R>, lease:
       await lease.forget();
       return { forgotten: true, step, record: { ...r, ...step.patch } };
     }
-    r = step.patch ? { ...r, ...step.patch, state: row.to } : { ...r, state: row.to };
+    r = { ...r, ...step.patch, state: row.to };
     switch (row.then) {
       case 'answer':
         return (await lease.putAndRelease(r)) ? { forgotten: false, record: r } : stuck();
