@@ -24,6 +24,12 @@
  *   temporary `git worktree` with this tree's node_modules linked, and removed afterwards; a
  *   directory is used as it is.
  * --rate=N caps the load at N req/s (for comparing CPU per request at equal load).
+ * --store=memory|sqlite|redis|redis-replica[,...] gives checkoutReturn that ledger store, one
+ *   (b) server per store listed, all in the same interleaved rounds: memoryStore(); sqliteStore on
+ *   a temporary file; redisStore on a redis-server the bench starts (no persistence); the same
+ *   with waitForReplicas: 1 and a replica started beside it. Each reports its store calls per
+ *   approval, and a redis store the Redis commands it sent per approval.
+ * --hook gives checkoutReturn (ours and base) an onApproved that does nothing, as a shop has one.
  * A run with --only, --base, --rate or a size override is an experiment: it prints and writes nothing.
  *
  * A full run writes bench/results.json (an output, not committed) and the generated part of
@@ -42,6 +48,7 @@ import { BENCH_AMOUNT, BENCH_KEY, BENCH_MID, BENCH_SUB_ID, type Child, forkTs, t
 import { measurePipeline, type PipelineResult } from './pipeline.js';
 import type { WireAuthReturn } from './sandbox-process.js';
 import type { ServerKind } from './server-process.js';
+import { startRedisServer, type RedisServer } from '../test/helpers/redis-server.js';
 
 const quick = process.argv.includes('--quick');
 const profile = process.argv.includes('--profile');
@@ -70,6 +77,13 @@ const alloc = process.argv.includes('--alloc');
 const rateArg = process.argv.find((a) => a.startsWith('--rate='));
 const rate = rateArg === undefined ? undefined : Number(rateArg.slice(7));
 if (rate !== undefined && !(Number.isSafeInteger(rate) && rate > 0)) throw new Error(`${rateArg}: expected a whole number of requests per second`);
+/** The ledger stores of --store, one checkoutReturn server each; none: the library's default memoryStore, uncounted. */
+const STORES = ['memory', 'sqlite', 'redis', 'redis-replica'] as const;
+type StoreName = (typeof STORES)[number];
+const storeArg = process.argv.find((a) => a.startsWith('--store='))?.slice(8).split(',');
+for (const s of storeArg ?? []) if (!(STORES as readonly string[]).includes(s)) throw new Error(`--store=${s}: expected ${STORES.join(', ')}`);
+const stores = storeArg as StoreName[] | undefined;
+const hookArg = process.argv.includes('--hook');
 
 /** Connections of the load against each gateway (the stub's as the held-out load test had it). */
 const CONNECTIONS: Record<Gateway, number> = { sandbox: connectionsArg ?? 16, stub: connectionsArg ?? 32 };
@@ -128,7 +142,7 @@ function roundOrder(n: number, r: number): number[] {
   return n % 2 === 1 && Math.floor(r / n) % 2 === 1 ? row.reverse() : row;
 }
 /** Only the default full plan is recorded; quick runs and experiments print. */
-const record = !quick && !only && !baseArg && !alloc && rate === undefined && gatewayArg === 'both' && connectionsArg === undefined && latencyMs === 0
+const record = !quick && !only && !baseArg && !alloc && rate === undefined && !stores && !hookArg && gatewayArg === 'both' && connectionsArg === undefined && latencyMs === 0
   && !process.argv.some((a) => /^--(warmup|rewarm|rounds|checkout|keyin|payout|pipeline)=/.test(a));
 /** The tree of --base, once resolved (a directory, or a temporary worktree of a revision). */
 let base: string | undefined;
@@ -160,8 +174,16 @@ interface Round {
 }
 
 interface Measurement {
+  /** The server's name in this run: its kind, with `-<store>` for a --store server. */
+  id: string;
   name: string;
   kind: ServerKind;
+  /** The ledger store of a --store server. */
+  store?: StoreName;
+  /** Store calls per request (--store servers), else null. */
+  storeCallsPerReq: number | null;
+  /** Commands its redis store sent per request (redis stores), else null. */
+  redisCommandsPerReq: number | null;
   gateway: Gateway;
   requests: number;
   durationS: number;
@@ -189,6 +211,42 @@ interface Measurement {
 }
 
 const clockIso = payoutMorning();
+
+/** One measured server of a group: its kind and, for a --store server, its ledger store. */
+interface Server { id: string; kind: ServerKind; name: string; store?: StoreName }
+const server = (kind: ServerKind, name: string, store?: StoreName): Server => ({ id: store ? `${kind}-${store}` : kind, kind, name, ...(store ? { store } : {}) });
+/**
+ * What --store servers need besides themselves: a redis-server of its own for each redis store,
+ * redis-replica's with a replica, and a directory for SQLite files.
+ */
+interface StoreHosts { redisUrl: Partial<Record<StoreName, string>>; sqliteDir?: string; stop(): Promise<void> }
+let hosts: StoreHosts = { redisUrl: {}, stop: async () => {} };
+
+/** Starts what the stores of --store need (see {@link StoreHosts}). */
+async function startStoreHosts(list: readonly StoreName[]): Promise<StoreHosts> {
+  const started: RedisServer[] = [];
+  const out: StoreHosts = {
+    redisUrl: {},
+    async stop() {
+      for (const r of started.reverse()) await r.stop();
+      if (out.sqliteDir) rmSync(out.sqliteDir, { recursive: true, force: true });
+    },
+  };
+  if (list.includes('sqlite')) out.sqliteDir = mkdtempSync(join(os.tmpdir(), 'express-nicepay-bench-sqlite-'));
+  for (const store of list.filter((s) => s.startsWith('redis'))) {
+    const master = await startRedisServer();
+    started.push(master);
+    out.redisUrl[store] = master.url;
+    // WAIT (waitForReplicas) needs a replica that has finished its first sync.
+    // Its first sync loads an RDB file: written in a directory of its own, removed afterwards.
+    if (store === 'redis-replica') {
+      const dir = mkdtempSync(join(os.tmpdir(), 'express-nicepay-bench-replica-'));
+      const replica = await startRedisServer(['--replicaof', '127.0.0.1', new URL(master.url).port, '--dir', dir], 'sync: Finished with success');
+      started.push({ url: replica.url, stop: async () => { await replica.stop(); rmSync(dir, { recursive: true, force: true }); } });
+    }
+  }
+  return out;
+}
 const log = (...a: unknown[]): void => console.error('[bench]', ...a);
 
 /**
@@ -232,8 +290,10 @@ async function main(): Promise<void> {
   const resolved = baseArg ? resolveBase(baseArg) : undefined;
   base = resolved?.dir;
   try {
+    if (stores) hosts = await startStoreHosts(stores);
     await measureAll();
   } finally {
+    await hosts.stop();
     resolved?.remove();
   }
 }
@@ -254,23 +314,24 @@ async function measureAll(): Promise<void> {
     log(gateway === 'stub' ? `stub gateway at ${url}${latencyMs ? `, ${latencyMs} ms per answer` : ''}` : `sandbox at ${url}, virtual clock from ${clockIso}`);
     const tag = gateway === 'stub' ? '[stub] ' : '';
     try {
-      const checkout = (
-        [
-          ['checkout-floor', `${tag}(a) floor: pre-built approval, bare undici`],
-          ['checkout-ours', `${tag}(b) express-nicepay checkoutReturn`],
-          ...(base ? [['checkout-base', `${tag}(b0) checkoutReturn of ${baseArg}`]] : []),
-          // Where the gap to the floor comes from: the plumbing alone, without the checks (full runs).
-          ...(!quick && gateway === 'sandbox' ? [['checkout-skeleton', "(s) checkoutReturn's plumbing only: no check, store or mapping"]] : []),
-          ['checkout-sample', `${tag}(c) official-sample approach (urlencoded + axios)`],
-        ] as Array<[ServerKind, string]>
-      ).filter(([k]) => want(k));
+      const hooked = hookArg ? ' with an onApproved' : '';
+      const checkout = [
+        server('checkout-floor', `${tag}(a) floor: pre-built approval, bare undici`),
+        ...(stores
+          ? stores.map((st) => server('checkout-ours', `${tag}(b) express-nicepay checkoutReturn${hooked}, ${st} store`, st))
+          : [server('checkout-ours', `${tag}(b) express-nicepay checkoutReturn${hooked}`)]),
+        ...(base ? [server('checkout-base', `${tag}(b0) checkoutReturn of ${baseArg}${hooked}`)] : []),
+        // Where the gap to the floor comes from: the plumbing alone, without the checks (full runs).
+        ...(!quick && gateway === 'sandbox' ? [server('checkout-skeleton', "(s) checkoutReturn's plumbing only: no check, store or mapping")] : []),
+        server('checkout-sample', `${tag}(c) official-sample approach (urlencoded + axios)`),
+      ].filter((s) => want(s.id));
       if (checkout.length) results.push(...(await runGroup(sandbox, url, gateway, 'checkout', checkout, '/return', plan.checkout, checkoutFeeder)));
       if (gateway === 'stub') continue; // key-in and payout: against the sandbox only
 
-      const keyin = ([['keyin-floor', 'key-in floor: pre-built form, bare undici'], ['keyin-ours', 'key-in nicepay.keyin()']] as Array<[ServerKind, string]>).filter(([k]) => want(k));
+      const keyin = [server('keyin-floor', 'key-in floor: pre-built form, bare undici'), server('keyin-ours', 'key-in nicepay.keyin()')].filter((s) => want(s.id));
       if (plan.keyin && keyin.length) results.push(...(await runGroup(sandbox, url, gateway, 'keyin', keyin, '/keyin', plan.keyin, simpleFeeder)));
 
-      const payout = ([['payout-floor', 'payout floor: pre-built envelope, bare undici'], ['payout-ours', 'payout nicepay.payout.request()']] as Array<[ServerKind, string]>).filter(([k]) => want(k));
+      const payout = [server('payout-floor', 'payout floor: pre-built envelope, bare undici'), server('payout-ours', 'payout nicepay.payout.request()')].filter((s) => want(s.id));
       if (plan.payout && payout.length) {
         // One sub-merchant, registered at 09:00 KST on the virtual clock the server children share.
         const admin = createNicepay({ mid: BENCH_MID, merchantKey: BENCH_KEY, baseUrl: url, clock: () => new Date(new Date(clockIso).getTime() + (Date.now() - started)) });
@@ -288,15 +349,25 @@ async function measureAll(): Promise<void> {
   report(results, pipeline, loadBefore, Date.now() - started);
 }
 
-/** Forks a server kind and waits for its port. */
-async function startServer(kind: ServerKind, url: string): Promise<{ child: Child; port: number }> {
-  const profileDir = join(os.tmpdir(), 'express-nicepay-bench-profiles', kind);
+/** Forks a server and waits for its port. */
+async function startServer({ id, kind, store }: Server, url: string): Promise<{ child: Child; port: number }> {
+  const profileDir = join(os.tmpdir(), 'express-nicepay-bench-profiles', id);
   const extra = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const env = { BENCH_KIND: kind, SANDBOX_URL: url, BENCH_CLOCK: clockIso, ...(base ? { BENCH_BASE: base } : {}), ...(profile ? { BENCH_HEAP_PROFILE_DIR: profileDir } : {}) };
+  const storeEnv: Record<string, string> = !store ? {}
+    : store === 'sqlite' ? { BENCH_STORE: store, BENCH_SQLITE_PATH: join(hosts.sqliteDir!, `${id}.db`) }
+    : store === 'memory' ? { BENCH_STORE: store }
+    : { BENCH_STORE: store, BENCH_REDIS_URL: hosts.redisUrl[store]!, BENCH_REDIS_PREFIX: `bench:${id}:` };
+  const env = {
+    BENCH_KIND: kind, SANDBOX_URL: url, BENCH_CLOCK: clockIso, ...storeEnv, ...(hookArg ? { BENCH_ON_APPROVED: '1' } : {}),
+    ...(base ? { BENCH_BASE: base } : {}), ...(profile ? { BENCH_HEAP_PROFILE_DIR: profileDir } : {}),
+  };
   const child = forkTs('./server-process.ts', env, extra);
   const { port } = (await child.ready) as unknown as { port: number };
   return { child, port };
 }
+
+/** What a server says of its store in `stats` (0 without one). */
+interface StoreStats { storeCalls: number; redisCommands: number }
 
 type BodyFn = () => { body: string; contentType: string };
 
@@ -336,15 +407,15 @@ function load(port: number, path: string, n: number, connections: number, body?:
  * sandbox (and, for the floor, its pre-built approval forms); for key-in and payout, the
  * floor's pre-built forms. Returns the per-request body function, if any, and the Moid prefix.
  */
-type Feeder = (sandbox: Child, child: Child, kind: ServerKind, tag: string, n: number) => Promise<BodyFn | undefined>;
+type Feeder = (sandbox: Child, child: Child, server: Server, tag: string, n: number) => Promise<BodyFn | undefined>;
 
 const SPARE = MAX_CONNECTIONS * 2;
 
-const checkoutFeeder: Feeder = async (sandbox, child, kind, tag, n) => {
+const checkoutFeeder: Feeder = async (sandbox, child, { id, kind }, tag, n) => {
   // The sample's urlencoded parser only takes UTF-8 bodies (415 on charset=euc-kr), so its
   // shop must use CharSet=utf-8 windows; the others get the gateway's default EUC-KR.
   const charset = kind === 'checkout-sample' ? 'utf-8' : 'euc-kr';
-  const list = await sandbox.call<WireAuthReturn[]>('auth', { n: n + SPARE, amount: BENCH_AMOUNT, prefix: `bench-${kind}-${tag}`, charset });
+  const list = await sandbox.call<WireAuthReturn[]>('auth', { n: n + SPARE, amount: BENCH_AMOUNT, prefix: `bench-${id}-${tag}`, charset });
   if (kind === 'checkout-floor') {
     // Exactly the first n are pre-built: the floor approves what it was given, in order.
     await child.call('prepare', { items: list.slice(0, n).map(({ tid, authToken, amt, nextAppUrl }) => ({ tid, authToken, amt, nextAppUrl })) });
@@ -357,7 +428,7 @@ const checkoutFeeder: Feeder = async (sandbox, child, kind, tag, n) => {
   };
 };
 
-const simpleFeeder: Feeder = async (_sandbox, child, kind, _tag, n) => {
+const simpleFeeder: Feeder = async (_sandbox, child, { kind }, _tag, n) => {
   if (kind.endsWith('-floor')) await child.call('prepare', { n: n + SPARE });
   return undefined;
 };
@@ -368,34 +439,36 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Group, kinds: Array<[ServerKind, string]>, path: string, total: number, feeder: Feeder): Promise<Measurement[]> {
-  const servers = new Map<ServerKind, { child: Child; port: number; rounds: Round[]; untimed: number }>();
+async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Group, kinds: Server[], path: string, total: number, feeder: Feeder): Promise<Measurement[]> {
+  const servers = new Map<string, { child: Child; port: number; rounds: Round[]; untimed: number; storeCalls: number; redisCommands: number }>();
   const connections = CONNECTIONS[gateway];
   try {
-    for (const [kind] of kinds) servers.set(kind, { ...(await startServer(kind, url)), rounds: [], untimed: 0 });
-    for (const [kind, name] of kinds) {
-      const s = servers.get(kind)!;
+    for (const k of kinds) servers.set(k.id, { ...(await startServer(k, url)), rounds: [], untimed: 0, storeCalls: 0, redisCommands: 0 });
+    for (const k of kinds) {
+      const s = servers.get(k.id)!;
       const warmup = plan.warmup[group];
-      log(`${name}: warm-up ${warmup}`);
-      if (warmup) await load(s.port, path, warmup, connections, await feeder(sandbox, s.child, kind, 'warm', warmup));
+      log(`${k.name}: warm-up ${warmup}`);
+      if (warmup) await load(s.port, path, warmup, connections, await feeder(sandbox, s.child, k, 'warm', warmup));
       await s.child.call('reset');
     }
     const perRound = Math.ceil(total / plan.rounds);
     const rewarm = Math.min(plan.rewarm, perRound);
     for (let r = 0; r < plan.rounds; r++) {
       const order = roundOrder(kinds.length, r).map((i) => kinds[i]!);
-      for (const [kind] of order) {
-        const s = servers.get(kind)!;
+      for (const k of order) {
+        const s = servers.get(k.id)!;
         // One batch for the untimed re-warm and the round, fetched first: a server that sat
         // idle while the others ran starts cold (see `rewarm`), and the round follows its
         // re-warm at once. SPARE more in case a reconnect makes the re-warm take a few extra.
-        const body = await feeder(sandbox, s.child, kind, `run${r}`, (rewarm ? rewarm + SPARE : 0) + perRound);
+        const body = await feeder(sandbox, s.child, k, `run${r}`, (rewarm ? rewarm + SPARE : 0) + perRound);
         if (rewarm) s.untimed += (await load(s.port, path, rewarm, connections, body)).requests.total;
-        const s0 = await s.child.call<ProcStats>('stats');
+        const s0 = await s.child.call<ProcStats & StoreStats>('stats');
         const b0 = await sandbox.call<ProcStats>('stats');
         const res = await load(s.port, path, perRound, connections, body);
         const durationS = res.activeS;
-        const s1 = await s.child.call<ProcStats>('stats');
+        const s1 = await s.child.call<ProcStats & StoreStats>('stats');
+        s.storeCalls += s1.storeCalls - s0.storeCalls;
+        s.redisCommands += s1.redisCommands - s0.redisCommands;
         const b1 = await sandbox.call<ProcStats>('stats');
         const cpu = (a: ProcStats, b: ProcStats): number => b.user - a.user + b.system - a.system;
         s.rounds.push({
@@ -408,33 +481,35 @@ async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Gr
       }
       // Per request: all threads' CPU, then the main thread's alone and GC pauses, so that a
       // slow round shows whether JavaScript or V8's helper threads took the extra time.
-      log(`round ${r + 1}/${plan.rounds}: ${kinds.map(([k]) => {
+      log(`round ${r + 1}/${plan.rounds}: ${kinds.map(({ id: k }) => {
         const last = servers.get(k)!.rounds.at(-1)!;
         const per = (us: number): string => (us / last.requests).toFixed(0);
         const helpers = Object.entries(last.helperCpuUs).filter(([, us]) => us > 0).map(([name, us]) => `${name.trim()} ${per(us)}`).join(', ');
         return `${k} ${last.reqPerSec.toFixed(0)} req/s ${per(last.cpuUs)} us/req (main ${per(last.mainCpuUs)}, gc ${per(last.gcUs)}${helpers ? `; ${helpers}` : ''})`;
-      }).join(', ')}; order ${order.map(([k]) => k.replace(/^[a-z]+-/, '')).join(' > ')}`);
+      }).join(', ')}; order ${order.map(({ id }) => id.replace(/^[a-z]+-/, '')).join(' > ')}`);
     }
-    const allocKb = new Map<ServerKind, number>();
+    const allocKb = new Map<string, number>();
     if (record || alloc) {
       const n = Math.min(perRound, 1000);
-      for (const [kind] of kinds) {
-        const s = servers.get(kind)!;
-        const body = await feeder(sandbox, s.child, kind, 'alloc', n);
+      for (const k of kinds) {
+        const s = servers.get(k.id)!;
+        const body = await feeder(sandbox, s.child, k, 'alloc', n);
         await s.child.call('allocStart');
         const res = await load(s.port, path, n, connections, body);
-        allocKb.set(kind, (await s.child.call<number>('allocStop')) / res.requests.total / 1024);
+        allocKb.set(k.id, (await s.child.call<number>('allocStop')) / res.requests.total / 1024);
       }
     }
     const out: Measurement[] = [];
-    for (const [kind, name] of kinds) {
-      const s = servers.get(kind)!;
+    for (const { id, kind, name, store } of kinds) {
+      const s = servers.get(id)!;
       const st = await s.child.call<ProcStats & { outcomes: Record<string, number>; firstErrors: string[] }>('stats');
       const sum = (f: (r: Round) => number): number => s.rounds.reduce((a, r) => a + f(r), 0);
       const requests = sum((r) => r.requests);
       const durationS = sum((r) => r.durationS);
       const m: Measurement = {
-        name, kind, gateway, requests, durationS,
+        id, name, kind, ...(store ? { store } : {}), gateway, requests, durationS,
+        storeCallsPerReq: store ? s.storeCalls / requests : null,
+        redisCommandsPerReq: store?.startsWith('redis') ? s.redisCommands / requests : null,
         reqPerSec: requests / durationS,
         p50Ms: median(s.rounds.map((r) => r.p50Ms)),
         p99Ms: median(s.rounds.map((r) => r.p99Ms)),
@@ -442,15 +517,15 @@ async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Gr
         gcUsPerReq: sum((r) => r.gcUs) / requests,
         sandboxCpuUsPerReq: sum((r) => r.sandboxCpuUs) / requests,
         peakRssMb: st.maxRss / 1024 / 1024,
-        allocKbPerReq: allocKb.get(kind) ?? null,
+        allocKbPerReq: allocKb.get(id) ?? null,
         non2xx: sum((r) => r.non2xx),
         errors: sum((r) => r.errors),
         outcomes: st.outcomes,
         firstErrors: st.firstErrors,
-        verified: await verify(sandbox, gateway, kind, requests, s.untimed),
+        verified: await verify(sandbox, gateway, id, kind, requests, s.untimed),
         rounds: s.rounds,
       };
-      log(`${name}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.cpuUsPerReq.toFixed(0)} us CPU/req (GC ${m.gcUsPerReq.toFixed(0)}), ${m.allocKbPerReq === null ? '' : `${m.allocKbPerReq.toFixed(1)} KB allocated/req, `}${m.peakRssMb.toFixed(0)} MB; ${JSON.stringify(m.outcomes)}; ${m.verified}`);
+      log(`${name}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.cpuUsPerReq.toFixed(0)} us CPU/req (GC ${m.gcUsPerReq.toFixed(0)}), ${m.allocKbPerReq === null ? '' : `${m.allocKbPerReq.toFixed(1)} KB allocated/req, `}${m.peakRssMb.toFixed(0)} MB${m.storeCallsPerReq === null ? '' : `, ${m.storeCallsPerReq.toFixed(2)} store calls/req`}${m.redisCommandsPerReq === null ? '' : `, ${m.redisCommandsPerReq.toFixed(2)} redis commands/req`}; ${JSON.stringify(m.outcomes)}; ${m.verified}`);
       if (m.firstErrors.length) log('  first errors:', m.firstErrors);
       out.push(m);
     }
@@ -461,13 +536,13 @@ async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Gr
 }
 
 /** What the sandbox recorded for the measured rounds of `kind`. */
-async function verify(sandbox: Child, gateway: Gateway, kind: ServerKind, requests: number, untimed: number): Promise<string> {
+async function verify(sandbox: Child, gateway: Gateway, id: string, kind: ServerKind, requests: number, untimed: number): Promise<string> {
   if (gateway === 'stub') {
-    const c = await sandbox.call<{ approved: number; unanswerable: number }>('count', { prefix: `bench-${kind}-run` });
+    const c = await sandbox.call<{ approved: number; unanswerable: number }>('count', { prefix: `bench-${id}-run` });
     return `stub: ${c.approved} precomputed answers sent for ${requests + untimed} requests (${requests} measured, ${untimed} re-warm); ${c.unanswerable} requests in all it had no answer for`;
   }
   if (kind.startsWith('checkout')) {
-    const byStatus = await sandbox.call<Record<string, number>>('count', { prefix: `bench-${kind}-run` });
+    const byStatus = await sandbox.call<Record<string, number>>('count', { prefix: `bench-${id}-run` });
     return `ledger: ${byStatus.approved ?? 0} approved for ${requests + untimed} requests (${requests} measured, ${untimed} re-warm)`;
   }
   if (kind.startsWith('keyin')) {
@@ -488,7 +563,7 @@ async function bestPipeline(iterations: number, trials: number): Promise<Pipelin
 }
 
 function report(results: Measurement[], pipeline: PipelineResult, loadBefore: number[], elapsedMs: number): void {
-  const by = (k: ServerKind, gateway: Gateway = 'sandbox'): Measurement | undefined => results.find((r) => r.kind === k && r.gateway === gateway);
+  const by = (k: ServerKind, gateway: Gateway = 'sandbox'): Measurement | undefined => results.find((r) => r.id === k && r.gateway === gateway);
   const ratio = (x: Measurement | undefined, y: Measurement | undefined): number | null =>
     x && y ? Math.round((x.reqPerSec / y.reqPerSec) * 1000) / 1000 : null;
   const cpus = os.cpus();
@@ -572,7 +647,7 @@ key-in ${fr(pairedRatios.keyinOursOverFloor)}, payout ${fr(pairedRatios.payoutOu
 Against the stub gateway: checkout b/a = **${fr(stubRatios.checkoutBoverA)}**, b/c = **${fr(stubRatios.checkoutBoverC)}**; median of the per-round ratios:
 b/a = ${fr(stubPairedRatios.checkoutBoverA)}, b/c = ${fr(stubPairedRatios.checkoutBoverC)}${base ? `, b/b0 = ${fr(stubPairedRatios.checkoutBoverB0)}` : ''}.
 
-What the gateway side recorded:
+${results.some((r) => r.storeCallsPerReq !== null) ? `Ledger store calls per approval (and the Redis commands they sent): ${results.filter((r) => r.storeCallsPerReq !== null).map((r) => `${r.id} ${f(r.storeCallsPerReq!, 2)}${r.redisCommandsPerReq === null ? '' : ` (${f(r.redisCommandsPerReq, 2)} commands)`}`).join(', ')}.\n\n` : ''}What the gateway side recorded:
 ${results.map((r) => `- ${r.name}: ${r.verified}`).join('\n')}
 
 Pipeline micro-benchmark (\`npx tsx bench/pipeline.ts\`, best of trials, ${pipeline.iterations} iterations):

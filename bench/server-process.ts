@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import axios from 'axios';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { createClient } from 'redis';
 import { Agent, getGlobalDispatcher, request } from 'undici';
 import { buildEnvelope, SID } from '../src/data-api/envelope.js';
 import { encryptEncData } from '../src/wire/enc-data.js';
@@ -103,12 +104,52 @@ function floorRoute(path: string, url: () => string, contentType: string): void 
 const libRoot = kind === 'checkout-base' ? process.env.BENCH_BASE! : fileURLToPath(new URL('..', import.meta.url));
 const fromBuild = <T>(file: string): Promise<T> => import(pathToFileURL(join(libRoot, 'dist', file)).href) as Promise<T>;
 /**
- * BENCH_REDIS_URL (bench/scale-out.ts): the idempotency store is redisStore on that server,
- * shared by every shop process of the run, instead of each process's own memoryStore.
+ * The ledger store (`npm run bench -- --store=...`, bench/scale-out.ts):
+ *   BENCH_STORE=memory        memoryStore(), as without BENCH_STORE, but with its calls counted;
+ *   BENCH_STORE=sqlite        sqliteStore on the file BENCH_SQLITE_PATH;
+ *   BENCH_STORE=redis         redisStore on BENCH_REDIS_URL (prefix BENCH_REDIS_PREFIX, default `bench:`),
+ *                             shared by every shop process of the run (bench/scale-out.ts sets only the URL);
+ *   BENCH_STORE=redis-replica the same with waitForReplicas: 1 (the server has one replica).
  */
-const store = process.env.BENCH_REDIS_URL
-  ? (await fromBuild<typeof import('../src/store/redis-store.js')>('store/redis-store.js')).redisStore({ url: process.env.BENCH_REDIS_URL, prefix: 'bench:' })
-  : undefined;
+const storeName = process.env.BENCH_STORE ?? (process.env.BENCH_REDIS_URL ? 'redis' : undefined);
+async function openStore(): Promise<import('../src/store/types.js').LedgerStore | undefined> {
+  switch (storeName) {
+    case undefined: return undefined;
+    case 'memory': return (await fromBuild<typeof import('../src/store/memory-store.js')>('store/memory-store.js')).memoryStore();
+    case 'sqlite': return (await fromBuild<typeof import('../src/store/sqlite-store.js')>('store/sqlite-store.js')).sqliteStore({ path: process.env.BENCH_SQLITE_PATH! });
+    case 'redis':
+    case 'redis-replica':
+      return (await fromBuild<typeof import('../src/store/redis-store.js')>('store/redis-store.js')).redisStore({
+        ...(process.env.BENCH_STORE ? { client: await countedRedisClient() } : { url: process.env.BENCH_REDIS_URL! }),
+        prefix: process.env.BENCH_REDIS_PREFIX ?? 'bench:', ...(storeName === 'redis-replica' ? { waitForReplicas: 1 } : {}),
+      });
+    default: throw new Error(`unknown BENCH_STORE ${storeName}`);
+  }
+}
+/** Calls made to the store (its LedgerStore methods), when BENCH_STORE names it. */
+let storeCalls = 0;
+/** The store with each method call counted: one increment per call, next to a store's own work. */
+function counted(inner: import('../src/store/types.js').LedgerStore): import('../src/store/types.js').LedgerStore {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(inner)) {
+    out[name] = typeof value === 'function' ? (...args: unknown[]): unknown => (storeCalls++, (value as (...a: unknown[]) => unknown).apply(inner, args)) : value;
+  }
+  return out as unknown as import('../src/store/types.js').LedgerStore;
+}
+/** Commands sent to Redis by the store of a --store run (each one round trip, or part of a pipeline). */
+let redisCommands = 0;
+/** For a redis store of --store: the store's own node-redis client, each command it sends counted. */
+async function countedRedisClient(): Promise<import('../src/store/redis-client.js').RedisStoreClient> {
+  const client = await createClient({ url: process.env.BENCH_REDIS_URL! }).connect();
+  const c = client as unknown as { sendCommand(...args: unknown[]): Promise<unknown> };
+  const send = c.sendCommand.bind(client);
+  c.sendCommand = (...args) => (redisCommands++, send(...args));
+  return client as unknown as import('../src/store/redis-client.js').RedisStoreClient;
+}
+const opened = await openStore();
+const store = opened && process.env.BENCH_STORE ? counted(opened) : opened;
+/** BENCH_ON_APPROVED=1: checkout-ours and checkout-base run an onApproved that does nothing, as a shop's hook would run. */
+const hook = process.env.BENCH_ON_APPROVED === '1' ? { onApproved: async (): Promise<void> => {} } : {};
 const nicepay = kind.endsWith('-ours') || kind === 'checkout-base'
   ? (await fromBuild<typeof import('../src/index.js')>('index.js')).createNicepay({ mid: BENCH_MID, merchantKey: BENCH_KEY, baseUrl: sandboxUrl, clock, ...(store ? { store } : {}) })
   : undefined;
@@ -138,7 +179,7 @@ switch (kind) {
   case 'checkout-base': {
     app.post(
       '/return',
-      nicepay!.checkoutReturn({ expectedAmount: (moid) => (moid.startsWith('bench') ? BENCH_AMOUNT : undefined) }),
+      nicepay!.checkoutReturn({ expectedAmount: (moid) => (moid.startsWith('bench') ? BENCH_AMOUNT : undefined), ...hook }),
       (req, res) => {
         const { status } = req.checkout!;
         count(status);
@@ -297,7 +338,7 @@ serveIpc({
     }
     return sampledBytes(profile.head);
   },
-  stats: () => ({ ...procStats(), outcomes: { ...outcomes }, firstErrors: [...firstErrors] }),
+  stats: () => ({ ...procStats(), outcomes: { ...outcomes }, firstErrors: [...firstErrors], storeCalls, redisCommands }),
   reset() {
     for (const k of Object.keys(outcomes)) delete outcomes[k];
     firstErrors.length = 0;

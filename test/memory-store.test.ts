@@ -24,6 +24,18 @@ describe('memoryStore', () => {
     });
   });
 
+  it('reads a write\'s value only when the record is read back, and gives back that text', async () => {
+    const store = memoryStore();
+    let reads = 0;
+    const write = (text: string) => ({ get value() { reads++; return text; }, open: true as const, dueAt: 0 });
+    const got = await store.acquire('k', 1_000, write('first'));
+    if (got.state !== 'acquired') throw new Error('not acquired');
+    expect(await store.write('k', got.token, write('second'), false)).to.equal(true);
+    expect(reads).to.equal(0);
+    expect((await store.get('k'))?.value).to.equal('second');
+    expect(reads).to.equal(1);
+  });
+
   it('rejects a maxEntries that is not a positive integer, naming the option', () => {
     for (const maxEntries of [0, -1, 1.5, Number.NaN]) {
       expect(() => memoryStore({ maxEntries })).to.throw(NicepayConfigError, /maxEntries/);

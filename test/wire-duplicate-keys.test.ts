@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNicepay } from '../src/index.js';
-import { hasDuplicateKeys, jsonKeyCount } from '../src/wire/duplicate-keys.js';
+import { hasDuplicateKeys } from '../src/wire/duplicate-keys.js';
 import { WireFormatError } from '../src/wire/charset.js';
 import { parseGatewayBody } from '../src/wire/response-body.js';
 import { decodeForm } from '../src/wire/form-codec.js';
@@ -54,7 +54,7 @@ describe('parseGatewayBody refuses an answer that names a field twice (what appr
     '{"A":"x\\\\","B":"y"}',
     '{ "A" :\t"1" ,\r\n"B":[{"A":1}] }',
   ];
-  it('JSON: counts the keys the text names against those JSON.parse kept, at any depth, escapes resolved', () => {
+  it('JSON: a name given twice in any object, at any depth, escapes resolved, is refused; names given once in different objects are read', () => {
     for (const text of twice) {
       expect(() => parseGatewayBody(Buffer.from(text), 'utf-8', 'JSON'), text).to.throw(
         WireFormatError,
@@ -63,8 +63,6 @@ describe('parseGatewayBody refuses an answer that names a field twice (what appr
     }
     for (const text of once.slice(1))
       expect(() => parseGatewayBody(Buffer.from(text), 'utf-8', 'JSON'), text).not.to.throw();
-    expect(jsonKeyCount(once[1]!)).to.equal(2);
-    expect(jsonKeyCount(once[4]!)).to.equal(3);
   });
 
   it('KV: a repeated key is refused too; EUC-KR Korean values raise no false alarm', () => {

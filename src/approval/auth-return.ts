@@ -20,6 +20,13 @@ export interface VerifiedReturn {
   authToken: string;
   /** The Amt string the Signature covers, as posted. */
   amt: string;
+  /**
+   * The Signature, verified: sha256(AuthToken + MID + Amt + merchantKey), a digest of the
+   * AuthToken keyed by the merchant key. It tells two tokens apart as a digest of the token
+   * alone would: Amt is digits and the MID ends in a letter, so no other AuthToken and Amt
+   * give the same text.
+   */
+  signature: string;
   payMethod: string;
   nextAppUrl: URL;
   netCancelUrl: URL;
@@ -81,7 +88,8 @@ export function verifyAuthReturn(bytes: Uint8Array, charset: Charset, config: Re
   if (!isPayMethod(payMethod)) {
     throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'auth return: PayMethod must be CARD, BANK, VBANK or CELLPHONE', 'PayMethod');
   }
-  if (!hexEquals(authReturnSignature(authToken, config.mid, amt, config.merchantKey), form.Signature!)) {
+  const signature = authReturnSignature(authToken, config.mid, amt, config.merchantKey);
+  if (!hexEquals(signature, form.Signature!)) {
     throw new NicepayRequestError('NICEPAY_SIGNATURE_MISMATCH', 'auth return Signature does not verify (is merchantKey the one of this MID?)', 'Signature');
   }
   return {
@@ -91,6 +99,7 @@ export function verifyAuthReturn(bytes: Uint8Array, charset: Charset, config: Re
     tid,
     authToken,
     amt,
+    signature,
     payMethod,
     nextAppUrl: trustedGatewayUrl(form.NextAppURL!, 'NextAppURL', config, endpoints),
     netCancelUrl: trustedGatewayUrl(form.NetCancelURL!, 'NetCancelURL', config, endpoints),

@@ -2,7 +2,6 @@ import { type ClientContext, registerRouteHook } from '../context.js';
 import { NicepayHookError, NicepayRequestError } from '../errors/index.js';
 import { type OperationKind, runOperation } from '../pipeline/index.js';
 import type { CheckoutResult } from '../types/checkout.js';
-import { secretDigest } from '../util/secret-digest.js';
 import { parseAmount } from '../wire/amount.js';
 import type { Charset } from '../wire/charset.js';
 import { isPayMethod } from '../wire/payment-mapper.js';
@@ -63,7 +62,8 @@ export function createCheckoutClient<Req>(ctx: ClientContext, kind: OperationKin
       netCancelUrl: v.netCancelUrl,
       tid,
       authToken: v.authToken,
-      tokenDigest: secretDigest(config.merchantKey, 'checkout-auth-token', v.authToken),
+      // The verified auth Signature is already a keyed digest of the AuthToken: no second one.
+      tokenDigest: v.signature,
       amount: expected,
       moid,
       payMethod: v.payMethod,

@@ -50,7 +50,7 @@ export interface LedgerRecord {
   /** What the operation's request said that its answer may not echo (goods, buyer, method...). */
   data: Record<string, string>;
   /** The gateway's answer fields, as read (never a secret: a BID or identity is left out). */
-  fields?: Record<string, string>;
+  fields?: Readonly<Record<string, string>>;
   /** Why the outcome is unknown or a step failed: no secret, no field value. */
   reason?: string;
   /** The gateway's ResultCode of the last answer, when there was one. */

@@ -42,13 +42,20 @@ export interface Lease {
   release(): Promise<void>;
 }
 
-/** How a record is written: its state decides open or closed; a closed one is kept `keepMs`. */
+/**
+ * How a record is written: its state decides open or closed; a closed one is kept `keepMs`.
+ * Its text is made when the store first reads `value` (once): a durable store reads it at once,
+ * memoryStore only when the record is read back (a repeat, settlement). A record is never
+ * changed once written (each move makes a new one), so the text is the same whenever it is made.
+ */
 function toWrite(record: LedgerRecord, keepMs: number, dueAt: number): RecordWrite {
-  const value = serializeRecord(record);
-  if (!CLOSED_STATES.has(record.state)) return { value, open: true, dueAt };
+  let text: string | undefined;
+  if (!CLOSED_STATES.has(record.state)) {
+    return { get value() { return (text ??= serializeRecord(record)); }, open: true, dueAt };
+  }
   // Only a recorded payment guards money once closed: dropping a decline, a reversal or a
   // never-charged record lets a repeat be sent again, which still charges at most once.
-  return { value, open: false, keepMs, evictable: record.state !== 'recorded' };
+  return { get value() { return (text ??= serializeRecord(record)); }, open: false, keepMs, evictable: record.state !== 'recorded' };
 }
 
 /** A record the store gave back, read strictly; text this version did not write is a store fault. */

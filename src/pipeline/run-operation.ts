@@ -105,9 +105,9 @@ async function send<R>(ctx: ClientContext, call: OperationCall<R>): Promise<Step
   const subject = `${kind.what} of order ${call.start.moid} (TID ${call.start.tid})`;
   switch (reading.kind) {
     case 'success':
-      return { event: 'committed', patch: { fields: call.keep ? call.keep(reading.fields) : { ...reading.fields }, resultCode: reading.code } };
+      return { event: 'committed', patch: { fields: call.keep ? call.keep(reading.fields) : reading.fields, resultCode: reading.code } };
     case 'refused': {
-      const patch = { fields: call.keep ? call.keep(reading.fields) : { ...reading.fields }, resultCode: reading.code, reason: reading.message };
+      const patch = { fields: call.keep ? call.keep(reading.fields) : reading.fields, resultCode: reading.code, reason: reading.message };
       return call.refusal === 'kept' ? { event: 'declined', patch } : { event: 'refused', patch };
     }
     case 'refused-elsewhere':

@@ -123,11 +123,16 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'unknown', on: 'unconfirmed', to: 'unknown', then: 'wait', told: 'settle report: unsettled' },
 ];
 
-const INDEX = new Map(TRANSITIONS.map((t) => [`${t.from}:${t.on}`, t]));
+/** The rows by state, then by event (no key text is built per lookup). */
+const INDEX = new Map<LedgerState, Map<LedgerEvent, Transition>>();
+for (const t of TRANSITIONS) {
+  const rows = INDEX.get(t.from) ?? new Map<LedgerEvent, Transition>();
+  INDEX.set(t.from, rows.set(t.on, t));
+}
 
 /** The row for `event` in `state`; throws for a pair the machine does not have (a bug). */
 export function transition(state: LedgerState, event: LedgerEvent): Transition {
-  const row = INDEX.get(`${state}:${event}`);
+  const row = INDEX.get(state)?.get(event);
   if (!row) throw new Error(`the ledger's state machine has no move for ${event} in state ${state}`);
   return row;
 }

@@ -17,8 +17,11 @@ export interface MemoryStoreOptions {
 
 /** One key of the store. */
 interface Entry {
-  /** The record's text, or undefined while the key holds only a lease. */
-  value: string | undefined;
+  /**
+   * The record as written, or undefined while the key holds only a lease. Its `value` (the
+   * text) is read only when the record is read back: a write's text may be made lazily.
+   */
+  write: RecordWrite | undefined;
   open: boolean;
   dueAt: number;
   /** A closed record's expiry (store clock). */
@@ -45,7 +48,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
   let issued = 0;
 
   const leased = (e: Entry, t: number): boolean => e.lease !== '' && e.leaseExpires > t;
-  const expired = (e: Entry, t: number): boolean => e.value !== undefined && !e.open && e.expires <= t;
+  const expired = (e: Entry, t: number): boolean => e.write !== undefined && !e.open && e.expires <= t;
   const holds = (e: Entry | undefined, token: string): e is Entry => e !== undefined && e.lease !== '' && e.lease === token;
 
   /** The entry under `key`, after dropping it when it expired. */
@@ -64,11 +67,11 @@ export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
   }
 
   function stored(key: string, e: Entry): StoredRecord {
-    return { key, value: e.value!, open: e.open, dueAt: e.open ? e.dueAt : 0 };
+    return { key, value: e.write!.value, open: e.open, dueAt: e.open ? e.dueAt : 0 };
   }
 
   function apply(key: string, e: Entry, write: RecordWrite, t: number): void {
-    e.value = write.value;
+    e.write = write;
     e.open = write.open;
     if (write.open) {
       e.dueAt = write.dueAt;
@@ -84,7 +87,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
   /** Makes room for one more key, or throws StoreFullError; drops only what costs no money. */
   function makeRoom(t: number): void {
     if (entries.size < maxEntries) return;
-    for (const [key, e] of entries) if (expired(e, t) || (e.value === undefined && !leased(e, t))) forget(key);
+    for (const [key, e] of entries) if (expired(e, t) || (e.write === undefined && !leased(e, t))) forget(key);
     if (entries.size < maxEntries) return;
     for (const [key, e] of entries) {
       if (e.evictable && !leased(e, t)) forget(key);
@@ -106,19 +109,19 @@ export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
     async acquire(key, leaseMs, initial) {
       const t = now();
       let e = live(key, t);
-      if (e && e.value !== undefined && !e.open) return { state: 'closed', record: stored(key, e) } satisfies LeaseResult;
-      if (e && leased(e, t)) return { state: 'busy', record: e.value === undefined ? undefined : stored(key, e) };
+      if (e && e.write !== undefined && !e.open) return { state: 'closed', record: stored(key, e) } satisfies LeaseResult;
+      if (e && leased(e, t)) return { state: 'busy', record: e.write === undefined ? undefined : stored(key, e) };
       const token = `m${++issued}`;
       if (!e) {
         makeRoom(t);
-        e = { value: undefined, open: false, dueAt: 0, expires: 0, evictable: false, lease: token, leaseExpires: t + leaseMs };
+        e = { write: undefined, open: false, dueAt: 0, expires: 0, evictable: false, lease: token, leaseExpires: t + leaseMs };
         entries.set(key, e);
         if (initial) apply(key, e, initial, t);
         return { state: 'acquired', token, record: undefined };
       }
       e.lease = token;
       e.leaseExpires = t + leaseMs;
-      return { state: 'acquired', token, record: e.value === undefined ? undefined : stored(key, e) };
+      return { state: 'acquired', token, record: e.write === undefined ? undefined : stored(key, e) };
     },
     async write(key, token, write, release) {
       const t = now();
@@ -131,7 +134,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
     async release(key, token) {
       const e = entries.get(key);
       if (!holds(e, token)) return;
-      if (e.value === undefined) forget(key);
+      if (e.write === undefined) forget(key);
       else e.lease = '';
     },
     async remove(key, token) {
@@ -146,7 +149,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
     },
     async get(key) {
       const e = live(key, now());
-      return e && e.value !== undefined ? stored(key, e) : undefined;
+      return e && e.write !== undefined ? stored(key, e) : undefined;
     },
     async due(dueBy, limit) {
       const t = now();

@@ -8,8 +8,7 @@ import { safeEquals, sha256Hex } from '../wire/hash.js';
  * digest can be extended to one of a longer input without the key. The parts and the key are
  * joined by NUL, which none of them may contain, so no two inputs collide.
  *
- * One one-shot hash (~0.3 us) rather than an HMAC: createHmac sets up an OpenSSL MAC context
- * per call, ~1.8 us in a loop and several times that per approval under load (bench/RESULTS.md).
+ * One one-shot hash rather than an HMAC: createHmac sets up an OpenSSL MAC context per call.
  */
 export function secretDigest(key: string, ...parts: string[]): string {
   return sha256Hex(`${parts.join('\0')}\0${key}`);

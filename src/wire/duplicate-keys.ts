@@ -60,26 +60,6 @@ function jsonHasDuplicate(text: string): boolean {
   return false;
 }
 
-/**
- * How many keys JSON text names, in every object at any depth, counting a repeated key each
- * time. For text JSON.parse accepted, this equals the number of own keys of the objects it
- * made exactly when no object names a key twice: JSON.parse keeps one property per name
- * (escapes resolved), so the two counts differ by the duplicates. Allocates nothing: the
- * approval path checks every answer this way (response-body.ts) instead of collecting keys.
- */
-export function jsonKeyCount(text: string): number {
-  let count = 0;
-  let i = text.indexOf('"');
-  while (i !== -1) {
-    const end = stringEnd(text, i);
-    if (end < 0) return count;
-    if (isKey(text, end + 1)) count++;
-    // Between two strings of valid JSON there is no quote: the next one opens a string.
-    i = text.indexOf('"', end + 1);
-  }
-  return count;
-}
-
 /** Index of the quote closing the string that opens at `start`, or -1. */
 function stringEnd(text: string, start: number): number {
   for (let i = text.indexOf('"', start + 1); i !== -1; i = text.indexOf('"', i + 1)) {

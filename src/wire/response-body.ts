@@ -1,5 +1,5 @@
 import { type Charset, decodeBytes, latin1Text, WireFormatError } from './charset.js';
-import { jsonKeyCount } from './duplicate-keys.js';
+import { hasDuplicateKeys } from './duplicate-keys.js';
 import { readKv } from './kv.js';
 
 /** The response format asked for with EdiType. */
@@ -34,14 +34,6 @@ export function parseGatewayBody(body: Uint8Array, charset: Charset, ediType: Ed
   return ediType === 'KV' ? kvFields(body, charset, expect) : jsonFields(latin1Text(body), charset);
 }
 
-/**
- * {@link parseGatewayBody} of an answer held as its latin1 reading (one character per byte,
- * see `latin1Text`), as an approval keeps it for its stored record.
- */
-export function parseGatewayLatin1(latin1: string, charset: Charset, ediType: EdiType): GatewayFields {
-  return ediType === 'KV' ? kvFields(Buffer.from(latin1, 'latin1'), charset) : jsonFields(latin1, charset);
-}
-
 function jsonFields(latin1: string, charset: Charset): GatewayFields {
   const fields = jsonOfLatin1(latin1, charset) ?? jsonOfText(decodeBytes(Buffer.from(latin1, 'latin1'), charset).replace(/^\uFEFF/, '').trim());
   return Object.freeze(fields);
@@ -58,7 +50,7 @@ function kvFields(body: Uint8Array, charset: Charset, expect?: Readonly<Record<s
 /**
  * Reads a JSON answer from its latin1 reading, decoding only the values that hold bytes above
  * 7F, all in one call: JSON.parse of one-byte text and a decode of a few dozen bytes instead
- * of the whole answer's (bench/RESULTS.md, "the answer read as latin1"). Exact, because no
+ * of the whole answer's (bench/RESULTS.md, "The answer read as latin1"). Exact, because no
  * byte of a multi-byte EUC-KR character (lead 81-FE, trail 41-5A, 61-7A, 81-FE) or UTF-8
  * character (80-FF) is a quote, a backslash or a control character: the JSON structure seen
  * in latin1 is the answer's own, and each value's characters are exactly its bytes. Returns
@@ -124,16 +116,13 @@ function normalized(parsed: unknown, text: string): [Record<string, string>, str
   // lookup by name each time (a different name at one site).
   const keys = Object.keys(fields);
   const values = Object.values(fields);
-  // One property per name: fewer keys here (and in nested objects) than the text names means
-  // a name came twice. Counted, not collected: no set of keys per answer (jsonKeyCount).
-  let ownKeys = keys.length;
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
     if (typeof value === 'string') continue;
-    if (typeof value === 'object' && value !== null) ownKeys += nestedKeyCount(value);
     values[i] = fields[keys[i]!] = scalarText(value);
   }
-  if (jsonKeyCount(text) !== ownKeys) throw new DuplicateFieldError();
+  // One property per name: JSON.parse keeps the last of two equal keys, so the text is scanned.
+  if (hasDuplicateKeys(text, 'JSON')) throw new DuplicateFieldError();
   return [fields as Record<string, string>, keys, values as string[]];
 }
 
@@ -152,14 +141,6 @@ export class DuplicateFieldError extends WireFormatError {
   constructor() {
     super('response names a field twice, so it can be read two ways');
   }
-}
-
-/** Own keys of every object inside a parsed JSON value, at any depth. */
-function nestedKeyCount(value: object): number {
-  const items = Array.isArray(value) ? value : Object.values(value);
-  let n = Array.isArray(value) ? 0 : items.length;
-  for (const item of items) if (typeof item === 'object' && item !== null) n += nestedKeyCount(item);
-  return n;
 }
 
 /** A non-string JSON value as the gateway's form-field text would carry it. */

@@ -34,16 +34,20 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-/** Spawns redis-server; fails (not skips) when it is not installed, as CI must run these. */
-export async function startRedisServer(): Promise<RedisServer> {
+/**
+ * Spawns redis-server; fails (not skips) when it is not installed, as CI must run these.
+ * `extra` arguments go after the defaults (e.g. `--replicaof 127.0.0.1 <port>`), and `ready` is
+ * the log line to wait for (a replica: `sync: Finished with success`).
+ */
+export async function startRedisServer(extra: string[] = [], ready = 'Ready to accept connections'): Promise<RedisServer> {
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (probe.error) throw new Error('redis-server is not on PATH (Debian/Ubuntu: apt-get install -y redis-server)');
   const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // redis-server says when it accepts connections: wait for that line, not poll on a timer.
-  const log = await waitForOutput(child, 'Ready to accept connections', { notReady: 'redis-server did not get ready', exited: 'redis-server exited early' });
+  const log = await waitForOutput(child, ready, { notReady: 'redis-server did not get ready', exited: 'redis-server exited early' });
   if (!(await pong(port))) throw new Error(`redis-server did not answer PING:\n${log()}`);
   return {
     url: `redis://127.0.0.1:${port}`,
