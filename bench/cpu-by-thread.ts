@@ -30,7 +30,11 @@ const PAUSE_MS = arg('pause', 0);
 const REWARM = arg('rewarm', 0);
 const base = process.argv.find((a) => a.startsWith('--base='))?.slice(7);
 const root = fileURLToPath(new URL('..', import.meta.url));
-const servers: Array<[string, string]> = [['floor', root], ['ours', root], ...(base ? [['base', base] as [string, string]] : [])];
+const servers: Array<[string, string]> = [
+  ['floor', root],
+  ['ours', root],
+  ...(base ? [['base', base] as [string, string]] : []),
+];
 
 /** CPU time in µs so far of each thread of `pid`, the main thread as "main", the rest by name. */
 function cpuByThread(pid: number): Map<string, number> {
@@ -51,15 +55,36 @@ function cpuByThread(pid: number): Map<string, number> {
 /** Of the whole process so far: user and system CPU in µs, and page faults that needed no I/O. */
 function processStat(pid: number): { userUs: number; systemUs: number; minorFaults: number } {
   const fields = procStatFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  return { userUs: Number(fields[11]) * TICK_US, systemUs: Number(fields[12]) * TICK_US, minorFaults: Number(fields[7]) };
+  return {
+    userUs: Number(fields[11]) * TICK_US,
+    systemUs: Number(fields[12]) * TICK_US,
+    minorFaults: Number(fields[7]),
+  };
 }
 
-async function measure(what: string, libRoot: string, sandboxUrl: string, sandbox: ReturnType<typeof createSandbox>): Promise<void> {
+async function measure(
+  what: string,
+  libRoot: string,
+  sandboxUrl: string,
+  sandbox: ReturnType<typeof createSandbox>,
+): Promise<void> {
   const chunks = Math.ceil(N / CHUNK);
-  const shop = await startShop(what === 'floor' ? 'floor' : 'ours', libRoot, sandbox, sandboxUrl, WARMUP + chunks * (REWARM + CHUNK), what, 'node', [...(process.env.SHOP_FLAGS ?? '').split(' ').filter(Boolean), SHOP_SCRIPT]);
+  const shop = await startShop(
+    what === 'floor' ? 'floor' : 'ours',
+    libRoot,
+    sandbox,
+    sandboxUrl,
+    WARMUP + chunks * (REWARM + CHUNK),
+    what,
+    'node',
+    [...(process.env.SHOP_FLAGS ?? '').split(' ').filter(Boolean), SHOP_SCRIPT],
+  );
   const { child } = shop;
   let next = 0;
-  const drive = (upTo: number): Promise<void> => shop.drive((next = upTo));
+  const drive = (upTo: number): Promise<void> => {
+    next = upTo;
+    return shop.drive(upTo);
+  };
   const total = new Map<string, number>();
   const perChunk: number[] = [];
   let busyMs = 0;
@@ -88,17 +113,23 @@ async function measure(what: string, libRoot: string, sandboxUrl: string, sandbo
     await shop.stop();
   }
   const measured = chunks * CHUNK;
-  const threads = [...total].filter(([, us]) => us / measured >= 0.5).map(([name, us]) => `${name} ${(us / measured).toFixed(1)}`);
+  const threads = [...total]
+    .filter(([, us]) => us / measured >= 0.5)
+    .map(([name, us]) => `${name} ${(us / measured).toFixed(1)}`);
   const all = [...total.values()].reduce((a, b) => a + b, 0) / measured;
   const per = (n: number): string => (n / measured).toFixed(1);
-  console.log(`${what.padEnd(5)} ${(measured / busyMs * 1000).toFixed(0).padStart(5)} req/s  CPU ${all.toFixed(1)} us/approval (${threads.join(', ')}; user ${per(proc.userUs)}, system ${per(proc.systemUs)}; ${per(proc.minorFaults)} page faults)  by chunk: ${perChunk.join(' ')}${what === 'base' ? `  (${libRoot})` : ''}`);
+  console.log(
+    `${what.padEnd(5)} ${((measured / busyMs) * 1000).toFixed(0).padStart(5)} req/s  CPU ${all.toFixed(1)} us/approval (${threads.join(', ')}; user ${per(proc.userUs)}, system ${per(proc.systemUs)}; ${per(proc.minorFaults)} page faults)  by chunk: ${perChunk.join(' ')}${what === 'base' ? `  (${libRoot})` : ''}`,
+  );
 }
 
 if (base) buildTree(base);
 const sandbox = createSandbox({ merchants: [{ mid: BENCH_MID, merchantKey: BENCH_KEY }] });
 const { url } = await sandbox.listen(0, '127.0.0.1');
 try {
-  console.log(`server CPU per approval by thread: ${WARMUP} warm-up, ${N} in chunks of ${CHUNK}${PAUSE_MS ? `, ${PAUSE_MS} ms idle before each` : ''}${REWARM ? `, ${REWARM} untimed before each` : ''}`);
+  console.log(
+    `server CPU per approval by thread: ${WARMUP} warm-up, ${N} in chunks of ${CHUNK}${PAUSE_MS ? `, ${PAUSE_MS} ms idle before each` : ''}${REWARM ? `, ${REWARM} untimed before each` : ''}`,
+  );
   for (const [what, libRoot] of servers) await measure(what, libRoot, url, sandbox);
 } finally {
   await sandbox.close();

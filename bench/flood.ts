@@ -36,21 +36,34 @@ const { url } = await sandbox.listen(0);
 const store = memoryStore({ maxEntries: STORE_MAX });
 const nicepay = createNicepay({ mid: MID, merchantKey: KEY, baseUrl: url, store, settle: false });
 const app = express();
-app.post('/pay/return', nicepay.checkoutReturn({ expectedAmount: (moid) => (moid === 'attacker' ? 1_000 : undefined) }), (req, res) => void res.json(req.checkout));
-app.use(((err, _req, res, _next) => void res.status((err as { status?: number }).status ?? 500).json({ code: (err as { code?: string }).code })) as express.ErrorRequestHandler);
+app.post(
+  '/pay/return',
+  nicepay.checkoutReturn({ expectedAmount: (moid) => (moid === 'attacker' ? 1_000 : undefined) }),
+  (req, res) => void res.json(req.checkout),
+);
+app.use(
+  ((err, _req, res, _next) =>
+    void res
+      .status((err as { status?: number }).status ?? 500)
+      .json({ code: (err as { code?: string }).code })) as express.ErrorRequestHandler,
+);
 const server = app.listen(0, '127.0.0.1');
 await new Promise((ok) => server.once('listening', ok));
 const shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 // The shop's own money: a billing charge and a key-in, once per Moid.
 const card = { number: '4111111111111111', expiry: '3012' };
-const reg = await nicepay.billing.register({ moid: 'flood-reg', card: { number: card.number, expYear: '30', expMonth: '12' } });
+const reg = await nicepay.billing.register({
+  moid: 'flood-reg',
+  card: { number: card.number, expYear: '30', expMonth: '12' },
+});
 if (reg.status !== 'registered') throw new Error(`billing registration: ${reg.status}`);
 const charge = { bid: reg.bid, moid: 'flood-sub', amount: 29_900, goodsName: '정기 구독' };
 const keyin = { moid: 'flood-keyin', amount: 12_000, goodsName: '키인 상품', card };
 const charged = await nicepay.billing.charge(charge);
 const keyed = await nicepay.keyin(keyin);
-if (charged.status !== 'approved' || keyed.status !== 'approved') throw new Error('the shop could not take its own payments');
+if (charged.status !== 'approved' || keyed.status !== 'approved')
+  throw new Error('the shop could not take its own payments');
 
 // The attacker's one genuine authentication, then the flood.
 const own = await sandbox.authenticate({ moid: 'attacker', amount: 1_000, method: 'CARD' });
@@ -64,7 +77,12 @@ await Promise.all(
     while (next < N) {
       const i = next++;
       const body = encodeForm({ ...own.fields, TxTid: `${MID}0101261127${String(i).padStart(10, '0')}` }, 'euc-kr');
-      const res = await pool.request({ path: '/pay/return', method: 'POST', headers: { 'content-type': own.contentType }, body });
+      const res = await pool.request({
+        path: '/pay/return',
+        method: 'POST',
+        headers: { 'content-type': own.contentType },
+        body,
+      });
       const text = await res.body.text();
       const key = `${res.statusCode} ${(JSON.parse(text) as { code?: string; status?: string }).code ?? (JSON.parse(text) as { status?: string }).status}`;
       answers.set(key, (answers.get(key) ?? 0) + 1);
@@ -85,11 +103,22 @@ const open = await store.open(1_000);
 
 console.log(`flood: ${N} forged returns, ${CONCURRENCY} at once, memoryStore maxEntries ${STORE_MAX}`);
 console.log(`answers: ${[...answers].map(([k, v]) => `${v} × ${k}`).join(', ')}`);
-console.log(`time: ${seconds.toFixed(1)} s (${Math.round(N / seconds)} returns/s); shop process CPU ${((cpu.user + cpu.system) / N).toFixed(0)} µs per return (the sandbox runs in this process too)`);
-console.log(`billing record: ${billingRecord ? JSON.parse(billingRecord.value).state : 'GONE'}; key-in record: ${keyinRecord ? JSON.parse(keyinRecord.value).state : 'GONE'}; open records: ${open.length}`);
-console.log(`resubmitted: billing ${again.status}${again.status === 'approved' && again.duplicate ? ' (duplicate)' : ''}, key-in ${keyinAgain.status}${keyinAgain.status === 'approved' && keyinAgain.duplicate ? ' (duplicate)' : ''}`);
+console.log(
+  `time: ${seconds.toFixed(1)} s (${Math.round(N / seconds)} returns/s); shop process CPU ${((cpu.user + cpu.system) / N).toFixed(0)} µs per return (the sandbox runs in this process too)`,
+);
+console.log(
+  `billing record: ${billingRecord ? JSON.parse(billingRecord.value).state : 'GONE'}; key-in record: ${keyinRecord ? JSON.parse(keyinRecord.value).state : 'GONE'}; open records: ${open.length}`,
+);
+console.log(
+  `resubmitted: billing ${again.status}${again.status === 'approved' && again.duplicate ? ' (duplicate)' : ''}, key-in ${keyinAgain.status}${keyinAgain.status === 'approved' && keyinAgain.duplicate ? ' (duplicate)' : ''}`,
+);
 console.log(`at the gateway: billing charged ${chargesAtGateway} time(s), key-in ${keyinsAtGateway} time(s)`);
-const ok = billingRecord !== undefined && keyinRecord !== undefined && chargesAtGateway === 1 && keyinsAtGateway === 1 && open.length === 0;
+const ok =
+  billingRecord !== undefined &&
+  keyinRecord !== undefined &&
+  chargesAtGateway === 1 &&
+  keyinsAtGateway === 1 &&
+  open.length === 0;
 console.log(ok ? 'flood: every money record intact, nothing charged twice' : 'flood: FAILED');
 await pool.close();
 server.close();

@@ -13,15 +13,21 @@ if (process.env.KIND === 'floor') {
   const prebuilt = bodies.map((b) => Buffer.from(b, 'latin1'));
   let next = 0;
   const dispatcher = new Agent();
-  const drain = (req) => new Promise((resolve, reject) => {
-    req.on('data', () => {});
-    req.on('end', resolve);
-    req.on('error', reject);
-  });
+  const drain = (req) =>
+    new Promise((resolve, reject) => {
+      req.on('data', () => {});
+      req.on('end', resolve);
+      req.on('error', reject);
+    });
   app.post('/return', (req, res) => {
     drain(req)
       .then(async () => {
-        const answer = await request(url, { method: 'POST', body: prebuilt[next++], headers: { 'content-type': 'application/x-www-form-urlencoded; charset=euc-kr' }, dispatcher });
+        const answer = await request(url, {
+          method: 'POST',
+          body: prebuilt[next++],
+          headers: { 'content-type': 'application/x-www-form-urlencoded; charset=euc-kr' },
+          dispatcher,
+        });
         await answer.body.arrayBuffer();
         res.send('approved');
       })
@@ -29,7 +35,11 @@ if (process.env.KIND === 'floor') {
   });
 } else {
   const { createNicepay } = await import(new URL('dist/index.js', `file://${process.env.ROOT}/`).href);
-  const nicepay = createNicepay({ mid: process.env.MID, merchantKey: process.env.KEY, baseUrl: process.env.SANDBOX_URL });
+  const nicepay = createNicepay({
+    mid: process.env.MID,
+    merchantKey: process.env.KEY,
+    baseUrl: process.env.SANDBOX_URL,
+  });
   const amount = Number(process.env.AMOUNT);
   // BENCH_ON_APPROVED=1: with an onApproved that does nothing, to count what running a hook costs.
   const onApproved = process.env.BENCH_ON_APPROVED === '1' ? { onApproved: () => {} } : {};

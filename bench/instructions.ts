@@ -21,7 +21,8 @@ import { createSandbox } from '../src/sandbox/index.js';
 import { BENCH_KEY, BENCH_MID } from './ipc.js';
 import { buildTree, SHOP_SCRIPT, startShop } from './standalone-shop.js';
 
-const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const arg = (name: string): string | undefined =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const WARMUP = Number(arg('warmup') ?? 2000);
 const SHORT = Number(arg('short') ?? 1000);
 const LONG = Number(arg('long') ?? 3000);
@@ -33,10 +34,26 @@ const roots: Array<[string, string]> = [
 ];
 
 /** Instructions by function for one valgrind run of `approvals` approvals after the warm-up. */
-async function countRun(what: string, libRoot: string, approvals: number, sandboxUrl: string, sandbox: ReturnType<typeof createSandbox>, tag: string): Promise<string> {
+async function countRun(
+  what: string,
+  libRoot: string,
+  approvals: number,
+  sandboxUrl: string,
+  sandbox: ReturnType<typeof createSandbox>,
+  tag: string,
+): Promise<string> {
   const out = join(os.tmpdir(), `express-nicepay-cachegrind-${process.pid}-${tag}.out`);
-  const shop = await startShop(what === 'floor' ? 'floor' : 'ours', libRoot, sandbox, sandboxUrl, WARMUP + approvals, tag,
-    'valgrind', ['--tool=cachegrind', '--cache-sim=no', `--cachegrind-out-file=${out}`, 'node', SHOP_SCRIPT], 'pipe');
+  const shop = await startShop(
+    what === 'floor' ? 'floor' : 'ours',
+    libRoot,
+    sandbox,
+    sandboxUrl,
+    WARMUP + approvals,
+    tag,
+    'valgrind',
+    ['--tool=cachegrind', '--cache-sim=no', `--cachegrind-out-file=${out}`, 'node', SHOP_SCRIPT],
+    'pipe',
+  );
   try {
     await shop.drive(WARMUP + approvals);
   } finally {
@@ -45,11 +62,17 @@ async function countRun(what: string, libRoot: string, approvals: number, sandbo
   return out;
 }
 
-const GC = /Scaveng|Marking|Sweep|MarkCompact|Heap::|heap::|Evacuat|RememberedSet|SlotSet|MemoryChunk|ConcurrentMark|GCTracer|IterateMaybeWeak|IteratePointers|IncrementalMarking|MinorMC|BodyDescriptor|LargeObjectSpace|PagedSpace|SemiSpace|Page::|Worklist/;
-const COMPILER = /compiler::|Compiler|Pipeline|maglev|Maglev|baseline::|Zone::|turboshaft|CodeAssembler|RegAlloc|LiveRange|Instruction/;
+const GC =
+  /Scaveng|Marking|Sweep|MarkCompact|Heap::|heap::|Evacuat|RememberedSet|SlotSet|MemoryChunk|ConcurrentMark|GCTracer|IterateMaybeWeak|IteratePointers|IncrementalMarking|MinorMC|BodyDescriptor|LargeObjectSpace|PagedSpace|SemiSpace|Page::|Worklist/;
+const COMPILER =
+  /compiler::|Compiler|Pipeline|maglev|Maglev|baseline::|Zone::|turboshaft|CodeAssembler|RegAlloc|LiveRange|Instruction/;
 
 /** Instructions per approval between two runs, split into mutator, GC and compiler. */
-function perApproval(shortOut: string, longOut: string, what: string): { total: number; mutator: number; gc: number; compiler: number } {
+function perApproval(
+  shortOut: string,
+  longOut: string,
+  what: string,
+): { total: number; mutator: number; gc: number; compiler: number } {
   const diff = join(os.tmpdir(), `express-nicepay-cachegrind-${process.pid}.diff`);
   writeFileSync(diff, execFileSync('cg_diff', [shortOut, longOut], { maxBuffer: 1 << 30 }));
   const annotated = execFileSync('cg_annotate', ['--threshold=0', diff], { maxBuffer: 1 << 30 }).toString();
@@ -73,7 +96,10 @@ function perApproval(shortOut: string, longOut: string, what: string): { total: 
   const dir = arg('functions');
   if (dir) {
     byFunction.sort((a, b) => b[0] - a[0]);
-    writeFileSync(join(dir, `${what}.tsv`), byFunction.map(([n, name]) => `${(n / per).toFixed(0)}\t${name}`).join('\n') + '\n');
+    writeFileSync(
+      join(dir, `${what}.tsv`),
+      `${byFunction.map(([n, name]) => `${(n / per).toFixed(0)}\t${name}`).join('\n')}\n`,
+    );
   }
   return { total: split.total / per, mutator: split.mutator / per, gc: split.gc / per, compiler: split.compiler / per };
 }
@@ -88,7 +114,9 @@ try {
     const long = await countRun(what, libRoot, LONG, url, sandbox, `${what}-l`);
     const r = perApproval(short, long, what);
     const k = (n: number): string => `${(n / 1000).toFixed(0)}k`;
-    console.log(`${what.padEnd(6)} mutator ${k(r.mutator)}  gc ${k(r.gc)}  compiler ${k(r.compiler)}  total ${k(r.total)}${what === 'floor' ? '' : `  (${libRoot})`}`);
+    console.log(
+      `${what.padEnd(6)} mutator ${k(r.mutator)}  gc ${k(r.gc)}  compiler ${k(r.compiler)}  total ${k(r.total)}${what === 'floor' ? '' : `  (${libRoot})`}`,
+    );
   }
 } finally {
   await sandbox.close();

@@ -36,7 +36,15 @@ new PerformanceObserver((list) => {
 /** This process's CPU, memory and GC time so far. */
 export function procStats(): ProcStats {
   const cpu = process.cpuUsage();
-  return { user: cpu.user, system: cpu.system, rss: process.memoryUsage().rss, maxRss: process.resourceUsage().maxRSS * 1024, gc: gcUs, mainCpu: mainThreadCpu(), helperCpu: helperThreadsCpu() };
+  return {
+    user: cpu.user,
+    system: cpu.system,
+    rss: process.memoryUsage().rss,
+    maxRss: process.resourceUsage().maxRSS * 1024,
+    gc: gcUs,
+    mainCpu: mainThreadCpu(),
+    helperCpu: helperThreadsCpu(),
+  };
 }
 
 /**
@@ -111,7 +119,12 @@ export interface Child {
 
 export function forkTs(file: string, env: Record<string, string>, extraExecArgv: string[] = []): Child {
   const proc = fork(fileURLToPath(new URL(file, import.meta.url)), [], {
-    execArgv: ['--import', 'tsx', ...extraExecArgv, ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])],
+    execArgv: [
+      '--import',
+      'tsx',
+      ...extraExecArgv,
+      ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+    ],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

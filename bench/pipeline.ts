@@ -32,17 +32,38 @@ async function fixtures(): Promise<{ authBody: Buffer; answer: Buffer }> {
   const sandbox = createSandbox({ merchants: [{ mid: BENCH_MID, merchantKey: BENCH_KEY }] });
   await sandbox.listen(0);
   try {
-    const r = await sandbox.authenticate({ moid: 'bench-pipeline-1', amount: BENCH_AMOUNT, method: 'CARD', charset: 'euc-kr', goodsName: '벤치 상품', buyerName: '홍길동' });
+    const r = await sandbox.authenticate({
+      moid: 'bench-pipeline-1',
+      amount: BENCH_AMOUNT,
+      method: 'CARD',
+      charset: 'euc-kr',
+      goodsName: '벤치 상품',
+      buyerName: '홍길동',
+    });
     const f = r.fields;
     const ediDate = kstTimestamp14(new Date());
-    const form = encodeForm({
-      TID: f.TxTid, AuthToken: f.AuthToken, MID: BENCH_MID, Amt: f.Amt, EdiDate: ediDate,
-      SignData: approvalSignData(f.AuthToken!, BENCH_MID, f.Amt!, ediDate, BENCH_KEY), CharSet: 'euc-kr', EdiType: 'JSON',
-    }, 'euc-kr');
-    const res = await request(f.NextAppURL!, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded; charset=euc-kr' } });
+    const form = encodeForm(
+      {
+        TID: f.TxTid,
+        AuthToken: f.AuthToken,
+        MID: BENCH_MID,
+        Amt: f.Amt,
+        EdiDate: ediDate,
+        SignData: approvalSignData(f.AuthToken!, BENCH_MID, f.Amt!, ediDate, BENCH_KEY),
+        CharSet: 'euc-kr',
+        EdiType: 'JSON',
+      },
+      'euc-kr',
+    );
+    const res = await request(f.NextAppURL!, {
+      method: 'POST',
+      body: form,
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=euc-kr' },
+    });
     const answer = Buffer.from(await res.body.arrayBuffer());
     const parsed = parseGatewayBody(answer, 'euc-kr', 'JSON');
-    if (parsed.ResultCode !== '3001') throw new Error(`fixture approval was not approved: ${parsed.ResultCode} ${parsed.ResultMsg}`);
+    if (parsed.ResultCode !== '3001')
+      throw new Error(`fixture approval was not approved: ${parsed.ResultCode} ${parsed.ResultMsg}`);
     return { authBody: r.body, answer };
   } finally {
     await sandbox.close();
@@ -54,7 +75,8 @@ function readAuthReturn(body: Buffer): FormFields {
   const form = decodeForm(body, 'euc-kr', { maxFields: 64 });
   if (checkFields(AUTH_RETURN_FIELDS, form, 'euc-kr')) throw new Error('fields');
   if (form.MID !== BENCH_MID || form.AuthResultCode !== '0000') throw new Error('auth');
-  if (!hexEquals(authReturnSignature(form.AuthToken!, BENCH_MID, form.Amt!, BENCH_KEY), form.Signature!)) throw new Error('signature');
+  if (!hexEquals(authReturnSignature(form.AuthToken!, BENCH_MID, form.Amt!, BENCH_KEY), form.Signature!))
+    throw new Error('signature');
   if (parseAmount(form.Amt!) !== BENCH_AMOUNT) throw new Error('amount');
   return form;
 }
@@ -64,8 +86,15 @@ function buildApproval(form: FormFields, now: Date): Buffer {
   const amt = String(BENCH_AMOUNT);
   const ediDate = kstTimestamp14(now);
   const fields: Record<string, string | undefined> = {
-    TID: form.TxTid, AuthToken: form.AuthToken, MID: BENCH_MID, Amt: amt, EdiDate: ediDate,
-    SignData: approvalSignData(form.AuthToken!, BENCH_MID, amt, ediDate, BENCH_KEY), CharSet: 'euc-kr', EdiType: 'JSON', MallReserved: undefined,
+    TID: form.TxTid,
+    AuthToken: form.AuthToken,
+    MID: BENCH_MID,
+    Amt: amt,
+    EdiDate: ediDate,
+    SignData: approvalSignData(form.AuthToken!, BENCH_MID, amt, ediDate, BENCH_KEY),
+    CharSet: 'euc-kr',
+    EdiType: 'JSON',
+    MallReserved: undefined,
   };
   if (checkFields(APPROVAL_REQUEST_FIELDS, fields, 'euc-kr')) throw new Error('fields');
   return encodeForm(fields, 'euc-kr');
@@ -75,8 +104,12 @@ function buildApproval(form: FormFields, now: Date): Buffer {
 function verifyAnswer(answer: Buffer, tid: string): FormFields {
   const raw = parseGatewayBody(answer, 'euc-kr', 'JSON');
   if (raw.ResultCode !== '3001') throw new Error('result');
-  if (!hexEquals(approvalResponseSignature(raw.TID ?? '', raw.MID ?? '', raw.Amt ?? '', BENCH_KEY), raw.Signature ?? '')) throw new Error('signature');
-  if (raw.TID !== tid || raw.MID !== BENCH_MID || parseAmount(raw.Amt ?? '') !== BENCH_AMOUNT) throw new Error('answer');
+  if (
+    !hexEquals(approvalResponseSignature(raw.TID ?? '', raw.MID ?? '', raw.Amt ?? '', BENCH_KEY), raw.Signature ?? '')
+  )
+    throw new Error('signature');
+  if (raw.TID !== tid || raw.MID !== BENCH_MID || parseAmount(raw.Amt ?? '') !== BENCH_AMOUNT)
+    throw new Error('answer');
   return raw;
 }
 
@@ -111,7 +144,9 @@ export async function measurePipeline(iterations = 20_000): Promise<PipelineResu
     'build signed approval form': time(iterations, () => buildApproval(form0, now)),
     'parse + verify answer': time(iterations, () => verifyAnswer(answer, form0.TxTid!)),
     'map payment': time(iterations, () => mapPayment(raw0, 'CARD', BENCH_AMOUNT)),
-    'sha256 hex (one)': time(iterations, () => approvalSignData(form0.AuthToken!, BENCH_MID, '1004', '20261123090000', BENCH_KEY)),
+    'sha256 hex (one)': time(iterations, () =>
+      approvalSignData(form0.AuthToken!, BENCH_MID, '1004', '20261123090000', BENCH_KEY),
+    ),
   };
   const usPerApproval = time(iterations, whole);
   void sink;

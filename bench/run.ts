@@ -52,10 +52,14 @@ import { startRedisServer, type RedisServer } from '../test/helpers/redis-server
 
 const quick = process.argv.includes('--quick');
 const profile = process.argv.includes('--profile');
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .split(',');
 const baseArg = process.argv.find((a) => a.startsWith('--base='))?.slice(7);
 const gatewayArg = process.argv.find((a) => a.startsWith('--gateway='))?.slice(10) ?? 'both';
-if (!['sandbox', 'stub', 'both'].includes(gatewayArg)) throw new Error(`--gateway=${gatewayArg}: expected sandbox, stub or both`);
+if (!['sandbox', 'stub', 'both'].includes(gatewayArg))
+  throw new Error(`--gateway=${gatewayArg}: expected sandbox, stub or both`);
 type Gateway = 'sandbox' | 'stub';
 const gateways: Gateway[] = gatewayArg === 'both' ? ['sandbox', 'stub'] : [gatewayArg as Gateway];
 const wholeArg = (name: string): number | undefined => {
@@ -76,12 +80,17 @@ const alloc = process.argv.includes('--alloc');
 /** --rate=N caps the load at N req/s: CPU per request then compares code, not how busy each server was. */
 const rateArg = process.argv.find((a) => a.startsWith('--rate='));
 const rate = rateArg === undefined ? undefined : Number(rateArg.slice(7));
-if (rate !== undefined && !(Number.isSafeInteger(rate) && rate > 0)) throw new Error(`${rateArg}: expected a whole number of requests per second`);
+if (rate !== undefined && !(Number.isSafeInteger(rate) && rate > 0))
+  throw new Error(`${rateArg}: expected a whole number of requests per second`);
 /** The ledger stores of --store, one checkoutReturn server each; none: the library's default memoryStore, uncounted. */
 const STORES = ['memory', 'sqlite', 'redis', 'redis-replica'] as const;
 type StoreName = (typeof STORES)[number];
-const storeArg = process.argv.find((a) => a.startsWith('--store='))?.slice(8).split(',');
-for (const s of storeArg ?? []) if (!(STORES as readonly string[]).includes(s)) throw new Error(`--store=${s}: expected ${STORES.join(', ')}`);
+const storeArg = process.argv
+  .find((a) => a.startsWith('--store='))
+  ?.slice(8)
+  .split(',');
+for (const s of storeArg ?? [])
+  if (!(STORES as readonly string[]).includes(s)) throw new Error(`--store=${s}: expected ${STORES.join(', ')}`);
 const stores = storeArg as StoreName[] | undefined;
 const hookArg = process.argv.includes('--hook');
 
@@ -109,15 +118,35 @@ const MAX_CONNECTIONS = Math.max(...gateways.map((g) => CONNECTIONS[g]));
  * sustained load, which is what throughput means, a server is never cold.
  */
 const plan = quick
-  ? { rounds: 3, warmup: { checkout: 5000, keyin: 0, payout: 0 }, rewarm: 200, checkout: 1800, keyin: 0, payout: 0, pipeline: 20_000, pipelineTrials: 2 }
-  : { rounds: 12, warmup: { checkout: 10_000, keyin: 5_000, payout: 1_000 }, rewarm: 300, checkout: 18_000, keyin: 6_000, payout: 2_400, pipeline: 100_000, pipelineTrials: 5 };
+  ? {
+      rounds: 3,
+      warmup: { checkout: 5000, keyin: 0, payout: 0 },
+      rewarm: 200,
+      checkout: 1800,
+      keyin: 0,
+      payout: 0,
+      pipeline: 20_000,
+      pipelineTrials: 2,
+    }
+  : {
+      rounds: 12,
+      warmup: { checkout: 10_000, keyin: 5_000, payout: 1_000 },
+      rewarm: 300,
+      checkout: 18_000,
+      keyin: 6_000,
+      payout: 2_400,
+      pipeline: 100_000,
+      pipelineTrials: 5,
+    };
 for (const key of ['warmup', 'rewarm', 'rounds', 'checkout', 'keyin', 'payout', 'pipeline'] as const) {
   const arg = process.argv.find((a) => a.startsWith(`--${key}=`));
   if (arg === undefined) continue;
   const n = Number(arg.slice(key.length + 3));
-  if (!Number.isSafeInteger(n) || n < 0 || (key === 'rounds' && n === 0)) throw new Error(`${arg}: expected a whole number${key === 'rounds' ? ' above 0' : ''}`);
+  if (!Number.isSafeInteger(n) || n < 0 || (key === 'rounds' && n === 0))
+    throw new Error(`${arg}: expected a whole number${key === 'rounds' ? ' above 0' : ''}`);
   // autocannon refuses a load of fewer requests than connections.
-  if ((key === 'warmup' || key === 'rewarm') && n > 0 && n < MAX_CONNECTIONS) throw new Error(`${arg}: expected 0 or at least ${MAX_CONNECTIONS} (one request per connection)`);
+  if ((key === 'warmup' || key === 'rewarm') && n > 0 && n < MAX_CONNECTIONS)
+    throw new Error(`${arg}: expected 0 or at least ${MAX_CONNECTIONS} (one request per connection)`);
   if (key === 'warmup') plan.warmup = { checkout: n, keyin: n, payout: n };
   else plan[key] = n;
 }
@@ -142,8 +171,18 @@ function roundOrder(n: number, r: number): number[] {
   return n % 2 === 1 && Math.floor(r / n) % 2 === 1 ? row.reverse() : row;
 }
 /** Only the default full plan is recorded; quick runs and experiments print. */
-const record = !quick && !only && !baseArg && !alloc && rate === undefined && !stores && !hookArg && gatewayArg === 'both' && connectionsArg === undefined && latencyMs === 0
-  && !process.argv.some((a) => /^--(warmup|rewarm|rounds|checkout|keyin|payout|pipeline)=/.test(a));
+const record =
+  !quick &&
+  !only &&
+  !baseArg &&
+  !alloc &&
+  rate === undefined &&
+  !stores &&
+  !hookArg &&
+  gatewayArg === 'both' &&
+  connectionsArg === undefined &&
+  latencyMs === 0 &&
+  !process.argv.some((a) => /^--(warmup|rewarm|rounds|checkout|keyin|payout|pipeline)=/.test(a));
 /** The tree of --base, once resolved (a directory, or a temporary worktree of a revision). */
 let base: string | undefined;
 
@@ -151,7 +190,7 @@ let base: string | undefined;
 function payoutMorning(): string {
   const now = kstParts(new Date());
   const base = fromKst(now.year, now.month, now.day, 9, 0);
-  const days = ((8 - now.weekday) % 7) || 7;
+  const days = (8 - now.weekday) % 7 || 7;
   return new Date(base.getTime() + days * 86_400_000).toISOString();
 }
 
@@ -213,13 +252,27 @@ interface Measurement {
 const clockIso = payoutMorning();
 
 /** One measured server of a group: its kind and, for a --store server, its ledger store. */
-interface Server { id: string; kind: ServerKind; name: string; store?: StoreName }
-const server = (kind: ServerKind, name: string, store?: StoreName): Server => ({ id: store ? `${kind}-${store}` : kind, kind, name, ...(store ? { store } : {}) });
+interface Server {
+  id: string;
+  kind: ServerKind;
+  name: string;
+  store?: StoreName;
+}
+const server = (kind: ServerKind, name: string, store?: StoreName): Server => ({
+  id: store ? `${kind}-${store}` : kind,
+  kind,
+  name,
+  ...(store ? { store } : {}),
+});
 /**
  * What --store servers need besides themselves: a redis-server of its own for each redis store,
  * redis-replica's with a replica, and a directory for SQLite files.
  */
-interface StoreHosts { redisUrl: Partial<Record<StoreName, string>>; sqliteDir?: string; stop(): Promise<void> }
+interface StoreHosts {
+  redisUrl: Partial<Record<StoreName, string>>;
+  sqliteDir?: string;
+  stop(): Promise<void>;
+}
 let hosts: StoreHosts = { redisUrl: {}, stop: async () => {} };
 
 /** Starts what the stores of --store need (see {@link StoreHosts}). */
@@ -241,8 +294,17 @@ async function startStoreHosts(list: readonly StoreName[]): Promise<StoreHosts> 
     // Its first sync loads an RDB file: written in a directory of its own, removed afterwards.
     if (store === 'redis-replica') {
       const dir = mkdtempSync(join(os.tmpdir(), 'express-nicepay-bench-replica-'));
-      const replica = await startRedisServer(['--replicaof', '127.0.0.1', new URL(master.url).port, '--dir', dir], 'sync: Finished with success');
-      started.push({ url: replica.url, stop: async () => { await replica.stop(); rmSync(dir, { recursive: true, force: true }); } });
+      const replica = await startRedisServer(
+        ['--replicaof', '127.0.0.1', new URL(master.url).port, '--dir', dir],
+        'sync: Finished with success',
+      );
+      started.push({
+        url: replica.url,
+        stop: async () => {
+          await replica.stop();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      });
     }
   }
   return out;
@@ -274,7 +336,9 @@ function resolveBase(arg: string): { dir: string; remove: () => void } {
   try {
     execFileSync('git', ['worktree', 'add', '--detach', dir, arg], { cwd: ROOT, stdio: 'pipe' });
   } catch (err) {
-    throw new Error(`--base=${arg}: neither a directory nor a git revision (${String((err as { stderr?: Buffer }).stderr ?? err).trim()})`);
+    throw new Error(
+      `--base=${arg}: neither a directory nor a git revision (${String((err as { stderr?: Buffer }).stderr ?? err).trim()})`,
+    );
   }
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return {
@@ -299,7 +363,7 @@ async function main(): Promise<void> {
 }
 
 async function measureAll(): Promise<void> {
-  log('building the package (dist/)' + (base ? ` here and in ${base}` : ''));
+  log(`building the package (dist/)${base ? ` here and in ${base}` : ''}`);
   buildLibrary(ROOT);
   if (base) buildLibrary(base);
   const started = Date.now();
@@ -308,36 +372,69 @@ async function measureAll(): Promise<void> {
   const want = (k: string): boolean => !only || only.some((o) => k.startsWith(o));
 
   for (const gateway of gateways) {
-    const env: Record<string, string> = gateway === 'stub' ? { BENCH_LATENCY_MS: String(latencyMs) } : { BENCH_CLOCK: clockIso };
+    const env: Record<string, string> =
+      gateway === 'stub' ? { BENCH_LATENCY_MS: String(latencyMs) } : { BENCH_CLOCK: clockIso };
     const sandbox = forkTs(gateway === 'stub' ? './stub-gateway-process.ts' : './sandbox-process.ts', env);
     const { url } = (await sandbox.ready) as unknown as { url: string };
-    log(gateway === 'stub' ? `stub gateway at ${url}${latencyMs ? `, ${latencyMs} ms per answer` : ''}` : `sandbox at ${url}, virtual clock from ${clockIso}`);
+    log(
+      gateway === 'stub'
+        ? `stub gateway at ${url}${latencyMs ? `, ${latencyMs} ms per answer` : ''}`
+        : `sandbox at ${url}, virtual clock from ${clockIso}`,
+    );
     const tag = gateway === 'stub' ? '[stub] ' : '';
     try {
       const hooked = hookArg ? ' with an onApproved' : '';
       const checkout = [
         server('checkout-floor', `${tag}(a) floor: pre-built approval, bare undici`),
         ...(stores
-          ? stores.map((st) => server('checkout-ours', `${tag}(b) express-nicepay checkoutReturn${hooked}, ${st} store`, st))
+          ? stores.map((st) =>
+              server('checkout-ours', `${tag}(b) express-nicepay checkoutReturn${hooked}, ${st} store`, st),
+            )
           : [server('checkout-ours', `${tag}(b) express-nicepay checkoutReturn${hooked}`)]),
         ...(base ? [server('checkout-base', `${tag}(b0) checkoutReturn of ${baseArg}${hooked}`)] : []),
         // Where the gap to the floor comes from: the plumbing alone, without the checks (full runs).
-        ...(!quick && gateway === 'sandbox' ? [server('checkout-skeleton', "(s) checkoutReturn's plumbing only: no check, store or mapping")] : []),
+        ...(!quick && gateway === 'sandbox'
+          ? [server('checkout-skeleton', "(s) checkoutReturn's plumbing only: no check, store or mapping")]
+          : []),
         server('checkout-sample', `${tag}(c) official-sample approach (urlencoded + axios)`),
       ].filter((s) => want(s.id));
-      if (checkout.length) results.push(...(await runGroup(sandbox, url, gateway, 'checkout', checkout, '/return', plan.checkout, checkoutFeeder)));
+      if (checkout.length)
+        results.push(
+          ...(await runGroup(sandbox, url, gateway, 'checkout', checkout, '/return', plan.checkout, checkoutFeeder)),
+        );
       if (gateway === 'stub') continue; // key-in and payout: against the sandbox only
 
-      const keyin = [server('keyin-floor', 'key-in floor: pre-built form, bare undici'), server('keyin-ours', 'key-in nicepay.keyin()')].filter((s) => want(s.id));
-      if (plan.keyin && keyin.length) results.push(...(await runGroup(sandbox, url, gateway, 'keyin', keyin, '/keyin', plan.keyin, simpleFeeder)));
+      const keyin = [
+        server('keyin-floor', 'key-in floor: pre-built form, bare undici'),
+        server('keyin-ours', 'key-in nicepay.keyin()'),
+      ].filter((s) => want(s.id));
+      if (plan.keyin && keyin.length)
+        results.push(...(await runGroup(sandbox, url, gateway, 'keyin', keyin, '/keyin', plan.keyin, simpleFeeder)));
 
-      const payout = [server('payout-floor', 'payout floor: pre-built envelope, bare undici'), server('payout-ours', 'payout nicepay.payout.request()')].filter((s) => want(s.id));
+      const payout = [
+        server('payout-floor', 'payout floor: pre-built envelope, bare undici'),
+        server('payout-ours', 'payout nicepay.payout.request()'),
+      ].filter((s) => want(s.id));
       if (plan.payout && payout.length) {
         // One sub-merchant, registered at 09:00 KST on the virtual clock the server children share.
-        const admin = createNicepay({ mid: BENCH_MID, merchantKey: BENCH_KEY, baseUrl: url, clock: () => new Date(new Date(clockIso).getTime() + (Date.now() - started)) });
-        await admin.payout.registerSubMerchant({ subId: BENCH_SUB_ID, subNm: '벤치 하위몰', subCoNo: '1234567890', bankCd: '004', accntNo: '12345678901234', accntNm: '홍길동' });
+        const admin = createNicepay({
+          mid: BENCH_MID,
+          merchantKey: BENCH_KEY,
+          baseUrl: url,
+          clock: () => new Date(new Date(clockIso).getTime() + (Date.now() - started)),
+        });
+        await admin.payout.registerSubMerchant({
+          subId: BENCH_SUB_ID,
+          subNm: '벤치 하위몰',
+          subCoNo: '1234567890',
+          bankCd: '004',
+          accntNo: '12345678901234',
+          accntNm: '홍길동',
+        });
         await admin.close();
-        results.push(...(await runGroup(sandbox, url, gateway, 'payout', payout, '/payout', plan.payout, simpleFeeder)));
+        results.push(
+          ...(await runGroup(sandbox, url, gateway, 'payout', payout, '/payout', plan.payout, simpleFeeder)),
+        );
       }
     } finally {
       await sandbox.stop();
@@ -353,13 +450,21 @@ async function measureAll(): Promise<void> {
 async function startServer({ id, kind, store }: Server, url: string): Promise<{ child: Child; port: number }> {
   const profileDir = join(os.tmpdir(), 'express-nicepay-bench-profiles', id);
   const extra = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const storeEnv: Record<string, string> = !store ? {}
-    : store === 'sqlite' ? { BENCH_STORE: store, BENCH_SQLITE_PATH: join(hosts.sqliteDir!, `${id}.db`) }
-    : store === 'memory' ? { BENCH_STORE: store }
-    : { BENCH_STORE: store, BENCH_REDIS_URL: hosts.redisUrl[store]!, BENCH_REDIS_PREFIX: `bench:${id}:` };
+  const storeEnv: Record<string, string> = !store
+    ? {}
+    : store === 'sqlite'
+      ? { BENCH_STORE: store, BENCH_SQLITE_PATH: join(hosts.sqliteDir!, `${id}.db`) }
+      : store === 'memory'
+        ? { BENCH_STORE: store }
+        : { BENCH_STORE: store, BENCH_REDIS_URL: hosts.redisUrl[store]!, BENCH_REDIS_PREFIX: `bench:${id}:` };
   const env = {
-    BENCH_KIND: kind, SANDBOX_URL: url, BENCH_CLOCK: clockIso, ...storeEnv, ...(hookArg ? { BENCH_ON_APPROVED: '1' } : {}),
-    ...(base ? { BENCH_BASE: base } : {}), ...(profile ? { BENCH_HEAP_PROFILE_DIR: profileDir } : {}),
+    BENCH_KIND: kind,
+    SANDBOX_URL: url,
+    BENCH_CLOCK: clockIso,
+    ...storeEnv,
+    ...(hookArg ? { BENCH_ON_APPROVED: '1' } : {}),
+    ...(base ? { BENCH_BASE: base } : {}),
+    ...(profile ? { BENCH_HEAP_PROFILE_DIR: profileDir } : {}),
   };
   const child = forkTs('./server-process.ts', env, extra);
   const { port } = (await child.ready) as unknown as { port: number };
@@ -367,7 +472,10 @@ async function startServer({ id, kind, store }: Server, url: string): Promise<{ 
 }
 
 /** What a server says of its store in `stats` (0 without one). */
-interface StoreStats { storeCalls: number; redisCommands: number }
+interface StoreStats {
+  storeCalls: number;
+  redisCommands: number;
+}
 
 type BodyFn = () => { body: string; contentType: string };
 
@@ -377,7 +485,13 @@ type BodyFn = () => { body: string; contentType: string };
  * notices that `amount` is reached on its 1-second tick, so its own duration (and anything
  * computed from it) is quantised to whole seconds.
  */
-function load(port: number, path: string, n: number, connections: number, body?: BodyFn): Promise<autocannon.Result & { activeS: number }> {
+function load(
+  port: number,
+  path: string,
+  n: number,
+  connections: number,
+  body?: BodyFn,
+): Promise<autocannon.Result & { activeS: number }> {
   const requests: autocannon.Request[] = [
     body
       ? {
@@ -393,8 +507,16 @@ function load(port: number, path: string, n: number, connections: number, body?:
   const t0 = process.hrtime.bigint();
   let last = t0;
   return new Promise((resolve, reject) => {
-    const inst = autocannon({ url: `http://127.0.0.1:${port}`, connections, amount: n, requests, timeout: 30, ...(rate ? { overallRate: rate } : {}) }, (err, res) =>
-      err ? reject(err) : resolve({ ...res, activeS: Number(last - t0) / 1e9 }),
+    const inst = autocannon(
+      {
+        url: `http://127.0.0.1:${port}`,
+        connections,
+        amount: n,
+        requests,
+        timeout: 30,
+        ...(rate ? { overallRate: rate } : {}),
+      },
+      (err, res) => (err ? reject(err) : resolve({ ...res, activeS: Number(last - t0) / 1e9 })),
     );
     inst.on('response', () => {
       last = process.hrtime.bigint();
@@ -415,10 +537,17 @@ const checkoutFeeder: Feeder = async (sandbox, child, { id, kind }, tag, n) => {
   // The sample's urlencoded parser only takes UTF-8 bodies (415 on charset=euc-kr), so its
   // shop must use CharSet=utf-8 windows; the others get the gateway's default EUC-KR.
   const charset = kind === 'checkout-sample' ? 'utf-8' : 'euc-kr';
-  const list = await sandbox.call<WireAuthReturn[]>('auth', { n: n + SPARE, amount: BENCH_AMOUNT, prefix: `bench-${id}-${tag}`, charset });
+  const list = await sandbox.call<WireAuthReturn[]>('auth', {
+    n: n + SPARE,
+    amount: BENCH_AMOUNT,
+    prefix: `bench-${id}-${tag}`,
+    charset,
+  });
   if (kind === 'checkout-floor') {
     // Exactly the first n are pre-built: the floor approves what it was given, in order.
-    await child.call('prepare', { items: list.slice(0, n).map(({ tid, authToken, amt, nextAppUrl }) => ({ tid, authToken, amt, nextAppUrl })) });
+    await child.call('prepare', {
+      items: list.slice(0, n).map(({ tid, authToken, amt, nextAppUrl }) => ({ tid, authToken, amt, nextAppUrl })),
+    });
   }
   let i = 0;
   return () => {
@@ -439,11 +568,24 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Group, kinds: Server[], path: string, total: number, feeder: Feeder): Promise<Measurement[]> {
-  const servers = new Map<string, { child: Child; port: number; rounds: Round[]; untimed: number; storeCalls: number; redisCommands: number }>();
+async function runGroup(
+  sandbox: Child,
+  url: string,
+  gateway: Gateway,
+  group: Group,
+  kinds: Server[],
+  path: string,
+  total: number,
+  feeder: Feeder,
+): Promise<Measurement[]> {
+  const servers = new Map<
+    string,
+    { child: Child; port: number; rounds: Round[]; untimed: number; storeCalls: number; redisCommands: number }
+  >();
   const connections = CONNECTIONS[gateway];
   try {
-    for (const k of kinds) servers.set(k.id, { ...(await startServer(k, url)), rounds: [], untimed: 0, storeCalls: 0, redisCommands: 0 });
+    for (const k of kinds)
+      servers.set(k.id, { ...(await startServer(k, url)), rounds: [], untimed: 0, storeCalls: 0, redisCommands: 0 });
     for (const k of kinds) {
       const s = servers.get(k.id)!;
       const warmup = plan.warmup[group];
@@ -472,21 +614,37 @@ async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Gr
         const b1 = await sandbox.call<ProcStats>('stats');
         const cpu = (a: ProcStats, b: ProcStats): number => b.user - a.user + b.system - a.system;
         s.rounds.push({
-          requests: res.requests.total, durationS, reqPerSec: res.requests.total / durationS,
-          p50Ms: res.latency.p50, p99Ms: res.latency.p99, cpuUs: cpu(s0, s1), gcUs: s1.gc - s0.gc,
-          mainCpuUs: (s1.mainCpu ?? NaN) - (s0.mainCpu ?? NaN), sandboxCpuUs: cpu(b0, b1),
-          helperCpuUs: Object.fromEntries(Object.entries(s1.helperCpu ?? {}).map(([name, us]) => [name, us - (s0.helperCpu?.[name] ?? 0)])),
-          non2xx: res.non2xx, errors: res.errors + res.timeouts,
+          requests: res.requests.total,
+          durationS,
+          reqPerSec: res.requests.total / durationS,
+          p50Ms: res.latency.p50,
+          p99Ms: res.latency.p99,
+          cpuUs: cpu(s0, s1),
+          gcUs: s1.gc - s0.gc,
+          mainCpuUs: (s1.mainCpu ?? NaN) - (s0.mainCpu ?? NaN),
+          sandboxCpuUs: cpu(b0, b1),
+          helperCpuUs: Object.fromEntries(
+            Object.entries(s1.helperCpu ?? {}).map(([name, us]) => [name, us - (s0.helperCpu?.[name] ?? 0)]),
+          ),
+          non2xx: res.non2xx,
+          errors: res.errors + res.timeouts,
         });
       }
       // Per request: all threads' CPU, then the main thread's alone and GC pauses, so that a
       // slow round shows whether JavaScript or V8's helper threads took the extra time.
-      log(`round ${r + 1}/${plan.rounds}: ${kinds.map(({ id: k }) => {
-        const last = servers.get(k)!.rounds.at(-1)!;
-        const per = (us: number): string => (us / last.requests).toFixed(0);
-        const helpers = Object.entries(last.helperCpuUs).filter(([, us]) => us > 0).map(([name, us]) => `${name.trim()} ${per(us)}`).join(', ');
-        return `${k} ${last.reqPerSec.toFixed(0)} req/s ${per(last.cpuUs)} us/req (main ${per(last.mainCpuUs)}, gc ${per(last.gcUs)}${helpers ? `; ${helpers}` : ''})`;
-      }).join(', ')}; order ${order.map(({ id }) => id.replace(/^[a-z]+-/, '')).join(' > ')}`);
+      log(
+        `round ${r + 1}/${plan.rounds}: ${kinds
+          .map(({ id: k }) => {
+            const last = servers.get(k)!.rounds.at(-1)!;
+            const per = (us: number): string => (us / last.requests).toFixed(0);
+            const helpers = Object.entries(last.helperCpuUs)
+              .filter(([, us]) => us > 0)
+              .map(([name, us]) => `${name.trim()} ${per(us)}`)
+              .join(', ');
+            return `${k} ${last.reqPerSec.toFixed(0)} req/s ${per(last.cpuUs)} us/req (main ${per(last.mainCpuUs)}, gc ${per(last.gcUs)}${helpers ? `; ${helpers}` : ''})`;
+          })
+          .join(', ')}; order ${order.map(({ id }) => id.replace(/^[a-z]+-/, '')).join(' > ')}`,
+      );
     }
     const allocKb = new Map<string, number>();
     if (record || alloc) {
@@ -507,7 +665,13 @@ async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Gr
       const requests = sum((r) => r.requests);
       const durationS = sum((r) => r.durationS);
       const m: Measurement = {
-        id, name, kind, ...(store ? { store } : {}), gateway, requests, durationS,
+        id,
+        name,
+        kind,
+        ...(store ? { store } : {}),
+        gateway,
+        requests,
+        durationS,
         storeCallsPerReq: store ? s.storeCalls / requests : null,
         redisCommandsPerReq: store?.startsWith('redis') ? s.redisCommands / requests : null,
         reqPerSec: requests / durationS,
@@ -525,7 +689,9 @@ async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Gr
         verified: await verify(sandbox, gateway, id, kind, requests, s.untimed),
         rounds: s.rounds,
       };
-      log(`${name}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.cpuUsPerReq.toFixed(0)} us CPU/req (GC ${m.gcUsPerReq.toFixed(0)}), ${m.allocKbPerReq === null ? '' : `${m.allocKbPerReq.toFixed(1)} KB allocated/req, `}${m.peakRssMb.toFixed(0)} MB${m.storeCallsPerReq === null ? '' : `, ${m.storeCallsPerReq.toFixed(2)} store calls/req`}${m.redisCommandsPerReq === null ? '' : `, ${m.redisCommandsPerReq.toFixed(2)} redis commands/req`}; ${JSON.stringify(m.outcomes)}; ${m.verified}`);
+      log(
+        `${name}: ${m.reqPerSec.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ${m.cpuUsPerReq.toFixed(0)} us CPU/req (GC ${m.gcUsPerReq.toFixed(0)}), ${m.allocKbPerReq === null ? '' : `${m.allocKbPerReq.toFixed(1)} KB allocated/req, `}${m.peakRssMb.toFixed(0)} MB${m.storeCallsPerReq === null ? '' : `, ${m.storeCallsPerReq.toFixed(2)} store calls/req`}${m.redisCommandsPerReq === null ? '' : `, ${m.redisCommandsPerReq.toFixed(2)} redis commands/req`}; ${JSON.stringify(m.outcomes)}; ${m.verified}`,
+      );
       if (m.firstErrors.length) log('  first errors:', m.firstErrors);
       out.push(m);
     }
@@ -536,7 +702,14 @@ async function runGroup(sandbox: Child, url: string, gateway: Gateway, group: Gr
 }
 
 /** What the sandbox recorded for the measured rounds of `kind`. */
-async function verify(sandbox: Child, gateway: Gateway, id: string, kind: ServerKind, requests: number, untimed: number): Promise<string> {
+async function verify(
+  sandbox: Child,
+  gateway: Gateway,
+  id: string,
+  kind: ServerKind,
+  requests: number,
+  untimed: number,
+): Promise<string> {
   if (gateway === 'stub') {
     const c = await sandbox.call<{ approved: number; unanswerable: number }>('count', { prefix: `bench-${id}-run` });
     return `stub: ${c.approved} precomputed answers sent for ${requests + untimed} requests (${requests} measured, ${untimed} re-warm); ${c.unanswerable} requests in all it had no answer for`;
@@ -546,7 +719,9 @@ async function verify(sandbox: Child, gateway: Gateway, id: string, kind: Server
     return `ledger: ${byStatus.approved ?? 0} approved for ${requests + untimed} requests (${requests} measured, ${untimed} re-warm)`;
   }
   if (kind.startsWith('keyin')) {
-    const byStatus = await sandbox.call<Record<string, number>>('count', { prefix: kind === 'keyin-floor' ? 'kfloor-' : 'kours-' });
+    const byStatus = await sandbox.call<Record<string, number>>('count', {
+      prefix: kind === 'keyin-floor' ? 'kfloor-' : 'kours-',
+    });
     return `ledger (warm-up and re-warm included): ${JSON.stringify(byStatus)}`;
   }
   return `sandbox books: ${await sandbox.call<number>('payouts')} payout requests in all (both servers, warm-up and re-warm included)`;
@@ -563,7 +738,8 @@ async function bestPipeline(iterations: number, trials: number): Promise<Pipelin
 }
 
 function report(results: Measurement[], pipeline: PipelineResult, loadBefore: number[], elapsedMs: number): void {
-  const by = (k: ServerKind, gateway: Gateway = 'sandbox'): Measurement | undefined => results.find((r) => r.id === k && r.gateway === gateway);
+  const by = (k: ServerKind, gateway: Gateway = 'sandbox'): Measurement | undefined =>
+    results.find((r) => r.id === k && r.gateway === gateway);
   const ratio = (x: Measurement | undefined, y: Measurement | undefined): number | null =>
     x && y ? Math.round((x.reqPerSec / y.reqPerSec) * 1000) / 1000 : null;
   const cpus = os.cpus();
@@ -591,7 +767,10 @@ function report(results: Measurement[], pipeline: PipelineResult, loadBefore: nu
       ? Math.round(median(x.rounds.map((r, i) => r.reqPerSec / y.rounds[i]!.reqPerSec)) * 1000) / 1000
       : null;
   const table = (f: typeof ratio): Record<(typeof RATIOS)[number][0], number | null> =>
-    Object.fromEntries(RATIOS.map(([name, x, y]) => [name, f(by(x), by(y))])) as Record<(typeof RATIOS)[number][0], number | null>;
+    Object.fromEntries(RATIOS.map(([name, x, y]) => [name, f(by(x), by(y))])) as Record<
+      (typeof RATIOS)[number][0],
+      number | null
+    >;
   const ratios = table(ratio);
   const pairedRatios = table(paired);
   const STUB_RATIOS = [
@@ -600,7 +779,10 @@ function report(results: Measurement[], pipeline: PipelineResult, loadBefore: nu
     ['checkoutBoverB0', 'checkout-ours', 'checkout-base'],
   ] as const;
   const stubTable = (f: typeof ratio): Record<(typeof STUB_RATIOS)[number][0], number | null> =>
-    Object.fromEntries(STUB_RATIOS.map(([name, x, y]) => [name, f(by(x, 'stub'), by(y, 'stub'))])) as Record<(typeof STUB_RATIOS)[number][0], number | null>;
+    Object.fromEntries(STUB_RATIOS.map(([name, x, y]) => [name, f(by(x, 'stub'), by(y, 'stub'))])) as Record<
+      (typeof STUB_RATIOS)[number][0],
+      number | null
+    >;
   const stubRatios = stubTable(ratio);
   const stubPairedRatios = stubTable(paired);
   const json = {
@@ -617,7 +799,7 @@ function report(results: Measurement[], pipeline: PipelineResult, loadBefore: nu
     elapsedS: Math.round(elapsedMs / 100) / 10,
   };
   // A quick run is a smoke test: it prints, and leaves the recorded full results alone.
-  if (record) writeFileSync(new URL('./results.json', import.meta.url), JSON.stringify(json, null, 2) + '\n');
+  if (record) writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(json, null, 2)}\n`);
 
   const f = (n: number, d = 0): string => n.toFixed(d);
   const rows = results.map(
@@ -647,12 +829,24 @@ key-in ${fr(pairedRatios.keyinOursOverFloor)}, payout ${fr(pairedRatios.payoutOu
 Against the stub gateway: checkout b/a = **${fr(stubRatios.checkoutBoverA)}**, b/c = **${fr(stubRatios.checkoutBoverC)}**; median of the per-round ratios:
 b/a = ${fr(stubPairedRatios.checkoutBoverA)}, b/c = ${fr(stubPairedRatios.checkoutBoverC)}${base ? `, b/b0 = ${fr(stubPairedRatios.checkoutBoverB0)}` : ''}.
 
-${results.some((r) => r.storeCallsPerReq !== null) ? `Ledger store calls per approval (and the Redis commands they sent): ${results.filter((r) => r.storeCallsPerReq !== null).map((r) => `${r.id} ${f(r.storeCallsPerReq!, 2)}${r.redisCommandsPerReq === null ? '' : ` (${f(r.redisCommandsPerReq, 2)} commands)`}`).join(', ')}.\n\n` : ''}What the gateway side recorded:
+${
+  results.some((r) => r.storeCallsPerReq !== null)
+    ? `Ledger store calls per approval (and the Redis commands they sent): ${results
+        .filter((r) => r.storeCallsPerReq !== null)
+        .map(
+          (r) =>
+            `${r.id} ${f(r.storeCallsPerReq!, 2)}${r.redisCommandsPerReq === null ? '' : ` (${f(r.redisCommandsPerReq, 2)} commands)`}`,
+        )
+        .join(', ')}.\n\n`
+    : ''
+}What the gateway side recorded:
 ${results.map((r) => `- ${r.name}: ${r.verified}`).join('\n')}
 
 Pipeline micro-benchmark (\`npx tsx bench/pipeline.ts\`, best of trials, ${pipeline.iterations} iterations):
 **${f(pipeline.usPerApproval, 1)} us per approval**.
-${Object.entries(pipeline.stages).map(([k, v]) => `- ${k}: ${f(v, 2)} us`).join('\n')}
+${Object.entries(pipeline.stages)
+  .map(([k, v]) => `- ${k}: ${f(v, 2)} us`)
+  .join('\n')}
 `;
   if (!record) {
     console.error(md);
@@ -664,11 +858,14 @@ ${Object.entries(pipeline.stages).map(([k, v]) => `- ${k}: ${f(v, 2)} us`).join(
     const old = existsSync(file) ? readFileSync(file, 'utf8') : `# Approval-path benchmark\n\n${START}\n${END}\n`;
     const a = old.indexOf(START);
     const b = old.indexOf(END);
-    const next = a !== -1 && b > a ? old.slice(0, a + START.length) + '\n' + md + old.slice(b) : `${old}\n${START}\n${md}${END}\n`;
+    const next =
+      a !== -1 && b > a ? `${old.slice(0, a + START.length)}\n${md}${old.slice(b)}` : `${old}\n${START}\n${md}${END}\n`;
     writeFileSync(file, next);
   }
   const ab = base ? ` b/b0=${fr(pairedRatios.checkoutBoverB0)} stub b/b0=${fr(stubPairedRatios.checkoutBoverB0)}` : '';
-  console.log(`checkout b/a=${fr(ratios.checkoutBoverA)} b/c=${fr(ratios.checkoutBoverC)} stub b/a=${fr(stubRatios.checkoutBoverA)} stub b/c=${fr(stubRatios.checkoutBoverC)}${ab} pipeline=${f(pipeline.usPerApproval, 1)}us`);
+  console.log(
+    `checkout b/a=${fr(ratios.checkoutBoverA)} b/c=${fr(ratios.checkoutBoverC)} stub b/a=${fr(stubRatios.checkoutBoverA)} stub b/c=${fr(stubRatios.checkoutBoverC)}${ab} pipeline=${f(pipeline.usPerApproval, 1)}us`,
+  );
 }
 
 await main();

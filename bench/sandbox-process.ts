@@ -25,10 +25,23 @@ export interface WireAuthReturn {
 serveIpc({
   url: () => url,
   async auth(msg) {
-    const { n, amount, prefix, charset, method } = msg as { n: number; amount: number; prefix: string; charset: Charset; method?: PayMethod };
+    const { n, amount, prefix, charset, method } = msg as {
+      n: number;
+      amount: number;
+      prefix: string;
+      charset: Charset;
+      method?: PayMethod;
+    };
     const out: WireAuthReturn[] = [];
     for (let i = 0; i < n; i++) {
-      const r = await sandbox.authenticate({ moid: `${prefix}-${i}`, amount, method: method ?? 'CARD', charset, goodsName: '벤치 상품', buyerName: '홍길동' });
+      const r = await sandbox.authenticate({
+        moid: `${prefix}-${i}`,
+        amount,
+        method: method ?? 'CARD',
+        charset,
+        goodsName: '벤치 상품',
+        buyerName: '홍길동',
+      });
       out.push({
         body: r.body.toString('latin1'),
         contentType: r.contentType,

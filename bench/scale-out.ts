@@ -22,13 +22,15 @@ import { type Child, forkTs, type ProcStats } from './ipc.js';
 import type { WireAuthReturn } from './sandbox-process.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const arg = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const arg = (name: string, fallback: string): string =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const REQUESTS = Number(arg('requests', '3000'));
 const ROUNDS = Number(arg('rounds', '3'));
 const CONNECTIONS = Number(arg('connections', '32'));
 const WARMUP = Number(arg('warmup', '1000'));
 const PROCESSES = arg('processes', '1,2,4').split(',').map(Number);
-if (![REQUESTS, ROUNDS, CONNECTIONS, WARMUP, ...PROCESSES].every((n) => Number.isSafeInteger(n) && n > 0)) throw new Error('scale-out: every option is a positive whole number');
+if (![REQUESTS, ROUNDS, CONNECTIONS, WARMUP, ...PROCESSES].every((n) => Number.isSafeInteger(n) && n > 0))
+  throw new Error('scale-out: every option is a positive whole number');
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -46,7 +48,10 @@ interface Shop {
 }
 
 /** Loads `shops` at once with `n` requests in all, `CONNECTIONS` connections split over them. */
-async function load(shops: Shop[], returns: WireAuthReturn[]): Promise<{ seconds: number; non2xx: number; errors: number }> {
+async function load(
+  shops: Shop[],
+  returns: WireAuthReturn[],
+): Promise<{ seconds: number; non2xx: number; errors: number }> {
   let next = 0;
   const per = Math.ceil(returns.length / shops.length);
   const t0 = process.hrtime.bigint();
@@ -69,7 +74,13 @@ async function load(shops: Shop[], returns: WireAuthReturn[]): Promise<{ seconds
                 setupRequest: (req) => {
                   const r = mine[taken++]!;
                   next++;
-                  return { ...req, method: 'POST', path: '/return', body: r.body, headers: { 'content-type': r.contentType } };
+                  return {
+                    ...req,
+                    method: 'POST',
+                    path: '/return',
+                    body: r.body,
+                    headers: { 'content-type': r.contentType },
+                  };
                 },
               },
             ],
@@ -103,17 +114,24 @@ async function main(): Promise<void> {
   const shops: Shop[] = [];
   try {
     for (let i = 0; i < maxShops; i++) {
-      const child = forkTs('./server-process.ts', { BENCH_KIND: 'checkout-ours', SANDBOX_URL: url, BENCH_REDIS_URL: redis.url });
+      const child = forkTs('./server-process.ts', {
+        BENCH_KIND: 'checkout-ours',
+        SANDBOX_URL: url,
+        BENCH_REDIS_URL: redis.url,
+      });
       const { port } = (await child.ready) as unknown as { port: number };
       shops.push({ child, port });
     }
     let batch = 0;
-    const auth = (n: number): Promise<WireAuthReturn[]> => stub.call<WireAuthReturn[]>('auth', { n, amount: 1004, prefix: `bench-scale${batch++}`, charset: 'euc-kr' });
+    const auth = (n: number): Promise<WireAuthReturn[]> =>
+      stub.call<WireAuthReturn[]>('auth', { n, amount: 1004, prefix: `bench-scale${batch++}`, charset: 'euc-kr' });
 
     log(`warm-up: ${WARMUP} requests on each of ${maxShops} processes`);
     for (const shop of shops) await load([shop], await auth(WARMUP));
 
-    const totals = new Map<number, { requests: number; seconds: number; cpu: Cpu }>(PROCESSES.map((p) => [p, { requests: 0, seconds: 0, cpu: { shops: 0, redis: 0, stub: 0, load: 0 } }]));
+    const totals = new Map<number, { requests: number; seconds: number; cpu: Cpu }>(
+      PROCESSES.map((p) => [p, { requests: 0, seconds: 0, cpu: { shops: 0, redis: 0, stub: 0, load: 0 } }]),
+    );
     /** CPU so far of each part of the run, microseconds. */
     const cpuNow = async (): Promise<Cpu> => {
       const shopStats = await Promise.all(shops.map((sh) => sh.child.call<ProcStats>('stats')));
@@ -156,11 +174,16 @@ async function main(): Promise<void> {
     const roundTrips = calls('evalsha') + calls('eval');
     const memory = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
     const sample = (await admin.keys('bench:*')).slice(0, 200);
-    const bytes = (await Promise.all(sample.map((k) => admin.memoryUsage(k)))).reduce<number>((a, b) => a + (b ?? 0), 0);
+    const bytes = (await Promise.all(sample.map((k) => admin.memoryUsage(k)))).reduce<number>(
+      (a, b) => a + (b ?? 0),
+      0,
+    );
 
     const one = totals.get(PROCESSES[0]!)!;
     const base = one.requests / one.seconds;
-    console.log(`scale-out: ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${REQUESTS} requests per set-up, stub gateway, one redis-server`);
+    console.log(
+      `scale-out: ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${REQUESTS} requests per set-up, stub gateway, one redis-server`,
+    );
     for (const [p, t] of totals) {
       const rps = t.requests / t.seconds;
       const us = (k: keyof Cpu): string => (t.cpu[k] / t.requests).toFixed(0);
@@ -169,9 +192,15 @@ async function main(): Promise<void> {
         `  ${p} process(es): ${rps.toFixed(0)} req/s, ${(rps / base).toFixed(2)}x of ${PROCESSES[0]}; CPU per request: shops ${us('shops')} us, redis ${us('redis')} us, stub ${us('stub')} us, load generator ${us('load')} us; ${cores.toFixed(2)} cores busy`,
       );
     }
-    console.log(`  checks: ${approved}/${sent} answered approved, ${count.approved} stub answers, ${count.unanswerable} unanswerable, ${failures} non-2xx or errors`);
-    console.log(`  store round trips: ${roundTrips} scripts run for ${sent} approvals (${(roundTrips / sent).toFixed(2)} per approval)`);
-    console.log(`  store: ${keys} keys for ${sent} approvals (${(keys / sent).toFixed(2)} per approval), ~${(bytes / sample.length).toFixed(0)} bytes per key (MEMORY USAGE of ${sample.length}), used_memory ${(memory / sent).toFixed(0)} bytes per approval`);
+    console.log(
+      `  checks: ${approved}/${sent} answered approved, ${count.approved} stub answers, ${count.unanswerable} unanswerable, ${failures} non-2xx or errors`,
+    );
+    console.log(
+      `  store round trips: ${roundTrips} scripts run for ${sent} approvals (${(roundTrips / sent).toFixed(2)} per approval)`,
+    );
+    console.log(
+      `  store: ${keys} keys for ${sent} approvals (${(keys / sent).toFixed(2)} per approval), ~${(bytes / sample.length).toFixed(0)} bytes per key (MEMORY USAGE of ${sample.length}), used_memory ${(memory / sent).toFixed(0)} bytes per approval`,
+    );
     if (approved !== sent || count.approved !== sent || failures !== 0) process.exitCode = 1;
   } finally {
     await Promise.all(shops.map((s) => s.child.stop()));

@@ -33,9 +33,15 @@ import { approvalSignData, keyinSignData, payoutEncKey } from '../src/wire/signa
 import { BENCH_AMOUNT, BENCH_KEY, BENCH_MID, BENCH_SUB_ID, flowingClock, procStats, serveIpc } from './ipc.js';
 
 export type ServerKind =
-  | 'checkout-floor' | 'checkout-ours' | 'checkout-base' | 'checkout-skeleton' | 'checkout-sample'
-  | 'keyin-floor' | 'keyin-ours'
-  | 'payout-floor' | 'payout-ours';
+  | 'checkout-floor'
+  | 'checkout-ours'
+  | 'checkout-base'
+  | 'checkout-skeleton'
+  | 'checkout-sample'
+  | 'keyin-floor'
+  | 'keyin-ours'
+  | 'payout-floor'
+  | 'payout-ours';
 
 const kind = process.env.BENCH_KIND as ServerKind;
 const sandboxUrl = process.env.SANDBOX_URL!;
@@ -44,7 +50,9 @@ const KEYIN_CARD = { number: '4111111111111111', expiry: '3012' } as const;
 
 const outcomes: Record<string, number> = {};
 const firstErrors: string[] = [];
-const count = (what: string): void => void (outcomes[what] = (outcomes[what] ?? 0) + 1);
+const count = (what: string): void => {
+  outcomes[what] = (outcomes[what] ?? 0) + 1;
+};
 function fail(res: Response, err: unknown): void {
   const e = err as { code?: string; status?: number; message?: string };
   count(`error:${e.code ?? 'unknown'}`);
@@ -80,7 +88,12 @@ function drain(req: Request): Promise<void> {
 const floorDispatcher = process.env.BENCH_FLOOR_DISPATCHER === 'global' ? getGlobalDispatcher() : new Agent();
 /** POSTs a pre-built body with a bare undici request and reads the whole answer. */
 async function bareSend(url: string, body: Buffer, contentType: string): Promise<number> {
-  const res = await request(url, { method: 'POST', body, headers: { 'content-type': contentType }, dispatcher: floorDispatcher });
+  const res = await request(url, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': contentType },
+    dispatcher: floorDispatcher,
+  });
   await res.body.arrayBuffer();
   return res.statusCode;
 }
@@ -90,10 +103,13 @@ function floorRoute(path: string, url: () => string, contentType: string): void 
   app.post(path, (req, res) => {
     drain(req)
       .then(() => bareSend(url(), takePrebuilt(), contentType))
-      .then((status) => {
-        count(`http-${status}`);
-        res.send('ok');
-      }, (err) => fail(res, err));
+      .then(
+        (status) => {
+          count(`http-${status}`);
+          res.send('ok');
+        },
+        (err) => fail(res, err),
+      );
   });
 }
 
@@ -102,7 +118,8 @@ function floorRoute(path: string, url: () => string, contentType: string): void 
  * TypeScript sources through tsx. checkout-base loads another tree's build: the code before a change.
  */
 const libRoot = kind === 'checkout-base' ? process.env.BENCH_BASE! : fileURLToPath(new URL('..', import.meta.url));
-const fromBuild = <T>(file: string): Promise<T> => import(pathToFileURL(join(libRoot, 'dist', file)).href) as Promise<T>;
+const fromBuild = <T>(file: string): Promise<T> =>
+  import(pathToFileURL(join(libRoot, 'dist', file)).href) as Promise<T>;
 /**
  * The ledger store (`npm run bench -- --store=...`, bench/scale-out.ts):
  *   BENCH_STORE=memory        memoryStore(), as without BENCH_STORE, but with its calls counted;
@@ -114,16 +131,23 @@ const fromBuild = <T>(file: string): Promise<T> => import(pathToFileURL(join(lib
 const storeName = process.env.BENCH_STORE ?? (process.env.BENCH_REDIS_URL ? 'redis' : undefined);
 async function openStore(): Promise<import('../src/store/types.js').LedgerStore | undefined> {
   switch (storeName) {
-    case undefined: return undefined;
-    case 'memory': return (await fromBuild<typeof import('../src/store/memory-store.js')>('store/memory-store.js')).memoryStore();
-    case 'sqlite': return (await fromBuild<typeof import('../src/store/sqlite-store.js')>('store/sqlite-store.js')).sqliteStore({ path: process.env.BENCH_SQLITE_PATH! });
+    case undefined:
+      return undefined;
+    case 'memory':
+      return (await fromBuild<typeof import('../src/store/memory-store.js')>('store/memory-store.js')).memoryStore();
+    case 'sqlite':
+      return (await fromBuild<typeof import('../src/store/sqlite-store.js')>('store/sqlite-store.js')).sqliteStore({
+        path: process.env.BENCH_SQLITE_PATH!,
+      });
     case 'redis':
     case 'redis-replica':
       return (await fromBuild<typeof import('../src/store/redis-store.js')>('store/redis-store.js')).redisStore({
         ...(process.env.BENCH_STORE ? { client: await countedRedisClient() } : { url: process.env.BENCH_REDIS_URL! }),
-        prefix: process.env.BENCH_REDIS_PREFIX ?? 'bench:', ...(storeName === 'redis-replica' ? { waitForReplicas: 1 } : {}),
+        prefix: process.env.BENCH_REDIS_PREFIX ?? 'bench:',
+        ...(storeName === 'redis-replica' ? { waitForReplicas: 1 } : {}),
       });
-    default: throw new Error(`unknown BENCH_STORE ${storeName}`);
+    default:
+      throw new Error(`unknown BENCH_STORE ${storeName}`);
   }
 }
 /** Calls made to the store (its LedgerStore methods), when BENCH_STORE names it. */
@@ -132,7 +156,13 @@ let storeCalls = 0;
 function counted(inner: import('../src/store/types.js').LedgerStore): import('../src/store/types.js').LedgerStore {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(inner)) {
-    out[name] = typeof value === 'function' ? (...args: unknown[]): unknown => (storeCalls++, (value as (...a: unknown[]) => unknown).apply(inner, args)) : value;
+    out[name] =
+      typeof value === 'function'
+        ? (...args: unknown[]): unknown => {
+            storeCalls++;
+            return (value as (...a: unknown[]) => unknown).apply(inner, args);
+          }
+        : value;
   }
   return out as unknown as import('../src/store/types.js').LedgerStore;
 }
@@ -143,18 +173,33 @@ async function countedRedisClient(): Promise<import('../src/store/redis-client.j
   const client = await createClient({ url: process.env.BENCH_REDIS_URL! }).connect();
   const c = client as unknown as { sendCommand(...args: unknown[]): Promise<unknown> };
   const send = c.sendCommand.bind(client);
-  c.sendCommand = (...args) => (redisCommands++, send(...args));
+  c.sendCommand = (...args) => {
+    redisCommands++;
+    return send(...args);
+  };
   return client as unknown as import('../src/store/redis-client.js').RedisStoreClient;
 }
 const opened = await openStore();
 const store = opened && process.env.BENCH_STORE ? counted(opened) : opened;
 /** BENCH_ON_APPROVED=1: checkout-ours and checkout-base run an onApproved that does nothing, as a shop's hook would run. */
 const hook = process.env.BENCH_ON_APPROVED === '1' ? { onApproved: async (): Promise<void> => {} } : {};
-const nicepay = kind.endsWith('-ours') || kind === 'checkout-base'
-  ? (await fromBuild<typeof import('../src/index.js')>('index.js')).createNicepay({ mid: BENCH_MID, merchantKey: BENCH_KEY, baseUrl: sandboxUrl, clock, ...(store ? { store } : {}) })
-  : undefined;
+const nicepay =
+  kind.endsWith('-ours') || kind === 'checkout-base'
+    ? (await fromBuild<typeof import('../src/index.js')>('index.js')).createNicepay({
+        mid: BENCH_MID,
+        merchantKey: BENCH_KEY,
+        baseUrl: sandboxUrl,
+        clock,
+        ...(store ? { store } : {}),
+      })
+    : undefined;
 
-interface PrepareItem { tid: string; authToken: string; amt: string; nextAppUrl: string }
+interface PrepareItem {
+  tid: string;
+  authToken: string;
+  amt: string;
+  nextAppUrl: string;
+}
 let prepare: (msg: Record<string, unknown>) => number = () => 0;
 
 switch (kind) {
@@ -165,10 +210,20 @@ switch (kind) {
       const ediDate = kstTimestamp14(clock());
       nextAppUrl = items[0]?.nextAppUrl ?? nextAppUrl;
       prebuilt = items.map((it) =>
-        encodeForm({
-          TID: it.tid, AuthToken: it.authToken, MID: BENCH_MID, Amt: it.amt, EdiDate: ediDate,
-          SignData: approvalSignData(it.authToken, BENCH_MID, it.amt, ediDate, BENCH_KEY), CharSet: 'euc-kr', EdiType: 'JSON',
-        }, 'euc-kr'));
+        encodeForm(
+          {
+            TID: it.tid,
+            AuthToken: it.authToken,
+            MID: BENCH_MID,
+            Amt: it.amt,
+            EdiDate: ediDate,
+            SignData: approvalSignData(it.authToken, BENCH_MID, it.amt, ediDate, BENCH_KEY),
+            CharSet: 'euc-kr',
+            EdiType: 'JSON',
+          },
+          'euc-kr',
+        ),
+      );
       nextPrebuilt = 0;
       return prebuilt.length;
     };
@@ -179,7 +234,10 @@ switch (kind) {
   case 'checkout-base': {
     app.post(
       '/return',
-      nicepay!.checkoutReturn({ expectedAmount: (moid) => (moid.startsWith('bench') ? BENCH_AMOUNT : undefined), ...hook }),
+      nicepay!.checkoutReturn({
+        expectedAmount: (moid) => (moid.startsWith('bench') ? BENCH_AMOUNT : undefined),
+        ...hook,
+      }),
       (req, res) => {
         const { status } = req.checkout!;
         count(status);
@@ -191,23 +249,37 @@ switch (kind) {
   case 'checkout-skeleton': {
     const { readFormBody } = await fromBuild<typeof import('../src/express/read-body.js')>('express/read-body.js');
     const { createTransport } = await fromBuild<typeof import('../src/transport.js')>('transport.js');
-    const { decodeForm, encodeForm } = await fromBuild<typeof import('../src/wire/form-codec.js')>('wire/form-codec.js');
-    const { signedApprovalFields } = await fromBuild<typeof import('../src/approval/signed-form.js')>('approval/signed-form.js');
-    const { parseGatewayBody } = await fromBuild<typeof import('../src/wire/response-body.js')>('wire/response-body.js');
+    const { decodeForm, encodeForm } =
+      await fromBuild<typeof import('../src/wire/form-codec.js')>('wire/form-codec.js');
+    const { signedApprovalFields } =
+      await fromBuild<typeof import('../src/approval/signed-form.js')>('approval/signed-form.js');
+    const { parseGatewayBody } =
+      await fromBuild<typeof import('../src/wire/response-body.js')>('wire/response-body.js');
     const transport = createTransport({ connectMs: 5_000, responseMs: 30_000, maxResponseBytes: 65_536 });
     const config = { mid: BENCH_MID, merchantKey: BENCH_KEY, clock };
     app.post('/return', (req, res) => {
       readFormBody(req, { limit: 16_384, bodyCharset: () => 'euc-kr' })
         .then(({ bytes, charset }) => {
           const form = decodeForm(bytes, charset, { maxFields: 64 });
-          const fields = { ...signedApprovalFields(config, form.TxTid!, form.AuthToken!, BENCH_AMOUNT), CharSet: 'euc-kr', EdiType: 'JSON' };
-          return transport.post(new URL(form.NextAppURL!), encodeForm(fields, 'euc-kr'), 'application/x-www-form-urlencoded; charset=euc-kr');
+          const fields = {
+            ...signedApprovalFields(config, form.TxTid!, form.AuthToken!, BENCH_AMOUNT),
+            CharSet: 'euc-kr',
+            EdiType: 'JSON',
+          };
+          return transport.post(
+            new URL(form.NextAppURL!),
+            encodeForm(fields, 'euc-kr'),
+            'application/x-www-form-urlencoded; charset=euc-kr',
+          );
         })
-        .then((answer) => {
-          const raw = parseGatewayBody(answer.body, 'euc-kr', 'JSON');
-          count(raw.ResultCode === '3001' ? 'approved' : `result-${raw.ResultCode}`);
-          res.send(raw.ResultCode);
-        }, (err) => fail(res, err));
+        .then(
+          (answer) => {
+            const raw = parseGatewayBody(answer.body, 'euc-kr', 'JSON');
+            count(raw.ResultCode === '3001' ? 'approved' : `result-${raw.ResultCode}`);
+            res.send(raw.ResultCode);
+          },
+          (err) => fail(res, err),
+        );
     });
     break;
   }
@@ -227,17 +299,31 @@ switch (kind) {
       // The sandbox's virtual clock is the gateway's "now": the stricter sandbox refuses (W004)
       // an EdiDate away from it, which would measure refusals instead of approvals.
       const ediDate = ediDateOf(clock());
-      const signData = createHash('sha256').update(b.AuthToken! + BENCH_MID + b.Amt! + ediDate + BENCH_KEY).digest('hex');
+      const signData = createHash('sha256')
+        .update(b.AuthToken! + BENCH_MID + b.Amt! + ediDate + BENCH_KEY)
+        .digest('hex');
       const form = new URLSearchParams({
-        TID: b.TxTid!, AuthToken: b.AuthToken!, MID: BENCH_MID, Amt: b.Amt!, EdiDate: ediDate, SignData: signData, CharSet: 'utf-8',
+        TID: b.TxTid!,
+        AuthToken: b.AuthToken!,
+        MID: BENCH_MID,
+        Amt: b.Amt!,
+        EdiDate: ediDate,
+        SignData: signData,
+        CharSet: 'utf-8',
       });
       axios
-        .post(b.NextAppURL!, form.toString(), { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, httpAgent })
-        .then((r) => {
-          const data = r.data as { ResultCode?: string };
-          count(data.ResultCode === '3001' ? 'approved' : `result-${data.ResultCode}`);
-          res.send(String(data.ResultCode));
-        }, (err) => fail(res, err));
+        .post(b.NextAppURL!, form.toString(), {
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          httpAgent,
+        })
+        .then(
+          (r) => {
+            const data = r.data as { ResultCode?: string };
+            count(data.ResultCode === '3001' ? 'approved' : `result-${data.ResultCode}`);
+            res.send(String(data.ResultCode));
+          },
+          (err) => fail(res, err),
+        );
     });
     break;
   }
@@ -254,11 +340,25 @@ switch (kind) {
         const s = seq++;
         const moid = `kfloor-${process.pid}-${s}`;
         const tid = `${BENCH_MID}0101${tidTime}${s.toString(36).padStart(4, '0')}`;
-        prebuilt.push(encodeForm({
-          TID: tid, MID: BENCH_MID, EdiDate: ediDate, Moid: moid, Amt: amt, GoodsName: '벤치 상품',
-          EncData: encryptEncData(keyinEncPlaintext(KEYIN_CARD), BENCH_KEY), CardInterest: '0', CardQuota: '00',
-          SignData: keyinSignData(BENCH_MID, amt, ediDate, moid, BENCH_KEY), CharSet: 'euc-kr', EdiType: 'JSON',
-        }, 'euc-kr'));
+        prebuilt.push(
+          encodeForm(
+            {
+              TID: tid,
+              MID: BENCH_MID,
+              EdiDate: ediDate,
+              Moid: moid,
+              Amt: amt,
+              GoodsName: '벤치 상품',
+              EncData: encryptEncData(keyinEncPlaintext(KEYIN_CARD), BENCH_KEY),
+              CardInterest: '0',
+              CardQuota: '00',
+              SignData: keyinSignData(BENCH_MID, amt, ediDate, moid, BENCH_KEY),
+              CharSet: 'euc-kr',
+              EdiType: 'JSON',
+            },
+            'euc-kr',
+          ),
+        );
       }
       nextPrebuilt = 0;
       return prebuilt.length;
@@ -270,11 +370,19 @@ switch (kind) {
     let seq = 0;
     app.post('/keyin', (_req, res) => {
       nicepay!
-        .keyin({ moid: `kours-${process.pid}-${seq++}`, amount: BENCH_AMOUNT, goodsName: '벤치 상품', card: { ...KEYIN_CARD } })
-        .then((r) => {
-          count(r.status);
-          res.send(r.status);
-        }, (err) => fail(res, err));
+        .keyin({
+          moid: `kours-${process.pid}-${seq++}`,
+          amount: BENCH_AMOUNT,
+          goodsName: '벤치 상품',
+          card: { ...KEYIN_CARD },
+        })
+        .then(
+          (r) => {
+            count(r.status);
+            res.send(r.status);
+          },
+          (err) => fail(res, err),
+        );
     });
     break;
   }
@@ -288,22 +396,30 @@ switch (kind) {
       prebuilt = [];
       for (let i = 0; i < n; i++) {
         const env = buildEnvelope(SID.payoutRequest, trDtm, {
-          mid: BENCH_MID, settlmntDt, subId: BENCH_SUB_ID, settlmntAmt: '1000', dupChkYn: 'N', encKey,
+          mid: BENCH_MID,
+          settlmntDt,
+          subId: BENCH_SUB_ID,
+          settlmntAmt: '1000',
+          dupChkYn: 'N',
+          encKey,
         });
         prebuilt.push(Buffer.from(JSON.stringify(env), 'utf8'));
       }
       nextPrebuilt = 0;
       return prebuilt.length;
     };
-    floorRoute('/payout', () => sandboxUrl + '/om/api', 'application/json; charset=utf-8');
+    floorRoute('/payout', () => `${sandboxUrl}/om/api`, 'application/json; charset=utf-8');
     break;
   }
   case 'payout-ours': {
     app.post('/payout', (_req, res) => {
-      nicepay!.payout.request({ subId: BENCH_SUB_ID, amount: 1000, dupCheck: false }).then((r) => {
-        count(r.seq ? 'requested' : 'no-seq');
-        res.send(r.seq);
-      }, (err) => fail(res, err));
+      nicepay!.payout.request({ subId: BENCH_SUB_ID, amount: 1000, dupCheck: false }).then(
+        (r) => {
+          count(r.seq ? 'requested' : 'no-seq');
+          res.send(r.seq);
+        },
+        (err) => fail(res, err),
+      );
     });
     break;
   }
@@ -320,13 +436,20 @@ server.keepAliveTimeout = 60_000;
 /** --alloc: V8's sampling heap profiler, counting what is allocated whether or not it is collected. */
 const heap = new Session();
 heap.connect();
-interface SampleNode { selfSize: number; children: SampleNode[] }
+interface SampleNode {
+  selfSize: number;
+  children: SampleNode[];
+}
 const sampledBytes = (n: SampleNode): number => n.children.reduce((a, c) => a + sampledBytes(c), n.selfSize);
 
 serveIpc({
   prepare: (msg) => prepare(msg),
   async allocStart() {
-    await heap.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+    await heap.post('HeapProfiler.startSampling', {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    } as never);
     return true;
   },
   async allocStop() {
@@ -338,7 +461,13 @@ serveIpc({
     }
     return sampledBytes(profile.head);
   },
-  stats: () => ({ ...procStats(), outcomes: { ...outcomes }, firstErrors: [...firstErrors], storeCalls, redisCommands }),
+  stats: () => ({
+    ...procStats(),
+    outcomes: { ...outcomes },
+    firstErrors: [...firstErrors],
+    storeCalls,
+    redisCommands,
+  }),
   reset() {
     for (const k of Object.keys(outcomes)) delete outcomes[k];
     firstErrors.length = 0;

@@ -28,7 +28,13 @@ function arg(name: string, fallback: number): number {
   return v;
 }
 
-interface Auth { body: string; contentType: string; tid: string; moid: string; amount: number }
+interface Auth {
+  body: string;
+  contentType: string;
+  tid: string;
+  moid: string;
+  amount: number;
+}
 type ToChild = { type: 'auth'; from: number; count: number } | { type: 'recorded'; tids: string[] } | { type: 'stats' };
 type FromChild =
   | { type: 'ready'; url: string }
@@ -47,7 +53,11 @@ async function child(): Promise<void> {
       for (let i = m.from; i < m.from + m.count; i++) {
         const moid = `soak-${i}`;
         const amount = 1_000 + (i % 9_000);
-        const a = await sandbox.authenticate({ moid, amount, method: (['CARD', 'BANK', 'VBANK', 'CELLPHONE'] as const)[i % 4]! });
+        const a = await sandbox.authenticate({
+          moid,
+          amount,
+          method: (['CARD', 'BANK', 'VBANK', 'CELLPHONE'] as const)[i % 4]!,
+        });
         auths.push({ body: a.body.toString('latin1'), contentType: a.contentType, tid: a.fields.TxTid!, moid, amount });
       }
       send({ type: 'auth', auths });
@@ -74,10 +84,17 @@ async function child(): Promise<void> {
 }
 
 /* ---------------------------------------------------------------- the shop (parent) */
-function ask<T extends FromChild['type']>(c: ChildProcess, msg: ToChild, type: T): Promise<Extract<FromChild, { type: T }>> {
+function ask<T extends FromChild['type']>(
+  c: ChildProcess,
+  msg: ToChild,
+  type: T,
+): Promise<Extract<FromChild, { type: T }>> {
   return new Promise((resolve) => {
     const on = (m: FromChild): void => {
-      if (m.type === type) { c.off('message', on); resolve(m as Extract<FromChild, { type: T }>); }
+      if (m.type === type) {
+        c.off('message', on);
+        resolve(m as Extract<FromChild, { type: T }>);
+      }
     };
     c.on('message', on);
     if (msg) c.send(msg);
@@ -97,13 +114,19 @@ async function main(): Promise<void> {
   const concurrency = Math.max(1, Math.floor(arg('concurrency', 32)));
   const storeMax = Math.floor(arg('store-max', 100_000));
   const maxSeconds = arg('max-seconds', 900);
-  if (!(globalThis as { gc?: unknown }).gc) console.warn('soak: run with --expose-gc (npm run soak does) for comparable memory figures');
+  if (!(globalThis as { gc?: unknown }).gc)
+    console.warn('soak: run with --expose-gc (npm run soak does) for comparable memory figures');
 
-  const sb = fork(fileURLToPath(import.meta.url), ['--child'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const sb = fork(fileURLToPath(import.meta.url), ['--child'], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const { url } = await ask(sb, undefined as unknown as ToChild, 'ready');
 
   const nicepay = createNicepay({
-    mid: MID, merchantKey: KEY, baseUrl: url,
+    mid: MID,
+    merchantKey: KEY,
+    baseUrl: url,
     store: memoryStore({ maxEntries: storeMax }),
     timeouts: { connectMs: 2_000, responseMs: 10_000 },
   });
@@ -114,7 +137,10 @@ async function main(): Promise<void> {
     '/pay/return',
     nicepay.checkoutReturn({
       expectedAmount: (moid) => 1_000 + (Number(moid.slice(5)) % 9_000),
-      onApproved: (r) => { onApprovedCalls++; recordedBatch.push(r.tid); },
+      onApproved: (r) => {
+        onApprovedCalls++;
+        recordedBatch.push(r.tid);
+      },
     }),
     (req, res) => void res.json({ status: req.checkout!.status, duplicate: req.checkout!.duplicate }),
   );
@@ -132,7 +158,12 @@ async function main(): Promise<void> {
   let failed = 0;
   const failures = new Map<string, number>();
   const post = async (a: Auth): Promise<void> => {
-    const res = await pool.request({ method: 'POST', path: '/pay/return', headers: { 'content-type': a.contentType }, body: a.body });
+    const res = await pool.request({
+      method: 'POST',
+      path: '/pay/return',
+      headers: { 'content-type': a.contentType },
+      body: a.body,
+    });
     const body = (await res.body.json()) as { status?: string; duplicate?: boolean; code?: string };
     if (res.statusCode === 200 && (body.status === 'approved' || body.status === 'awaiting-deposit')) {
       ok++;
@@ -159,7 +190,11 @@ async function main(): Promise<void> {
       if ((i * 7919) % 1000 < dupShare * 1000) jobs.push(() => post(a)); // a concurrent duplicate
     });
     let j = 0;
-    await Promise.all(Array.from({ length: concurrency }, async () => { while (j < jobs.length) await jobs[j++]!(); }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (j < jobs.length) await jobs[j++]!();
+      }),
+    );
     done = from;
     sb.send({ type: 'recorded', tids: recordedBatch });
     recordedBatch = [];
@@ -182,17 +217,28 @@ async function main(): Promise<void> {
   const stats = await ask(sb, { type: 'stats' }, 'stats');
 
   const base = baseline ?? end;
-  console.log(`soak: ${done} returns (+${ok + failed - done} duplicate posts) in ${elapsed.toFixed(1)} s (${(ok / elapsed).toFixed(0)} responses/s), concurrency ${concurrency}, memoryStore maxEntries ${storeMax}`);
+  console.log(
+    `soak: ${done} returns (+${ok + failed - done} duplicate posts) in ${elapsed.toFixed(1)} s (${(ok / elapsed).toFixed(0)} responses/s), concurrency ${concurrency}, memoryStore maxEntries ${storeMax}`,
+  );
   console.log(`approvals (onApproved calls):     ${onApprovedCalls}`);
   console.log(`gateway committed / approval calls: ${stats.committed} / ${stats.approvalCalls}`);
   console.log(`duplicates answered from store:   ${duplicates}`);
-  console.log(`failed responses:                 ${failed}${failures.size ? ' ' + JSON.stringify(Object.fromEntries(failures)) : ''}`);
+  console.log(
+    `failed responses:                 ${failed}${failures.size ? ` ${JSON.stringify(Object.fromEntries(failures))}` : ''}`,
+  );
   console.log(`losses (committed - recorded):    ${stats.losses}`);
   console.log(`phantoms (recorded - committed):  ${stats.phantoms}`);
-  console.log(`middleware process after GC:      rss ${base.rssMb.toFixed(1)} -> ${end.rssMb.toFixed(1)} MB (${(end.rssMb - base.rssMb >= 0 ? '+' : '')}${(end.rssMb - base.rssMb).toFixed(1)}), heap ${base.heapMb.toFixed(1)} -> ${end.heapMb.toFixed(1)} MB (${(end.heapMb - base.heapMb >= 0 ? '+' : '')}${(end.heapMb - base.heapMb).toFixed(1)}) [baseline after ${Math.min(n, 2_000)} approvals]`);
+  console.log(
+    `middleware process after GC:      rss ${base.rssMb.toFixed(1)} -> ${end.rssMb.toFixed(1)} MB (${end.rssMb - base.rssMb >= 0 ? '+' : ''}${(end.rssMb - base.rssMb).toFixed(1)}), heap ${base.heapMb.toFixed(1)} -> ${end.heapMb.toFixed(1)} MB (${end.heapMb - base.heapMb >= 0 ? '+' : ''}${(end.heapMb - base.heapMb).toFixed(1)}) [baseline after ${Math.min(n, 2_000)} approvals]`,
+  );
   console.log(`sandbox child (ledger grows with N): rss ${stats.rssMb.toFixed(1)} MB`);
   console.log(`samples: ${samples.join(' | ')}`);
-  const bad = stats.losses !== 0 || stats.phantoms !== 0 || onApprovedCalls !== stats.committed || stats.approvalCalls !== stats.committed || failed !== 0;
+  const bad =
+    stats.losses !== 0 ||
+    stats.phantoms !== 0 ||
+    onApprovedCalls !== stats.committed ||
+    stats.approvalCalls !== stats.committed ||
+    failed !== 0;
   process.exit(bad ? 1 : 0);
 }
 

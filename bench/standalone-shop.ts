@@ -42,24 +42,60 @@ export interface StandaloneShop {
  * loading the library from `libRoot`/dist. Resolves once it listens.
  */
 export async function startShop(
-  kind: 'floor' | 'ours', libRoot: string, sandbox: Sandbox, sandboxUrl: string, n: number, tag: string,
-  command: string, args: string[], stderr: 'pipe' | 'inherit' = 'inherit',
+  kind: 'floor' | 'ours',
+  libRoot: string,
+  sandbox: Sandbox,
+  sandboxUrl: string,
+  n: number,
+  tag: string,
+  command: string,
+  args: string[],
+  stderr: 'pipe' | 'inherit' = 'inherit',
 ): Promise<StandaloneShop> {
   const returns: AuthReturn[] = [];
   for (let i = 0; i < n; i++) {
-    returns.push(await sandbox.authenticate({ moid: `${tag}-${i}`, amount: BENCH_AMOUNT, method: 'CARD', charset: 'euc-kr', goodsName: '벤치 상품', buyerName: '홍길동' }));
+    returns.push(
+      await sandbox.authenticate({
+        moid: `${tag}-${i}`,
+        amount: BENCH_AMOUNT,
+        method: 'CARD',
+        charset: 'euc-kr',
+        goodsName: '벤치 상품',
+        buyerName: '홍길동',
+      }),
+    );
   }
   const floorFile = join(os.tmpdir(), `express-nicepay-shop-${process.pid}-${tag}.json`);
   if (kind === 'floor') {
     const ediDate = kstTimestamp14(new Date());
-    const bodies = returns.map(({ fields: f }) => encodeForm({
-      TID: f.TxTid, AuthToken: f.AuthToken, MID: BENCH_MID, Amt: f.Amt, EdiDate: ediDate,
-      SignData: approvalSignData(f.AuthToken!, BENCH_MID, f.Amt!, ediDate, BENCH_KEY), CharSet: 'euc-kr', EdiType: 'JSON',
-    }, 'euc-kr').toString('latin1'));
+    const bodies = returns.map(({ fields: f }) =>
+      encodeForm(
+        {
+          TID: f.TxTid,
+          AuthToken: f.AuthToken,
+          MID: BENCH_MID,
+          Amt: f.Amt,
+          EdiDate: ediDate,
+          SignData: approvalSignData(f.AuthToken!, BENCH_MID, f.Amt!, ediDate, BENCH_KEY),
+          CharSet: 'euc-kr',
+          EdiType: 'JSON',
+        },
+        'euc-kr',
+      ).toString('latin1'),
+    );
     writeFileSync(floorFile, JSON.stringify({ url: returns[0]!.fields.NextAppURL, bodies }));
   }
   const child = spawn(command, args, {
-    env: { ...process.env, KIND: kind, ROOT: libRoot, FLOOR_FILE: floorFile, SANDBOX_URL: sandboxUrl, MID: BENCH_MID, KEY: BENCH_KEY, AMOUNT: String(BENCH_AMOUNT) },
+    env: {
+      ...process.env,
+      KIND: kind,
+      ROOT: libRoot,
+      FLOOR_FILE: floorFile,
+      SANDBOX_URL: sandboxUrl,
+      MID: BENCH_MID,
+      KEY: BENCH_KEY,
+      AMOUNT: String(BENCH_AMOUNT),
+    },
     stdio: ['ignore', 'pipe', stderr],
   });
   let errText = '';
@@ -71,7 +107,9 @@ export async function startShop(
         const m = /listening (\d+)/.exec(String(d));
         if (m) resolve(Number(m[1]));
       });
-      child.on('exit', (code) => reject(new Error(`${kind} server exited (${code})${errText ? `:\n${errText.slice(-2000)}` : ''}`)));
+      child.on('exit', (code) =>
+        reject(new Error(`${kind} server exited (${code})${errText ? `:\n${errText.slice(-2000)}` : ''}`)),
+      );
     });
   } catch (err) {
     rmSync(floorFile, { force: true });
@@ -86,7 +124,12 @@ export async function startShop(
       const worker = async (): Promise<void> => {
         while (next < Math.min(upTo, returns.length)) {
           const r = returns[next++]!;
-          const res = await request(`http://127.0.0.1:${port}/return`, { method: 'POST', body: r.body, headers: { 'content-type': r.contentType }, dispatcher: agent });
+          const res = await request(`http://127.0.0.1:${port}/return`, {
+            method: 'POST',
+            body: r.body,
+            headers: { 'content-type': r.contentType },
+            dispatcher: agent,
+          });
           const text = await res.body.text();
           if (text !== 'approved') throw new Error(`${kind}: answered ${res.statusCode} ${text}`);
         }

@@ -68,18 +68,43 @@ serveIpc({
     const out: WireAuthReturn[] = [];
     for (let i = 0; i < n; i++) {
       const moid = `${prefix}-${i}`;
-      const r = await sandbox.authenticate({ moid, amount, method: 'CARD', charset, goodsName: '벤치 상품', buyerName: '홍길동' });
+      const r = await sandbox.authenticate({
+        moid,
+        amount,
+        method: 'CARD',
+        charset,
+        goodsName: '벤치 상품',
+        buyerName: '홍길동',
+      });
       const f = r.fields;
       const ediDate = kstTimestamp14(new Date());
-      const approval = encodeForm({
-        TID: f.TxTid!, AuthToken: f.AuthToken!, MID: BENCH_MID, Amt: f.Amt!, EdiDate: ediDate,
-        SignData: approvalSignData(f.AuthToken!, BENCH_MID, f.Amt!, ediDate, BENCH_KEY), CharSet: charset, EdiType: 'JSON',
-      }, 'euc-kr');
-      const got = await request(f.NextAppURL!, { method: 'POST', body: approval, headers: { 'content-type': 'application/x-www-form-urlencoded; charset=euc-kr' } });
+      const approval = encodeForm(
+        {
+          TID: f.TxTid!,
+          AuthToken: f.AuthToken!,
+          MID: BENCH_MID,
+          Amt: f.Amt!,
+          EdiDate: ediDate,
+          SignData: approvalSignData(f.AuthToken!, BENCH_MID, f.Amt!, ediDate, BENCH_KEY),
+          CharSet: charset,
+          EdiType: 'JSON',
+        },
+        'euc-kr',
+      );
+      const got = await request(f.NextAppURL!, {
+        method: 'POST',
+        body: approval,
+        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=euc-kr' },
+      });
       const bytes = Buffer.from(await got.body.arrayBuffer());
-      if (got.statusCode !== 200) throw new Error(`stub: the sandbox refused to approve ${f.TxTid} (${got.statusCode})`);
+      if (got.statusCode !== 200)
+        throw new Error(`stub: the sandbox refused to approve ${f.TxTid} (${got.statusCode})`);
       answers.set(f.TxTid!, { bytes, moid });
-      const fields = { ...f, NextAppURL: `${url}/webapi/pay_process.jsp`, NetCancelURL: `${url}/webapi/cancel_process.jsp` };
+      const fields = {
+        ...f,
+        NextAppURL: `${url}/webapi/pay_process.jsp`,
+        NetCancelURL: `${url}/webapi/cancel_process.jsp`,
+      };
       out.push({
         body: encodeForm(fields, charset).toString('latin1'),
         contentType: r.contentType,

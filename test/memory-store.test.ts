@@ -24,10 +24,17 @@ describe('memoryStore', () => {
     });
   });
 
-  it('reads a write\'s value only when the record is read back, and gives back that text', async () => {
+  it("reads a write's value only when the record is read back, and gives back that text", async () => {
     const store = memoryStore();
     let reads = 0;
-    const write = (text: string) => ({ get value() { reads++; return text; }, open: true as const, dueAt: 0 });
+    const write = (text: string) => ({
+      get value() {
+        reads++;
+        return text;
+      },
+      open: true as const,
+      dueAt: 0,
+    });
     const got = await store.acquire('k', 1_000, write('first'));
     if (got.state !== 'acquired') throw new Error('not acquired');
     expect(await store.write('k', got.token, write('second'), false)).to.equal(true);

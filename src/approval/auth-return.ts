@@ -39,23 +39,39 @@ export interface VerifiedReturn {
  * declares another charset is refused (415) rather than guessed at. Checked before the body
  * is read.
  */
-export function returnBodyCharset(contentType: string | undefined, contentEncoding: string | undefined, windowCharset: Charset): Charset {
+export function returnBodyCharset(
+  contentType: string | undefined,
+  contentEncoding: string | undefined,
+  windowCharset: Charset,
+): Charset {
   const type = mediaType(contentType);
   if (type !== 'application/x-www-form-urlencoded') {
-    throw new NicepayRequestError('NICEPAY_CONTENT_TYPE_UNSUPPORTED', `unsupported content type ${JSON.stringify(type.slice(0, 60))}; expected application/x-www-form-urlencoded`);
+    throw new NicepayRequestError(
+      'NICEPAY_CONTENT_TYPE_UNSUPPORTED',
+      `unsupported content type ${JSON.stringify(type.slice(0, 60))}; expected application/x-www-form-urlencoded`,
+    );
   }
   const encoding = (contentEncoding ?? 'identity').toLowerCase();
   if (encoding !== 'identity') {
-    throw new NicepayRequestError('NICEPAY_CONTENT_TYPE_UNSUPPORTED', `unsupported content encoding ${JSON.stringify(encoding.slice(0, 40))}`);
+    throw new NicepayRequestError(
+      'NICEPAY_CONTENT_TYPE_UNSUPPORTED',
+      `unsupported content encoding ${JSON.stringify(encoding.slice(0, 40))}`,
+    );
   }
   const declared = charsetParam(contentType);
   if (declared === undefined) return windowCharset;
   const charset = normalizeCharset(declared);
   if (!charset) {
-    throw new NicepayRequestError('NICEPAY_CHARSET_UNSUPPORTED', `unsupported charset ${JSON.stringify(declared.slice(0, 40))}; expected euc-kr or utf-8`);
+    throw new NicepayRequestError(
+      'NICEPAY_CHARSET_UNSUPPORTED',
+      `unsupported charset ${JSON.stringify(declared.slice(0, 40))}; expected euc-kr or utf-8`,
+    );
   }
   if (charset !== windowCharset) {
-    throw new NicepayRequestError('NICEPAY_CHARSET_UNSUPPORTED', `the return declares ${charset} but the payment window was opened with ${windowCharset} (the charset option of createNicepay)`);
+    throw new NicepayRequestError(
+      'NICEPAY_CHARSET_UNSUPPORTED',
+      `the return declares ${charset} but the payment window was opened with ${windowCharset} (the charset option of createNicepay)`,
+    );
   }
   return charset;
 }
@@ -66,31 +82,57 @@ export function returnBodyCharset(contentType: string | undefined, contentEncodi
  * Signature over AuthToken+MID+Amt and the two gateway URLs. Throws a NicepayRequestError
  * naming the field for anything else; nothing has been sent.
  */
-export function verifyAuthReturn(bytes: Uint8Array, charset: Charset, config: ResolvedConfig, endpoints: GatewayEndpoints): VerifiedReturn | AuthFailedCheckout {
+export function verifyAuthReturn(
+  bytes: Uint8Array,
+  charset: Charset,
+  config: ResolvedConfig,
+  endpoints: GatewayEndpoints,
+): VerifiedReturn | AuthFailedCheckout {
   let form: FormFields;
   try {
     form = decodeForm(bytes, charset, { maxFields: 64 });
   } catch (err) {
-    throw new NicepayRequestError('NICEPAY_BODY_MALFORMED', `auth return is not a valid ${charset} form: ${(err as Error).message}`, undefined, err);
+    throw new NicepayRequestError(
+      'NICEPAY_BODY_MALFORMED',
+      `auth return is not a valid ${charset} form: ${(err as Error).message}`,
+      undefined,
+      err,
+    );
   }
   const problem = checkFields(AUTH_RETURN_FIELDS, form, charset);
   if (problem) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `auth return: ${problem.message}`, problem.field);
-  if (form.MID !== config.mid) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'auth return: MID is not this merchant', 'MID');
+  if (form.MID !== config.mid)
+    throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'auth return: MID is not this merchant', 'MID');
   const moid = form.Moid!;
   if (form.AuthResultCode !== '0000') {
-    return { status: 'auth-failed', verified: false, moid, buyerPosted: { authResultCode: form.AuthResultCode!, authResultMsg: form.AuthResultMsg ?? '' }, duplicate: false };
+    return {
+      status: 'auth-failed',
+      verified: false,
+      moid,
+      buyerPosted: { authResultCode: form.AuthResultCode!, authResultMsg: form.AuthResultMsg ?? '' },
+      duplicate: false,
+    };
   }
   for (const field of AUTH_SUCCESS_REQUIRED) {
-    if (!form[field]) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `auth return: ${field} is required`, field);
+    if (!form[field])
+      throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `auth return: ${field} is required`, field);
   }
   const { AuthToken: authToken, TxTid: tid, Amt: amt } = form as Record<(typeof AUTH_SUCCESS_REQUIRED)[number], string>;
   const payMethod = form.PayMethod ?? '';
   if (!isPayMethod(payMethod)) {
-    throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'auth return: PayMethod must be CARD, BANK, VBANK or CELLPHONE', 'PayMethod');
+    throw new NicepayRequestError(
+      'NICEPAY_FIELD_INVALID',
+      'auth return: PayMethod must be CARD, BANK, VBANK or CELLPHONE',
+      'PayMethod',
+    );
   }
   const signature = authReturnSignature(authToken, config.mid, amt, config.merchantKey);
   if (!hexEquals(signature, form.Signature!)) {
-    throw new NicepayRequestError('NICEPAY_SIGNATURE_MISMATCH', 'auth return Signature does not verify (is merchantKey the one of this MID?)', 'Signature');
+    throw new NicepayRequestError(
+      'NICEPAY_SIGNATURE_MISMATCH',
+      'auth return Signature does not verify (is merchantKey the one of this MID?)',
+      'Signature',
+    );
   }
   return {
     kind: 'authenticated',

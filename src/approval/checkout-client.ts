@@ -34,12 +34,20 @@ export interface CheckoutClient<Req = unknown> {
  * bound to its AuthToken"), with onApproved as its hook. The route's onApproved is also the
  * one settlement runs again for an approval whose hook never resolved (with no request).
  */
-export function createCheckoutClient<Req>(ctx: ClientContext, kind: OperationKind<ApprovalResult>, options: CheckoutOptions<Req>): CheckoutClient<Req> {
+export function createCheckoutClient<Req>(
+  ctx: ClientContext,
+  kind: OperationKind<ApprovalResult>,
+  options: CheckoutOptions<Req>,
+): CheckoutClient<Req> {
   const opts = resolveCheckoutOptions(options);
   const { config } = ctx;
   const endpoints = gatewayEndpoints(config);
   const onApproved = opts.onApproved;
-  const hookName = onApproved ? registerRouteHook(ctx, 'approval', opts.name, (result, context) => onApproved(result as Parameters<typeof onApproved>[0], undefined, context)) : undefined;
+  const hookName = onApproved
+    ? registerRouteHook(ctx, 'approval', opts.name, (result, context) =>
+        onApproved(result as Parameters<typeof onApproved>[0], undefined, context),
+      )
+    : undefined;
 
   async function complete(bytes: Uint8Array, charset: Charset, req: Req): Promise<CheckoutResult> {
     const v = verifyAuthReturn(bytes, charset, config, endpoints);
@@ -48,35 +56,64 @@ export function createCheckoutClient<Req>(ctx: ClientContext, kind: OperationKin
     const amountOrPromise = opts.expectedAmount(moid, req);
     const expected = typeof amountOrPromise === 'number' ? amountOrPromise : await amountOrPromise;
     if (expected === undefined || expected === null) {
-      throw new NicepayRequestError('NICEPAY_UNKNOWN_ORDER', 'no order with this Moid (expectedAmount returned nothing)', 'Moid');
+      throw new NicepayRequestError(
+        'NICEPAY_UNKNOWN_ORDER',
+        'no order with this Moid (expectedAmount returned nothing)',
+        'Moid',
+      );
     }
     if (!Number.isSafeInteger(expected) || expected <= 0) {
-      throw new NicepayHookError('NICEPAY_HOOK_RESULT_INVALID', `expectedAmount returned what is not a positive integer number of won for order ${moid}; nothing was sent`, { moid });
+      throw new NicepayHookError(
+        'NICEPAY_HOOK_RESULT_INVALID',
+        `expectedAmount returned what is not a positive integer number of won for order ${moid}; nothing was sent`,
+        { moid },
+      );
     }
     if (parseAmount(v.amt) !== expected) {
-      throw new NicepayRequestError('NICEPAY_AMOUNT_MISMATCH', "auth return Amt differs from the order's amount; nothing was approved", 'Amt');
+      throw new NicepayRequestError(
+        'NICEPAY_AMOUNT_MISMATCH',
+        "auth return Amt differs from the order's amount; nothing was approved",
+        'Amt',
+      );
     }
-    if (!isPayMethod(v.payMethod)) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'auth return: PayMethod must be CARD, BANK, VBANK or CELLPHONE', 'PayMethod');
-    return runOperation(ctx, approvalCall(ctx, kind, {
-      nextAppUrl: v.nextAppUrl,
-      netCancelUrl: v.netCancelUrl,
-      tid,
-      authToken: v.authToken,
-      // The verified auth Signature is already a keyed digest of the AuthToken: no second one.
-      tokenDigest: v.signature,
-      amount: expected,
-      moid,
-      payMethod: v.payMethod,
-      responseCharset: opts.responseCharset,
-      ediType: opts.ediType,
-      keepMs: opts.resultTtlMs,
-      ...(onApproved ? { hook: { run: (result, context) => onApproved(result as Parameters<typeof onApproved>[0], req, context), timeoutMs: opts.hookTimeoutMs, name: hookName } } : {}),
-    }));
+    if (!isPayMethod(v.payMethod))
+      throw new NicepayRequestError(
+        'NICEPAY_FIELD_INVALID',
+        'auth return: PayMethod must be CARD, BANK, VBANK or CELLPHONE',
+        'PayMethod',
+      );
+    return runOperation(
+      ctx,
+      approvalCall(ctx, kind, {
+        nextAppUrl: v.nextAppUrl,
+        netCancelUrl: v.netCancelUrl,
+        tid,
+        authToken: v.authToken,
+        // The verified auth Signature is already a keyed digest of the AuthToken: no second one.
+        tokenDigest: v.signature,
+        amount: expected,
+        moid,
+        payMethod: v.payMethod,
+        responseCharset: opts.responseCharset,
+        ediType: opts.ediType,
+        keepMs: opts.resultTtlMs,
+        ...(onApproved
+          ? {
+              hook: {
+                run: (result, context) => onApproved(result as Parameters<typeof onApproved>[0], req, context),
+                timeoutMs: opts.hookTimeoutMs,
+                name: hookName,
+              },
+            }
+          : {}),
+      }),
+    );
   }
 
   return {
     limit: opts.limit,
-    bodyCharset: (contentType, contentEncoding) => returnBodyCharset(contentType, contentEncoding, config.windowCharset),
+    bodyCharset: (contentType, contentEncoding) =>
+      returnBodyCharset(contentType, contentEncoding, config.windowCharset),
     complete,
   };
 }

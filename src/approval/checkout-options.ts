@@ -60,7 +60,8 @@ export interface CheckoutOptions<Req = unknown> {
 }
 
 /** The options with every default filled in. */
-export interface ResolvedCheckoutOptions<Req = unknown> extends Required<Omit<CheckoutOptions<Req>, 'onApproved' | 'name'>> {
+export interface ResolvedCheckoutOptions<Req = unknown>
+  extends Required<Omit<CheckoutOptions<Req>, 'onApproved' | 'name'>> {
   onApproved: CheckoutOptions<Req>['onApproved'];
   name: string | undefined;
 }
@@ -70,12 +71,19 @@ export function resolveCheckoutOptions<Req>(options: CheckoutOptions<Req>): Reso
   if (!isObject(options)) throw new NicepayConfigError('checkoutReturn(options)', 'an object');
   if ('defaultCharset' in options) {
     // The return is decoded by the charset the window was opened with.
-    throw new NicepayConfigError('defaultCharset', "no longer a route option: set `charset` on createNicepay(), the one charset of the window and its return");
+    throw new NicepayConfigError(
+      'defaultCharset',
+      'no longer a route option: set `charset` on createNicepay(), the one charset of the window and its return',
+    );
   }
   if (typeof options.expectedAmount !== 'function') {
-    throw new NicepayConfigError('expectedAmount', "a function (moid, req) => the order's amount; the auth return's Amt cannot be trusted");
+    throw new NicepayConfigError(
+      'expectedAmount',
+      "a function (moid, req) => the order's amount; the auth return's Amt cannot be trusted",
+    );
   }
-  if (options.onApproved !== undefined && typeof options.onApproved !== 'function') throw new NicepayConfigError('onApproved', 'a function');
+  if (options.onApproved !== undefined && typeof options.onApproved !== 'function')
+    throw new NicepayConfigError('onApproved', 'a function');
   const limit = options.limit ?? 16_384;
   if (!Number.isSafeInteger(limit) || limit <= 0) throw new NicepayConfigError('limit', 'a positive number of bytes');
   const responseCharset = normalizeCharset(options.responseCharset ?? 'euc-kr');
@@ -83,9 +91,11 @@ export function resolveCheckoutOptions<Req>(options: CheckoutOptions<Req>): Reso
   const ediType = options.ediType ?? 'JSON';
   if (ediType !== 'JSON' && ediType !== 'KV') throw new NicepayConfigError('ediType', "'JSON' or 'KV'");
   const hookTimeoutMs = options.hookTimeoutMs ?? 30_000;
-  if (!Number.isSafeInteger(hookTimeoutMs) || hookTimeoutMs <= 0) throw new NicepayConfigError('hookTimeoutMs', 'a positive number of ms');
+  if (!Number.isSafeInteger(hookTimeoutMs) || hookTimeoutMs <= 0)
+    throw new NicepayConfigError('hookTimeoutMs', 'a positive number of ms');
   const resultTtlMs = options.resultTtlMs ?? 86_400_000;
-  if (!Number.isSafeInteger(resultTtlMs) || resultTtlMs <= 0) throw new NicepayConfigError('resultTtlMs', 'a positive number of ms');
+  if (!Number.isSafeInteger(resultTtlMs) || resultTtlMs <= 0)
+    throw new NicepayConfigError('resultTtlMs', 'a positive number of ms');
   return {
     expectedAmount: options.expectedAmount,
     onApproved: options.onApproved,

@@ -1,7 +1,7 @@
 import type { ClientContext } from '../context.js';
 import { cancelReversal, reversalTable } from '../cancel/reversal.js';
 import { NicepayRequestError } from '../errors/index.js';
-import type { AnswerTable, GatewayHolding, HookContext, LedgerRecord, OperationCall, OperationKind } from '../pipeline/index.js';
+import type { AnswerTable, GatewayHolding, LedgerRecord, OperationCall, OperationKind } from '../pipeline/index.js';
 import { refuseKvUnsafe } from '../pipeline/index.js';
 import { askStatus } from '../status/client.js';
 import { holdingOfStatus } from '../status/holding.js';
@@ -32,7 +32,10 @@ const ANY_SUCCESS: readonly string[] = [...Object.values(SUCCESS_CODES), '0000']
 const CODES_BY_METHOD = new Map(
   (Object.keys(SUCCESS_CODES) as PayMethod[]).map((method) => {
     const success = SUCCESS_CODES[method];
-    return [method, { success: new Set([success]), ambiguous: new Set(ANY_SUCCESS.filter((c) => c !== success)) }] as const;
+    return [
+      method,
+      { success: new Set([success]), ambiguous: new Set(ANY_SUCCESS.filter((c) => c !== success)) },
+    ] as const;
   }),
 );
 
@@ -95,7 +98,16 @@ function approvalResult(r: LedgerRecord, duplicate: boolean): ApprovalResult {
   const fields = r.fields ?? {};
   const { moid, tid, amount } = r;
   if (r.state === 'declined') {
-    return { moid, tid, amount, duplicate, status: 'declined', code: r.resultCode ?? '', message: ownField(fields, 'ResultMsg') ?? '', raw: frozenFields(fields) };
+    return {
+      moid,
+      tid,
+      amount,
+      duplicate,
+      status: 'declined',
+      code: r.resultCode ?? '',
+      message: ownField(fields, 'ResultMsg') ?? '',
+      raw: frozenFields(fields),
+    };
   }
   const method = r.data.method as PayMethod;
   const payment = mapPayment(fields, method, amount);
@@ -121,7 +133,8 @@ const EARLIER_APPROVAL_MS = 60 * 60 * 1000;
  */
 async function holdingOf(ctx: ClientContext, r: LedgerRecord): Promise<GatewayHolding> {
   const status = await askStatus(ctx, r.tid, true);
-  if (status.status === 'approved' && status.authDate && status.authDate.getTime() < r.at - EARLIER_APPROVAL_MS) return 'none';
+  if (status.status === 'approved' && status.authDate && status.authDate.getTime() < r.at - EARLIER_APPROVAL_MS)
+    return 'none';
   const holding = holdingOfStatus(status);
   // An issued virtual account not paid yet is "not found" too (lifecycle-facts §4), whatever
   // method the buyer's unsigned form claimed: the reversal's cancel tells the two apart
@@ -130,7 +143,11 @@ async function holdingOf(ctx: ClientContext, r: LedgerRecord): Promise<GatewayHo
 }
 
 /** The one approval call of a verified return, as the ledger runs it. */
-export function approvalCall(ctx: ClientContext, kind: OperationKind<ApprovalResult>, input: ApprovalInput): OperationCall<ApprovalResult> {
+export function approvalCall(
+  ctx: ClientContext,
+  kind: OperationKind<ApprovalResult>,
+  input: ApprovalInput,
+): OperationCall<ApprovalResult> {
   const { config } = ctx;
   const { tid, moid, amount } = input;
   const codes = CODES_BY_METHOD.get(input.payMethod)!;
@@ -141,7 +158,13 @@ export function approvalCall(ctx: ClientContext, kind: OperationKind<ApprovalRes
     ambiguous: codes.ambiguous,
     invalid: INVALID_FOR_TID,
     processed: ALREADY_PROCESSED,
-    signature: (f) => approvalResponseSignature(ownField(f, 'TID') ?? '', ownField(f, 'MID') ?? '', ownField(f, 'Amt') ?? '', config.merchantKey),
+    signature: (f) =>
+      approvalResponseSignature(
+        ownField(f, 'TID') ?? '',
+        ownField(f, 'MID') ?? '',
+        ownField(f, 'Amt') ?? '',
+        config.merchantKey,
+      ),
     // The auth return's Moid is not signed: the gateway's own Moid must name the same order,
     // or a buyer could pay order A and have order B marked paid.
     mustEcho: { TID: tid, MID: config.mid, Moid: moid },
@@ -154,7 +177,12 @@ export function approvalCall(ctx: ClientContext, kind: OperationKind<ApprovalRes
     key: `approval:${config.mid}:${tid}`,
     keepMs: input.keepMs,
     start: { tid, moid, amount, binding: input.tokenDigest, data: { method: input.payMethod } },
-    mismatch: () => new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', `TID ${tid} was presented with another AuthToken; its result is not served and nothing was sent`, 'AuthToken'),
+    mismatch: () =>
+      new NicepayRequestError(
+        'NICEPAY_DUPLICATE_MISMATCH',
+        `TID ${tid} was presented with another AuthToken; its result is not served and nothing was sent`,
+        'AuthToken',
+      ),
     send: {
       url: input.nextAppUrl,
       ids: { tid, moid },
@@ -164,11 +192,18 @@ export function approvalCall(ctx: ClientContext, kind: OperationKind<ApprovalRes
         // One literal of a fixed shape: spreading the signed fields into a new object costs
         // more than signing them.
         const fields: Record<string, string | undefined> = {
-          TID: signed.TID, AuthToken: signed.AuthToken, MID: signed.MID, Amt: signed.Amt, EdiDate: signed.EdiDate, SignData: signed.SignData,
-          CharSet: input.responseCharset, EdiType: input.ediType,
+          TID: signed.TID,
+          AuthToken: signed.AuthToken,
+          MID: signed.MID,
+          Amt: signed.Amt,
+          EdiDate: signed.EdiDate,
+          SignData: signed.SignData,
+          CharSet: input.responseCharset,
+          EdiType: input.ediType,
         };
         const problem = checkFields(APPROVAL_REQUEST_FIELDS, fields, 'euc-kr');
-        if (problem) throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `approval request: ${problem.message}`, problem.field);
+        if (problem)
+          throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `approval request: ${problem.message}`, problem.field);
         refuseKvUnsafe('approval request', input.ediType, fields, SHOP_TEXT);
         return { body: encodeForm(fields, 'euc-kr'), contentType: FORM };
       },
@@ -178,27 +213,59 @@ export function approvalCall(ctx: ClientContext, kind: OperationKind<ApprovalRes
     reverseNow: {
       table: reversalTable(config, { tid, moid, amount }),
       url: input.netCancelUrl,
-      request: () => ({ body: encodeForm({ ...signedApprovalFields(config, tid, input.authToken, amount), NetCancel: '1', CharSet: 'utf-8', EdiType: 'JSON' }, 'euc-kr'), contentType: FORM }),
+      request: () => ({
+        body: encodeForm(
+          {
+            ...signedApprovalFields(config, tid, input.authToken, amount),
+            NetCancel: '1',
+            CharSet: 'utf-8',
+            EdiType: 'JSON',
+          },
+          'euc-kr',
+        ),
+        contentType: FORM,
+      }),
     },
     async recover(reading) {
       // Recovered only for the order the gateway's own signed answer names: the buyer's form
       // could name any order of the same amount.
       const f = reading.fields;
-      const signed = hexEquals(approvalResponseSignature(ownField(f, 'TID') ?? '', ownField(f, 'MID') ?? '', ownField(f, 'Amt') ?? '', config.merchantKey), ownField(f, 'Signature') ?? '');
+      const signed = hexEquals(
+        approvalResponseSignature(
+          ownField(f, 'TID') ?? '',
+          ownField(f, 'MID') ?? '',
+          ownField(f, 'Amt') ?? '',
+          config.merchantKey,
+        ),
+        ownField(f, 'Signature') ?? '',
+      );
       if (!signed || ownField(f, 'TID') !== tid || ownField(f, 'Moid') !== moid) {
-        return { recovered: false, why: "neither this store nor the gateway's signed answer attributes it to this order" };
+        return {
+          recovered: false,
+          why: "neither this store nor the gateway's signed answer attributes it to this order",
+        };
       }
-      let status;
+      let status: Awaited<ReturnType<typeof askStatus>>;
       try {
         status = await askStatus(ctx, tid, true);
       } catch (err) {
         return { recovered: false, why: `its status could not be asked (${(err as Error).message}); retry shortly` };
       }
-      if (status.status !== 'approved') return { recovered: false, why: `the gateway reports it ${status.status === 'cancelled' ? 'cancelled' : 'not approved'}` };
+      if (status.status !== 'approved')
+        return {
+          recovered: false,
+          why: `the gateway reports it ${status.status === 'cancelled' ? 'cancelled' : 'not approved'}`,
+        };
       const method = ownField(f, 'PayMethod') || input.payMethod;
       if (!isPayMethod(method)) return { recovered: false, why: 'it is approved under an unknown method' };
-      ctx.config.logger.warn({ tid, moid, step: 'recover', resultCode: reading.code }, 'approval recovered: the gateway had already approved this TID for this order; onApproved runs for it');
-      return { recovered: true, fields: { ...status.raw, TID: tid, MID: config.mid, Moid: moid, Amt: String(amount), PayMethod: method } };
+      ctx.config.logger.warn(
+        { tid, moid, step: 'recover', resultCode: reading.code },
+        'approval recovered: the gateway had already approved this TID for this order; onApproved runs for it',
+      );
+      return {
+        recovered: true,
+        fields: { ...status.raw, TID: tid, MID: config.mid, Moid: moid, Amt: String(amount), PayMethod: method },
+      };
     },
     ...(input.hook ? { hook: input.hook } : {}),
   };

@@ -39,7 +39,12 @@ export function gatewayEndpoints(config: ResolvedConfig): GatewayEndpoints {
  * outcome unknown and net-cancels a genuine payment with the buyer's own token. The URL itself is not echoed (it is attacker text), only why it was refused.
  * Throws NICEPAY_UNTRUSTED_URL before any request is made.
  */
-export function trustedGatewayUrl(value: string, field: GatewayUrlField, config: ResolvedConfig, endpoints = gatewayEndpoints(config)): URL {
+export function trustedGatewayUrl(
+  value: string,
+  field: GatewayUrlField,
+  config: ResolvedConfig,
+  endpoints = gatewayEndpoints(config),
+): URL {
   const url = endpoints[field].get(value);
   if (url === undefined) throw refuse(field, whyRefused(value, field, config));
   return url;
@@ -55,7 +60,8 @@ function whyRefused(value: string, field: GatewayUrlField, config: ResolvedConfi
   }
   if (url.protocol !== config.baseUrl.protocol) return `must use ${config.baseUrl.protocol.slice(0, -1)}`;
   if (url.username || url.password) return 'must not carry credentials';
-  if (!config.trustedHosts.has(url.host.toLowerCase())) return 'points at a host that is not in trustedHosts; no request was made';
+  if (!config.trustedHosts.has(url.host.toLowerCase()))
+    return 'points at a host that is not in trustedHosts; no request was made';
   return `must be exactly ${config.baseUrl.protocol}//<trusted host>${GATEWAY_PATHS[field]}, with no query or fragment`;
 }
 

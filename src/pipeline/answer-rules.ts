@@ -71,7 +71,8 @@ export function readAnswer(body: Uint8Array, table: AnswerTable): Reading {
     const got = ownField(fields, field);
     return got !== undefined && got !== '' && got !== value;
   };
-  if (table.ambiguous?.has(code)) return { kind: 'unknown', reason: `the answer's code ${code} can be read two ways here`, code };
+  if (table.ambiguous?.has(code))
+    return { kind: 'unknown', reason: `the answer's code ${code} can be read two ways here`, code };
   // Codes that say nothing happened for this request are the gateway's word whatever else the
   // answer echoes: it may echo the TID's own PayMethod where the buyer's unsigned form claimed
   // another, and reading that as unknown would reverse a payment this request never made.
@@ -81,18 +82,34 @@ export function readAnswer(body: Uint8Array, table: AnswerTable): Reading {
     if (table.invalid?.has(code)) return { kind: 'invalid', code, message: withMerchantKeyHint(code, message) };
   }
   for (const [field, value] of Object.entries(table.mayEcho ?? {})) {
-    if (namesOther(field, value)) return { kind: 'unknown', reason: `the answer (${code}) names another ${field}`, code };
+    if (namesOther(field, value))
+      return { kind: 'unknown', reason: `the answer (${code}) names another ${field}`, code };
   }
   if (table.success.has(code)) {
     if (table.signature && !hexEquals(table.signature(fields), ownField(fields, 'Signature') ?? '')) {
-      return { kind: 'unknown', reason: `the answer (${code}) has a Signature that does not verify`, code, unverified: 'answer' };
+      return {
+        kind: 'unknown',
+        reason: `the answer (${code}) has a Signature that does not verify`,
+        code,
+        unverified: 'answer',
+      };
     }
     for (const [field, value] of Object.entries(table.mustEcho)) {
-      if (!names(field, value)) return { kind: 'unknown', reason: `the answer (${code}) is for another ${field}`, code, unverified: 'answer' };
+      if (!names(field, value))
+        return { kind: 'unknown', reason: `the answer (${code}) is for another ${field}`, code, unverified: 'answer' };
     }
     const amountText = table.amount ? ownField(fields, table.amount.field) : undefined;
-    if (table.amount && !(table.amount.optional && !amountText) && parseAmount(amountText ?? '') !== table.amount.value) {
-      return { kind: 'unknown', reason: `the answer (${code}) reports another ${table.amount.field} than was sent`, code, unverified: 'amount' };
+    if (
+      table.amount &&
+      !(table.amount.optional && !amountText) &&
+      parseAmount(amountText ?? '') !== table.amount.value
+    ) {
+      return {
+        kind: 'unknown',
+        reason: `the answer (${code}) reports another ${table.amount.field} than was sent`,
+        code,
+        unverified: 'amount',
+      };
     }
     const missing = table.required?.find((field) => !ownField(fields, field));
     if (missing) return { kind: 'unknown', reason: `the answer (${code}) has no ${missing}`, code };
@@ -101,7 +118,8 @@ export function readAnswer(body: Uint8Array, table: AnswerTable): Reading {
     return { kind: 'success', fields, code };
   }
   // A refusal may come without a TID (refused before one was booked), never with another one.
-  if (table.mustEcho.TID !== undefined && namesOther('TID', table.mustEcho.TID)) return { kind: 'unknown', reason: `the refusal (${code}) names another TID`, code };
+  if (table.mustEcho.TID !== undefined && namesOther('TID', table.mustEcho.TID))
+    return { kind: 'unknown', reason: `the refusal (${code}) names another TID`, code };
   if (table.refusalMustName && !names(table.refusalMustName.field, table.refusalMustName.value)) {
     return { kind: 'refused-elsewhere', code, message };
   }

@@ -1,5 +1,11 @@
 import type { Charset } from '../wire/charset.js';
-import { DuplicateFieldError, type EdiType, type GatewayFields, ownField, parseGatewayBody } from '../wire/response-body.js';
+import {
+  DuplicateFieldError,
+  type EdiType,
+  type GatewayFields,
+  ownField,
+  parseGatewayBody,
+} from '../wire/response-body.js';
 
 /**
  * The strict answer reading every flow shares: an answer is read by the CharSet and EdiType
@@ -7,20 +13,24 @@ import { DuplicateFieldError, type EdiType, type GatewayFields, ownField, parseG
  * and a ResultCode counts only when it is exactly a code of the documented shape. A flow
  * then checks the Signature before it gives a success code any meaning.
  */
-export type AnswerFields =
-  | { ok: true; raw: GatewayFields }
-  | { ok: false; reason: string };
+export type AnswerFields = { ok: true; raw: GatewayFields } | { ok: false; reason: string };
 
 /**
  * Parses an answer; never throws. A reason names no field value. `expect` (what the answer must
  * name) lets a KV answer whose echoed shop text holds a look-alike field be read the one way
  * that names them.
  */
-export function readAnswerFields(body: Uint8Array, charset: Charset, ediType: EdiType, expect?: Readonly<Record<string, string>>): AnswerFields {
+export function readAnswerFields(
+  body: Uint8Array,
+  charset: Charset,
+  ediType: EdiType,
+  expect?: Readonly<Record<string, string>>,
+): AnswerFields {
   try {
     return { ok: true, raw: parseGatewayBody(body, charset, ediType, expect) };
   } catch (err) {
-    if (err instanceof DuplicateFieldError) return { ok: false, reason: 'the answer names a field twice, so it can be read two ways' };
+    if (err instanceof DuplicateFieldError)
+      return { ok: false, reason: 'the answer names a field twice, so it can be read two ways' };
     return { ok: false, reason: `the answer is not ${ediType} in ${charset}` };
   }
 }
@@ -33,10 +43,7 @@ export function readAnswerFields(body: Uint8Array, charset: Charset, ediType: Ed
 const DOCUMENTED_SHAPE = /^[0-9A-Z]{4}$/;
 
 /** What an answer's ResultCode is: exactly a documented-shape code, missing, or anything else. */
-export type ResultCodeReading =
-  | { kind: 'code'; code: string }
-  | { kind: 'missing' }
-  | { kind: 'malformed' };
+export type ResultCodeReading = { kind: 'code'; code: string } | { kind: 'missing' } | { kind: 'malformed' };
 
 /**
  * Reads ResultCode strictly. Not trimmed, not case-folded: a near-miss of a success code is
@@ -51,7 +58,9 @@ export function readResultCode(raw: GatewayFields, field = 'ResultCode'): Result
 
 /** Why a {@link readResultCode} that is not a code makes the outcome unknown, for messages. */
 export function resultCodeProblem(reading: Exclude<ResultCodeReading, { kind: 'code' }>): string {
-  return reading.kind === 'missing' ? 'the answer has no ResultCode' : 'the answer has a ResultCode that is not exactly a documented code';
+  return reading.kind === 'missing'
+    ? 'the answer has no ResultCode'
+    : 'the answer has a ResultCode that is not exactly a documented code';
 }
 
 /**
@@ -66,7 +75,8 @@ export function isSignatureRefusal(code: string): boolean {
 }
 
 /** The hint every flow gives for a refused signature; see {@link isSignatureRefusal}. */
-export const MERCHANT_KEY_HINT = 'the gateway could not verify the request signature: is merchantKey the one of this MID?';
+export const MERCHANT_KEY_HINT =
+  'the gateway could not verify the request signature: is merchantKey the one of this MID?';
 
 /**
  * Codes by which the gateway refuses an order number it has approved before (gateway-facts:
@@ -75,7 +85,8 @@ export const MERCHANT_KEY_HINT = 'the gateway could not verify the request signa
 const DUPLICATE_MOID_REFUSALS: ReadonlySet<string> = new Set(['1681', 'A127']);
 
 /** The hint of a duplicate-Moid refusal; see {@link DUPLICATE_MOID_REFUSALS}. */
-export const DUPLICATE_MOID_HINT = 'this Moid was charged before: nothing was charged now, but the earlier charge stands; look it up before charging the order again under a new Moid';
+export const DUPLICATE_MOID_HINT =
+  'this Moid was charged before: nothing was charged now, but the earlier charge stands; look it up before charging the order again under a new Moid';
 
 /**
  * `message` with the hint its code calls for appended: the merchant-key hint for a signature

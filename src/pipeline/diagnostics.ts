@@ -26,7 +26,13 @@ export const gatewayCallChannel = tracingChannel<unknown, GatewayCallContext>(GA
 /** True when anyone listens: the pipeline builds no context otherwise. */
 export function tracing(): boolean {
   const c = gatewayCallChannel;
-  return c.start.hasSubscribers || c.end.hasSubscribers || c.asyncStart.hasSubscribers || c.asyncEnd.hasSubscribers || c.error.hasSubscribers;
+  return (
+    c.start.hasSubscribers ||
+    c.end.hasSubscribers ||
+    c.asyncStart.hasSubscribers ||
+    c.asyncEnd.hasSubscribers ||
+    c.error.hasSubscribers
+  );
 }
 
 /**
@@ -35,7 +41,11 @@ export function tracing(): boolean {
  * settled) but with the context's `result` never set: a call's value may hold a gateway
  * answer, and only `outcome` / `resultCode` (filled by `settle`) describe it.
  */
-export async function traced<T>(context: GatewayCallContext, work: () => Promise<T>, settle: (context: GatewayCallContext, value: T) => void): Promise<T> {
+export async function traced<T>(
+  context: GatewayCallContext,
+  work: () => Promise<T>,
+  settle: (context: GatewayCallContext, value: T) => void,
+): Promise<T> {
   const c = gatewayCallChannel;
   c.start.publish(context);
   let promise: Promise<T>;

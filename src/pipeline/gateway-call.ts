@@ -75,7 +75,11 @@ export function callGateway<T>(ctx: ClientContext, call: GatewayCall<T>): Promis
   let work: Promise<T>;
   if (tracing()) {
     const context: GatewayCallContext = { operation: call.operation, mid: ctx.config.mid, ...definedIds(call.ids) };
-    work = traced(context, () => run(ctx, call, context), (c, value) => Object.assign(c, cleanReport(call.report(value))));
+    work = traced(
+      context,
+      () => run(ctx, call, context),
+      (c, value) => Object.assign(c, cleanReport(call.report(value))),
+    );
   } else {
     work = run(ctx, call, undefined);
   }
@@ -95,7 +99,10 @@ export function admit<T>(ctx: ClientContext, what: string, work: () => Promise<T
 
 /** The refusal of new work after close(). */
 function shuttingDown(what: string): NicepayServiceError {
-  return new NicepayServiceError('NICEPAY_SHUTTING_DOWN', `server is shutting down: no new ${what} is sent; nothing was sent, retry shortly`);
+  return new NicepayServiceError(
+    'NICEPAY_SHUTTING_DOWN',
+    `server is shutting down: no new ${what} is sent; nothing was sent, retry shortly`,
+  );
 }
 
 /** The steps after the shutdown check. `context` (when tracing) receives the outcome of a throw. */
@@ -130,12 +137,22 @@ async function run<T>(ctx: ClientContext, call: GatewayCall<T>, context: Gateway
   } catch (thrown) {
     const report = errorReport(thrown, 'unknown');
     if (context) Object.assign(context, report);
-    log(logger, report.outcome, { operation: call.operation, ...definedIds(call.ids), ...report, durationMs: Date.now() - started }, call.operation);
+    log(
+      logger,
+      report.outcome,
+      { operation: call.operation, ...definedIds(call.ids), ...report, durationMs: Date.now() - started },
+      call.operation,
+    );
     throw thrown;
   }
   if (logger !== silentLogger) {
     const report = cleanReport(call.report(value));
-    log(logger, report.outcome, { operation: call.operation, ...definedIds(call.ids), ...report, durationMs: Date.now() - started }, call.operation);
+    log(
+      logger,
+      report.outcome,
+      { operation: call.operation, ...definedIds(call.ids), ...report, durationMs: Date.now() - started },
+      call.operation,
+    );
   }
   return value;
 }
@@ -143,18 +160,23 @@ async function run<T>(ctx: ClientContext, call: GatewayCall<T>, context: Gateway
 /** The default meaning of a request that never left: unreachable, nothing changed. */
 function unreachable<T>(call: GatewayCall<T>): (failure: TransportError) => T {
   return (failure) => {
-    throw new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `${call.operation} call was not sent: ${failure.message}; nothing changed, it may be retried`, {
-      ...(call.ids.tid !== undefined ? { tid: call.ids.tid } : {}),
-      ...(call.ids.moid !== undefined ? { moid: call.ids.moid } : {}),
-      cause: failure,
-    });
+    throw new NicepayGatewayError(
+      'NICEPAY_GATEWAY_UNREACHABLE',
+      `${call.operation} call was not sent: ${failure.message}; nothing changed, it may be retried`,
+      {
+        ...(call.ids.tid !== undefined ? { tid: call.ids.tid } : {}),
+        ...(call.ids.moid !== undefined ? { moid: call.ids.moid } : {}),
+        cause: failure,
+      },
+    );
   };
 }
 
 /** The outcome of a call whose flow threw: a refusal, or `fallback` when money may have moved. */
 function errorReport(err: unknown, fallback: CallOutcome): CallReport {
   const e = err as { outcomeUnknown?: unknown; resultCode?: unknown; resCode?: unknown; code?: unknown };
-  const resultCode = typeof e.resultCode === 'string' ? e.resultCode : typeof e.resCode === 'string' ? e.resCode : undefined;
+  const resultCode =
+    typeof e.resultCode === 'string' ? e.resultCode : typeof e.resCode === 'string' ? e.resCode : undefined;
   let outcome: CallOutcome = fallback;
   if (e.code === 'NICEPAY_GATEWAY_UNREACHABLE') outcome = 'not-sent';
   else if (e.code === 'NICEPAY_RETRY_LATER') outcome = 'retry';
@@ -177,7 +199,12 @@ function definedIds(ids: Omit<CallIds, 'mid'>): Omit<CallIds, 'mid'> {
 }
 
 /** One line per call: info when it did or answered something, warn when nothing happened, error when unknown. */
-function log(logger: ClientContext['config']['logger'], outcome: CallOutcome, line: Record<string, unknown>, operation: GatewayOperation): void {
+function log(
+  logger: ClientContext['config']['logger'],
+  outcome: CallOutcome,
+  line: Record<string, unknown>,
+  operation: GatewayOperation,
+): void {
   const msg = `${operation} ${outcome}`;
   if (outcome === 'unknown') logger.error(line, msg);
   else if (outcome === 'not-sent' || outcome === 'retry') logger.warn(line, msg);

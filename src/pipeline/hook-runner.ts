@@ -42,10 +42,14 @@ export type HookRun =
  * record's lease instead: src/pipeline/run-operation.ts.) Rejects with NICEPAY_STORE_UNAVAILABLE
  * when the store cannot be asked: nothing ran.
  */
-export async function runNoticeHook(ctx: ClientContext, options: NoticeHookOptions, hook: (context: HookContext) => unknown): Promise<HookRun> {
+export async function runNoticeHook(
+  ctx: ClientContext,
+  options: NoticeHookOptions,
+  hook: (context: HookContext) => unknown,
+): Promise<HookRun> {
   const { store, logger } = ctx.config;
   const { key, hookName, log } = options;
-  let got;
+  let got: Awaited<ReturnType<typeof acquireWaiting>>;
   try {
     got = await acquireWaiting(ctx, key, undefined, options.timeoutMs);
   } catch (err) {
@@ -59,7 +63,11 @@ export async function runNoticeHook(ctx: ClientContext, options: NoticeHookOptio
   const beat = setInterval(() => {
     store.extend(key, token, LEASE_MS).then(
       (held) => {
-        if (!held && running) logger.error({ ...log, step: 'hook-lock' }, `${hookName} lost its lease while running: a duplicate may run it again`);
+        if (!held && running)
+          logger.error(
+            { ...log, step: 'hook-lock' },
+            `${hookName} lost its lease while running: a duplicate may run it again`,
+          );
       },
       () => undefined,
     );
@@ -69,11 +77,15 @@ export async function runNoticeHook(ctx: ClientContext, options: NoticeHookOptio
   const call = callHook(hook, options.timeoutMs);
   const finished = call.settled.then(async (outcome): Promise<boolean> => {
     try {
-      if (outcome.kind === 'resolved') await store.write(key, token, { value: RAN, open: false, keepMs: options.keepMs }, true);
+      if (outcome.kind === 'resolved')
+        await store.write(key, token, { value: RAN, open: false, keepMs: options.keepMs }, true);
       else await store.release(key, token);
       return true;
     } catch (err) {
-      logger.error({ ...log, step: 'store', error: errorText(err) }, `${hookName} ${outcome.kind}, but the store did not record it: a repeat may run it again`);
+      logger.error(
+        { ...log, step: 'store', error: errorText(err) },
+        `${hookName} ${outcome.kind}, but the store did not record it: a repeat may run it again`,
+      );
       return false;
     } finally {
       running = false;
@@ -82,11 +94,22 @@ export async function runNoticeHook(ctx: ClientContext, options: NoticeHookOptio
   });
   const verdict = await call.verdict;
   if (verdict.kind === 'hung') {
-    logger.error({ ...log, step: 'hook' }, `${hookName} has not settled ${2 * options.timeoutMs} ms after it started; its key stays leased until it does`);
+    logger.error(
+      { ...log, step: 'hook' },
+      `${hookName} has not settled ${2 * options.timeoutMs} ms after it started; its key stays leased until it does`,
+    );
     void call.settled.then(async (outcome) => {
       await finished;
-      if (outcome.kind === 'resolved') logger.warn({ ...log, step: 'hook', outcome: 'late' }, `${hookName} resolved after it was reported hung: a repeat is answered as done`);
-      else logger.error({ ...log, step: 'hook', outcome: 'late', error: errorText(outcome.error) }, `${hookName} failed after it was reported hung: a repeat runs it again`);
+      if (outcome.kind === 'resolved')
+        logger.warn(
+          { ...log, step: 'hook', outcome: 'late' },
+          `${hookName} resolved after it was reported hung: a repeat is answered as done`,
+        );
+      else
+        logger.error(
+          { ...log, step: 'hook', outcome: 'late', error: errorText(outcome.error) },
+          `${hookName} failed after it was reported hung: a repeat runs it again`,
+        );
     });
     return { state: 'ran', verdict, stored: false };
   }

@@ -7,14 +7,43 @@ export { admit, callGateway, type CallReport, type GatewayCall, type OutboundReq
 export { GATEWAY_CALL_CHANNEL, gatewayCallChannel, type GatewayCallContext } from './diagnostics.js';
 export type { CallIds, CallOutcome, GatewayOperation } from './operations.js';
 export { asTransportError, transportOutcome, type TransportOutcome } from './transport-failure.js';
-export { MERCHANT_KEY_HINT, isSignatureRefusal, readAnswerFields, readResultCode, resultCodeProblem, withMerchantKeyHint, type AnswerFields, type ResultCodeReading } from './answer.js';
+export {
+  MERCHANT_KEY_HINT,
+  isSignatureRefusal,
+  readAnswerFields,
+  readResultCode,
+  resultCodeProblem,
+  withMerchantKeyHint,
+  type AnswerFields,
+  type ResultCodeReading,
+} from './answer.js';
 export { readAnswer, type AnswerTable, type Reading } from './answer-rules.js';
 export { kvUnsafeField, refuseKvUnsafe } from './kv-text.js';
 export type { LedgerOperation, LedgerRecord, LedgerState } from './ledger-record.js';
-export type { Exchange, ExchangeReading, GatewayHolding, GatewayRequest, OperationCall, OperationKind, Resend, ReversalRequest } from './operation.js';
+export type {
+  Exchange,
+  ExchangeReading,
+  GatewayHolding,
+  GatewayRequest,
+  OperationCall,
+  OperationKind,
+  Resend,
+  ReversalRequest,
+} from './operation.js';
 export { runOperation } from './run-operation.js';
 export { callHook, errorText, runNoticeHook, type HookContext, type HookRun, type HookVerdict } from './hook-runner.js';
-export { settlePass, unsettledItems, SETTLE_CHANNEL, type KindRegistry, type SettleReport, type SettledItem, type SettledOutcome, type UnsettledItem, type SettleEvent, type SettleSettings } from './settle.js';
+export {
+  settlePass,
+  unsettledItems,
+  SETTLE_CHANNEL,
+  type KindRegistry,
+  type SettleReport,
+  type SettledItem,
+  type SettledOutcome,
+  type UnsettledItem,
+  type SettleEvent,
+  type SettleSettings,
+} from './settle.js';
 export { appendToTally, tallyRecords } from './tally.js';
 export { readRecord, readTallyValues } from './read-record.js';
 export { settleNoticed } from './noticed.js';

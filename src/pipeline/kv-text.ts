@@ -9,7 +9,10 @@ import { NicepayRequestError } from '../errors/index.js';
  *
  * Returns the first of `fields` (wire names, in order) whose value holds `&` or `=`.
  */
-export function kvUnsafeField(fields: Readonly<Record<string, string | undefined>>, names: readonly string[]): string | undefined {
+export function kvUnsafeField(
+  fields: Readonly<Record<string, string | undefined>>,
+  names: readonly string[],
+): string | undefined {
   for (const name of names) {
     const value = fields[name];
     if (value !== undefined && (value.includes('&') || value.includes('='))) return name;
@@ -21,7 +24,12 @@ export function kvUnsafeField(fields: Readonly<Record<string, string | undefined
  * Throws NICEPAY_FIELD_INVALID naming `option` (the shop's name of the field) when
  * {@link kvUnsafeField} finds one; `what` names the call in the message.
  */
-export function refuseKvUnsafe(what: string, ediType: string, fields: Readonly<Record<string, string | undefined>>, optionOf: Readonly<Record<string, string>>): void {
+export function refuseKvUnsafe(
+  what: string,
+  ediType: string,
+  fields: Readonly<Record<string, string | undefined>>,
+  optionOf: Readonly<Record<string, string>>,
+): void {
   if (ediType !== 'KV') return;
   const field = kvUnsafeField(fields, Object.keys(optionOf));
   if (field === undefined) return;

@@ -9,7 +9,14 @@
 export type UnknownCode = 'NICEPAY_OUTCOME_UNKNOWN' | 'NICEPAY_ANSWER_UNVERIFIED' | 'NICEPAY_ANSWER_AMOUNT_MISMATCH';
 
 /** The money operations the ledger records (`payout` a payout request, `payout.cancel` its cancel). */
-export type LedgerOperation = 'approval' | 'keyin' | 'billing.charge' | 'cash-receipt' | 'cancel' | 'payout' | 'payout.cancel';
+export type LedgerOperation =
+  | 'approval'
+  | 'keyin'
+  | 'billing.charge'
+  | 'cash-receipt'
+  | 'cancel'
+  | 'payout'
+  | 'payout.cancel';
 
 /**
  * Where a record stands (docs/pipeline.md, "The state machine"):
@@ -23,7 +30,15 @@ export type LedgerOperation = 'approval' | 'keyin' | 'billing.charge' | 'cash-re
  * - `reversed`: the gateway confirmed the reversal. Nothing stays charged.
  * - `never-charged`: the gateway says it never committed (learned by settlement).
  */
-export type LedgerState = 'sending' | 'committed' | 'recorded' | 'declined' | 'unknown' | 'reversing' | 'reversed' | 'never-charged';
+export type LedgerState =
+  | 'sending'
+  | 'committed'
+  | 'recorded'
+  | 'declined'
+  | 'unknown'
+  | 'reversing'
+  | 'reversed'
+  | 'never-charged';
 
 /** States in which a record is closed: final, kept only to answer repeats. */
 export const CLOSED_STATES: ReadonlySet<LedgerState> = new Set(['recorded', 'declined', 'reversed', 'never-charged']);
@@ -78,7 +93,19 @@ export function serializeRecord(record: LedgerRecord): string {
 /** Reads a record written by {@link serializeRecord}; throws on text it did not write. */
 export function parseRecord(text: string): LedgerRecord {
   const r = JSON.parse(text) as Partial<LedgerRecord>;
-  if (r === null || typeof r !== 'object' || r.v !== 1 || typeof r.op !== 'string' || typeof r.state !== 'string' || typeof r.tid !== 'string' || typeof r.moid !== 'string' || typeof r.amount !== 'number' || typeof r.binding !== 'string' || typeof r.data !== 'object' || r.data === null) {
+  if (
+    r === null ||
+    typeof r !== 'object' ||
+    r.v !== 1 ||
+    typeof r.op !== 'string' ||
+    typeof r.state !== 'string' ||
+    typeof r.tid !== 'string' ||
+    typeof r.moid !== 'string' ||
+    typeof r.amount !== 'number' ||
+    typeof r.binding !== 'string' ||
+    typeof r.data !== 'object' ||
+    r.data === null
+  ) {
     throw new Error('not a ledger record of this version');
   }
   return r as LedgerRecord;

@@ -1,6 +1,12 @@
 import type { ClientContext } from '../context.js';
 import { NicepayRequestError, NicepayServiceError } from '../errors/index.js';
-import { type LeaseResult, type LedgerStore, type RecordWrite, StoreFullError, type StoredRecord } from '../store/types.js';
+import {
+  type LeaseResult,
+  type LedgerStore,
+  type RecordWrite,
+  StoreFullError,
+  type StoredRecord,
+} from '../store/types.js';
 import { CLOSED_STATES, type LedgerRecord, parseRecord, serializeRecord } from './ledger-record.js';
 
 /**
@@ -51,11 +57,26 @@ export interface Lease {
 function toWrite(record: LedgerRecord, keepMs: number, dueAt: number): RecordWrite {
   let text: string | undefined;
   if (!CLOSED_STATES.has(record.state)) {
-    return { get value() { return (text ??= serializeRecord(record)); }, open: true, dueAt };
+    return {
+      get value() {
+        text ??= serializeRecord(record);
+        return text;
+      },
+      open: true,
+      dueAt,
+    };
   }
   // Only a recorded payment guards money once closed: dropping a decline, a reversal or a
   // never-charged record lets a repeat be sent again, which still charges at most once.
-  return { get value() { return (text ??= serializeRecord(record)); }, open: false, keepMs, evictable: record.state !== 'recorded' };
+  return {
+    get value() {
+      text ??= serializeRecord(record);
+      return text;
+    },
+    open: false,
+    keepMs,
+    evictable: record.state !== 'recorded',
+  };
 }
 
 /** A record the store gave back, read strictly; text this version did not write is a store fault. */
@@ -63,15 +84,28 @@ export function readStored(stored: StoredRecord): LedgerRecord {
   try {
     return parseRecord(stored.value);
   } catch (err) {
-    throw new NicepayServiceError('NICEPAY_STORE_UNAVAILABLE', `the ledger record under ${stored.key} cannot be read (${(err as Error).message}); nothing was sent`, err);
+    throw new NicepayServiceError(
+      'NICEPAY_STORE_UNAVAILABLE',
+      `the ledger record under ${stored.key} cannot be read (${(err as Error).message}); nothing was sent`,
+      err,
+    );
   }
 }
 
 /** A store failure as the shop is told it: full, or unavailable; nothing was sent. */
 export function storeError(err: unknown): NicepayServiceError {
   if (err instanceof NicepayServiceError) return err;
-  if (err instanceof StoreFullError) return new NicepayServiceError('NICEPAY_STORE_FULL', `${err.message}; nothing was sent, retry once records have closed`, err);
-  return new NicepayServiceError('NICEPAY_STORE_UNAVAILABLE', 'the ledger store is unavailable; nothing was sent, retry shortly', err);
+  if (err instanceof StoreFullError)
+    return new NicepayServiceError(
+      'NICEPAY_STORE_FULL',
+      `${err.message}; nothing was sent, retry once records have closed`,
+      err,
+    );
+  return new NicepayServiceError(
+    'NICEPAY_STORE_UNAVAILABLE',
+    'the ledger store is unavailable; nothing was sent, retry shortly',
+    err,
+  );
 }
 
 /**
@@ -80,18 +114,35 @@ export function storeError(err: unknown): NicepayServiceError {
  * taken, with `initial` written when the key is new (the record exists before any request
  * leaves). A store that fails or is full rejects with a NicepayServiceError: nothing was sent.
  */
-export async function takeKey(ctx: ClientContext, key: string, initial: LedgerRecord | undefined, keepMs: number, waitMs: number): Promise<Taken> {
+export async function takeKey(
+  ctx: ClientContext,
+  key: string,
+  initial: LedgerRecord | undefined,
+  keepMs: number,
+  waitMs: number,
+): Promise<Taken> {
   let hung: LedgerRecord | undefined;
-  const got = await acquireWaiting(ctx, key, initial ? toWrite(initial, keepMs, initial.at) : undefined, waitMs, (stored) => {
-    const record = readStored(stored);
-    if (record.state === 'committed' && record.hook === 'hung') hung = record;
-    return hung !== undefined;
-  });
+  const got = await acquireWaiting(
+    ctx,
+    key,
+    initial ? toWrite(initial, keepMs, initial.at) : undefined,
+    waitMs,
+    (stored) => {
+      const record = readStored(stored);
+      if (record.state === 'committed' && record.hook === 'hung') hung = record;
+      return hung !== undefined;
+    },
+  );
   if (hung) return { state: 'hung', record: hung };
   if (got.state === 'busy') throw new Error('unreachable: acquireWaiting waits out a busy key');
   if (got.state === 'closed') return { state: 'closed', record: readStored(got.record) };
   const record = got.record ? readStored(got.record) : undefined;
-  return { state: 'leased', lease: holdLease(ctx, ctx.config.store, key, got.token, keepMs), record, dueAt: got.record?.dueAt ?? 0 };
+  return {
+    state: 'leased',
+    lease: holdLease(ctx, ctx.config.store, key, got.token, keepMs),
+    record,
+    dueAt: got.record?.dueAt ?? 0,
+  };
 }
 
 /**
@@ -99,7 +150,13 @@ export async function takeKey(ctx: ClientContext, key: string, initial: LedgerRe
  * 250 ms), then 409 NICEPAY_IN_PROGRESS; `stopWaiting` may end the wait early on what the busy
  * key holds. Store failures reject with a NicepayServiceError.
  */
-export async function acquireWaiting(ctx: ClientContext, key: string, initial: RecordWrite | undefined, waitMs: number, stopWaiting?: (record: StoredRecord) => boolean): Promise<LeaseResult> {
+export async function acquireWaiting(
+  ctx: ClientContext,
+  key: string,
+  initial: RecordWrite | undefined,
+  waitMs: number,
+  stopWaiting?: (record: StoredRecord) => boolean,
+): Promise<LeaseResult> {
   const { store } = ctx.config;
   const deadline = Date.now() + waitMs;
   let wait = FIRST_POLL_MS;
@@ -112,7 +169,10 @@ export async function acquireWaiting(ctx: ClientContext, key: string, initial: R
     }
     if (got.state !== 'busy' || (got.record && stopWaiting?.(got.record))) return got;
     if (Date.now() >= deadline) {
-      throw new NicepayRequestError('NICEPAY_IN_PROGRESS', 'another request for the same operation is still being processed; retry shortly');
+      throw new NicepayRequestError(
+        'NICEPAY_IN_PROGRESS',
+        'another request for the same operation is still being processed; retry shortly',
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, wait));
     wait = Math.min(wait * 2, MAX_POLL_MS);
@@ -149,7 +209,10 @@ export function holdLease(ctx: ClientContext, store: LedgerStore, key: string, t
         if (!ok && held) {
           lost = true;
           stop();
-          logger.error({ key, step: 'lease' }, 'the ledger lease was lost while its work ran: that work no longer moves the record');
+          logger.error(
+            { key, step: 'lease' },
+            'the ledger lease was lost while its work ran: that work no longer moves the record',
+          );
         }
       },
       () => undefined, // a store hiccup: the next beat tries again before the lease expires
@@ -168,7 +231,10 @@ export function holdLease(ctx: ClientContext, store: LedgerStore, key: string, t
     } catch (err) {
       lost = true;
       stop();
-      logger.error({ key, tid: record.tid, moid: record.moid, state: record.state, step: 'store', error: (err as Error)?.message }, 'the ledger record could not be written: settlement continues from the last state written');
+      logger.error(
+        { key, tid: record.tid, moid: record.moid, state: record.state, step: 'store', error: (err as Error)?.message },
+        'the ledger record could not be written: settlement continues from the last state written',
+      );
       // This holder moves the record no more: its lease is given back (after the write, on the
       // same key), so a repeat or the settler goes on from the last state written now, not once
       // the lease expires. A store that cannot take the release either leaves it to expire.

@@ -14,17 +14,29 @@ import { walk } from './walk.js';
  * This is how a partial cancel whose answer was lost, which is never sent again, settles when
  * the gateway's cancel notice for it arrives. Resolves to what it settled.
  */
-export async function settleNoticed<R>(ctx: ClientContext, kind: OperationKind<R>, tally: string, named: (record: LedgerRecord) => boolean): Promise<SettledItem[]> {
+export async function settleNoticed<R>(
+  ctx: ClientContext,
+  kind: OperationKind<R>,
+  tally: string,
+  named: (record: LedgerRecord) => boolean,
+): Promise<SettledItem[]> {
   const settled: SettledItem[] = [];
   for (const { key, record } of await tallyEntries(ctx, tally)) {
     if (record.state !== 'unknown' || !named(record)) continue;
     const taken = await tryKey(ctx, key, kind.keepMs);
-    if (!taken || taken.state !== 'leased') continue;
-    if (!taken.record || taken.record.state !== 'unknown') {
+    if (taken?.state !== 'leased') continue;
+    if (taken.record?.state !== 'unknown') {
       await taken.lease.release();
       continue;
     }
-    const end = await walk(ctx, kind, taken.lease, taken.record, { event: 'committed', patch: { reason: 'the gateway notified it', attention: false } }, { hook: undefined });
+    const end = await walk(
+      ctx,
+      kind,
+      taken.lease,
+      taken.record,
+      { event: 'committed', patch: { reason: 'the gateway notified it', attention: false } },
+      { hook: undefined },
+    );
     if (!end.forgotten && end.record.state === 'recorded') settled.push(announceSettled(ctx, end.record, 'recorded'));
   }
   return settled;

@@ -1,8 +1,16 @@
-import { type NetCancelOutcome, NicepayError, NicepayGatewayError, NicepayHookError, NicepayRequestError, type Settlement } from '../errors/index.js';
+import {
+  type NetCancelOutcome,
+  type NicepayError,
+  NicepayGatewayError,
+  NicepayHookError,
+  NicepayRequestError,
+  type Settlement,
+} from '../errors/index.js';
 import type { LedgerRecord, UnknownCode } from './ledger-record.js';
 
 /** How the shop learns what settlement made of it, for messages. */
-const HOW_TO_LEARN = 'settle() / the automatic settler settles it to what the gateway holds (a payment it holds is reversed; a cancel or payout is completed); the settle report and the express-nicepay:settle channel tell the result';
+const HOW_TO_LEARN =
+  'settle() / the automatic settler settles it to what the gateway holds (a payment it holds is reversed; a cancel or payout is completed); the settle report and the express-nicepay:settle channel tell the result';
 
 /**
  * The one factory from a ledger record to the error its state means, for the request that
@@ -19,10 +27,19 @@ export function outcomeError(what: string, r: LedgerRecord, duplicate: boolean):
   const hookFailed = r.hook === 'rejected' || r.hook === 'hung';
   if (r.state === 'committed') {
     // The gateway committed and the shop's hook has not resolved: kept, never reversed under it.
-    const running = r.hook === 'hung' ? 'onApproved has not settled; it is not run again while it runs' : 'onApproved could not run to the end';
-    return new NicepayHookError('NICEPAY_HOOK_FAILED', `${subject}: ${why}; the payment was NOT reversed: ${running}, and runs again (a repeat of this operation, or the settler) until it resolves${again}`, {
-      ...ids, netCancel: 'not-attempted', settlement: 'pending',
-    });
+    const running =
+      r.hook === 'hung'
+        ? 'onApproved has not settled; it is not run again while it runs'
+        : 'onApproved could not run to the end';
+    return new NicepayHookError(
+      'NICEPAY_HOOK_FAILED',
+      `${subject}: ${why}; the payment was NOT reversed: ${running}, and runs again (a repeat of this operation, or the settler) until it resolves${again}`,
+      {
+        ...ids,
+        netCancel: 'not-attempted',
+        settlement: 'pending',
+      },
+    );
   }
   const outcome =
     settlement === 'pending'
@@ -31,7 +48,11 @@ export function outcomeError(what: string, r: LedgerRecord, duplicate: boolean):
         ? 'it was reversed: nothing stays charged'
         : 'the gateway never committed it: nothing was charged';
   if (hookFailed) {
-    return new NicepayHookError('NICEPAY_HOOK_FAILED', `${subject}: onApproved failed (${why}); ${outcome}${again}`, { ...ids, netCancel, settlement });
+    return new NicepayHookError('NICEPAY_HOOK_FAILED', `${subject}: onApproved failed (${why}); ${outcome}${again}`, {
+      ...ids,
+      netCancel,
+      settlement,
+    });
   }
   const code: UnknownCode = r.error ?? 'NICEPAY_OUTCOME_UNKNOWN';
   return new NicepayGatewayError(code, `${subject}: ${why}; ${outcome}${again}`, { ...ids, netCancel, settlement });
@@ -50,9 +71,4 @@ function settlementOf(r: LedgerRecord): { settlement: Settlement; netCancel: Net
     default:
       return { settlement: 'pending', netCancel: r.reversalTried ? 'failed' : 'not-attempted' };
   }
-}
-
-/** The refusal of a repeat that presents another binding than the record's. */
-export function duplicateMismatch(message: string, field: string): NicepayRequestError {
-  return new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', message, field);
 }

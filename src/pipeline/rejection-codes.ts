@@ -10,13 +10,20 @@ import type { OperationCall } from './operation.js';
  */
 export function pipelineCodes<R>(call: OperationCall<R>): ReadonlySet<NicepayErrorCode> {
   const codes = new Set<NicepayErrorCode>([
-    'NICEPAY_FIELD_INVALID', 'NICEPAY_IN_PROGRESS', 'NICEPAY_STORE_UNAVAILABLE', 'NICEPAY_STORE_FULL', 'NICEPAY_SHUTTING_DOWN',
-    'NICEPAY_GATEWAY_UNREACHABLE', 'NICEPAY_OUTCOME_UNKNOWN', 'NICEPAY_ANSWER_UNVERIFIED',
+    'NICEPAY_FIELD_INVALID',
+    'NICEPAY_IN_PROGRESS',
+    'NICEPAY_STORE_UNAVAILABLE',
+    'NICEPAY_STORE_FULL',
+    'NICEPAY_SHUTTING_DOWN',
+    'NICEPAY_GATEWAY_UNREACHABLE',
+    'NICEPAY_OUTCOME_UNKNOWN',
+    'NICEPAY_ANSWER_UNVERIFIED',
   ]);
   // An exchange (a data-host call) reads its own answers: success, refusal or unknown.
   const table = 'table' in call.send ? call.send.table : undefined;
   if (call.start.binding !== '') codes.add('NICEPAY_DUPLICATE_MISMATCH');
-  if (table?.amount || ('exchange' in call.send && call.send.amountChecked)) codes.add('NICEPAY_ANSWER_AMOUNT_MISMATCH');
+  if (table?.amount || ('exchange' in call.send && call.send.amountChecked))
+    codes.add('NICEPAY_ANSWER_AMOUNT_MISMATCH');
   if (table?.retry) codes.add('NICEPAY_RETRY_LATER');
   if (table?.invalid) codes.add('NICEPAY_RETURN_INVALID');
   if (table?.processed) codes.add('NICEPAY_ALREADY_PROCESSED');

@@ -38,8 +38,19 @@ export function runOperation<R>(ctx: ClientContext, call: OperationCall<R>): Pro
 async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> {
   const { kind, start } = call;
   const initial: LedgerRecord = {
-    v: 1, op: kind.op, state: 'sending', mid: ctx.config.mid, tid: start.tid, moid: start.moid, amount: start.amount, binding: start.binding,
-    hook: call.hook ? 'pending' : 'none', ...(call.hook?.name === undefined ? {} : { hookName: call.hook.name }), data: start.data ?? {}, at: ctx.config.clock().getTime(), attempts: 0,
+    v: 1,
+    op: kind.op,
+    state: 'sending',
+    mid: ctx.config.mid,
+    tid: start.tid,
+    moid: start.moid,
+    amount: start.amount,
+    binding: start.binding,
+    hook: call.hook ? 'pending' : 'none',
+    ...(call.hook?.name === undefined ? {} : { hookName: call.hook.name }),
+    data: start.data ?? {},
+    at: ctx.config.clock().getTime(),
+    attempts: 0,
   };
   const taken = await takeKey(ctx, call.key, initial, call.keepMs ?? kind.keepMs, waitMs(ctx, call.hook?.timeoutMs));
   if (taken.state === 'closed' || taken.state === 'hung') {
@@ -53,7 +64,10 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
   const tally = kind.tally?.(initial);
   if (tally && !(await appendToTally(ctx, tally, call.key))) {
     await lease.forget();
-    throw new NicepayServiceError('NICEPAY_STORE_UNAVAILABLE', `the ${kind.what} could not be added to its tally in the ledger store; nothing was sent, retry shortly`);
+    throw new NicepayServiceError(
+      'NICEPAY_STORE_UNAVAILABLE',
+      `the ${kind.what} could not be added to its tally in the ledger store; nothing was sent, retry shortly`,
+    );
   }
   let step: Step;
   try {
@@ -76,7 +90,13 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
  * hook (a buyer's retry settles their payment at once; a resubmission runs a hook that never
  * resolved); otherwise it is answered with the state's error, and settlement goes on.
  */
-async function resume<R>(ctx: ClientContext, call: OperationCall<R>, lease: Lease, record: LedgerRecord, dueAt: number): Promise<R> {
+async function resume<R>(
+  ctx: ClientContext,
+  call: OperationCall<R>,
+  lease: Lease,
+  record: LedgerRecord,
+  dueAt: number,
+): Promise<R> {
   if (!digestEquals(record.binding, call.start.binding)) {
     await lease.release();
     throw call.mismatch();
@@ -91,7 +111,6 @@ async function resume<R>(ctx: ClientContext, call: OperationCall<R>, lease: Leas
   throw outcomeError(call.kind.what, record, true);
 }
 
-
 /** The caller's answer of a record: its result when its state has one, else its state's error. */
 function answer<R>(call: OperationCall<R>, record: LedgerRecord, duplicate: boolean): R {
   if (record.state === 'recorded' || record.state === 'declined') return call.kind.result(record, duplicate);
@@ -105,32 +124,58 @@ async function send<R>(ctx: ClientContext, call: OperationCall<R>): Promise<Step
   const subject = `${kind.what} of order ${call.start.moid} (TID ${call.start.tid})`;
   switch (reading.kind) {
     case 'success':
-      return { event: 'committed', patch: { fields: call.keep ? call.keep(reading.fields) : reading.fields, resultCode: reading.code } };
+      return {
+        event: 'committed',
+        patch: { fields: call.keep ? call.keep(reading.fields) : reading.fields, resultCode: reading.code },
+      };
     case 'refused': {
-      const patch = { fields: call.keep ? call.keep(reading.fields) : reading.fields, resultCode: reading.code, reason: reading.message };
+      const patch = {
+        fields: call.keep ? call.keep(reading.fields) : reading.fields,
+        resultCode: reading.code,
+        reason: reading.message,
+      };
       return call.refusal === 'kept' ? { event: 'declined', patch } : { event: 'refused', patch };
     }
     case 'refused-elsewhere':
       return {
         event: 'declined-unattributed',
-        error: new NicepayRequestError('NICEPAY_DECLINE_ORDER_MISMATCH', `the gateway declined TID ${call.start.tid} (${reading.code}) for another order or none, not for order ${call.start.moid}: the request is forged or mismatched; nothing was charged and no order's result is reported`, 'Moid'),
+        error: new NicepayRequestError(
+          'NICEPAY_DECLINE_ORDER_MISMATCH',
+          `the gateway declined TID ${call.start.tid} (${reading.code}) for another order or none, not for order ${call.start.moid}: the request is forged or mismatched; nothing was charged and no order's result is reported`,
+          'Moid',
+        ),
       };
     case 'invalid':
       return {
         event: 'invalid',
-        error: new NicepayRequestError('NICEPAY_RETURN_INVALID', `the gateway refused this request as not valid for TID ${call.start.tid} (${reading.code} ${reading.message}): it is nobody's order; nothing was charged or recorded`, 'AuthToken'),
+        error: new NicepayRequestError(
+          'NICEPAY_RETURN_INVALID',
+          `the gateway refused this request as not valid for TID ${call.start.tid} (${reading.code} ${reading.message}): it is nobody's order; nothing was charged or recorded`,
+          'AuthToken',
+        ),
       };
     case 'retry':
       return {
         event: 'retry',
-        error: new NicepayGatewayError('NICEPAY_RETRY_LATER', `${subject} was not done: the gateway answered ${reading.code} (${reading.message}); nothing changed, retry later`, { tid: call.start.tid, moid: call.start.moid, resultCode: reading.code }),
+        error: new NicepayGatewayError(
+          'NICEPAY_RETRY_LATER',
+          `${subject} was not done: the gateway answered ${reading.code} (${reading.message}); nothing changed, retry later`,
+          { tid: call.start.tid, moid: call.start.moid, resultCode: reading.code },
+        ),
       };
     case 'processed': {
-      const recovery = call.recover ? await call.recover(reading) : { recovered: false as const, why: 'this operation cannot be recovered' };
-      if (recovery.recovered) return { event: 'recovered', patch: { fields: recovery.fields, resultCode: reading.code, recovered: true } };
+      const recovery = call.recover
+        ? await call.recover(reading)
+        : { recovered: false as const, why: 'this operation cannot be recovered' };
+      if (recovery.recovered)
+        return { event: 'recovered', patch: { fields: recovery.fields, resultCode: reading.code, recovered: true } };
       return {
         event: 'processed-elsewhere',
-        error: new NicepayRequestError('NICEPAY_ALREADY_PROCESSED', `the gateway had processed TID ${call.start.tid} before (${reading.code}) and ${recovery.why}: answered as a duplicate; nothing was changed or recorded`, 'TxTid'),
+        error: new NicepayRequestError(
+          'NICEPAY_ALREADY_PROCESSED',
+          `the gateway had processed TID ${call.start.tid} before (${reading.code}) and ${recovery.why}: answered as a duplicate; nothing was changed or recorded`,
+          'TxTid',
+        ),
       };
     }
     case 'unknown':
@@ -140,19 +185,31 @@ async function send<R>(ctx: ClientContext, call: OperationCall<R>): Promise<Step
         patch: {
           reason: reading.reason,
           ...(reading.code ? { resultCode: reading.code } : {}),
-          ...(reading.unverified ? { error: reading.unverified === 'amount' ? 'NICEPAY_ANSWER_AMOUNT_MISMATCH' : 'NICEPAY_ANSWER_UNVERIFIED' } : {}),
+          ...(reading.unverified
+            ? {
+                error: reading.unverified === 'amount' ? 'NICEPAY_ANSWER_AMOUNT_MISMATCH' : 'NICEPAY_ANSWER_UNVERIFIED',
+              }
+            : {}),
         },
       };
     case 'not-sent':
       return {
         event: 'not-sent',
-        error: new NicepayGatewayError('NICEPAY_GATEWAY_UNREACHABLE', `${subject} was not sent: ${reading.reason}; nothing was charged, it may be retried`, { tid: call.start.tid, moid: call.start.moid, netCancel: 'not-attempted' }),
+        error: new NicepayGatewayError(
+          'NICEPAY_GATEWAY_UNREACHABLE',
+          `${subject} was not sent: ${reading.reason}; nothing was charged, it may be retried`,
+          { tid: call.start.tid, moid: call.start.moid, netCancel: 'not-attempted' },
+        ),
       };
   }
 }
 
 /** A web-host call: posted through the pipeline and read by its answer table. */
-function post(ctx: ClientContext, op: LedgerOperation, send: GatewayRequest & { table: AnswerTable; ids: Omit<CallIds, 'mid'> }): Promise<ExchangeReading> {
+function post(
+  ctx: ClientContext,
+  op: LedgerOperation,
+  send: GatewayRequest & { table: AnswerTable; ids: Omit<CallIds, 'mid'> },
+): Promise<ExchangeReading> {
   return callGateway<ExchangeReading>(ctx, {
     operation: callOperation(op),
     host: 'web',
@@ -168,7 +225,10 @@ function post(ctx: ClientContext, op: LedgerOperation, send: GatewayRequest & { 
 }
 
 /** What a reading is, for the call's log line and diagnostics. */
-function reportOf(r: Reading | { kind: 'not-sent' }): { outcome: 'succeeded' | 'refused' | 'retry' | 'unknown' | 'not-sent'; resultCode?: string } {
+function reportOf(r: Reading | { kind: 'not-sent' }): {
+  outcome: 'succeeded' | 'refused' | 'retry' | 'unknown' | 'not-sent';
+  resultCode?: string;
+} {
   switch (r.kind) {
     case 'success':
       return { outcome: 'succeeded', resultCode: r.code };

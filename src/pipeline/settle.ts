@@ -76,7 +76,11 @@ export type KindRegistry = ReadonlyMap<LedgerOperation, OperationKind<unknown>>;
  * failed or is unknown, run through its hook again when the gateway committed and the hook never
  * resolved, closed when the gateway never had it. Resolves to what closed and what is still open.
  */
-export async function settlePass(ctx: ClientContext, kinds: KindRegistry, settings: SettleSettings): Promise<SettleReport> {
+export async function settlePass(
+  ctx: ClientContext,
+  kinds: KindRegistry,
+  settings: SettleSettings,
+): Promise<SettleReport> {
   const { store, logger } = ctx.config;
   const report: SettleReport = { settled: [], unsettled: [] };
   const due = await store.due(ctx.config.clock().getTime(), settings.batch);
@@ -88,7 +92,10 @@ export async function settlePass(ctx: ClientContext, kinds: KindRegistry, settin
       const end = await settleOne(ctx, kind, stored.key, settings);
       if (end && !end.open) report.settled.push(announceSettled(ctx, end.record, end.state));
     } catch (err) {
-      logger.error({ tid: record.tid, moid: record.moid, step: 'settle', error: errorText(err) }, 'settlement of this record failed; it is tried again later');
+      logger.error(
+        { tid: record.tid, moid: record.moid, step: 'settle', error: errorText(err) },
+        'settlement of this record failed; it is tried again later',
+      );
     }
   }
   report.unsettled = await unsettledItems(ctx, settings);
@@ -102,20 +109,45 @@ export async function unsettledItems(ctx: ClientContext, settings: SettleSetting
   return open.map((stored) => {
     const r = readStored(stored);
     return {
-      operation: r.op, mid: r.mid, tid: r.tid, moid: r.moid, amount: r.amount, state: r.state,
-      reason: r.reason ?? (r.state === 'sending' ? 'the request is under way, or its process stopped before an answer' : r.state),
-      attempts: r.attempts, nextAttemptAt: new Date(Math.max(stored.dueAt, now)), needsAttention: r.attention === true || now - r.at > settings.attentionAfterMs,
+      operation: r.op,
+      mid: r.mid,
+      tid: r.tid,
+      moid: r.moid,
+      amount: r.amount,
+      state: r.state,
+      reason:
+        r.reason ??
+        (r.state === 'sending' ? 'the request is under way, or its process stopped before an answer' : r.state),
+      attempts: r.attempts,
+      nextAttemptAt: new Date(Math.max(stored.dueAt, now)),
+      needsAttention: r.attention === true || now - r.at > settings.attentionAfterMs,
     };
   });
 }
 
 /** One record's settlement step; undefined when another holder has it. */
-async function settleOne(ctx: ClientContext, kind: OperationKind<unknown>, key: string, settings: SettleSettings): Promise<{ record: LedgerRecord; state: LedgerState; open: boolean } | undefined> {
+async function settleOne(
+  ctx: ClientContext,
+  kind: OperationKind<unknown>,
+  key: string,
+  settings: SettleSettings,
+): Promise<{ record: LedgerRecord; state: LedgerState; open: boolean } | undefined> {
   const taken = await tryKey(ctx, key, kind.keepMs);
-  if (!taken || taken.state !== 'leased' || !taken.record) return undefined;
-  const end = await settleRecord(ctx, kind, taken.lease, taken.record, hookOf(ctx, taken.record), settings.attentionAfterMs);
+  if (taken?.state !== 'leased' || !taken.record) return undefined;
+  const end = await settleRecord(
+    ctx,
+    kind,
+    taken.lease,
+    taken.record,
+    hookOf(ctx, taken.record),
+    settings.attentionAfterMs,
+  );
   const state = end.forgotten ? 'never-charged' : end.record.state;
-  return { record: end.record, state, open: !end.forgotten && !['recorded', 'declined', 'reversed', 'never-charged'].includes(state) };
+  return {
+    record: end.record,
+    state,
+    open: !end.forgotten && !['recorded', 'declined', 'reversed', 'never-charged'].includes(state),
+  };
 }
 
 /**
@@ -124,13 +156,24 @@ async function settleOne(ctx: ClientContext, kind: OperationKind<unknown>, key: 
  * gateway says of it (or from its hook run again) through the state machine. A repeat of the
  * operation that finds its record open and due runs the same step, with its own hook.
  */
-export async function settleRecord<R>(ctx: ClientContext, kind: OperationKind<R>, lease: Lease, record: LedgerRecord, hook: WalkOptions<R>['hook'], attentionAfterMs = ctx.config.settle.attentionAfterMs): Promise<WalkEnd> {
+export async function settleRecord<R>(
+  ctx: ClientContext,
+  kind: OperationKind<R>,
+  lease: Lease,
+  record: LedgerRecord,
+  hook: WalkOptions<R>['hook'],
+  attentionAfterMs = ctx.config.settle.attentionAfterMs,
+): Promise<WalkEnd> {
   const settings = { attentionAfterMs };
   const now = ctx.config.clock().getTime();
   let r: LedgerRecord = { ...record, attempts: record.attempts + 1, lastAttemptAt: now };
   if (!r.attention && now - r.at > settings.attentionAfterMs) {
     r = { ...r, attention: true };
-    announceAttention(ctx, r, `${kind.what} has not settled within ${settings.attentionAfterMs} ms: it needs attention (settlement keeps trying)`);
+    announceAttention(
+      ctx,
+      r,
+      `${kind.what} has not settled within ${settings.attentionAfterMs} ms: it needs attention (settlement keeps trying)`,
+    );
   }
   return walk(ctx, kind, lease, r, await firstStep(ctx, kind as OperationKind<unknown>, r), { hook });
 }
@@ -152,9 +195,20 @@ async function firstStep(ctx: ClientContext, kind: OperationKind<unknown>, r: Le
   const holds: LedgerEvent = r.state === 'sending' && r.hook === 'none' ? 'gateway-holds-unheard' : 'gateway-holds';
   // Unclear is reversed from any state, never kept: a hook must not record what may not exist.
   const unclear: LedgerEvent = r.state === 'sending' ? 'gateway-holds-unheard' : 'gateway-holds';
-  const event: Record<GatewayHolding, LedgerEvent> = { holds, reversed: 'gateway-reversed', none: 'gateway-none', unanswered: 'gateway-unanswered', unclear };
+  const event: Record<GatewayHolding, LedgerEvent> = {
+    holds,
+    reversed: 'gateway-reversed',
+    none: 'gateway-none',
+    unanswered: 'gateway-unanswered',
+    unclear,
+  };
   // The gateway had committed what the dead request sent: kept, it is a recovered payment.
-  const patch = holding === 'unanswered' ? { reason: r.reason ?? 'the gateway could not be asked what it holds' } : holding === 'holds' && holds === 'gateway-holds' && r.state === 'sending' ? { recovered: true } : {};
+  const patch =
+    holding === 'unanswered'
+      ? { reason: r.reason ?? 'the gateway could not be asked what it holds' }
+      : holding === 'holds' && holds === 'gateway-holds' && r.state === 'sending'
+        ? { recovered: true }
+        : {};
   return { event: event[holding], patch };
 }
 
@@ -164,12 +218,23 @@ async function firstStep(ctx: ClientContext, kind: OperationKind<unknown>, r: Le
  * cancelled), which both complete it, with the answer's fields; another refusal means it never
  * happened. A request that never left, or whose answer is lost, leaves it open.
  */
-async function resendStep(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord, again: Resend): Promise<Step> {
+async function resendStep(
+  ctx: ClientContext,
+  kind: OperationKind<unknown>,
+  r: LedgerRecord,
+  again: Resend,
+): Promise<Step> {
   try {
     const reading = 'exchange' in again ? await again.exchange() : await resendPost(ctx, kind, r, again);
-    if (reading.kind === 'success') return { event: 'committed', patch: { fields: { ...reading.fields }, resultCode: reading.code } };
+    if (reading.kind === 'success')
+      return { event: 'committed', patch: { fields: { ...reading.fields }, resultCode: reading.code } };
     if (reading.kind === 'refused' || reading.kind === 'refused-elsewhere' || reading.kind === 'invalid') {
-      return (await again.doneAlready(reading.code)) ? { event: 'committed' } : { event: 'declined', patch: { ...(reading.code ? { resultCode: reading.code } : {}), reason: reading.message } };
+      return (await again.doneAlready(reading.code))
+        ? { event: 'committed' }
+        : {
+            event: 'declined',
+            patch: { ...(reading.code ? { resultCode: reading.code } : {}), reason: reading.message },
+          };
     }
     // Not sent, lost, or "retry later": nothing says whether the first sending took effect.
     return { event: 'unconfirmed' };
@@ -179,7 +244,12 @@ async function resendStep(ctx: ClientContext, kind: OperationKind<unknown>, r: L
 }
 
 /** A web-host operation sent again through the pipeline and read by its answer table. */
-function resendPost(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord, { request, table }: { request: GatewayRequest; table: AnswerTable }): Promise<ExchangeReading> {
+function resendPost(
+  ctx: ClientContext,
+  kind: OperationKind<unknown>,
+  r: LedgerRecord,
+  { request, table }: { request: GatewayRequest; table: AnswerTable },
+): Promise<ExchangeReading> {
   return callGateway<ExchangeReading>(ctx, {
     operation: callOperation(kind.op),
     host: 'web',
@@ -201,7 +271,9 @@ function resendPost(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerR
  */
 export function hookOf<R>(ctx: ClientContext, record: LedgerRecord): WalkOptions<R>['hook'] {
   const run = record.hookName === undefined ? undefined : ctx.hooks.get(record.hookName);
-  return run ? { run: run as (result: R, context: HookContext) => unknown, timeoutMs: SETTLEMENT_HOOK_TIMEOUT_MS } : undefined;
+  return run
+    ? { run: run as (result: R, context: HookContext) => unknown, timeoutMs: SETTLEMENT_HOOK_TIMEOUT_MS }
+    : undefined;
 }
 
 /** When a hook run by settlement is asked to give up (its own promise still decides). */
@@ -209,14 +281,35 @@ const SETTLEMENT_HOOK_TIMEOUT_MS = 30_000;
 
 /** A record that needs attention, as it is reported: logged at error level, and published on {@link SETTLE_CHANNEL}. */
 function announceAttention(ctx: ClientContext, r: LedgerRecord, message: string): void {
-  ctx.config.logger.error({ operation: r.op, tid: r.tid, moid: r.moid, state: r.state, step: 'settle', reason: r.reason }, message);
-  const event: SettleEvent = { operation: r.op, mid: r.mid, tid: r.tid, moid: r.moid, amount: r.amount, state: r.state, reason: r.reason ?? r.state, attempts: r.attempts, nextAttemptAt: new Date(ctx.config.clock().getTime()), needsAttention: true };
+  ctx.config.logger.error(
+    { operation: r.op, tid: r.tid, moid: r.moid, state: r.state, step: 'settle', reason: r.reason },
+    message,
+  );
+  const event: SettleEvent = {
+    operation: r.op,
+    mid: r.mid,
+    tid: r.tid,
+    moid: r.moid,
+    amount: r.amount,
+    state: r.state,
+    reason: r.reason ?? r.state,
+    attempts: r.attempts,
+    nextAttemptAt: new Date(ctx.config.clock().getTime()),
+    needsAttention: true,
+  };
   if (settleChannel.hasSubscribers) settleChannel.publish(event);
 }
 
 /** A record settlement closed, as it is reported: logged, and published on {@link SETTLE_CHANNEL}. */
 export function announceSettled(ctx: ClientContext, record: LedgerRecord, state: LedgerState): SettledItem {
-  const item = { operation: record.op, mid: record.mid, tid: record.tid, moid: record.moid, amount: record.amount, outcome: settledOutcome(state) };
+  const item = {
+    operation: record.op,
+    mid: record.mid,
+    tid: record.tid,
+    moid: record.moid,
+    amount: record.amount,
+    outcome: settledOutcome(state),
+  };
   ctx.config.logger.info({ ...item, step: 'settle' }, `settled: ${item.outcome}`);
   if (settleChannel.hasSubscribers) settleChannel.publish(item);
   return item;

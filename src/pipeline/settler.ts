@@ -13,7 +13,12 @@ export interface Settler {
  * process; another instance settles other records, each under its lease). Its timer is unref'd,
  * so it never keeps the process alive, and each pass is tracked, so close() waits for it.
  */
-export function startSettler(ctx: ClientContext, kinds: KindRegistry, settings: SettleSettings, intervalMs: number): Settler {
+export function startSettler(
+  ctx: ClientContext,
+  kinds: KindRegistry,
+  settings: SettleSettings,
+  intervalMs: number,
+): Settler {
   let running = false;
   const timer = setInterval(() => {
     if (running || ctx.isClosing()) return;
@@ -23,10 +28,17 @@ export function startSettler(ctx: ClientContext, kinds: KindRegistry, settings: 
       .then(
         (report) => {
           if (report.settled.length > 0 || report.unsettled.length > 0) {
-            ctx.config.logger.info({ step: 'settle', settled: report.settled.length, unsettled: report.unsettled.length }, 'settlement pass');
+            ctx.config.logger.info(
+              { step: 'settle', settled: report.settled.length, unsettled: report.unsettled.length },
+              'settlement pass',
+            );
           }
         },
-        (err: unknown) => ctx.config.logger.error({ step: 'settle', error: errorText(err) }, 'settlement pass failed; the next one tries again'),
+        (err: unknown) =>
+          ctx.config.logger.error(
+            { step: 'settle', error: errorText(err) },
+            'settlement pass failed; the next one tries again',
+          ),
       )
       .finally(() => {
         running = false;

@@ -55,7 +55,10 @@ export async function tallyRecords(ctx: ClientContext, base: string): Promise<Le
 }
 
 /** {@link tallyRecords} with each record's ledger key. */
-export async function tallyEntries(ctx: ClientContext, base: string): Promise<Array<{ key: string; record: LedgerRecord }>> {
+export async function tallyEntries(
+  ctx: ClientContext,
+  base: string,
+): Promise<Array<{ key: string; record: LedgerRecord }>> {
   const out: Array<{ key: string; record: LedgerRecord }> = [];
   for (const key of await readTally(ctx, base)) {
     const stored = await ctx.config.store.get(key);

@@ -25,7 +25,9 @@ export interface LedgerMove {
 /** One event for the state machine, with what it adds to the record. */
 export interface Step {
   event: LedgerEvent;
-  patch?: Partial<Omit<LedgerRecord, 'v' | 'op' | 'state' | 'mid' | 'tid' | 'moid' | 'amount' | 'binding'>> & { fields?: Record<string, string> };
+  patch?: Partial<Omit<LedgerRecord, 'v' | 'op' | 'state' | 'mid' | 'tid' | 'moid' | 'amount' | 'binding'>> & {
+    fields?: Record<string, string>;
+  };
   /** For an event that forgets the record: what the caller is told. */
   error?: NicepayError;
   /** A hung hook's own settling: the walk goes on from it, holding the lease meanwhile. */
@@ -35,7 +37,9 @@ export interface Step {
 }
 
 /** Where a walk stopped: the record as last moved, or forgotten with the step that forgot it. */
-export type WalkEnd = { forgotten: false; record: LedgerRecord } | { forgotten: true; step: Step; record: LedgerRecord };
+export type WalkEnd =
+  | { forgotten: false; record: LedgerRecord }
+  | { forgotten: true; step: Step; record: LedgerRecord };
 
 /** What a walk may do besides what the kind declares. */
 export interface WalkOptions<R> {
@@ -57,18 +61,39 @@ export function backoffMs(attempts: number): number {
  * crash at any point leaves a record settlement can finish; when a write fails (the lease was
  * lost, the store failed) nothing more is sent and the walk ends where it stands.
  */
-export async function walk<R>(ctx: ClientContext, kind: OperationKind<R>, lease: Lease, record: LedgerRecord, first: Step, options: WalkOptions<R>): Promise<WalkEnd> {
+export async function walk<R>(
+  ctx: ClientContext,
+  kind: OperationKind<R>,
+  lease: Lease,
+  record: LedgerRecord,
+  first: Step,
+  options: WalkOptions<R>,
+): Promise<WalkEnd> {
   const { logger } = ctx.config;
   let r = record;
   // The record as the store last took it: when a write fails, that is what settlement will find,
   // so it is also what the caller is told (never a state the ledger does not hold).
   let written = record;
-  const stuck = (): WalkEnd => ({ forgotten: false, record: { ...written, reason: `the ledger store could not record the ${kind.what}'s next state (${r.state}); settlement continues from the last one recorded` } });
+  const stuck = (): WalkEnd => ({
+    forgotten: false,
+    record: {
+      ...written,
+      reason: `the ledger store could not record the ${kind.what}'s next state (${r.state}); settlement continues from the last one recorded`,
+    },
+  });
   let step = first;
   let reverseNow = options.reverseNow;
   for (;;) {
     const row = transition(r.state, step.event);
-    if (ledgerChannel.hasSubscribers) ledgerChannel.publish({ operation: r.op, tid: r.tid, moid: r.moid, from: r.state, event: step.event, to: row.to } satisfies LedgerMove);
+    if (ledgerChannel.hasSubscribers)
+      ledgerChannel.publish({
+        operation: r.op,
+        tid: r.tid,
+        moid: r.moid,
+        from: r.state,
+        event: step.event,
+        to: row.to,
+      } satisfies LedgerMove);
     if (row.to === 'forgotten') {
       await lease.forget();
       return { forgotten: true, step, record: { ...r, ...step.patch } };
@@ -84,7 +109,9 @@ export async function walk<R>(ctx: ClientContext, kind: OperationKind<R>, lease:
           continueLater(ctx, kind, lease, r, step.later, options);
           return { forgotten: false, record: r };
         }
-        return (await lease.putAndRelease(r, step.dueAt ?? ctx.config.clock().getTime() + backoffMs(r.attempts))) ? { forgotten: false, record: r } : stuck();
+        return (await lease.putAndRelease(r, step.dueAt ?? ctx.config.clock().getTime() + backoffMs(r.attempts)))
+          ? { forgotten: false, record: r }
+          : stuck();
       case 'run-hook':
         if (r.hook === 'none' || r.hook === 'resolved') {
           step = { event: 'hook-resolved' };
@@ -111,7 +138,10 @@ export async function walk<R>(ctx: ClientContext, kind: OperationKind<R>, lease:
         // A reversal that was not confirmed leaves money the shop did not record: an error until
         // settlement ends it; a confirmed one (or nothing to reverse) is a warning.
         const failed = step.event === 'reversal-failed';
-        logger[failed ? 'error' : 'warn']({ tid: r.tid, moid: r.moid, step: 'reversal', outcome: step.event, reason: r.reason }, `${kind.what}: outcome unknown or hook failed; reversal ${failed ? 'not confirmed: settlement retries it' : 'done'}`);
+        logger[failed ? 'error' : 'warn'](
+          { tid: r.tid, moid: r.moid, step: 'reversal', outcome: step.event, reason: r.reason },
+          `${kind.what}: outcome unknown or hook failed; reversal ${failed ? 'not confirmed: settlement retries it' : 'done'}`,
+        );
         continue;
       }
     }
@@ -119,21 +149,36 @@ export async function walk<R>(ctx: ClientContext, kind: OperationKind<R>, lease:
 }
 
 /** Runs the shop's hook on a committed record; its own promise decides (hook-runner-verdict.ts). */
-async function runHook<R>(ctx: ClientContext, kind: OperationKind<R>, r: LedgerRecord, hook: NonNullable<WalkOptions<R>['hook']>): Promise<Step> {
+async function runHook<R>(
+  ctx: ClientContext,
+  kind: OperationKind<R>,
+  r: LedgerRecord,
+  hook: NonNullable<WalkOptions<R>['hook']>,
+): Promise<Step> {
   const { logger } = ctx.config;
   const result = kind.result(r, false);
   const call = callHook((context) => hook.run(result, context), hook.timeoutMs);
   const toStep = (v: Exclude<HookVerdict, { kind: 'hung' }>): Step => {
     if (v.kind === 'resolved') {
-      if (v.late) logger.warn({ tid: r.tid, moid: r.moid, step: 'on-approved' }, 'onApproved settled after its signal aborted; it resolved, so the payment is kept');
+      if (v.late)
+        logger.warn(
+          { tid: r.tid, moid: r.moid, step: 'on-approved' },
+          'onApproved settled after its signal aborted; it resolved, so the payment is kept',
+        );
       return { event: 'hook-resolved', patch: { hook: 'resolved' } };
     }
-    logger.error({ tid: r.tid, moid: r.moid, step: 'on-approved', late: v.late, error: errorText(v.error) }, 'onApproved failed');
+    logger.error(
+      { tid: r.tid, moid: r.moid, step: 'on-approved', late: v.late, error: errorText(v.error) },
+      'onApproved failed',
+    );
     return { event: 'hook-rejected', patch: { hook: 'rejected', reason: `onApproved failed: ${errorText(v.error)}` } };
   };
   const verdict = await call.verdict;
   if (verdict.kind !== 'hung') return toStep(verdict);
-  logger.error({ tid: r.tid, moid: r.moid, step: 'on-approved' }, `onApproved has not settled ${2 * hook.timeoutMs} ms after it started; the payment is kept and not reversed while it runs`);
+  logger.error(
+    { tid: r.tid, moid: r.moid, step: 'on-approved' },
+    `onApproved has not settled ${2 * hook.timeoutMs} ms after it started; the payment is kept and not reversed while it runs`,
+  );
   return {
     event: 'hook-hung',
     patch: { hook: 'hung', reason: `onApproved did not settle within ${2 * hook.timeoutMs} ms after it started` },
@@ -142,8 +187,20 @@ async function runHook<R>(ctx: ClientContext, kind: OperationKind<R>, r: LedgerR
 }
 
 /** Goes on with a walk once a hung hook settled, answering nobody (the caller was told). */
-function continueLater<R>(ctx: ClientContext, kind: OperationKind<R>, lease: Lease, r: LedgerRecord, later: Promise<Step>, options: WalkOptions<R>): void {
+function continueLater<R>(
+  ctx: ClientContext,
+  kind: OperationKind<R>,
+  lease: Lease,
+  r: LedgerRecord,
+  later: Promise<Step>,
+  options: WalkOptions<R>,
+): void {
   void later
     .then((step) => walk(ctx, kind, lease, r, step, { hook: options.hook }))
-    .catch((err: unknown) => ctx.config.logger.error({ tid: r.tid, moid: r.moid, step: 'on-approved', error: errorText(err) }, 'the ledger could not finish after a late hook'));
+    .catch((err: unknown) =>
+      ctx.config.logger.error(
+        { tid: r.tid, moid: r.moid, step: 'on-approved', error: errorText(err) },
+        'the ledger could not finish after a late hook',
+      ),
+    );
 }

@@ -41,7 +41,8 @@ interface Entry {
 export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
   const now = options.now ?? Date.now;
   const maxEntries = options.maxEntries ?? 100_000;
-  if (!Number.isSafeInteger(maxEntries) || maxEntries <= 0) throw new NicepayConfigError('memoryStore maxEntries', 'a positive integer');
+  if (!Number.isSafeInteger(maxEntries) || maxEntries <= 0)
+    throw new NicepayConfigError('memoryStore maxEntries', 'a positive integer');
   const entries = new Map<string, Entry>();
   /** The keys of open records, for due() and open(). */
   const openKeys = new Set<string>();
@@ -49,7 +50,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
 
   const leased = (e: Entry, t: number): boolean => e.lease !== '' && e.leaseExpires > t;
   const expired = (e: Entry, t: number): boolean => e.write !== undefined && !e.open && e.expires <= t;
-  const holds = (e: Entry | undefined, token: string): e is Entry => e !== undefined && e.lease !== '' && e.lease === token;
+  const holds = (e: Entry | undefined, token: string): e is Entry =>
+    e !== undefined && e.lease !== '' && e.lease === token;
 
   /** The entry under `key`, after dropping it when it expired. */
   function live(key: string, t: number): Entry | undefined {
@@ -93,7 +95,9 @@ export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
       if (e.evictable && !leased(e, t)) forget(key);
       if (entries.size < maxEntries) return;
     }
-    throw new StoreFullError(`memoryStore holds ${entries.size} live records (maxEntries ${maxEntries}); none can be dropped without losing money`);
+    throw new StoreFullError(
+      `memoryStore holds ${entries.size} live records (maxEntries ${maxEntries}); none can be dropped without losing money`,
+    );
   }
 
   function listOpen(limit: number, pick: (e: Entry) => boolean): StoredRecord[] {
@@ -109,12 +113,21 @@ export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
     async acquire(key, leaseMs, initial) {
       const t = now();
       let e = live(key, t);
-      if (e && e.write !== undefined && !e.open) return { state: 'closed', record: stored(key, e) } satisfies LeaseResult;
+      if (e && e.write !== undefined && !e.open)
+        return { state: 'closed', record: stored(key, e) } satisfies LeaseResult;
       if (e && leased(e, t)) return { state: 'busy', record: e.write === undefined ? undefined : stored(key, e) };
       const token = `m${++issued}`;
       if (!e) {
         makeRoom(t);
-        e = { write: undefined, open: false, dueAt: 0, expires: 0, evictable: false, lease: token, leaseExpires: t + leaseMs };
+        e = {
+          write: undefined,
+          open: false,
+          dueAt: 0,
+          expires: 0,
+          evictable: false,
+          lease: token,
+          leaseExpires: t + leaseMs,
+        };
         entries.set(key, e);
         if (initial) apply(key, e, initial, t);
         return { state: 'acquired', token, record: undefined };

@@ -12,7 +12,14 @@ export function billingRegisterSignData(mid: string, ediDate: string, moid: stri
 }
 
 /** Charge SignData: sha256(MID + EdiDate + Moid + Amt + BID + key). */
-export function billingChargeSignData(mid: string, ediDate: string, moid: string, amt: string, bid: string, key: string): string {
+export function billingChargeSignData(
+  mid: string,
+  ediDate: string,
+  moid: string,
+  amt: string,
+  bid: string,
+  key: string,
+): string {
   return sha256Hex(mid + ediDate + moid + amt + bid + key);
 }
 

@@ -6,7 +6,10 @@ export type Charset = 'euc-kr' | 'utf-8';
 /** Thrown by the codecs on bytes or text that cannot be represented; carries no field value. */
 export class WireFormatError extends Error {
   override readonly name = 'WireFormatError';
-  constructor(message: string, readonly field?: string) {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
     super(message);
   }
 }
@@ -17,7 +20,10 @@ export class WireFormatError extends Error {
  */
 export function normalizeCharset(label: string | undefined): Charset | undefined {
   if (!label) return undefined;
-  const l = label.trim().toLowerCase().replace(/^["']|["']$/g, '');
+  const l = label
+    .trim()
+    .toLowerCase()
+    .replace(/^["']|["']$/g, '');
   if (l === 'utf-8' || l === 'utf8') return 'utf-8';
   if (['euc-kr', 'euckr', 'cp949', 'ks_c_5601-1987', 'ks_c_5601', 'windows-949', 'x-windows-949', 'uhc'].includes(l)) {
     return 'euc-kr';
@@ -35,6 +41,7 @@ export function latin1Text(bytes: Uint8Array): string {
 }
 
 const utf8Strict = new TextDecoder('utf-8', { fatal: true });
+// biome-ignore lint/suspicious/noControlCharactersInRegex: every ASCII byte, control characters included, is what this range means
 const ASCII_TEXT = /^[\x00-\x7f]*$/;
 
 /** True when every byte is below 0x80. */

@@ -27,7 +27,10 @@ const DATE8 = /^\d{8}$/;
  * One decision for every signed value the project sends (docs/sandbox.md).
  */
 const ENC_KEY = /^[0-9a-f]{64}$/;
-const common = { mid: { max: 10, required: true, pattern: MID_PATTERN }, encKey: { max: 255, required: true, pattern: ENC_KEY } } as const;
+const common = {
+  mid: { max: 10, required: true, pattern: MID_PATTERN },
+  encKey: { max: 255, required: true, pattern: ENC_KEY },
+} as const;
 
 /**
  * orgSvcCd values of the reconciliation request (gateway-interface.md, D): 01 card, 02 bank

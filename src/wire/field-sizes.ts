@@ -65,7 +65,10 @@ const tableEntries = new WeakMap<FieldTable, ReadonlyArray<readonly [string, Fie
 /** Object.entries of a table, computed once per table (tables are fixed). */
 function entriesOf(table: FieldTable): ReadonlyArray<readonly [string, FieldSpec]> {
   let e = tableEntries.get(table);
-  if (!e) tableEntries.set(table, (e = Object.entries(table)));
+  if (!e) {
+    e = Object.entries(table);
+    tableEntries.set(table, e);
+  }
   return e;
 }
 
@@ -73,7 +76,11 @@ function entriesOf(table: FieldTable): ReadonlyArray<readonly [string, FieldSpec
  * Checks values against a table in the wire encoding. Unknown keys are ignored (the caller
  * decides what to send). Returns the first problem, or undefined.
  */
-export function checkFields(table: FieldTable, values: Readonly<Record<string, string | undefined>>, charset: Charset): FieldProblem | undefined {
+export function checkFields(
+  table: FieldTable,
+  values: Readonly<Record<string, string | undefined>>,
+  charset: Charset,
+): FieldProblem | undefined {
   // A decoded form inherits nothing: its fields need no own-property check.
   const own = inheritsNothing(values);
   for (const [field, spec] of entriesOf(table)) {
@@ -87,7 +94,11 @@ export function checkFields(table: FieldTable, values: Readonly<Record<string, s
     if (value.length * 3 > spec.max) {
       const size = byteLength(value, charset);
       if (size > spec.max) {
-        return { field, rule: 'too-long', message: `${field} is ${size} bytes in ${charset}; at most ${spec.max} allowed` };
+        return {
+          field,
+          rule: 'too-long',
+          message: `${field} is ${size} bytes in ${charset}; at most ${spec.max} allowed`,
+        };
       }
     }
     if (spec.pattern && !spec.pattern.test(value)) {

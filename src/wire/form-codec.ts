@@ -46,7 +46,7 @@ export function encodeForm(fields: Record<string, string | undefined>, charset: 
   for (const key of Object.keys(fields)) {
     const value = fields[key];
     if (value === undefined) continue;
-    out += (first ? '' : '&') + escapeText(key, charset, key) + '=' + escapeText(value, charset, key);
+    out += `${(first ? '' : '&') + escapeText(key, charset, key)}=${escapeText(value, charset, key)}`;
     first = false;
   }
   return Buffer.from(out, 'latin1');
@@ -63,12 +63,20 @@ function escapeBytes(bytes: Buffer): string {
   let out = '';
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i]!;
-    if ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x2d || b === 0x2e || b === 0x5f || b === 0x2a) {
+    if (
+      (b >= 0x30 && b <= 0x39) ||
+      (b >= 0x41 && b <= 0x5a) ||
+      (b >= 0x61 && b <= 0x7a) ||
+      b === 0x2d ||
+      b === 0x2e ||
+      b === 0x5f ||
+      b === 0x2a
+    ) {
       out += String.fromCharCode(b);
     } else if (b === 0x20) {
       out += '+';
     } else {
-      out += '%' + HEX[b >> 4] + HEX[b & 15];
+      out += `%${HEX[b >> 4]}${HEX[b & 15]}`;
     }
   }
   return out;
@@ -118,10 +126,14 @@ export function decodeForm(body: Uint8Array, charset: Charset, options: DecodeFo
       const keyEnd = eq !== -1 && eq < end ? eq : end;
       const key = decodeSegment(text, buf, start, keyEnd, !rawHigh && escapeAt >= keyEnd, charset, undefined, garbled);
       if (escapeAt <= keyEnd) escapeAt = nextEscape(text, keyEnd + 1);
-      const value = keyEnd < end ? decodeSegment(text, buf, keyEnd + 1, end, !rawHigh && escapeAt >= end, charset, key, garbled) : '';
+      const value =
+        keyEnd < end
+          ? decodeSegment(text, buf, keyEnd + 1, end, !rawHigh && escapeAt >= end, charset, key, garbled)
+          : '';
       // The record inherits nothing, so a field is present exactly when it reads as a string.
       if (fields[key] !== undefined) {
-        if (rejectDuplicates) throw new WireFormatError(`form field ${JSON.stringify(key.slice(0, 40))} appears more than once`, key);
+        if (rejectDuplicates)
+          throw new WireFormatError(`form field ${JSON.stringify(key.slice(0, 40))} appears more than once`, key);
       } else {
         fields[key] = value;
       }
@@ -147,13 +159,24 @@ function nextEscape(text: string, from: number): number {
  * both charsets, which decodeURIComponent unescapes without a byte buffer. A malformed escape
  * does not match and is refused by the byte path.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: every ASCII byte but %, control characters included, is what this range means
 const ASCII_ESCAPED = /^(?:[\x00-\x24\x26-\x7f]|%[0-7][0-9A-Fa-f])*$/;
 
-function decodeSegment(text: string, buf: Buffer, from: number, to: number, plain: boolean, charset: Charset, field?: string, garbled?: (field: string) => void): string {
+function decodeSegment(
+  text: string,
+  buf: Buffer,
+  from: number,
+  to: number,
+  plain: boolean,
+  charset: Charset,
+  field?: string,
+  garbled?: (field: string) => void,
+): string {
   const segment = text.slice(from, to);
   if (plain) return segment;
-  if (ASCII_ESCAPED.test(segment)) return decodeURIComponent(segment.includes('+') ? segment.replaceAll('+', ' ') : segment);
-  const bytes = unescape(buf.subarray(from, to));
+  if (ASCII_ESCAPED.test(segment))
+    return decodeURIComponent(segment.includes('+') ? segment.replaceAll('+', ' ') : segment);
+  const bytes = percentDecoded(buf.subarray(from, to));
   if (!garbled) return decodeBytes(bytes, charset, field);
   try {
     return decodeBytes(bytes, charset, field);
@@ -164,7 +187,7 @@ function decodeSegment(text: string, buf: Buffer, from: number, to: number, plai
   }
 }
 
-function unescape(segment: Buffer): Buffer {
+function percentDecoded(segment: Buffer): Buffer {
   if (!segment.includes(PERCENT) && !segment.includes(PLUS)) return segment;
   const out = Buffer.allocUnsafe(segment.length);
   let n = 0;

@@ -29,4 +29,3 @@ export function safeEquals(expected: string, received: string): boolean {
   const b = Buffer.from(received, 'utf8');
   return a.length === b.length && timingSafeEqual(a, b);
 }
-

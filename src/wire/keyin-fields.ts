@@ -62,7 +62,12 @@ export const KEYIN_SUCCESS_CODE = '3001';
  * Builds the EncData plaintext exactly as the spec writes it: all four keys in order, a key
  * not given sent empty (`…&BuyerAuthNum=&CardPwd=`), as NICEPAY's own key-in sample does.
  */
-export function keyinEncPlaintext(card: { number: string; expiry: string; buyerAuthNum?: string | undefined; password2?: string | undefined }): string {
+export function keyinEncPlaintext(card: {
+  number: string;
+  expiry: string;
+  buyerAuthNum?: string | undefined;
+  password2?: string | undefined;
+}): string {
   return `CardNo=${card.number}&CardExpire=${card.expiry}&BuyerAuthNum=${card.buyerAuthNum ?? ''}&CardPwd=${card.password2 ?? ''}`;
 }
 

@@ -6,7 +6,12 @@ export const KST_OFFSET_MS = 9 * 60 * 60 * 1000;
 
 /** A KST wall-clock reading. */
 export interface KstParts {
-  year: number; month: number; day: number; hour: number; minute: number; second: number;
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
   /** 0 = Sunday ... 6 = Saturday, in KST. */
   weekday: number;
 }
@@ -15,8 +20,13 @@ export interface KstParts {
 export function kstParts(date: Date): KstParts {
   const d = new Date(date.getTime() + KST_OFFSET_MS);
   return {
-    year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(),
-    hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds(), weekday: d.getUTCDay(),
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds(),
+    weekday: d.getUTCDay(),
   };
 }
 
@@ -71,7 +81,8 @@ export function parseKstTimestamp(text: string): Date | undefined {
   }
   const m = n === 12 ? 2 : 4; // where the month starts
   const y = n === 12 ? 2000 + digitsAt(text, 0, 2) : digitsAt(text, 0, 4);
-  const mo = digitsAt(text, m, m + 2), d = digitsAt(text, m + 2, m + 4);
+  const mo = digitsAt(text, m, m + 2),
+    d = digitsAt(text, m + 2, m + 4);
   const h = n === 8 ? 0 : digitsAt(text, m + 4, m + 6);
   const mi = n === 8 ? 0 : digitsAt(text, m + 6, m + 8);
   const se = n === 8 ? 0 : digitsAt(text, m + 8, m + 10);

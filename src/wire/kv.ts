@@ -7,7 +7,13 @@ import { MID_PATTERN } from './keyin-fields.js';
  * GoodsName, the buyer fields, MallReserved "returned as sent"): the only values a `&Key=`
  * segment may belong to. Every other value is the gateway's own.
  */
-export const KV_ECHOED_FIELDS: ReadonlySet<string> = new Set(['GoodsName', 'MallReserved', 'BuyerName', 'BuyerEmail', 'BuyerTel']);
+export const KV_ECHOED_FIELDS: ReadonlySet<string> = new Set([
+  'GoodsName',
+  'MallReserved',
+  'BuyerName',
+  'BuyerEmail',
+  'BuyerTel',
+]);
 
 /** One `&`-separated piece of a KV answer: `key` when it starts `Name=`. */
 interface Segment {
@@ -25,8 +31,14 @@ export type KvReading = { fields: FormFields; ambiguous?: undefined } | { fields
  * what the gateway wrote.
  */
 const SHAPES: Readonly<Record<string, RegExp>> = {
-  TID: /^[A-Za-z0-9]{30}$/, MID: MID_PATTERN, Amt: /^\d{1,12}$/, CancelAmt: /^\d{1,12}$/, RemainAmt: /^\d{1,12}$/,
-  AuthDate: /^\d{12}$/, ResultCode: /^[0-9A-Z]{4}$/, Signature: /^[0-9a-fA-F]{64}$/,
+  TID: /^[A-Za-z0-9]{30}$/,
+  MID: MID_PATTERN,
+  Amt: /^\d{1,12}$/,
+  CancelAmt: /^\d{1,12}$/,
+  RemainAmt: /^\d{1,12}$/,
+  AuthDate: /^\d{12}$/,
+  ResultCode: /^[0-9A-Z]{4}$/,
+  Signature: /^[0-9a-fA-F]{64}$/,
 };
 
 /** True when every field of a fixed shape has that shape. */
@@ -40,11 +52,14 @@ const MAX_READINGS = 256;
 const KEY = /^[A-Za-z][A-Za-z0-9_]*$/;
 
 function segmentsOf(text: string): Segment[] {
-  return text.replace(/\r?\n$/, '').split('&').map((segment) => {
-    const eq = segment.indexOf('=');
-    const key = eq > 0 && KEY.test(segment.slice(0, eq)) ? segment.slice(0, eq) : undefined;
-    return { text: segment, key };
-  });
+  return text
+    .replace(/\r?\n$/, '')
+    .split('&')
+    .map((segment) => {
+      const eq = segment.indexOf('=');
+      const key = eq > 0 && KEY.test(segment.slice(0, eq)) ? segment.slice(0, eq) : undefined;
+      return { text: segment, key };
+    });
 }
 
 /**
@@ -57,7 +72,7 @@ function assemble(segments: readonly Segment[], absorbed: ReadonlySet<number>): 
   for (let i = 0; i < segments.length; i++) {
     const { text, key } = segments[i]!;
     if (key === undefined || absorbed.has(i)) {
-      if (lastKey !== undefined) fields[lastKey] += '&' + text;
+      if (lastKey !== undefined) fields[lastKey] += `&${text}`;
       continue;
     }
     if (Object.hasOwn(fields, key)) {
@@ -77,7 +92,11 @@ function assemble(segments: readonly Segment[], absorbed: ReadonlySet<number>): 
  * meets must be an echoed one. A field of a key named once that stands in the way is taken as
  * shop text too (the fewest such are chosen overall); a chosen genuine occurrence cannot be.
  */
-function absorbedBy(segments: readonly Segment[], repeated: ReadonlyMap<string, number[]>, genuine: ReadonlySet<number>): Set<number> | undefined {
+function absorbedBy(
+  segments: readonly Segment[],
+  repeated: ReadonlyMap<string, number[]>,
+  genuine: ReadonlySet<number>,
+): Set<number> | undefined {
   const absorbed = new Set<number>();
   for (const indexes of repeated.values()) for (const i of indexes) if (!genuine.has(i)) absorbed.add(i);
   for (const i of [...absorbed].sort((a, b) => a - b)) {
@@ -107,7 +126,12 @@ function choices(repeated: ReadonlyMap<string, number[]>): number[][] | undefine
 
 /** The gateway's own fields of a reading (every field but the echoed ones), as one text. */
 function gatewayPart(fields: FormFields): string {
-  return JSON.stringify(Object.keys(fields).filter((k) => !KV_ECHOED_FIELDS.has(k)).sort().map((k) => [k, fields[k]]));
+  return JSON.stringify(
+    Object.keys(fields)
+      .filter((k) => !KV_ECHOED_FIELDS.has(k))
+      .sort()
+      .map((k) => [k, fields[k]]),
+  );
 }
 
 /**
@@ -148,7 +172,8 @@ export function readKv(body: Uint8Array, charset: Charset, expect?: Readonly<Rec
   const named = expect ? plausible.filter((r) => Object.entries(expect).every(([k, v]) => r[k] === v)) : [];
   const readings = named.length > 0 ? named : plausible;
   const first = gatewayPart(readings[0]!);
-  if (readings.some((r) => gatewayPart(r) !== first)) return { ambiguous: "the answer names a field twice and either copy may be the shop's echoed text" };
+  if (readings.some((r) => gatewayPart(r) !== first))
+    return { ambiguous: "the answer names a field twice and either copy may be the shop's echoed text" };
   return { fields: readings[0]! };
 }
 
@@ -164,5 +189,10 @@ export function parseKv(body: Uint8Array, charset: Charset): FormFields {
 
 /** Serialises fields as a KV body in the given charset (the sandbox's side of {@link parseKv}). */
 export function serializeKv(fields: Record<string, string>, charset: Charset): Buffer {
-  return encodeText(Object.entries(fields).map(([k, v]) => `${k}=${v}`).join('&'), charset);
+  return encodeText(
+    Object.entries(fields)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('&'),
+    charset,
+  );
 }

@@ -23,7 +23,8 @@ export function frozenFields(raw: Raw): Raw {
   if (Object.getPrototypeOf(raw) === Object.prototype && Object.isFrozen(raw)) return raw;
   const out: Record<string, string> = {};
   for (const key of Object.keys(raw)) {
-    if (key === '__proto__') Object.defineProperty(out, key, { value: raw[key], enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: raw[key], enumerable: true, writable: true, configurable: true });
     else out[key] = raw[key]!;
   }
   return Object.freeze(out);
@@ -86,7 +87,11 @@ export function mapPayment(raw: Raw, method: PayMethod, amount: number): Payment
     case 'BANK':
       return Object.assign(common(raw, amount, method), {
         bank: { code: str(raw, 'BankCode'), name: str(raw, 'BankName') },
-        cashReceipt: { type: receiptType(str(raw, 'RcptType')), tid: str(raw, 'RcptTID'), authCode: str(raw, 'RcptAuthCode') },
+        cashReceipt: {
+          type: receiptType(str(raw, 'RcptType')),
+          tid: str(raw, 'RcptTID'),
+          authCode: str(raw, 'RcptAuthCode'),
+        },
       });
     case 'VBANK':
       return Object.assign(common(raw, amount, method), {

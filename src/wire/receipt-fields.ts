@@ -50,7 +50,10 @@ export function receiptSignData(mid: string, receiptAmt: string, ediDate: string
 export type ReceiptPurpose = 'income-deduction' | 'expense-proof';
 
 /** ReceiptType of a purpose. */
-export const RECEIPT_TYPE_CODES: Readonly<Record<ReceiptPurpose, '1' | '2'>> = { 'income-deduction': '1', 'expense-proof': '2' };
+export const RECEIPT_TYPE_CODES: Readonly<Record<ReceiptPurpose, '1' | '2'>> = {
+  'income-deduction': '1',
+  'expense-proof': '2',
+};
 
 /** Korean mobile number, 10-11 digits (010, 011, 016-019). */
 const MOBILE = /^01[016789]\d{7,8}$/;
@@ -76,7 +79,8 @@ export function businessNumberValid(digits: string): boolean {
  * (check digit verified) or a cash-receipt card. Returns a rule text when it does not.
  */
 export function receiptIdentityProblem(purpose: ReceiptPurpose, digits: string): string | undefined {
-  if (!/^\d+$/.test(digits) || digits.length > 20) return 'must be digits only (hyphens and spaces are removed), at most 20';
+  if (!/^\d+$/.test(digits) || digits.length > 20)
+    return 'must be digits only (hyphens and spaces are removed), at most 20';
   if (purpose === 'income-deduction') {
     if (MOBILE.test(digits) || RECEIPT_CARD.test(digits)) return undefined;
     return "for 'income-deduction' must be a mobile number (010...) or a cash-receipt card number (13-19 digits)";

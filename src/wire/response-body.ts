@@ -30,12 +30,23 @@ export function ownField(fields: GatewayFields, name: string): string | undefine
  * 9999, say) and its outcome is unknown whatever a parser makes of it. The one exception is a
  * KV answer whose extra copies can only be text inside a value the shop sent (`readKv`).
  */
-export function parseGatewayBody(body: Uint8Array, charset: Charset, ediType: EdiType, expect?: Readonly<Record<string, string>>): GatewayFields {
+export function parseGatewayBody(
+  body: Uint8Array,
+  charset: Charset,
+  ediType: EdiType,
+  expect?: Readonly<Record<string, string>>,
+): GatewayFields {
   return ediType === 'KV' ? kvFields(body, charset, expect) : jsonFields(latin1Text(body), charset);
 }
 
 function jsonFields(latin1: string, charset: Charset): GatewayFields {
-  const fields = jsonOfLatin1(latin1, charset) ?? jsonOfText(decodeBytes(Buffer.from(latin1, 'latin1'), charset).replace(/^\uFEFF/, '').trim());
+  const fields =
+    jsonOfLatin1(latin1, charset) ??
+    jsonOfText(
+      decodeBytes(Buffer.from(latin1, 'latin1'), charset)
+        .replace(/^\uFEFF/, '')
+        .trim(),
+    );
   return Object.freeze(fields);
 }
 
@@ -85,7 +96,9 @@ function jsonOfLatin1(latin1: string, charset: Charset): Record<string, string> 
   // NUL joins them (JSON has no raw control character inside a string, and \u0000 was ruled
   // out), and leads them too: a UTF-8 decoder drops a byte-order mark at the start of its input,
   // which the whole answer's decode keeps when a value starts with one.
-  const decoded = decodeBytes(Buffer.from('\0' + encoded.map((i) => values[i]).join('\0'), 'latin1'), charset).split('\0');
+  const decoded = decodeBytes(Buffer.from(`\0${encoded.map((i) => values[i]).join('\0')}`, 'latin1'), charset).split(
+    '\0',
+  );
   for (let i = 0; i < encoded.length; i++) fields[keys[encoded[i]!]!] = decoded[i + 1]!;
   return fields;
 }

@@ -20,7 +20,13 @@ const KEEP_PREFIXES = 256;
  * `01` + `16`, standalone cash receipts `04` + `01`. Unique within the process: a suffix
  * already issued in the same second is drawn again.
  */
-export function issueTid(mid: string, method: string, medium: string, now: Date, random: (max: number) => number = randomInt): string {
+export function issueTid(
+  mid: string,
+  method: string,
+  medium: string,
+  now: Date,
+  random: (max: number) => number = randomInt,
+): string {
   const prefix = mid + method + medium + kstTimestamp12(now);
   let used = issued.get(prefix);
   if (!used) {

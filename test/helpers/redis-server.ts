@@ -18,12 +18,18 @@ async function pong(port: number): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     let got = '';
-    socket.setTimeout(500, () => { socket.destroy(); resolve(false); });
+    socket.setTimeout(500, () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.on('error', () => resolve(false));
     socket.on('connect', () => socket.write('PING\r\n'));
     socket.on('data', (chunk) => {
       got += chunk.toString('latin1');
-      if (got.includes('\r\n')) { socket.destroy(); resolve(got.startsWith('+PONG')); }
+      if (got.includes('\r\n')) {
+        socket.destroy();
+        resolve(got.startsWith('+PONG'));
+      }
     });
   });
 }
@@ -39,15 +45,25 @@ export interface RedisServer {
  * `extra` arguments go after the defaults (e.g. `--replicaof 127.0.0.1 <port>`), and `ready` is
  * the log line to wait for (a replica: `sync: Finished with success`).
  */
-export async function startRedisServer(extra: string[] = [], ready = 'Ready to accept connections'): Promise<RedisServer> {
+export async function startRedisServer(
+  extra: string[] = [],
+  ready = 'Ready to accept connections',
+): Promise<RedisServer> {
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (probe.error) throw new Error('redis-server is not on PATH (Debian/Ubuntu: apt-get install -y redis-server)');
   const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   // redis-server says when it accepts connections: wait for that line, not poll on a timer.
-  const log = await waitForOutput(child, ready, { notReady: 'redis-server did not get ready', exited: 'redis-server exited early' });
+  const log = await waitForOutput(child, ready, {
+    notReady: 'redis-server did not get ready',
+    exited: 'redis-server exited early',
+  });
   if (!(await pong(port))) throw new Error(`redis-server did not answer PING:\n${log()}`);
   return {
     url: `redis://127.0.0.1:${port}`,

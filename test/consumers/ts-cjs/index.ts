@@ -3,7 +3,11 @@
 import { createNicepay, isNicepayError, type NicepayOptions } from 'express-nicepay';
 import { createSandbox } from 'express-nicepay/sandbox';
 
-const options: NicepayOptions = { mid: 'nicepay00m', merchantKey: 'k'.repeat(40), baseUrl: 'https://webapi.nicepay.co.kr' };
+const options: NicepayOptions = {
+  mid: 'nicepay00m',
+  merchantKey: 'k'.repeat(40),
+  baseUrl: 'https://webapi.nicepay.co.kr',
+};
 const nicepay = createNicepay(options);
 let configError = '';
 try {
@@ -11,5 +15,12 @@ try {
 } catch (err) {
   if (isNicepayError(err)) configError = `${err.code} ${err.field ?? ''}`;
 }
-console.log(JSON.stringify({ compiledTo: typeof require, middleware: typeof nicepay.checkoutReturn({ expectedAmount: () => 1004 }), sandbox: typeof createSandbox, configError }));
+console.log(
+  JSON.stringify({
+    compiledTo: typeof require,
+    middleware: typeof nicepay.checkoutReturn({ expectedAmount: () => 1004 }),
+    sandbox: typeof createSandbox,
+    configError,
+  }),
+);
 void nicepay.close();

@@ -29,11 +29,15 @@ function describe(r: CheckoutResult): string {
 }
 
 const app = express();
-app.post('/pay/return', nicepay.checkoutReturn({ expectedAmount: (moid: string) => (moid ? 1004 : undefined) }), (req, res, next) => {
-  const r: CheckoutResult | undefined = req.checkout;
-  if (!r) return next(new Error('checkoutReturn did not run'));
-  res.send(describe(r));
-});
+app.post(
+  '/pay/return',
+  nicepay.checkoutReturn({ expectedAmount: (moid: string) => (moid ? 1004 : undefined) }),
+  (req, res, next) => {
+    const r: CheckoutResult | undefined = req.checkout;
+    if (!r) return next(new Error('checkoutReturn did not run'));
+    res.send(describe(r));
+  },
+);
 app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
   res.status(isNicepayError(err) ? err.status : 500).end();
 });
