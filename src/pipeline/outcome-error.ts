@@ -3,7 +3,6 @@ import {
   type NicepayError,
   NicepayGatewayError,
   NicepayHookError,
-  NicepayRequestError,
   type Settlement,
 } from '../errors/index.js';
 import type { LedgerRecord, UnknownCode } from './ledger-record.js';
