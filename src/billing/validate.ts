@@ -3,7 +3,7 @@ import { type Charset, normalizeCharset } from '../wire/charset.js';
 import { BID_PATTERN } from '../wire/billing-fields.js';
 import { kstParts } from '../wire/kst.js';
 import type { EdiType } from '../wire/response-body.js';
-import { luhnValid } from '../keyin/validate.js';
+import { cardNumberOf, holderNumberOf, passwordPrefixOf } from '../validation/card-fields.js';
 import { fieldInvalid, type WireBuyer, wireBuyer, wireText } from '../validation/input-text.js';
 import type { BillingChargeInput, BillingRegisterInput, BillingRemoveInput } from './types.js';
 
@@ -71,24 +71,10 @@ export function validateRegister(input: BillingRegisterInput, now: Date): Normal
   const card = input.card as BillingRegisterInput['card'] | undefined;
   if (typeof card !== 'object' || card === null)
     throw fieldInvalid('card', 'must be an object with number, expYear and expMonth');
-  if (typeof card.number !== 'string') throw fieldInvalid('card.number', 'must be a string of 13-16 digits');
-  const cardNumber = card.number.replace(/[\s-]/g, '');
-  if (!/^\d{13,16}$/.test(cardNumber))
-    throw fieldInvalid('card.number', "must be 13-16 digits (the gateway's CardNo holds at most 16)");
-  if (!luhnValid(cardNumber)) throw fieldInvalid('card.number', 'fails the Luhn check digit; check for a typing error');
+  const cardNumber = cardNumberOf(card.number, "the gateway's CardNo");
   const { expYear, expMonth } = checkExpiry(card.expYear, card.expMonth, now);
-  const idNo = optionalDigits(
-    card.idNo,
-    'card.idNo',
-    /^(?:\d{6}|\d{10})$/,
-    'must be 6 digits (birth date YYMMDD) or 10 digits (business registration number)',
-  );
-  const password2 = optionalDigits(
-    card.password2,
-    'card.password2',
-    /^\d{2}$/,
-    'must be exactly 2 digits (the first two of the card password)',
-  );
+  const idNo = holderNumberOf(card.idNo, 'card.idNo');
+  const password2 = passwordPrefixOf(card.password2, 'card.password2');
   return { moid, cardNumber, expYear, expMonth, idNo, password2, ...wireBuyer(input.buyer), ...wireFormat(input) };
 }
 
@@ -128,12 +114,6 @@ export function validateCharge(input: BillingChargeInput): NormalizedCharge {
 export function validateRemove(input: BillingRemoveInput): NormalizedRemove {
   object(input);
   return { bid: checkBid(input.bid), moid: wireText(input.moid, 'moid', 64, true)!, ...wireFormat(input) };
-}
-
-function optionalDigits(value: unknown, field: string, pattern: RegExp, rule: string): string | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string' || !pattern.test(value)) throw fieldInvalid(field, rule);
-  return value;
 }
 
 function checkExpiry(year: unknown, month: unknown, now: Date): { expYear: string; expMonth: string } {

@@ -1,5 +1,6 @@
 import { isValidAmount } from '../wire/amount.js';
 import { type Charset, normalizeCharset } from '../wire/charset.js';
+import { cardNumberOf, holderNumberOf, passwordPrefixOf } from '../validation/card-fields.js';
 import { fieldInvalid, wireText } from '../validation/input-text.js';
 import { kstParts } from '../wire/kst.js';
 import type { KeyinEdiType, KeyinInput } from './types.js';
@@ -25,20 +26,6 @@ export interface NormalizedKeyin {
   ediType: KeyinEdiType;
 }
 
-/** Luhn (ISO/IEC 7812-1 annex B) check of a digit string. */
-export function luhnValid(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
 /**
  * Checks a key-in input against the rules of interface B and returns its wire form. `now`
  * decides whether the expiry lies in the past, in KST. Throws the first problem found.
@@ -52,26 +39,12 @@ export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyi
 
   const card = input.card as KeyinInput['card'] | undefined;
   if (typeof card !== 'object' || card === null) throw fieldInvalid('card', 'must be an object with number and expiry');
-  if (typeof card.number !== 'string') throw fieldInvalid('card.number', 'must be a string of 13-16 digits');
-  const cardNumber = card.number.replace(/[\s-]/g, '');
   // The spec's EncData CardNo holds at most 16 bytes (gateway-interface.md, B): a 17-19 digit
   // card cannot be keyed in, whatever ISO/IEC 7812 allows (docs/keyin.md, "Card numbers").
-  if (!/^\d{13,16}$/.test(cardNumber))
-    throw fieldInvalid('card.number', "must be 13-16 digits (the gateway's key-in CardNo holds at most 16)");
-  if (!luhnValid(cardNumber)) throw fieldInvalid('card.number', 'fails the Luhn check digit; check for a typing error');
+  const cardNumber = cardNumberOf(card.number, "the gateway's key-in CardNo");
   const expiry = checkExpiry(card.expiry, now);
-  const buyerAuthNum = optionalDigits(
-    card.buyerAuthNum,
-    'card.buyerAuthNum',
-    /^(?:\d{6}|\d{10})$/,
-    'must be 6 digits (birth date YYMMDD) or 10 digits (business registration number)',
-  );
-  const password2 = optionalDigits(
-    card.password2,
-    'card.password2',
-    /^\d{2}$/,
-    'must be exactly 2 digits (the first two of the card password)',
-  );
+  const buyerAuthNum = holderNumberOf(card.buyerAuthNum, 'card.buyerAuthNum');
+  const password2 = passwordPrefixOf(card.password2, 'card.password2');
 
   const buyer = input.buyer ?? {};
   if (typeof buyer !== 'object' || buyer === null) throw fieldInvalid('buyer', 'must be an object');
@@ -101,12 +74,6 @@ export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyi
     charset,
     ediType,
   };
-}
-
-function optionalDigits(value: unknown, field: string, pattern: RegExp, rule: string): string | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string' || !pattern.test(value)) throw fieldInvalid(field, rule);
-  return value;
 }
 
 function checkExpiry(value: unknown, now: Date): string {
