@@ -105,7 +105,10 @@ describe('a shop on sqliteStore killed with SIGKILL at each step, restarted on t
             expect(cut.body).to.include({ code: 'NICEPAY_HOOK_FAILED', settlement: 'pending' });
             process.kill(shop.pid, 'SIGKILL');
           } else {
-            expect(cut.statusCode, `the request got no answer${diagnose()}`).to.equal(0);
+            expect(
+              cut.statusCode,
+              `the process was to die without answering; it answered ${JSON.stringify(cut.body)}${diagnose()}`,
+            ).to.equal(0);
           }
         } else {
           const { repeat } = await restartedAfter(shop, g, s.left[g - 1]!, tid, key, send!);
