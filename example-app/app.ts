@@ -185,8 +185,9 @@ export function createShop(options: ShopOptions): Shop {
     followed: () => follower.idle(),
     close: () =>
       (closed ??= (async () => {
-        await follower.stop();
+        // The client first: a settlement pass it waits for still reaches the follower.
         await nicepay.close();
+        await follower.stop();
         db.close();
       })()),
   };

@@ -5,6 +5,7 @@ import {
   type LedgerRecord,
   type OperationCall,
   type OperationKind,
+  TALLY_KEEP_MS,
   tallyRecords,
 } from '../pipeline/index.js';
 import { parseAmount } from '../wire/amount.js';
@@ -28,8 +29,12 @@ export function cancelTallyBase(mid: string, tid: string): string {
   return `cancels:${mid}:${tid}`;
 }
 
-/** How long a cancel's closed record answers repeats of its (TID, amount, key). */
-export const CANCEL_RESULT_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a cancel's closed record answers repeats of its (TID, amount, key): as long as the
+ * TID's tally names it (35 days), so a late repeat is never sent again (a partial one would
+ * refund twice) and settlement and notices read every cancel the tally names.
+ */
+export const CANCEL_RESULT_TTL_MS = TALLY_KEEP_MS;
 
 /**
  * Why settlement does not send a partial cancel again: the gateway refuses a repeat as a
@@ -69,14 +74,21 @@ export function cancelKind(ctx: ClientContext): OperationKind<CancelResult> {
 }
 
 /**
- * True when the TID's tally holds another full cancel that was done: the gateway's "already
- * cancelled" to this one sent again is then that cancel's doing, and this one never happened.
+ * True when another full cancel of the TID explains the gateway's "already cancelled" to this
+ * one sent again: one recorded done, or one still open that was made before this one (by when
+ * it was written, then by cancel Moid). The gateway cancels a TID in full once, so of the full
+ * cancels whose outcome was lost exactly the earliest is kept and the others never happened,
+ * whichever instance settles them and in whatever order.
  */
 async function anotherFullCancelDone(ctx: ClientContext, r: LedgerRecord): Promise<boolean> {
   const cancels = await tallyRecords(ctx, cancelTallyBase(r.mid, r.tid));
-  return cancels.some(
-    (c) => c.state === 'recorded' && c.data.partial !== '1' && c.data.cancelMoid !== r.data.cancelMoid,
-  );
+  const mine = r.data.cancelMoid ?? '';
+  const before = (c: LedgerRecord): boolean => c.at < r.at || (c.at === r.at && (c.data.cancelMoid ?? '') < mine);
+  return cancels.some((c) => {
+    if (c.data.partial === '1' || (c.data.cancelMoid ?? '') === mine) return false;
+    if (c.state === 'recorded') return true;
+    return (c.state === 'sending' || c.state === 'unknown' || c.state === 'committed') && before(c);
+  });
 }
 
 /** The caller's result of a cancel record: cancelled or refund pending, or (not kept) refused. */

@@ -52,6 +52,17 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
     at: ctx.config.clock().getTime(),
     attempts: 0,
   };
+  // Tallied before its record is taken and its request leaves: whatever the gateway says of it
+  // may come back first, and settlement tells same-amount operations apart by the tally, so none
+  // is sent without its entry, and a failed entry leaves no record behind (an entry without a
+  // record is read as nothing; a repeat finds its own entry there already).
+  const tally = kind.tally?.(initial);
+  if (tally && !(await appendToTally(ctx, tally, call.key))) {
+    throw new NicepayServiceError(
+      'NICEPAY_STORE_UNAVAILABLE',
+      `the ${kind.what} could not be added to its tally in the ledger store; nothing was sent, retry shortly`,
+    );
+  }
   const taken = await takeKey(ctx, call.key, initial, call.keepMs ?? kind.keepMs, waitMs(ctx, call.hook?.timeoutMs));
   if (taken.state === 'closed' || taken.state === 'hung') {
     if (!digestEquals(taken.record.binding, start.binding)) throw call.mismatch();
@@ -59,16 +70,6 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
   }
   const { lease, record: existing } = taken;
   if (existing) return resume(ctx, call, lease, existing, taken.dueAt);
-  // Tallied before the request leaves: whatever the gateway says of it may come back first, and
-  // settlement tells same-amount operations apart by the tally, so none is sent without its entry.
-  const tally = kind.tally?.(initial);
-  if (tally && !(await appendToTally(ctx, tally, call.key))) {
-    await lease.forget();
-    throw new NicepayServiceError(
-      'NICEPAY_STORE_UNAVAILABLE',
-      `the ${kind.what} could not be added to its tally in the ledger store; nothing was sent, retry shortly`,
-    );
-  }
   let step: Step;
   try {
     step = await send(ctx, call);

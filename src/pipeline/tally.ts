@@ -9,11 +9,11 @@ const MAX_ENTRIES = 100;
 export const TALLY_KEEP_MS = 35 * 24 * 60 * 60 * 1000;
 
 /**
- * Adds `value` to the tally under `base`: the entries are closed records `${base}:1`,
- * `${base}:2`... written once each, so appending needs no update of a closed record and two
- * instances appending at once take different numbers. A store failure is reported (false): the
- * operation is then not sent, since settlement and notices tell its same-amount siblings apart
- * by the tally.
+ * Adds `value` to the tally under `base`, unless it is there already: the entries are closed
+ * records `${base}:1`, `${base}:2`... written once each, so appending needs no update of a
+ * closed record and two instances appending at once take different numbers. A store failure is
+ * reported (false): the operation is then not sent, since settlement and notices tell its
+ * same-amount siblings apart by the tally.
  */
 export async function appendToTally(ctx: ClientContext, base: string, value: string): Promise<boolean> {
   const { store } = ctx.config;
@@ -21,12 +21,22 @@ export async function appendToTally(ctx: ClientContext, base: string, value: str
     for (let n = 1; n <= MAX_ENTRIES; n++) {
       const key = `${base}:${n}`;
       const got = await store.acquire(key, LEASE_MS);
+      if (got.record?.value === value) {
+        if (got.state === 'acquired') await store.release(key, got.token);
+        return true;
+      }
       if (got.state !== 'acquired') continue;
       if (got.record) {
         await store.release(key, got.token);
         continue;
       }
-      return await store.write(key, got.token, { value, open: false, keepMs: TALLY_KEEP_MS }, true);
+      try {
+        if (await store.write(key, got.token, { value, open: false, keepMs: TALLY_KEEP_MS }, true)) return true;
+      } catch {
+        // The slot is given back below, so it is not left a gap while its lease runs.
+      }
+      await store.release(key, got.token).catch(() => undefined);
+      return false;
     }
   } catch {
     // reported below
@@ -34,15 +44,28 @@ export async function appendToTally(ctx: ClientContext, base: string, value: str
   return false;
 }
 
-/** The tally's entries in the order they were added (an empty list when it has none). */
+/**
+ * Empty slots the reading looks past before it ends: a slot another instance is writing, or one
+ * whose write failed, leaves a gap below entries added after it.
+ */
+const GAPS_READ_PAST = 3;
+
+/**
+ * The tally's entries in the order they were added (an empty list when it has none), each
+ * once: an entry two callers of one key both added is read once.
+ */
 export async function readTally(ctx: ClientContext, base: string): Promise<string[]> {
-  const out: string[] = [];
-  for (let n = 1; n <= MAX_ENTRIES; n++) {
+  const out = new Set<string>();
+  for (let n = 1, gaps = 0; n <= MAX_ENTRIES && gaps <= GAPS_READ_PAST; n++) {
     const record = await ctx.config.store.get(`${base}:${n}`);
-    if (!record) break;
-    out.push(record.value);
+    if (!record) {
+      gaps++;
+      continue;
+    }
+    gaps = 0;
+    out.add(record.value);
   }
-  return out;
+  return [...out];
 }
 
 /**
