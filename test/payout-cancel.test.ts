@@ -18,19 +18,11 @@ import { LEASE_MS } from '../src/pipeline/ledger.js';
 import { pipelineCodes } from '../src/pipeline/index.js';
 import type { Fault } from '../src/sandbox/index.js';
 import { fromKst } from '../src/wire/kst.js';
-import { DATA_KEY, DATA_MID, rejection, startDataHost, type DataHostRig } from './helpers/data-host.js';
+import { DATA_KEY, DATA_MID, rejection, startDataHost, type DataHostRig, seller } from './helpers/data-host.js';
 import { withHeldTimers } from './helpers/fake-deadline.js';
 import { settleNow, settlementRow, withSettlementPage } from './helpers/payout-settlement-page.js';
 
 const DAY = '20261123';
-const seller = (subId: string) => ({
-  subId,
-  subNm: `상점 ${subId}`,
-  subCoNo: '1234567890',
-  bankCd: '004',
-  accntNo: `11-${subId}`,
-  accntNm: '홍길동',
-});
 type CancelFault = Omit<Fault, 'target'>;
 
 describe('payout cancel: a ledger operation', () => {

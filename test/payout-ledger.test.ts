@@ -19,17 +19,9 @@ import { memoryStore } from '../src/index.js';
 import { payoutCall, payoutKind } from '../src/payout/operation.js';
 import { pipelineCodes } from '../src/pipeline/index.js';
 import { fromKst } from '../src/wire/kst.js';
-import { DATA_KEY, DATA_MID, rejection, startDataHost, type DataHostRig } from './helpers/data-host.js';
+import { DATA_KEY, DATA_MID, rejection, startDataHost, type DataHostRig, seller } from './helpers/data-host.js';
 
 const DAY = '20261123';
-const seller = (subId: string) => ({
-  subId,
-  subNm: `상점 ${subId}`,
-  subCoNo: '1234567890',
-  bankCd: '004',
-  accntNo: `11-${subId}`,
-  accntNm: '홍길동',
-});
 
 describe('payout request: a ledger operation', () => {
   let rig: DataHostRig;

@@ -47,6 +47,16 @@ export async function startDataHost(
   };
 }
 
+/** A sub-merchant the data host accepts (account 004 / `11-<subId>`, holder 홍길동). */
+export const seller = (subId: string) => ({
+  subId,
+  subNm: `상점 ${subId}`,
+  subCoNo: '1234567890',
+  bankCd: '004',
+  accntNo: `11-${subId}`,
+  accntNm: '홍길동',
+});
+
 /** Awaits a promise that must reject; returns the reason. */
 // biome-ignore lint/suspicious/noExplicitAny: each caller reads the fields of the error class it asserts
 export async function rejection(p: Promise<unknown>): Promise<any> {
