@@ -13,7 +13,7 @@
  * to `<dir>/<server>.tsv` (count, then name; largest first), to compare two trees line by line.
  */
 import { execFileSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,6 +95,7 @@ function perApproval(
   const per = LONG - SHORT;
   const dir = arg('functions');
   if (dir) {
+    mkdirSync(dir, { recursive: true });
     byFunction.sort((a, b) => b[0] - a[0]);
     writeFileSync(
       join(dir, `${what}.tsv`),

@@ -58,15 +58,15 @@ export function parseDataResponse(raw: Buffer | string, sid: string, mutating = 
   } catch (err) {
     throw unusable('not valid UTF-8', err);
   }
-  // A field named twice reads one way to JSON.parse (last wins) and maybe another to the
-  // gateway: for a state change the outcome is unknown.
-  if (hasDuplicateKeys(source, 'JSON')) throw unusable('a field is named twice');
   let parsed: unknown;
   try {
     parsed = JSON.parse(source.replace(/^\uFEFF/, ''));
   } catch (err) {
     throw unusable('not JSON', err);
   }
+  // A field named twice reads one way to JSON.parse (last wins) and maybe another to the
+  // gateway: for a state change the outcome is unknown.
+  if (hasDuplicateKeys(source, parsed)) throw unusable('a field is named twice');
   if (!isObject(parsed) || !isObject(parsed['header'])) throw unusable('no header object');
   const h = parsed['header'];
   const gubun = h['gubun'];

@@ -1,90 +1,48 @@
-import type { EdiType } from './response-body.js';
-
 /**
- * Whether a gateway answer names a field twice. JSON.parse keeps the last
- * of two equal keys and parseKv the first, so such an answer can be read two ways (a signed
- * 3001 next to a 9999, say): its outcome is unknown whatever a parser makes of it. This is a
- * separate scan so it holds whatever parser reads the answer.
+ * Whether a JSON gateway answer names a field twice, given its text and what `JSON.parse` made
+ * of it. JSON.parse keeps the last of two equal keys (parseKv the first), so such an answer can
+ * be read two ways (a signed 3001 next to a 9999, say): its outcome is unknown whatever a parser
+ * makes of it. The parser collapses every repeated key, escapes resolved (`"A"` and `"\u0041"`
+ * are one key), so the text names more keys than the parsed value holds exactly when some
+ * object, at any depth, names one twice.
  *
- * Works on the answer's latin1 reading (one character per byte): keys are ASCII, and neither
- * EUC-KR nor UTF-8 puts a byte below 0x41 inside a multi-byte character, so the quotes,
- * braces, `&` and `=` seen here are the answer's own.
+ * The text may be the answer's latin1 reading (one character per byte): neither EUC-KR nor
+ * UTF-8 puts a byte below 0x80 inside a multi-byte character, so the quotes, backslashes and
+ * colons seen there are the answer's own.
  */
-export function hasDuplicateKeys(latin1: string, ediType: EdiType): boolean {
-  return ediType === 'KV' ? kvHasDuplicate(latin1) : jsonHasDuplicate(latin1);
+export function hasDuplicateKeys(text: string, parsed: unknown): boolean {
+  return keysWritten(text) !== keysHeld(parsed);
 }
 
-/** The KV reading of parseKv: a segment starting `Name=` opens a field, any other continues one. */
-function kvHasDuplicate(text: string): boolean {
-  const seen = new Set<string>();
-  for (const segment of text.replace(/\r?\n$/, '').split('&')) {
-    const eq = segment.indexOf('=');
-    if (eq <= 0) continue;
-    const key = segment.slice(0, eq);
-    if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(key)) continue;
-    if (seen.has(key)) return true;
-    seen.add(key);
-  }
-  return false;
-}
-
-/**
- * Scans JSON text for an object (at any depth) with two equal keys. Keys are compared as
- * written, after resolving escapes, so `"A"` and `"\u0041"` count as the same key. Text
- * that is not JSON is left to the parser to refuse.
- */
-function jsonHasDuplicate(text: string): boolean {
-  // One set of keys per open object; null for an open array.
-  const stack: Array<Set<string> | null> = [];
-  let i = 0;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */) {
-      const end = stringEnd(text, i);
-      if (end < 0) return false;
-      const top = stack[stack.length - 1];
-      if (top && isKey(text, end + 1)) {
-        const key = unescapeKey(text.slice(i + 1, end));
-        if (key === undefined) return false;
-        if (top.has(key)) return true;
-        top.add(key);
-      }
-      i = end + 1;
-      continue;
+/** How many keys JSON text names: strings followed, after white space, by a colon. */
+function keysWritten(text: string): number {
+  let keys = 0;
+  const end = text.length;
+  for (let i = 0; i < end; i++) {
+    if (text.charCodeAt(i) !== 0x22 /* " */) continue;
+    // To the closing quote; a backslash escapes the character after it.
+    for (i++; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22) break;
+      if (c === 0x5c /* \ */) i++;
     }
-    if (c === 0x7b /* { */) stack.push(new Set());
-    else if (c === 0x5b /* [ */) stack.push(null);
-    else if (c === 0x7d /* } */ || c === 0x5d /* ] */) stack.pop();
-    i++;
+    // JSON's white space: space, tab, LF, CR.
+    let j = i + 1;
+    for (let c = text.charCodeAt(j); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = text.charCodeAt(++j));
+    if (text.charCodeAt(j) === 0x3a /* : */) keys++;
   }
-  return false;
+  return keys;
 }
 
-/** Index of the quote closing the string that opens at `start`, or -1. */
-function stringEnd(text: string, start: number): number {
-  for (let i = text.indexOf('"', start + 1); i !== -1; i = text.indexOf('"', i + 1)) {
-    // Escaped only after an odd run of backslashes (`\\"` ends the string).
-    let b = i - 1;
-    while (text.charCodeAt(b) === 0x5c /* \ */) b--;
-    if ((i - 1 - b) % 2 === 0) return i;
+/** How many keys a parsed JSON value holds, its nested objects' included. */
+function keysHeld(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let n = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) n += keysHeld(item);
+    return n;
   }
-  return -1;
-}
-
-/** True when the next non-space character after a string is a colon: the string was a key. */
-function isKey(text: string, from: number): boolean {
-  let i = from;
-  // JSON's white space: space, tab, LF, CR.
-  for (let c = text.charCodeAt(i); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = text.charCodeAt(++i));
-  return text.charCodeAt(i) === 0x3a /* : */;
-}
-
-/** A key's text with its JSON escapes resolved, or undefined when they are not valid JSON. */
-function unescapeKey(raw: string): string | undefined {
-  if (raw.indexOf('\\') === -1) return raw;
-  try {
-    return JSON.parse(`"${raw}"`) as string;
-  } catch {
-    return undefined;
-  }
+  // Own keys only: an enumerable member added to Object.prototype is none of the answer's.
+  for (const key of Object.keys(value)) n += 1 + keysHeld((value as Record<string, unknown>)[key]);
+  return n;
 }

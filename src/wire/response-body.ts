@@ -124,6 +124,8 @@ function normalized(parsed: unknown, text: string): [Record<string, string>, str
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new WireFormatError('response JSON is not an object');
   }
+  // One property per name: JSON.parse keeps the last of two equal keys.
+  if (hasDuplicateKeys(text, parsed)) throw new DuplicateFieldError();
   const fields = parsed as Record<string, unknown>;
   // Keys and values in one order, read in two calls: a load of fields[key] per key is a
   // lookup by name each time (a different name at one site).
@@ -134,8 +136,6 @@ function normalized(parsed: unknown, text: string): [Record<string, string>, str
     if (typeof value === 'string') continue;
     values[i] = fields[keys[i]!] = scalarText(value);
   }
-  // One property per name: JSON.parse keeps the last of two equal keys, so the text is scanned.
-  if (hasDuplicateKeys(text, 'JSON')) throw new DuplicateFieldError();
   return [fields as Record<string, string>, keys, values as string[]];
 }
 
