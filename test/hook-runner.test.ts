@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { memoryStore } from '../src/index.js';
 import { resolveConfig } from '../src/config.js';
 import { createContext, type ClientContext } from '../src/context.js';
-import { LEASE_MS } from '../src/pipeline/ledger.js';
+import { LEASE_MS } from '../src/pipeline/lease.js';
 import { runNoticeHook, type NoticeHookOptions } from '../src/pipeline/hook-runner.js';
 import type { LedgerStore } from '../src/store/types.js';
 import { captureLogger } from './helpers/capture.js';

@@ -14,7 +14,7 @@ import { createContext } from '../src/context.js';
 import { NicepayDataApiError, PAYOUT_REJECTIONS } from '../src/errors/index.js';
 import { createNicepay, memoryStore, type Nicepay, type SettleReport } from '../src/index.js';
 import { payoutCancelCall, payoutCancelKind } from '../src/payout/cancel-operation.js';
-import { LEASE_MS } from '../src/pipeline/ledger.js';
+import { LEASE_MS } from '../src/pipeline/lease.js';
 import { pipelineCodes } from '../src/pipeline/index.js';
 import type { Fault } from '../src/sandbox/index.js';
 import { fromKst } from '../src/wire/kst.js';

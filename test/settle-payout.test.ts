@@ -9,7 +9,7 @@
  */
 import { expect } from 'chai';
 import { createNicepay, memoryStore, type Nicepay, type SettleReport } from '../src/index.js';
-import { LEASE_MS } from '../src/pipeline/ledger.js';
+import { LEASE_MS } from '../src/pipeline/lease.js';
 import type { Fault } from '../src/sandbox/index.js';
 import { fromKst } from '../src/wire/kst.js';
 import { DATA_KEY, DATA_MID, rejection, startDataHost, type DataHostRig, seller } from './helpers/data-host.js';

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { createNicepay, LEDGER_CHANNEL, type LedgerMove, memoryStore, type Nicepay } from '../src/index.js';
-import { LEASE_MS } from '../src/pipeline/ledger.js';
+import { LEASE_MS } from '../src/pipeline/lease.js';
 import type { LedgerRecord } from '../src/pipeline/ledger-record.js';
 import { TRANSITIONS } from '../src/pipeline/state-machine.js';
 import { createSandbox, type Sandbox } from '../src/sandbox/index.js';

@@ -210,7 +210,7 @@ export function approvalCall(
     },
     refusal: 'kept',
     // Within its window, the net cancel reverses the approval with its own fields (gateway-facts).
-    reverseNow: {
+    reverseNow: () => ({
       table: reversalTable(config, { tid, moid, amount }),
       url: input.netCancelUrl,
       request: () => ({
@@ -225,7 +225,7 @@ export function approvalCall(
         ),
         contentType: FORM,
       }),
-    },
+    }),
     async recover(reading) {
       // Recovered only for the order the gateway's own signed answer names: the buyer's form
       // could name any order of the same amount.

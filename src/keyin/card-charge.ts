@@ -156,7 +156,7 @@ export function cardChargeCall<R>(
     },
     ...(spec.keep ? { keep: spec.keep } : {}),
     refusal: 'kept',
-    reverseNow: cancelFormNetCancel(config, { tid, moid: n.moid, amount: n.amount }),
+    reverseNow: () => cancelFormNetCancel(config, { tid, moid: n.moid, amount: n.amount }),
     ...(hook ? { hook } : {}),
   };
 }

@@ -81,9 +81,11 @@ export function readAnswer(body: Uint8Array, table: AnswerTable): Reading {
     if (table.processed?.has(code)) return { kind: 'processed', fields, code };
     if (table.invalid?.has(code)) return { kind: 'invalid', code, message: withMerchantKeyHint(code, message) };
   }
-  for (const [field, value] of Object.entries(table.mayEcho ?? {})) {
-    if (namesOther(field, value))
-      return { kind: 'unknown', reason: `the answer (${code}) names another ${field}`, code };
+  if (table.mayEcho) {
+    for (const field of Object.keys(table.mayEcho)) {
+      if (namesOther(field, table.mayEcho[field]!))
+        return { kind: 'unknown', reason: `the answer (${code}) names another ${field}`, code };
+    }
   }
   if (table.success.has(code)) {
     if (table.signature && !hexEquals(table.signature(fields), ownField(fields, 'Signature') ?? '')) {
@@ -94,8 +96,8 @@ export function readAnswer(body: Uint8Array, table: AnswerTable): Reading {
         unverified: 'answer',
       };
     }
-    for (const [field, value] of Object.entries(table.mustEcho)) {
-      if (!names(field, value))
+    for (const field of Object.keys(table.mustEcho)) {
+      if (!names(field, table.mustEcho[field]!))
         return { kind: 'unknown', reason: `the answer (${code}) is for another ${field}`, code, unverified: 'answer' };
     }
     const amountText = table.amount ? ownField(fields, table.amount.field) : undefined;

@@ -1,5 +1,6 @@
 import type { ClientContext } from '../context.js';
-import { LEASE_MS, acquireWaiting } from './ledger.js';
+import { renewWhileHeld } from './lease.js';
+import { acquireWaiting } from './ledger.js';
 import { callHook, type HookContext, type HookVerdict } from './hook-runner-verdict.js';
 
 export { callHook, type HookCall, type HookContext, type HookVerdict } from './hook-runner-verdict.js';
@@ -59,20 +60,12 @@ export async function runNoticeHook(
   if (got.state === 'closed') return { state: 'done' };
   if (got.state === 'busy') return { state: 'in-progress' };
   const token = got.token;
-  let running = true;
-  const beat = setInterval(() => {
-    store.extend(key, token, LEASE_MS).then(
-      (held) => {
-        if (!held && running)
-          logger.error(
-            { ...log, step: 'hook-lock' },
-            `${hookName} lost its lease while running: a duplicate may run it again`,
-          );
-      },
-      () => undefined,
-    );
-  }, LEASE_MS / 3);
-  beat.unref?.();
+  const stopBeat = renewWhileHeld(store, key, token, () =>
+    logger.error(
+      { ...log, step: 'hook-lock' },
+      `${hookName} lost its lease while running: a duplicate may run it again`,
+    ),
+  );
 
   const call = callHook(hook, options.timeoutMs);
   const finished = call.settled.then(async (outcome): Promise<boolean> => {
@@ -88,8 +81,7 @@ export async function runNoticeHook(
       );
       return false;
     } finally {
-      running = false;
-      clearInterval(beat);
+      stopBeat();
     }
   });
   const verdict = await call.verdict;

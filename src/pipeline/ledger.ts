@@ -1,21 +1,9 @@
 import type { ClientContext } from '../context.js';
 import { NicepayRequestError, NicepayServiceError } from '../errors/index.js';
-import {
-  type LeaseResult,
-  type LedgerStore,
-  type RecordWrite,
-  StoreFullError,
-  type StoredRecord,
-} from '../store/types.js';
-import { CLOSED_STATES, type LedgerRecord, parseRecord, serializeRecord } from './ledger-record.js';
+import { type LeaseResult, type RecordWrite, StoreFullError, type StoredRecord } from '../store/types.js';
+import { holdLease, LEASE_MS, type Lease, LedgerWrite } from './lease.js';
+import { type LedgerRecord, parseRecord } from './ledger-record.js';
 
-/**
- * A lease's lifetime between renewals. Whoever holds a key renews its lease every third of this
- * for as long as it works on it (a gateway call, a reversal, however slow a hook), so one formula
- * serves every operation: a live holder never loses its key, and a dead one frees it this long
- * after it stopped.
- */
-export const LEASE_MS = 30_000;
 /** First wait between polls of a busy key; doubles up to {@link MAX_POLL_MS}. */
 const FIRST_POLL_MS = 10;
 const MAX_POLL_MS = 250;
@@ -27,57 +15,6 @@ export type Taken =
   | { state: 'hung'; record: LedgerRecord }
   /** The lease; `record` is what an earlier holder left (undefined: the key is new), due at `dueAt`. */
   | { state: 'leased'; lease: Lease; record: LedgerRecord | undefined; dueAt: number };
-
-/**
- * The pipeline's hold on one ledger key: every write goes through it, only while it holds the
- * lease. Its heartbeat renews the lease until it is released; once the store says the lease is
- * gone (or a write fails: the lease is then given back), `lost` is true and the holder stops
- * moving the record: whoever holds it now, or the settler, continues from what was last written.
- */
-export interface Lease {
-  readonly key: string;
-  /** True once a renewal or a write found the lease gone or the store failing. */
-  readonly lost: boolean;
-  /** Writes the record (open or closed by its state) and keeps the lease; false when it could not. */
-  put(record: LedgerRecord, dueAt?: number): Promise<boolean>;
-  /** Writes the record and drops the lease; false when it could not. */
-  putAndRelease(record: LedgerRecord, dueAt?: number): Promise<boolean>;
-  /** Forgets the key: the operation left nothing to remember. */
-  forget(): Promise<void>;
-  /** Drops the lease, keeping the record as last written. */
-  release(): Promise<void>;
-}
-
-/**
- * How a record is written: its state decides open or closed; a closed one is kept `keepMs`.
- * Its text is made when the store first reads `value` (once): a durable store reads it at once,
- * memoryStore only when the record is read back (a repeat, settlement). A record is never
- * changed once written (each move makes a new one), so the text is the same whenever it is made.
- */
-function toWrite(record: LedgerRecord, keepMs: number, dueAt: number): RecordWrite {
-  let text: string | undefined;
-  if (!CLOSED_STATES.has(record.state)) {
-    return {
-      get value() {
-        text ??= serializeRecord(record);
-        return text;
-      },
-      open: true,
-      dueAt,
-    };
-  }
-  // Only a recorded payment guards money once closed: dropping a decline, a reversal or a
-  // never-charged record lets a repeat be sent again, which still charges at most once.
-  return {
-    get value() {
-      text ??= serializeRecord(record);
-      return text;
-    },
-    open: false,
-    keepMs,
-    evictable: record.state !== 'recorded',
-  };
-}
 
 /** A record the store gave back, read strictly; text this version did not write is a store fault. */
 export function readStored(stored: StoredRecord): LedgerRecord {
@@ -125,7 +62,7 @@ export async function takeKey(
   const got = await acquireWaiting(
     ctx,
     key,
-    initial ? toWrite(initial, keepMs, initial.at) : undefined,
+    initial ? new LedgerWrite(initial, keepMs, initial.at) : undefined,
     waitMs,
     (stored) => {
       const record = readStored(stored);
@@ -139,7 +76,7 @@ export async function takeKey(
   const record = got.record ? readStored(got.record) : undefined;
   return {
     state: 'leased',
-    lease: holdLease(ctx, ctx.config.store, key, got.token, keepMs),
+    lease: holdLease(ctx, key, got.token, keepMs),
     record,
     dueAt: got.record?.dueAt ?? 0,
   };
@@ -185,80 +122,11 @@ export async function tryKey(ctx: ClientContext, key: string, keepMs: number): P
   const got = await store.acquire(key, LEASE_MS);
   if (got.state === 'busy') return undefined;
   if (got.state === 'closed') return { state: 'closed', record: readStored(got.record) };
-  const lease = holdLease(ctx, store, key, got.token, keepMs);
+  const lease = holdLease(ctx, key, got.token, keepMs);
   if (!got.record) {
     // Nothing was ever written under it (a holder died before its first write): nothing to settle.
     await lease.forget();
     return undefined;
   }
   return { state: 'leased', lease, record: readStored(got.record), dueAt: got.record.dueAt };
-}
-
-/** Holds a taken lease: heartbeat, conditional writes, release. */
-export function holdLease(ctx: ClientContext, store: LedgerStore, key: string, token: string, keepMs: number): Lease {
-  const { logger } = ctx.config;
-  let lost = false;
-  let held = true;
-  const stop = (): void => {
-    held = false;
-    clearInterval(beat);
-  };
-  const beat: NodeJS.Timeout = setInterval(() => {
-    store.extend(key, token, LEASE_MS).then(
-      (ok) => {
-        if (!ok && held) {
-          lost = true;
-          stop();
-          logger.error(
-            { key, step: 'lease' },
-            'the ledger lease was lost while its work ran: that work no longer moves the record',
-          );
-        }
-      },
-      () => undefined, // a store hiccup: the next beat tries again before the lease expires
-    );
-  }, LEASE_MS / 3);
-  beat.unref?.();
-  const write = async (record: LedgerRecord, dueAt: number | undefined, release: boolean): Promise<boolean> => {
-    if (lost) return false;
-    try {
-      const ok = await store.write(key, token, toWrite(record, keepMs, dueAt ?? ctx.config.clock().getTime()), release);
-      if (!ok) {
-        lost = true;
-        stop();
-      }
-      return ok;
-    } catch (err) {
-      lost = true;
-      stop();
-      logger.error(
-        { key, tid: record.tid, moid: record.moid, state: record.state, step: 'store', error: (err as Error)?.message },
-        'the ledger record could not be written: settlement continues from the last state written',
-      );
-      // This holder moves the record no more: its lease is given back (after the write, on the
-      // same key), so a repeat or the settler goes on from the last state written now, not once
-      // the lease expires. A store that cannot take the release either leaves it to expire.
-      void store.release(key, token).catch(() => undefined);
-      return false;
-    }
-  };
-  return {
-    key,
-    get lost() {
-      return lost;
-    },
-    put: (record, dueAt) => write(record, dueAt, false),
-    async putAndRelease(record, dueAt) {
-      stop();
-      return write(record, dueAt, true);
-    },
-    async forget() {
-      stop();
-      await store.remove(key, token).catch(() => undefined);
-    },
-    async release() {
-      stop();
-      await store.release(key, token).catch(() => undefined);
-    },
-  };
 }

@@ -94,8 +94,11 @@ export interface OperationCall<R> {
    * `forgotten` keeps nothing so the caller may correct and retry (a refused cancel).
    */
   refusal: 'kept' | 'forgotten';
-  /** The immediate reversal when the outcome is unknown (a net cancel within its window). */
-  reverseNow?: ReversalRequest;
+  /**
+   * The immediate reversal when the outcome is unknown (a net cancel within its window), made
+   * only when it is sent.
+   */
+  reverseNow?(): ReversalRequest;
   /**
    * An approval's "already processed": whether the gateway holds this TID for this very order
    * (then the approval is recovered), or for nobody this store knows.

@@ -3,7 +3,8 @@ import { NicepayGatewayError, NicepayRequestError, NicepayServiceError } from '.
 import { digestEquals } from '../util/secret-digest.js';
 import { type AnswerTable, readAnswer, type Reading } from './answer-rules.js';
 import { admit, callGateway } from './gateway-call.js';
-import { LEASE_MS, type Lease, takeKey } from './ledger.js';
+import { LEASE_MS, type Lease } from './lease.js';
+import { takeKey } from './ledger.js';
 import type { LedgerOperation, LedgerRecord } from './ledger-record.js';
 import type { ExchangeReading, GatewayRequest, OperationCall } from './operation.js';
 import { type CallIds, callOperation } from './operations.js';

@@ -1,5 +1,6 @@
 import type { ClientContext } from '../context.js';
-import { LEASE_MS, readStored } from './ledger.js';
+import { LEASE_MS } from './lease.js';
+import { readStored } from './ledger.js';
 import type { LedgerRecord } from './ledger-record.js';
 
 /** Most entries one tally holds: a TID is not cancelled more often than this. */

@@ -1,7 +1,7 @@
 import type { ClientContext } from '../context.js';
 import type { NicepayError } from '../errors/index.js';
 import { callHook, errorText, type HookContext, type HookVerdict } from './hook-runner.js';
-import type { Lease } from './ledger.js';
+import type { Lease } from './lease.js';
 import type { LedgerRecord } from './ledger-record.js';
 import type { OperationKind, ReversalRequest } from './operation.js';
 import { reverse } from './reversal.js';
@@ -46,7 +46,7 @@ export interface WalkOptions<R> {
   /** The shop's hook for a committed record (the call's own, or the one settlement may run). */
   hook?: { run(result: R, context: HookContext): unknown; timeoutMs: number } | undefined;
   /** The first reversal to send (a net cancel within its window); later ones are the kind's. */
-  reverseNow?: ReversalRequest | undefined;
+  reverseNow?: (() => ReversalRequest) | undefined;
 }
 
 /** Settlement's wait before it looks at an open record again: 0, then 30 s doubling to an hour. */
@@ -132,7 +132,7 @@ export async function walk<R>(
         // Written first: a reversal is never sent by a holder that no longer holds the record.
         if (!(await lease.put(r))) return stuck();
         written = r;
-        const request = reverseNow ?? kind.reversal?.(r);
+        const request = reverseNow ? reverseNow() : kind.reversal?.(r);
         reverseNow = undefined;
         step = { event: request ? await reverse(ctx, r, request) : 'reversal-failed' };
         // A reversal that was not confirmed leaves money the shop did not record: an error until

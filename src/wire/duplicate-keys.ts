@@ -15,7 +15,7 @@ export function hasDuplicateKeys(text: string, parsed: unknown): boolean {
 }
 
 /** How many keys JSON text names: strings followed, after white space, by a colon. */
-function keysWritten(text: string): number {
+export function keysWritten(text: string): number {
   let keys = 0;
   const end = text.length;
   for (let i = 0; i < end; i++) {
@@ -35,7 +35,7 @@ function keysWritten(text: string): number {
 }
 
 /** How many keys a parsed JSON value holds, its nested objects' included. */
-function keysHeld(value: unknown): number {
+export function keysHeld(value: unknown): number {
   if (typeof value !== 'object' || value === null) return 0;
   let n = 0;
   if (Array.isArray(value)) {

@@ -1,5 +1,5 @@
 import { type Charset, decodeBytes, latin1Text, WireFormatError } from './charset.js';
-import { hasDuplicateKeys } from './duplicate-keys.js';
+import { keysHeld, keysWritten } from './duplicate-keys.js';
 import { readKv } from './kv.js';
 
 /** The response format asked for with EdiType. */
@@ -124,18 +124,21 @@ function normalized(parsed: unknown, text: string): [Record<string, string>, str
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new WireFormatError('response JSON is not an object');
   }
-  // One property per name: JSON.parse keeps the last of two equal keys.
-  if (hasDuplicateKeys(text, parsed)) throw new DuplicateFieldError();
   const fields = parsed as Record<string, unknown>;
   // Keys and values in one order, read in two calls: a load of fields[key] per key is a
   // lookup by name each time (a different name at one site).
   const keys = Object.keys(fields);
   const values = Object.values(fields);
+  // One property per name: JSON.parse keeps the last of two equal keys, so the keys the text
+  // names are counted against those it kept (duplicate-keys.ts).
+  let kept = keys.length;
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
     if (typeof value === 'string') continue;
+    kept += keysHeld(value);
     values[i] = fields[keys[i]!] = scalarText(value);
   }
+  if (keysWritten(text) !== kept) throw new DuplicateFieldError();
   return [fields as Record<string, string>, keys, values as string[]];
 }
 

@@ -12,7 +12,7 @@
  * would have, and the world calls it at least every LEASE_MS / 3 of virtual time it advances.
  */
 import type { LeaseResult, LedgerStore, RecordWrite, StoredRecord } from '../../src/store/types.js';
-import { LEASE_MS } from '../../src/pipeline/ledger.js';
+import { LEASE_MS } from '../../src/pipeline/lease.js';
 
 /** The store as one instance uses it: its kill switch and the leases it holds. */
 export interface InstanceStore extends LedgerStore {

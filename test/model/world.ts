@@ -8,7 +8,7 @@ import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../src/index.js';
-import { LEASE_MS } from '../../src/pipeline/ledger.js';
+import { LEASE_MS } from '../../src/pipeline/lease.js';
 import { type AuthReturn, createSandbox, type FaultTarget, type Sandbox } from '../../src/sandbox/index.js';
 import { MERCHANT_KEY, MID } from '../helpers/shop.js';
 import { errorAnswer, type Instance, startInstance } from './instance.js';

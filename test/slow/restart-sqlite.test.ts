@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { LEASE_MS } from '../../src/pipeline/ledger.js';
+import { LEASE_MS } from '../../src/pipeline/lease.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { describeLedgerFile, ledgerRowsOf } from '../helpers/ledger-file.js';
 import { drive, OPERATIONS, type Operation } from '../helpers/restart-operations.js';
