@@ -123,7 +123,6 @@ function answer<R>(call: OperationCall<R>, record: LedgerRecord, duplicate: bool
 async function send<R>(ctx: ClientContext, call: OperationCall<R>): Promise<Step> {
   const { kind } = call;
   const reading = 'exchange' in call.send ? await call.send.exchange() : await post(ctx, kind.op, call.send);
-  const subject = `${kind.what} of order ${call.start.moid} (TID ${call.start.tid})`;
   switch (reading.kind) {
     case 'success':
       return {
@@ -161,7 +160,7 @@ async function send<R>(ctx: ClientContext, call: OperationCall<R>): Promise<Step
         event: 'retry',
         error: new NicepayGatewayError(
           'NICEPAY_RETRY_LATER',
-          `${subject} was not done: the gateway answered ${reading.code} (${reading.message}); nothing changed, retry later`,
+          `${subjectOf(call)} was not done: the gateway answered ${reading.code} (${reading.message}); nothing changed, retry later`,
           { tid: call.start.tid, moid: call.start.moid, resultCode: reading.code },
         ),
       };
@@ -199,11 +198,16 @@ async function send<R>(ctx: ClientContext, call: OperationCall<R>): Promise<Step
         event: 'not-sent',
         error: new NicepayGatewayError(
           'NICEPAY_GATEWAY_UNREACHABLE',
-          `${subject} was not sent: ${reading.reason}; nothing was charged, it may be retried`,
+          `${subjectOf(call)} was not sent: ${reading.reason}; nothing was charged, it may be retried`,
           { tid: call.start.tid, moid: call.start.moid, netCancel: 'not-attempted' },
         ),
       };
   }
+}
+
+/** What a message calls the operation: its kind, order and TID. */
+function subjectOf(call: OperationCall<unknown>): string {
+  return `${call.kind.what} of order ${call.start.moid} (TID ${call.start.tid})`;
 }
 
 /** A web-host call: posted through the pipeline and read by its answer table. */

@@ -74,13 +74,6 @@ export async function walk<R>(
   // The record as the store last took it: when a write fails, that is what settlement will find,
   // so it is also what the caller is told (never a state the ledger does not hold).
   let written = record;
-  const stuck = (): WalkEnd => ({
-    forgotten: false,
-    record: {
-      ...written,
-      reason: `the ledger store could not record the ${kind.what}'s next state (${r.state}); settlement continues from the last one recorded`,
-    },
-  });
   let step = first;
   let reverseNow = options.reverseNow;
   for (;;) {
@@ -101,17 +94,17 @@ export async function walk<R>(
     r = { ...r, ...step.patch, state: row.to };
     switch (row.then) {
       case 'answer':
-        return (await lease.putAndRelease(r)) ? { forgotten: false, record: r } : stuck();
+        return (await lease.putAndRelease(r)) ? { forgotten: false, record: r } : stuck(kind, written, r);
       case 'wait':
         if (step.later) {
           // A hung hook keeps the lease (renewed) until it settles; then the walk goes on.
-          if (!(await lease.put(r))) return stuck();
+          if (!(await lease.put(r))) return stuck(kind, written, r);
           continueLater(ctx, kind, lease, r, step.later, options);
           return { forgotten: false, record: r };
         }
         return (await lease.putAndRelease(r, step.dueAt ?? ctx.config.clock().getTime() + backoffMs(r.attempts)))
           ? { forgotten: false, record: r }
-          : stuck();
+          : stuck(kind, written, r);
       case 'run-hook':
         if (r.hook === 'none' || r.hook === 'resolved') {
           step = { event: 'hook-resolved' };
@@ -123,14 +116,14 @@ export async function walk<R>(
         }
         // Never run a hook the ledger has not recorded the payment for: another holder may be
         // running it. The payment is kept; settlement finds it and runs the hook then.
-        if (!(await lease.put(r))) return stuck();
+        if (!(await lease.put(r))) return stuck(kind, written, r);
         written = r;
         step = await runHook(ctx, kind, r, options.hook);
         continue;
       case 'reverse': {
         r = { ...r, reversalTried: true };
         // Written first: a reversal is never sent by a holder that no longer holds the record.
-        if (!(await lease.put(r))) return stuck();
+        if (!(await lease.put(r))) return stuck(kind, written, r);
         written = r;
         const request = reverseNow ? reverseNow() : kind.reversal?.(r);
         reverseNow = undefined;
@@ -146,6 +139,20 @@ export async function walk<R>(
       }
     }
   }
+}
+
+/**
+ * Where a walk ends when a write failed: the record as the store last took it, which is what
+ * settlement will find, so it is also what the caller is told (never a state the ledger does not hold).
+ */
+function stuck(kind: OperationKind<unknown>, written: LedgerRecord, next: LedgerRecord): WalkEnd {
+  return {
+    forgotten: false,
+    record: {
+      ...written,
+      reason: `the ledger store could not record the ${kind.what}'s next state (${next.state}); settlement continues from the last one recorded`,
+    },
+  };
 }
 
 /** Runs the shop's hook on a committed record; its own promise decides (hook-runner-verdict.ts). */
