@@ -178,6 +178,59 @@ describe('settle(): payout requests whose outcome is unknown', () => {
     expect(repeats.filter((r) => (r as { settlement?: string }).settlement === 'never-charged')).to.have.length(1);
   });
 
+  for (const made of [1, 2]) {
+    it(`without the duplicate check, two instances settling two lost payouts of one seller, day and amount at once keep as many as the gateway made (${made}), each with its own seq`, async () => {
+      const store = memoryStore();
+      const shared = await startDataHost(fromKst(2026, 11, 23, 9, 0), { store, settle: false });
+      const other = createNicepay({
+        mid: DATA_MID,
+        merchantKey: DATA_KEY,
+        baseUrl: shared.sandbox.url,
+        dataUrl: shared.sandbox.url,
+        clock: () => shared.sandbox.clock.now(),
+        timeouts: { connectMs: 1_000, responseMs: 1_500 },
+        store,
+        settle: false,
+      });
+      try {
+        await shared.nicepay.payout.registerSubMerchant(seller('s1'));
+        for (const [i, commit] of [made === 2, true].entries()) {
+          shared.sandbox.faults.inject({ target: 'payout-request', kind: 'drop', commit });
+          const err = await rejection(
+            shared.nicepay.payout.request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey: `inv-${i}` }),
+          );
+          expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN' });
+        }
+        expect(shared.sandbox.dataHost.payouts()).to.have.length(made);
+        shared.at(2026, 11, 23, 16, 0);
+        const reports = await Promise.all([shared.nicepay.settle(), other.settle()]);
+        const settled = reports.flatMap((r) => r.settled);
+        expect(settled.map((s) => s.outcome).sort()).to.deep.equal(
+          made === 2 ? ['kept', 'kept'] : ['kept', 'never-charged'],
+        );
+        // A pass may list the record the other instance is settling as open; after both, none is.
+        expect(await shared.nicepay.settle()).to.deep.include({ settled: [], unsettled: [] });
+        const answers = await Promise.all(
+          ['inv-0', 'inv-1'].map((idempotencyKey) =>
+            shared.nicepay.payout
+              .request({ subId: 's1', amount: 300, dupCheck: false, idempotencyKey })
+              .catch((err: unknown) => err),
+          ),
+        );
+        const seqs = answers.map((a) => (a as { seq?: string }).seq).filter((seq) => seq !== undefined);
+        expect(seqs.sort()).to.deep.equal(
+          shared.sandbox.dataHost
+            .payouts()
+            .map((p) => p.seq)
+            .sort(),
+        );
+      } finally {
+        await other.close();
+        await shared.close();
+      }
+    });
+  }
+
   it("the settler's own calls failing leave the payout open, tried again after its back-off", async () => {
     await lost({ kind: 'drop' }, { amount: 700 });
     rig.sandbox.faults.inject({ target: 'payout-request', kind: 'status-500' });

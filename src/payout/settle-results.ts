@@ -83,16 +83,23 @@ export async function findInResults(
   r: LedgerRecord,
   n: NormalizedPayout,
 ): Promise<ExchangeReading> {
-  const others = (await tallyRecords(ctx, payoutTally(ctx.config.mid, n))).filter((o) => !samePayout(o, r));
+  const records = await tallyRecords(ctx, payoutTally(ctx.config.mid, n));
+  const others = records.filter((o) => !samePayout(o, r));
   const claimed = new Set(others.map(seqOf).filter((seq) => seq !== ''));
   const heldWithoutSeq = others.filter(
     (o) => (o.state === 'recorded' || o.state === 'committed') && seqOf(o) === '' && o.amount === n.amount,
   ).length;
+  // Of the records of this amount still unknown, each takes the row of its own rank in the
+  // tally (the order they were sent): instances settling several at once each take another row,
+  // and one that already took its row is counted among `claimed` instead, so the ranks agree.
+  const rank = records
+    .filter((o) => (o.state === 'unknown' || o.state === 'sending') && o.amount === n.amount && seqOf(o) === '')
+    .findIndex((o) => samePayout(o, r));
   return askResults(ctx, n.settlmntDt, n.subId, (items, resCode): Reading => {
     const rows = items.filter(
       (i) => i.amount === n.amount && i.status !== 'deleted' && i.seq !== '' && !claimed.has(i.seq),
     );
-    const row = rows[heldWithoutSeq];
+    const row = rows[heldWithoutSeq + Math.max(rank, 0)];
     if (!row) {
       return {
         kind: 'refused',
