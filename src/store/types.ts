@@ -76,6 +76,7 @@ export interface StoredRecord {
  * A record to write. Its `value` (the record's text) may be made when it is first read (a
  * getter, made once): a store reads it when it stores the record, as every store sending or
  * saving it does; memoryStore keeps the write and reads it only when the record is read back.
+ * Read `write.value` itself: a copy of the write (a spread, JSON.stringify) does not carry it.
  */
 export type RecordWrite =
   | {
