@@ -108,6 +108,14 @@ export function resolveConfig(options: NicepayOptions): ResolvedConfig {
   if (typeof merchantKey !== 'string' || merchantKey.length < 16) {
     throw new NicepayConfigError('merchantKey', 'the merchant key string (at least 16 characters)');
   }
+  // A key read from a file or an environment variable often keeps its newline: every signature
+  // would then fail, hinting at the wrong cause. Refused here, without quoting the key.
+  if (merchantKey.trim() !== merchantKey) {
+    throw new NicepayConfigError(
+      'merchantKey',
+      'the merchant key exactly as issued, without leading or trailing white space (a newline from a secrets file?)',
+    );
+  }
   const baseUrl = parseBase(options.baseUrl, 'baseUrl');
   const dataUrl = options.dataUrl === undefined ? baseUrl : parseBase(options.dataUrl, 'dataUrl');
   const hosts = options.trustedHosts ?? [baseUrl.host];

@@ -43,6 +43,15 @@ describe('resolveConfig', () => {
     }
   });
 
+  it('refuses a merchant key with leading or trailing white space (a newline from a secrets file), without quoting it', () => {
+    for (const key of [`${MERCHANT_KEY}\n`, ` ${MERCHANT_KEY}`, `${MERCHANT_KEY}\t`]) {
+      const err = configError(() => createNicepay({ ...good, merchantKey: key }));
+      expect(err.field).to.equal('merchantKey');
+      expect(err.message).to.include('white space');
+      expect(JSON.stringify(err) + err.message + String(err.stack)).to.not.include(MERCHANT_KEY);
+    }
+  });
+
   it('sets field to the option it names, on every refusal', () => {
     const err = configError(() => createNicepay({ ...good, mid: 'short' }));
     expect(err.field).to.equal('mid');

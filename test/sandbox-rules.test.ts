@@ -129,7 +129,7 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
   }
 
   /** A full cancel of a fresh approved payment with one field replaced. */
-  async function cancel(field: string, value: string): Promise<string> {
+  async function cancel(field: string, value: string, type = FORM, extra: Record<string, string> = {}): Promise<string> {
     const tid = await approvedTid();
     const f: Record<string, string> = {
       TID: tid,
@@ -139,18 +139,19 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
       CancelMsg: '고객 요청',
       PartialCancelCode: '0',
       EdiDate: edi(),
+      ...extra,
       [field]: value,
     };
     if (field !== 'SignData') f.SignData = cancelSignData(MID, f.CancelAmt!, f.EdiDate!, KEY);
-    return resultCode(await postBytes(`${sandbox.url}/webapi/cancel_process.jsp`, encodeForm(f, 'euc-kr'), FORM));
+    return resultCode(await postBytes(`${sandbox.url}/webapi/cancel_process.jsp`, encodeForm(f, 'euc-kr'), type));
   }
 
   /** A status inquiry of an approved payment with one field replaced. */
-  async function status(field: string, value: string): Promise<string> {
+  async function status(field: string, value: string, type = FORM): Promise<string> {
     const tid = await approvedTid();
     const f: Record<string, string> = { TID: tid, MID, EdiDate: edi(), [field]: value };
     if (field !== 'SignData') f.SignData = statusSignData(f.TID!, MID, f.EdiDate!, KEY);
-    return resultCode(await postBytes(`${sandbox.url}/webapi/inquery/trans_status.jsp`, encodeForm(f, 'euc-kr'), FORM));
+    return resultCode(await postBytes(`${sandbox.url}/webapi/inquery/trans_status.jsp`, encodeForm(f, 'euc-kr'), type));
   }
 
   /** Opens the window with one field replaced: '200', or the field the 400 page names. */
@@ -173,7 +174,7 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
   }
 
   /** A card key-in with one field (or EncData sub-field, `Enc.` prefix) replaced; SignData and EncData follow the values sent. */
-  async function keyin(field: string, value: string): Promise<string> {
+  async function keyin(field: string, value: string, type = FORM): Promise<string> {
     const e = edi();
     const card: Record<string, string> = {
       CardNo: '4111111111111111',
@@ -198,12 +199,12 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
       ...(field.startsWith('Enc.') ? {} : { [field]: value }),
     };
     if (field !== 'SignData') f.SignData = keyinSignData(KEYIN_MID, f.Amt!, f.EdiDate!, f.Moid!, KEYIN_KEY);
-    return resultCode(await postBytes(`${sandbox.url}/webapi/card_keyin.jsp`, encodeForm(f, 'euc-kr'), FORM));
+    return resultCode(await postBytes(`${sandbox.url}/webapi/card_keyin.jsp`, encodeForm(f, 'euc-kr'), type));
   }
 
   /** A data host request (balance, or the cash-receipt list) with one body field replaced: its resCode. */
   function dataHost(sid: '0101001' | '0301002') {
-    return async (field: string, value: string): Promise<string> => {
+    return async (field: string, value: string, type = 'application/json'): Promise<string> => {
       const trDtm = edi();
       const usrId = `${MID}admin`;
       const body: Record<string, string> =
@@ -222,7 +223,7 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
       const r = await postBytes(
         `${sandbox.url}${sid === '0101001' ? '/om/api' : '/recon/api'}`,
         Buffer.from(JSON.stringify(envelope), 'utf8'),
-        'application/json',
+        type,
       );
       return (JSON.parse(r.bytes.toString('utf8')) as { header: { resCode: string } }).header.resCode;
     };
@@ -364,6 +365,26 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
       ],
     },
   ];
+
+  it('a KV cancel whose MallReserved holds & or = is refused (W002), since its answer echoes MallReserved; the JSON one is done', async () => {
+    expect(await cancel('EdiType', 'KV', FORM, { MallReserved: 'a=1&b=2' })).to.equal('W002');
+    expect(await cancel('EdiType', 'JSON', FORM, { MallReserved: 'a=1&b=2' })).to.equal('2001');
+  });
+
+  it('a correctly signed request declared as another media type than its endpoint takes is refused, and one with its own type is taken', async () => {
+    for (const type of ['application/json', 'text/plain']) {
+      expect(await cancel('CancelMsg', '고객 요청', type), type).to.equal('W009');
+      expect(await status('MID', MID, type), type).to.equal('W009');
+      expect(await keyin('GoodsName', '키인', type), type).to.equal('3093');
+    }
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain']) {
+      expect(await dataHost('0101001')('mid', MID, type), type).to.equal('0101');
+    }
+    expect(await cancel('CancelMsg', '고객 요청')).to.equal('2001');
+    expect(await status('MID', MID)).to.equal('0000');
+    expect(await keyin('GoodsName', '키인')).to.equal('3001');
+    expect(await dataHost('0101001')('mid', MID, 'application/json; charset=utf-8')).to.equal('0000');
+  });
 
   for (const table of tables) {
     describe(table.endpoint, () => {

@@ -14,7 +14,8 @@ import {
   cancelResponseSignature,
   windowSignData,
 } from '../src/wire/signatures.js';
-import { parseReply, postBytes, sendHandForm, type RawReply } from './helpers/gateway-form.js';
+import { request } from 'undici';
+import { handForm, parseReply, postBytes, sendHandForm, type RawReply } from './helpers/gateway-form.js';
 import { MERCHANT_KEY as KEY, MID } from './helpers/shop.js';
 import { startFrozenSandbox } from './helpers/frozen-sandbox.js';
 
@@ -244,6 +245,29 @@ describe('sandbox approval side: as strict as the documented gateway', () => {
         broken.bytes.includes(Buffer.from('요청', 'utf8')),
         'an unreadable body is answered in its CharSet too',
       ).to.equal(true);
+    });
+
+    it('a KV approval whose MallReserved holds & or = is refused (W002 naming MallReserved), since its answer could not echo it as sent; without them it is approved', async () => {
+      const a = await auth();
+      const refused = parseReply(await send(a, { ediType: 'KV', mallReserved: 'cart=7&coupon=Y' }), 'euc-kr', 'KV');
+      expect(refused).to.include({ ResultCode: 'W002' });
+      expect(refused.ResultMsg).to.include('MallReserved');
+      expect(statusOf(a)).to.equal('authenticated');
+      const approved = parseReply(await send(a, { ediType: 'KV', mallReserved: 'cart 7, coupon Y' }), 'euc-kr', 'KV');
+      expect(approved).to.include({ ResultCode: '3001', MallReserved: 'cart 7, coupon Y' });
+    });
+
+    it('a correctly signed form declared as another media type is refused (W009) and commits nothing; one with no Content-Type is read', async () => {
+      const a = await auth();
+      const body = handForm(sandbox, a, KEY);
+      for (const type of ['application/json', 'text/plain', 'multipart/form-data; boundary=x']) {
+        expect(parseReply(await postBytes(a.fields.NextAppURL!, body, type)).ResultCode, type).to.equal('W009');
+        expect(statusOf(a), type).to.equal('authenticated');
+      }
+      const res = await request(a.fields.NextAppURL!, { method: 'POST', body });
+      const bytes = Buffer.from(await res.body.arrayBuffer());
+      expect(parseReply({ status: res.statusCode, contentType: '', bytes }).ResultCode).to.equal('3001');
+      expect(statusOf(a)).to.equal('approved');
     });
 
     it('a request that declares a charset other than EUC-KR, or repeats a field, is refused (W009)', async () => {

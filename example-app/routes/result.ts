@@ -216,8 +216,8 @@ ${body}</dl></div>
     );
   });
   // Sandbox only: the buyer's "I paid" for a virtual account. The sandbox marks the account
-  // paid and posts its signed deposit notice to /pay/notify; that notice, not this request,
-  // is what turns the order paid, exactly as with the real gateway.
+  // paid and posts its deposit notice (unsigned, like the gateway's) to /pay/notify; that
+  // notice, not this request, is what turns the order paid, exactly as with the real gateway.
   router.post('/orders/:moid/sandbox-deposit', async (req, res, next) => {
     const order = db.order(req.params.moid);
     if (!order || !sandbox) return next();

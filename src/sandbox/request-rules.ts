@@ -81,13 +81,22 @@ export const WINDOW_RULES: FieldTable = { ...WINDOW_FIELDS, CharSet: opt(10, CHA
  */
 export const LAYER_WINDOW_RULES: FieldTable = { ...WINDOW_RULES, ReturnURL: opt(500) };
 
-/** The first rule `fields` break in `table` (sizes in bytes of `charset`), or undefined. */
+/**
+ * The first rule `fields` break in `table` (sizes in bytes of `charset`), or undefined. Where the
+ * table takes MallReserved, a KV request's MallReserved must hold no `&` or `=`: the answer
+ * echoes it and a KV answer escapes nothing, so it could not come back as sent (the sandbox's
+ * choice, docs/sandbox.md).
+ */
 export function brokenRule(
   table: FieldTable,
   fields: Readonly<Record<string, string>>,
   charset: Charset,
 ): FieldProblem | undefined {
-  return checkFields(table, fields, charset);
+  const problem = checkFields(table, fields, charset);
+  if (problem) return problem;
+  if (Object.hasOwn(table, 'MallReserved') && fields.EdiType === 'KV' && /[&=]/.test(fields.MallReserved ?? ''))
+    return { field: 'MallReserved', rule: 'format', message: 'MallReserved holds & or = with EdiType=KV' };
+  return undefined;
 }
 
 /** The Korean text of a broken field rule, naming the field and the rule (never the value). */

@@ -4,6 +4,7 @@ import { type Charset, encodeText, normalizeCharset } from '../../wire/charset.j
 import { decodeForm } from '../../wire/form-codec.js';
 import { MID_PATTERN } from '../../wire/keyin-fields.js';
 import { serializeKv } from '../../wire/kv.js';
+import { isFormRequest } from '../form-fields.js';
 import type { SandboxRequest, SandboxResponse } from '../types.js';
 import { headerCharset, traceId } from './util.js';
 
@@ -21,13 +22,19 @@ export type GatewayForm = { fields: Record<string, string> } | { unreadable: str
 
 /**
  * Reads a gateway request (pay_process / cancel_process). The spec gives interface A requests
- * as form-urlencoded EUC-KR, so the body is always read as EUC-KR (CP949): a Content-Type that
- * declares another charset is refused rather than honoured, and so are bytes that are not
+ * as form-urlencoded EUC-KR, so the body is always read as EUC-KR (CP949): a Content-Type of
+ * another media type or that declares another charset is refused rather than honoured, and so are bytes that are not
  * CP949, a malformed escape and a repeated field (a request that can be read two ways).
  * When the body cannot be read, the CharSet and EdiType it asked for are still found in its
  * ASCII text, so even that refusal is answered as the caller asked.
  */
 export function readGatewayForm(req: SandboxRequest): GatewayForm {
+  if (!isFormRequest(req)) {
+    return {
+      unreadable: '요청 전문은 application/x-www-form-urlencoded 폼이어야 합니다 (Content-Type).',
+      format: sniffFormat(req.body),
+    };
+  }
   const declared = req.headers['content-type'];
   const named = /;\s*charset\s*=/i.test(declared ?? '');
   if (named && headerCharset(req.headers) !== 'euc-kr') {

@@ -1,8 +1,7 @@
 import { padAmount, parseAmount } from '../../wire/amount.js';
-import { checkFields } from '../../wire/field-sizes.js';
 import { decodeForm } from '../../wire/form-codec.js';
 import { kstDate8, kstTimestamp14 } from '../../wire/kst.js';
-import { CANCEL_RULES } from '../request-rules.js';
+import { brokenRule, CANCEL_RULES } from '../request-rules.js';
 import { cancelResponseSignature, cancelSignData } from '../../wire/signatures.js';
 import { safeEquals } from '../../wire/hash.js';
 import { answerWithFault } from '../approval/fault-wrap.js';
@@ -23,6 +22,7 @@ import type { LedgerCancel, LedgerEntry } from '../ledger.js';
 import { feedCancel } from '../data-host/ledger-feed.js';
 import { queueNotice } from '../notify/deliveries.js';
 import { cancelNoticeFields } from '../notify/notice-fields.js';
+import { isFormRequest } from '../form-fields.js';
 import { logGarbled } from '../request-log.js';
 import type { SandboxMerchant, SandboxRequest, SandboxResponse, SandboxState } from '../types.js';
 
@@ -57,19 +57,24 @@ const REQUIRED = ['TID', 'MID', 'Moid', 'CancelAmt', 'CancelMsg', 'PartialCancel
  * `POST /webapi/cancel_process.jsp` without NetCancel=1: a full or partial cancel, or the refund
  * of a paid virtual account to a refund account. The body is read as EUC-KR whatever the
  * Content-Type says (CancelMsg is always EUC-KR): bytes that are not EUC-KR are read garbled, as
- * the gateway reads them, with a line in the sandbox's log; only a malformed form is W009.
+ * the gateway reads them, with a line in the sandbox's log; only a malformed form, or a body
+ * declared as another media type than a form, is W009.
  * Checks in order: MID, required fields, sizes, EdiDate (KST, checkGatewayTime), SignData =
  * sha256(MID + CancelAmt + EdiDate + key) in lower-case hex, the transaction, then the cancel
  * rules; answers with CancelAmt and RemainAmt (12 digits), CancelDate/Time, CancelNum and
  * Signature = sha256(TID + MID + CancelAmt + key). Faults: target 'cancel'.
  */
 export function plainCancel(req: SandboxRequest, state: SandboxState): SandboxResponse {
-  let f: Record<string, string>;
   const garbled: string[] = [];
+  let f: Record<string, string> | undefined;
   try {
-    f = decodeForm(req.body, 'euc-kr', { garbled: (name) => garbled.push(name) });
+    f = isFormRequest(req) ? decodeForm(req.body, 'euc-kr', { garbled: (name) => garbled.push(name) }) : undefined;
   } catch {
-    // A malformed escape or a field sent twice: a request that cannot be read one way.
+    f = undefined;
+  }
+  if (!f) {
+    // Declared another media type, a malformed escape or a field sent twice: a request that
+    // cannot be read (one way) as the form it must be.
     return gatewayResponse(
       encodeReply(
         declined(CANCEL_CODES.undecodable, '요청 전문을 해석할 수 없습니다 (폼 형식 오류 또는 중복 항목).'),
@@ -116,7 +121,7 @@ function cancel(
   if (!merchant) return no(CANCEL_CODES.unknownMid, '등록되지 않은 상점 아이디(MID)입니다.');
   const missing = REQUIRED.find((k) => !field(f, k));
   if (missing) return no(CANCEL_CODES.missingField, `필수 항목이 누락되었습니다: ${missing}`);
-  const problem = checkFields(CANCEL_RULES, f, 'euc-kr');
+  const problem = brokenRule(CANCEL_RULES, f, 'euc-kr');
   if (problem) return no(CANCEL_CODES.badField, `${problem.field} 항목의 형식 또는 길이가 올바르지 않습니다.`);
   const now = state.clock.now();
   if (checkGatewayTime(field(f, 'EdiDate'), now, state.rules.ediDateToleranceMs))

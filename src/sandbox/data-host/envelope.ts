@@ -1,4 +1,5 @@
 import { decodeBytes } from '../../wire/charset.js';
+import { mediaType } from '../../wire/content-type.js';
 import { SID } from '../../wire/data-fields.js';
 import { kstTimestamp14 } from '../../wire/kst.js';
 import { checkGatewayTime } from '../gateway-time.js';
@@ -50,12 +51,18 @@ export const SANDBOX_DATA_CODES = {
 } as const;
 
 /**
- * Parses and checks the envelope: strict UTF-8 JSON `{ header, body }`; header gubun `S`,
+ * Parses and checks the envelope: strict UTF-8 JSON `{ header, body }` (declared
+ * application/json, or not declared); header gubun `S`,
  * resCode and resMsg empty (spec, Envelope); trDtm a KST time within the tolerance of the
  * sandbox clock `now` (gateway-time.ts); body values strings (0270 otherwise). Nothing is
  * trimmed: a value is taken as sent.
  */
 export function readEnvelope(req: SandboxRequest, now: Date, toleranceMs?: number): DataHostRequest {
+  // The documented media type, or none (the sandbox's leniency): a body declared as a form or
+  // text is not read as JSON, as the gateway would not.
+  const type = mediaType(req.headers['content-type']);
+  if (type !== '' && type !== 'application/json')
+    throw new DataHostRefusal('0101', '전문 형식 오류 (Content-Type이 application/json이 아닙니다)');
   let raw: unknown;
   try {
     raw = JSON.parse(decodeBytes(req.body, 'utf-8'));

@@ -5,7 +5,7 @@ import { checkFields } from '../../wire/field-sizes.js';
 import type { FormFields } from '../../wire/form-codec.js';
 import { hexEquals } from '../../wire/hash.js';
 import { KEYIN_ENC_FIELDS, KEYIN_SUCCESS_CODE, MID_PATTERN, parseKeyinEncPlaintext } from '../../wire/keyin-fields.js';
-import { KEYIN_RULES } from '../request-rules.js';
+import { brokenRule, KEYIN_RULES } from '../request-rules.js';
 import { kstTimestamp12 } from '../../wire/kst.js';
 import { checkGatewayTime } from '../gateway-time.js';
 import { keyinSignData } from '../../wire/signatures.js';
@@ -60,12 +60,9 @@ function processKeyin(form: FormFields | undefined, state: SandboxState): Record
   if (!MID_PATTERN.test(mid)) return badField(form, 'MID');
   const merchant = state.merchants.get(mid);
   if (!merchant) return answer(form, KEYIN_DECLINES.unknownMerchant);
-  const problem = checkFields(KEYIN_RULES, form, 'euc-kr');
+  // The B table, and a KV MallReserved that could not come back as sent (brokenRule).
+  const problem = brokenRule(KEYIN_RULES, form, 'euc-kr');
   if (problem) return badField(form, problem.field);
-  // A KV answer escapes nothing: an '&' or '=' in MallReserved could not come back as sent
-  // (sandbox assumption, docs/sandbox.md "Sandbox: key-in and data host").
-  if (field(form, 'EdiType') === 'KV' && /[&=]/.test(field(form, 'MallReserved')))
-    return badField(form, 'MallReserved');
   const now = state.clock.now();
   // EdiDate and the TID's time part are KST within the documented tolerance (gateway-time.ts).
   if (checkGatewayTime(field(form, 'EdiDate'), now, state.rules.ediDateToleranceMs)) return badField(form, 'EdiDate');
