@@ -129,7 +129,12 @@ describe('sandbox rule table: the violating and the boundary-valid request of ev
   }
 
   /** A full cancel of a fresh approved payment with one field replaced. */
-  async function cancel(field: string, value: string, type = FORM, extra: Record<string, string> = {}): Promise<string> {
+  async function cancel(
+    field: string,
+    value: string,
+    type = FORM,
+    extra: Record<string, string> = {},
+  ): Promise<string> {
     const tid = await approvedTid();
     const f: Record<string, string> = {
       TID: tid,
