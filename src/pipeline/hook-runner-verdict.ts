@@ -24,6 +24,48 @@ export interface HookCall {
   settled: Promise<Exclude<HookVerdict, { kind: 'hung' }>>;
 }
 
+/** Aborts a context's signal: now if its hook read it, else when it does. */
+let abortContext: (context: CallContext, reason: Error) => void;
+/** True once a context's timeout passed. */
+let contextAborted: (context: CallContext) => boolean;
+
+/**
+ * The context a hook is called with. Its `signal` is an own enumerable property, as in a plain
+ * `{ signal }`, made when the hook first reads it: most hooks never do, and an AbortSignal costs
+ * more to make than the rest of the call. Read before the timeout, it aborts then; read after,
+ * it is made already aborted with the same reason. One accessor shared by every context keeps
+ * each a fast object (a getter literal per call makes each a dictionary, which costs more in
+ * the collector than the signal saves). Nothing but `signal` is reachable from the hook.
+ */
+class CallContext implements HookContext {
+  declare readonly signal: AbortSignal;
+  #controller: AbortController | undefined;
+  #abortedBy: Error | undefined;
+  static readonly #signal: PropertyDescriptor = {
+    enumerable: true,
+    configurable: true,
+    get(this: CallContext): AbortSignal {
+      if (!this.#controller) {
+        this.#controller = new AbortController();
+        if (this.#abortedBy) this.#controller.abort(this.#abortedBy);
+      }
+      return this.#controller.signal;
+    },
+  };
+
+  static {
+    abortContext = (context, reason) => {
+      context.#abortedBy = reason;
+      context.#controller?.abort(reason);
+    };
+    contextAborted = (context) => context.#abortedBy !== undefined;
+  }
+
+  constructor() {
+    Object.defineProperty(this, 'signal', CallContext.#signal);
+  }
+}
+
 /**
  * Calls a hook and lets its own promise decide. `timeoutMs` decides nothing by itself: it
  * aborts the hook's `signal`, asking it to give up. Deciding at the timeout would split the
@@ -34,23 +76,24 @@ export interface HookCall {
  * settles (hook-runner.ts), so nothing runs it a second time meanwhile.
  */
 export function callHook(hook: (context: HookContext) => unknown, timeoutMs: number): HookCall {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<HookVerdict>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(new Error(`the hook took longer than ${timeoutMs} ms`));
-      timer = setTimeout(() => resolve({ kind: 'hung' }), timeoutMs);
-    }, timeoutMs);
-  });
+  const context = new CallContext();
+  let decide!: (verdict: HookVerdict) => void;
+  const verdict = new Promise<HookVerdict>((resolve) => (decide = resolve));
+  let timer = setTimeout(() => {
+    abortContext(context, new Error(`the hook took longer than ${timeoutMs} ms`));
+    timer = setTimeout(() => decide({ kind: 'hung' }), timeoutMs);
+  }, timeoutMs);
   const settled = (async (): Promise<Exclude<HookVerdict, { kind: 'hung' }>> => {
     try {
-      await hook({ signal: controller.signal });
-      return { kind: 'resolved', late: controller.signal.aborted };
+      await hook(context);
+      return { kind: 'resolved', late: contextAborted(context) };
     } catch (error) {
-      return { kind: 'rejected', error, late: controller.signal.aborted };
+      return { kind: 'rejected', error, late: contextAborted(context) };
     } finally {
       clearTimeout(timer);
     }
   })();
-  return { verdict: Promise.race([settled, hung]), settled };
+  // Whichever comes first decides: the hook's own settling, or hung.
+  void settled.then(decide);
+  return { verdict, settled };
 }
