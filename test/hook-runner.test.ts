@@ -14,21 +14,7 @@ import { runNoticeHook, type NoticeHookOptions } from '../src/pipeline/hook-runn
 import type { LedgerStore } from '../src/store/types.js';
 import { captureLogger } from './helpers/capture.js';
 import { MERCHANT_KEY, MID } from './helpers/shop.js';
-
-async function flush(turns = 5): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
-}
-
-/** A promise the test settles: the hook under test. */
-function deferred() {
-  let resolve!: () => void;
-  let reject!: (e: Error) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import { deferred, flush } from './helpers/settle-later.js';
 
 describe('notice hook runner (virtual time, memoryStore)', () => {
   const captured = captureLogger();

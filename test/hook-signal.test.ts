@@ -6,19 +6,11 @@
 import { mock } from 'node:test';
 import { expect } from 'chai';
 import { callHook, type HookContext } from '../src/pipeline/hook-runner-verdict.js';
-
-async function flush(turns = 5): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
-}
+import { deferred, flush } from './helpers/settle-later.js';
 
 /** A hook the test settles, keeping the context it was called with. */
 function heldHook() {
-  let resolve!: () => void;
-  let reject!: (e: Error) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
+  const { promise, resolve, reject } = deferred();
   const held: { context?: HookContext } = {};
   const hook = (context: HookContext): Promise<void> => {
     held.context = context;

@@ -23,6 +23,7 @@ import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/inde
 import { kstParts } from '../src/wire/kst.js';
 import { captureLogger, type Captured } from './helpers/capture.js';
 import { ledgerRecord } from './helpers/ledger-store.js';
+import { flush } from './helpers/settle-later.js';
 
 const MID = 'nictest04m';
 const KEY = TEST_MERCHANTS.find((m) => m.mid === MID)!.merchantKey;
@@ -32,10 +33,6 @@ const FUTURE = (() => {
 })();
 
 /** Lets pending I/O and promise reactions run (real turns of the event loop, no clock involved). */
-async function flush(turns = 5): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
-}
-
 /** Moves the virtual clock on by `ms`, a second at a time, letting I/O run in between. */
 async function advance(ms: number): Promise<void> {
   for (let t = 0; t < ms; t += 1_000) {

@@ -10,6 +10,7 @@ import { redisStore } from '../src/store/redis-store.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { startLifecycleShop, MERCHANT_KEY, MID, type LifecycleShop } from './helpers/lifecycle-shop.js';
 import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
+import { flush } from './helpers/settle-later.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -316,10 +317,6 @@ describe('notifications: two instances on one Redis', function () {
 });
 
 /** Lets pending I/O and promise reactions run (real turns of the event loop, no clock involved). */
-async function flush(turns = 5): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
-}
-
 describe('notifications: a hook that outlives any lock (virtual time)', () => {
   const TID = `${MID}03012611240930SLOW`;
   const post = (app: express.Express, moid: string) =>
