@@ -17,6 +17,7 @@ import { kstTimestamp14 } from '../src/wire/kst.js';
 import { mapPayment } from '../src/wire/payment-mapper.js';
 import { parseGatewayBody } from '../src/wire/response-body.js';
 import { approvalResponseSignature, approvalSignData, authReturnSignature } from '../src/wire/signatures.js';
+import { benchApprovalForm } from './approval-form.js';
 import { BENCH_AMOUNT, BENCH_KEY, BENCH_MID } from './ipc.js';
 
 export interface PipelineResult {
@@ -42,19 +43,7 @@ async function fixtures(): Promise<{ authBody: Buffer; answer: Buffer }> {
     });
     const f = r.fields;
     const ediDate = kstTimestamp14(new Date());
-    const form = encodeForm(
-      {
-        TID: f.TxTid,
-        AuthToken: f.AuthToken,
-        MID: BENCH_MID,
-        Amt: f.Amt,
-        EdiDate: ediDate,
-        SignData: approvalSignData(f.AuthToken!, BENCH_MID, f.Amt!, ediDate, BENCH_KEY),
-        CharSet: 'euc-kr',
-        EdiType: 'JSON',
-      },
-      'euc-kr',
-    );
+    const form = benchApprovalForm(f.TxTid!, f.AuthToken!, f.Amt!, ediDate);
     const res = await request(f.NextAppURL!, {
       method: 'POST',
       body: form,

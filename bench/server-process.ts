@@ -29,7 +29,8 @@ import { encryptEncData } from '../src/wire/enc-data.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { keyinEncPlaintext, KEYIN_PATH } from '../src/wire/keyin-fields.js';
 import { kstDate8, kstTimestamp12, kstTimestamp14 } from '../src/wire/kst.js';
-import { approvalSignData, keyinSignData, payoutEncKey } from '../src/wire/signatures.js';
+import { keyinSignData, payoutEncKey } from '../src/wire/signatures.js';
+import { benchApprovalForm } from './approval-form.js';
 import { BENCH_AMOUNT, BENCH_KEY, BENCH_MID, BENCH_SUB_ID, flowingClock, procStats, serveIpc } from './ipc.js';
 
 export type ServerKind =
@@ -209,21 +210,7 @@ switch (kind) {
       const items = msg.items as PrepareItem[];
       const ediDate = kstTimestamp14(clock());
       nextAppUrl = items[0]?.nextAppUrl ?? nextAppUrl;
-      prebuilt = items.map((it) =>
-        encodeForm(
-          {
-            TID: it.tid,
-            AuthToken: it.authToken,
-            MID: BENCH_MID,
-            Amt: it.amt,
-            EdiDate: ediDate,
-            SignData: approvalSignData(it.authToken, BENCH_MID, it.amt, ediDate, BENCH_KEY),
-            CharSet: 'euc-kr',
-            EdiType: 'JSON',
-          },
-          'euc-kr',
-        ),
-      );
+      prebuilt = items.map((it) => benchApprovalForm(it.tid, it.authToken, it.amt, ediDate));
       nextPrebuilt = 0;
       return prebuilt.length;
     };

@@ -10,9 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import type { createSandbox } from '../src/sandbox/index.js';
-import { encodeForm } from '../src/wire/form-codec.js';
 import { kstTimestamp14 } from '../src/wire/kst.js';
-import { approvalSignData } from '../src/wire/signatures.js';
+import { benchApprovalForm } from './approval-form.js';
 import { BENCH_AMOUNT, BENCH_KEY, BENCH_MID } from './ipc.js';
 
 type Sandbox = ReturnType<typeof createSandbox>;
@@ -69,19 +68,7 @@ export async function startShop(
   if (kind === 'floor') {
     const ediDate = kstTimestamp14(new Date());
     const bodies = returns.map(({ fields: f }) =>
-      encodeForm(
-        {
-          TID: f.TxTid,
-          AuthToken: f.AuthToken,
-          MID: BENCH_MID,
-          Amt: f.Amt,
-          EdiDate: ediDate,
-          SignData: approvalSignData(f.AuthToken!, BENCH_MID, f.Amt!, ediDate, BENCH_KEY),
-          CharSet: 'euc-kr',
-          EdiType: 'JSON',
-        },
-        'euc-kr',
-      ).toString('latin1'),
+      benchApprovalForm(f.TxTid!, f.AuthToken!, f.Amt!, ediDate).toString('latin1'),
     );
     writeFileSync(floorFile, JSON.stringify({ url: returns[0]!.fields.NextAppURL, bodies }));
   }

@@ -19,8 +19,8 @@ import { request } from 'undici';
 import type { Charset } from '../src/wire/charset.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { kstTimestamp14 } from '../src/wire/kst.js';
-import { approvalSignData } from '../src/wire/signatures.js';
 import { createSandbox } from '../src/sandbox/index.js';
+import { benchApprovalForm } from './approval-form.js';
 import { BENCH_KEY, BENCH_MID, procStats, serveIpc } from './ipc.js';
 import type { WireAuthReturn } from './sandbox-process.js';
 
@@ -78,19 +78,7 @@ serveIpc({
       });
       const f = r.fields;
       const ediDate = kstTimestamp14(new Date());
-      const approval = encodeForm(
-        {
-          TID: f.TxTid!,
-          AuthToken: f.AuthToken!,
-          MID: BENCH_MID,
-          Amt: f.Amt!,
-          EdiDate: ediDate,
-          SignData: approvalSignData(f.AuthToken!, BENCH_MID, f.Amt!, ediDate, BENCH_KEY),
-          CharSet: charset,
-          EdiType: 'JSON',
-        },
-        'euc-kr',
-      );
+      const approval = benchApprovalForm(f.TxTid!, f.AuthToken!, f.Amt!, ediDate, charset);
       const got = await request(f.NextAppURL!, {
         method: 'POST',
         body: approval,
