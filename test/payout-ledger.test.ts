@@ -13,11 +13,12 @@ import {
   NicepayGatewayError,
   NicepayRequestError,
   NicepayScheduleError,
+  NicepayServiceError,
   PAYOUT_REJECTIONS,
 } from '../src/errors/index.js';
 import { memoryStore } from '../src/index.js';
 import { payoutCall, payoutKind } from '../src/payout/operation.js';
-import { pipelineCodes } from '../src/pipeline/index.js';
+import { MAX_TALLY_ENTRIES, pipelineCodes } from '../src/pipeline/index.js';
 import { fromKst } from '../src/wire/kst.js';
 import { DATA_KEY, DATA_MID, rejection, startDataHost, type DataHostRig, seller } from './helpers/data-host.js';
 
@@ -199,6 +200,67 @@ describe('payout request: its tally entry is written before it is sent', () => {
     const made = await rig.nicepay.payout.request({ subId: 's1', amount: 700, dupCheck: false, idempotencyKey: 'k1' });
     expect(made.seq).to.match(/^\d+$/);
     expect(rig.sandbox.dataHost.payouts()).to.have.length(1);
+  });
+});
+
+describe('payout request: a day of many payouts to one sub-merchant', () => {
+  let rig: DataHostRig;
+  afterEach(() => rig.close());
+  const slot = (n: number) => `payouts:${DATA_MID}:${DAY}:s1:${n}`;
+
+  it('every payout of the day is sent however many there are, and the n-th finds its tally slot in about 2·log2(n) reads and one lease', async () => {
+    const inner = memoryStore();
+    const calls = { get: 0, acquire: 0 };
+    const store: ReturnType<typeof memoryStore> = {
+      ...inner,
+      get: (key) => {
+        if (key.startsWith('payouts:')) calls.get++;
+        return inner.get(key);
+      },
+      acquire: (key, ms, initial) => {
+        if (key.startsWith('payouts:')) calls.acquire++;
+        return inner.acquire(key, ms, initial);
+      },
+    };
+    rig = await startDataHost(fromKst(2026, 11, 23, 9, 0), { store, settle: false });
+    await rig.nicepay.payout.registerSubMerchant(seller('s1'));
+    for (let n = 1; n < 150; n++) await rig.nicepay.payout.request({ subId: 's1', amount: 100, dupCheck: false });
+    calls.get = 0;
+    calls.acquire = 0;
+    const last = await rig.nicepay.payout.request({ subId: 's1', amount: 100, dupCheck: false });
+    expect(last.seq).to.match(/^\d+$/);
+    expect(rig.sandbox.dataHost.payouts()).to.have.length(150);
+    expect(calls.acquire).to.equal(1);
+    expect(calls.get).to.be.at.most(2 * Math.ceil(Math.log2(150)) + 1);
+    expect((await store.get(slot(150)))?.value).to.be.a('string');
+  });
+
+  it('a repeat the ledger holds a record of adds no second tally entry', async () => {
+    const store = memoryStore();
+    rig = await startDataHost(fromKst(2026, 11, 23, 9, 0), { store, settle: false });
+    await rig.nicepay.payout.registerSubMerchant(seller('s1'));
+    const first = await rig.nicepay.payout.request({ subId: 's1', amount: 700, dupCheck: false, idempotencyKey: 'k1' });
+    const again = await rig.nicepay.payout.request({ subId: 's1', amount: 700, dupCheck: false, idempotencyKey: 'k1' });
+    expect(again).to.include({ seq: first.seq, duplicate: true });
+    expect(await store.get(slot(1))).to.not.equal(undefined);
+    expect(await store.get(slot(2))).to.equal(undefined);
+  });
+
+  it('a tally holding its most entries refuses the next payout with 503 NICEPAY_STORE_FULL, and nothing is sent or left open', async () => {
+    const store = memoryStore();
+    for (let n = 1; n <= MAX_TALLY_ENTRIES; n++) {
+      const got = await store.acquire(slot(n), 1000);
+      if (got.state !== 'acquired') throw new Error(`slot ${n} was not free`);
+      await store.write(slot(n), got.token, { value: `payout:earlier:${n}`, open: false, keepMs: 60_000 }, true);
+    }
+    rig = await startDataHost(fromKst(2026, 11, 23, 9, 0), { store, settle: false });
+    await rig.nicepay.payout.registerSubMerchant(seller('s1'));
+    const refused = await rejection(rig.nicepay.payout.request({ subId: 's1', amount: 700, dupCheck: false }));
+    expect(refused).to.be.instanceOf(NicepayServiceError);
+    expect(refused).to.include({ code: 'NICEPAY_STORE_FULL', status: 503 });
+    expect(refused.message).to.include('was not sent');
+    expect(rig.sandbox.dataHost.payouts()).to.deep.equal([]);
+    expect(await rig.nicepay.unsettled()).to.deep.equal([]);
   });
 });
 

@@ -44,7 +44,7 @@ export {
   type SettleEvent,
   type SettleSettings,
 } from './settle.js';
-export { appendToTally, TALLY_KEEP_MS, tallyRecords } from './tally.js';
+export { appendToTally, MAX_TALLY_ENTRIES, TALLY_KEEP_MS, tallyRecords } from './tally.js';
 export { readRecord, readTallyValues } from './read-record.js';
 export { settleNoticed } from './noticed.js';
 export { pipelineCodes } from './rejection-codes.js';

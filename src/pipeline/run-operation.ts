@@ -10,7 +10,7 @@ import type { ExchangeReading, GatewayRequest, OperationCall } from './operation
 import { type CallIds, callOperation } from './operations.js';
 import { outcomeError } from './outcome-error.js';
 import { hookOf, settleRecord } from './settle.js';
-import { appendToTally } from './tally.js';
+import { appendToTally, MAX_TALLY_ENTRIES } from './tally.js';
 import { type Step, walk } from './walk.js';
 
 /**
@@ -58,10 +58,17 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
   // is sent without its entry, and a failed entry leaves no record behind (an entry without a
   // record is read as nothing; a repeat finds its own entry there already).
   const tally = kind.tally?.(initial);
-  if (tally && !(await appendToTally(ctx, tally, call.key))) {
+  const added = tally ? await appendToTally(ctx, tally, call.key) : 'added';
+  if (added === 'store-failed') {
     throw new NicepayServiceError(
       'NICEPAY_STORE_UNAVAILABLE',
       `the ${kind.what} could not be added to its tally in the ledger store; nothing was sent, retry shortly`,
+    );
+  }
+  if (added === 'full') {
+    throw new NicepayServiceError(
+      'NICEPAY_STORE_FULL',
+      `the ${kind.what} was not sent: its tally in the ledger (a TID's cancels, a sub-merchant's payouts of one day) holds ${MAX_TALLY_ENTRIES} entries, the most one keeps`,
     );
   }
   const taken = await takeKey(ctx, call.key, initial, call.keepMs ?? kind.keepMs, waitMs(ctx, call.hook?.timeoutMs));
