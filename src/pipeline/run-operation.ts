@@ -4,7 +4,7 @@ import { digestEquals } from '../util/secret-digest.js';
 import { type AnswerTable, readAnswer, type Reading } from './answer-rules.js';
 import { admit, callGateway } from './gateway-call.js';
 import { LEASE_MS, type Lease } from './lease.js';
-import { takeKey } from './ledger.js';
+import { storeError, takeKey } from './ledger.js';
 import type { LedgerOperation, LedgerRecord } from './ledger-record.js';
 import type { ExchangeReading, GatewayRequest, OperationCall } from './operation.js';
 import { type CallIds, callOperation } from './operations.js';
@@ -58,14 +58,9 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
   // is sent without its entry, and a failed entry leaves no record behind (an entry without a
   // record is read as nothing; a repeat finds its own entry there already).
   const tally = kind.tally?.(initial);
-  const added = tally ? await appendToTally(ctx, tally, call.key) : 'added';
-  if (added === 'store-failed') {
-    throw new NicepayServiceError(
-      'NICEPAY_STORE_UNAVAILABLE',
-      `the ${kind.what} could not be added to its tally in the ledger store; nothing was sent, retry shortly`,
-    );
-  }
-  if (added === 'full') {
+  const added = tally ? await appendToTally(ctx, tally, call.key) : undefined;
+  if (added?.state === 'store-failed') throw storeError(added.error);
+  if (added?.state === 'full') {
     throw new NicepayServiceError(
       'NICEPAY_STORE_FULL',
       `the ${kind.what} was not sent: its tally in the ledger (a TID's cancels, a sub-merchant's payouts of one day) holds ${MAX_TALLY_ENTRIES} entries, the most one keeps`,
