@@ -57,8 +57,9 @@ function applied(row: LedgerRow, write: RecordWrite, t: number): LedgerRow {
  * restarts, and every method is one `BEGIN IMMEDIATE` transaction, so it is atomic across all
  * processes sharing the file (WAL mode; each commit synced to disk, `synchronous = FULL`).
  * Open records never expire. Closed ones are forgotten once their `keepMs` has passed: never
- * answered after it (lazily, on read), and deleted by a sweep that a write runs at most once a
- * minute, bounded to {@link SWEEP_BATCH} rows (no timer: nothing keeps the process alive).
+ * answered after it (lazily, on read), and deleted by a sweep that a write runs once a minute,
+ * {@link SWEEP_BATCH} rows at a time, again at the next write while a sweep finds a full batch
+ * (no timer: nothing keeps the process alive).
  *
  * @throws NicepayConfigError naming the option, for bad options, and (option `path`) when the
  *   optional `better-sqlite3` package is not installed: at creation, with the install hint.
@@ -134,7 +135,9 @@ export function sqliteStore(options: SqliteStoreOptions): LedgerStore {
   function sweep(db: SqliteDatabase, ledger: LedgerTable, t: number): void {
     lastSweep = t;
     try {
-      immediate(db, () => ledger.sweep(t, SWEEP_BATCH));
+      // A full batch may have left more behind: the next write sweeps again, not a minute later,
+      // so a ledger closing more than a batch a minute does not pile up forgotten rows.
+      if (immediate(db, () => ledger.sweep(t, SWEEP_BATCH)) >= SWEEP_BATCH) lastSweep = Number.NEGATIVE_INFINITY;
     } catch {
       lastSweep = Number.NEGATIVE_INFINITY;
     }
