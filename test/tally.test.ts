@@ -7,12 +7,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mock } from 'node:test';
 import { expect } from 'chai';
 import { resolveConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { memoryStore } from '../src/index.js';
 import { appendToTally, readTallyValues } from '../src/pipeline/index.js';
 import { sqliteStore } from '../src/store/sqlite-store.js';
+import { flush } from './helpers/settle-later.js';
 import { fromKst } from '../src/wire/kst.js';
 import { DATA_KEY, DATA_MID, type DataHostRig, rejection, seller, startDataHost } from './helpers/data-host.js';
 import { type LifecycleShop, MID, startLifecycleShop } from './helpers/lifecycle-shop.js';
@@ -108,6 +110,38 @@ describe('tally: each entry once, in reach of every reader', () => {
     } finally {
       for (const store of stores) await store.close?.();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an appender never adds an entry past more than 32 slots others hold unwritten: it waits, and adds it once they are written', async () => {
+    const store = memoryStore();
+    const ctx = createContext(
+      resolveConfig({ mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'http://127.0.0.1:9', store, settle: false }),
+    );
+    expect((await appendToTally(ctx, 'T', 'first')).state).to.equal('added');
+    const held: Array<[number, string]> = [];
+    for (let n = 2; n <= 34; n++) {
+      const got = await store.acquire(`T:${n}`, 60_000);
+      if (got.state !== 'acquired') throw new Error(`slot ${n} was not free`);
+      held.push([n, got.token]);
+    }
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: Date.now() });
+    try {
+      let state: string | undefined;
+      const late = appendToTally(ctx, 'T', 'late').then((r) => (state = r.state));
+      await flush();
+      expect(state, 'waiting').to.equal(undefined);
+      expect(await store.get('T:35')).to.equal(undefined);
+      for (const [n, token] of held)
+        await store.write(`T:${n}`, token, { value: `held-${n}`, open: false, keepMs: 60_000 }, true);
+      mock.timers.tick(10);
+      await flush();
+      await late;
+      expect(state).to.equal('added');
+      expect((await store.get('T:35'))?.value).to.equal('late');
+      expect(await readTallyValues(ctx, 'T')).to.include('late');
+    } finally {
+      mock.timers.reset();
     }
   });
 
