@@ -145,6 +145,51 @@ describe('tally: each entry once, in reach of every reader', () => {
     }
   });
 
+  it('a repeat of an operation waiting out a crowded tally finds the entry an earlier repeat added, and adds none', async () => {
+    const store = memoryStore();
+    const ctx = createContext(
+      resolveConfig({ mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'http://127.0.0.1:9', store, settle: false }),
+    );
+    expect((await appendToTally(ctx, 'T', 'first')).state).to.equal('added');
+    const held: Array<[number, string]> = [];
+    for (let n = 2; n <= 34; n++) {
+      const got = await store.acquire(`T:${n}`, 60_000);
+      if (got.state !== 'acquired') throw new Error(`slot ${n} was not free`);
+      held.push([n, got.token]);
+    }
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: Date.now() });
+    try {
+      const first = appendToTally(ctx, 'T', 'same');
+      await flush();
+      mock.timers.tick(5);
+      const repeat = appendToTally(ctx, 'T', 'same');
+      await flush();
+      for (const [n, token] of held)
+        await store.write(`T:${n}`, token, { value: `held-${n}`, open: false, keepMs: 60_000 }, true);
+      mock.timers.tick(5); // the first wakes and adds its entry
+      await flush();
+      mock.timers.tick(5); // the repeat wakes
+      await flush();
+      expect((await first).state).to.equal('added');
+      expect((await repeat).state).to.equal('added');
+      expect((await store.get('T:35'))?.value).to.equal('same');
+      expect(await store.get('T:36')).to.equal(undefined);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  it('a bounded memoryStore drops tally marks (no money hangs on one) before it refuses a payment', async () => {
+    const store = memoryStore({ maxEntries: 40 });
+    const ctx = createContext(
+      resolveConfig({ mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'http://127.0.0.1:9', store, settle: false }),
+    );
+    for (let i = 0; i < 20; i++) expect((await appendToTally(ctx, 'T', `op${i}`)).state).to.equal('added');
+    const got = await store.acquire('approval:new', 30_000, { value: 'x', open: true, dueAt: 0 });
+    expect(got.state).to.equal('acquired');
+    expect(await readTallyValues(ctx, 'T')).to.have.length(20);
+  });
+
   it('a cancel that finds a bounded store full is 503 NICEPAY_STORE_FULL, as a payment is, and nothing is sent', async () => {
     const store = memoryStore({ maxEntries: 50 });
     shop = await startLifecycleShop({ store });

@@ -48,6 +48,8 @@ export async function appendToTally(ctx: ClientContext, base: string, key: strin
         // a holder that died, for its lease to end) rather than add an entry nobody reads.
         if (Date.now() >= deadline) throw new Error(`the tally ${base} stayed crowded with unwritten slots`);
         await new Promise((resolve) => setTimeout(resolve, wait));
+        // A repeat of this operation may have added its entry meanwhile.
+        if (await store.get(mark)) return ADDED;
         continue;
       }
       if (slot === 'full') return { state: 'full' };
@@ -93,13 +95,23 @@ async function claimSlot(ctx: ClientContext, base: string, key: string): Promise
   return 'full';
 }
 
-/** Marks `key` as in the tally (slot `n`). Best effort: without the mark a repeat adds a second entry, which readers read once. */
+/**
+ * Marks `key` as in the tally (slot `n`). Best effort, and the first thing a full memoryStore may
+ * drop: without the mark a repeat adds a second entry, which readers read once; no money hangs on it.
+ */
 async function writeMark(ctx: ClientContext, mark: string, n: number): Promise<void> {
   const { store } = ctx.config;
   try {
     const got = await store.acquire(mark, LEASE_MS);
     if (got.state !== 'acquired') return;
-    if (!(await store.write(mark, got.token, { value: String(n), open: false, keepMs: TALLY_KEEP_MS }, true)))
+    if (
+      !(await store.write(
+        mark,
+        got.token,
+        { value: String(n), open: false, keepMs: TALLY_KEEP_MS, evictable: true },
+        true,
+      ))
+    )
       await store.release(mark, got.token);
   } catch {
     // The entry is written; only the shortcut for a repeat is missing.
