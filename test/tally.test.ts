@@ -14,6 +14,7 @@ import { createContext } from '../src/context.js';
 import { memoryStore } from '../src/index.js';
 import { appendToTally, readTallyValues } from '../src/pipeline/index.js';
 import { sqliteStore } from '../src/store/sqlite-store.js';
+import type { LedgerStore } from '../src/store/types.js';
 import { flush } from './helpers/settle-later.js';
 import { fromKst } from '../src/wire/kst.js';
 import { DATA_KEY, DATA_MID, type DataHostRig, rejection, seller, startDataHost } from './helpers/data-host.js';
@@ -21,6 +22,33 @@ import { type LifecycleShop, MID, startLifecycleShop } from './helpers/lifecycle
 
 const DAY = '20261123';
 const PAYOUTS = `payouts:${DATA_MID}:${DAY}:s1`;
+
+/** A client on `store` that sends nothing: the tally is all it is used for. */
+const contextOn = (store: LedgerStore) =>
+  createContext(
+    resolveConfig({ mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'http://127.0.0.1:9', store, settle: false }),
+  );
+
+/**
+ * A tally `T` with one entry, and its next 33 slots leased by appenders that have not written
+ * yet: more than readers look past. `writeHeld` writes them.
+ */
+async function crowdedTally() {
+  const store = memoryStore();
+  const ctx = contextOn(store);
+  expect((await appendToTally(ctx, 'T', 'first')).state).to.equal('added');
+  const held: Array<[number, string]> = [];
+  for (let n = 2; n <= 34; n++) {
+    const got = await store.acquire(`T:${n}`, 60_000);
+    if (got.state !== 'acquired') throw new Error(`slot ${n} was not free`);
+    held.push([n, got.token]);
+  }
+  const writeHeld = async (): Promise<void> => {
+    for (const [n, token] of held)
+      await store.write(`T:${n}`, token, { value: `held-${n}`, open: false, keepMs: 60_000 }, true);
+  };
+  return { store, ctx, writeHeld };
+}
 
 describe('tally: each entry once, in reach of every reader', () => {
   let shop: LifecycleShop | undefined;
@@ -96,11 +124,7 @@ describe('tally: each entry once, in reach of every reader', () => {
     const path = join(dir, 'ledger.db');
     const stores = [sqliteStore({ path }), sqliteStore({ path })];
     try {
-      const [a, b] = stores.map((store) =>
-        createContext(
-          resolveConfig({ mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'http://127.0.0.1:9', store, settle: false }),
-        ),
-      );
+      const [a, b] = stores.map(contextOn);
       const keys = Array.from({ length: 120 }, (_, i) => `op:${i}`);
       const added = await Promise.all(keys.map((key, i) => appendToTally(i % 2 ? a! : b!, 'T', key)));
       expect(added.map((r) => r.state)).to.deep.equal(keys.map(() => 'added'));
@@ -114,17 +138,7 @@ describe('tally: each entry once, in reach of every reader', () => {
   });
 
   it('an appender never adds an entry past more than 32 slots others hold unwritten: it waits, and adds it once they are written', async () => {
-    const store = memoryStore();
-    const ctx = createContext(
-      resolveConfig({ mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'http://127.0.0.1:9', store, settle: false }),
-    );
-    expect((await appendToTally(ctx, 'T', 'first')).state).to.equal('added');
-    const held: Array<[number, string]> = [];
-    for (let n = 2; n <= 34; n++) {
-      const got = await store.acquire(`T:${n}`, 60_000);
-      if (got.state !== 'acquired') throw new Error(`slot ${n} was not free`);
-      held.push([n, got.token]);
-    }
+    const { store, ctx, writeHeld } = await crowdedTally();
     mock.timers.enable({ apis: ['setTimeout', 'Date'], now: Date.now() });
     try {
       let state: string | undefined;
@@ -132,8 +146,7 @@ describe('tally: each entry once, in reach of every reader', () => {
       await flush();
       expect(state, 'waiting').to.equal(undefined);
       expect(await store.get('T:35')).to.equal(undefined);
-      for (const [n, token] of held)
-        await store.write(`T:${n}`, token, { value: `held-${n}`, open: false, keepMs: 60_000 }, true);
+      await writeHeld();
       mock.timers.tick(10);
       await flush();
       await late;
@@ -146,17 +159,7 @@ describe('tally: each entry once, in reach of every reader', () => {
   });
 
   it('a repeat of an operation waiting out a crowded tally finds the entry an earlier repeat added, and adds none', async () => {
-    const store = memoryStore();
-    const ctx = createContext(
-      resolveConfig({ mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'http://127.0.0.1:9', store, settle: false }),
-    );
-    expect((await appendToTally(ctx, 'T', 'first')).state).to.equal('added');
-    const held: Array<[number, string]> = [];
-    for (let n = 2; n <= 34; n++) {
-      const got = await store.acquire(`T:${n}`, 60_000);
-      if (got.state !== 'acquired') throw new Error(`slot ${n} was not free`);
-      held.push([n, got.token]);
-    }
+    const { store, ctx, writeHeld } = await crowdedTally();
     mock.timers.enable({ apis: ['setTimeout', 'Date'], now: Date.now() });
     try {
       const first = appendToTally(ctx, 'T', 'same');
@@ -164,8 +167,7 @@ describe('tally: each entry once, in reach of every reader', () => {
       mock.timers.tick(5);
       const repeat = appendToTally(ctx, 'T', 'same');
       await flush();
-      for (const [n, token] of held)
-        await store.write(`T:${n}`, token, { value: `held-${n}`, open: false, keepMs: 60_000 }, true);
+      await writeHeld();
       mock.timers.tick(5); // the first wakes and adds its entry
       await flush();
       mock.timers.tick(5); // the repeat wakes
@@ -181,9 +183,7 @@ describe('tally: each entry once, in reach of every reader', () => {
 
   it('a bounded memoryStore drops tally marks (no money hangs on one) before it refuses a payment', async () => {
     const store = memoryStore({ maxEntries: 40 });
-    const ctx = createContext(
-      resolveConfig({ mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'http://127.0.0.1:9', store, settle: false }),
-    );
+    const ctx = contextOn(store);
     for (let i = 0; i < 20; i++) expect((await appendToTally(ctx, 'T', `op${i}`)).state).to.equal('added');
     const got = await store.acquire('approval:new', 30_000, { value: 'x', open: true, dueAt: 0 });
     expect(got.state).to.equal('acquired');
