@@ -72,8 +72,8 @@ async function claimSlot(ctx: ClientContext, base: string, key: string): Promise
   for (let n = await firstFreeSlot(ctx, base); n <= MAX_TALLY_ENTRIES; n++) {
     const slot = `${base}:${n}`;
     const got = await store.acquire(slot, LEASE_MS);
-    if (got.state === 'acquired' && got.record) await store.release(slot, got.token);
     if (got.record) {
+      if (got.state === 'acquired') await store.release(slot, got.token);
       if (got.record.value === key) return n;
       held = 0;
       continue;
@@ -104,15 +104,8 @@ async function writeMark(ctx: ClientContext, mark: string, n: number): Promise<v
   try {
     const got = await store.acquire(mark, LEASE_MS);
     if (got.state !== 'acquired') return;
-    if (
-      !(await store.write(
-        mark,
-        got.token,
-        { value: String(n), open: false, keepMs: TALLY_KEEP_MS, evictable: true },
-        true,
-      ))
-    )
-      await store.release(mark, got.token);
+    const write = { value: String(n), open: false, keepMs: TALLY_KEEP_MS, evictable: true } as const;
+    if (!(await store.write(mark, got.token, write, true))) await store.release(mark, got.token);
   } catch {
     // The entry is written; only the shortcut for a repeat is missing.
   }
