@@ -4,9 +4,10 @@ import { type LeaseResult, type RecordWrite, StoreFullError, type StoredRecord }
 import { holdLease, LEASE_MS, type Lease, LedgerWrite } from './lease.js';
 import { type LedgerRecord, parseRecord } from './ledger-record.js';
 
-/** First wait between polls of a busy key; doubles up to {@link MAX_POLL_MS}. */
-const FIRST_POLL_MS = 10;
-const MAX_POLL_MS = 250;
+/** First wait between polls of a busy key (or a crowded tally); doubles up to {@link MAX_POLL_MS}. */
+export const FIRST_POLL_MS = 10;
+/** Longest wait between two polls. */
+export const MAX_POLL_MS = 250;
 
 /** What taking a key found. */
 export type Taken =

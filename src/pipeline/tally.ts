@@ -1,6 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { LEASE_MS } from './lease.js';
-import { readStored } from './ledger.js';
+import { FIRST_POLL_MS, MAX_POLL_MS, readStored } from './ledger.js';
 import type { LedgerRecord } from './ledger-record.js';
 
 /**
@@ -41,7 +41,7 @@ export async function appendToTally(ctx: ClientContext, base: string, key: strin
   try {
     if (await store.get(mark)) return ADDED;
     const deadline = Date.now() + LEASE_MS;
-    for (let wait = 10; ; wait = Math.min(wait * 2, 250)) {
+    for (let wait = FIRST_POLL_MS; ; wait = Math.min(wait * 2, MAX_POLL_MS)) {
       const slot = await claimSlot(ctx, base, key);
       if (slot === 'crowded') {
         // More empty slots held by others than readers look past: wait for their writes (or, for
