@@ -169,8 +169,16 @@ describe('redisStore waitForReplicas: a cluster with a replica per master, one o
     bare = (await cluster.masters())[0]!;
     const admin = await node(bare);
     try {
-      const role = (await admin.sendCommand(['ROLE'])) as [string, number, [string, string, string][]];
-      await cluster.nodes.find((n) => n.port === Number(role[2][0]![1]))!.kill();
+      // The replica says whose it is (the master's ROLE may not list it until its first ACK).
+      const replicaOf = await Promise.all(
+        cluster.nodes.map(async (n) => {
+          const c = await node(n.port);
+          return c.info('replication').finally(() => c.destroy());
+        }),
+      );
+      const replica = cluster.nodes.find((_, i) => replicaOf[i]!.includes(`master_port:${bare}\r\n`));
+      expect(replica, `a replica of ${bare}`).to.not.equal(undefined);
+      await replica!.kill();
       // The master sees its replica's connection close: ask until it says so (round trips, no sleeps).
       let online = 1;
       for (let i = 0; i < 10_000 && online > 0; i++)

@@ -151,6 +151,31 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       return child.exitCode === null && child.signalCode === null;
     },
   }));
+  /**
+   * Asks every live node until each says the cluster is ok with all slots served, every replica
+   * has finished its first sync, and at least `linkedReplicas` have. Cluster gossip and replication
+   * converge on their own schedule (there is no event to wait for).
+   */
+  const settle = async (linkedReplicas: number): Promise<void> => {
+    for (let attempt = 0; ; attempt++) {
+      const live = nodes.filter((n) => n.alive);
+      const infos = await Promise.all(live.map((n) => ask(n.port, ['CLUSTER', 'INFO']).then(String, () => '')));
+      // A replica counts once its first sync is done, on its own side (link up) and on its
+      // master's (state=online: WAIT counts only such replicas). Right after `--cluster create`,
+      // a node meant to be a replica may still say role:master.
+      const replication = await Promise.all(
+        live.map((n) => ask(n.port, ['INFO', 'replication']).then(String, () => '')),
+      );
+      const replicas = replication.filter((r) => r.includes('role:slave'));
+      const linked = replicas.filter((r) => r.includes('master_link_status:up')).length;
+      const online = replication.reduce((n, r) => n + (r.match(/state=online/g)?.length ?? 0), 0);
+      const synced = linked === replicas.length && online >= linked && linked >= linkedReplicas;
+      if (synced && infos.every((i) => i.includes('cluster_state:ok') && i.includes('cluster_slots_ok:16384'))) return;
+      // 30 s: a failover is node timeout + election, seconds, but slower on a loaded machine.
+      if (attempt > 1_200) throw new Error(`cluster did not settle:\n${infos.join('\n')}\n${replication.join('\n')}`);
+      await pause(25);
+    }
+  };
   const cluster: RedisCluster = {
     nodes,
     rootNodes: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
@@ -167,24 +192,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       if (!shard) throw new Error(`no master for slot ${slot}`);
       return Number(shard[2][1]);
     },
-    async settled() {
-      // Cluster gossip converges on its own schedule (there is no event to wait for): ask
-      // every live node until each says the cluster is ok with all slots served.
-      for (let attempt = 0; ; attempt++) {
-        const live = nodes.filter((n) => n.alive);
-        const infos = await Promise.all(live.map((n) => ask(n.port, ['CLUSTER', 'INFO']).then(String, () => '')));
-        // A replica counts once its first sync is done (WAIT counts only such replicas).
-        const replication = await Promise.all(
-          live.map((n) => ask(n.port, ['INFO', 'replication']).then(String, () => '')),
-        );
-        const synced = replication.every((r) => !r.includes('role:slave') || r.includes('master_link_status:up'));
-        if (synced && infos.every((i) => i.includes('cluster_state:ok') && i.includes('cluster_slots_ok:16384')))
-          return;
-        // 30 s: a failover is node timeout + election, seconds, but slower on a loaded machine.
-        if (attempt > 1_200) throw new Error(`cluster did not settle:\n${infos.join('\n')}`);
-        await pause(25);
-      }
-    },
+    settled: () => settle(0),
     async stop() {
       await Promise.all(started.map(({ child }) => stopChild(child, 'SIGTERM')));
       rmSync(dir, { recursive: true, force: true });
@@ -194,6 +202,6 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     await cluster.stop();
     throw new Error(`redis-cli --cluster create failed:\n${create.stdout}\n${create.stderr}`);
   }
-  await cluster.settled();
+  await settle(masters * replicas);
   return cluster;
 }
