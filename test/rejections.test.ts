@@ -24,13 +24,15 @@ import {
 import { validateCharge } from '../src/billing/validate.js';
 import { keyinCall, keyinKind } from '../src/keyin/operation.js';
 import { validateKeyinInput } from '../src/keyin/validate.js';
-import { pipelineCodes } from '../src/pipeline/index.js';
+import { type OwnTidOperation, pipelineCodes } from '../src/pipeline/index.js';
 import { MERCHANT_KEY, MID } from './helpers/shop.js';
 
 const ctx = createContext(
   resolveConfig({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9', settle: false }),
 );
 const hook = { run: () => undefined, timeoutMs: 1_000 };
+/** The call of an operation whose TID the shop issues, with a TID drawn for it. */
+const callOf = <R>(operation: OwnTidOperation<R>) => operation.call(operation.drawTid());
 const sorted = (codes: Iterable<string>): string[] => [...new Set(codes)].sort();
 const expectList = (
   list: readonly NicepayErrorCode[],
@@ -75,12 +77,16 @@ describe("each method's rejection list is what its declaration produces", () => 
       { moid: 'k', amount: 1_000, goodsName: 'g', card: { number: '4111111111111111', expiry: '3012' } },
       new Date(),
     );
-    expectList(KEYIN_REJECTIONS, pipelineCodes(keyinCall(ctx, keyinKind(ctx), n, hook)), []);
+    expectList(KEYIN_REJECTIONS, pipelineCodes(callOf(keyinCall(ctx, keyinKind(ctx), n, hook))), []);
   });
 
   it('billing.charge(): the charge call with a hook', () => {
     const n = validateCharge({ bid: 'BIKYnicepay00m2611271000000012', moid: 'b', amount: 1_000, goodsName: 'g' });
-    expectList(BILLING_CHARGE_REJECTIONS, pipelineCodes(billingChargeCall(ctx, billingChargeKind(ctx), n, hook)), []);
+    expectList(
+      BILLING_CHARGE_REJECTIONS,
+      pipelineCodes(callOf(billingChargeCall(ctx, billingChargeKind(ctx), n, hook))),
+      [],
+    );
   });
 
   it('cashReceipt.issue(): the receipt call', () => {
@@ -93,7 +99,7 @@ describe("each method's rejection list is what its declaration produces", () => 
       supply: 1_000,
       vat: 100,
     });
-    expectList(CASH_RECEIPT_REJECTIONS, pipelineCodes(cashReceiptCall(ctx, cashReceiptKind(ctx), n)), []);
+    expectList(CASH_RECEIPT_REJECTIONS, pipelineCodes(callOf(cashReceiptCall(ctx, cashReceiptKind(ctx), n))), []);
   });
 
   it('cancel(): the cancel call, plus the remaining-amount check', () => {

@@ -1,7 +1,7 @@
 import type { ClientContext } from '../context.js';
 import { cancelReversal } from '../cancel/reversal.js';
 import { cardChargeCall, cardResult, chargeTable, type SentCharge } from '../keyin/card-charge.js';
-import type { AnswerTable, OperationCall, OperationKind } from '../pipeline/index.js';
+import type { AnswerTable, OperationCall, OperationKind, OwnTidOperation } from '../pipeline/index.js';
 import { holdingByStatus } from '../status/holding.js';
 import { secretDigest } from '../util/secret-digest.js';
 import { BILLING_APPROVED_CODE, BILLING_CHARGE_PATH } from '../wire/billing-fields.js';
@@ -40,7 +40,7 @@ export function billingChargeCall(
   kind: OperationKind<BillingChargeResult>,
   n: NormalizedCharge,
   hook: OperationCall<BillingChargeResult>['hook'],
-): OperationCall<BillingChargeResult> {
+): OwnTidOperation<BillingChargeResult> {
   return cardChargeCall(ctx, kind, n, hook, {
     keyPrefix: 'billing',
     issueTid: issueBillingTid,

@@ -1,6 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
-import { type OperationKind, runOperation } from '../pipeline/index.js';
+import { type OperationKind, runOwnTidOperation } from '../pipeline/index.js';
 import { hookOption } from '../validation/hook-option.js';
 import { BILLING_REGISTER_PATH, BILLING_REMOVE_PATH } from '../wire/billing-fields.js';
 import { billingChargeCall } from './charge-operation.js';
@@ -27,7 +27,7 @@ export function createBillingClient(ctx: ClientContext, chargeKind: OperationKin
       try {
         const n = validateCharge(input);
         const hook = hookOption('billing.charge', input);
-        return runOperation(
+        return runOwnTidOperation(
           ctx,
           billingChargeCall(ctx, chargeKind, n, hook as Parameters<typeof billingChargeCall>[3]),
         );

@@ -1,5 +1,5 @@
 import type { ClientContext } from '../context.js';
-import { type OperationKind, runOperation } from '../pipeline/index.js';
+import { type OperationKind, runOwnTidOperation } from '../pipeline/index.js';
 import { cashReceiptCall } from './operation.js';
 import type { CashReceiptClient, CashReceiptInput, CashReceiptResult } from './types.js';
 import { maskIdentity, validateReceipt } from './validate.js';
@@ -13,7 +13,7 @@ export function createCashReceiptClient(ctx: ClientContext, kind: OperationKind<
   return {
     async issue(input: CashReceiptInput): Promise<CashReceiptResult> {
       const n = validateReceipt(input);
-      const result = await runOperation(ctx, cashReceiptCall(ctx, kind, n));
+      const result = await runOwnTidOperation(ctx, cashReceiptCall(ctx, kind, n));
       if (result.status === 'issued' && !result.duplicate)
         ctx.config.logger.info(
           { tid: result.tid, moid: result.moid, identity: maskIdentity(n.identity), step: 'cash-receipt' },

@@ -2,7 +2,7 @@ import type { ClientContext } from '../context.js';
 import { cancelReversal } from '../cancel/reversal.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayRequestError } from '../errors/index.js';
-import type { AnswerTable, GatewayHolding, LedgerRecord, OperationCall, OperationKind } from '../pipeline/index.js';
+import type { AnswerTable, GatewayHolding, LedgerRecord, OperationKind, OwnTidOperation } from '../pipeline/index.js';
 import { chargeTable, type SentCharge } from '../keyin/card-charge.js';
 import { createReconClient } from '../recon/recon-client.js';
 import { secretDigest } from '../util/secret-digest.js';
@@ -103,43 +103,47 @@ export function cashReceiptCall(
   ctx: ClientContext,
   kind: OperationKind<CashReceiptResult>,
   n: NormalizedReceipt,
-): OperationCall<CashReceiptResult> {
+): OwnTidOperation<CashReceiptResult> {
   const { config } = ctx;
+  // One reading of the clock: the TID's time part and EdiDate name the same second.
   const now = config.clock();
-  const tid = issueTid(config.mid, '04', '01', now);
   return {
     kind,
-    key: `cash-receipt:${config.mid}:${n.moid}`,
-    start: {
-      tid,
-      moid: n.moid,
-      amount: n.amount,
-      binding: secretDigest(config.merchantKey, 'cash-receipt', String(n.amount), n.receiptType, n.identity),
-    },
-    mismatch: () =>
-      new NicepayRequestError(
-        'NICEPAY_DUPLICATE_MISMATCH',
-        `order ${n.moid} already has a cash receipt request with another amount, type or identity; nothing was sent`,
-        'moid',
-      ),
-    send: {
-      url: gatewayEndpoint(config.baseUrl, RECEIPT_PATH),
-      ids: { tid, moid: n.moid },
-      request: () => ({
-        body: buildReceiptForm(n, config.mid, config.merchantKey, tid, kstTimestamp14(now)),
-        contentType: EUC_KR_FORM,
-      }),
-      table: receiptTable({
+    drawTid: () => issueTid(config.mid, '04', '01', now),
+    call: (tid) => ({
+      kind,
+      key: `cash-receipt:${config.mid}:${n.moid}`,
+      start: {
         tid,
-        mid: config.mid,
         moid: n.moid,
         amount: n.amount,
-        charset: n.charset,
-        ediType: n.ediType,
-      }),
-    },
-    // The receipt's identity (a phone or business number) is never kept, even echoed.
-    keep: (fields) => Object.fromEntries(Object.entries(fields).filter(([k]) => k !== 'ReceiptTypeNo')),
-    refusal: 'kept',
+        binding: secretDigest(config.merchantKey, 'cash-receipt', String(n.amount), n.receiptType, n.identity),
+      },
+      mismatch: () =>
+        new NicepayRequestError(
+          'NICEPAY_DUPLICATE_MISMATCH',
+          `order ${n.moid} already has a cash receipt request with another amount, type or identity; nothing was sent`,
+          'moid',
+        ),
+      send: {
+        url: gatewayEndpoint(config.baseUrl, RECEIPT_PATH),
+        ids: { tid, moid: n.moid },
+        request: () => ({
+          body: buildReceiptForm(n, config.mid, config.merchantKey, tid, kstTimestamp14(now)),
+          contentType: EUC_KR_FORM,
+        }),
+        table: receiptTable({
+          tid,
+          mid: config.mid,
+          moid: n.moid,
+          amount: n.amount,
+          charset: n.charset,
+          ediType: n.ediType,
+        }),
+      },
+      // The receipt's identity (a phone or business number) is never kept, even echoed.
+      keep: (fields) => Object.fromEntries(Object.entries(fields).filter(([k]) => k !== 'ReceiptTypeNo')),
+      refusal: 'kept',
+    }),
   };
 }

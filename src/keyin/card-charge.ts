@@ -7,7 +7,7 @@ import type { ClientContext } from '../context.js';
 import { cancelFormNetCancel } from '../cancel/reversal.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayRequestError } from '../errors/index.js';
-import type { AnswerTable, LedgerRecord, OperationCall, OperationKind } from '../pipeline/index.js';
+import type { AnswerTable, LedgerRecord, OperationCall, OperationKind, OwnTidOperation } from '../pipeline/index.js';
 import type { CardPayment } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';
 import { EUC_KR_FORM } from '../wire/content-type.js';
@@ -115,48 +115,51 @@ export function cardChargeCall<R>(
   n: ChargeOrder,
   hook: OperationCall<R>['hook'],
   spec: CardChargeSpec,
-): OperationCall<R> {
+): OwnTidOperation<R> {
   const { config } = ctx;
   // One reading of the clock: the TID's time part and EdiDate name the same second.
   const now = config.clock();
-  const tid = spec.issueTid(config.mid, now);
   return {
     kind,
-    key: `${spec.keyPrefix}:${config.mid}:${n.moid}`,
-    start: {
-      tid,
-      moid: n.moid,
-      amount: n.amount,
-      binding: spec.binding,
-      data: {
-        goodsName: n.goodsName,
-        buyerName: n.buyerName ?? '',
-        buyerEmail: n.buyerEmail ?? '',
-        buyerTel: n.buyerTel ?? '',
-      },
-    },
-    mismatch: () =>
-      new NicepayRequestError(
-        'NICEPAY_DUPLICATE_MISMATCH',
-        `order ${n.moid} was already ${spec.repeatRefused}; nothing was sent: use a new Moid for a new charge`,
-        'moid',
-      ),
-    send: {
-      url: gatewayEndpoint(config.baseUrl, spec.path),
-      ids: { tid, moid: n.moid },
-      request: () => ({ body: spec.body(tid, kstTimestamp14(now)), contentType: EUC_KR_FORM }),
-      table: spec.table({
+    drawTid: () => spec.issueTid(config.mid, now),
+    call: (tid) => ({
+      kind,
+      key: `${spec.keyPrefix}:${config.mid}:${n.moid}`,
+      start: {
         tid,
-        mid: config.mid,
         moid: n.moid,
         amount: n.amount,
-        charset: n.charset,
-        ediType: n.ediType,
-      }),
-    },
-    ...(spec.keep ? { keep: spec.keep } : {}),
-    refusal: 'kept',
-    reverseNow: () => cancelFormNetCancel(config, { tid, moid: n.moid, amount: n.amount }),
-    ...(hook ? { hook } : {}),
+        binding: spec.binding,
+        data: {
+          goodsName: n.goodsName,
+          buyerName: n.buyerName ?? '',
+          buyerEmail: n.buyerEmail ?? '',
+          buyerTel: n.buyerTel ?? '',
+        },
+      },
+      mismatch: () =>
+        new NicepayRequestError(
+          'NICEPAY_DUPLICATE_MISMATCH',
+          `order ${n.moid} was already ${spec.repeatRefused}; nothing was sent: use a new Moid for a new charge`,
+          'moid',
+        ),
+      send: {
+        url: gatewayEndpoint(config.baseUrl, spec.path),
+        ids: { tid, moid: n.moid },
+        request: () => ({ body: spec.body(tid, kstTimestamp14(now)), contentType: EUC_KR_FORM }),
+        table: spec.table({
+          tid,
+          mid: config.mid,
+          moid: n.moid,
+          amount: n.amount,
+          charset: n.charset,
+          ediType: n.ediType,
+        }),
+      },
+      ...(spec.keep ? { keep: spec.keep } : {}),
+      refusal: 'kept',
+      reverseNow: () => cancelFormNetCancel(config, { tid, moid: n.moid, amount: n.amount }),
+      ...(hook ? { hook } : {}),
+    }),
   };
 }

@@ -1,5 +1,5 @@
 import type { ClientContext } from '../context.js';
-import { type OperationKind, runOperation } from '../pipeline/index.js';
+import { type OperationKind, runOwnTidOperation } from '../pipeline/index.js';
 import { hookOption } from '../validation/hook-option.js';
 import { keyinCall } from './operation.js';
 import type { KeyinClient, KeyinInput, KeyinResult } from './types.js';
@@ -21,7 +21,7 @@ export function createKeyinClient(
       try {
         const n = validateKeyinInput(input, ctx.config.clock());
         const hook = hookOption('keyin', input) as Parameters<typeof keyinCall>[3];
-        return runOperation(ctx, keyinCall(ctx, kind, n, hook && { ...hook, name: hookName }));
+        return runOwnTidOperation(ctx, keyinCall(ctx, kind, n, hook && { ...hook, name: hookName }));
       } catch (err) {
         return Promise.reject(err);
       }

@@ -1,6 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { cancelReversal } from '../cancel/reversal.js';
-import type { AnswerTable, OperationCall, OperationKind } from '../pipeline/index.js';
+import type { AnswerTable, OperationCall, OperationKind, OwnTidOperation } from '../pipeline/index.js';
 import { holdingByStatus } from '../status/holding.js';
 import { secretDigest } from '../util/secret-digest.js';
 import { KEYIN_PATH, KEYIN_SUCCESS_CODE } from '../wire/keyin-fields.js';
@@ -54,7 +54,7 @@ export function keyinCall(
   kind: OperationKind<KeyinResult>,
   n: NormalizedKeyin,
   hook: OperationCall<KeyinResult>['hook'],
-): OperationCall<KeyinResult> {
+): OwnTidOperation<KeyinResult> {
   return cardChargeCall(ctx, kind, n, hook, {
     keyPrefix: 'keyin',
     issueTid: issueKeyinTid,

@@ -27,10 +27,11 @@ export type {
   GatewayRequest,
   OperationCall,
   OperationKind,
+  OwnTidOperation,
   Resend,
   ReversalRequest,
 } from './operation.js';
-export { runOperation } from './run-operation.js';
+export { runOperation, runOwnTidOperation } from './run-operation.js';
 export { callHook, errorText, runNoticeHook, type HookContext, type HookRun, type HookVerdict } from './hook-runner.js';
 export {
   settlePass,

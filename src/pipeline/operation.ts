@@ -114,6 +114,19 @@ export interface OperationCall<R> {
 }
 
 /**
+ * An operation whose TID the shop issues itself (key-in, billing charge, cash receipt): the
+ * pipeline draws TIDs until one is claimed for it across every instance sharing the store, then
+ * builds the call around that TID.
+ */
+export interface OwnTidOperation<R> {
+  kind: OperationKind<R>;
+  /** A new TID of this kind, unique within the process. */
+  drawTid(): string;
+  /** The call, with the TID claimed for it. */
+  call(tid: string): OperationCall<R>;
+}
+
+/**
  * An operation sent again (or asked after) to complete it: its request and answer table, or its
  * exchange, and which refusals mean it was done already.
  */

@@ -6,11 +6,12 @@ import { admit, callGateway } from './gateway-call.js';
 import { LEASE_MS, type Lease } from './lease.js';
 import { storeError, takeKey } from './ledger.js';
 import type { LedgerOperation, LedgerRecord } from './ledger-record.js';
-import type { ExchangeReading, GatewayRequest, OperationCall } from './operation.js';
+import type { ExchangeReading, GatewayRequest, OperationCall, OwnTidOperation } from './operation.js';
 import { type CallIds, callOperation } from './operations.js';
 import { outcomeError } from './outcome-error.js';
 import { hookOf, settleRecord } from './settle.js';
 import { appendToTally, MAX_TALLY_ENTRIES } from './tally.js';
+import { claimTid } from './tid-claim.js';
 import { type Step, walk } from './walk.js';
 
 /**
@@ -36,23 +37,18 @@ export function runOperation<R>(ctx: ClientContext, call: OperationCall<R>): Pro
   return admit(ctx, call.kind.what, () => drive(ctx, call));
 }
 
-async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> {
+/**
+ * {@link runOperation} of an operation whose TID the shop issues: a new record's TID is claimed
+ * in a shared store before its request leaves (a repeat, answered from its record, claims none).
+ */
+export function runOwnTidOperation<R>(ctx: ClientContext, operation: OwnTidOperation<R>): Promise<R> {
+  return admit(ctx, operation.kind.what, () => drive(ctx, operation.call(operation.drawTid()), operation));
+}
+
+async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: OwnTidOperation<R>): Promise<R> {
+  let call = first;
   const { kind, start } = call;
-  const initial: LedgerRecord = {
-    v: 1,
-    op: kind.op,
-    state: 'sending',
-    mid: ctx.config.mid,
-    tid: start.tid,
-    moid: start.moid,
-    amount: start.amount,
-    binding: start.binding,
-    hook: call.hook ? 'pending' : 'none',
-    ...(call.hook?.name === undefined ? {} : { hookName: call.hook.name }),
-    data: start.data ?? {},
-    at: ctx.config.clock().getTime(),
-    attempts: 0,
-  };
+  let initial = startRecord(ctx, call);
   // Tallied before its record is taken and its request leaves: whatever the gateway says of it
   // may come back first, and settlement tells same-amount operations apart by the tally, so none
   // is sent without its entry, and a failed entry leaves no record behind (an entry without a
@@ -73,6 +69,14 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
   }
   const { lease, record: existing } = taken;
   if (existing) return resume(ctx, call, lease, existing, taken.dueAt);
+  if (ownTid && !ctx.config.store.local) {
+    try {
+      ({ call, initial } = await withClaimedTid(ctx, ownTid, call, initial, lease));
+    } catch (err) {
+      await lease.forget();
+      throw err;
+    }
+  }
   let step: Step;
   try {
     step = await send(ctx, call);
@@ -86,6 +90,47 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
   // A refusal that is not kept is still the caller's result; every other forgetting is an error.
   if (final.step.event === 'refused') return kind.result({ ...final.record, state: 'declined' }, false);
   throw final.step.error ?? new Error(`the ledger forgot ${kind.what} ${call.start.tid} without an answer`);
+}
+
+/** The record a call starts: sending, before its request leaves. */
+function startRecord<R>(ctx: ClientContext, call: OperationCall<R>): LedgerRecord {
+  const { start } = call;
+  return {
+    v: 1,
+    op: call.kind.op,
+    state: 'sending',
+    mid: ctx.config.mid,
+    tid: start.tid,
+    moid: start.moid,
+    amount: start.amount,
+    binding: start.binding,
+    hook: call.hook ? 'pending' : 'none',
+    ...(call.hook?.name === undefined ? {} : { hookName: call.hook.name }),
+    data: start.data ?? {},
+    at: ctx.config.clock().getTime(),
+    attempts: 0,
+  };
+}
+
+/**
+ * A new record of an operation whose TID the shop issues, its TID claimed: the one it was
+ * written with, or (when another instance holds that one) a new draw, with the call and its
+ * record made again around it. A record written with a TID that was never claimed is never
+ * sent: settlement finds nothing charged for it.
+ */
+async function withClaimedTid<R>(
+  ctx: ClientContext,
+  ownTid: OwnTidOperation<R>,
+  call: OperationCall<R>,
+  initial: LedgerRecord,
+  lease: Lease,
+): Promise<{ call: OperationCall<R>; initial: LedgerRecord }> {
+  const tid = await claimTid(ctx, call.key, call.start.tid, () => ownTid.drawTid());
+  if (tid === call.start.tid) return { call, initial };
+  const again = ownTid.call(tid);
+  const record = startRecord(ctx, again);
+  if (!(await lease.put(record, record.at))) throw storeError(new Error(`the record of TID ${tid} was not written`));
+  return { call: again, initial: record };
 }
 
 /**

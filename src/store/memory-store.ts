@@ -110,6 +110,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
   }
 
   return {
+    local: true,
     async acquire(key, leaseMs, initial) {
       const t = now();
       let e = live(key, t);

@@ -59,6 +59,12 @@ export interface LedgerStore {
   open(limit: number): Promise<StoredRecord[]>;
   /** Frees timers and connections the store owns (never a client the shop passed in). */
   close?(): Promise<void>;
+  /**
+   * True for a store no other process reads or writes (memoryStore): the pipeline then skips
+   * what guards only against other instances (claiming the TIDs the shop issues, which are
+   * unique within a process already). Default false: the store may be shared.
+   */
+  readonly local?: boolean;
 }
 
 /** One record as a store keeps it. */

@@ -18,7 +18,8 @@ const KEEP_PREFIXES = 256;
  * billing-facts.md): MID (10) + payment method code (2) + medium code (2) + YYMMDDHHMISS in
  * KST (12) + 4 random characters of [0-9A-Za-z]. Key-in uses `01` + `01`, billing charges
  * `01` + `16`, standalone cash receipts `04` + `01`. Unique within the process: a suffix
- * already issued in the same second is drawn again.
+ * already issued in the same second is drawn again (the pipeline claims it in a shared store,
+ * which makes it unique across instances).
  */
 export function issueTid(
   mid: string,

@@ -1,0 +1,55 @@
+import type { ClientContext } from '../context.js';
+import { LEASE_MS } from './lease.js';
+import { storeError } from './ledger.js';
+
+/**
+ * How long a claimed TID stays claimed. A TID names its second (on the issuing instance's
+ * clock), so a claim guards it for as long as two instances' clocks could disagree, with room.
+ */
+export const TID_CLAIM_KEEP_MS = 60 * 60 * 1000;
+
+/** Draws before giving up (a draw is taken by another instance about once in 14.8 million). */
+const MAX_DRAWS = 16;
+
+/**
+ * A TID the shop issues itself (key-in, billing charge, cash receipt), claimed in the store
+ * before its request leaves: `first`, or while another instance holds it, the next `draw`. Each
+ * is unique within its process; the claim makes it unique across every instance sharing the
+ * store, so no two of them send one TID for two orders (the gateway would refuse the second as a
+ * duplicate, and settlement would read the first's payment as the second's). The claim names the
+ * record it is for. A store that fails or is full rejects with a NicepayServiceError: nothing
+ * was sent.
+ */
+export async function claimTid(
+  ctx: ClientContext,
+  ledgerKey: string,
+  first: string,
+  draw: () => string,
+): Promise<string> {
+  let tid = first;
+  for (let i = 1; !(await claim(ctx, `tid:${tid}`, ledgerKey)); i++) {
+    if (i === MAX_DRAWS) throw new Error(`no TID left unclaimed after ${MAX_DRAWS} draws`);
+    tid = draw();
+  }
+  return tid;
+}
+
+/** Takes `key` for the record under `ledgerKey` when nobody holds it, closed, kept {@link TID_CLAIM_KEEP_MS}. */
+async function claim(ctx: ClientContext, key: string, ledgerKey: string): Promise<boolean> {
+  const { store } = ctx.config;
+  try {
+    const got = await store.acquire(key, LEASE_MS);
+    if (got.state !== 'acquired' || got.record) {
+      if (got.state === 'acquired') await store.release(key, got.token);
+      return false;
+    }
+    // A claim guards no money itself (the record it precedes does): a full store may drop it.
+    const value = JSON.stringify({ claimedBy: ledgerKey });
+    const write = { value, open: false, keepMs: TID_CLAIM_KEEP_MS, evictable: true } as const;
+    if (await store.write(key, got.token, write, true)) return true;
+    await store.release(key, got.token);
+    return false;
+  } catch (err) {
+    throw storeError(err);
+  }
+}
