@@ -76,14 +76,17 @@ describe('a TID the shop issues is claimed in a shared store before it is sent',
     return stored && JSON.parse(stored.value);
   }
 
-  /** A store that counts the TID claims it is asked to take. */
-  function counting(store: LedgerStore): { store: LedgerStore; claims: string[] } {
+  /** A store that lists the keys it is asked to take, in order, and the TID claims among them. */
+  function counting(store: LedgerStore): { store: LedgerStore; taken: string[]; claims: string[] } {
+    const taken: string[] = [];
     const claims: string[] = [];
     return {
+      taken,
       claims,
       store: {
         ...store,
         acquire(key, leaseMs, initial) {
+          taken.push(key);
           if (key.startsWith('tid:')) claims.push(key);
           return store.acquire(key, leaseMs, initial);
         },
@@ -98,15 +101,15 @@ describe('a TID the shop issues is claimed in a shared store before it is sent',
     card: { number: '4111111111111111', expiry: '2912' },
   });
 
-  it('a key-in claims its TID, naming its record; a repeat of the Moid is answered from the record and claims none', async () => {
-    const { store, claims } = counting(sharedStore());
+  it('a key-in claims its TID, naming its record, before the record is written; a repeat of the Moid is answered from the record and sends nothing', async () => {
+    const { store, taken } = counting(sharedStore());
     const nicepay = instance(store);
     const paid = await nicepay.keyin(keyin('claim-1'));
     expect(paid.status).to.equal('approved');
     expect(await claimOf(store, paid.tid)).to.deep.equal({ claimedBy: `keyin:${MID}:claim-1` });
-    expect(claims).to.deep.equal([`tid:${paid.tid}`]);
+    expect(taken.slice(0, 2)).to.deep.equal([`tid:${paid.tid}`, `keyin:${MID}:claim-1`]);
     expect(await nicepay.keyin(keyin('claim-1'))).to.include({ duplicate: true, tid: paid.tid });
-    expect(claims).to.have.length(1);
+    expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-1')).to.have.length(1);
   });
 
   it('a billing charge and a cash receipt claim theirs too', async () => {
@@ -159,7 +162,7 @@ describe('a TID the shop issues is claimed in a shared store before it is sent',
     expect(await claimOf(store, charged.tid)).to.deep.equal({ claimedBy: `keyin:${MID}:claim-b` });
   });
 
-  it('a claim the store cannot take: 503 NICEPAY_STORE_UNAVAILABLE, nothing sent, no record left; the same Moid is charged once when it can', async () => {
+  it('a claim the store cannot take: 503 NICEPAY_STORE_UNAVAILABLE, no record written, nothing sent; the same Moid is charged once when it can', async () => {
     const inner = sharedStore();
     let down = true;
     const store: LedgerStore = {
@@ -179,6 +182,24 @@ describe('a TID the shop issues is claimed in a shared store before it is sent',
     const paid = await nicepay.keyin(keyin('claim-down'));
     expect(paid).to.include({ status: 'approved', duplicate: false });
     expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-down')).to.have.length(1);
+  });
+
+  it('a TID drawn 16 times over that other instances hold: 503 NICEPAY_STORE_UNAVAILABLE, no record written, nothing sent', async () => {
+    const first = instance(sharedStore());
+    const taken = await first.keyin(keyin('claim-x'));
+    const store = sharedStore();
+    const ctx = createContext(resolveConfig(options(store)));
+    opened.unshift({ close: () => closeContext(ctx) });
+    const operation = keyinCall(
+      ctx,
+      keyinKind(ctx),
+      validateKeyinInput(keyin('claim-y'), sandbox.clock.now()),
+      undefined,
+    );
+    const err = await rejectedWith(runOwnTidOperation(ctx, { ...operation, drawTid: () => taken.tid }), NicepayError);
+    expect(err).to.include({ code: 'NICEPAY_STORE_UNAVAILABLE', status: 503 });
+    expect(await store.get(`keyin:${MID}:claim-y`)).to.equal(undefined);
+    expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-y')).to.have.length(0);
   });
 
   it('memoryStore, which no other process shares, takes no claim', async () => {

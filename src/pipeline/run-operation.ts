@@ -38,17 +38,43 @@ export function runOperation<R>(ctx: ClientContext, call: OperationCall<R>): Pro
 }
 
 /**
- * {@link runOperation} of an operation whose TID the shop issues: a new record's TID is claimed
- * in a shared store before its request leaves (a repeat, answered from its record, claims none).
+ * {@link runOperation} of an operation whose TID the shop issues: on a store other processes
+ * may share, its TID is claimed there before its record is written.
  */
 export function runOwnTidOperation<R>(ctx: ClientContext, operation: OwnTidOperation<R>): Promise<R> {
-  return admit(ctx, operation.kind.what, () => drive(ctx, operation.call(operation.drawTid()), operation));
+  return admit(ctx, operation.kind.what, async () => drive(ctx, await withClaimedTid(ctx, operation)));
 }
 
-async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: OwnTidOperation<R>): Promise<R> {
-  let call = first;
+/**
+ * The call of an operation whose TID the shop issues, around a TID claimed for its ledger key
+ * (drawn again while another instance holds one). Claimed before the record is written, so every
+ * record's TID is its own from the start, and a record left by a crash names no other order's
+ * TID. A repeat of a key that has its record claims a TID it never sends: that costs nothing.
+ */
+async function withClaimedTid<R>(ctx: ClientContext, operation: OwnTidOperation<R>): Promise<OperationCall<R>> {
+  const call = operation.call(operation.drawTid());
+  if (ctx.config.store.local) return call;
+  const tid = await claimTid(ctx, call.key, call.start.tid, () => operation.drawTid());
+  return tid === call.start.tid ? call : operation.call(tid);
+}
+
+async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> {
   const { kind, start } = call;
-  let initial = startRecord(ctx, call);
+  const initial: LedgerRecord = {
+    v: 1,
+    op: kind.op,
+    state: 'sending',
+    mid: ctx.config.mid,
+    tid: start.tid,
+    moid: start.moid,
+    amount: start.amount,
+    binding: start.binding,
+    hook: call.hook ? 'pending' : 'none',
+    ...(call.hook?.name === undefined ? {} : { hookName: call.hook.name }),
+    data: start.data ?? {},
+    at: ctx.config.clock().getTime(),
+    attempts: 0,
+  };
   // Tallied before its record is taken and its request leaves: whatever the gateway says of it
   // may come back first, and settlement tells same-amount operations apart by the tally, so none
   // is sent without its entry, and a failed entry leaves no record behind (an entry without a
@@ -69,14 +95,6 @@ async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: Ow
   }
   const { lease, record: existing } = taken;
   if (existing) return resume(ctx, call, lease, existing, taken.dueAt);
-  if (ownTid && !ctx.config.store.local) {
-    try {
-      ({ call, initial } = await withClaimedTid(ctx, ownTid, call, initial, lease));
-    } catch (err) {
-      await lease.forget();
-      throw err;
-    }
-  }
   let step: Step;
   try {
     step = await send(ctx, call);
@@ -90,47 +108,6 @@ async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: Ow
   // A refusal that is not kept is still the caller's result; every other forgetting is an error.
   if (final.step.event === 'refused') return kind.result({ ...final.record, state: 'declined' }, false);
   throw final.step.error ?? new Error(`the ledger forgot ${kind.what} ${call.start.tid} without an answer`);
-}
-
-/** The record a call starts: sending, before its request leaves. */
-function startRecord<R>(ctx: ClientContext, call: OperationCall<R>): LedgerRecord {
-  const { start } = call;
-  return {
-    v: 1,
-    op: call.kind.op,
-    state: 'sending',
-    mid: ctx.config.mid,
-    tid: start.tid,
-    moid: start.moid,
-    amount: start.amount,
-    binding: start.binding,
-    hook: call.hook ? 'pending' : 'none',
-    ...(call.hook?.name === undefined ? {} : { hookName: call.hook.name }),
-    data: start.data ?? {},
-    at: ctx.config.clock().getTime(),
-    attempts: 0,
-  };
-}
-
-/**
- * A new record of an operation whose TID the shop issues, its TID claimed: the one it was
- * written with, or (when another instance holds that one) a new draw, with the call and its
- * record made again around it. A record written with a TID that was never claimed is never
- * sent: settlement finds nothing charged for it.
- */
-async function withClaimedTid<R>(
-  ctx: ClientContext,
-  ownTid: OwnTidOperation<R>,
-  call: OperationCall<R>,
-  initial: LedgerRecord,
-  lease: Lease,
-): Promise<{ call: OperationCall<R>; initial: LedgerRecord }> {
-  const tid = await claimTid(ctx, call.key, call.start.tid, () => ownTid.drawTid());
-  if (tid === call.start.tid) return { call, initial };
-  const again = ownTid.call(tid);
-  const record = startRecord(ctx, again);
-  if (!(await lease.put(record, record.at))) throw storeError(new Error(`the record of TID ${tid} was not written`));
-  return { call: again, initial: record };
 }
 
 /**
