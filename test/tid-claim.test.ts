@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { resolveConfig } from '../src/config.js';
 import { closeContext, createContext } from '../src/context.js';
-import { createNicepay, memoryStore, NicepayError, type KeyinInput, type Nicepay } from '../src/index.js';
+import {
+  createNicepay,
+  memoryStore,
+  NicepayError,
+  type KeyinInput,
+  type Nicepay,
+  type NicepayOptions,
+} from '../src/index.js';
 import { keyinCall, keyinKind } from '../src/keyin/operation.js';
 import { validateKeyinInput } from '../src/keyin/validate.js';
 import { runOwnTidOperation } from '../src/pipeline/index.js';
@@ -51,17 +58,9 @@ describe('a TID the shop issues is claimed in a shared store before it is sent',
     return store;
   }
 
-  function options(store: LedgerStore) {
-    return {
-      mid: MID,
-      merchantKey: KEY,
-      baseUrl: sandbox.url,
-      dataUrl: sandbox.url,
-      clock: () => sandbox.clock.now(),
-      timeouts: { connectMs: 1_000, responseMs: 1_500 },
-      settle: false,
-      store,
-    } as const;
+  /** An instance's options: the sandbox, its clock, and no settler (a test settles when it says). */
+  function options(store: LedgerStore): NicepayOptions {
+    return { mid: MID, merchantKey: KEY, baseUrl: sandbox.url, clock: () => sandbox.clock.now(), settle: false, store };
   }
 
   function instance(store: LedgerStore): Nicepay {

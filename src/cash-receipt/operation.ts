@@ -3,7 +3,7 @@ import { cancelReversal } from '../cancel/reversal.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { NicepayRequestError } from '../errors/index.js';
 import type { AnswerTable, GatewayHolding, LedgerRecord, OperationKind, OwnTidOperation } from '../pipeline/index.js';
-import { chargeTable, type SentCharge } from '../keyin/card-charge.js';
+import { chargeTable, type SentCharge, sentCharge } from '../keyin/card-charge.js';
 import { createReconClient } from '../recon/recon-client.js';
 import { secretDigest } from '../util/secret-digest.js';
 import { kstDate8, kstTimestamp14, parseKstTimestamp } from '../wire/kst.js';
@@ -132,14 +132,7 @@ export function cashReceiptCall(
           body: buildReceiptForm(n, config.mid, config.merchantKey, tid, kstTimestamp14(now)),
           contentType: EUC_KR_FORM,
         }),
-        table: receiptTable({
-          tid,
-          mid: config.mid,
-          moid: n.moid,
-          amount: n.amount,
-          charset: n.charset,
-          ediType: n.ediType,
-        }),
+        table: receiptTable(sentCharge(config.mid, tid, n)),
       },
       // The receipt's identity (a phone or business number) is never kept, even echoed.
       keep: (fields) => Object.fromEntries(Object.entries(fields).filter(([k]) => k !== 'ReceiptTypeNo')),

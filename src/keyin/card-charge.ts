@@ -58,6 +58,15 @@ export interface SentCharge {
   ediType: EdiType;
 }
 
+/** What a charge of order `n` sent under `tid` for `mid`, as its answer table checks it. */
+export function sentCharge(
+  mid: string,
+  tid: string,
+  n: Pick<SentCharge, 'moid' | 'amount' | 'charset' | 'ediType'>,
+): SentCharge {
+  return { tid, mid, moid: n.moid, amount: n.amount, charset: n.charset, ediType: n.ediType };
+}
+
 /**
  * The answer table of a charge the shop sent with a TID of its own (key-in, billing, cash
  * receipt): read in the CharSet and EdiType asked for, naming that TID, and no other MID or Moid;
@@ -147,14 +156,7 @@ export function cardChargeCall<R>(
         url: gatewayEndpoint(config.baseUrl, spec.path),
         ids: { tid, moid: n.moid },
         request: () => ({ body: spec.body(tid, kstTimestamp14(now)), contentType: EUC_KR_FORM }),
-        table: spec.table({
-          tid,
-          mid: config.mid,
-          moid: n.moid,
-          amount: n.amount,
-          charset: n.charset,
-          ediType: n.ediType,
-        }),
+        table: spec.table(sentCharge(config.mid, tid, n)),
       },
       ...(spec.keep ? { keep: spec.keep } : {}),
       refusal: 'kept',
