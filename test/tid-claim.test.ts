@@ -75,19 +75,26 @@ describe('a TID the shop issues is claimed in a shared store before it is sent',
     return stored && JSON.parse(stored.value);
   }
 
-  /** A store that lists the keys it is asked to take, in order, and the TID claims among them. */
-  function counting(store: LedgerStore): { store: LedgerStore; taken: string[]; claims: string[] } {
-    const taken: string[] = [];
+  /**
+   * A store that lists what it is asked, in order (`acquire <key>`, with `+record` when a record
+   * comes with it, and `write <key>`), and the TID claims among the keys taken.
+   */
+  function counting(store: LedgerStore): { store: LedgerStore; asked: string[]; claims: string[] } {
+    const asked: string[] = [];
     const claims: string[] = [];
     return {
-      taken,
+      asked,
       claims,
       store: {
         ...store,
         acquire(key, leaseMs, initial) {
-          taken.push(key);
+          asked.push(`acquire ${key}${initial ? ' +record' : ''}`);
           if (key.startsWith('tid:')) claims.push(key);
           return store.acquire(key, leaseMs, initial);
+        },
+        write(key, token, write, release) {
+          asked.push(`write ${key}`);
+          return store.write(key, token, write, release);
         },
       },
     };
@@ -100,14 +107,20 @@ describe('a TID the shop issues is claimed in a shared store before it is sent',
     card: { number: '4111111111111111', expiry: '2912' },
   });
 
-  it('a key-in claims its TID, naming its record, before the record is written; a repeat of the Moid is answered from the record and sends nothing', async () => {
-    const { store, taken } = counting(sharedStore());
+  it('a key-in takes its key bare, claims its TID naming its record, and only then writes the record; a repeat of the Moid is answered from the record, claiming nothing', async () => {
+    const { store, asked, claims } = counting(sharedStore());
     const nicepay = instance(store);
     const paid = await nicepay.keyin(keyin('claim-1'));
     expect(paid.status).to.equal('approved');
     expect(await claimOf(store, paid.tid)).to.deep.equal({ claimedBy: `keyin:${MID}:claim-1` });
-    expect(taken.slice(0, 2)).to.deep.equal([`tid:${paid.tid}`, `keyin:${MID}:claim-1`]);
+    expect(asked.slice(0, 4)).to.deep.equal([
+      `acquire keyin:${MID}:claim-1`,
+      `acquire tid:${paid.tid}`,
+      `write tid:${paid.tid}`,
+      `write keyin:${MID}:claim-1`,
+    ]);
     expect(await nicepay.keyin(keyin('claim-1'))).to.include({ duplicate: true, tid: paid.tid });
+    expect(claims).to.have.length(1);
     expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-1')).to.have.length(1);
   });
 
@@ -181,6 +194,64 @@ describe('a TID the shop issues is claimed in a shared store before it is sent',
     const paid = await nicepay.keyin(keyin('claim-down'));
     expect(paid).to.include({ status: 'approved', duplicate: false });
     expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-down')).to.have.length(1);
+  });
+
+  it('a first record the store cannot write after the claim: 503, nothing sent, no record left; the same Moid is charged once when it can', async () => {
+    const inner = sharedStore();
+    let down = true;
+    const store: LedgerStore = {
+      ...inner,
+      write(key, token, write, release) {
+        if (down && key === `keyin:${MID}:claim-lost`) return Promise.reject(new Error('connection reset'));
+        return inner.write(key, token, write, release);
+      },
+    };
+    const nicepay = instance(store);
+    const err = await rejectedWith(nicepay.keyin(keyin('claim-lost')), NicepayError);
+    expect(err).to.include({ code: 'NICEPAY_STORE_UNAVAILABLE', status: 503 });
+    expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-lost')).to.have.length(0);
+    expect(await inner.get(`keyin:${MID}:claim-lost`)).to.equal(undefined);
+
+    down = false;
+    expect(await nicepay.keyin(keyin('claim-lost'))).to.include({ status: 'approved', duplicate: false });
+    expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-lost')).to.have.length(1);
+  });
+
+  it('a claim slower than the lease: the instance that took the key over charges the order once, and the slow one sends nothing', async () => {
+    const inner = sharedStore();
+    let open!: () => void;
+    let gate: Promise<void> | undefined = new Promise<void>((resolve) => (open = resolve));
+    let reached!: () => void;
+    const atClaim = new Promise<void>((resolve) => (reached = resolve));
+    const slow: LedgerStore = {
+      ...inner,
+      async acquire(key, leaseMs, initial) {
+        const held = key.startsWith('tid:') ? gate : undefined;
+        if (held) {
+          gate = undefined;
+          reached();
+          await held;
+        }
+        return inner.acquire(key, leaseMs, initial);
+      },
+    };
+    const first = instance(slow)
+      .keyin(keyin('claim-slow'))
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    await atClaim;
+    // The first instance's bare lease runs out while its claim waits on the store.
+    sandbox.clock.set(new Date(START.getTime() + 31_000));
+    const paid = await instance(sharedStore()).keyin(keyin('claim-slow'));
+    expect(paid).to.include({ status: 'approved', duplicate: false });
+    open();
+    expect(await first)
+      .to.be.instanceOf(NicepayError)
+      .and.include({ code: 'NICEPAY_STORE_UNAVAILABLE' });
+    expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-slow')).to.have.length(1);
+    expect(await ledgerRecord(inner, `keyin:${MID}:claim-slow`)).to.include({ tid: paid.tid, state: 'recorded' });
   });
 
   it('a TID drawn 16 times over that other instances hold: 503 NICEPAY_STORE_UNAVAILABLE, no record written, nothing sent', async () => {

@@ -39,42 +39,16 @@ export function runOperation<R>(ctx: ClientContext, call: OperationCall<R>): Pro
 
 /**
  * {@link runOperation} of an operation whose TID the shop issues: on a store other processes
- * may share, its TID is claimed there before its record is written.
+ * may share, a new record's TID is claimed there before the record is written.
  */
 export function runOwnTidOperation<R>(ctx: ClientContext, operation: OwnTidOperation<R>): Promise<R> {
-  return admit(ctx, operation.kind.what, async () => drive(ctx, await withClaimedTid(ctx, operation)));
+  return admit(ctx, operation.kind.what, () => drive(ctx, operation.call(operation.drawTid()), operation));
 }
 
-/**
- * The call of an operation whose TID the shop issues, around a TID claimed for its ledger key
- * (drawn again while another instance holds one). Claimed before the record is written, so every
- * record's TID is its own from the start, and a record left by a crash names no other order's
- * TID. A repeat of a key that has its record claims a TID it never sends: that costs nothing.
- */
-async function withClaimedTid<R>(ctx: ClientContext, operation: OwnTidOperation<R>): Promise<OperationCall<R>> {
-  const call = operation.call(operation.drawTid());
-  if (ctx.config.store.local) return call;
-  const tid = await claimTid(ctx, call.key, call.start.tid, () => operation.drawTid());
-  return tid === call.start.tid ? call : operation.call(tid);
-}
-
-async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> {
+async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: OwnTidOperation<R>): Promise<R> {
+  let call = first;
   const { kind, start } = call;
-  const initial: LedgerRecord = {
-    v: 1,
-    op: kind.op,
-    state: 'sending',
-    mid: ctx.config.mid,
-    tid: start.tid,
-    moid: start.moid,
-    amount: start.amount,
-    binding: start.binding,
-    hook: call.hook ? 'pending' : 'none',
-    ...(call.hook?.name === undefined ? {} : { hookName: call.hook.name }),
-    data: start.data ?? {},
-    at: ctx.config.clock().getTime(),
-    attempts: 0,
-  };
+  let initial = startRecord(ctx, call);
   // Tallied before its record is taken and its request leaves: whatever the gateway says of it
   // may come back first, and settlement tells same-amount operations apart by the tally, so none
   // is sent without its entry, and a failed entry leaves no record behind (an entry without a
@@ -88,13 +62,25 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
       `the ${kind.what} was not sent: its tally in the ledger (a TID's cancels, a sub-merchant's payouts of one day) holds ${MAX_TALLY_ENTRIES} entries, the most one keeps`,
     );
   }
-  const taken = await takeKey(ctx, call.key, initial, call.keepMs ?? kind.keepMs, waitMs(ctx, call.hook?.timeoutMs));
+  // A TID the shop issues is claimed before its record is written (on a store other processes
+  // may share): the key is taken bare first, so a repeat answered from its record claims nothing.
+  const claims = ownTid !== undefined && !ctx.config.store.local;
+  const keepMs = call.keepMs ?? kind.keepMs;
+  const taken = await takeKey(ctx, call.key, claims ? undefined : initial, keepMs, waitMs(ctx, call.hook?.timeoutMs));
   if (taken.state === 'closed' || taken.state === 'hung') {
     if (!digestEquals(taken.record.binding, start.binding)) throw call.mismatch();
     return answer(call, taken.record, true);
   }
   const { lease, record: existing } = taken;
   if (existing) return resume(ctx, call, lease, existing, taken.dueAt);
+  if (claims) {
+    try {
+      ({ call, initial } = await recordWithClaimedTid(ctx, ownTid, call, lease));
+    } catch (err) {
+      await lease.forget();
+      throw err;
+    }
+  }
   let step: Step;
   try {
     step = await send(ctx, call);
@@ -108,6 +94,45 @@ async function drive<R>(ctx: ClientContext, call: OperationCall<R>): Promise<R> 
   // A refusal that is not kept is still the caller's result; every other forgetting is an error.
   if (final.step.event === 'refused') return kind.result({ ...final.record, state: 'declined' }, false);
   throw final.step.error ?? new Error(`the ledger forgot ${kind.what} ${call.start.tid} without an answer`);
+}
+
+/** The record a call starts: sending, before its request leaves. */
+function startRecord<R>(ctx: ClientContext, call: OperationCall<R>): LedgerRecord {
+  const { start } = call;
+  return {
+    v: 1,
+    op: call.kind.op,
+    state: 'sending',
+    mid: ctx.config.mid,
+    tid: start.tid,
+    moid: start.moid,
+    amount: start.amount,
+    binding: start.binding,
+    hook: call.hook ? 'pending' : 'none',
+    ...(call.hook?.name === undefined ? {} : { hookName: call.hook.name }),
+    data: start.data ?? {},
+    at: ctx.config.clock().getTime(),
+    attempts: 0,
+  };
+}
+
+/**
+ * Under the bare lease of a new key: claims a TID for it (the one drawn, or while another
+ * instance holds that, a new draw, with the call made again around it), then writes its first
+ * record. Every record's TID is its own from its first write, so a record a crash leaves names
+ * no other order's TID; a crash before the write leaves only a bare lease, which expires.
+ */
+async function recordWithClaimedTid<R>(
+  ctx: ClientContext,
+  ownTid: OwnTidOperation<R>,
+  drawn: OperationCall<R>,
+  lease: Lease,
+): Promise<{ call: OperationCall<R>; initial: LedgerRecord }> {
+  const tid = await claimTid(ctx, drawn.key, drawn.start.tid, () => ownTid.drawTid());
+  const call = tid === drawn.start.tid ? drawn : ownTid.call(tid);
+  const initial = startRecord(ctx, call);
+  if (!(await lease.put(initial, initial.at))) throw storeError(new Error(`the record ${call.key} was not written`));
+  return { call, initial };
 }
 
 /**
