@@ -196,26 +196,29 @@ describe('a TID the shop issues is claimed in a shared store before it is sent',
     expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-down')).to.have.length(1);
   });
 
-  it('a first record the store cannot write after the claim: 503, nothing sent, no record left; the same Moid is charged once when it can', async () => {
-    const inner = sharedStore();
-    let down = true;
-    const store: LedgerStore = {
-      ...inner,
-      write(key, token, write, release) {
-        if (down && key === `keyin:${MID}:claim-lost`) return Promise.reject(new Error('connection reset'));
-        return inner.write(key, token, write, release);
-      },
-    };
-    const nicepay = instance(store);
-    const err = await rejectedWith(nicepay.keyin(keyin('claim-lost')), NicepayError);
-    expect(err).to.include({ code: 'NICEPAY_STORE_UNAVAILABLE', status: 503 });
-    expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-lost')).to.have.length(0);
-    expect(await inner.get(`keyin:${MID}:claim-lost`)).to.equal(undefined);
+  for (const lost of [false, true]) {
+    it(`a first record whose write ${lost ? 'landed but whose answer was lost' : 'the store refused'}: 503, nothing sent, no record left; the same Moid is charged once when it can`, async () => {
+      const inner = sharedStore();
+      let down = true;
+      const store: LedgerStore = {
+        ...inner,
+        async write(key, token, write, release) {
+          if (!down || key !== `keyin:${MID}:claim-lost`) return inner.write(key, token, write, release);
+          if (lost) await inner.write(key, token, write, release);
+          throw new Error('connection reset');
+        },
+      };
+      const nicepay = instance(store);
+      const err = await rejectedWith(nicepay.keyin(keyin('claim-lost')), NicepayError);
+      expect(err).to.include({ code: 'NICEPAY_STORE_UNAVAILABLE', status: 503 });
+      expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-lost')).to.have.length(0);
+      expect(await inner.get(`keyin:${MID}:claim-lost`)).to.equal(undefined);
 
-    down = false;
-    expect(await nicepay.keyin(keyin('claim-lost'))).to.include({ status: 'approved', duplicate: false });
-    expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-lost')).to.have.length(1);
-  });
+      down = false;
+      expect(await nicepay.keyin(keyin('claim-lost'))).to.include({ status: 'approved', duplicate: false });
+      expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-lost')).to.have.length(1);
+    });
+  }
 
   it('a claim slower than the lease: the instance that took the key over charges the order once, and the slow one sends nothing', async () => {
     const inner = sharedStore();

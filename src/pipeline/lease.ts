@@ -24,6 +24,12 @@ export interface Lease {
   put(record: LedgerRecord, dueAt?: number): Promise<boolean>;
   /** Writes the record and drops the lease; false when it could not. */
   putAndRelease(record: LedgerRecord, dueAt?: number): Promise<boolean>;
+  /**
+   * Writes the first record of a key taken bare (due at its `at`) and keeps the lease; when it
+   * could not (or cannot tell: a write may land and its answer be lost), forgets the key and
+   * answers false, so nothing is left of it.
+   */
+  putFirst(record: LedgerRecord): Promise<boolean>;
   /** Forgets the key: the operation left nothing to remember. */
   forget(): Promise<void>;
   /** Drops the lease, keeping the record as last written. */
@@ -95,6 +101,13 @@ class HeldLease implements Lease {
   putAndRelease(record: LedgerRecord, dueAt?: number): Promise<boolean> {
     this.#stopBeat();
     return this.#write(record, dueAt, true);
+  }
+
+  async putFirst(record: LedgerRecord): Promise<boolean> {
+    const write = new LedgerWrite(record, this.#keepMs, record.at);
+    if (await this.#ctx.config.store.write(this.key, this.#token, write, false).catch(() => false)) return true;
+    await this.forget();
+    return false;
   }
 
   async forget(): Promise<void> {

@@ -131,7 +131,7 @@ async function recordWithClaimedTid<R>(
   const tid = await claimTid(ctx, drawn.key, drawn.start.tid, () => ownTid.drawTid());
   const call = tid === drawn.start.tid ? drawn : ownTid.call(tid);
   const initial = startRecord(ctx, call);
-  if (!(await lease.put(initial, initial.at))) throw storeError(new Error(`the record ${call.key} was not written`));
+  if (!(await lease.putFirst(initial))) throw storeError(new Error(`the record ${call.key} was not written`));
   return { call, initial };
 }
 
