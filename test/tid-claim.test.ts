@@ -76,6 +76,21 @@ describe('a TID the shop issues is claimed in a shared store before it is sent',
   }
 
   /**
+   * `moid`'s key-in is refused 503 NICEPAY_STORE_UNAVAILABLE with nothing sent and no record in
+   * `inner`; once `recover()` mends the store, the same Moid is charged exactly once.
+   */
+  async function refusedThenChargedOnce(nicepay: Nicepay, inner: LedgerStore, moid: string, recover: () => void) {
+    const charges = () => sandbox.ledger.entries().filter((e) => e.moid === moid);
+    const err = await rejectedWith(nicepay.keyin(keyin(moid)), NicepayError);
+    expect(err).to.include({ code: 'NICEPAY_STORE_UNAVAILABLE', status: 503 });
+    expect(charges()).to.have.length(0);
+    expect(await inner.get(`keyin:${MID}:${moid}`)).to.equal(undefined);
+    recover();
+    expect(await nicepay.keyin(keyin(moid))).to.include({ status: 'approved', duplicate: false });
+    expect(charges()).to.have.length(1);
+  }
+
+  /**
    * A store that lists what it is asked, in order (`acquire <key>`, with `+record` when a record
    * comes with it, and `write <key>`), and the TID claims among the keys taken.
    */
@@ -184,16 +199,7 @@ describe('a TID the shop issues is claimed in a shared store before it is sent',
         return inner.acquire(key, leaseMs, initial);
       },
     };
-    const nicepay = instance(store);
-    const err = await rejectedWith(nicepay.keyin(keyin('claim-down')), NicepayError);
-    expect(err).to.include({ code: 'NICEPAY_STORE_UNAVAILABLE', status: 503 });
-    expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-down')).to.have.length(0);
-    expect(await inner.get(`keyin:${MID}:claim-down`)).to.equal(undefined);
-
-    down = false;
-    const paid = await nicepay.keyin(keyin('claim-down'));
-    expect(paid).to.include({ status: 'approved', duplicate: false });
-    expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-down')).to.have.length(1);
+    await refusedThenChargedOnce(instance(store), inner, 'claim-down', () => (down = false));
   });
 
   for (const lost of [false, true]) {
@@ -208,15 +214,7 @@ describe('a TID the shop issues is claimed in a shared store before it is sent',
           throw new Error('connection reset');
         },
       };
-      const nicepay = instance(store);
-      const err = await rejectedWith(nicepay.keyin(keyin('claim-lost')), NicepayError);
-      expect(err).to.include({ code: 'NICEPAY_STORE_UNAVAILABLE', status: 503 });
-      expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-lost')).to.have.length(0);
-      expect(await inner.get(`keyin:${MID}:claim-lost`)).to.equal(undefined);
-
-      down = false;
-      expect(await nicepay.keyin(keyin('claim-lost'))).to.include({ status: 'approved', duplicate: false });
-      expect(sandbox.ledger.entries().filter((e) => e.moid === 'claim-lost')).to.have.length(1);
+      await refusedThenChargedOnce(instance(store), inner, 'claim-lost', () => (down = false));
     });
   }
 

@@ -117,6 +117,21 @@ export async function acquireWaiting(
   }
 }
 
+/**
+ * Writes `value` under `key` as a closed record kept `keepMs` that a full store may drop (a
+ * marker that guards no money itself), unless anybody holds the key: true when this call wrote
+ * it. Rejects with what the store rejects with.
+ */
+export async function writeOnce(ctx: ClientContext, key: string, value: string, keepMs: number): Promise<boolean> {
+  const { store } = ctx.config;
+  const got = await store.acquire(key, LEASE_MS);
+  if (got.state !== 'acquired') return false;
+  if (!got.record && (await store.write(key, got.token, { value, open: false, keepMs, evictable: true }, true)))
+    return true;
+  await store.release(key, got.token);
+  return false;
+}
+
 /** Takes `key` only if it is free now (settlement: a busy key is someone else's work). */
 export async function tryKey(ctx: ClientContext, key: string, keepMs: number): Promise<Taken | undefined> {
   const { store } = ctx.config;

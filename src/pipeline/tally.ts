@@ -1,6 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { LEASE_MS } from './lease.js';
-import { FIRST_POLL_MS, MAX_POLL_MS, readStored } from './ledger.js';
+import { FIRST_POLL_MS, MAX_POLL_MS, readStored, writeOnce } from './ledger.js';
 import type { LedgerRecord } from './ledger-record.js';
 
 /**
@@ -100,12 +100,8 @@ async function claimSlot(ctx: ClientContext, base: string, key: string): Promise
  * drop: without the mark a repeat adds a second entry, which readers read once; no money hangs on it.
  */
 async function writeMark(ctx: ClientContext, mark: string, n: number): Promise<void> {
-  const { store } = ctx.config;
   try {
-    const got = await store.acquire(mark, LEASE_MS);
-    if (got.state !== 'acquired') return;
-    const write = { value: String(n), open: false, keepMs: TALLY_KEEP_MS, evictable: true } as const;
-    if (!(await store.write(mark, got.token, write, true))) await store.release(mark, got.token);
+    await writeOnce(ctx, mark, String(n), TALLY_KEEP_MS);
   } catch {
     // The entry is written; only the shortcut for a repeat is missing.
   }

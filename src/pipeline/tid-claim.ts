@@ -1,7 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { NicepayServiceError } from '../errors/index.js';
-import { LEASE_MS } from './lease.js';
-import { storeError } from './ledger.js';
+import { storeError, writeOnce } from './ledger.js';
 
 /**
  * How long a claimed TID stays claimed. A TID names its second (on the issuing instance's
@@ -39,21 +38,11 @@ export async function claimTid(
   return tid;
 }
 
-/** Takes `key` for the record under `ledgerKey` when nobody holds it, closed, kept {@link TID_CLAIM_KEEP_MS}. */
+/** Takes `key` for the record under `ledgerKey` when nobody holds it, kept {@link TID_CLAIM_KEEP_MS}. */
 async function claim(ctx: ClientContext, key: string, ledgerKey: string): Promise<boolean> {
-  const { store } = ctx.config;
   try {
-    const got = await store.acquire(key, LEASE_MS);
-    if (got.state !== 'acquired' || got.record) {
-      if (got.state === 'acquired') await store.release(key, got.token);
-      return false;
-    }
     // A claim guards no money itself (the record it precedes does): a full store may drop it.
-    const value = JSON.stringify({ claimedBy: ledgerKey });
-    const write = { value, open: false, keepMs: TID_CLAIM_KEEP_MS, evictable: true } as const;
-    if (await store.write(key, got.token, write, true)) return true;
-    await store.release(key, got.token);
-    return false;
+    return await writeOnce(ctx, key, JSON.stringify({ claimedBy: ledgerKey }), TID_CLAIM_KEEP_MS);
   } catch (err) {
     throw storeError(err);
   }
