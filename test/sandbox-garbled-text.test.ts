@@ -185,7 +185,8 @@ describe('sandbox: text in another charset than EUC-KR is read garbled, not refu
       ),
     );
     const bid = reg.BID!;
-    const tid = `${BILLING_MID}0116${kstTimestamp12(sandbox.clock.now())}0001`;
+    // Not the registration's own TID, which has the same stem and a random 4-digit suffix.
+    const tid = `${BILLING_MID}0116${kstTimestamp12(sandbox.clock.now())}${reg.TID?.endsWith('0001') ? '0002' : '0001'}`;
     let answer: Record<string, string> = {};
     const log = await sandboxLog(async () => {
       answer = parseReply(
