@@ -1,5 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { NicepayGatewayError, NicepayRequestError, NicepayServiceError } from '../errors/index.js';
+import { ownCopy } from '../wire/own-copy.js';
 import { digestEquals } from '../util/secret-digest.js';
 import { type AnswerTable, readAnswer, type Reading } from './answer-rules.js';
 import { admit, callGateway } from './gateway-call.js';
@@ -104,13 +105,14 @@ function startRecord<R>(ctx: ClientContext, call: OperationCall<R>): LedgerRecor
     op: call.kind.op,
     state: 'sending',
     mid: ctx.config.mid,
-    tid: start.tid,
-    moid: start.moid,
+    // Kept for the record's life: its own copies, never views of a posted body (ownCopy).
+    tid: ownCopy(start.tid),
+    moid: ownCopy(start.moid),
     amount: start.amount,
     binding: start.binding,
     hook: call.hook ? 'pending' : 'none',
     ...(call.hook?.name === undefined ? {} : { hookName: call.hook.name }),
-    data: start.data ?? {},
+    data: start.data ? Object.fromEntries(Object.entries(start.data).map(([k, v]) => [k, ownCopy(v)])) : {},
     at: ctx.config.clock().getTime(),
     attempts: 0,
   };

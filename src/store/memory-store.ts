@@ -1,4 +1,5 @@
 import { NicepayConfigError } from '../errors/index.js';
+import { ownCopy } from '../wire/own-copy.js';
 import { type LeaseResult, type LedgerStore, type RecordWrite, StoreFullError, type StoredRecord } from './types.js';
 
 /** Options of {@link memoryStore}. */
@@ -17,6 +18,8 @@ export interface MemoryStoreOptions {
 
 /** One key of the store. */
 interface Entry {
+  /** The key, as the store's own copy (ownCopy): never a view of a posted body. */
+  key: string;
   /**
    * The record as written, or undefined while the key holds only a lease. Its `value` (the
    * text) is read only when the record is read back: a write's text may be made lazily.
@@ -72,17 +75,17 @@ export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
     return { key, value: e.write!.value, open: e.open, dueAt: e.open ? e.dueAt : 0 };
   }
 
-  function apply(key: string, e: Entry, write: RecordWrite, t: number): void {
+  function apply(e: Entry, write: RecordWrite, t: number): void {
     e.write = write;
     e.open = write.open;
     if (write.open) {
       e.dueAt = write.dueAt;
       e.evictable = false;
-      openKeys.add(key);
+      openKeys.add(e.key);
     } else {
       e.expires = t + write.keepMs;
       e.evictable = write.evictable === true;
-      openKeys.delete(key);
+      openKeys.delete(e.key);
     }
   }
 
@@ -121,6 +124,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
       if (!e) {
         makeRoom(t);
         e = {
+          key: ownCopy(key),
           write: undefined,
           open: false,
           dueAt: 0,
@@ -129,8 +133,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
           lease: token,
           leaseExpires: t + leaseMs,
         };
-        entries.set(key, e);
-        if (initial) apply(key, e, initial, t);
+        entries.set(e.key, e);
+        if (initial) apply(e, initial, t);
         return { state: 'acquired', token, record: undefined };
       }
       e.lease = token;
@@ -141,7 +145,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
       const t = now();
       const e = live(key, t);
       if (!holds(e, token)) return false;
-      apply(key, e, write, t);
+      apply(e, write, t);
       if (release) e.lease = '';
       return true;
     },
