@@ -1,15 +1,18 @@
 /**
- * What the ledger keeps in memory holds none of the secrets a request carried. V8 keeps a
- * substring of 13 or more characters as a view of its whole parent: a Moid cut from a key-in
- * body by a body parser, kept in a memoryStore record, would keep the body (card number, birth
- * date, password digits) in the heap for as long as the record is kept; a TxTid cut from an auth
- * return would keep its AuthToken; a field cut from a KV answer would keep the BID the record
- * leaves out. A shop on the default memoryStore runs as a child process; after each kind of
- * operation its heap snapshot is searched for every secret that passed through.
+ * What the package keeps in memory, or hands to what may keep it, holds none of the secrets a
+ * request or an answer carried. V8 keeps a substring of 13 or more characters as a view of its
+ * whole parent: a Moid cut from a key-in body by a body parser, kept in a memoryStore record,
+ * would keep the body (card number, birth date, password digits) in the heap for as long as the
+ * record is kept; a TxTid cut from an auth return would keep its AuthToken; a field cut from a KV
+ * answer would keep the BID or receipt identity the record leaves out. Shops on the default
+ * memoryStore run as child processes; after each kind of operation a shop's heap snapshot is
+ * searched for every secret that passed through it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,41 +32,76 @@ const EXPIRY = (() => {
   return `${String((k.year + 3) % 100).padStart(2, '0')}07`;
 })();
 
-describe('the heap of a shop on memoryStore holds no secret a request carried', function () {
+/**
+ * A gateway in front of the sandbox whose KV answers echo what the request sent: a billing
+ * charge's answer its BID, a cash receipt's its ReceiptTypeNo (the gateway may add answer fields
+ * without notice; the package's records leave both out).
+ */
+async function echoingGateway(target: string): Promise<{ server: Server; url: string }> {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const up = await request(new URL(req.url!, target), {
+      method: 'POST',
+      headers: { 'content-type': req.headers['content-type']! },
+      body,
+    });
+    let answer = Buffer.from(await up.body.arrayBuffer());
+    const form = new URLSearchParams(body.toString('latin1'));
+    const kv = !answer.toString('latin1').trimStart().startsWith('{');
+    for (const name of ['BID', 'ReceiptTypeNo']) {
+      const sent = form.get(name);
+      if (kv && sent) answer = Buffer.concat([answer, Buffer.from(`&${name}=${sent}`)]);
+    }
+    res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type']) });
+    res.end(answer);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+describe('the heap of a shop on memoryStore holds no secret a request or an answer carried', function () {
   this.timeout(60_000);
   let sandbox: Sandbox;
-  let shop: ChildProcess;
-  let base: string;
+  let sandboxUrl: string;
+  const children: ChildProcess[] = [];
   const snapshot = join(os.tmpdir(), `express-nicepay-heap-${process.pid}.heapsnapshot`);
 
   before(async () => {
-    sandbox = createSandbox();
-    const { url } = await sandbox.listen(0);
-    shop = fork(SHOP, [], {
-      execArgv: ['--import', 'tsx'],
-      env: { ...process.env, SANDBOX_URL: url, MID, MERCHANT_KEY: KEY },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    });
-    const output = await waitForOutput(shop, 'listening', {
-      notReady: 'the heap shop did not start',
-      exited: 'the heap shop exited',
-    });
-    base = `http://127.0.0.1:${/listening (\d+)/.exec(output())![1]}`;
+    // An "already processed" refusal names the order, so a second instance recovers an approval.
+    sandbox = createSandbox({ processedNamesOrder: true });
+    sandboxUrl = (await sandbox.listen(0)).url;
   });
   after(async () => {
-    shop?.kill('SIGKILL');
+    for (const child of children) child.kill('SIGKILL');
     rmSync(snapshot, { force: true });
     await sandbox?.close();
   });
 
+  /** Starts a shop against `gateway` with `env` added; resolves to its base URL. */
+  async function startShop(gateway: string, env: Record<string, string> = {}): Promise<string> {
+    const child = fork(SHOP, [], {
+      execArgv: ['--import', 'tsx'],
+      env: { ...process.env, SANDBOX_URL: gateway, MID, MERCHANT_KEY: KEY, ...env },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    children.push(child);
+    const output = await waitForOutput(child, 'listening', {
+      notReady: 'the heap shop did not start',
+      exited: 'the heap shop exited',
+    });
+    return `http://127.0.0.1:${/listening (\d+)/.exec(output())![1]}`;
+  }
+
   /** Writes the shop's heap snapshot and reads its strings: every live string's text is one of them. */
-  async function heapStrings(): Promise<string[]> {
-    const res = await request(`${base}/heap`, {
+  async function heapStrings(shop: string): Promise<string[]> {
+    const res = await request(`${shop}/heap`, {
       method: 'POST',
       body: snapshot,
       headers: { 'content-type': 'text/plain' },
     });
-    expect(await res.body.text()).to.equal('written');
+    expect(await res.body.text()).to.match(/^written/);
     const strings = (JSON.parse(readFileSync(snapshot, 'utf8')) as { strings: string[] }).strings;
     rmSync(snapshot, { force: true });
     return strings;
@@ -71,10 +109,13 @@ describe('the heap of a shop on memoryStore holds no secret a request carried', 
   const holding = (strings: string[], secret: string): string[] =>
     strings.filter((s) => s.includes(secret)).map((s) => s.slice(0, 120));
 
-  it('after key-ins posted as forms, no card number or birth date is in the heap, though their records are', async () => {
+  /**
+   * Posts 5 key-ins as forms to `path`, each answered `status`; resolves to the birth dates
+   * posted (a different one each time).
+   */
+  async function keyins(shop: string, path = '/keyin', status = 'approved'): Promise<string[]> {
     const births: string[] = [];
     for (let i = 0; i < 5; i++) {
-      // A different birth date each time, so a match cannot come from anywhere but the post.
       const birth = `${randomInt(70, 100)}${String(randomInt(1, 13)).padStart(2, '0')}${String(randomInt(1, 29)).padStart(2, '0')}`;
       births.push(birth);
       const body = new URLSearchParams({
@@ -85,21 +126,46 @@ describe('the heap of a shop on memoryStore holds no secret a request carried', 
         buyerAuthNum: birth,
         cardPassword2: '97',
       }).toString();
-      const res = await request(`${base}/keyin`, {
+      const res = await request(`${shop}${path}`, {
         method: 'POST',
         body,
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });
-      expect(await res.body.text()).to.equal('approved');
+      expect(await res.body.text()).to.include(status);
     }
-    const strings = await heapStrings();
+    return births;
+  }
+
+  it('after key-ins posted as forms, no card number or birth date is in the heap, though their records are', async () => {
+    const shop = await startShop(sandboxUrl);
+    const births = await keyins(shop);
+    const strings = await heapStrings(shop);
     expect(holding(strings, PAN), 'the card number').to.deep.equal([]);
     for (const birth of births) expect(holding(strings, `buyerAuthNum=${birth}`), 'a birth date').to.deep.equal([]);
     // The records themselves are there: the search looks where they are kept.
     expect(strings.some((s) => s.startsWith('heap-keyin-order-'))).to.equal(true);
   });
 
-  it('after approvals of auth returns, no AuthToken is in the heap, though their records are', async () => {
+  it('with a subscriber that keeps every gateway call’s context, key-ins leave no card number in the heap', async () => {
+    const shop = await startShop(sandboxUrl, { KEEP_SPANS: '1' });
+    await keyins(shop);
+    const strings = await heapStrings(shop);
+    expect(holding(strings, PAN), 'the card number').to.deep.equal([]);
+    expect(strings.some((s) => s.startsWith('heap-keyin-order-'))).to.equal(true);
+  });
+
+  it('after key-ins whose onApproved failed with a message naming posted text, no card number is in the heap', async () => {
+    const shop = await startShop(sandboxUrl);
+    await keyins(shop, '/keyin-out-of-stock', 'NICEPAY_HOOK_FAILED');
+    const strings = await heapStrings(shop);
+    expect(holding(strings, PAN), 'the card number').to.deep.equal([]);
+    // The records keep the hook's message: the search looks where it is kept.
+    expect(strings.some((s) => s.includes('out of stock: heap-test-goods-name'))).to.equal(true);
+  });
+
+  it('after approvals, and the same returns recovered by a second instance, no AuthToken is in either heap', async () => {
+    const first = await startShop(sandboxUrl);
+    const second = await startShop(sandboxUrl);
     const tokens: string[] = [];
     for (let i = 0; i < 5; i++) {
       const r = await sandbox.authenticate({
@@ -111,32 +177,57 @@ describe('the heap of a shop on memoryStore holds no secret a request carried', 
         goodsName: '힙 상품',
       });
       tokens.push(r.fields.AuthToken!);
-      const res = await request(`${base}/pay/return`, {
-        method: 'POST',
-        body: r.body,
-        headers: { 'content-type': r.contentType },
-      });
-      expect(await res.body.text()).to.equal('approved');
+      // The first instance approves it; the buyer's retry reaches the second, whose store never
+      // saw it: the gateway answers "already processed", and the approval is recovered.
+      for (const shop of [first, second]) {
+        const res = await request(`${shop}/pay/return`, {
+          method: 'POST',
+          body: r.body,
+          headers: { 'content-type': r.contentType },
+        });
+        expect(await res.body.text()).to.equal('approved');
+      }
     }
-    const strings = await heapStrings();
-    for (const token of tokens) expect(holding(strings, token), 'an AuthToken').to.deep.equal([]);
-    expect(strings.some((s) => s.startsWith('heap-checkout-order-'))).to.equal(true);
+    for (const shop of [first, second]) {
+      const strings = await heapStrings(shop);
+      for (const token of tokens) expect(holding(strings, token), 'an AuthToken').to.deep.equal([]);
+      expect(strings.some((s) => s.startsWith('heap-checkout-order-'))).to.equal(true);
+    }
   });
 
-  it('after billing charges answered as KV, no BID is in the heap, though their records are', async () => {
-    const bids: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const res = await request(`${base}/billing`, {
-        method: 'POST',
-        body: JSON.stringify({ moid: `heap-billing-order-${Date.now()}-${i}-3000` }),
-        headers: { 'content-type': 'application/json' },
-      });
-      const answer = (await res.body.json()) as { bid: string; status: string };
-      expect(answer.status).to.equal('approved');
-      bids.push(answer.bid);
+  it('after billing charges and cash receipts whose KV answers echo the BID and the identity, neither is in the heap', async () => {
+    const gateway = await echoingGateway(sandboxUrl);
+    try {
+      const shop = await startShop(gateway.url);
+      const bids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await request(`${shop}/billing`, {
+          method: 'POST',
+          body: JSON.stringify({ moid: `heap-billing-order-${Date.now()}-${i}-3000` }),
+          headers: { 'content-type': 'application/json' },
+        });
+        const answer = (await res.body.json()) as { bid: string; status: string };
+        expect(answer.status).to.equal('approved');
+        bids.push(answer.bid);
+      }
+      const identities: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const identity = `010${randomInt(10_000_000, 100_000_000)}`;
+        identities.push(identity);
+        const res = await request(`${shop}/receipt`, {
+          method: 'POST',
+          body: JSON.stringify({ moid: `heap-receipt-order-${Date.now()}-${i}`, identity }),
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(await res.body.text()).to.equal('issued');
+      }
+      const strings = await heapStrings(shop);
+      for (const bid of bids) expect(holding(strings, bid), 'a BID').to.deep.equal([]);
+      for (const identity of identities) expect(holding(strings, identity), 'a receipt identity').to.deep.equal([]);
+      expect(strings.some((s) => s.startsWith('heap-billing-order-'))).to.equal(true);
+      expect(strings.some((s) => s.startsWith('heap-receipt-order-'))).to.equal(true);
+    } finally {
+      gateway.server.close();
     }
-    const strings = await heapStrings();
-    for (const bid of bids) expect(holding(strings, bid), 'a BID').to.deep.equal([]);
-    expect(strings.some((s) => s.startsWith('heap-billing-order-'))).to.equal(true);
   });
 });

@@ -11,6 +11,7 @@ import type { Charset } from '../wire/charset.js';
 import { APPROVAL_REQUEST_FIELDS, checkFields } from '../wire/field-sizes.js';
 import { encodeForm } from '../wire/form-codec.js';
 import { hexEquals } from '../wire/hash.js';
+import { ownCopy } from '../wire/own-copy.js';
 import { frozenFields, isPayMethod, mapPayment } from '../wire/payment-mapper.js';
 import { type EdiType, ownField } from '../wire/response-body.js';
 import { approvalResponseSignature } from '../wire/signatures.js';
@@ -264,7 +265,15 @@ export function approvalCall(
       );
       return {
         recovered: true,
-        fields: { ...status.raw, TID: tid, MID: config.mid, Moid: moid, Amt: String(amount), PayMethod: method },
+        // The TID and Moid were cut from the auth return: the record keeps copies, not its AuthToken.
+        fields: {
+          ...status.raw,
+          TID: ownCopy(tid),
+          MID: config.mid,
+          Moid: ownCopy(moid),
+          Amt: String(amount),
+          PayMethod: method,
+        },
       };
     },
     ...(input.hook ? { hook: input.hook } : {}),

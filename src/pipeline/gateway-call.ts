@@ -2,6 +2,7 @@ import type { ClientContext } from '../context.js';
 import { NicepayGatewayError, NicepayServiceError } from '../errors/index.js';
 import { silentLogger } from '../logger.js';
 import type { TransportError } from '../transport.js';
+import { ownCopy } from '../wire/own-copy.js';
 import { type GatewayCallContext, traced, tracing } from './diagnostics.js';
 import type { CallIds, CallOutcome, GatewayOperation } from './operations.js';
 import { asTransportError, transportOutcome } from './transport-failure.js';
@@ -192,9 +193,10 @@ function cleanReport(r: CallReport): CallReport {
 /** The ids that are set, so a log line and a context carry no undefined member. */
 function definedIds(ids: Omit<CallIds, 'mid'>): Omit<CallIds, 'mid'> {
   const out: Omit<CallIds, 'mid'> = {};
-  if (ids.tid !== undefined) out.tid = ids.tid;
-  if (ids.moid !== undefined) out.moid = ids.moid;
-  if (ids.sid !== undefined) out.sid = ids.sid;
+  // Copies: a subscriber may keep them, and a TID or Moid cut from a posted body would keep it.
+  if (ids.tid !== undefined) out.tid = ownCopy(ids.tid);
+  if (ids.moid !== undefined) out.moid = ownCopy(ids.moid);
+  if (ids.sid !== undefined) out.sid = ownCopy(ids.sid);
   return out;
 }
 

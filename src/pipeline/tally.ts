@@ -1,4 +1,5 @@
 import type { ClientContext } from '../context.js';
+import { ownCopy } from '../wire/own-copy.js';
 import { LEASE_MS } from './lease.js';
 import { FIRST_POLL_MS, MAX_POLL_MS, readStored, writeOnce } from './ledger.js';
 import type { LedgerRecord } from './ledger-record.js';
@@ -84,7 +85,7 @@ async function claimSlot(ctx: ClientContext, base: string, key: string): Promise
     }
     let written = false;
     try {
-      written = await store.write(slot, got.token, { value: key, open: false, keepMs: TALLY_KEEP_MS }, true);
+      written = await store.write(slot, got.token, { value: ownCopy(key), open: false, keepMs: TALLY_KEEP_MS }, true);
     } finally {
       // A failed write gives the slot back at once, so it is not left a gap while its lease runs.
       if (!written) await store.release(slot, got.token).catch(() => undefined);

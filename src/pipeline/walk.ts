@@ -1,4 +1,5 @@
 import type { ClientContext } from '../context.js';
+import { ownCopy } from '../wire/own-copy.js';
 import type { NicepayError } from '../errors/index.js';
 import { callHook, errorText, type HookContext, type HookVerdict } from './hook-runner.js';
 import type { Lease } from './lease.js';
@@ -178,7 +179,9 @@ async function runHook<R>(
       { tid: r.tid, moid: r.moid, step: 'on-approved', late: v.late, error: errorText(v.error) },
       'onApproved failed',
     );
-    return { event: 'hook-rejected', patch: { hook: 'rejected', reason: `onApproved failed: ${errorText(v.error)}` } };
+    // The record keeps its own copy: the hook's message may be cut from request data.
+    const reason = ownCopy(`onApproved failed: ${errorText(v.error)}`);
+    return { event: 'hook-rejected', patch: { hook: 'rejected', reason } };
   };
   const verdict = await call.verdict;
   if (verdict.kind !== 'hung') return toStep(verdict);

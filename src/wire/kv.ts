@@ -1,6 +1,7 @@
 import { type Charset, decodeBytes, encodeText } from './charset.js';
 import { emptyFields, type FormFields } from './form-codec.js';
 import { MID_PATTERN } from './keyin-fields.js';
+import { ownCopy } from './own-copy.js';
 
 /**
  * Answer fields whose value is the shop's own text, echoed unescaped (gateway-interface.md:
@@ -82,6 +83,9 @@ function assemble(segments: readonly Segment[], absorbed: ReadonlySet<number>): 
     fields[key] = text.slice(key.length + 1);
     lastKey = key;
   }
+  // A value cut from the answer would keep all of it alive with whatever keeps the value (a
+  // ledger record, for days): a BID or a receipt identity the record leaves out included.
+  for (const name in fields) fields[name] = ownCopy(fields[name]!);
   return fields;
 }
 
