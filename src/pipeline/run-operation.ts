@@ -47,7 +47,7 @@ export function runOwnTidOperation<R>(ctx: ClientContext, operation: OwnTidOpera
 }
 
 async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: OwnTidOperation<R>): Promise<R> {
-  let call = first;
+  let call = withOwnStart(first);
   const { kind, start } = call;
   let initial = startRecord(ctx, call);
   // Tallied before its record is taken and its request leaves: whatever the gateway says of it
@@ -97,6 +97,20 @@ async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: Ow
   throw final.step.error ?? new Error(`the ledger forgot ${kind.what} ${call.start.tid} without an answer`);
 }
 
+/**
+ * The call with its own copies of what it starts a record with (ownCopy): the record keeps them
+ * for days, and the errors and log lines made of them may be kept too, so none is a view of a
+ * posted body (a key-in form with its card data, an auth return with its AuthToken).
+ */
+function withOwnStart<R>(call: OperationCall<R>): OperationCall<R> {
+  const { start } = call;
+  const data = start.data && Object.fromEntries(Object.entries(start.data).map(([k, v]) => [k, ownCopy(v)]));
+  return {
+    ...call,
+    start: { ...start, tid: ownCopy(start.tid), moid: ownCopy(start.moid), ...(data ? { data } : {}) },
+  };
+}
+
 /** The record a call starts: sending, before its request leaves. */
 function startRecord<R>(ctx: ClientContext, call: OperationCall<R>): LedgerRecord {
   const { start } = call;
@@ -105,14 +119,13 @@ function startRecord<R>(ctx: ClientContext, call: OperationCall<R>): LedgerRecor
     op: call.kind.op,
     state: 'sending',
     mid: ctx.config.mid,
-    // Kept for the record's life: its own copies, never views of a posted body (ownCopy).
-    tid: ownCopy(start.tid),
-    moid: ownCopy(start.moid),
+    tid: start.tid,
+    moid: start.moid,
     amount: start.amount,
     binding: start.binding,
     hook: call.hook ? 'pending' : 'none',
     ...(call.hook?.name === undefined ? {} : { hookName: call.hook.name }),
-    data: start.data ? Object.fromEntries(Object.entries(start.data).map(([k, v]) => [k, ownCopy(v)])) : {},
+    data: start.data ?? {},
     at: ctx.config.clock().getTime(),
     attempts: 0,
   };
@@ -131,7 +144,7 @@ async function recordWithClaimedTid<R>(
   lease: Lease,
 ): Promise<{ call: OperationCall<R>; initial: LedgerRecord }> {
   const tid = await claimTid(ctx, drawn.key, drawn.start.tid, () => ownTid.drawTid());
-  const call = tid === drawn.start.tid ? drawn : ownTid.call(tid);
+  const call = tid === drawn.start.tid ? drawn : withOwnStart(ownTid.call(tid));
   const initial = startRecord(ctx, call);
   if (!(await lease.putFirst(initial))) throw storeError(new Error(`the record ${call.key} was not written`));
   return { call, initial };
