@@ -57,7 +57,17 @@ export async function startLifecycleShop(options: LifecycleShopOptions = {}): Pr
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const sandbox = createSandbox({
-    merchants: [{ mid: MID, merchantKey: MERCHANT_KEY, notificationUrl: `${url}/pay/notify`, ...options.merchant }],
+    merchants: [
+      {
+        mid: MID,
+        merchantKey: MERCHANT_KEY,
+        notificationUrl: `${url}/pay/notify`,
+        // Tests move the virtual clock from real time: run near 23:30 KST, a published test MID's
+        // payments would be cancelled under them. A test of that rule turns it back on.
+        testAutoCancel: false,
+        ...options.merchant,
+      },
+    ],
   });
   const { url: gateway } = await sandbox.listen(0);
   const captured = captureLogger();
