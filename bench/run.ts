@@ -17,6 +17,7 @@
  *
  * --profile writes a V8 CPU profile of each server child to $TMPDIR/express-nicepay-bench-profiles/<kind>/
  *   (with --alloc, also <kind>.heapprofile: the sampled allocations);
+ *   (--profile-interval=US sets its sampling interval; V8's default is 1000 µs);
  * --only=<kind prefix>[,...] runs a subset (e.g. --only=checkout-floor,checkout-ours);
  * --warmup=N, --rewarm=N, --rounds=N, --checkout=N, --keyin=N, --payout=N, --pipeline=N override the plan's sizes.
  * --base=<rev or dir> adds (b0), checkoutReturn from another tree, measured in the same
@@ -70,6 +71,8 @@ const wholeArg = (name: string): number | undefined => {
   return n;
 };
 const connectionsArg = wholeArg('connections');
+/** --profile-interval=US: the CPU profiles' sampling interval (V8's default, 1000 µs, sees little of a short run). */
+const profileIntervalUs = wholeArg('profile-interval') ?? 1000;
 const latencyMs = wholeArg('latency') ?? 0;
 /**
  * --alloc (always on in a full run) adds an untimed pass per server after the rounds that
@@ -449,7 +452,9 @@ async function measureAll(): Promise<void> {
 /** Forks a server and waits for its port. */
 async function startServer({ id, kind, store }: Server, url: string): Promise<{ child: Child; port: number }> {
   const profileDir = join(os.tmpdir(), 'express-nicepay-bench-profiles', id);
-  const extra = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const extra = profile
+    ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-interval=${profileIntervalUs}`]
+    : [];
   const storeEnv: Record<string, string> = !store
     ? {}
     : store === 'sqlite'
