@@ -27,6 +27,8 @@ const KEY = TEST_MERCHANTS.find((m) => m.mid === MID)!.merchantKey;
 const SHOP = fileURLToPath(new URL('fixtures/heap-shop.ts', import.meta.url));
 /** A test card the sandbox approves (and that appears nowhere in the library the shop loads). */
 const PAN = '4000056655665556';
+/** Another card number, for a repeat of an order with another card (refused before it is sent). */
+const OTHER_PAN = '5555555555554444';
 const EXPIRY = (() => {
   const k = kstParts(new Date());
   return `${String((k.year + 3) % 100).padStart(2, '0')}07`;
@@ -94,20 +96,54 @@ describe('the heap of a shop on memoryStore holds no secret a request or an answ
     return `http://127.0.0.1:${/listening (\d+)/.exec(output())![1]}`;
   }
 
-  /** Writes the shop's heap snapshot and reads its strings: every live string's text is one of them. */
-  async function heapStrings(shop: string): Promise<string[]> {
+  /**
+   * Writes the shop's heap snapshot (its answer matching `kept`) and reads its strings: every
+   * live string's text is one of them.
+   */
+  async function heapStrings(shop: string, kept: RegExp = /^written/): Promise<string[]> {
     const res = await request(`${shop}/heap`, {
       method: 'POST',
       body: snapshot,
       headers: { 'content-type': 'text/plain' },
     });
-    expect(await res.body.text()).to.match(/^written/);
+    expect(await res.body.text()).to.match(kept);
     const strings = (JSON.parse(readFileSync(snapshot, 'utf8')) as { strings: string[] }).strings;
     rmSync(snapshot, { force: true });
     return strings;
   }
   const holding = (strings: string[], secret: string): string[] =>
     strings.filter((s) => s.includes(secret)).map((s) => s.slice(0, 120));
+
+  /** A birth date (YYMMDD), a different one each time. */
+  const birthDate = (): string =>
+    `${randomInt(70, 100)}${String(randomInt(1, 13)).padStart(2, '0')}${String(randomInt(1, 29)).padStart(2, '0')}`;
+
+  /** Posts one key-in as a form to `path` and expects `status` in the answer. */
+  async function keyin(
+    shop: string,
+    path: string,
+    moid: string,
+    card: string,
+    birth: string,
+    status: string,
+    more: Record<string, string> = {},
+  ) {
+    const body = new URLSearchParams({
+      moid,
+      goodsName: 'heap-test-goods-name',
+      cardNumber: card,
+      cardExpiry: EXPIRY,
+      buyerAuthNum: birth,
+      cardPassword2: '97',
+      ...more,
+    }).toString();
+    const res = await request(`${shop}${path}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(await res.body.text()).to.include(status);
+  }
 
   /**
    * Posts 5 key-ins as forms to `path`, each answered `status`; resolves to the birth dates
@@ -116,22 +152,9 @@ describe('the heap of a shop on memoryStore holds no secret a request or an answ
   async function keyins(shop: string, path = '/keyin', status = 'approved'): Promise<string[]> {
     const births: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const birth = `${randomInt(70, 100)}${String(randomInt(1, 13)).padStart(2, '0')}${String(randomInt(1, 29)).padStart(2, '0')}`;
+      const birth = birthDate();
       births.push(birth);
-      const body = new URLSearchParams({
-        moid: `heap-keyin-order-${Date.now()}-${i}-1004`,
-        goodsName: 'heap-test-goods-name',
-        cardNumber: PAN,
-        cardExpiry: EXPIRY,
-        buyerAuthNum: birth,
-        cardPassword2: '97',
-      }).toString();
-      const res = await request(`${shop}${path}`, {
-        method: 'POST',
-        body,
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      });
-      expect(await res.body.text()).to.include(status);
+      await keyin(shop, path, `heap-keyin-order-${Date.now()}-${i}-1004`, PAN, birth, status);
     }
     return births;
   }
@@ -161,6 +184,38 @@ describe('the heap of a shop on memoryStore holds no secret a request or an answ
     expect(holding(strings, PAN), 'the card number').to.deep.equal([]);
     // The records keep the hook's message: the search looks where it is kept.
     expect(strings.some((s) => s.includes('out of stock: heap-test-goods-name'))).to.equal(true);
+  });
+
+  it('a shop that keeps the refusals of key-ins repeated with another card keeps no card number or birth date', async () => {
+    const shop = await startShop(sandboxUrl, { KEEP_ERRORS: '1' });
+    const births: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const moid = `heap-keyin-order-${Date.now()}-${i}-1004`;
+      await keyin(shop, '/keyin', moid, PAN, birthDate(), 'approved');
+      // The same order again with another card: refused before anything is sent.
+      const birth = birthDate();
+      births.push(birth);
+      await keyin(shop, '/keyin', moid, OTHER_PAN, birth, 'NICEPAY_DUPLICATE_MISMATCH');
+    }
+    // The shop kept the three refusals: the search looks where they are.
+    const strings = await heapStrings(shop, /^written, 0 spans and 3 errors kept$/);
+    expect(holding(strings, OTHER_PAN), 'the second card number').to.deep.equal([]);
+    for (const birth of births) expect(holding(strings, `buyerAuthNum=${birth}`), 'a birth date').to.deep.equal([]);
+  });
+
+  it('a shop that keeps the refusals of key-ins whose text cannot go in a KV answer keeps no card number or birth date', async () => {
+    const shop = await startShop(sandboxUrl, { KEEP_ERRORS: '1' });
+    const births: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const birth = birthDate();
+      births.push(birth);
+      await keyin(shop, '/keyin-kv', `heap-keyin-order-${Date.now()}-${i}-1004`, PAN, birth, 'NICEPAY_FIELD_INVALID', {
+        buyerName: 'Hong&Co',
+      });
+    }
+    const strings = await heapStrings(shop, /^written, 0 spans and 3 errors kept$/);
+    expect(holding(strings, PAN), 'the card number').to.deep.equal([]);
+    for (const birth of births) expect(holding(strings, `buyerAuthNum=${birth}`), 'a birth date').to.deep.equal([]);
   });
 
   it('after approvals, and the same returns recovered by a second instance, no AuthToken is in either heap', async () => {

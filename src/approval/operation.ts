@@ -178,12 +178,11 @@ export function approvalCall(
     key: `approval:${config.mid}:${tid}`,
     keepMs: input.keepMs,
     start: { tid, moid, amount, binding: input.tokenDigest, data: { method: input.payMethod } },
-    mismatch: () =>
-      new NicepayRequestError(
-        'NICEPAY_DUPLICATE_MISMATCH',
-        `TID ${tid} was presented with another AuthToken; its result is not served and nothing was sent`,
-        'AuthToken',
-      ),
+    mismatch: {
+      field: 'AuthToken',
+      message: (own) =>
+        `TID ${own.tid} was presented with another AuthToken; its result is not served and nothing was sent`,
+    },
     send: {
       url: input.nextAppUrl,
       ids: { tid, moid },

@@ -216,10 +216,9 @@ export function cancelCall(
     key: cancelStoreKey(config.mid, n),
     // The key names the whole cancel: every repeat of it is the same request.
     start: { tid: n.tid, moid: n.moid, amount: n.amount, binding: '', data: toData(n) },
-    mismatch: () => new Error('unreachable: a cancel is bound by its key'),
     send: { ...cancelRequest(ctx, n), ids: { tid: n.tid, moid: n.moid }, table: cancelTable(ctx.config, n) },
     refusal: 'forgotten',
-  } as OperationCall<CancelResult>;
+  };
 }
 
 /**

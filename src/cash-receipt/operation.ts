@@ -1,7 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { cancelReversal } from '../cancel/reversal.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
-import { NicepayRequestError } from '../errors/index.js';
 import type { AnswerTable, GatewayHolding, LedgerRecord, OperationKind, OwnTidOperation } from '../pipeline/index.js';
 import { chargeTable, type SentCharge, sentCharge } from '../keyin/card-charge.js';
 import { createReconClient } from '../recon/recon-client.js';
@@ -119,12 +118,11 @@ export function cashReceiptCall(
         amount: n.amount,
         binding: secretDigest(config.merchantKey, 'cash-receipt', String(n.amount), n.receiptType, n.identity),
       },
-      mismatch: () =>
-        new NicepayRequestError(
-          'NICEPAY_DUPLICATE_MISMATCH',
-          `order ${n.moid} already has a cash receipt request with another amount, type or identity; nothing was sent`,
-          'moid',
-        ),
+      mismatch: {
+        field: 'moid',
+        message: (own) =>
+          `order ${own.moid} already has a cash receipt request with another amount, type or identity; nothing was sent`,
+      },
       send: {
         url: gatewayEndpoint(config.baseUrl, RECEIPT_PATH),
         ids: { tid, moid: n.moid },

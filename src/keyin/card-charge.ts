@@ -6,7 +6,6 @@
 import type { ClientContext } from '../context.js';
 import { cancelFormNetCancel } from '../cancel/reversal.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
-import { NicepayRequestError } from '../errors/index.js';
 import type { AnswerTable, LedgerRecord, OperationCall, OperationKind, OwnTidOperation } from '../pipeline/index.js';
 import type { CardPayment } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';
@@ -146,12 +145,11 @@ export function cardChargeCall<R>(
           buyerTel: n.buyerTel ?? '',
         },
       },
-      mismatch: () =>
-        new NicepayRequestError(
-          'NICEPAY_DUPLICATE_MISMATCH',
-          `order ${n.moid} was already ${spec.repeatRefused}; nothing was sent: use a new Moid for a new charge`,
-          'moid',
-        ),
+      mismatch: {
+        field: 'moid',
+        message: (own) =>
+          `order ${own.moid} was already ${spec.repeatRefused}; nothing was sent: use a new Moid for a new charge`,
+      },
       send: {
         url: gatewayEndpoint(config.baseUrl, spec.path),
         ids: { tid, moid: n.moid },

@@ -208,9 +208,6 @@ export function payoutCancelCall(
     key: payoutCancelStoreKey(config.mid, c),
     keepMs: payoutKeepMs(c.settlmntDt, config.clock()),
     start: { tid: c.seq, moid: c.subId, amount: payoutAmount, binding: '', data: toData(c) },
-    mismatch: () => {
-      throw new Error('unreachable: a payout cancel is named by its key alone');
-    },
     send: { ids: {}, ...cancelExchange(ctx, c, payoutAmount, false) },
     // Nothing was cancelled: the caller may correct the cause (the seq, the date) and ask again.
     refusal: 'forgotten',

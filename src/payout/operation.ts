@@ -2,7 +2,7 @@ import type { ClientContext } from '../context.js';
 import { dataHostRefusal, type DataCall } from '../data-api/call.js';
 import { dataHostReading } from '../data-api/exchange.js';
 import { pick, text, type JsonObject } from '../data-api/lenient.js';
-import { NicepayGatewayError, NicepayRequestError } from '../errors/index.js';
+import { NicepayGatewayError } from '../errors/index.js';
 import type { Exchange, LedgerRecord, OperationCall, OperationKind, Reading } from '../pipeline/index.js';
 import { readRecord } from '../pipeline/index.js';
 import { digestEquals, secretDigest } from '../util/secret-digest.js';
@@ -194,12 +194,11 @@ export function payoutCall(
       binding: secretDigest(config.merchantKey, 'payout', String(n.amount)),
       data: toData(n),
     },
-    mismatch: () =>
-      new NicepayRequestError(
-        'NICEPAY_DUPLICATE_MISMATCH',
-        `a payout to ${n.subId} on ${n.settlmntDt}${n.dupCheck ? '' : ' under this idempotencyKey'} was requested before with another amount; nothing was sent`,
-        'amount',
-      ),
+    mismatch: {
+      field: 'amount',
+      message: (own) =>
+        `a payout to ${own.moid} on ${own.tid}${n.dupCheck ? '' : ' under this idempotencyKey'} was requested before with another amount; nothing was sent`,
+    },
     send: { ids: {}, ...requestExchange(ctx, n) },
     // Nothing was paid out: the caller may correct the cause (register the sub-merchant) and ask again.
     refusal: 'forgotten',

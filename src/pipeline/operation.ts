@@ -1,4 +1,3 @@
-import type { NicepayError } from '../errors/index.js';
 import type { AnswerTable, Reading } from './answer-rules.js';
 import type { OutboundRequest } from './gateway-call.js';
 import type { HookContext } from './hook-runner-verdict.js';
@@ -72,6 +71,15 @@ export interface ReversalRequest extends GatewayRequest {
 }
 
 /** One call of a money operation: its record, its request, its answer table, its hook. */
+/** What a call starts its record with: its TID, order, amount, binding and kind's own data. */
+export interface CallStart {
+  tid: string;
+  moid: string;
+  amount: number;
+  binding: string;
+  data?: Record<string, string>;
+}
+
 export interface OperationCall<R> {
   kind: OperationKind<R>;
   /** The ledger key: the gateway's identifiers (MID + TID, or MID + Moid when once per Moid). */
@@ -81,9 +89,14 @@ export interface OperationCall<R> {
   /** The answer's fields to keep in the record (default: all); a BID or an identity is left out. */
   keep?(fields: Readonly<Record<string, string>>): Record<string, string>;
   /** The record this call starts. */
-  start: { tid: string; moid: string; amount: number; binding: string; data?: Record<string, string> };
-  /** The refusal of a repeat of `key` that presents another binding. */
-  mismatch(): NicepayError;
+  start: CallStart;
+  /**
+   * What the refusal of a repeat of `key` that presents another binding says (the pipeline
+   * makes it a NICEPAY_DUPLICATE_MISMATCH): the field that differs, and the message, made of
+   * `start` as the pipeline copied it. Absent when `binding` is '' (the key names the whole
+   * request, so no repeat can differ).
+   */
+  mismatch?: { field: string; message(start: CallStart): string };
   /**
    * The call itself: its identifiers, and where and the signed request with its answer table
    * (a web-host call), or the exchange the declaration reads itself (a data-host call).

@@ -69,7 +69,7 @@ async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: Ow
   const keepMs = call.keepMs ?? kind.keepMs;
   const taken = await takeKey(ctx, call.key, claims ? undefined : initial, keepMs, waitMs(ctx, call.hook?.timeoutMs));
   if (taken.state === 'closed' || taken.state === 'hung') {
-    if (!digestEquals(taken.record.binding, start.binding)) throw call.mismatch();
+    if (!digestEquals(taken.record.binding, start.binding)) throw mismatchError(call);
     return answer(call, taken.record, true);
   }
   const { lease, record: existing } = taken;
@@ -88,7 +88,7 @@ async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: Ow
   } catch (err) {
     // Nothing left (a request refused before sending, a bug): nothing to remember.
     await lease.forget();
-    throw err;
+    throw withStackText(err);
   }
   const final = await walk(ctx, kind, lease, initial, step, { hook: call.hook, reverseNow: call.reverseNow });
   if (!final.forgotten) return answer(call, final.record, false);
@@ -165,7 +165,7 @@ async function resume<R>(
 ): Promise<R> {
   if (!digestEquals(record.binding, call.start.binding)) {
     await lease.release();
-    throw call.mismatch();
+    throw mismatchError(call);
   }
   const hook = call.hook ?? hookOf<R>(ctx, record);
   if ((record.state === 'committed' && call.hook) || dueAt <= ctx.config.clock().getTime()) {
@@ -175,6 +175,29 @@ async function resume<R>(
   }
   await lease.release();
   throw outcomeError(call.kind.what, record, true);
+}
+
+/**
+ * `err` with its stack made text now (V8 makes it on the first read). Until then an error keeps
+ * the functions and receivers of the frames it was thrown through, and a declaration's closures
+ * hold what was posted: a request refused while it was built (text a KV answer could not echo)
+ * would keep a key-in's card data for as long as the shop keeps the error.
+ */
+function withStackText(err: unknown): unknown {
+  if (err instanceof Error) void err.stack;
+  return err;
+}
+
+/**
+ * The refusal of a repeat that presents another binding (token, card, amount). Made here, of the
+ * call's own copies, not in a closure of the declaration: an error keeps the functions and
+ * receivers of the frames it was made in until its stack is read, and a declaration's closures
+ * hold what was posted (a key-in form with its card data).
+ */
+function mismatchError(call: OperationCall<unknown>): Error {
+  // A call that declares none has no binding (its key names the whole request): no repeat differs.
+  if (!call.mismatch) return new Error(`unreachable: ${call.kind.what} ${call.key} is named by its key alone`);
+  return new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', call.mismatch.message(call.start), call.mismatch.field);
 }
 
 /** The caller's answer of a record: its result when its state has one, else its state's error. */
