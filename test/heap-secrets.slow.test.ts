@@ -218,6 +218,32 @@ describe('the heap of a shop on memoryStore holds no secret a request or an answ
     for (const birth of births) expect(holding(strings, `buyerAuthNum=${birth}`), 'a birth date').to.deep.equal([]);
   });
 
+  it('a shop that keeps the refusals of key-ins with a mistyped card number or an unknown order keeps no card data', async () => {
+    const shop = await startShop(sandboxUrl, { KEEP_ERRORS: '1' });
+    const mistyped = `${PAN.slice(0, -1)}${(Number(PAN.at(-1)) + 1) % 10}`;
+    const births: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const birth = birthDate();
+      births.push(birth);
+      await keyin(shop, '/keyin', `heap-keyin-order-${Date.now()}-${i}-1004`, mistyped, birth, 'NICEPAY_FIELD_INVALID');
+      // The shop knows no amount for this order: its refusal names the Moid.
+      const other = birthDate();
+      births.push(other);
+      await keyin(
+        shop,
+        '/keyin',
+        `heap-keyin-order-${Date.now()}-${i}-none`,
+        PAN,
+        other,
+        'NICEPAY_HOOK_RESULT_INVALID',
+      );
+    }
+    const strings = await heapStrings(shop, /^written, 0 spans and 4 errors kept$/);
+    expect(holding(strings, mistyped), 'the mistyped card number').to.deep.equal([]);
+    expect(holding(strings, PAN), 'the card number').to.deep.equal([]);
+    for (const birth of births) expect(holding(strings, `buyerAuthNum=${birth}`), 'a birth date').to.deep.equal([]);
+  });
+
   it('after approvals, and the same returns recovered by a second instance, no AuthToken is in either heap', async () => {
     const first = await startShop(sandboxUrl);
     const second = await startShop(sandboxUrl);

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { ownCopy } from '../wire/own-copy.js';
 
 /**
  * The top-level fields the key-in route reads card data from, as the shop's form posts them.
@@ -105,7 +106,8 @@ function empty(value: object): void {
 /**
  * Takes a key-in request's fields off `req.body` and leaves only an allow-list there: the
  * route's own non-card fields and `_csrf` (KEPT_FIELDS) plus `keepFields`, each only as a single
- * string or number and never holding a card-number-like run (the Moid excepted). Everything
+ * string or number and never holding a card-number-like run (the Moid excepted), each string a
+ * copy that shares no memory with the posted body (ownCopy). Everything
  * else goes whatever its name or shape (`cardNo1`..`cardNo4`, `validThru`, `birthYmd`,
  * `card: {...}`, `cardNumber[]`, nested objects, arrays), emptied in place so a reference held
  * elsewhere keeps nothing either. A body that is not a plain object (a JSON array, a string a
@@ -129,8 +131,11 @@ export function scrubCardData(req: Request, keepFields: readonly string[] = []):
   const kept: Record<string, unknown> = {};
   for (const name of [...KEPT_FIELDS, ...keepFields]) {
     if (!Object.hasOwn(f, name)) continue;
-    taken.form[name] = f[name];
-    if (keepable(name, f[name])) kept[name] = f[name];
+    // A copy of its own: a body parser's value is a view of the whole body, card fields included,
+    // and what is left on req.body, or named in an error, may be kept after the request.
+    const value = typeof f[name] === 'string' ? ownCopy(f[name]) : f[name];
+    taken.form[name] = value;
+    if (keepable(name, value)) kept[name] = value;
   }
   empty(f);
   Object.assign(f, kept);
