@@ -244,6 +244,30 @@ describe('the heap of a shop on memoryStore holds no secret a request or an answ
     for (const birth of births) expect(holding(strings, `buyerAuthNum=${birth}`), 'a birth date').to.deep.equal([]);
   });
 
+  it('a shop that keeps the refusal of a return whose order it cannot price keeps no AuthToken', async () => {
+    const shop = await startShop(sandboxUrl, { KEEP_ERRORS: '1' });
+    const tokens: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      // The shop's expectedAmount answers NaN for this Moid: its refusal names the order.
+      const r = await sandbox.authenticate({
+        mid: MID,
+        moid: `heap-checkout-order-${Date.now()}-${i}-unpriced`,
+        amount: 2000,
+        method: 'CARD',
+        charset: 'euc-kr',
+      });
+      tokens.push(r.fields.AuthToken!);
+      const res = await request(`${shop}/pay/return`, {
+        method: 'POST',
+        body: r.body,
+        headers: { 'content-type': r.contentType },
+      });
+      expect(await res.body.text()).to.include('NICEPAY_HOOK_RESULT_INVALID');
+    }
+    const strings = await heapStrings(shop, /^written, 0 spans and 3 errors kept$/);
+    for (const token of tokens) expect(holding(strings, token), 'an AuthToken').to.deep.equal([]);
+  });
+
   it('after approvals, and the same returns recovered by a second instance, no AuthToken is in either heap', async () => {
     const first = await startShop(sandboxUrl);
     const second = await startShop(sandboxUrl);

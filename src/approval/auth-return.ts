@@ -7,6 +7,7 @@ import { charsetParam, mediaType } from '../wire/content-type.js';
 import { AUTH_RETURN_FIELDS, AUTH_SUCCESS_REQUIRED, checkFields } from '../wire/field-sizes.js';
 import { decodeForm, type FormFields } from '../wire/form-codec.js';
 import { hexEquals } from '../wire/hash.js';
+import { ownCopy } from '../own-copy.js';
 import { isPayMethod } from '../wire/payment-mapper.js';
 import { authReturnSignature } from '../wire/signatures.js';
 import { type GatewayEndpoints, trustedGatewayUrl } from './trusted-url.js';
@@ -14,7 +15,10 @@ import { type GatewayEndpoints, trustedGatewayUrl } from './trusted-url.js';
 /** An authenticated return whose Signature, MID and gateway URLs were checked. */
 export interface VerifiedReturn {
   kind: 'authenticated';
-  form: FormFields;
+  /**
+   * A copy of its own (ownCopy): it reaches the shop's expectedAmount and the errors that name
+   * the order, and a value cut from the return would keep the whole return, AuthToken included.
+   */
   moid: string;
   tid: string;
   authToken: string;
@@ -136,8 +140,7 @@ export function verifyAuthReturn(
   }
   return {
     kind: 'authenticated',
-    form,
-    moid,
+    moid: ownCopy(moid),
     tid,
     authToken,
     amt,

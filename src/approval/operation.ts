@@ -11,7 +11,7 @@ import type { Charset } from '../wire/charset.js';
 import { APPROVAL_REQUEST_FIELDS, checkFields } from '../wire/field-sizes.js';
 import { encodeForm } from '../wire/form-codec.js';
 import { hexEquals } from '../wire/hash.js';
-import { ownCopy } from '../wire/own-copy.js';
+import { ownCopy } from '../own-copy.js';
 import { frozenFields, isPayMethod, mapPayment } from '../wire/payment-mapper.js';
 import { type EdiType, ownField } from '../wire/response-body.js';
 import { approvalResponseSignature } from '../wire/signatures.js';

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { ownCopy } from '../wire/own-copy.js';
+import { ownCopy } from '../own-copy.js';
 
 /**
  * The top-level fields the key-in route reads card data from, as the shop's form posts them.

@@ -2,7 +2,7 @@ import type { ClientContext } from '../context.js';
 import { NicepayGatewayError, NicepayServiceError } from '../errors/index.js';
 import { silentLogger } from '../logger.js';
 import type { TransportError } from '../transport.js';
-import { ownCopy } from '../wire/own-copy.js';
+import { ownCopy } from '../own-copy.js';
 import { type GatewayCallContext, traced, tracing } from './diagnostics.js';
 import type { CallIds, CallOutcome, GatewayOperation } from './operations.js';
 import { asTransportError, transportOutcome } from './transport-failure.js';

@@ -1,6 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { NicepayGatewayError, NicepayRequestError, NicepayServiceError } from '../errors/index.js';
-import { ownCopy } from '../wire/own-copy.js';
+import { ownCopy } from '../own-copy.js';
 import { digestEquals } from '../util/secret-digest.js';
 import { type AnswerTable, readAnswer, type Reading } from './answer-rules.js';
 import { admit, callGateway } from './gateway-call.js';

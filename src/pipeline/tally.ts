@@ -1,5 +1,5 @@
 import type { ClientContext } from '../context.js';
-import { ownCopy } from '../wire/own-copy.js';
+import { ownCopy } from '../own-copy.js';
 import { LEASE_MS } from './lease.js';
 import { FIRST_POLL_MS, MAX_POLL_MS, readStored, writeOnce } from './ledger.js';
 import type { LedgerRecord } from './ledger-record.js';

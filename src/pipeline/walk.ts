@@ -1,5 +1,5 @@
 import type { ClientContext } from '../context.js';
-import { ownCopy } from '../wire/own-copy.js';
+import { ownCopy } from '../own-copy.js';
 import type { NicepayError } from '../errors/index.js';
 import { callHook, errorText, type HookContext, type HookVerdict } from './hook-runner.js';
 import type { Lease } from './lease.js';

@@ -1,5 +1,5 @@
 import { NicepayConfigError } from '../errors/index.js';
-import { ownCopy } from '../wire/own-copy.js';
+import { ownCopy } from '../own-copy.js';
 import { type LeaseResult, type LedgerStore, type RecordWrite, StoreFullError, type StoredRecord } from './types.js';
 
 /** Options of {@link memoryStore}. */

@@ -1,7 +1,7 @@
 import { type Charset, decodeBytes, encodeText } from './charset.js';
 import { emptyFields, type FormFields } from './form-codec.js';
 import { MID_PATTERN } from './keyin-fields.js';
-import { ownCopy } from './own-copy.js';
+import { ownCopy } from '../own-copy.js';
 
 /**
  * Answer fields whose value is the shop's own text, echoed unescaped (gateway-interface.md:

@@ -3,7 +3,7 @@
  * keeps from a caller (test/heap-secrets.slow.test.ts shows what the copy keeps out of the heap).
  */
 import { expect } from 'chai';
-import { ownCopy } from '../src/wire/own-copy.js';
+import { ownCopy } from '../src/own-copy.js';
 
 describe('ownCopy', () => {
   it('gives back the same text: ASCII, Hangul, a character outside the BMP, lone surrogates, nothing', () => {
