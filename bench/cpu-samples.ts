@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/cpu-samples.ts [--base=<dir>] [--warmup=30000] [--n=12000]`: where a server's
+ * `npx tsx bench/cpu-samples.ts [--base=<dir>] [--warmup=30000] [--n=12000] [--symbols=K]`: where a server's
  * CPU per approval goes, by Linux perf's CPU-clock samples of every thread, for checkoutReturn of
  * this tree and (with `--base`) of another, one server at a time.
  *
@@ -11,7 +11,8 @@
  * libraries' compiled JavaScript (`js`, named through `--perf-basic-prof-only-functions`), JSON,
  * the kernel's, and the rest; each is shown in µs per approval. Unlike instruction counts
  * (bench/instructions.ts), samples count time spent waiting on memory; unlike `npm run bench`,
- * they tell where the time went. Needs perf (Debian: apt-get install linux-perf). Linux only.
+ * they tell where the time went. `--symbols=K` also lists the K symbols (a compiled function, a
+ * builtin, a C++ function) whose time per approval differs most between the two trees. Needs perf (Debian: apt-get install linux-perf). Linux only.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -76,13 +77,17 @@ async function sample(what: string, libRoot: string, sandbox: ReturnType<typeof 
       },
     ).toString();
     const by = new Map<string, number>();
+    const symbols = new Map<string, number>();
     for (const line of report.split('\n')) {
       const m = /^\s*(\d+)\s+(\[.\].*)$/.exec(line);
       if (!m) continue;
       const category = CATEGORIES.find(([, re]) => re.test(m[2]!))?.[0] ?? 'other';
       by.set(category, (by.get(category) ?? 0) + Number(m[1]));
+      // A compiled function's address differs from run to run: its name is what compares.
+      const symbol = m[2]!.replace(/^(\[.\] JS:\S*).*/, '$1').trim();
+      symbols.set(symbol, (symbols.get(symbol) ?? 0) + Number(m[1]));
     }
-    return by;
+    return { by, symbols };
   } finally {
     await shop.stop();
     rmSync(data, { force: true });
@@ -95,11 +100,12 @@ const sandbox = createSandbox({ merchants: [{ mid: BENCH_MID, merchantKey: BENCH
 const { url } = await sandbox.listen(0, '127.0.0.1');
 try {
   // Each tree's samples over its runs, and how many runs.
-  const results = new Map<string, { by: Map<string, number>; runs: number }>();
+  const results = new Map<string, { by: Map<string, number>; symbols: Map<string, number>; runs: number }>();
   for (const [i, [what, libRoot]] of servers.entries()) {
-    const by = await sample(`${what}-${i}`, libRoot, sandbox, url);
-    const sum = results.get(what) ?? { by: new Map<string, number>(), runs: 0 };
+    const { by, symbols } = await sample(`${what}-${i}`, libRoot, sandbox, url);
+    const sum = results.get(what) ?? { by: new Map<string, number>(), symbols: new Map<string, number>(), runs: 0 };
     for (const [category, n] of by) sum.by.set(category, (sum.by.get(category) ?? 0) + n);
+    for (const [symbol, n] of symbols) sum.symbols.set(symbol, (sum.symbols.get(symbol) ?? 0) + n);
     sum.runs++;
     results.set(what, sum);
   }
@@ -111,6 +117,20 @@ try {
       us(category === 'total' ? [...by.values()].reduce((a, b) => a + b, 0) : (by.get(category) ?? 0), runs),
     );
     console.log([category, ...row].join('\t'));
+  }
+  // --symbols=K: the K symbols whose share differs most between the two trees.
+  const top = Number(arg('symbols') ?? 0);
+  const a = results.get('ours');
+  const b = results.get('base');
+  if (top > 0 && a && b) {
+    const perApproval = (m: Map<string, number>, runs: number, k: string): number =>
+      ((m.get(k) ?? 0) / runs / N / HZ) * 1e6;
+    const rows = [...new Set([...a.symbols.keys(), ...b.symbols.keys()])]
+      .map((k) => [k, perApproval(a.symbols, a.runs, k), perApproval(b.symbols, b.runs, k)] as const)
+      .sort((x, y) => Math.abs(y[1] - y[2]) - Math.abs(x[1] - x[2]))
+      .slice(0, top);
+    console.log(`\nsymbol\tours\tbase\tdifference (µs per approval)`);
+    for (const [k, x, y] of rows) console.log(`${k}\t${x.toFixed(2)}\t${y.toFixed(2)}\t${(x - y).toFixed(2)}`);
   }
 } finally {
   await sandbox.close();
