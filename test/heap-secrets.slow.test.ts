@@ -63,6 +63,27 @@ async function echoingGateway(target: string): Promise<{ server: Server; url: st
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
+/** A gateway in front of the sandbox that drops the connection of every billing-key registration once it is sent. */
+async function droppingGateway(target: string): Promise<{ server: Server; url: string }> {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.url?.includes('billing_regist')) {
+      req.socket.destroy();
+      return;
+    }
+    const up = await request(new URL(req.url!, target), {
+      method: 'POST',
+      headers: { 'content-type': req.headers['content-type']! },
+      body: Buffer.concat(chunks),
+    });
+    res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type']) });
+    res.end(Buffer.from(await up.body.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
 describe('the heap of a shop on memoryStore holds no secret a request or an answer carried', function () {
   this.timeout(60_000);
   let sandbox: Sandbox;
@@ -266,6 +287,25 @@ describe('the heap of a shop on memoryStore holds no secret a request or an answ
     }
     const strings = await heapStrings(shop, /^written, 0 spans and 3 errors kept$/);
     for (const token of tokens) expect(holding(strings, token), 'an AuthToken').to.deep.equal([]);
+  });
+
+  it('a shop that keeps the errors of billing-key registrations whose answer was lost keeps no card number', async () => {
+    const gateway = await droppingGateway(sandboxUrl);
+    try {
+      const shop = await startShop(gateway.url, { KEEP_ERRORS: '1' });
+      for (let i = 0; i < 3; i++) {
+        const res = await request(`${shop}/billing-register`, {
+          method: 'POST',
+          body: JSON.stringify({ moid: `heap-register-order-${Date.now()}-${i}`, number: OTHER_PAN }),
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(await res.body.text()).to.include('NICEPAY_OUTCOME_UNKNOWN');
+      }
+      const strings = await heapStrings(shop, /^written, 0 spans and 3 errors kept$/);
+      expect(holding(strings, OTHER_PAN), 'the card number').to.deep.equal([]);
+    } finally {
+      gateway.server.close();
+    }
   });
 
   it('after approvals, and the same returns recovered by a second instance, no AuthToken is in either heap', async () => {

@@ -109,7 +109,12 @@ function shuttingDown(what: string): NicepayServiceError {
 /** The steps after the shutdown check. `context` (when tracing) receives the outcome of a throw. */
 async function run<T>(ctx: ClientContext, call: GatewayCall<T>, context: GatewayCallContext | undefined): Promise<T> {
   const { logger } = ctx.config;
-  const req = call.request();
+  let req: OutboundRequest;
+  try {
+    req = call.request();
+  } catch (err) {
+    throw withStackText(err);
+  }
   const transport = call.host === 'web' ? ctx.web : ctx.data;
   const started = Date.now();
   let body: Buffer;
@@ -126,7 +131,7 @@ async function run<T>(ctx: ClientContext, call: GatewayCall<T>, context: Gateway
       const report = errorReport(thrown, sent ? 'unknown' : 'not-sent');
       if (context) Object.assign(context, report);
       log(logger, report.outcome, { ...line, ...report, durationMs: Date.now() - started }, call.operation);
-      throw thrown;
+      throw withStackText(thrown);
     }
     const report = cleanReport(call.report(value));
     log(logger, report.outcome, { ...line, ...report, durationMs: Date.now() - started }, call.operation);
@@ -144,7 +149,7 @@ async function run<T>(ctx: ClientContext, call: GatewayCall<T>, context: Gateway
       { operation: call.operation, ...definedIds(call.ids), ...report, durationMs: Date.now() - started },
       call.operation,
     );
-    throw thrown;
+    throw withStackText(thrown);
   }
   if (logger !== silentLogger) {
     const report = cleanReport(call.report(value));
@@ -156,6 +161,17 @@ async function run<T>(ctx: ClientContext, call: GatewayCall<T>, context: Gateway
     );
   }
   return value;
+}
+
+/**
+ * `err` with its stack made text now (V8 makes it on the first read). Until then an error keeps
+ * the functions and receivers of the frames it was thrown through, and a flow's closures hold
+ * what it sends (a key-in's or a billing registration's card data): an error thrown while a call
+ * is built or read would keep them for as long as the shop keeps the error.
+ */
+export function withStackText(err: unknown): unknown {
+  if (err instanceof Error) void err.stack;
+  return err;
 }
 
 /** The default meaning of a request that never left: unreachable, nothing changed. */

@@ -3,7 +3,7 @@ import { NicepayGatewayError, NicepayRequestError, NicepayServiceError } from '.
 import { ownCopy } from '../own-copy.js';
 import { digestEquals } from '../util/secret-digest.js';
 import { type AnswerTable, readAnswer, type Reading } from './answer-rules.js';
-import { admit, callGateway } from './gateway-call.js';
+import { admit, callGateway, withStackText } from './gateway-call.js';
 import { LEASE_MS, type Lease } from './lease.js';
 import { storeError, takeKey } from './ledger.js';
 import type { LedgerOperation, LedgerRecord } from './ledger-record.js';
@@ -175,17 +175,6 @@ async function resume<R>(
   }
   await lease.release();
   throw outcomeError(call.kind.what, record, true);
-}
-
-/**
- * `err` with its stack made text now (V8 makes it on the first read). Until then an error keeps
- * the functions and receivers of the frames it was thrown through, and a declaration's closures
- * hold what was posted: a request refused while it was built (text a KV answer could not echo)
- * would keep a key-in's card data for as long as the shop keeps the error.
- */
-function withStackText(err: unknown): unknown {
-  if (err instanceof Error) void err.stack;
-  return err;
 }
 
 /**
