@@ -70,7 +70,6 @@ export interface ReversalRequest extends GatewayRequest {
   table: AnswerTable;
 }
 
-/** One call of a money operation: its record, its request, its answer table, its hook. */
 /** What a call starts its record with: its TID, order, amount, binding and kind's own data. */
 export interface CallStart {
   tid: string;
@@ -80,6 +79,7 @@ export interface CallStart {
   data?: Record<string, string>;
 }
 
+/** One call of a money operation: its record, its request, its answer table, its hook. */
 export interface OperationCall<R> {
   kind: OperationKind<R>;
   /** The ledger key: the gateway's identifiers (MID + TID, or MID + Moid when once per Moid). */
