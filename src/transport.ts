@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
+import { withStackText } from './errors/stack-text.js';
 
 /** Timeouts of the outbound calls, in milliseconds. */
 export interface Timeouts {
@@ -30,6 +31,8 @@ export class TransportError extends Error {
     readonly statusCode?: number,
   ) {
     super(message);
+    // Its frames are undici's, holding the request and its body (signed fields, a BID).
+    withStackText(this);
   }
 }
 

@@ -17,6 +17,9 @@ import {
   type NicepayErrorCode,
 } from '../src/index.js';
 import { ERROR_CODES, statusOf } from '../src/errors/index.js';
+import { withStackText } from '../src/errors/stack-text.js';
+import { StoreFullError } from '../src/store/types.js';
+import { TransportError } from '../src/transport.js';
 
 /** Builds an error of `code` the way the package does. */
 function make(code: NicepayErrorCode): NicepayError {
@@ -152,5 +155,50 @@ describe('instanceof of each error class', () => {
     expect(e instanceof NicepayGatewayError).to.equal(true);
     expect(new NicepayGatewayError('NICEPAY_OUTCOME_UNKNOWN', 'm') instanceof ShopError).to.equal(false);
     expect(e instanceof NicepayScheduleError).to.equal(false);
+  });
+});
+
+describe('an error keeps no frames of where it was made', () => {
+  /**
+   * Counts the stacks V8 makes text while `fn` runs: it calls Error.prepareStackTrace when a
+   * stack is first read, so an error whose stack was made text in its constructor has been counted.
+   */
+  function stacksMadeText(fn: () => unknown): string[] {
+    const named: string[] = [];
+    const before = Error.prepareStackTrace;
+    Error.prepareStackTrace = (error, frames) => {
+      named.push((error as Error).name);
+      return `${(error as Error).name}: ${(error as Error).message}\n${frames.map((f) => `    at ${f}`).join('\n')}`;
+    };
+    try {
+      fn();
+    } finally {
+      Error.prepareStackTrace = before;
+    }
+    return named;
+  }
+
+  it('every error class of the package makes its stack text when it is made, headed by its own name', () => {
+    for (const code of Object.keys(ERROR_CODES) as NicepayErrorCode[]) {
+      let err: NicepayError | undefined;
+      expect(
+        stacksMadeText(() => (err = make(code))),
+        code,
+      ).to.deep.equal([ERROR_CODES[code].class]);
+      expect(err!.stack!.split('\n')[0], code).to.equal(`${ERROR_CODES[code].class}: ${err!.message}`);
+      expect(err!.name).to.equal(ERROR_CODES[code].class);
+    }
+  });
+
+  it('so do the errors it wraps, the store-full and transport errors, and the errors the adapters pass on', () => {
+    const cause = new Error('inner');
+    expect(
+      stacksMadeText(() => new NicepayServiceError('NICEPAY_STORE_FULL', 'm', new StoreFullError('full'))),
+    ).to.deep.equal(['StoreFullError', 'NicepayServiceError']);
+    expect(stacksMadeText(() => new TransportError('reset', true, 'reset'))).to.deep.equal(['TransportError']);
+    // A shop's own error, and one it wraps, passed on by a route.
+    expect(stacksMadeText(() => withStackText(new Error('outer', { cause })))).to.deep.equal(['Error', 'Error']);
+    // Read once: the second read makes nothing.
+    expect(stacksMadeText(() => withStackText(cause))).to.deep.equal([]);
   });
 });

@@ -37,7 +37,9 @@ const MAY_HAVE_MOVED: ReadonlySet<string> = new Set([
  */
 export class NicepayGatewayError extends NicepayError {
   static override readonly brand: symbol = brandOf('NicepayGatewayError');
-  override name = 'NicepayGatewayError';
+  static {
+    NicepayGatewayError.prototype.name = 'NicepayGatewayError';
+  }
   readonly tid: string | undefined;
   readonly moid: string | undefined;
   readonly netCancel: NetCancelOutcome | undefined;
@@ -82,7 +84,9 @@ export interface HookErrorInit {
  */
 export class NicepayHookError extends NicepayError {
   static override readonly brand: symbol = brandOf('NicepayHookError');
-  override name = 'NicepayHookError';
+  static {
+    NicepayHookError.prototype.name = 'NicepayHookError';
+  }
   readonly tid: string | undefined;
   readonly moid: string | undefined;
   readonly netCancel: NetCancelOutcome | undefined;
@@ -112,7 +116,9 @@ export class NicepayHookError extends NicepayError {
  */
 export class NicepayDataApiError extends NicepayError {
   static override readonly brand: symbol = brandOf('NicepayDataApiError');
-  override name = 'NicepayDataApiError';
+  static {
+    NicepayDataApiError.prototype.name = 'NicepayDataApiError';
+  }
   /** Always false: a refusal changed nothing. */
   readonly outcomeUnknown = false;
   constructor(

@@ -1,4 +1,5 @@
 import { type NicepayErrorCode, statusOf } from './codes.js';
+import { withStackText } from './stack-text.js';
 
 export type { NicepayErrorCode } from './codes.js';
 
@@ -34,7 +35,11 @@ export interface NicepayErrorInit {
 export class NicepayError extends Error {
   /** This class's brand, `Symbol.for("express-nicepay.error.<ClassName>")`; each subclass declares its own. */
   static readonly brand: symbol = BASE_BRAND;
-  override name = 'NicepayError';
+  static {
+    // On the prototype, not each instance: the stack (made text in the constructor) is headed
+    // by the name, and a subclass's own instance field would be set only after that.
+    NicepayError.prototype.name = 'NicepayError';
+  }
   readonly code: NicepayErrorCode;
   readonly status: number;
   /** Alias of `status`, as http-errors sets it. */
@@ -61,6 +66,7 @@ export class NicepayError extends Error {
       if (Object.hasOwn(ctor, 'brand'))
         Object.defineProperty(this, (ctor as unknown as { brand: symbol }).brand, { value: true });
     }
+    withStackText(this);
   }
 
   /** A plain, secret-free object for logs and API responses. */

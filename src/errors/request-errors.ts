@@ -8,7 +8,9 @@ import { brandOf, NicepayError } from './nicepay-error.js';
  */
 export class NicepayRequestError extends NicepayError {
   static override readonly brand: symbol = brandOf('NicepayRequestError');
-  override name = 'NicepayRequestError';
+  static {
+    NicepayRequestError.prototype.name = 'NicepayRequestError';
+  }
   constructor(code: CodeOf<'NicepayRequestError'>, message: string, field?: string, cause?: unknown) {
     super(code, message, { ...(field !== undefined ? { field } : {}), cause });
   }
@@ -21,7 +23,9 @@ export class NicepayRequestError extends NicepayError {
  */
 export class NicepayServiceError extends NicepayError {
   static override readonly brand: symbol = brandOf('NicepayServiceError');
-  override name = 'NicepayServiceError';
+  static {
+    NicepayServiceError.prototype.name = 'NicepayServiceError';
+  }
   constructor(code: CodeOf<'NicepayServiceError'>, message: string, cause?: unknown) {
     super(code, message, { cause });
   }
@@ -30,7 +34,9 @@ export class NicepayServiceError extends NicepayError {
 /** A misconfigured option, thrown when the factory is called (never on the first buyer). */
 export class NicepayConfigError extends NicepayError {
   static override readonly brand: symbol = brandOf('NicepayConfigError');
-  override name = 'NicepayConfigError';
+  static {
+    NicepayConfigError.prototype.name = 'NicepayConfigError';
+  }
   constructor(option: string, wants: string, cause?: unknown) {
     super('NICEPAY_CONFIG_INVALID', `express-nicepay option ${option} is invalid: ${wants}`, {
       expose: false,
@@ -43,7 +49,9 @@ export class NicepayConfigError extends NicepayError {
 /** A rule of the payout schedule (KST cut-offs, blackout, business days) would be broken. */
 export class NicepayScheduleError extends NicepayError {
   static override readonly brand: symbol = brandOf('NicepayScheduleError');
-  override name = 'NicepayScheduleError';
+  static {
+    NicepayScheduleError.prototype.name = 'NicepayScheduleError';
+  }
   constructor(
     readonly rule: string,
     message: string,

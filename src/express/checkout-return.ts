@@ -1,3 +1,4 @@
+import { withStackText } from '../errors/stack-text.js';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { createCheckoutClient } from '../approval/checkout-client.js';
 import type { CheckoutOptions } from '../approval/checkout-options.js';
@@ -39,7 +40,8 @@ export function checkoutReturn(
           req.checkout = result;
           next();
         },
-        (err: unknown) => next(err),
+        // The shop's own hooks may throw too: whatever is passed on keeps no frames of this request.
+        (err: unknown) => next(withStackText(err)),
       );
   };
 }

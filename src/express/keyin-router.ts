@@ -1,3 +1,4 @@
+import { withStackText } from '../errors/stack-text.js';
 import { createRequire } from 'node:module';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { NicepayRequestError, isNicepayError, NicepayHookError } from '../errors/index.js';
@@ -132,7 +133,8 @@ export function keyinRouter(
       req.keyin = result;
       next();
     } catch (err) {
-      next(err);
+      // The shop's own hooks may throw too: whatever is passed on keeps no frames of this request.
+      next(withStackText(err));
     }
   };
   router.post(

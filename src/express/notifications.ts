@@ -1,3 +1,4 @@
+import { withStackText } from '../errors/stack-text.js';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ClientContext } from '../context.js';
 import { isNicepayError } from '../errors/index.js';
@@ -35,7 +36,7 @@ export function notifications(ctx: ClientContext, options: NotificationsOptions)
           res.status(err.status).type('text/plain').send('FAIL');
           return;
         }
-        next(err);
+        next(withStackText(err));
       },
     );
   };

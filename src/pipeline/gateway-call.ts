@@ -1,5 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { NicepayGatewayError, NicepayServiceError } from '../errors/index.js';
+import { withStackText } from '../errors/stack-text.js';
 import { silentLogger } from '../logger.js';
 import type { TransportError } from '../transport.js';
 import { ownCopy } from '../own-copy.js';
@@ -161,17 +162,6 @@ async function run<T>(ctx: ClientContext, call: GatewayCall<T>, context: Gateway
     );
   }
   return value;
-}
-
-/**
- * `err` with its stack made text now (V8 makes it on the first read). Until then an error keeps
- * the functions and receivers of the frames it was thrown through, and a flow's closures hold
- * what it sends (a key-in's or a billing registration's card data): an error thrown while a call
- * is built or read would keep them for as long as the shop keeps the error.
- */
-export function withStackText(err: unknown): unknown {
-  if (err instanceof Error) void err.stack;
-  return err;
 }
 
 /** The default meaning of a request that never left: unreachable, nothing changed. */

@@ -3,7 +3,8 @@ import { NicepayGatewayError, NicepayRequestError, NicepayServiceError } from '.
 import { ownCopy } from '../own-copy.js';
 import { digestEquals } from '../util/secret-digest.js';
 import { type AnswerTable, readAnswer, type Reading } from './answer-rules.js';
-import { admit, callGateway, withStackText } from './gateway-call.js';
+import { withStackText } from '../errors/stack-text.js';
+import { admit, callGateway } from './gateway-call.js';
 import { LEASE_MS, type Lease } from './lease.js';
 import { storeError, takeKey } from './ledger.js';
 import type { LedgerOperation, LedgerRecord } from './ledger-record.js';

@@ -1,3 +1,4 @@
+import { withStackText } from '../errors/stack-text.js';
 /**
  * The payment ledger's storage: one record per key, each either **open** (a money operation
  * still moving: sending, awaiting its hook, being reversed or settled) or **closed** (final: it
@@ -115,4 +116,9 @@ export type LeaseResult =
  */
 export class StoreFullError extends Error {
   override name = 'StoreFullError';
+  constructor(message: string) {
+    super(message);
+    // Thrown inside the store's call, whose frames hold the operation being taken (a key-in's card).
+    withStackText(this);
+  }
 }
