@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { request } from 'undici';
 import { createSandbox, type Sandbox, TEST_MERCHANTS } from '../src/sandbox/index.js';
+import { encodeForm } from '../src/wire/form-codec.js';
 import { kstParts } from '../src/wire/kst.js';
 import { waitForOutput } from './helpers/process-ready.js';
 
@@ -219,7 +220,7 @@ describe('the heap of a shop on memoryStore holds no secret a request or an answ
       await keyin(shop, '/keyin', moid, OTHER_PAN, birth, 'NICEPAY_DUPLICATE_MISMATCH');
     }
     // The shop kept the three refusals: the search looks where they are.
-    const strings = await heapStrings(shop, /^written, 0 spans and 3 errors kept$/);
+    const strings = await heapStrings(shop, /^written, 0 spans, 3 errors, 0 hook arguments and 0 log lines kept$/);
     expect(holding(strings, OTHER_PAN), 'the second card number').to.deep.equal([]);
     for (const birth of births) expect(holding(strings, `buyerAuthNum=${birth}`), 'a birth date').to.deep.equal([]);
   });
@@ -234,7 +235,7 @@ describe('the heap of a shop on memoryStore holds no secret a request or an answ
         buyerName: 'Hong&Co',
       });
     }
-    const strings = await heapStrings(shop, /^written, 0 spans and 3 errors kept$/);
+    const strings = await heapStrings(shop, /^written, 0 spans, 3 errors, 0 hook arguments and 0 log lines kept$/);
     expect(holding(strings, PAN), 'the card number').to.deep.equal([]);
     for (const birth of births) expect(holding(strings, `buyerAuthNum=${birth}`), 'a birth date').to.deep.equal([]);
   });
@@ -259,7 +260,7 @@ describe('the heap of a shop on memoryStore holds no secret a request or an answ
         'NICEPAY_HOOK_RESULT_INVALID',
       );
     }
-    const strings = await heapStrings(shop, /^written, 0 spans and 4 errors kept$/);
+    const strings = await heapStrings(shop, /^written, 0 spans, 4 errors, 0 hook arguments and 0 log lines kept$/);
     expect(holding(strings, mistyped), 'the mistyped card number').to.deep.equal([]);
     expect(holding(strings, PAN), 'the card number').to.deep.equal([]);
     for (const birth of births) expect(holding(strings, `buyerAuthNum=${birth}`), 'a birth date').to.deep.equal([]);
@@ -285,32 +286,132 @@ describe('the heap of a shop on memoryStore holds no secret a request or an answ
       });
       expect(await res.body.text()).to.include('NICEPAY_HOOK_RESULT_INVALID');
     }
-    const strings = await heapStrings(shop, /^written, 0 spans and 3 errors kept$/);
+    const strings = await heapStrings(shop, /^written, 0 spans, 3 errors, 0 hook arguments and 0 log lines kept$/);
     for (const token of tokens) expect(holding(strings, token), 'an AuthToken').to.deep.equal([]);
   });
 
-  it('a shop that keeps the errors of billing-key registrations whose answer was lost keeps no card number', async () => {
+  it('a shop that keeps the errors of billing-key registrations posted as forms whose answer was lost keeps no card number', async () => {
     const gateway = await droppingGateway(sandboxUrl);
     try {
       const shop = await startShop(gateway.url, { KEEP_ERRORS: '1' });
       for (let i = 0; i < 3; i++) {
         const res = await request(`${shop}/billing-register`, {
           method: 'POST',
-          body: JSON.stringify({ moid: `heap-register-order-${Date.now()}-${i}`, number: OTHER_PAN }),
-          headers: { 'content-type': 'application/json' },
+          body: new URLSearchParams({ moid: `heap-register-order-${Date.now()}-${i}`, number: OTHER_PAN }).toString(),
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
         });
         expect(await res.body.text()).to.include('NICEPAY_OUTCOME_UNKNOWN');
       }
-      const strings = await heapStrings(shop, /^written, 0 spans and 3 errors kept$/);
+      const strings = await heapStrings(shop, /^written, 0 spans, 3 errors, 0 hook arguments and 0 log lines kept$/);
       expect(holding(strings, OTHER_PAN), 'the card number').to.deep.equal([]);
     } finally {
       gateway.server.close();
     }
   });
 
-  it('after approvals, and the same returns recovered by a second instance, no AuthToken is in either heap', async () => {
+  it('a shop that keeps the refusals of nicepay.keyin() for a posted form keeps no card data', async () => {
+    const shop = await startShop(sandboxUrl, { KEEP_ERRORS: '1' });
+    const births: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const birth = birthDate();
+      births.push(birth);
+      // An expiry in the past: refused before anything is sent.
+      await keyin(
+        shop,
+        '/keyin-direct',
+        `heap-keyin-order-${Date.now()}-${i}-1004`,
+        PAN,
+        birth,
+        'NICEPAY_FIELD_INVALID',
+        {
+          cardExpiry: '2001',
+        },
+      );
+    }
+    const strings = await heapStrings(shop, /^written, 0 spans, 3 errors, 0 hook arguments and 0 log lines kept$/);
+    expect(holding(strings, PAN), 'the card number').to.deep.equal([]);
+    for (const birth of births) expect(holding(strings, `buyerAuthNum=${birth}`), 'a birth date').to.deep.equal([]);
+  });
+
+  it('a shop that keeps the errors its own expectedAmount throws on the key-in route keeps no card data', async () => {
+    const shop = await startShop(sandboxUrl, { KEEP_ERRORS: '1' });
+    const births: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const birth = birthDate();
+      births.push(birth);
+      await keyin(shop, '/keyin-lookup', `heap-keyin-order-${Date.now()}-${i}-1004`, PAN, birth, 'no such order');
+    }
+    const strings = await heapStrings(shop, /^written, 0 spans, 3 errors, 0 hook arguments and 0 log lines kept$/);
+    expect(holding(strings, PAN), 'the card number').to.deep.equal([]);
+    for (const birth of births) expect(holding(strings, `buyerAuthNum=${birth}`), 'a birth date').to.deep.equal([]);
+  });
+
+  it('a shop that keeps the key-ins refused because its store is full keeps no card data', async () => {
+    const shop = await startShop(sandboxUrl, { KEEP_ERRORS: '1', STORE_MAX: '2' });
+    const births: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const birth = birthDate();
+      births.push(birth);
+      // Two approved key-ins fill the store: the next two are refused before anything is sent.
+      await keyin(
+        shop,
+        '/keyin',
+        `heap-keyin-order-${Date.now()}-${i}-1004`,
+        PAN,
+        birth,
+        i < 2 ? 'approved' : 'NICEPAY_STORE_FULL',
+      );
+    }
+    const strings = await heapStrings(shop, /^written, 0 spans, 2 errors, 0 hook arguments and 0 log lines kept$/);
+    expect(holding(strings, PAN), 'the card number').to.deep.equal([]);
+    for (const birth of births) expect(holding(strings, `buyerAuthNum=${birth}`), 'a birth date').to.deep.equal([]);
+  });
+
+  it('a deposit notice the shop keeps, or logs to a logger that keeps its lines, keeps nothing the notice leaves out', async () => {
+    const shop = await startShop(sandboxUrl, { KEEP_LOGS: '1' });
+    // A field some captured notices carry and the package never passes on (docs/lifecycle.md).
+    const dropped = `MerchantKey=heap-notice-secret-${randomInt(1e9, 1e10)}`;
+    for (let i = 0; i < 2; i++) {
+      const moid = `heap-vbank-order-${Date.now()}-${i}-25000`;
+      const body = Buffer.concat([
+        encodeForm(
+          {
+            PayMethod: 'VBANK',
+            ResultCode: '4110',
+            ResultMsg: '입금 통보',
+            TID: `${MID}03012611${String(Date.now()).slice(-11)}${i}`,
+            MID,
+            MOID: moid,
+            Amt: '25000',
+            AuthDate: '261124093000',
+            VbankNum: '91234567890123',
+            VbankName: '우리은행',
+            VbankInputName: '홍길동',
+            StateCd: '0',
+          },
+          'euc-kr',
+        ),
+        Buffer.from(`&${dropped}`),
+      ]);
+      const res = await request(`${shop}/notice`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(await res.body.text()).to.equal('OK');
+    }
+    const strings = await heapStrings(
+      shop,
+      /^written, 0 spans, 0 errors, 2 hook arguments and [1-9]\d* log lines kept$/,
+    );
+    expect(holding(strings, dropped), 'the field never passed on').to.deep.equal([]);
+    expect(strings.some((s) => s.startsWith('heap-vbank-order-'))).to.equal(true);
+  });
+
+  it('after approvals, and the same returns recovered by a second instance that keeps its log lines, no AuthToken is in either heap', async () => {
     const first = await startShop(sandboxUrl);
-    const second = await startShop(sandboxUrl);
+    // The second instance logs the recovery, to a logger that keeps its lines.
+    const second = await startShop(sandboxUrl, { KEEP_LOGS: '1' });
     const tokens: string[] = [];
     for (let i = 0; i < 5; i++) {
       const r = await sandbox.authenticate({

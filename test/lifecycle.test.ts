@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { createNicepay, type CancelResult } from '../src/index.js';
+import { type CancelResult, createNicepay, type LedgerStore, memoryStore } from '../src/index.js';
 import { fromKst } from '../src/wire/kst.js';
 import { startLifecycleShop, MERCHANT_KEY, MID, type LifecycleShop } from './helpers/lifecycle-shop.js';
 
@@ -258,5 +258,57 @@ describe('lifecycle: window, cancel, status and deposit notices against the sand
       await shop.sandbox.deposit(issued.tid);
       expect((await shop.nicepay.status(issued.tid)).status).to.equal('approved');
     });
+  });
+});
+
+describe('lifecycle: what the ledger keeps of a refund', () => {
+  it('keeps the refund account while the refund is open and drops it from the record that closes it', async () => {
+    // Every record text the store is given, in order.
+    const written: string[] = [];
+    const inner = memoryStore();
+    const store: LedgerStore = {
+      ...inner,
+      acquire: (key, leaseMs, initial) => {
+        if (initial) written.push(initial.value);
+        return inner.acquire(key, leaseMs, initial);
+      },
+      write: (key, token, write, release) => {
+        written.push(write.value);
+        return inner.write(key, token, write, release);
+      },
+    };
+    const shop = await startLifecycleShop({ store });
+    try {
+      const issued = await shop.pay('VBANK', 30_000, '김철수');
+      await shop.sandbox.deposit(issued.tid, { depositor: '김철수' });
+      written.length = 0;
+      const r = cancelled(
+        await shop.nicepay.cancel({
+          tid: issued.tid,
+          moid: issued.moid,
+          amount: 30_000,
+          reason: '환불',
+          refundAccount: { number: '123-456-789012', bankCode: '004', holder: '김철수' },
+        }),
+      );
+      expect(r).to.include({ status: 'refund-pending', code: '2225' });
+      // Records are JSON; a tally's entries (ledger keys) are not.
+      const records = written
+        .filter((text) => text.startsWith('{'))
+        .map((text) => JSON.parse(text) as { op?: string; state?: string; data?: Record<string, string> })
+        .filter((x) => x.op === 'cancel');
+      expect(records.map((x) => x.state)).to.deep.equal(['sending', 'recorded']);
+      // Written open: settlement could send the refund again with it.
+      expect(records[0]!.data).to.include({
+        refundNumber: '123456789012',
+        refundBankCode: '004',
+        refundHolder: '김철수',
+      });
+      // Closed: none of it is kept for the record's 35 days.
+      expect(records[1]!.data).to.not.have.any.keys('refundNumber', 'refundBankCode', 'refundHolder');
+      expect(JSON.stringify(records[1])).to.not.include('123456789012');
+    } finally {
+      await shop.close();
+    }
   });
 });

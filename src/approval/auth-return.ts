@@ -16,8 +16,9 @@ import { type GatewayEndpoints, trustedGatewayUrl } from './trusted-url.js';
 export interface VerifiedReturn {
   kind: 'authenticated';
   /**
-   * A copy of its own (ownCopy): it reaches the shop's expectedAmount and the errors that name
-   * the order, and a value cut from the return would keep the whole return, AuthToken included.
+   * A copy of its own (ownCopy), as is `tid`: it reaches the shop's expectedAmount, the errors
+   * and log lines that name the order, and a value cut from the return would keep the whole
+   * return, AuthToken included.
    */
   moid: string;
   tid: string;
@@ -141,7 +142,7 @@ export function verifyAuthReturn(
   return {
     kind: 'authenticated',
     moid: ownCopy(moid),
-    tid,
+    tid: ownCopy(tid),
     authToken,
     amt,
     signature,

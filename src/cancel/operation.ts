@@ -60,6 +60,8 @@ export function cancelKind(ctx: ClientContext): OperationKind<CancelResult> {
     inquire: () => Promise.reject(new Error('a cancel is settled by sending it again')),
     // The TID's cancels, which tell apart cancel notices that carry nothing else to tell them by.
     tally: (r) => cancelTallyBase(r.mid, r.tid),
+    // A refund account is needed to send the refund again, not once it is done or refused.
+    openOnlyData: REFUND_DATA,
     resend: (r) => {
       const n = fromRecord(r);
       if (n.partial) return { unsafe: PARTIAL_CANCEL_UNSAFE };
@@ -168,10 +170,13 @@ function cancelRequest(
   };
 }
 
+/** The record's refund account, kept only while the cancel is open (see toData). */
+const REFUND_DATA = ['refundNumber', 'refundBankCode', 'refundHolder'] as const;
+
 /**
  * The record's request fields, kept so settlement can send the same cancel again: its reason,
  * kind and key, and the refund account of a paid virtual account's refund (the shop's own data
- * about its buyer, needed to complete the refund; never logged).
+ * about its buyer, needed to complete the refund; never logged, and dropped once it is closed).
  */
 function toData(n: NormalizedCancel): Record<string, string> {
   return {

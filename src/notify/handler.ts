@@ -3,7 +3,8 @@ import { NicepayError } from '../errors/index.js';
 import { errorText, type HookRun, runNoticeHook } from '../pipeline/index.js';
 import { cancelOccurrences, settleNotifiedCancel } from './cancel-occurrences.js';
 import { parseAmount } from '../wire/amount.js';
-import { decodeForm, type FormFields } from '../wire/form-codec.js';
+import { decodeForm, emptyFields, type FormFields } from '../wire/form-codec.js';
+import { ownCopy } from '../own-copy.js';
 import { parseKstTimestamp } from '../wire/kst.js';
 import { noticeKey } from './identity.js';
 import { type ResolvedNotificationsOptions, sourceAddress } from './options.js';
@@ -72,7 +73,7 @@ export function createNoticeHandler(
     let form: FormFields;
     try {
       // Notices are EUC-KR whatever the header says (there is no charset parameter to rely on).
-      form = decodeForm(typeof n.body === 'function' ? await n.body() : n.body, 'euc-kr', { maxFields: 80 });
+      form = ownFields(decodeForm(typeof n.body === 'function' ? await n.body() : n.body, 'euc-kr', { maxFields: 80 }));
     } catch (err) {
       // A body the reader refused (wrong media type, too large) is passed on with its own status.
       if (err instanceof NicepayError) throw err;
@@ -223,11 +224,20 @@ export function createNoticeHandler(
   }
 }
 
-/** The notice's fields without the ones never passed on. */
+/**
+ * The notice's fields without the ones never passed on, each a copy of its own (ownCopy): a value
+ * cut from the body would keep the whole notice (a depositor's account, the MerchantKey some
+ * captures show) in whatever keeps it: a hook's argument, a log line, a record.
+ */
+function ownFields(form: FormFields): FormFields {
+  const out = emptyFields();
+  for (const k of Object.keys(form)) if (!DROPPED.has(k.toLowerCase())) out[k] = ownCopy(form[k]!);
+  return out;
+}
+
+/** The notice's fields, as passed on. */
 function rawFields(form: FormFields): Readonly<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const k of Object.keys(form)) if (!DROPPED.has(k.toLowerCase())) out[k] = form[k]!;
-  return Object.freeze(out);
+  return Object.freeze({ ...form });
 }
 
 function depositNotice(

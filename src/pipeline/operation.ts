@@ -46,6 +46,12 @@ export interface OperationKind<R> {
    * to tell them by, even a notice that arrives before the cancel's answer is read).
    */
   tally?(record: LedgerRecord): string | undefined;
+  /**
+   * Keys of a record's `data` kept only while it is open, for sending it again (a refund
+   * account): the record that closes it drops them, so the ledger does not keep its buyer's
+   * personal data for the closed record's whole life.
+   */
+  openOnlyData?: readonly string[];
 }
 
 /**

@@ -3,7 +3,7 @@ import { ownCopy } from '../own-copy.js';
 import type { NicepayError } from '../errors/index.js';
 import { callHook, errorText, type HookContext, type HookVerdict } from './hook-runner.js';
 import type { Lease } from './lease.js';
-import type { LedgerRecord } from './ledger-record.js';
+import { CLOSED_STATES, type LedgerRecord } from './ledger-record.js';
 import type { OperationKind, ReversalRequest } from './operation.js';
 import { reverse } from './reversal.js';
 import { type LedgerEvent, transition } from './state-machine.js';
@@ -93,6 +93,7 @@ export async function walk<R>(
       return { forgotten: true, step, record: { ...r, ...step.patch } };
     }
     r = { ...r, ...step.patch, state: row.to };
+    if (kind.openOnlyData && CLOSED_STATES.has(r.state)) r = { ...r, data: without(r.data, kind.openOnlyData) };
     switch (row.then) {
       case 'answer':
         return (await lease.putAndRelease(r)) ? { forgotten: false, record: r } : stuck(kind, written, r);
@@ -140,6 +141,13 @@ export async function walk<R>(
       }
     }
   }
+}
+
+/** `data` without `keys`. */
+function without(data: Record<string, string>, keys: readonly string[]): Record<string, string> {
+  const out = { ...data };
+  for (const key of keys) delete out[key];
+  return out;
 }
 
 /**

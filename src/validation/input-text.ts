@@ -1,4 +1,5 @@
 import { NicepayRequestError } from '../errors/index.js';
+import { ownCopy } from '../own-copy.js';
 import { WireFormatError, byteLength, encodeText } from '../wire/charset.js';
 
 /**
@@ -12,7 +13,9 @@ export function fieldInvalid(field: string, rule: string): NicepayRequestError {
 /**
  * A text value sent in the EUC-KR request form: a string without control characters that
  * EUC-KR (CP949) can encode, at most `max` bytes there (a Hangul syllable takes 2). Empty or
- * missing gives undefined, or an error when `required`.
+ * missing gives undefined, or an error when `required`. The text given back is a copy of its own
+ * (ownCopy): a value a body parser cut from a posted form would keep the whole form (a card
+ * number beside it) in whatever keeps it: a result, an error's message, a record.
  */
 export function wireText(value: unknown, field: string, max: number, required: boolean): string | undefined {
   if (value === undefined || value === null || value === '') {
@@ -32,7 +35,7 @@ export function wireText(value: unknown, field: string, max: number, required: b
   const size = byteLength(value, 'euc-kr');
   if (size > max)
     throw fieldInvalid(field, `is ${size} bytes in EUC-KR; at most ${max} allowed (a Hangul syllable takes 2)`);
-  return value;
+  return ownCopy(value);
 }
 
 /** Buyer fields of a request (BuyerName 30, BuyerEmail 60, BuyerTel 20 bytes in EUC-KR). */
