@@ -9,6 +9,17 @@ function cancelled(r: CancelResult): Extract<CancelResult, { status: 'cancelled'
   return r;
 }
 
+/** The refund of a paid 30,000-won virtual account to its buyer's account. */
+function refund(shop: LifecycleShop, paid: { tid: string; moid: string }): Promise<CancelResult> {
+  return shop.nicepay.cancel({
+    tid: paid.tid,
+    moid: paid.moid,
+    amount: 30_000,
+    reason: '환불',
+    refundAccount: { number: '123-456-789012', bankCode: '004', holder: '김철수' },
+  });
+}
+
 describe('lifecycle: window, cancel, status and deposit notices against the sandbox', () => {
   let shop: LifecycleShop;
   before(async () => {
@@ -209,15 +220,7 @@ describe('lifecycle: window, cancel, status and deposit notices against the sand
         reason: '환불',
       });
       expect(noRefund).to.include({ status: 'refused', code: '2221', reason: 'refund-account-required' });
-      const r = cancelled(
-        await shop.nicepay.cancel({
-          tid: issued.tid,
-          moid: issued.moid,
-          amount: 30_000,
-          reason: '환불',
-          refundAccount: { number: '123-456-789012', bankCode: '004', holder: '김철수' },
-        }),
-      );
+      const r = cancelled(await refund(shop, issued));
       expect(r).to.include({ status: 'refund-pending', code: '2225', remainingAmount: 0 });
       expect(shop.sandbox.ledger.get(issued.tid)!.cancels![0]!.refundAccount).to.deep.equal({
         bankCode: '004',
@@ -282,15 +285,7 @@ describe('lifecycle: what the ledger keeps of a refund', () => {
       const issued = await shop.pay('VBANK', 30_000, '김철수');
       await shop.sandbox.deposit(issued.tid, { depositor: '김철수' });
       written.length = 0;
-      const r = cancelled(
-        await shop.nicepay.cancel({
-          tid: issued.tid,
-          moid: issued.moid,
-          amount: 30_000,
-          reason: '환불',
-          refundAccount: { number: '123-456-789012', bankCode: '004', holder: '김철수' },
-        }),
-      );
+      const r = cancelled(await refund(shop, issued));
       expect(r).to.include({ status: 'refund-pending', code: '2225' });
       // Records are JSON; a tally's entries (ledger keys) are not.
       const records = written
