@@ -17,6 +17,7 @@ import {
   type NicepayErrorCode,
 } from '../src/index.js';
 import { ERROR_CODES, statusOf } from '../src/errors/index.js';
+import { dataHostRefusal } from '../src/data-api/call.js';
 import { withStackText } from '../src/errors/stack-text.js';
 import { StoreFullError } from '../src/store/types.js';
 import { TransportError } from '../src/transport.js';
@@ -188,6 +189,18 @@ describe('an error keeps no frames of where it was made', () => {
       expect(err!.stack!.split('\n')[0], code).to.equal(`${ERROR_CODES[code].class}: ${err!.message}`);
       expect(err!.name).to.equal(ERROR_CODES[code].class);
     }
+  });
+
+  it("the stack's first line is the error's name and whole message: a data-host refusal's merchant-key hint, a shop subclass's own name", () => {
+    const refused = dataHostRefusal('1000', '', '0102001', '/om/api');
+    expect(refused.message).to.match(/\(the gateway could not verify .*merchantKey/);
+    expect(refused.stack!.split('\n')[0]).to.equal(`NicepayDataApiError: ${refused.message}`);
+    class OrderRejected extends NicepayRequestError {
+      override name = 'OrderRejected';
+    }
+    const own = new OrderRejected('NICEPAY_FIELD_INVALID', 'no such order', 'moid');
+    expect(own.stack!.split('\n')[0]).to.equal('OrderRejected: no such order');
+    expect(own).to.be.instanceOf(NicepayRequestError);
   });
 
   it('so do the errors it wraps, the store-full and transport errors, and the errors the adapters pass on', () => {

@@ -2,13 +2,21 @@
  * The pipeline alone (src/pipeline/gateway-call.ts): the steps every flow gets by declaring
  * itself, against a loopback server. Shutdown before the request is built; admitted work and
  * its continuations tracked once, so close() waits for a net cancel sent while closing; the one
- * classification of a failure (never sent / answered).
+ * classification of a failure (never sent / answered); and runOperation's refusal of a declaration
+ * that binds its record without saying how a mismatched repeat is refused.
  */
 import { expect } from 'chai';
 import { resolveConfig } from '../src/config.js';
 import { closeContext, createContext } from '../src/context.js';
 import { NicepayGatewayError, NicepayServiceError } from '../src/errors/index.js';
-import { admit, callGateway, type GatewayCall } from '../src/pipeline/index.js';
+import {
+  admit,
+  callGateway,
+  type GatewayCall,
+  type OperationCall,
+  type OperationKind,
+  runOperation,
+} from '../src/pipeline/index.js';
 import { MERCHANT_KEY, MID } from './helpers/shop.js';
 import { startRawGateway, type RawGateway } from './helpers/raw-gateway.js';
 import { rejectedWith } from './helpers/rejected.js';
@@ -93,5 +101,37 @@ describe('pipeline: callGateway and admit', () => {
     await closeContext(ctx);
     expect(err).to.include({ code: 'NICEPAY_GATEWAY_UNREACHABLE', tid: 'T1', outcomeUnknown: false });
     expect(lostAsked).to.equal(false);
+  });
+});
+
+describe('pipeline: runOperation of a declaration', () => {
+  it('refuses a declaration that binds its record to its request but says nothing of a mismatched repeat, before anything is written or sent', async () => {
+    const ctx = createContext(resolveConfig({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9' }));
+    let exchanged = false;
+    const kind: OperationKind<string> = {
+      op: 'approval',
+      what: 'approval',
+      keepMs: 60_000,
+      result: (r) => r.state,
+      inquire: async () => 'holds',
+    };
+    const bound: OperationCall<string> = {
+      kind,
+      key: `approval:${MID}:T1`,
+      start: { tid: 'T1', moid: 'M1', amount: 1004, binding: 'digest-of-the-token' },
+      send: {
+        ids: { tid: 'T1', moid: 'M1' },
+        exchange: async () => {
+          exchanged = true;
+          return { kind: 'success', code: '3001', fields: {} };
+        },
+      },
+      refusal: 'kept',
+    };
+    const err = await rejectedWith(runOperation(ctx, bound), Error);
+    expect(err.message).to.equal('the approval declaration binds its record but declares no mismatch');
+    expect(exchanged).to.equal(false);
+    expect(await ctx.config.store.get(bound.key)).to.equal(undefined);
+    await closeContext(ctx);
   });
 });

@@ -58,15 +58,13 @@ const AUTH_FAILED = '1000';
  * (and, for reconciliation, about usrId, which the encKey covers there instead of the MID).
  */
 export function dataHostRefusal(resCode: string, resMsg: string, sid: string, path: DataPath): NicepayDataApiError {
-  const err = new NicepayDataApiError(resCode, resMsg, reasonOf(resCode), sid);
-  if (resCode === AUTH_FAILED) {
-    const hint =
-      path === '/recon/api'
+  const hint =
+    resCode !== AUTH_FAILED
+      ? undefined
+      : path === '/recon/api'
         ? `${MERCHANT_KEY_HINT.replace(/\?$/, '')}, and is usrId its merchant admin login id?`
         : MERCHANT_KEY_HINT;
-    err.message = `${err.message} (${hint})`;
-  }
-  return err;
+  return new NicepayDataApiError(resCode, resMsg, reasonOf(resCode), sid, hint);
 }
 
 /** The answer read by parse-response.ts, a refusal told as {@link dataHostRefusal} says. */

@@ -121,12 +121,17 @@ export class NicepayDataApiError extends NicepayError {
   }
   /** Always false: a refusal changed nothing. */
   readonly outcomeUnknown = false;
+  /** `hint`: what to check, added to the message (a refused authentication's question about the merchant key). */
   constructor(
     readonly resCode: string,
     readonly resMsg: string,
     readonly reason: string,
     readonly sid: string,
+    hint?: string,
   ) {
-    super('NICEPAY_DATA_HOST_REFUSED', `data host refused ${sid}: ${resCode} ${reason}${resMsg ? ` (${resMsg})` : ''}`);
+    super(
+      'NICEPAY_DATA_HOST_REFUSED',
+      `data host refused ${sid}: ${resCode} ${reason}${resMsg ? ` (${resMsg})` : ''}${hint ? ` (${hint})` : ''}`,
+    );
   }
 }

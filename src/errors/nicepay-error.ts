@@ -66,7 +66,9 @@ export class NicepayError extends Error {
       if (Object.hasOwn(ctor, 'brand'))
         Object.defineProperty(this, (ctor as unknown as { brand: symbol }).brand, { value: true });
     }
-    withStackText(this);
+    // The package's own classes only: they are made in the package's frames, and are complete
+    // here. A shop's subclass is made in its own, and may set its name or message after this.
+    if (Object.hasOwn(new.target, 'brand')) withStackText(this);
   }
 
   /** A plain, secret-free object for logs and API responses. */

@@ -48,6 +48,9 @@ export function runOwnTidOperation<R>(ctx: ClientContext, operation: OwnTidOpera
 }
 
 async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: OwnTidOperation<R>): Promise<R> {
+  // A declaration that binds its record to its request says how a mismatched repeat is refused.
+  if (first.start.binding !== '' && !first.mismatch)
+    throw new Error(`the ${first.kind.what} declaration binds its record but declares no mismatch`);
   let call = withOwnStart(first);
   const { kind, start } = call;
   let initial = startRecord(ctx, call);
@@ -184,10 +187,10 @@ async function resume<R>(
  * receivers of the frames it was made in until its stack is read, and a declaration's closures
  * hold what was posted (a key-in form with its card data).
  */
-function mismatchError(call: OperationCall<unknown>): Error {
-  // A call that declares none has no binding (its key names the whole request): no repeat differs.
-  if (!call.mismatch) return new Error(`unreachable: ${call.kind.what} ${call.key} is named by its key alone`);
-  return new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', call.mismatch.message(call.start), call.mismatch.field);
+function mismatchError(call: OperationCall<unknown>): NicepayRequestError {
+  // drive() refused a bound call without one; an unbound one (binding '') never differs.
+  const { field, message } = call.mismatch!;
+  return new NicepayRequestError('NICEPAY_DUPLICATE_MISMATCH', message(call.start), field);
 }
 
 /** The caller's answer of a record: its result when its state has one, else its state's error. */
