@@ -89,7 +89,8 @@ async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: Ow
   try {
     step = await send(ctx, call);
   } catch (err) {
-    // Nothing left (a request refused before sending, a bug): nothing to remember.
+    // Nothing left (a request refused before sending, a bug): nothing to remember. An error not
+    // of the package's classes (a bug's) has its stack made text here, as theirs is when made.
     await lease.forget();
     throw withStackText(err);
   }
@@ -181,10 +182,9 @@ async function resume<R>(
 }
 
 /**
- * The refusal of a repeat that presents another binding (token, card, amount). Made here, of the
- * call's own copies, not in a closure of the declaration: an error keeps the functions and
- * receivers of the frames it was made in until its stack is read, and a declaration's closures
- * hold what was posted (a key-in form with its card data).
+ * The refusal of a repeat that presents another binding (token, card, amount), made of the
+ * call's own copies: a message made of the caller's strings would keep what they were cut from
+ * (a key-in form with its card data) for as long as the shop keeps the error.
  */
 function mismatchError(call: OperationCall<unknown>): NicepayRequestError {
   // drive() refused a bound call without one; an unbound one (binding '') never differs.
