@@ -110,6 +110,8 @@ function shuttingDown(what: string): NicepayServiceError {
 /** The steps after the shutdown check. `context` (when tracing) receives the outcome of a throw. */
 async function run<T>(ctx: ClientContext, call: GatewayCall<T>, context: GatewayCallContext | undefined): Promise<T> {
   const { logger } = ctx.config;
+  // Whatever a flow's closures throw leaves with its stack made text (the package's own errors
+  // make theirs when made; another's, a bug's, here), so it keeps none of what they hold.
   let req: OutboundRequest;
   try {
     req = call.request();
