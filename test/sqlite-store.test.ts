@@ -331,6 +331,94 @@ describe('sqliteStore', () => {
     });
   });
 
+  describe('setting up a file other processes are setting up', () => {
+    /**
+     * A connection that answers its first `busyTimes` set-up statements the way SQLite does when
+     * another process is creating the same file (busy at once, no busy handler), in the shape of
+     * better-sqlite3's error and of node:sqlite's in turn; `attempts` counts the WAL switches.
+     */
+    function contended(db: Database.Database, busyTimes: number): SqliteDatabase & { attempts: number } {
+      const shaped = syncShaped(db);
+      const conn = {
+        ...shaped,
+        attempts: 0,
+        exec(sql: string): unknown {
+          if (/journal_mode = WAL/.test(sql)) {
+            conn.attempts++;
+            if (conn.attempts <= busyTimes) {
+              throw conn.attempts % 2 === 1
+                ? Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })
+                : Object.assign(new Error('database is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 5 });
+            }
+          }
+          return shaped.exec(sql);
+        },
+      };
+      return conn;
+    }
+
+    it('a set-up answered busy without waiting is tried again within busyTimeoutMs, and the store opens in WAL mode', async () => {
+      const disk = scratch();
+      const db = new Database(disk.file);
+      try {
+        const conn = contended(db, 2);
+        const store = sqliteStore({ database: conn, busyTimeoutMs: 60_000 });
+        expect(conn.attempts).to.equal(3);
+        expect(db.pragma('journal_mode', { simple: true })).to.equal('wal');
+        expect((await store.acquire('k', 1_000, { value: 'v', open: true, dueAt: 0 })).state).to.equal('acquired');
+        expect((await store.get('k'))?.value).to.equal('v');
+        await store.close!();
+      } finally {
+        db.close();
+        disk.remove();
+      }
+    });
+
+    it('a set-up still busy when busyTimeoutMs has passed fails at creation with the database option named and SQLite busy as the cause', () => {
+      const disk = scratch();
+      const db = new Database(disk.file);
+      try {
+        const conn = contended(db, Number.POSITIVE_INFINITY);
+        let thrown: unknown;
+        try {
+          sqliteStore({ database: conn, busyTimeoutMs: 0 });
+        } catch (err) {
+          thrown = err;
+        }
+        expect(thrown).to.be.instanceOf(NicepayConfigError);
+        expect((thrown as Error).message).to.include('option database ');
+        expect(((thrown as Error).cause as { code?: string }).code).to.equal('SQLITE_BUSY');
+        expect(conn.attempts).to.equal(1);
+      } finally {
+        db.close();
+        disk.remove();
+      }
+    });
+
+    it('a set-up failing for another reason than busy is not tried again', () => {
+      const disk = scratch();
+      const db = new Database(disk.file);
+      try {
+        let attempts = 0;
+        const broken: SqliteDatabase = {
+          ...syncShaped(db),
+          exec(sql: string): unknown {
+            if (/journal_mode = WAL/.test(sql)) {
+              attempts++;
+              throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+            }
+            return db.exec(sql);
+          },
+        };
+        expect(() => sqliteStore({ database: broken, busyTimeoutMs: 60_000 })).to.throw(NicepayConfigError);
+        expect(attempts).to.equal(1);
+      } finally {
+        db.close();
+        disk.remove();
+      }
+    });
+  });
+
   describe('forgetting what expired', () => {
     let disk: ReturnType<typeof scratch>;
     let db: Database.Database;

@@ -79,3 +79,36 @@ export function immediate<T>(db: SqliteDatabase, work: () => T): T {
 export function num(value: unknown): number {
   return typeof value === 'bigint' ? Number(value) : Number(value ?? 0);
 }
+
+/**
+ * Whether `err` is SQLite's "database is locked" (SQLITE_BUSY, any extended code): better-sqlite3
+ * says it in `code`, node:sqlite in `errcode` (its primary code, 5, in the low byte).
+ */
+function isSqliteBusy(err: unknown): boolean {
+  if (!isObject(err)) return false;
+  if (typeof err.code === 'string' && err.code.startsWith('SQLITE_BUSY')) return true;
+  return typeof err.errcode === 'number' && (err.errcode & 0xff) === 5;
+}
+
+/**
+ * Runs `work`, and again while it fails with SQLITE_BUSY, for up to `timeoutMs` (then the last
+ * failure is thrown). SQLite answers some statements busy at once instead of calling the busy
+ * handler: switching a new file to WAL while another process creates it is one (the switch would
+ * otherwise deadlock with that process's lock). `work` must be safe to run again. The waits
+ * between tries block the thread, as SQLite's own busy handler does with these synchronous
+ * drivers.
+ */
+export function retryWhileBusy<T>(work: () => T, timeoutMs: number, now: () => number = Date.now): T {
+  const deadline = now() + timeoutMs;
+  let pause = 2;
+  for (;;) {
+    try {
+      return work();
+    } catch (err) {
+      const left = deadline - now();
+      if (!isSqliteBusy(err) || left <= 0) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(pause, left));
+      pause = Math.min(pause * 2, 50);
+    }
+  }
+}

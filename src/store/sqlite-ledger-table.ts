@@ -4,7 +4,7 @@
  * this file only reads and writes whole rows.
  */
 import { NicepayConfigError } from '../errors/index.js';
-import { num, type SqliteDatabase, type SqliteStatement } from './sqlite-database.js';
+import { num, retryWhileBusy, type SqliteDatabase, type SqliteStatement } from './sqlite-database.js';
 
 /** One key's row, as the store reasons about it. */
 export interface LedgerRow {
@@ -71,6 +71,14 @@ const COLUMNS = ['key', 'value', 'open', 'due_at', 'forget_at', 'lease', 'lease_
  * @throws NicepayConfigError (`table`) when the table exists with other columns.
  */
 export function openLedgerTable(db: SqliteDatabase, table: string, busyTimeoutMs: number): LedgerTable {
+  // Processes opening a new file at once may be answered busy without waiting (retryWhileBusy):
+  // every statement of the set-up may run again.
+  retryWhileBusy(() => setUp(db, table, busyTimeoutMs), busyTimeoutMs);
+  return compile(db, table);
+}
+
+/** The connection's settings, the table and its indexes, each created when absent. */
+function setUp(db: SqliteDatabase, table: string, busyTimeoutMs: number): void {
   db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
   db.exec('PRAGMA journal_mode = WAL');
   // Set even when it reads FULL already: SQLite lowers a synchronous never set explicitly to
@@ -97,7 +105,11 @@ export function openLedgerTable(db: SqliteDatabase, table: string, busyTimeoutMs
   }
   db.exec(`CREATE INDEX IF NOT EXISTS "${table}_due" ON ${t} (due_at) WHERE open = 1;
   CREATE INDEX IF NOT EXISTS "${table}_forget" ON ${t} (forget_at) WHERE open = 0;`);
+}
 
+/** The table's statements, compiled on `db`. */
+function compile(db: SqliteDatabase, table: string): LedgerTable {
+  const t = `"${table}"`;
   const st = (sql: string): SqliteStatement => db.prepare(sql);
   const read = st(`SELECT value, open, due_at, forget_at, lease, lease_until FROM ${t} WHERE key = ?`);
   const put = st(

@@ -19,8 +19,9 @@ export interface SqliteStoreCommonOptions {
   table?: string;
   /**
    * Longest wait, in milliseconds, for another process's write to finish before a method
-   * fails (SQLite's `busy_timeout`, set on the connection). better-sqlite3 and node:sqlite are
-   * synchronous: the wait blocks this process's event loop, so keep it short.
+   * fails (SQLite's `busy_timeout`, set on the connection), and for other processes setting up
+   * the same new file when the store opens it. better-sqlite3 and node:sqlite are synchronous:
+   * the wait blocks this process's event loop, so keep it short.
    * @default 5000
    */
   busyTimeoutMs?: number;
