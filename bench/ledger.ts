@@ -50,6 +50,8 @@ function call(): OperationCall<string> {
     start: { tid, moid, amount: 1004, binding: 'b'.repeat(64), data: { method: 'CARD' } },
     send: { ids: { tid, moid }, exchange: async () => ({ kind: 'success', code: '3001', fields }) },
     refusal: 'kept',
+    // A call whose record is bound to what the buyer presented says how a repeat differs.
+    mismatch: { field: 'authToken', message: () => 'another authentication' },
     ...(hook ? { hook: { run: () => undefined, timeoutMs: 10_000 } } : {}),
   };
 }
