@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { moduleChild } from './helpers/module-child.js';
 
 const STORE_MODULE = fileURLToPath(new URL('../src/store/sqlite-store.ts', import.meta.url));
 const PROCESSES = 6;
@@ -15,31 +16,24 @@ const ROUNDS = 100;
  * it, and answers 'ok' or the failure's innermost message.
  */
 function opener(): ChildProcess {
-  return spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '--input-type=module',
-      '-e',
-      `const { sqliteStore } = await import(${JSON.stringify(STORE_MODULE)});
-       await import('better-sqlite3');
-       process.on('message', async (file) => {
-         if (file === 'done') return process.disconnect();
-         try {
-           const store = sqliteStore({ path: file });
-           await store.get('k');
-           await store.close();
-           process.send('ok');
-         } catch (err) {
-           let inner = err;
-           while (inner && inner.cause) inner = inner.cause;
-           process.send(String(inner));
-         }
-       });
-       process.send('ready');`,
-    ],
-    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  return moduleChild(
+    `const { sqliteStore } = await import(${JSON.stringify(STORE_MODULE)});
+     await import('better-sqlite3');
+     process.on('message', async (file) => {
+       if (file === 'done') return process.disconnect();
+       try {
+         const store = sqliteStore({ path: file });
+         await store.get('k');
+         await store.close();
+         process.send('ok');
+       } catch (err) {
+         let inner = err;
+         while (inner && inner.cause) inner = inner.cause;
+         process.send(String(inner));
+       }
+     });
+     process.send('ready');`,
+    'inherit',
   );
 }
 

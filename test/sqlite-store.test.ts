@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import {
   type SqliteStoreOptions,
 } from '../src/store/sqlite-store.js';
 import type { LedgerStore, LeaseResult } from '../src/store/types.js';
+import { moduleChild } from './helpers/module-child.js';
 import { describeStoreContract } from './helpers/store-contract.js';
 
 const STORE_MODULE = fileURLToPath(new URL('../src/store/sqlite-store.ts', import.meta.url));
@@ -332,24 +333,36 @@ describe('sqliteStore', () => {
   });
 
   describe('setting up a file other processes are setting up', () => {
+    let disk: ReturnType<typeof scratch>;
+    let db: Database.Database;
+    beforeEach(() => {
+      disk = scratch();
+      db = new Database(disk.file);
+    });
+    afterEach(() => {
+      db.close();
+      disk.remove();
+    });
+
+    const busy = (): Error => Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    // node:sqlite's shape of the same error: its primary code in errcode.
+    const busyOfNodeSqlite = (): Error =>
+      Object.assign(new Error('database is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 5 });
+
     /**
-     * A connection that answers its first `busyTimes` set-up statements the way SQLite does when
-     * another process is creating the same file (busy at once, no busy handler), in the shape of
-     * better-sqlite3's error and of node:sqlite's in turn; `attempts` counts the WAL switches.
+     * The test's connection, whose switch to WAL throws `failure(n)` at its n-th try (from 1)
+     * while that is an error, as SQLite does while another process creates the same file (busy
+     * at once, no busy handler); `attempts` counts the tries.
      */
-    function contended(db: Database.Database, busyTimes: number): SqliteDatabase & { attempts: number } {
+    function contended(failure: (attempt: number) => Error | undefined): SqliteDatabase & { attempts: number } {
       const shaped = syncShaped(db);
       const conn = {
         ...shaped,
         attempts: 0,
         exec(sql: string): unknown {
           if (/journal_mode = WAL/.test(sql)) {
-            conn.attempts++;
-            if (conn.attempts <= busyTimes) {
-              throw conn.attempts % 2 === 1
-                ? Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })
-                : Object.assign(new Error('database is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 5 });
-            }
+            const err = failure(++conn.attempts);
+            if (err) throw err;
           }
           return shaped.exec(sql);
         },
@@ -358,64 +371,28 @@ describe('sqliteStore', () => {
     }
 
     it('a set-up answered busy without waiting is tried again within busyTimeoutMs, and the store opens in WAL mode', async () => {
-      const disk = scratch();
-      const db = new Database(disk.file);
-      try {
-        const conn = contended(db, 2);
-        const store = sqliteStore({ database: conn, busyTimeoutMs: 60_000 });
-        expect(conn.attempts).to.equal(3);
-        expect(db.pragma('journal_mode', { simple: true })).to.equal('wal');
-        expect((await store.acquire('k', 1_000, { value: 'v', open: true, dueAt: 0 })).state).to.equal('acquired');
-        expect((await store.get('k'))?.value).to.equal('v');
-        await store.close!();
-      } finally {
-        db.close();
-        disk.remove();
-      }
+      const conn = contended((n) => [busy(), busyOfNodeSqlite()][n - 1]);
+      const store = sqliteStore({ database: conn, busyTimeoutMs: 60_000 });
+      expect(conn.attempts).to.equal(3);
+      expect(db.pragma('journal_mode', { simple: true })).to.equal('wal');
+      expect((await store.acquire('k', 1_000, { value: 'v', open: true, dueAt: 0 })).state).to.equal('acquired');
+      expect((await store.get('k'))?.value).to.equal('v');
+      await store.close!();
     });
 
     it('a set-up still busy when busyTimeoutMs has passed fails at creation with the database option named and SQLite busy as the cause', () => {
-      const disk = scratch();
-      const db = new Database(disk.file);
-      try {
-        const conn = contended(db, Number.POSITIVE_INFINITY);
-        let thrown: unknown;
-        try {
-          sqliteStore({ database: conn, busyTimeoutMs: 0 });
-        } catch (err) {
-          thrown = err;
-        }
-        expect(thrown).to.be.instanceOf(NicepayConfigError);
-        expect((thrown as Error).message).to.include('option database ');
-        expect(((thrown as Error).cause as { code?: string }).code).to.equal('SQLITE_BUSY');
-        expect(conn.attempts).to.equal(1);
-      } finally {
-        db.close();
-        disk.remove();
-      }
+      const conn = contended(busy);
+      expect(() => sqliteStore({ database: conn, busyTimeoutMs: 0 }))
+        .to.throw(NicepayConfigError, 'option database ')
+        .with.property('cause')
+        .that.has.property('code', 'SQLITE_BUSY');
+      expect(conn.attempts).to.equal(1);
     });
 
     it('a set-up failing for another reason than busy is not tried again', () => {
-      const disk = scratch();
-      const db = new Database(disk.file);
-      try {
-        let attempts = 0;
-        const broken: SqliteDatabase = {
-          ...syncShaped(db),
-          exec(sql: string): unknown {
-            if (/journal_mode = WAL/.test(sql)) {
-              attempts++;
-              throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
-            }
-            return db.exec(sql);
-          },
-        };
-        expect(() => sqliteStore({ database: broken, busyTimeoutMs: 60_000 })).to.throw(NicepayConfigError);
-        expect(attempts).to.equal(1);
-      } finally {
-        db.close();
-        disk.remove();
-      }
+      const conn = contended(() => Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' }));
+      expect(() => sqliteStore({ database: conn, busyTimeoutMs: 60_000 })).to.throw(NicepayConfigError);
+      expect(conn.attempts).to.equal(1);
     });
   });
 
@@ -520,14 +497,8 @@ describe('sqliteStore', () => {
       const disk = scratch();
       const KEYS = 40;
       const child = (): ChildProcess =>
-        spawn(
-          process.execPath,
-          [
-            '--import',
-            'tsx',
-            '--input-type=module',
-            '-e',
-            `const { sqliteStore } = await import(${JSON.stringify(STORE_MODULE)});
+        moduleChild(
+          `const { sqliteStore } = await import(${JSON.stringify(STORE_MODULE)});
              const store = sqliteStore({ path: ${JSON.stringify(disk.file)} });
              await store.get('warm-up');
              process.send('ready');
@@ -541,8 +512,6 @@ describe('sqliteStore', () => {
              }
              await store.close();
              process.send({ won }, () => process.disconnect());`,
-          ],
-          { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
         );
       const kids = [child(), child()];
       let log = '';
