@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
 import { createClient } from 'redis';
 import { waitForOutput } from './process-ready.js';
-import { freePort } from './redis-server.js';
+import { freePort, onFreePorts } from './redis-server.js';
 
 /** One node of a {@link RedisCluster}. */
 export interface RedisClusterNode {
@@ -51,15 +51,7 @@ export interface RedisClusterOptions {
 }
 
 async function startNode(dir: string, nodeTimeoutMs: number): Promise<{ child: ChildProcess; port: number }> {
-  // A port found free may be taken by another process before redis-server binds it (other
-  // suites start servers too): a node that could not bind is started again on other ports.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startNodeOnce(dir, nodeTimeoutMs);
-    } catch (err) {
-      if (attempt >= 5 || !/Address already in use/.test(String(err))) throw err;
-    }
-  }
+  return onFreePorts(() => startNodeOnce(dir, nodeTimeoutMs));
 }
 
 async function startNodeOnce(dir: string, nodeTimeoutMs: number): Promise<{ child: ChildProcess; port: number }> {

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitForOutput } from './process-ready.js';
-import { freePort, startRedisServer } from './redis-server.js';
+import { freePort, onFreePorts, startRedisServer } from './redis-server.js';
 
 /** A running master and its Sentinel. */
 export interface RedisSentinelSetup {
@@ -26,6 +26,25 @@ export async function startRedisSentinel(): Promise<RedisSentinelSetup> {
   const master = await startRedisServer();
   const masterPort = Number(new URL(master.url).port);
   const dir = mkdtempSync(join(tmpdir(), 'nicepay-sentinel-'));
+  const { child, port } = await onFreePorts(() => startSentinel(dir, masterPort));
+  return {
+    name: 'mymaster',
+    sentinels: [{ host: '127.0.0.1', port }],
+    masterUrl: master.url,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exit = once(child, 'exit');
+        child.kill('SIGTERM');
+        await exit;
+      }
+      await master.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A Sentinel on a free port monitoring the master on `masterPort`, once it monitors it. */
+async function startSentinel(dir: string, masterPort: number): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
   const conf = join(dir, 'sentinel.conf');
   // Sentinel rewrites its configuration file as it learns: it must be its own, and writable.
@@ -45,18 +64,5 @@ export async function startRedisSentinel(): Promise<RedisSentinelSetup> {
     notReady: 'redis sentinel did not start monitoring',
     exited: 'redis sentinel exited early',
   });
-  return {
-    name: 'mymaster',
-    sentinels: [{ host: '127.0.0.1', port }],
-    masterUrl: master.url,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exit = once(child, 'exit');
-        child.kill('SIGTERM');
-        await exit;
-      }
-      await master.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { child, port };
 }

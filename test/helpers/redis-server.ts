@@ -14,6 +14,21 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * Runs `start` again (up to 5 times) while it fails because its port was taken: a port found
+ * free may be taken by another process before redis-server binds it (other suites start servers
+ * too), and each try looks for a free port of its own.
+ */
+export async function onFreePorts<T>(start: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      if (attempt >= 5 || !/Address already in use/.test(String(err))) throw err;
+    }
+  }
+}
+
 async function pong(port: number): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
@@ -51,6 +66,10 @@ export async function startRedisServer(
 ): Promise<RedisServer> {
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (probe.error) throw new Error('redis-server is not on PATH (Debian/Ubuntu: apt-get install -y redis-server)');
+  return onFreePorts(() => startOnce(extra, ready));
+}
+
+async function startOnce(extra: string[], ready: string): Promise<RedisServer> {
   const port = await freePort();
   const child: ChildProcess = spawn(
     'redis-server',

@@ -199,7 +199,8 @@ describe('CLI', function () {
         cwd: ROOT,
         env: { ...cleanEnv(), TMPDIR_: tmp },
         encoding: 'utf8',
-        timeout: 30_000,
+        // The recipe itself waits up to 30 s for the pid.
+        timeout: 60_000,
       });
       expect(run.status, run.stderr).to.equal(0);
       const [url, pid] = run.stdout.trim().split(' ');
