@@ -389,6 +389,19 @@ describe('sqliteStore', () => {
       expect(conn.attempts).to.equal(1);
     });
 
+    it('a file another connection keeps locked past busyTimeoutMs: every method rejects saying the ledger could not be set up in that file', async () => {
+      db.exec('BEGIN EXCLUSIVE');
+      try {
+        const store = sqliteStore({ path: disk.file, busyTimeoutMs: 0 });
+        const err = await rejection(store.get('k'));
+        expect(err.message).to.equal(`sqliteStore: could not set up the ledger in ${disk.file}`);
+        expect((err.cause as { code?: string }).code).to.match(/^SQLITE_BUSY/);
+        expect((await rejection(store.acquire('k', 1_000))).message).to.equal(err.message);
+      } finally {
+        db.exec('ROLLBACK');
+      }
+    });
+
     it('a set-up failing for another reason than busy is not tried again', () => {
       const conn = contended(() => Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' }));
       expect(() => sqliteStore({ database: conn, busyTimeoutMs: 60_000 })).to.throw(NicepayConfigError);

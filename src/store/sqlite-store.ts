@@ -94,7 +94,8 @@ export function sqliteStore(options: SqliteStoreOptions): LedgerStore {
           return { db, ledger: openLedgerTable(db, table, busyTimeoutMs) };
         } catch (err) {
           db.close();
-          throw err;
+          if (err instanceof NicepayConfigError) throw err;
+          throw new Error(`${NAME}: could not set up the ledger in ${path}`, { cause: err });
         }
       },
       (cause: unknown) => {
