@@ -98,14 +98,14 @@ function isSqliteBusy(err: unknown): boolean {
  * between tries block the thread, as SQLite's own busy handler does with these synchronous
  * drivers.
  */
-export function retryWhileBusy<T>(work: () => T, timeoutMs: number, now: () => number = Date.now): T {
-  const deadline = now() + timeoutMs;
+export function retryWhileBusy<T>(work: () => T, timeoutMs: number): T {
+  const deadline = Date.now() + timeoutMs;
   let pause = 2;
   for (;;) {
     try {
       return work();
     } catch (err) {
-      const left = deadline - now();
+      const left = deadline - Date.now();
       if (!isSqliteBusy(err) || left <= 0) throw err;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(pause, left));
       pause = Math.min(pause * 2, 50);
