@@ -1,8 +1,8 @@
-import { withStackText } from '../errors/stack-text.js';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { createCheckoutClient } from '../approval/checkout-client.js';
 import type { CheckoutOptions } from '../approval/checkout-options.js';
 import type { ClientContext } from '../context.js';
+import { withStackText } from '../errors/stack-text.js';
 import type { ApprovalResult } from '../approval/operation.js';
 import type { OperationKind } from '../pipeline/index.js';
 import type { CheckoutResult } from '../types/checkout.js';

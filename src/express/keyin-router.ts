@@ -1,7 +1,7 @@
-import { withStackText } from '../errors/stack-text.js';
 import { createRequire } from 'node:module';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { NicepayRequestError, isNicepayError, NicepayHookError } from '../errors/index.js';
+import { withStackText } from '../errors/stack-text.js';
 import type { ApprovedKeyin, KeyinClient, KeyinInput, KeyinResult } from '../keyin/types.js';
 import type { HookContext } from '../pipeline/index.js';
 import { type ClientContext, registerRouteHook } from '../context.js';

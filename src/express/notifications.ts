@@ -1,7 +1,7 @@
-import { withStackText } from '../errors/stack-text.js';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ClientContext } from '../context.js';
 import { isNicepayError } from '../errors/index.js';
+import { withStackText } from '../errors/stack-text.js';
 import { createNoticeHandler, noticeBodyCharset } from '../notify/handler.js';
 import { resolveNotificationsOptions } from '../notify/options.js';
 import type { NotificationsOptions } from '../notify/types.js';

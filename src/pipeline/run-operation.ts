@@ -1,8 +1,8 @@
 import type { ClientContext } from '../context.js';
 import { NicepayRequestError, NicepayServiceError } from '../errors/index.js';
+import { withStackText } from '../errors/stack-text.js';
 import { ownCopy } from '../own-copy.js';
 import { digestEquals } from '../util/secret-digest.js';
-import { withStackText } from '../errors/stack-text.js';
 import { admit } from './gateway-call.js';
 import { LEASE_MS, type Lease } from './lease.js';
 import { storeError, takeKey } from './ledger.js';

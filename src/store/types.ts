@@ -1,4 +1,5 @@
 import { withStackText } from '../errors/stack-text.js';
+
 /**
  * The payment ledger's storage: one record per key, each either **open** (a money operation
  * still moving: sending, awaiting its hook, being reversed or settled) or **closed** (final: it
