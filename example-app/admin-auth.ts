@@ -10,7 +10,8 @@
  * proxy set `TRUST_PROXY` so Express sees `X-Forwarded-Proto`). Sessions live in memory: one
  * process, lost on restart, which is what an example needs; a real shop plugs a shared store.
  */
-import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { shopRouter } from './routes/router.js';
 import { rateLimit } from 'express-rate-limit';
 import session from 'express-session';
 import { csrfSync } from 'csrf-sync';
@@ -141,7 +142,7 @@ ${error && html`<p id="login-error" class="card status-error">${error}</p>`}
  * in. Mount it at `/admin` before the back-office routers.
  */
 export function adminGuard(creds: AdminCredentials, logger: Logger, sessionSecret?: string): Router {
-  const router = Router();
+  const router = shopRouter();
   router.use(
     session({
       name: 'shop.admin.sid',

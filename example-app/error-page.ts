@@ -5,7 +5,7 @@
  * only; the page shows a reference number that finds the log line. The
  * merchant key never reaches a page or a log line.
  */
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { isNicepayError, type NicepayErrorCode } from '../src/index.js';
 import type { ShopContext } from './shop-context.js';
@@ -30,14 +30,18 @@ const KOREAN: Partial<Record<NicepayErrorCode, string>> = {
   NICEPAY_SHUTTING_DOWN: '서버 점검 중입니다. 잠시 후 다시 시도해 주세요.',
 };
 
-export const notFound: RequestHandler = (_req, res) => {
+/** Sends the shop's 404 page: the same for a page that does not exist and one not the buyer's. */
+export function sendNotFound(res: Response): void {
   sendPage(
     res,
     404,
     '페이지를 찾을 수 없습니다',
     html`<h1 class="status-error">페이지를 찾을 수 없습니다</h1><p><a href="/">상품 목록으로</a></p>`,
   );
-};
+}
+
+/** The shop's last handler: any path nothing else answered. */
+export const notFound: RequestHandler = (_req, res) => sendNotFound(res);
 
 export function errorHandler(ctx: ShopContext): ErrorRequestHandler {
   const hide = (text: string): string => text.split(ctx.merchantKey).join('[redacted]');

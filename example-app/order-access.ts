@@ -17,10 +17,13 @@
  * (an auth-failed return): only for orders this browser created or the gateway confirmed.
  */
 import type { Database } from 'better-sqlite3';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { sendNotFound } from './error-page.js';
 
 const COOKIE = 'shop.buyer';
+/** A request of any route: the rules read its cookie, query and protocol, never its params' type. */
+type AnyRequest = Request<unknown>;
 /** Buyer ids and link signatures: 128 bits, base64url. */
 const ID_BYTES = 16;
 const COOKIE_MAX_AGE_MS = 180 * 24 * 3_600_000;
@@ -40,15 +43,16 @@ export interface OrderAccess {
   /** `path` (e.g. `/orders/ORD1`, `/keyin?moid=ORD1`) with the order's signed link parameter added. */
   signedLink(path: string, moid: string): string;
   /**
-   * Middleware for order pages: the order named by `req.params.moid` (or `?moid=`) is shown
-   * only to its owners and signed links; a signed link makes the browser an owner. Anyone
-   * else gets `notFound`.
+   * Middleware for order pages, in front of each page's own handler (never only at the app's
+   * level, where a path spelled another way would miss it): the order named by
+   * `req.params.moid` (or `?moid=`) is shown only to its owners and signed links; a signed
+   * link makes the browser an owner. Anyone else gets the shop's 404 page.
    */
-  guard(notFound: RequestHandler): RequestHandler;
+  ownOrderOnly<P>(req: Request<P>, res: Response, next: NextFunction): void;
 }
 
 /** Reads one cookie from the Cookie header (no cookie parser in the example). */
-function cookieOf(req: Request, name: string): string | undefined {
+function cookieOf(req: AnyRequest, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
     if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
@@ -68,21 +72,23 @@ export function orderAccess(sqlite: Database, secret: string = randomBytes(32).t
   };
   const sign = (moid: string): string =>
     createHmac('sha256', secret).update(`order-link:${moid}`).digest('base64url').slice(0, 22);
-  const buyerOf = (req: Request): string | undefined => {
+  const buyerOf = (req: AnyRequest): string | undefined => {
     const id = cookieOf(req, COOKIE);
     return id && /^[\w-]{22}$/.test(id) ? id : undefined;
   };
-  const linkValid = (req: Request, moid: string): boolean => {
+  const linkValid = (req: AnyRequest, moid: string): boolean => {
     const t = req.query.t;
-    if (typeof t !== 'string' || t.length !== 22) return false;
+    // A signature's own shape (base64url, 22 characters) first: timingSafeEqual needs two
+    // buffers of one byte length, and 22 characters beyond ASCII are more bytes than 22.
+    if (typeof t !== 'string' || !/^[\w-]{22}$/.test(t)) return false;
     return timingSafeEqual(Buffer.from(t), Buffer.from(sign(moid)));
   };
-  const owns = (req: Request, moid: string): boolean => {
+  const owns = (req: AnyRequest, moid: string): boolean => {
     const buyer = buyerOf(req);
     return buyer !== undefined && q.owns.get(moid, buyer) !== undefined;
   };
 
-  function grant(req: Request, res: Response, moid: string): void {
+  function grant(req: AnyRequest, res: Response, moid: string): void {
     let buyer = buyerOf(req);
     if (!buyer) {
       buyer = randomBytes(ID_BYTES).toString('base64url');
@@ -107,15 +113,15 @@ export function orderAccess(sqlite: Database, secret: string = randomBytes(32).t
       return new Set(buyer ? q.owned.all(buyer).map((r) => r.moid) : []);
     },
     signedLink: (path, moid) => `${path}${path.includes('?') ? '&' : '?'}t=${sign(moid)}`,
-    guard: (notFound) => (req: Request, res: Response, next: NextFunction) => {
-      const moid = typeof req.params.moid === 'string' ? req.params.moid : req.query.moid;
-      if (typeof moid !== 'string') return next();
-      if (owns(req, moid)) return next();
+    ownOrderOnly<P>(req: Request<P>, res: Response, next: NextFunction) {
+      const param = (req.params as Record<string, unknown>).moid;
+      const moid = typeof param === 'string' ? param : req.query.moid;
+      if (typeof moid !== 'string' || owns(req, moid)) return next();
       if (linkValid(req, moid)) {
         grant(req, res, moid);
         return next();
       }
-      notFound(req, res, next);
+      sendNotFound(res);
     },
   };
 }

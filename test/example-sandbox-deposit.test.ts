@@ -69,7 +69,7 @@ describe("example-app: the sandbox deposit of a buyer's virtual account is the o
 
   const deposited = (): boolean => logLines.some((l) => l.includes('sandbox deposit from the buyer page'));
 
-  it("another browser (no buyer cookie, no signed link, or the link of its own order) gets 404 and no deposit; the owner's deposit pays the order", async () => {
+  it("another browser (no buyer cookie, no signed link, the link of its own order, another spelling of the path) gets 404 and no deposit; the owner's deposit pays the order", async () => {
     const alice = request.agent(server);
     const mallory = request.agent(server);
     const victim = await orderByVirtualAccount(alice, 'alice');
@@ -80,6 +80,9 @@ describe("example-app: the sandbox deposit of a buyer's virtual account is the o
       () => request(server).post(`/orders/${victim.moid}/sandbox-deposit`), // a browser with no cookie at all
       () => mallory.post(`/orders/${victim.moid}/sandbox-deposit`), // a buyer with orders of her own
       () => mallory.post(`/orders/${victim.moid}/sandbox-deposit?t=${ownSignature}`), // her own order's signature moved
+      () => request(server).post(`/Orders/${victim.moid}/sandbox-deposit`), // the path in another case
+      () => request(server).post(`/orders/${victim.moid}/SANDBOX-DEPOSIT`),
+      () => request(server).post(`/orders/${victim.moid}/sandbox-deposit/`),
     ]) {
       const res = await attempt();
       expect(res.status).to.equal(404);
@@ -103,5 +106,20 @@ describe("example-app: the sandbox deposit of a buyer's virtual account is the o
     expect(deposited()).to.equal(true);
     // mallory's own account was never paid by any of the above
     expect(shop.db.order(own.moid)).to.include({ status: 'awaiting-deposit' });
+  });
+
+  it('a deposit notice the sandbox did not book (posted by a buyer from the same machine) is answered FAIL and the order stays unpaid', async () => {
+    const mallory = request.agent(server);
+    const own = await orderByVirtualAccount(mallory, 'mallory2');
+    // The embedded sandbox posts from 127.0.0.1, as every local process does: the source
+    // address proves nothing on one machine, so the shop asks the sandbox's books.
+    const notice = `MID=${MID}&TID=${own.tid}&MOID=${own.moid}&ResultCode=4110&PayMethod=VBANK&Amt=23000&AuthDate=${'2611271200'}00`;
+    const res = await request(server).post('/pay/notify').type('form').send(notice);
+    expect(res.text).to.not.equal('OK');
+    expect(shop.db.order(own.moid)).to.include({ status: 'awaiting-deposit' });
+    expect(sandbox.ledger.get(own.tid)!.deposit).to.equal(undefined);
+    // The sandbox's own deposit still pays it.
+    expect((await mallory.post(`/orders/${own.moid}/sandbox-deposit`)).status).to.equal(303);
+    expect(shop.db.order(own.moid)).to.include({ status: 'paid' });
   });
 });

@@ -101,6 +101,45 @@ describe('example-app: own orders only, bounded login, security headers', () => 
       expect((await alice.get(`/keyin?moid=${keyinMoid}`)).text).to.include(keyinMoid);
     });
 
+    it('an order page reached by another spelling of its path (case, doubled slash) is still 404 to another browser', async () => {
+      const alice = request.agent(shop.app);
+      const pending = await alice.post('/checkout').type('form').send({
+        productId: 'jeju-tea',
+        buyerName: '김앨리스',
+        buyerEmail: 'alice@example.com',
+        buyerTel: '01099998888',
+      });
+      const pendingMoid = /^\/checkout\/(\w+)\?t=/.exec(pending.headers.location!)![1]!;
+      const paid = await buyAndPay(alice, 'alice4');
+      const keyin = await alice.post('/keyin/order').type('form').send({ productId: 'jeju-tea' });
+      const keyinMoid = /moid=(\w+)/.exec(keyin.headers.location!)![1]!;
+      for (const path of [
+        `/Orders/${paid.moid}`,
+        `/ORDERS/${paid.moid}`,
+        `/orders//${paid.moid}`,
+        `/Checkout/${pendingMoid}`,
+        `/checkout/${pendingMoid}/`,
+        `/keyin//?moid=${keyinMoid}`,
+        `/Keyin?moid=${keyinMoid}`,
+        `/keyin/?moid=${keyinMoid}`,
+      ]) {
+        const res = await request(shop.app).get(path);
+        expect(res.status, path).to.equal(404);
+        expect(res.text, path).to.not.include('01099998888').and.not.include(paid.tid).and.not.include('order-moid');
+      }
+      // The owner still gets each page at its own spelling.
+      expect((await alice.get(`/orders/${paid.moid}`)).status).to.equal(200);
+      expect((await alice.get(`/keyin/?moid=${keyinMoid}`)).status).to.equal(200);
+    });
+
+    it('a signed-link parameter of 22 characters beyond ASCII is a 404 like any wrong signature, not a server error', async () => {
+      const alice = request.agent(shop.app);
+      const a = await buyAndPay(alice, 'alice5');
+      const res = await request(shop.app).get(`/orders/${a.moid}?t=${encodeURIComponent('가'.repeat(22))}`);
+      expect(res.status).to.equal(404);
+      expect(logLines.join('\n')).to.not.include('same byte length');
+    });
+
     it('a signed order link opens that order (and only that one) in another browser; a forged or moved signature does not', async () => {
       const alice = request.agent(shop.app);
       const a = await buyAndPay(alice, 'alice2');

@@ -19,7 +19,8 @@
  * (../settlement-follower.ts): kept, the month is paid; otherwise it may be charged again. While
  * nicepay.unsettled() lists it, the page says so, with why and when it is tried next.
  */
-import { Router, type Request, type Response } from 'express';
+import type { Router, Request, Response } from 'express';
+import { shopRouter } from './router.js';
 import { randomBytes } from 'node:crypto';
 import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
@@ -48,7 +49,7 @@ const monthLabel = (month: string): string => `${month.slice(0, 4)}-${month.slic
 export function adminBillingRoutes(ctx: ShopContext): Router {
   const { db, nicepay, logger } = ctx;
   const billing = billingDb(db, ctx.merchantKey);
-  const router = Router();
+  const router = shopRouter();
   router.use('/receipts', adminReceiptRoutes(ctx));
   /** This KST month, YYYYMM, on the shop's clock. */
   const thisMonth = (): string => kstToday(ctx.clock()).slice(0, 6);

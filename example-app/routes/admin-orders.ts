@@ -38,7 +38,8 @@
  * The shop's remaining amount goes along with every cancel, so a refund larger than it is
  * refused before anything is sent. Each refund, outcome and resolution leaves an audit line.
  */
-import { Router, type Request, type Response } from 'express';
+import type { Router, Request, Response } from 'express';
+import { shopRouter } from './router.js';
 import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
 import type { Order } from '../db.js';
@@ -77,7 +78,7 @@ export function adminOrderRoutes(ctx: ShopContext): Router {
   const refunds = refundStore(db);
   /** Intents whose call is running in this process (a pending intent not here was cut off). */
   const inFlight = new Set<number>();
-  const router = Router();
+  const router = shopRouter();
 
   /** Sends an intent's cancel (../refund-calls.ts: one key per intent try), marked in flight. */
   async function send(i: RefundIntent): Promise<Sent> {

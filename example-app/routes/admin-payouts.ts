@@ -10,7 +10,8 @@
  * what, to whom, how much; never a secret). Requests made here are kept in SQLite with their
  * seq, which the cancel needs (results are only readable from 16:00, after the cut-off).
  */
-import { Router, type Request, type Response } from 'express';
+import type { Router, Request, Response } from 'express';
+import { shopRouter } from './router.js';
 import type { PayoutStatus } from '../../src/index.js';
 import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
@@ -88,7 +89,7 @@ export function adminPayoutRoutes(ctx: ShopContext, subMerchants: () => SubMerch
     cancelled: db.sqlite.prepare(`UPDATE admin_payouts SET state = 'cancelled' WHERE settlmnt_dt = ? AND seq = ?`),
   };
   const today = (): string => kstToday(ctx.clock());
-  const router = Router();
+  const router = shopRouter();
 
   async function page(
     req: Request,

@@ -8,7 +8,8 @@
  * issued; docs/reliability.md): while nicepay.unsettled() lists it, the page says so and the
  * order's receipt is not issued again (409).
  */
-import { Router, type Request, type Response } from 'express';
+import type { Router, Request, Response } from 'express';
+import { shopRouter } from './router.js';
 import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
 import type { Order } from '../db.js';
@@ -23,7 +24,7 @@ import { adminPage, errorNotice, field, okNotice } from './admin-page.js';
 export function adminReceiptRoutes(ctx: ShopContext): Router {
   const { db, nicepay, logger } = ctx;
   const billing = billingDb(db, ctx.merchantKey);
-  const router = Router();
+  const router = shopRouter();
 
   async function receiptsPage(
     req: Request,

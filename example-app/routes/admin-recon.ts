@@ -7,7 +7,8 @@
  * Korean Excel needs to read UTF-8 (the CLI's CSV carries one too). The query needs the
  * merchant admin page's login id: NICEPAY_USR_ID, or `${mid}admin` (the sandbox's default).
  */
-import { Router } from 'express';
+import type { Router } from 'express';
+import { shopRouter } from './router.js';
 import type { CashReceiptItem, OrgSvcCd } from '../../src/index.js';
 import type { ShopContext } from '../shop-context.js';
 import { dataTable, type Column, type ColumnKind } from '../data-table.js';
@@ -50,7 +51,7 @@ function csvField(v: string | number): string {
 export function adminReconRoutes(ctx: ShopContext): Router {
   const { nicepay } = ctx;
   const usrId = process.env.NICEPAY_USR_ID || `${ctx.mid}admin`;
-  const router = Router();
+  const router = shopRouter();
   router.get('/', async (req, res, next) => {
     const { date, error: dateError } = queryDate(req.query.date, kstToday(ctx.clock()));
     const orgSvcCd = ORG_SVC.find(([c]) => c === req.query.orgSvcCd)?.[0] ?? '02';

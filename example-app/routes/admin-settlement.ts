@@ -12,7 +12,8 @@
  * the order is marked paid; one it reverses or finds never charged leaves the order unpaid: the
  * order ends as NICEPAY holds it. Each pass from here leaves an audit line.
  */
-import { Router, type Request, type Response } from 'express';
+import type { Router, Request, Response } from 'express';
+import { shopRouter } from './router.js';
 import type { LedgerOperation, LedgerState, SettledItem, SettledOutcome, UnsettledItem } from '../../src/index.js';
 import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
@@ -136,7 +137,7 @@ ${
     );
   }
 
-  const router = Router();
+  const router = shopRouter();
   router.get('/', (req, res, next) => void page(req, res, 200).catch(next));
 
   router.post('/', async (req, res, next) => {

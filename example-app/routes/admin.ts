@@ -14,7 +14,8 @@
  * Errors are shown per error code (../korean.ts); a form that failed comes back with what the
  * operator typed.
  */
-import { Router, type Request, type Response } from 'express';
+import type { Router, Request, Response } from 'express';
+import { shopRouter } from './router.js';
 import type { ShopContext } from '../shop-context.js';
 import { adminGuard, audit, csrfInput, type AdminCredentials } from '../admin-auth.js';
 import { dataTable, type Column } from '../data-table.js';
@@ -69,7 +70,7 @@ export function adminRoutes(ctx: ShopContext, creds: AdminCredentials, sessionSe
       VALUES (@subId, @subNm, @subCoNo, @bankCd, @accntNo, @accntNm, @memo, @createdAt)
       ON CONFLICT(sub_id) DO UPDATE SET sub_nm = excluded.sub_nm, bank_cd = excluded.bank_cd, accnt_no = excluded.accnt_no, accnt_nm = excluded.accnt_nm, memo = excluded.memo`),
   };
-  const router = Router();
+  const router = shopRouter();
   router.use(adminGuard(creds, logger, sessionSecret));
 
   router.get('/', async (req, res, next) => {

@@ -7,7 +7,8 @@
  * posts the request the way the gateway's samples do, and the fields' `CharSet` (the client's
  * `charset` option, shared with checkoutReturn) is what the window answers in.
  */
-import express, { Router, type Request, type Response } from 'express';
+import express, { type Router, type Request, type Response } from 'express';
+import { shopRouter } from './router.js';
 import iconv from 'iconv-lite';
 import type { ShopContext } from '../shop-context.js';
 import type { Buyer, Order } from '../db.js';
@@ -54,7 +55,7 @@ const STATE_HEADING: Readonly<Record<Exclude<OrderState, PayableState>, string>>
 
 export function checkoutRoutes(ctx: ShopContext): Router {
   const { db, nicepay } = ctx;
-  const router = Router();
+  const router = shopRouter();
   const returnUrl = (req: Request): string => `${ctx.publicUrl ?? `${req.protocol}://${req.get('host')}`}/pay/return`;
 
   router.post('/checkout', express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 20 }), (req, res) => {
@@ -80,7 +81,7 @@ export function checkoutRoutes(ctx: ShopContext): Router {
     res.redirect(303, ctx.access.signedLink(`/checkout/${encodeURIComponent(order.moid)}`, order.moid));
   });
 
-  router.get('/checkout/:moid', (req, res, next) => {
+  router.get('/checkout/:moid', ctx.access.ownOrderOnly, (req, res, next) => {
     const order = db.order(req.params.moid);
     if (order?.channel !== 'window') return next();
     // The payment page agrees with the result page: only a payable order gets the window.

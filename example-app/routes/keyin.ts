@@ -13,7 +13,8 @@
  * empty. One order is one Moid is one charge: the gateway caches declines per Moid, so a
  * retry with another card makes a new order.
  */
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { type Router, type NextFunction, type Request, type Response } from 'express';
+import { shopRouter } from './router.js';
 import { isNicepayError, type KeyinResult } from '../../src/index.js';
 import { SANDBOX_TEST_CARDS } from '../../src/sandbox/keyin/cards.js';
 import type { ShopContext } from '../shop-context.js';
@@ -51,7 +52,7 @@ ${declined.map(([n, c]) => html`<li>거절 — ${OUTCOME_LABEL[c.outcome] ?? '�
 export function keyinRoutes(ctx: ShopContext): Router {
   const { db, nicepay } = ctx;
   const onSandbox = isLocalSandbox(ctx.windowUrl);
-  const router = Router();
+  const router = shopRouter();
 
   /** A pending order, or undefined (unknown, already paid, declined). */
   const pendingOrder = (moid: string) => {
@@ -84,7 +85,7 @@ ${onSandbox && testCardHint()}`,
     );
   }
 
-  router.get('/', (req, res) => {
+  router.get('/', ctx.access.ownOrderOnly, (req, res) => {
     const moid = typeof req.query.moid === 'string' ? req.query.moid : undefined;
     if (moid) {
       if (pendingOrder(moid)) return cardForm(res, 200, moid);
@@ -137,7 +138,7 @@ ${onSandbox && testCardHint()}`,
     `UPDATE orders SET status = 'declined', method = 'CARD', result = @result WHERE moid = @moid AND status = 'pending'`,
   );
 
-  const pay = Router();
+  const pay = shopRouter();
   pay.use(
     nicepay.keyinRouter({
       // The amount charged is the order's, from SQLite; a pending order only.

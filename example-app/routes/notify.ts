@@ -6,14 +6,18 @@
  * mounted before any body parser and answers exactly `OK` once the order is recorded.
  *
  * A deposit marks the shop's virtual-account order paid; the amount and TID checked are the
- * shop's own (the order's amount from SQLite, the TID the return recorded).
+ * shop's own (the order's amount from SQLite, the TID the return recorded). On the embedded
+ * sandbox the source address proves nothing (every process on the machine posts from
+ * 127.0.0.1, the buyer's browser included), so a deposit the sandbox did not book is refused
+ * there: the notice stands for the gateway's word only when the gateway sent it.
  */
-import { Router } from 'express';
+import type { Router } from 'express';
+import { shopRouter } from './router.js';
 import type { ShopContext } from '../shop-context.js';
 
 /** The notification router; `allowedIps` are the addresses notices may come from. */
-export function notifyRoutes({ db, nicepay, logger }: ShopContext, allowedIps: readonly string[] | undefined): Router {
-  const router = Router();
+export function notifyRoutes({ db, nicepay, logger, sandbox }: ShopContext, allowedIps: readonly string[] | undefined): Router {
+  const router = shopRouter();
   router.post(
     '/pay/notify',
     nicepay.notifications({
@@ -22,6 +26,8 @@ export function notifyRoutes({ db, nicepay, logger }: ShopContext, allowedIps: r
         return order ? { amount: order.amount, ...(order.tid ? { tid: order.tid } : {}) } : undefined;
       },
       onDeposit: (n) => {
+        if (sandbox && sandbox.ledger.get(n.tid)?.deposit?.amount !== n.amount)
+          throw new Error(`the sandbox booked no deposit of ${n.amount} won to ${n.tid}`);
         // Idempotent (the library runs it once per deposit; a late retry after a timeout must
         // not flip anything either): awaiting-deposit → paid for this TID only.
         if (!db.markDeposited(n.moid, n.tid, n.depositedAt))

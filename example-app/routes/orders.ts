@@ -2,7 +2,8 @@
  * `GET /orders`: the orders of this browser (order-access.ts), newest first. Nobody sees
  * another buyer's order numbers or TIDs.
  */
-import { Router } from 'express';
+import type { Router } from 'express';
+import { shopRouter } from './router.js';
 import type { PayMethod } from '../../src/index.js';
 import type { ShopContext } from '../shop-context.js';
 import type { Order } from '../db.js';
@@ -32,7 +33,7 @@ const COLUMNS: ReadonlyArray<Column<Order>> = [
 
 /** The order list router. */
 export function orderRoutes({ db, access }: ShopContext): Router {
-  const router = Router();
+  const router = shopRouter();
   router.get('/orders', (req, res) => {
     const mine = access.owned(req);
     const orders = db.orders().filter((o) => mine.has(o.moid));

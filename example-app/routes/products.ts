@@ -5,7 +5,8 @@
  * them without scrolling past every product. A checkout POST with a mistake re-renders this
  * page with the buyer's values and the mistaken field marked ({@link productPage}).
  */
-import { Router, type Response } from 'express';
+import type { Router, Response } from 'express';
+import { shopRouter } from './router.js';
 import type { ShopContext } from '../shop-context.js';
 import type { ShopDb } from '../db.js';
 import { FAVICON_SVG, html, sendPage, won } from '../views.js';
@@ -76,7 +77,7 @@ ${mistake && html`<p class="card status-error" id="form-error" role="alert">ъ╡мы
 }
 
 export function productRoutes({ db }: ShopContext): Router {
-  const router = Router();
+  const router = shopRouter();
   router.get('/', (_req, res) => productPage(res, db));
   // The shop's icon; /favicon.ico too, for browsers and tools that ask for it without a <link>.
   router.get(['/favicon.svg', '/favicon.ico'], (_req, res) => {

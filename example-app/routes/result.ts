@@ -7,7 +7,8 @@
  * shows a reference number that finds the log line). The auth-failed message comes from an
  * unauthenticated post and is shown only as escaped text.
  */
-import { Router } from 'express';
+import type { Router } from 'express';
+import { shopRouter } from './router.js';
 import type { CheckoutResult } from '../../src/index.js';
 import type { ShopContext } from '../shop-context.js';
 import type { Order } from '../db.js';
@@ -194,9 +195,9 @@ ${order.refundedAmount > 0 && state !== 'cancelled' && toAccount(order) && html`
 }
 
 /** The result page router. */
-export function resultRoutes({ db, sandbox, logger }: ShopContext): Router {
-  const router = Router();
-  router.get('/orders/:moid', (req, res, next) => {
+export function resultRoutes({ db, sandbox, logger, access }: ShopContext): Router {
+  const router = shopRouter();
+  router.get('/orders/:moid', access.ownOrderOnly, (req, res, next) => {
     const order = db.order(req.params.moid);
     if (!order) return next();
     const state = orderState(order);
@@ -218,7 +219,7 @@ ${body}</dl></div>
   // Sandbox only: the buyer's "I paid" for a virtual account. The sandbox marks the account
   // paid and posts its deposit notice (unsigned, like the gateway's) to /pay/notify; that
   // notice, not this request, is what turns the order paid, exactly as with the real gateway.
-  router.post('/orders/:moid/sandbox-deposit', async (req, res, next) => {
+  router.post('/orders/:moid/sandbox-deposit', access.ownOrderOnly, async (req, res, next) => {
     const order = db.order(req.params.moid);
     if (!order || !sandbox) return next();
     try {

@@ -4,11 +4,12 @@
  * route records it and redirects (303) to the order's result page, `GET /orders/:moid`
  * (post/redirect/get: refresh and Back repeat only the GET).
  */
-import { Router } from 'express';
+import type { Router } from 'express';
+import { shopRouter } from './router.js';
 import type { ShopContext } from '../shop-context.js';
 
 export function returnRoutes({ db, nicepay, logger, access }: ShopContext): Router {
-  const router = Router();
+  const router = shopRouter();
   router.post(
     '/pay/return',
     nicepay.checkoutReturn({

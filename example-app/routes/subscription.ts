@@ -15,7 +15,8 @@
  * logged, stored or rendered back (a form with an error comes back with the card fields empty).
  * The back office charges the subscription monthly (./admin-billing.ts).
  */
-import express, { Router, type Request, type Response } from 'express';
+import express, { type Router, type Request, type Response } from 'express';
+import { shopRouter } from './router.js';
 import { randomBytes } from 'node:crypto';
 import { isNicepayError } from '../../src/index.js';
 import { SANDBOX_TEST_CARDS } from '../../src/sandbox/keyin/cards.js';
@@ -83,7 +84,7 @@ export function subscriptionRoutes(ctx: ShopContext): Router {
   const { nicepay, logger } = ctx;
   const billing = billingDb(ctx.db, ctx.merchantKey);
   const onSandbox = isLocalSandbox(ctx.windowUrl);
-  const router = Router();
+  const router = shopRouter();
 
   /** This browser's subscriptions, linked (a buyer finds their subscription again from the navigation). */
   function mine(req: Request): SafeHtml | false {
