@@ -7,7 +7,7 @@
  *
  * Cookie: `HttpOnly`, `SameSite=Strict` (a cross-site form never carries it), `Path=/admin`,
  * and `Secure` whenever the request came over HTTPS (`secure: 'auto'`; behind a TLS-terminating
- * proxy set `TRUST_PROXY` so Express sees `X-Forwarded-Proto`). Sessions live in memory: one
+ * proxy set `TRUST_PROXY=1` so Express sees `X-Forwarded-Proto`). Sessions live in memory: one
  * process, lost on restart, which is what an example needs; a real shop plugs a shared store.
  */
 import express, { type Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';

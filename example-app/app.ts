@@ -60,6 +60,13 @@ export interface ShopOptions {
   sandbox?: Sandbox;
   /** Addresses payment notices may come from. @default the gateway's; 127.0.0.1 with `sandbox` */
   notifyAllowedIps?: readonly string[];
+  /**
+   * How many proxies of the shop's own stand in front of it (`TRUST_PROXY` in server.ts).
+   * Express then reads the client's address and protocol through that many X-Forwarded-For
+   * hops, and so does `/pay/notify`, whose source address is a notice's only authentication.
+   * @default 0 (the socket's address)
+   */
+  trustProxy?: number;
   /** Back-office login (ADMIN_USER / ADMIN_PASSWORD in server.ts). @default user 'admin', a generated one-time password */
   admin?: AdminOptions;
   /**
@@ -145,6 +152,7 @@ export function createShop(options: ShopOptions): Shop {
   // it would reach the back-office routers without the session (its cookie's Path is /admin,
   // which a browser matches case-sensitively) and fail; it is a 404 like any unknown page.
   app.set('case sensitive routing', true);
+  if (options.trustProxy) app.set('trust proxy', options.trustProxy);
   // CSP with frame-ancestors 'none', X-Frame-Options, nosniff, ... on every page (helmet).
   app.use(securityHeaders(ctx.windowUrl));
   // No global body parser: checkoutReturn reads the EUC-KR return body itself, and a
@@ -155,7 +163,14 @@ export function createShop(options: ShopOptions): Shop {
     ['/', checkoutRoutes(ctx)],
     ['/', returnRoutes(ctx)],
     // POST /pay/notify: the gateway's deposit notices (no login; source address checked).
-    ['/', notifyRoutes(ctx, options.notifyAllowedIps ?? (options.sandbox ? ['127.0.0.1'] : undefined))],
+    [
+      '/',
+      notifyRoutes(
+        ctx,
+        options.notifyAllowedIps ?? (options.sandbox ? ['127.0.0.1'] : undefined),
+        options.trustProxy ?? 0,
+      ),
+    ],
     ['/', orderRoutes(ctx)],
     // GET /orders/:moid: the result page the return and key-in POSTs redirect to (PRG).
     ['/', resultRoutes(ctx)],

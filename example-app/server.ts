@@ -8,8 +8,9 @@
  *   ADMIN_USER, ADMIN_PASSWORD  back-office login (default user admin; without a password a
  *                         one-time one is generated and printed at start-up)
  *   SESSION_SECRET        signs the back-office session cookie (default: random per start)
- *   TRUST_PROXY           Express "trust proxy" value behind a TLS-terminating proxy, so the
- *                         session cookie gets Secure (e.g. loopback, or 1)
+ *   TRUST_PROXY           how many proxies of the shop's own stand in front of it (1 behind one
+ *                         TLS proxy): the session cookie gets Secure, the login limit counts
+ *                         clients, and deposit notices are checked by the gateway's address
  *   SHOP_URL              public origin for ReturnURL (default: from the request's Host)
  *   SHOP_DB               SQLite file (default example-app/data/shop.db; ':memory:' works)
  *   SANDBOX_PORT          embedded sandbox port (default: any free port)
@@ -41,7 +42,17 @@ function portFrom(name: string, fallback: number): number {
   return port;
 }
 
+/** TRUST_PROXY: how many proxies of the shop's own stand in front of it. */
+function proxiesFrom(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) > 10)
+    fail(
+      `TRUST_PROXY must be the number of proxies in front of the shop (1 behind one TLS proxy), got ${JSON.stringify(raw)}`,
+    );
+  return Number(raw);
+}
+
 const port = portFrom('PORT', 3000);
+const proxies = env.TRUST_PROXY ? proxiesFrom(env.TRUST_PROXY) : undefined;
 const host = env.HOST || '127.0.0.1';
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 // The shop's server listens first: the embedded sandbox needs the shop's address to post its
@@ -116,9 +127,8 @@ try {
       ...(env.SESSION_SECRET ? { sessionSecret: env.SESSION_SECRET } : {}),
     },
     ...(sandbox ? { sandbox } : {}),
+    ...(proxies !== undefined ? { trustProxy: proxies } : {}),
   });
-  if (env.TRUST_PROXY)
-    shop.app.set('trust proxy', /^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY);
 } catch (err) {
   await sandbox?.close();
   fail((err as Error).message);

@@ -152,4 +152,13 @@ describe('example-app: npm start (server.ts)', function () {
       }
     });
   });
+
+  it('TRUST_PROXY other than a number of proxies is one line saying what it takes, exit 1, before anything listens', async () => {
+    const r = await runToExit({ PORT: '0', TRUST_PROXY: 'loopback' });
+    expect(r.code).to.equal(1);
+    expect(r.stderr.trim()).to.equal(
+      'express-nicepay example shop: TRUST_PROXY must be the number of proxies in front of the shop (1 behind one TLS proxy), got "loopback"',
+    );
+    expect(r.stdout).to.equal('');
+  });
 });

@@ -15,8 +15,15 @@ import type { Router } from 'express';
 import { shopRouter } from './router.js';
 import type { ShopContext } from '../shop-context.js';
 
-/** The notification router; `allowedIps` are the addresses notices may come from. */
-export function notifyRoutes({ db, nicepay, logger, sandbox }: ShopContext, allowedIps: readonly string[] | undefined): Router {
+/**
+ * The notification router; `allowedIps` are the addresses notices may come from, read through
+ * `proxyHops` proxies of the shop's own (0: the socket's address).
+ */
+export function notifyRoutes(
+  { db, nicepay, logger, sandbox }: ShopContext,
+  allowedIps: readonly string[] | undefined,
+  proxyHops: number,
+): Router {
   const router = shopRouter();
   router.post(
     '/pay/notify',
@@ -38,6 +45,7 @@ export function notifyRoutes({ db, nicepay, logger, sandbox }: ShopContext, allo
         logger.info({ moid: n.moid, tid: n.tid, amount: n.amount, stateCd: n.stateCd }, 'example shop: cancel notice');
       },
       ...(allowedIps ? { allowedIps } : {}),
+      trustProxy: proxyHops,
     }),
   );
   return router;

@@ -1,0 +1,97 @@
+/**
+ * The example shop behind proxies of its own (`trustProxy`, TRUST_PROXY in server.ts): a deposit
+ * notice is checked by the address the shop's proxy saw, the last X-Forwarded-For hop, never by
+ * the proxy's own address nor by one a client wrote further left.
+ */
+import { expect } from 'chai';
+import request from 'supertest';
+import { createShop, type Shop } from '../example-app/app.js';
+import type { Logger } from '../src/index.js';
+import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
+
+const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+/** One of the gateway's documented notice addresses. */
+const GATEWAY_IP = '121.133.126.10';
+
+describe('example-app: deposit notices behind the shop’s own proxy', () => {
+  let sandbox: Sandbox;
+  const shops: Shop[] = [];
+
+  before(async () => {
+    sandbox = createSandbox();
+    await sandbox.listen(0);
+  });
+  after(async () => {
+    for (const shop of shops) await shop.close();
+    await sandbox.close();
+  });
+
+  /** A shop on the sandbox as on the real gateway (notices only from the gateway's addresses). */
+  function shopWith(trustProxy: number | undefined): Shop {
+    const shop = createShop({
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dbFile: ':memory:',
+      logger: quiet,
+      ...(trustProxy !== undefined ? { trustProxy } : {}),
+    });
+    shops.push(shop);
+    return shop;
+  }
+
+  /** A virtual-account order awaiting its deposit, and the notice the gateway would post for it. */
+  async function awaitingDeposit(shop: Shop): Promise<{ moid: string; notice: string }> {
+    const buyer = request.agent(shop.app);
+    const post = await buyer.post('/checkout').type('form').send({ productId: 'kimchi', buyerName: 'buyer' });
+    const moid = /^\/checkout\/(\w+)\?t=/.exec(post.headers.location!)![1]!;
+    const auth = await sandbox.authenticate({ moid, amount: 23_000, method: 'VBANK' });
+    const ret = await buyer
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
+    expect(ret.status, ret.text).to.equal(303);
+    const tid = shop.db.order(moid)!.tid!;
+    return {
+      moid,
+      notice: `MID=${MID}&TID=${tid}&MOID=${moid}&ResultCode=4110&PayMethod=VBANK&Amt=23000&AuthDate=261127120000`,
+    };
+  }
+
+  it('with one proxy trusted, a notice the proxy received from the gateway’s address pays the order', async () => {
+    const shop = shopWith(1);
+    const { moid, notice } = await awaitingDeposit(shop);
+    const res = await request(shop.app)
+      .post('/pay/notify')
+      .set('x-forwarded-for', GATEWAY_IP)
+      .type('form')
+      .send(notice);
+    expect(res.text).to.equal('OK');
+    expect(shop.db.order(moid)).to.include({ status: 'paid' });
+  });
+
+  it('with one proxy trusted, the gateway’s address written by the client left of the real one is refused', async () => {
+    const shop = shopWith(1);
+    const { moid, notice } = await awaitingDeposit(shop);
+    const res = await request(shop.app)
+      .post('/pay/notify')
+      .set('x-forwarded-for', `${GATEWAY_IP}, 203.0.113.7`)
+      .type('form')
+      .send(notice);
+    expect(res.text).to.not.equal('OK');
+    expect(shop.db.order(moid)).to.include({ status: 'awaiting-deposit' });
+  });
+
+  it('without a trusted proxy, X-Forwarded-For is not read: the socket’s address decides', async () => {
+    const shop = shopWith(undefined);
+    const { moid, notice } = await awaitingDeposit(shop);
+    const res = await request(shop.app)
+      .post('/pay/notify')
+      .set('x-forwarded-for', GATEWAY_IP)
+      .type('form')
+      .send(notice);
+    expect(res.text).to.not.equal('OK');
+    expect(shop.db.order(moid)).to.include({ status: 'awaiting-deposit' });
+  });
+});
