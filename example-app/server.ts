@@ -117,7 +117,7 @@ try {
   shop = createShop({
     ...gateway,
     // pino, as a real shop would: the library logs tid, moid, step and durationMs (never the
-    // merchant key or card data); LOG_LEVEL=debug shows every step.
+    // merchant key or card data), one line per gateway operation at info.
     logger: pino({ level: env.LOG_LEVEL ?? 'info', redact: ['merchantKey', '*.merchantKey'] }),
     ...(env.SHOP_URL ? { publicUrl: env.SHOP_URL } : {}),
     ...(env.SHOP_DB ? { dbFile: env.SHOP_DB } : {}),
