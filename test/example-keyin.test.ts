@@ -131,6 +131,19 @@ describe('example-app: card key-in page (/keyin)', () => {
     expect(shop.db.order(moid)).to.include({ status: 'pending' });
   });
 
+  it('refuses an installment plan the form does not offer: the form again naming 할부, the order unpaid, nothing charged', async () => {
+    const moid = await newOrder('haeng-mug');
+    const before = sandbox.ledger.entries().length;
+    const res = await pay({ moid, cardNumber: APPROVED, quota: '99' });
+    expect(res.status).to.equal(400);
+    expect(textOf(res.text, 'form-error')).to.equal('할부를 확인해 주세요.');
+    expect(sandbox.ledger.entries().length).to.equal(before);
+    expect(shop.db.order(moid)).to.include({ status: 'pending' });
+    const offered = await pay({ moid, cardNumber: APPROVED, quota: '6' });
+    expect(offered.status).to.equal(200);
+    expect(shop.db.order(moid)).to.include({ status: 'paid' });
+  });
+
   it('requires HTTPS when the gateway is not the local sandbox', async () => {
     const real = createShop({
       mid: MID,

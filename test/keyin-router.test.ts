@@ -167,6 +167,26 @@ describe('keyinRouter', () => {
     expect(sandbox.ledger.entries().filter((e) => e.moid === moid)).to.have.length(0);
   });
 
+  it('with installments set, a posted quota the shop does not offer is 400 naming quota and sends nothing; an offered one (or none: lump sum) is charged', async () => {
+    const s = shop({ installments: [0, 3, 6] });
+    const before = sandbox.ledger.entries().length;
+    for (const quota of ['99', '2', 'abc', '1']) {
+      const moid = newMoid();
+      s.orders.set(moid, 60_000);
+      const res = await post(s, { moid, goodsName: 'x', ...card, quota }, 'form');
+      expect(res.status, quota).to.equal(400);
+      expect(res.body, quota).to.include({ code: 'NICEPAY_FIELD_INVALID', field: 'quota' });
+      expect(res.body.message, quota).to.include('0, 3, 6');
+    }
+    expect(sandbox.ledger.entries().length).to.equal(before);
+    for (const quota of ['03', undefined]) {
+      const moid = newMoid();
+      s.orders.set(moid, 60_000);
+      const res = await post(s, { moid, goodsName: 'x', ...card, ...(quota ? { quota } : {}) }, 'form');
+      expect(res.body, String(quota)).to.include({ status: 'approved' });
+    }
+  });
+
   it('refuses plain HTTP by default with 403 NICEPAY_INSECURE_TRANSPORT', async () => {
     const s = shop({ requireHttps: undefined });
     const moid = newMoid();
@@ -339,6 +359,10 @@ describe('keyinRouter', () => {
     expect(() => nicepay.keyinRouter({ expectedAmount: () => 1, requireHttps: 'no' as unknown as boolean })).to.throw(
       /requireHttps/,
     );
+    for (const installments of [[], [1], [0, 100], [2.5], '0,3' as unknown as number[]])
+      expect(() => nicepay.keyinRouter({ expectedAmount: () => 1, installments }), String(installments)).to.throw(
+        /installments/,
+      );
   });
 
   it('keeps card number, expiry, birth date and password out of logs, errors and responses over a whole flow', async () => {

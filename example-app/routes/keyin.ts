@@ -32,6 +32,9 @@ export function isLocalSandbox(gatewayUrl: string): boolean {
   }
 }
 
+/** The installment plans the form offers, in months (0: lump sum); the router refuses any other. */
+const INSTALLMENTS = [0, 2, 3, 6] as const;
+
 /** The sandbox test cards' outcomes in the buyer's words (never the English outcome name). */
 const OUTCOME_LABEL: Readonly<Record<string, string>> = {
   expired: '유효기간 만료',
@@ -77,7 +80,7 @@ ${error && html`<p id="form-error" class="status-error">${error}</p>`}
 <label>유효기간 (YYMM) <input type="text" name="cardExpiry" id="card-expiry" inputmode="numeric" maxlength="4" required placeholder="3012"></label>
 <label>생년월일 (YYMMDD, 선택) <input type="text" name="buyerAuthNum" id="buyer-auth-num" inputmode="numeric" maxlength="10"></label>
 <label>비밀번호 앞 2자리 (선택) <input type="password" name="cardPassword2" id="card-password2" inputmode="numeric" maxlength="2"></label>
-<label>할부 <select name="quota" id="quota"><option value="0">일시불</option><option value="2">2개월</option><option value="3">3개월</option><option value="6">6개월</option></select></label>
+<label>할부 <select name="quota" id="quota">${INSTALLMENTS.map((m) => html`<option value="${m}">${m === 0 ? '일시불' : `${m}개월`}</option>`)}</select></label>
 <input type="hidden" name="buyerName" value="${DEMO_BUYER.name}">
 <button type="submit" id="keyin-submit">${won(order.amount)} 결제하기</button>
 </form></div>
@@ -146,6 +149,7 @@ ${onSandbox && testCardHint()}`,
       // order number must not mark their order declined (order-access.ts).
       expectedAmount: (moid, req) => (ctx.access.mayView(req, moid) ? pendingOrder(moid)?.amount : undefined),
       goodsName: (moid) => db.order(moid)?.goods ?? '',
+      installments: INSTALLMENTS,
       // Idempotent by TID: settlement (or a recovered payment) may run it again for a payment
       // it already recorded, and throwing then would reverse a payment the order shows as paid.
       // Only another state (paid by another TID) refuses it, and so reverses this payment.

@@ -48,6 +48,12 @@ export interface KeyinRouterOptions {
   /** Largest request body, in bytes. @default 4096 */
   limit?: number;
   /**
+   * The installment plans your form offers, in months (0: lump sum): a posted `quota` that is
+   * none of them (absent counts as 0) is refused with 400 NICEPAY_FIELD_INVALID naming `quota`,
+   * before anything is sent. @default every plan the gateway takes (0 and 2-99)
+   */
+  installments?: readonly number[];
+  /**
    * Fields of your own form to leave on `req.body` besides the route's own non-card fields and
    * `_csrf`; everything else is removed once read. Each is kept only as a single string (or JSON number) with
    * no card-number-like digit run. A name that reads as card data (`cardNo1`, `validThru`,
@@ -64,6 +70,8 @@ export interface ResolvedKeyinRouterOptions {
   requireHttps: boolean;
   goodsName: KeyinRouterOptions['goodsName'];
   limit: number;
+  /** The plans offered, or undefined for any the gateway takes. */
+  installments: ReadonlySet<number> | undefined;
   keepFields: readonly string[];
   name: string | undefined;
 }
@@ -86,6 +94,15 @@ export function resolveKeyinRouterOptions(options: KeyinRouterOptions): Resolved
     throw new NicepayConfigError('hookTimeoutMs', 'a positive number of ms');
   const limit = options.limit ?? 4096;
   if (!Number.isSafeInteger(limit) || limit <= 0) throw new NicepayConfigError('limit', 'a positive number of bytes');
+  const installments = options.installments;
+  if (
+    installments !== undefined &&
+    (!Array.isArray(installments) ||
+      installments.length === 0 ||
+      !installments.every((m) => m === 0 || (Number.isSafeInteger(m) && m >= 2 && m <= 99)))
+  ) {
+    throw new NicepayConfigError('installments', 'a non-empty array of months, each 0 (lump sum) or 2-99');
+  }
   const keepFields = options.keepFields ?? [];
   if (
     !Array.isArray(keepFields) ||
@@ -106,6 +123,7 @@ export function resolveKeyinRouterOptions(options: KeyinRouterOptions): Resolved
     requireHttps,
     goodsName,
     limit,
+    installments: installments && new Set(installments),
     keepFields: [...keepFields],
     name: options.name,
   };

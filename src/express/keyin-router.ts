@@ -55,7 +55,7 @@ export function keyinRouter(
   routeOptions: KeyinRouterOptions,
 ): Router {
   const options = resolveKeyinRouterOptions(routeOptions);
-  const { requireHttps, goodsName, limit, onApproved, hookTimeoutMs, keepFields } = options;
+  const { requireHttps, goodsName, limit, onApproved, hookTimeoutMs, keepFields, installments } = options;
   // Settlement runs the route's hook again (with no request) for a key-in whose hook never resolved.
   const hookName = onApproved
     ? registerRouteHook(ctx, 'keyin', options.name, (r, context) => onApproved(r as ApprovedKeyin, undefined, context))
@@ -105,6 +105,14 @@ export function keyinRouter(
           'amount',
         );
       }
+      const quota = field(f, 'quota', false);
+      if (installments && !installments.has(quota === undefined ? 0 : Number(quota))) {
+        throw new NicepayRequestError(
+          'NICEPAY_FIELD_INVALID',
+          `quota must be one of the installment plans offered: ${[...installments].join(', ')} months (0: lump sum)`,
+          'quota',
+        );
+      }
       const input: KeyinInput = {
         moid,
         amount: expected,
@@ -116,7 +124,7 @@ export function keyinRouter(
           ...optional('buyerAuthNum', field(c, 'buyerAuthNum', false)),
           ...optional('password2', field(c, 'cardPassword2', false)),
         },
-        ...optional('quota', field(f, 'quota', false)),
+        ...optional('quota', quota),
         buyer: {
           ...optional('name', field(f, 'buyerName', false)),
           ...optional('email', field(f, 'buyerEmail', false)),
