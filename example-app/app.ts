@@ -15,6 +15,7 @@ import { openDb, type ShopDb } from './db.js';
 import { orderAccess } from './order-access.js';
 import type { ShopContext } from './shop-context.js';
 import { errorHandler, notFound } from './error-page.js';
+import { sameOriginPosts } from './same-origin-posts.js';
 import { securityHeaders } from './security-headers.js';
 import { adminRoutes } from './routes/admin.js';
 import { checkoutRoutes } from './routes/checkout.js';
@@ -155,6 +156,8 @@ export function createShop(options: ShopOptions): Shop {
   if (options.trustProxy) app.set('trust proxy', options.trustProxy);
   // CSP with frame-ancestors 'none', X-Frame-Options, nosniff, ... on every page (helmet).
   app.use(securityHeaders(ctx.windowUrl));
+  // Only the payment window's return and the gateway's notices may be posted from elsewhere.
+  app.use(sameOriginPosts(['/pay/return', '/pay/notify']));
   // No global body parser: checkoutReturn reads the EUC-KR return body itself, and a
   // urlencoded parser in front of it would consume (and mis-decode) it. Routers that take a
   // UTF-8 form mount express.urlencoded on their own routes.

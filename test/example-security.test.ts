@@ -237,6 +237,49 @@ describe('example-app: own orders only, bounded login, security headers', () => 
     });
   });
 
+  describe('posts from another site', () => {
+    it("a page elsewhere cannot post an order in the buyer's browser: 403, no order, the buyer cookie left alone", async () => {
+      const alice = request.agent(shop.app);
+      const mine = await buyAndPay(alice, 'alice6');
+      const ordersBefore = shop.db.sqlite.prepare('SELECT COUNT(*) AS n FROM orders').get() as { n: number };
+      for (const headers of [
+        { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+        { 'sec-fetch-site': 'same-site', origin: 'https://evil.shop.example' },
+        { origin: 'https://evil.example' }, // a browser that sends Origin only
+      ]) {
+        // What the browser sends cross-site: the SameSite=Lax buyer cookie stays home.
+        const res = await request(shop.app).post('/checkout').set(headers).type('form').send({ productId: 'kimchi' });
+        expect(res.status, JSON.stringify(headers)).to.equal(403);
+        expect(res.headers['set-cookie'], JSON.stringify(headers)).to.equal(undefined);
+        for (const path of ['/keyin/order', '/subscription', '/keyin/pay'])
+          expect((await request(shop.app).post(path).set(headers).type('form').send({})).status, path).to.equal(403);
+      }
+      expect(shop.db.sqlite.prepare('SELECT COUNT(*) AS n FROM orders').get()).to.deep.equal(ordersBefore);
+      // The shop's own pages still post, and the buyer's orders are still hers.
+      const own = await alice
+        .post('/checkout')
+        .set({ 'sec-fetch-site': 'same-origin' })
+        .type('form')
+        .send({ productId: 'kimchi' });
+      expect(own.status).to.equal(303);
+      expect((await alice.get('/orders')).text).to.include(mine.moid);
+    });
+
+    it('the payment window may post its return from its own site', async () => {
+      const alice = request.agent(shop.app);
+      const post = await alice.post('/checkout').type('form').send({ productId: 'kimchi', buyerName: 'alice7' });
+      const moid = /^\/checkout\/(\w+)\?t=/.exec(post.headers.location!)![1]!;
+      const auth = await sandbox.authenticate({ moid, amount: 23_000, method: 'CARD' });
+      const ret = await alice
+        .post('/pay/return')
+        .set({ 'sec-fetch-site': 'cross-site', origin: 'https://web.nicepay.co.kr' })
+        .set('content-type', auth.contentType)
+        .send(auth.body.toString('latin1'));
+      expect(ret.status, ret.text).to.equal(303);
+      expect(shop.db.order(moid)).to.include({ status: 'paid' });
+    });
+  });
+
   describe('the admin login bounds password guessing', () => {
     it(`the ${LOGIN_FAILURES_PER_WINDOW + 1}th attempt after ${LOGIN_FAILURES_PER_WINDOW} failures in a minute is refused unchecked, even with the right password`, async () => {
       const attacker = request.agent(shop.app);
