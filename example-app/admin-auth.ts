@@ -17,6 +17,7 @@ import session from 'express-session';
 import { csrfSync } from 'csrf-sync';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../src/index.js';
+import { sendRefusedPost } from './error-page.js';
 import { html, sendPage, type SafeHtml } from './views.js';
 
 declare module 'express-session' {
@@ -219,14 +220,7 @@ export function adminGuard(creds: AdminCredentials, logger: Logger, sessionSecre
       { audit: true, action: 'csrf.refused', path: _req.originalUrl, ip: _req.ip },
       'back office: form without a valid CSRF token refused',
     );
-    sendPage(
-      res,
-      403,
-      '요청 거부',
-      html`<h1 class="status-error">요청을 거부했습니다</h1>
-<p id="csrf-error">보안 토큰이 없거나 올바르지 않은 양식입니다. 아무것도 처리하지 않았습니다. 관리자 화면을 새로 연 뒤 다시 시도해 주세요.</p>
-<p><a class="button" href="/admin">관리자 화면으로</a></p>`,
-    );
+    sendRefusedPost(res, { href: '/admin', label: '관리자 화면으로' });
   });
   return router;
 }

@@ -40,6 +40,21 @@ export function sendNotFound(res: Response): void {
   );
 }
 
+/**
+ * Sends the 403 page of a refused form post (one from another site, or one without a valid
+ * CSRF token): nothing was done, and `back` is where to start again.
+ */
+export function sendRefusedPost(res: Response, back: { href: string; label: string }): void {
+  sendPage(
+    res,
+    403,
+    '요청 거부',
+    html`<h1 class="status-error">요청을 거부했습니다</h1>
+<p id="csrf-error">이 사이트의 화면에서 보낸 요청이 아니거나 보안 토큰이 올바르지 않습니다. 아무것도 처리하지 않았습니다. 화면을 새로 연 뒤 다시 시도해 주세요.</p>
+<p><a class="button" href="${back.href}">${back.label}</a></p>`,
+  );
+}
+
 /** The shop's last handler: any path nothing else answered. */
 export const notFound: RequestHandler = (_req, res) => sendNotFound(res);
 

@@ -10,7 +10,7 @@
  * on a POST, in `Origin`; a request with neither is no browser's form and passes.
  */
 import type { RequestHandler } from 'express';
-import { html, sendPage } from './views.js';
+import { sendRefusedPost } from './error-page.js';
 
 /** The middleware; `crossSitePaths` are the POST paths another site may send to. */
 export function sameOriginPosts(crossSitePaths: readonly string[]): RequestHandler {
@@ -24,11 +24,11 @@ export function sameOriginPosts(crossSitePaths: readonly string[]): RequestHandl
         ? site === 'same-origin' || site === 'none'
         : origin === undefined || origin === `${req.protocol}://${req.get('host')}`;
     if (sameOrigin) return next();
-    sendPage(
+    sendRefusedPost(
       res,
-      403,
-      '요청을 처리할 수 없습니다',
-      html`<h1 class="status-error">다른 사이트에서 보낸 요청은 처리하지 않습니다</h1><p><a href="/">상품 목록으로</a></p>`,
+      req.path.startsWith('/admin/')
+        ? { href: '/admin', label: '관리자 화면으로' }
+        : { href: '/', label: '상품 목록으로' },
     );
   };
 }
