@@ -7,8 +7,9 @@
  *
  * Cookie: `HttpOnly`, `SameSite=Strict` (a cross-site form never carries it), `Path=/admin`,
  * and `Secure` whenever the request came over HTTPS (`secure: 'auto'`; behind a TLS-terminating
- * proxy set `TRUST_PROXY=1` so Express sees `X-Forwarded-Proto`). Sessions live in memory: one
- * process, lost on restart, which is what an example needs; a real shop plugs a shared store.
+ * proxy set `TRUST_PROXY=1` so Express sees `X-Forwarded-Proto`). Sessions live in memory
+ * (admin-sessions.ts): one process, lost on restart, which is what an example needs; a real
+ * shop plugs a shared store.
  */
 import express, { type Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { shopRouter } from './routes/router.js';
@@ -17,6 +18,7 @@ import session from 'express-session';
 import { csrfSync } from 'csrf-sync';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../src/index.js';
+import { AdminSessionStore } from './admin-sessions.js';
 import { sendRefusedPost } from './error-page.js';
 import { html, sendPage, type SafeHtml } from './views.js';
 
@@ -147,6 +149,7 @@ export function adminGuard(creds: AdminCredentials, logger: Logger, sessionSecre
   router.use(
     session({
       name: 'shop.admin.sid',
+      store: new AdminSessionStore(),
       secret: sessionSecret ?? randomBytes(32).toString('hex'),
       resave: false,
       saveUninitialized: false,

@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createShop, type Shop } from '../example-app/app.js';
 import { LOGIN_FAILURES_PER_WINDOW } from '../example-app/admin-auth.js';
+import { ANONYMOUS_SESSIONS } from '../example-app/admin-sessions.js';
 import type { Logger } from '../src/index.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { encodeForm } from '../src/wire/form-codec.js';
@@ -328,6 +329,35 @@ describe('example-app: own orders only, bounded login, security headers', () => 
           (await agent.post('/admin/login').type('form').send({ _csrf: first, user: 'admin', password: 'wrong-2' }))
             .status,
         ).to.equal(403);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it(`visitors who only open the login page keep at most ${ANONYMOUS_SESSIONS} sessions; a signed-in operator is never dropped for one`, async () => {
+      const other = createShop({
+        mid: MID,
+        merchantKey: KEY,
+        baseUrl: sandbox.url,
+        dbFile: ':memory:',
+        logger,
+        admin: { password: PASSWORD },
+      });
+      try {
+        const operator = request.agent(other.app);
+        const login = tokenOf((await operator.get('/admin/login')).text);
+        await operator.post('/admin/login').type('form').send({ _csrf: login, user: 'admin', password: PASSWORD });
+        const oldest = request.agent(other.app);
+        const oldestToken = tokenOf((await oldest.get('/admin/login')).text);
+        for (let i = 0; i < ANONYMOUS_SESSIONS; i++) await request(other.app).get('/admin/login'); // each a new visitor
+        // The oldest visitor's session made room: its form is refused, nothing done.
+        const late = await oldest
+          .post('/admin/login')
+          .type('form')
+          .send({ _csrf: oldestToken, user: 'admin', password: PASSWORD });
+        expect(late.status).to.equal(403);
+        // The operator signed in before the flood still is.
+        expect((await operator.get('/admin/orders')).status).to.equal(200);
       } finally {
         await other.close();
       }
