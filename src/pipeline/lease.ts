@@ -30,6 +30,14 @@ export interface Lease {
    * answers false, so nothing is left of it.
    */
   putFirst(record: LedgerRecord): Promise<boolean>;
+  /**
+   * Renews the lease now and answers whether this holder still has it: the last look before a
+   * request leaves. A holder paused for longer than a lease (a stalled event loop, a stopped
+   * process) may have lost its key meanwhile, and whoever took it may have closed the record
+   * (settlement finds nothing at the gateway: never charged), so it must not send. Rejects when
+   * the store does not answer.
+   */
+  confirm(): Promise<boolean>;
   /** Forgets the key: the operation left nothing to remember. */
   forget(): Promise<void>;
   /** Drops the lease, keeping the record as last written. */
@@ -108,6 +116,13 @@ class HeldLease implements Lease {
     if (await this.#ctx.config.store.write(this.key, this.#token, write, false).catch(() => false)) return true;
     await this.forget();
     return false;
+  }
+
+  async confirm(): Promise<boolean> {
+    if (this.#lost) return false;
+    const held = await this.#ctx.config.store.extend(this.key, this.#token, LEASE_MS);
+    if (!held) this.#give();
+    return held;
   }
 
   async forget(): Promise<void> {

@@ -85,6 +85,7 @@ async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: Ow
       throw err;
     }
   }
+  await confirmBeforeSending(ctx, call, lease);
   let step: Step;
   try {
     step = await send(ctx, call);
@@ -99,6 +100,28 @@ async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: Ow
   // A refusal that is not kept is still the caller's result; every other forgetting is an error.
   if (final.step.event === 'refused') return kind.result({ ...final.record, state: 'declined' }, false);
   throw final.step.error ?? new Error(`the ledger forgot ${kind.what} ${call.start.tid} without an answer`);
+}
+
+/**
+ * The last look at the lease before the request leaves: a holder that lost its key meanwhile
+ * (paused longer than a lease, so another process's settler may have closed the record as never
+ * charged) sends nothing, leaving the record to whoever holds it now; one whose store does not
+ * answer sends nothing either and forgets the record if it can (else settlement finds nothing
+ * sent), so a repeat starts afresh.
+ */
+async function confirmBeforeSending(ctx: ClientContext, call: OperationCall<unknown>, lease: Lease): Promise<void> {
+  let held: boolean;
+  try {
+    held = await lease.confirm();
+  } catch (err) {
+    await lease.forget();
+    throw storeError(err);
+  }
+  if (!held)
+    throw new NicepayRequestError(
+      'NICEPAY_IN_PROGRESS',
+      `the ${call.kind.what} was not sent: this request paused for longer than its ledger lease, and another process took the operation over; repeat it for its outcome`,
+    );
 }
 
 /**

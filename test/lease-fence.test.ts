@@ -1,0 +1,99 @@
+/**
+ * A holder paused longer than its lease between writing a record and sending its request (a
+ * stalled event loop, a stopped process) may have lost the key to another process's settler,
+ * which may already have closed the record as never charged. It must not send then: it looks at
+ * its lease once more just before the request leaves, and sends nothing when it lost it.
+ */
+import { expect } from 'chai';
+import request from 'supertest';
+import { createNicepay, type Nicepay } from '../src/index.js';
+import { LEASE_MS } from '../src/pipeline/lease.js';
+import { memoryStore } from '../src/store/memory-store.js';
+import type { LedgerStore } from '../src/store/types.js';
+import { ledgerRecord } from './helpers/ledger-store.js';
+import { MERCHANT_KEY, MID, startShop } from './helpers/shop.js';
+
+describe('a holder that lost its lease before its request left', () => {
+  it('sends nothing: the other process settled the record as never charged, and the gateway holds no approval', async () => {
+    let skew = 0;
+    const inner = memoryStore({ now: () => Date.now() + skew });
+    let other: Nicepay | undefined;
+    let paused = false;
+    // One store shared by two processes. The first approval's holder "pauses" right after its
+    // record is written: the store's clock runs past the lease, and the other process settles.
+    const store: LedgerStore = {
+      ...inner,
+      async acquire(key, leaseMs, initial) {
+        const got = await inner.acquire(key, leaseMs, initial);
+        if (!paused && initial && key.startsWith('approval:') && got.state === 'acquired') {
+          paused = true;
+          skew += LEASE_MS + 1_000;
+          await other!.settle();
+        }
+        return got;
+      },
+    };
+    const shop = await startShop({
+      nicepay: { store, settle: false, clock: () => new Date(Date.now() + skew) },
+    });
+    other = createNicepay({
+      mid: MID,
+      merchantKey: MERCHANT_KEY,
+      baseUrl: shop.sandbox.url,
+      store,
+      settle: false,
+      clock: () => new Date(Date.now() + skew),
+    });
+    try {
+      shop.orders.set('paused-1', 1_500);
+      const auth = await shop.sandbox.authenticate({ moid: 'paused-1', amount: 1_500, method: 'CARD' });
+      const tid = auth.fields.TxTid!;
+      const res = await request(shop.app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(auth.body.toString('latin1'));
+      expect(paused).to.equal(true);
+      expect(res.status, JSON.stringify(res.body)).to.equal(409);
+      expect(res.body).to.include({ code: 'NICEPAY_IN_PROGRESS' });
+      expect(res.body.message).to.include('not sent');
+      // The other process's word stands, and the gateway agrees: nothing was approved.
+      expect(await ledgerRecord(store, `approval:${MID}:${tid}`)).to.include({ state: 'never-charged' });
+      expect(shop.sandbox.ledger.get(tid)?.approvalCalls ?? 0).to.equal(0);
+      expect(shop.sandbox.ledger.committed().filter((e) => e.tid === tid)).to.deep.equal([]);
+      expect(shop.approved).to.deep.equal([]);
+    } finally {
+      await other.close();
+      await shop.close();
+    }
+  });
+
+  it('sends nothing when the store does not answer that last look: 503 NICEPAY_STORE_UNAVAILABLE, and the gateway holds no approval', async () => {
+    const inner = memoryStore();
+    let failExtend = true;
+    const store: LedgerStore = {
+      ...inner,
+      extend: (key, token, leaseMs) =>
+        failExtend ? Promise.reject(new Error('connection lost')) : inner.extend(key, token, leaseMs),
+    };
+    const shop = await startShop({ nicepay: { store, settle: false } });
+    try {
+      shop.orders.set('store-down-1', 1_500);
+      const auth = await shop.sandbox.authenticate({ moid: 'store-down-1', amount: 1_500, method: 'CARD' });
+      const tid = auth.fields.TxTid!;
+      const post = () =>
+        request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      const res = await post();
+      expect(res.status, JSON.stringify(res.body)).to.equal(503);
+      expect(res.body).to.include({ code: 'NICEPAY_STORE_UNAVAILABLE' });
+      expect(shop.sandbox.ledger.get(tid)?.approvalCalls ?? 0).to.equal(0);
+      // The lease was given back with nothing sent: the buyer's retry, once the store answers, pays.
+      failExtend = false;
+      const retry = await post();
+      expect(retry.status, JSON.stringify(retry.body)).to.equal(200);
+      expect(retry.body).to.include({ status: 'approved', tid });
+      expect(shop.sandbox.ledger.get(tid)).to.include({ status: 'approved', approvalCalls: 1 });
+    } finally {
+      await shop.close();
+    }
+  });
+});
