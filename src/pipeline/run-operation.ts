@@ -85,7 +85,7 @@ async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: Ow
       throw err;
     }
   }
-  await confirmBeforeSending(ctx, call, lease);
+  await confirmBeforeSending(call, lease);
   let step: Step;
   try {
     step = await send(ctx, call);
@@ -109,7 +109,7 @@ async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: Ow
  * answer sends nothing either and forgets the record if it can (else settlement finds nothing
  * sent), so a repeat starts afresh.
  */
-async function confirmBeforeSending(ctx: ClientContext, call: OperationCall<unknown>, lease: Lease): Promise<void> {
+async function confirmBeforeSending(call: OperationCall<unknown>, lease: Lease): Promise<void> {
   let held: boolean;
   try {
     held = await lease.confirm();
