@@ -93,6 +93,31 @@ describe('partial-cancel notices of the same amount on one TID and day', () => {
     }
   });
 
+  it('CARD: a cancel notice that arrives while the partial cancel still waits for its answer leaves a mark: when the answer is lost, the first settlement pass keeps it, with nobody needed', async () => {
+    const paid = await shop.pay('CARD', 3_000);
+    // The gateway cancels at once and notifies; its answer comes too late for the client.
+    shop.sandbox.faults.inject({ target: 'cancel', kind: 'delay', delayMs: 2_500 });
+    const input = {
+      tid: paid.tid,
+      moid: paid.moid,
+      amount: 300,
+      reason: '부분 환불',
+      partial: true,
+      idempotencyKey: 'refund-noticed-early',
+    };
+    const err = await shop.nicepay.cancel(input).catch((e: unknown) => e);
+    expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'pending' });
+    await shop.sandbox.notices.idle();
+    const notices = shop.sandbox.ledger.get(paid.tid)!.notices!.filter((n) => n.kind === 'cancel');
+    expect(notices.map((n) => n.answer)).to.deep.equal(['OK']); // answered once: never sent again
+    const report = await shop.nicepay.settle();
+    expect(report.settled.filter((s) => s.tid === paid.tid).map((s) => s.outcome)).to.deep.equal(['kept']);
+    expect((await shop.nicepay.unsettled()).filter((u) => u.tid === paid.tid)).to.deep.equal([]);
+    const again = await shop.nicepay.cancel(input);
+    expect(again).to.include({ status: 'cancelled', cancelledAmount: 300, duplicate: true });
+    expect((shop.sandbox.ledger.get(paid.tid)?.cancels ?? []).map((c) => c.amount)).to.deep.equal([300]);
+  });
+
   it('BANK: a partial cancel whose answer was lost stays open, needing attention, after its notice: a notice without CancelMOID cannot be told from a cancel made elsewhere', async () => {
     const paid = await shop.pay('BANK', 3_000);
     shop.sandbox.faults.inject({ target: 'cancel', kind: 'drop' });

@@ -1,6 +1,7 @@
 import type { ClientContext } from '../context.js';
 import { tryKey } from './ledger.js';
-import type { LedgerRecord } from './ledger-record.js';
+import { markNoticed } from './notice-mark.js';
+import { CLOSED_STATES, type LedgerRecord } from './ledger-record.js';
 import type { OperationKind } from './operation.js';
 import { announceSettled, type SettledItem } from './settle.js';
 import { tallyEntries } from './tally.js';
@@ -9,10 +10,12 @@ import { walk } from './walk.js';
 /**
  * Settles the open operations of a tally that the gateway's own notice says took effect: each
  * record the notice names (`named`) whose outcome is still unknown is moved as a success of the
- * operation sent again would move it (kept), and reported like any settled record. A record in
- * flight, closed, or held by another holder is left alone: its holder learns its outcome itself.
- * This is how a partial cancel whose answer was lost, which is never sent again, settles when
- * the gateway's cancel notice for it arrives. Resolves to what it settled.
+ * operation sent again would move it (kept), and reported like any settled record. A named
+ * record that cannot be moved now (its request still in flight, or another holder on it) gets a
+ * mark instead, written before the notice is answered, so its settlement keeps it whenever it
+ * comes (a notice can beat the answer, and the gateway does not send it again once answered
+ * OK). This is how a partial cancel whose answer was lost, which is never sent again, settles.
+ * Resolves to what it settled now.
  */
 export async function settleNoticed<R>(
   ctx: ClientContext,
@@ -22,22 +25,26 @@ export async function settleNoticed<R>(
 ): Promise<SettledItem[]> {
   const settled: SettledItem[] = [];
   for (const { key, record } of await tallyEntries(ctx, tally)) {
-    if (record.state !== 'unknown' || !named(record)) continue;
-    const taken = await tryKey(ctx, key, kind.keepMs);
-    if (taken?.state !== 'leased') continue;
-    if (taken.record?.state !== 'unknown') {
-      await taken.lease.release();
+    if (CLOSED_STATES.has(record.state) || !named(record)) continue;
+    const taken = record.state === 'unknown' ? await tryKey(ctx, key, kind.keepMs) : undefined;
+    if (taken?.state === 'closed') continue;
+    if (taken?.state === 'leased' && taken.record?.state === 'unknown') {
+      const end = await walk(
+        ctx,
+        kind,
+        taken.lease,
+        taken.record,
+        { event: 'committed', patch: { reason: 'the gateway notified it', attention: false } },
+        { hook: undefined },
+      );
+      if (!end.forgotten && end.record.state === 'recorded') settled.push(announceSettled(ctx, end.record, 'recorded'));
       continue;
     }
-    const end = await walk(
-      ctx,
-      kind,
-      taken.lease,
-      taken.record,
-      { event: 'committed', patch: { reason: 'the gateway notified it', attention: false } },
-      { hook: undefined },
-    );
-    if (!end.forgotten && end.record.state === 'recorded') settled.push(announceSettled(ctx, end.record, 'recorded'));
+    if (taken?.state === 'leased') {
+      await taken.lease.release();
+      if (taken.record && CLOSED_STATES.has(taken.record.state)) continue;
+    }
+    await markNoticed(ctx, key, kind.keepMs);
   }
   return settled;
 }

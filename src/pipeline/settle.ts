@@ -7,6 +7,7 @@ import type { Lease } from './lease.js';
 import { readStored, tryKey } from './ledger.js';
 import type { LedgerOperation, LedgerRecord, LedgerState } from './ledger-record.js';
 import type { ExchangeReading, GatewayHolding, GatewayRequest, OperationKind, Resend } from './operation.js';
+import { wasNoticed } from './notice-mark.js';
 import { callOperation } from './operations.js';
 import type { LedgerEvent } from './state-machine.js';
 import { type Step, walk, type WalkEnd, type WalkOptions } from './walk.js';
@@ -176,18 +177,26 @@ export async function settleRecord<R>(
       `${kind.what} has not settled within ${settings.attentionAfterMs} ms: it needs attention (settlement keeps trying)`,
     );
   }
-  return walk(ctx, kind, lease, r, await firstStep(ctx, kind as OperationKind<unknown>, r), { hook });
+  return walk(ctx, kind, lease, r, await firstStep(ctx, kind as OperationKind<unknown>, lease.key, r), { hook });
 }
 
 /** The event settlement starts a record's walk with. */
-async function firstStep(ctx: ClientContext, kind: OperationKind<unknown>, r: LedgerRecord): Promise<Step> {
+async function firstStep(
+  ctx: ClientContext,
+  kind: OperationKind<unknown>,
+  key: string,
+  r: LedgerRecord,
+): Promise<Step> {
   if (r.state === 'committed') return { event: 'hook-again' };
   if (kind.resend) {
     const again = kind.resend(r);
     // Nothing can tell before `until` (a payout's results, from 16:00 KST): it waits till then.
     if ('wait' in again) return { event: 'unconfirmed', patch: { reason: again.wait }, dueAt: again.until };
     if (!('unsafe' in again)) return resendStep(ctx, kind, r, again);
-    // Only the gateway's own notice can settle it now: it stays open, needing attention at once.
+    // Only the gateway's own notice can settle it now: one that came while it was in flight left
+    // its mark; without one it stays open, needing attention at once.
+    if (await wasNoticed(ctx, key))
+      return { event: 'committed', patch: { reason: 'the gateway notified it', attention: false } };
     if (!r.attention) announceAttention(ctx, { ...r, reason: again.unsafe }, `${kind.what}: ${again.unsafe}`);
     return { event: 'unconfirmed', patch: { reason: again.unsafe, attention: true } };
   }
