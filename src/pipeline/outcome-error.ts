@@ -9,7 +9,7 @@ import type { LedgerRecord, UnknownCode } from './ledger-record.js';
 
 /** How the shop learns what settlement made of it, for messages. */
 const HOW_TO_LEARN =
-  'settle() / the automatic settler settles it to what the gateway holds (a payment it holds is reversed; a cancel or payout is completed); the settle report and the express-nicepay:settle channel tell the result';
+  'settle() / the automatic settler settles it by what the gateway holds or says of it (docs/reliability.md, "Settlement"); the settle report and the express-nicepay:settle channel tell the result';
 
 /**
  * The one factory from a ledger record to the error its state means, for the request that
