@@ -56,7 +56,8 @@ export interface CashReceiptRow {
   type: 'income-deduction' | 'expense-proof';
   amount: number;
   authCode: string;
-  status: 'issued' | 'refused';
+  /** `cancelled`: issued, then cancelled at the gateway because the order was refunded. */
+  status: 'issued' | 'refused' | 'cancelled';
   message: string;
   createdAt: string;
 }
@@ -109,6 +110,8 @@ export interface BillingDb {
     outcome: { status: Exclude<ChargeStatus, 'charging'>; tid?: string; amount?: number; message?: string },
   ): SubscriptionCharge;
   receipt(moid: string): CashReceiptRow | undefined;
+  /** Marks an issued receipt cancelled (the gateway confirmed the cancel); false if it was not issued. */
+  cancelReceipt(moid: string): boolean;
   recordReceipt(r: Omit<CashReceiptRow, 'createdAt'>): void;
 }
 
@@ -217,6 +220,7 @@ export function billingDb(db: ShopDb, secret: string): BillingDb {
         created_at: string;
       }
     >('SELECT * FROM cash_receipts WHERE moid = ?'),
+    cancelReceipt: sql.prepare("UPDATE cash_receipts SET status = 'cancelled' WHERE moid = ? AND status = 'issued'"),
     addReceipt: sql.prepare(
       'INSERT OR IGNORE INTO cash_receipts (moid, tid, type, amount, auth_code, status, message, created_at) VALUES (@moid, @tid, @type, @amount, @authCode, @status, @message, @createdAt)',
     ),
@@ -278,5 +282,6 @@ export function billingDb(db: ShopDb, secret: string): BillingDb {
       );
     },
     recordReceipt: (r) => void q.addReceipt.run({ ...r, createdAt: now() }),
+    cancelReceipt: (moid) => q.cancelReceipt.run(moid).changes === 1,
   };
 }

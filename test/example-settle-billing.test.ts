@@ -108,6 +108,77 @@ describe('example-app: billing charges and cash receipts follow the library sett
   });
 
   describe('cash receipts', () => {
+    /** A bank transfer paid through the shop; `cashReceipt` is what the buyer took in the window. */
+    async function bankOrder(cashReceipt?: { type: 'income-deduction'; identity: string }): Promise<string> {
+      const buyer = request.agent(h.server);
+      const post = await buyer.post('/checkout').type('form').send({ productId: 'haeng-mug' });
+      const moid = /^\/checkout\/(\w+)\?/.exec(post.headers.location!)![1]!;
+      const auth = await h.sandbox.authenticate({
+        moid,
+        amount: 8_900,
+        method: 'BANK',
+        ...(cashReceipt ? { cashReceipt } : {}),
+      });
+      await buyer.post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      expect(h.shop.db.order(moid)).to.include({ status: 'paid', method: 'BANK' });
+      return moid;
+    }
+    const issue = (moid: string) =>
+      h.admin
+        .post(`/admin/billing/receipts/${moid}`)
+        .type('form')
+        .send({ _csrf: h.csrf, type: 'income-deduction', identity: '01012345678' });
+    /** Refunds the whole order through the back office's two steps. */
+    async function refundAll(moid: string): Promise<void> {
+      const send = (extra: Record<string, string>) =>
+        h.admin
+          .post(`/admin/orders/${moid}/refund`)
+          .type('form')
+          .send({ _csrf: h.csrf, reason: '고객 요청', amount: '8900', ...extra });
+      const step1 = await send({});
+      const key = /name="idempotencyKey" value="([^"]+)"/.exec(step1.text)![1]!;
+      expect((await send({ idempotencyKey: key, confirm: 'yes' })).status).to.equal(303);
+    }
+
+    it('a bank transfer whose buyer took a receipt in the payment window is offered no second one; one posted anyway is refused and nothing is issued', async () => {
+      const moid = await bankOrder({ type: 'income-deduction', identity: '01099998888' });
+      const page = await h.admin.get('/admin/billing/receipts');
+      expect(page.text).to.include(`id="receipt-window-${moid}"`);
+      expect(page.text).to.not.match(new RegExp(`action="/admin/billing/receipts/${moid}"`));
+      const before = h.sandbox.dataHost.cashReceipts().length;
+      const res = await issue(moid);
+      expect(res.status).to.equal(409);
+      expect(h.sandbox.dataHost.cashReceipts().length).to.equal(before);
+      expect(billingDb(h.shop.db, KEY).receipt(moid)).to.equal(undefined);
+    });
+
+    it('a refunded order is offered no receipt; one issued before its refund is offered for cancel, and the cancel reaches the gateway once', async () => {
+      const never = await bankOrder();
+      await refundAll(never);
+      const issued = await bankOrder();
+      expect((await issue(issued)).status).to.equal(303);
+      const rc = billingDb(h.shop.db, KEY).receipt(issued)!;
+      expect(rc).to.include({ status: 'issued' });
+      await refundAll(issued);
+
+      const page = await h.admin.get('/admin/billing/receipts');
+      expect(page.text).to.include(`id="receipt-none-${never}"`);
+      expect(page.text).to.not.match(new RegExp(`action="/admin/billing/receipts/${never}"`));
+      expect(page.text).to.include(`id="receipt-cancel-${issued}"`);
+      const before = h.sandbox.dataHost.cashReceipts().length;
+      expect((await issue(never)).status).to.equal(409);
+      expect(h.sandbox.dataHost.cashReceipts().length, 'nothing issued for a refunded order').to.equal(before);
+
+      const cancel = () =>
+        h.admin.post(`/admin/billing/receipts/${issued}/cancel`).type('form').send({ _csrf: h.csrf });
+      expect((await cancel()).status).to.equal(303);
+      expect(billingDb(h.shop.db, KEY).receipt(issued)).to.include({ status: 'cancelled' });
+      expect(h.sandbox.ledger.get(rc.tid)).to.include({ status: 'cancelled' });
+      expect((await cancel()).status, 'a second click cancels nothing more').to.equal(409);
+      const after = await h.admin.get('/admin/billing/receipts');
+      expect(after.text).to.not.include(`id="receipt-cancel-${issued}"`);
+    });
+
     it('a receipt whose answer and reversal were lost is not issued again while the package settles it', async () => {
       const buyer = request.agent(h.server);
       const post = await buyer.post('/checkout').type('form').send({ productId: 'haeng-mug' });

@@ -3,6 +3,12 @@
  *
  *   GET  /admin/billing/receipts             paid bank-transfer orders and their cash receipts
  *   POST /admin/billing/receipts/:moid       nicepay.cashReceipt.issue for the order's amount (VAT 10%)
+ *   POST /admin/billing/receipts/:moid/cancel  nicepay.cancel of the receipt of a refunded order
+ *
+ * A receipt is offered only for an order paid in full and never refunded whose buyer took none in
+ * the payment window (the window's own receipt is in the order's result): one receipt per
+ * payment. A receipt issued before the order was refunded is offered for cancel: the tax office
+ * must not keep a receipt for money the buyer got back.
  *
  * A receipt whose answer was lost is the package's to settle (cancelled in full, or found never
  * issued; docs/reliability.md): while nicepay.unsettled() lists it, the page says so and the
@@ -13,12 +19,25 @@ import { shopRouter } from './router.js';
 import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
 import type { Order } from '../db.js';
+import { orderState } from '../order-state.js';
 import { billingDb } from '../db-billing.js';
 import { dataTable, type Column } from '../data-table.js';
 import { operatorError } from '../korean.js';
 import { heldRecords } from '../package-held.js';
+import type { CheckoutResult } from '../../src/index.js';
 import { html, kstDateTime, won } from '../views.js';
 import { adminPage, errorNotice, field, okNotice } from './admin-page.js';
+
+/** The receipt the buyer took in the payment window with a bank transfer, if any (the order's result). */
+function windowReceipt(o: Order): 'income-deduction' | 'expense-proof' | undefined {
+  const r = o.result ? (JSON.parse(o.result) as CheckoutResult) : undefined;
+  if (r?.status !== 'approved' || r.payment.method !== 'BANK') return undefined;
+  const { type } = r.payment.cashReceipt;
+  return type === 'none' ? undefined : type;
+}
+
+/** The words of a receipt type. */
+const TYPE_LABEL = { 'income-deduction': '소득공제용', 'expense-proof': '지출증빙용' } as const;
 
 /** The cash-receipt pages. */
 export function adminReceiptRoutes(ctx: ShopContext): Router {
@@ -46,10 +65,19 @@ export function adminReceiptRoutes(ctx: ShopContext): Router {
         extraClass: () => 'receipt-status',
         cell: (o) => {
           const rc = billing.receipt(o.moid);
-          if (rc) return rc.status === 'issued' ? `발급 (승인번호 ${rc.authCode})` : `거절: ${rc.message}`;
+          const refunded = orderState(o) !== 'paid';
+          if (rc?.status === 'issued' && refunded)
+            return html`<span id="receipt-refunded-${o.moid}">발급 (승인번호 ${rc.authCode}), 환불된 주문입니다</span>
+<form method="post" action="/admin/billing/receipts/${o.moid}/cancel" class="inline">${csrfInput(req)}<button type="submit" id="receipt-cancel-${o.moid}">현금영수증 취소</button></form>`;
+          if (rc?.status === 'issued') return `발급 (승인번호 ${rc.authCode})`;
+          if (rc?.status === 'cancelled') return '취소됨 (주문 환불)';
           const u = held?.get(o.moid)?.[0];
           if (u)
             return html`<span class="settling" id="receipt-settling-${o.moid}">결제 모듈이 정산 중: ${u.reason}. 다음 확인 ${kstDateTime(u.nextAttemptAt)}</span>`;
+          const taken = windowReceipt(o);
+          if (taken) return html`<span id="receipt-window-${o.moid}">결제창에서 ${TYPE_LABEL[taken]} 발급</span>`;
+          if (refunded) return html`<span id="receipt-none-${o.moid}">환불된 주문: 발급하지 않습니다</span>`;
+          if (rc) return `거절: ${rc.message}`;
           return html`<form method="post" action="/admin/billing/receipts/${o.moid}" class="inline receipt-form">${csrfInput(req)}
 <select name="type" aria-label="용도"><option value="income-deduction">소득공제</option><option value="expense-proof">지출증빙</option></select>
 <input type="text" name="identity" aria-label="발급번호" placeholder="휴대폰 또는 사업자번호" required inputmode="numeric">
@@ -77,6 +105,10 @@ ${orders.length === 0 ? html`<p id="no-bank-orders" class="muted">계좌이체 �
     const order = db.order(req.params.moid);
     if (order?.status !== 'paid' || order.method !== 'BANK')
       return receiptsPage(req, res, 404, { error: '현금영수증을 발급할 수 있는 주문이 아닙니다.' });
+    if (orderState(order) !== 'paid' || windowReceipt(order) || billing.receipt(order.moid)?.status === 'issued')
+      return receiptsPage(req, res, 409, {
+        error: `${order.moid}에는 현금영수증을 발급하지 않습니다: 환불된 주문이거나 이미 발급된 주문입니다. 아무것도 보내지 않았습니다.`,
+      });
     if ((await heldRecords(ctx, 'cash-receipt'))?.has(order.moid))
       return receiptsPage(req, res, 409, {
         error: `${order.moid}의 현금영수증은 결제 모듈이 정산하고 있습니다. 정산이 끝난 뒤 다시 발급할 수 있습니다. 아무것도 보내지 않았습니다.`,
@@ -109,6 +141,29 @@ ${orders.length === 0 ? html`<p id="no-bank-orders" class="muted">계좌이체 �
         303,
         `/admin/billing/receipts?ok=${encodeURIComponent(r.status === 'issued' ? `${order.moid} 현금영수증을 발급했습니다.` : `발급이 거절되었습니다: ${r.message}`)}`,
       );
+    } catch (err) {
+      const e = operatorError(err);
+      if (!e) return next(err);
+      receiptsPage(req, res, e.status, { error: e.message });
+    }
+  });
+
+  router.post('/:moid/cancel', async (req, res, next) => {
+    const order = db.order(req.params.moid);
+    const rc = order && billing.receipt(order.moid);
+    if (!order || rc?.status !== 'issued' || orderState(order) === 'paid')
+      return receiptsPage(req, res, 409, {
+        error:
+          '취소할 현금영수증이 아닙니다: 발급된 영수증이 있는 환불된 주문만 취소합니다. 아무것도 보내지 않았습니다.',
+      });
+    try {
+      // A receipt is cancelled in full, on its own TID (docs/cash-receipts.md).
+      const r = await nicepay.cancel({ tid: rc.tid, moid: order.moid, amount: rc.amount, reason: '주문 환불' });
+      audit(logger, req, 'cash-receipt.cancel', { moid: order.moid, tid: rc.tid, status: r.status });
+      if (r.status === 'refused')
+        return receiptsPage(req, res, 409, { error: `현금영수증 취소가 거절되었습니다: ${r.message}` });
+      billing.cancelReceipt(order.moid);
+      res.redirect(303, `/admin/billing/receipts?ok=${encodeURIComponent(`${order.moid} 현금영수증을 취소했습니다.`)}`);
     } catch (err) {
       const e = operatorError(err);
       if (!e) return next(err);
