@@ -55,6 +55,12 @@ export interface Order {
   refundPendingAmount: number;
   /** When a virtual account's deposit notice arrived (ISO), if it did. */
   depositedAt: string | null;
+  /**
+   * The gateway will take no payment for this order number any more: it refused one as a
+   * duplicate order (A127), or the package reversed an approval of it. The order is not paid;
+   * the buyer pays with a new order.
+   */
+  moidSpent: boolean;
 }
 
 export interface Buyer {
@@ -81,6 +87,8 @@ export interface ShopDb {
   markDeclined(result: DeclinedCheckout): void;
   /** Notes that the buyer came back from the window without paying (display only; see Order). */
   markWindowCancelled(moid: string, message: string): void;
+  /** Notes that the gateway takes no payment for this unpaid order's number any more (see Order). */
+  markMoidSpent(moid: string): void;
   /**
    * A virtual account's deposit arrived (the gateway's notice): awaiting-deposit → paid, for
    * this TID only. Idempotent: a repeated notice changes nothing. False when the order is not
@@ -136,6 +144,7 @@ const ADDED_COLUMNS: ReadonlyArray<[name: string, ddl: string]> = [
   ['refunded_amount', 'refunded_amount INTEGER NOT NULL DEFAULT 0'],
   ['deposited_at', 'deposited_at TEXT'],
   ['refund_pending_amount', 'refund_pending_amount INTEGER NOT NULL DEFAULT 0'],
+  ['moid_spent', 'moid_spent INTEGER NOT NULL DEFAULT 0'],
 ];
 
 interface OrderRow {
@@ -157,6 +166,7 @@ interface OrderRow {
   refunded_amount: number;
   deposited_at: string | null;
   refund_pending_amount: number;
+  moid_spent: number;
 }
 
 const toOrder = (r: OrderRow): Order => ({
@@ -178,6 +188,7 @@ const toOrder = (r: OrderRow): Order => ({
   refundedAmount: r.refunded_amount,
   refundPendingAmount: r.refund_pending_amount,
   depositedAt: r.deposited_at,
+  moidSpent: r.moid_spent === 1,
 });
 
 /** A Moid: date (KST) + random, unique within the table (the PRIMARY KEY enforces it). */
@@ -233,6 +244,7 @@ export function openDb(file: string): ShopDb {
     paidOut: sqlite.prepare(
       `UPDATE orders SET refund_pending_amount = MAX(0, refund_pending_amount - @amount) WHERE moid = @moid`,
     ),
+    moidSpent: sqlite.prepare(`UPDATE orders SET moid_spent = 1 WHERE moid = ? AND status IN ('pending', 'declined')`),
     windowCancelled: sqlite.prepare(
       `UPDATE orders SET window_cancelled_at = @at, window_message = @message WHERE moid = @moid AND status IN ('pending', 'declined')`,
     ),
@@ -272,6 +284,7 @@ export function openDb(file: string): ShopDb {
           refundedAmount: 0,
           refundPendingAmount: 0,
           depositedAt: null,
+          moidSpent: false,
         };
       }
     },
@@ -300,6 +313,9 @@ export function openDb(file: string): ShopDb {
     markWindowCancelled(moid, message) {
       // Bounded: the text comes from an unauthenticated post.
       q.windowCancelled.run({ moid, at: new Date().toISOString(), message: message.slice(0, 200) });
+    },
+    markMoidSpent(moid) {
+      q.moidSpent.run(moid);
     },
     markDeposited(moid, tid, at) {
       q.deposited.run({ moid, tid, at: (at ?? new Date()).toISOString() });

@@ -12,8 +12,12 @@
  *   the library answers from the closed record without sending, so the intent is settled as the
  *   library's result says (refunded, or accepted with its payout pending).
  *
- * Approvals and key-ins need nothing here: their route hooks (onApproved) are what settlement
- * runs for a payment it keeps, and an order it reverses was never marked paid. A cash receipt
+ * - an approval (`approval`, by the order's Moid) reversed: the order was never marked paid, but
+ *   the gateway may take no payment for its number any more (it refuses a Moid it approved once
+ *   as a duplicate), so the order's page offers a new order instead of the window again.
+ *
+ * A kept approval or key-in needs nothing here: its route hook (onApproved) is what settlement
+ * runs for a payment it keeps. A cash receipt
  * whose outcome was lost is reversed or never issued: the shop records no receipt for it.
  * An event that needs attention changes nothing: the pages list those from nicepay.unsettled().
  */
@@ -87,6 +91,7 @@ export function followSettlement(ctx: ShopContext): SettlementFollower {
     if (event.needsAttention || !event.outcome || event.mid !== nicepay.mid) return;
     const item: SettledItem = event;
     if (item.operation === 'billing.charge') charge(item);
+    else if (item.operation === 'approval' && item.outcome === 'reversed') ctx.db.markMoidSpent(item.moid);
     else if (item.operation === 'cancel')
       work = work.then(() =>
         cancel(item).catch((err: unknown) =>

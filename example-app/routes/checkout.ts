@@ -12,7 +12,8 @@ import { shopRouter } from './router.js';
 import iconv from 'iconv-lite';
 import type { ShopContext } from '../shop-context.js';
 import type { Buyer, Order } from '../db.js';
-import { html, sendPage, won } from '../views.js';
+import { heldRecords } from '../package-held.js';
+import { html, type SafeHtml, sendPage, won } from '../views.js';
 import { type OrderState, type PayableState, isPayable, orderState, stateTone } from '../order-state.js';
 import { type BuyerMistake, type BuyerValues, DEMO_BUYER, productPage } from './products.js';
 
@@ -53,6 +54,25 @@ const STATE_HEADING: Readonly<Record<Exclude<OrderState, PayableState>, string>>
   cancelled: '취소된 주문입니다. 입금하거나 다시 결제할 수 없습니다',
 };
 
+/** What an unpaid order's pages say when its window is not offered now. */
+export const UNPAYABLE_NOW = {
+  checking: {
+    heading: '결제 결과를 확인하고 있습니다',
+    text: '결제창에서 진행한 결제의 결과를 아직 받지 못해 자동으로 확인하고 있습니다. 결제되지 않은 금액은 청구되지 않습니다. 잠시 후 주문 내역에서 다시 확인해 주세요.',
+  },
+  spent: {
+    heading: '이 주문번호로는 다시 결제할 수 없습니다',
+    text: '이전 결제가 취소되어 같은 주문번호로는 결제할 수 없습니다. 같은 상품을 새 주문으로 결제해 주세요.',
+  },
+} as const;
+
+/** A button that places the same product again as a new order, for the same buyer (POST /checkout). */
+export function newOrderButton(order: Order, label: string, id: string): SafeHtml {
+  return html`<form method="post" action="/checkout" class="inline">
+<input type="hidden" name="buyerName" value="${order.buyerName}"><input type="hidden" name="buyerEmail" value="${order.buyerEmail}"><input type="hidden" name="buyerTel" value="${order.buyerTel}">
+<button type="submit" name="productId" value="${order.productId}" id="${id}">${label}</button></form>`;
+}
+
 export function checkoutRoutes(ctx: ShopContext): Router {
   const { db, nicepay } = ctx;
   const router = shopRouter();
@@ -81,7 +101,7 @@ export function checkoutRoutes(ctx: ShopContext): Router {
     res.redirect(303, ctx.access.signedLink(`/checkout/${encodeURIComponent(order.moid)}`, order.moid));
   });
 
-  router.get('/checkout/:moid', ctx.access.ownOrderOnly, (req, res, next) => {
+  router.get('/checkout/:moid', ctx.access.ownOrderOnly, async (req, res, next) => {
     const order = db.order(req.params.moid);
     if (order?.channel !== 'window') return next();
     // The payment page agrees with the result page: only a payable order gets the window.
@@ -98,8 +118,28 @@ export function checkoutRoutes(ctx: ShopContext): Router {
       );
       return;
     }
+    // The window again only for an order number the gateway still takes, and only when no
+    // approval of it is being settled (a second payment would be refused as a duplicate order).
+    if (order.moidSpent) return orderNotice(res, order, 'spent');
+    const held = await heldRecords(ctx, 'approval');
+    if (held === undefined || held.has(order.moid)) return orderNotice(res, order, 'checking');
     windowPage(req, res, order);
   });
+
+  /** An unpaid order whose window is not offered now: being checked, or its number spent. */
+  function orderNotice(res: Response, order: Order, why: 'checking' | 'spent'): void {
+    const { heading, text } = UNPAYABLE_NOW[why];
+    sendPage(
+      res,
+      200,
+      heading,
+      html`<h1 id="order-${why}" class="tone-${why === 'checking' ? 'wait' : 'bad'}">${heading}</h1>
+<p class="card">${text}</p>
+<div class="card"><dl><dt>주문번호</dt><dd id="order-moid" class="moid">${order.moid}</dd><dt>상품</dt><dd id="order-goods">${order.goods}</dd>
+<dt>결제 금액</dt><dd id="order-amount" class="amount">${won(order.amount)}</dd></dl></div>
+<div class="actions">${why === 'spent' ? newOrderButton(order, '새 주문으로 결제하기', 'new-order') : html`<a class="button" href="/orders/${order.moid}" id="result-link">주문 상태 보기</a>`}<a class="button secondary" href="/">쇼핑 계속하기</a></div>`,
+    );
+  }
 
   /** The order summary and the signed window form (a fresh EdiDate on every view). */
   function windowPage(req: Request, res: Response, order: Order): void {

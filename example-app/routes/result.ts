@@ -15,6 +15,8 @@ import type { Order } from '../db.js';
 import { type SafeHtml, METHOD_LABEL, html, kstDateTime, sendPage, won } from '../views.js';
 import { type OrderState, isPayable, orderState, stateTone } from '../order-state.js';
 import { cardCompany } from '../korean.js';
+import { heldRecords } from '../package-held.js';
+import { newOrderButton, UNPAYABLE_NOW } from './checkout.js';
 
 /** "일시불", "3개월", "3개월 (무이자)". */
 function installment(months: number, interestFree: boolean): string {
@@ -137,8 +139,11 @@ function headline(state: OrderState, o: Order, depositArrived: boolean): { headi
   }
 }
 
-/** Heading, page status and details of an order as the buyer sees it, all from its one state. */
-function view(order: Order, sandboxDeposit: boolean): ResultView {
+/**
+ * Heading, page status and details of an order as the buyer sees it, all from its one state;
+ * `checking`: the package is settling an approval of it.
+ */
+function view(order: Order, sandboxDeposit: boolean, checking: boolean): ResultView {
   const state = orderState(order);
   const stored = order.result ? (JSON.parse(order.result) as CheckoutResult) : undefined;
   const committed =
@@ -172,6 +177,25 @@ ${order.refundedAmount > 0 && state !== 'cancelled' && toAccount(order) && html`
         html`<form method="post" action="/orders/${order.moid}/sandbox-deposit" class="inline" id="sandbox-deposit-form" title="샌드박스 전용: 은행에서 이 계좌로 입금한 것처럼 처리하고, 게이트웨이의 입금 통보로 주문이 완료됩니다"><button type="submit" id="sandbox-deposit">입금하기 (샌드박스)</button></form>`,
     };
   }
+  // An unpaid window order whose window is not offered now (checkout.ts): being checked, or its
+  // number spent, in which case the same product is ordered anew.
+  const unpayable =
+    order.channel === 'window' && isPayable(state)
+      ? order.moidSpent
+        ? 'spent'
+        : checking
+          ? 'checking'
+          : undefined
+      : undefined;
+  if (unpayable) {
+    return {
+      status,
+      heading: UNPAYABLE_NOW[unpayable].heading,
+      note: UNPAYABLE_NOW[unpayable].text,
+      body: false,
+      action: unpayable === 'spent' && newOrderButton(order, '새 주문으로 결제하기', 'retry'),
+    };
+  }
   if (state === 'declined') {
     const message = stored?.status === 'declined' ? stored.message : '';
     return {
@@ -195,13 +219,15 @@ ${order.refundedAmount > 0 && state !== 'cancelled' && toAccount(order) && html`
 }
 
 /** The result page router. */
-export function resultRoutes({ db, sandbox, logger, access }: ShopContext): Router {
+export function resultRoutes(ctx: ShopContext): Router {
+  const { db, sandbox, logger, access } = ctx;
   const router = shopRouter();
-  router.get('/orders/:moid', access.ownOrderOnly, (req, res, next) => {
+  router.get('/orders/:moid', access.ownOrderOnly, async (req, res, next) => {
     const order = db.order(req.params.moid);
     if (!order) return next();
     const state = orderState(order);
-    const { status, heading, note, body, action } = view(order, sandbox !== undefined);
+    const held = isPayable(state) ? await heldRecords(ctx, 'approval') : undefined;
+    const { status, heading, note, body, action } = view(order, sandbox !== undefined, held?.has(order.moid) === true);
     sendPage(
       res,
       200,

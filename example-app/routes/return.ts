@@ -25,6 +25,9 @@ export function returnRoutes({ db, nicepay, logger, access }: ShopContext): Rout
       const r = req.checkout!;
       if (r.status === 'declined' && !r.duplicate) {
         db.markDeclined(r);
+        // A127: the gateway approved this order number once (a payment the package reversed);
+        // it takes none for it any more, so the buyer pays with a new order.
+        if (r.code === 'A127') db.markMoidSpent(r.moid);
         logger.info({ moid: r.moid, tid: r.tid, resultCode: r.code }, 'example shop: payment declined');
       }
       // auth-failed carries no signature (anyone can post one for any Moid with any text): it
