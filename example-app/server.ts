@@ -12,7 +12,8 @@
  *                         TLS proxy): the session cookie gets Secure, the login limit counts
  *                         clients, and deposit notices are checked by the gateway's address
  *   SHOP_URL              public origin for ReturnURL (default: from the request's Host)
- *   SHOP_DB               SQLite file (default example-app/data/shop.db; ':memory:' works)
+ *   SHOP_DB               SQLite file (default: ':memory:' with the embedded sandbox, whose books
+ *                         live in memory too; example-app/data/shop.db with NICEPAY_BASE_URL)
  *   SANDBOX_PORT          embedded sandbox port (default: any free port)
  *   NICEPAY_MID, NICEPAY_MERCHANT_KEY   merchant (default: the published test merchant nicepay00m)
  *   NICEPAY_BASE_URL      approval host; when set, no sandbox starts
@@ -120,7 +121,9 @@ try {
     // merchant key or card data), one line per gateway operation at info.
     logger: pino({ level: env.LOG_LEVEL ?? 'info', redact: ['merchantKey', '*.merchantKey'] }),
     ...(env.SHOP_URL ? { publicUrl: env.SHOP_URL } : {}),
-    ...(env.SHOP_DB ? { dbFile: env.SHOP_DB } : {}),
+    // The embedded sandbox keeps its books in memory: the shop keeps its records there too,
+    // unless SHOP_DB says otherwise, so a restart never leaves orders the gateway never saw.
+    ...(env.SHOP_DB ? { dbFile: env.SHOP_DB } : sandbox ? { dbFile: ':memory:' } : {}),
     admin: {
       ...(env.ADMIN_USER ? { user: env.ADMIN_USER } : {}),
       ...(env.ADMIN_PASSWORD ? { password: env.ADMIN_PASSWORD } : {}),
@@ -147,6 +150,13 @@ server.on('request', shop.app);
   console.log(
     [
       `express-nicepay example shop: ${shopUrl} (gateway: ${gatewayLabel}; listening on ${bound}:${actual})`,
+      ...(sandbox
+        ? [
+            env.SHOP_DB && env.SHOP_DB !== ':memory:'
+              ? `express-nicepay example shop: SHOP_DB keeps the shop's records across restarts, but the embedded sandbox forgets its books: after a restart it knows none of those payments`
+              : `express-nicepay example shop: records kept in memory, like the embedded sandbox's books (a restart starts both afresh)`,
+          ]
+        : []),
       ...(shop.admin.generated
         ? [
             `express-nicepay example shop: back office ${shopUrl}/admin  user ${shop.admin.user}  one-time password ${shop.admin.password}  (set ADMIN_PASSWORD to choose one)`,
