@@ -133,6 +133,20 @@ describe('example-app: back office (/admin)', () => {
       expect(logLines.some((l) => l.includes('"action":"csrf.refused"'))).to.equal(true);
     });
 
+    it('a back-office page says nothing a link wrote: what an action did comes from the session, once', async () => {
+      for (const path of [
+        '/admin/billing?ok=%EA%B3%A0%EA%B0%9D%EC%97%90%EA%B2%8C%20%EC%A0%84%ED%99%94%ED%95%98%EC%84%B8%EC%9A%94',
+        '/admin/billing/receipts?ok=forged',
+        '/admin/payouts?requested=FORGED-SEQ',
+        '/admin/payouts?cancelled=FORGED-SEQ',
+        '/admin/sub-merchants?registered=forged-seller',
+      ]) {
+        const page = await admin.get(path);
+        expect(page.status, path).to.equal(200);
+        expect(page.text, path).to.not.include('id="admin-ok"').and.not.include('FORGED').and.not.include('forged');
+      }
+    });
+
     it('keeps the payment return reachable without a login', async () => {
       const checkout = await request(shop.app).post('/checkout').type('form').send({ productId: 'kimchi' });
       const moid = /^\/checkout\/(\w+)\?t=[\w-]+$/.exec(checkout.headers.location!)![1]!;

@@ -86,6 +86,19 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
       });
   const cancels = (tid: string) => sandbox.ledger.get(tid)!.cancels ?? [];
 
+  it('an order page says no refund a link wrote: only the refund it made, once', async () => {
+    const o = await paidOrder('kimchi');
+    const forged = await admin.get(`/admin/orders/${o.moid}?refunded=${o.amount}&deposited=1&paid-out=1&cancelled=1`);
+    expect(forged.status).to.equal(200);
+    expect(forged.text).to.not.include('id="admin-ok"');
+    const step1 = await confirmPage(o.moid, String(o.amount));
+    const done = await confirm(o.moid, String(o.amount), step1.text);
+    expect(done.headers.location).to.equal(`/admin/orders/${o.moid}`);
+    const page = await admin.get(done.headers.location!);
+    expect(page.text).to.include('id="admin-ok"').and.include('을 환불했습니다');
+    expect((await admin.get(done.headers.location!)).text).to.not.include('id="admin-ok"');
+  });
+
   for (const committed of [true, false]) {
     it(`a full refund whose answer is lost ${committed ? 'after' : 'before'} the gateway cancelled: every retry path sends nothing new, and settlement refunds exactly once`, async () => {
       const o = await paidOrder('kimchi');

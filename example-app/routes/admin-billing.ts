@@ -21,6 +21,7 @@
  */
 import type { Router, Request, Response } from 'express';
 import { shopRouter } from './router.js';
+import { redirectWithNotice, takeNotice } from '../admin-notice.js';
 import { randomBytes } from 'node:crypto';
 import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
@@ -147,8 +148,7 @@ ${history.some(unsettled) && html`<p class="muted" id="charge-unknown-note">"확
   }
 
   router.get('/', async (req, res) => {
-    const ok = typeof req.query.ok === 'string' ? req.query.ok : undefined;
-    await listPage(req, res, 200, ok ? { ok } : {});
+    await listPage(req, res, 200, takeNotice(req));
   });
 
   /**
@@ -208,10 +208,9 @@ ${history.some(unsettled) && html`<p class="muted" id="charge-unknown-note">"확
     const begun = billing.beginCharge(id, month, PLAN.price);
     if ('paid' in begun) {
       audit(logger, req, 'billing.charge.repeated', { subscription: id, moid: begun.paid.moid, tid: begun.paid.tid });
-      return res.redirect(
-        303,
-        `/admin/billing?ok=${encodeURIComponent(`이번 달은 이미 청구했습니다. ${label} 구독료 ${won(begun.paid.amount)}이 결제되어 있습니다. 아무것도 보내지 않았습니다.`)}`,
-      );
+      return redirectWithNotice(req, res, '/admin/billing', {
+        ok: `이번 달은 이미 청구했습니다. ${label} 구독료 ${won(begun.paid.amount)}이 결제되어 있습니다. 아무것도 보내지 않았습니다.`,
+      });
     }
     if ('open' in begun) {
       return listPage(req, res, 409, {
@@ -225,11 +224,14 @@ ${history.some(unsettled) && html`<p class="muted" id="charge-unknown-note">"확
     if ('r' in sent) {
       const { r } = sent;
       audit(logger, req, 'billing.charge', { subscription: id, moid, tid: r.tid, status: r.status });
-      const text =
+      return redirectWithNotice(
+        req,
+        res,
+        '/admin/billing',
         r.status === 'approved'
-          ? `${label} 구독료 ${won(r.amount)}을 결제했습니다.`
-          : `${label} 결제가 거절되었습니다: ${r.message}`;
-      return res.redirect(303, `/admin/billing?ok=${encodeURIComponent(text)}`);
+          ? { ok: `${label} 구독료 ${won(r.amount)}을 결제했습니다.` }
+          : { error: `${label} 결제가 거절되었습니다: ${r.message}` },
+      );
     }
     const { err, unknown } = sent;
     const e = operatorError(err);
@@ -288,10 +290,8 @@ ${history.some(unsettled) && html`<p class="muted" id="charge-unknown-note">"확
       return listPage(req, res, 502, {
         error: `${c.moid}의 결과를 아직 알 수 없습니다. 결제 모듈이 자동으로 정산합니다.`,
       });
-    res.redirect(
-      303,
-      `/admin/billing?ok=${encodeURIComponent(`${c.moid}: ${CHARGE_LABEL[after.status]}${after.message ? ` (${after.message})` : ''}`)}`,
-    );
+    const text = `${c.moid}: ${CHARGE_LABEL[after.status]}${after.message ? ` (${after.message})` : ''}`;
+    redirectWithNotice(req, res, '/admin/billing', after.status === 'approved' ? { ok: text } : { error: text });
   });
 
   router.post('/:id/remove', async (req, res, next) => {
@@ -303,7 +303,7 @@ ${history.some(unsettled) && html`<p class="muted" id="charge-unknown-note">"확
       audit(logger, req, 'billing.remove', { subscription: id, status: r.status });
       if (r.status === 'refused') return listPage(req, res, 409, { error: `카드를 삭제하지 못했습니다: ${r.message}` });
       billing.markRemoved(id);
-      res.redirect(303, `/admin/billing?ok=${encodeURIComponent(`구독 ${id}번의 카드를 삭제했습니다.`)}`);
+      redirectWithNotice(req, res, '/admin/billing', { ok: `구독 ${id}번의 카드를 삭제했습니다.` });
     } catch (err) {
       const e = operatorError(err);
       if (!e) return next(err);

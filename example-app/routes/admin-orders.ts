@@ -40,6 +40,7 @@
  */
 import type { Router, Request, Response } from 'express';
 import { shopRouter } from './router.js';
+import { redirectWithNotice, takeNotice } from '../admin-notice.js';
 import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
 import type { Order } from '../db.js';
@@ -65,11 +66,16 @@ import {
   type RefundForm,
 } from './admin-order-view.js';
 
-/** Where the operator lands after a settled refund or cancel: the order, with what happened. */
-function doneLocation(o: Order, i: RefundIntent): string {
-  const base = `/admin/orders/${encodeURIComponent(o.moid)}`;
-  if (cancelsUnpaid(o)) return `${base}?cancelled=1`;
-  return `${base}?refunded=${i.cancelledAmount ?? i.amount}${i.payout === 'pending' ? '&pending=1' : ''}`;
+/** The order's back-office page. */
+const orderLocation = (o: Order): string => `/admin/orders/${encodeURIComponent(o.moid)}`;
+
+/** What the order's page says after a settled refund or cancel. */
+function doneNotice(o: Order, i: RefundIntent): string {
+  if (cancelsUnpaid(o)) return '입금 전 가상계좌 주문을 취소했습니다. 가상계좌가 닫혀 입금할 수 없습니다.';
+  const refunded = i.cancelledAmount ?? i.amount;
+  return i.payout === 'pending'
+    ? `${won(refunded)} 환불이 접수되었습니다 (지급 전). NICEPAY가 환불 계좌로 지급하면 환불 내역에서 지급 완료를 기록해 주세요.`
+    : `${won(refunded)}을 환불했습니다.`;
 }
 
 /** The back-office order pages. */
@@ -145,19 +151,7 @@ ${deposit}${refund}${refundHistory(req, o, refunds.ofOrder(o.moid))}<p><a href="
   router.get('/:moid', async (req, res, next) => {
     const o = db.order(req.params.moid);
     if (!o) return next();
-    const refunded = typeof req.query.refunded === 'string' ? Number(req.query.refunded) : undefined;
-    const ok =
-      req.query.deposited === '1'
-        ? '입금 통보를 받아 주문이 결제 완료되었습니다.'
-        : req.query['paid-out'] === '1'
-          ? '환불 계좌로 지급된 것으로 기록했습니다.'
-          : req.query.cancelled === '1'
-            ? '입금 전 가상계좌 주문을 취소했습니다. 가상계좌가 닫혀 입금할 수 없습니다.'
-            : refunded
-              ? req.query.pending === '1'
-                ? `${won(refunded)} 환불이 접수되었습니다 (지급 전). NICEPAY가 환불 계좌로 지급하면 환불 내역에서 지급 완료를 기록해 주세요.`
-                : `${won(refunded)}을 환불했습니다.`
-              : undefined;
+    const { ok } = takeNotice(req);
     await orderPage(req, res, 200, o, ok ? { ok } : {}).catch(next);
   });
 
@@ -178,7 +172,7 @@ ${deposit}${refund}${refundHistory(req, o, refunds.ofOrder(o.moid))}<p><a href="
       const posted = confirmed ? refunds.byKey(o.moid, field(req.body, 'idempotencyKey')) : undefined;
       if (posted?.state === 'done') {
         audit(logger, req, 'refund.repeated', { moid: o.moid, tid: o.tid, amount: posted.amount, intent: posted.id });
-        return res.redirect(303, doneLocation(o, posted));
+        return redirectWithNotice(req, res, orderLocation(o), { ok: doneNotice(o, posted) });
       }
       if (refunds.open(o.moid))
         return back(
@@ -246,7 +240,7 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
           remainingAmount: r.remainingAmount,
           intent: intent.id,
         });
-        return res.redirect(303, doneLocation(o, settled));
+        return redirectWithNotice(req, res, orderLocation(o), { ok: doneNotice(o, settled) });
       }
       if (sent.kind === 'result') {
         const r = sent.r as Extract<CancelResult, { status: 'refused' }>;
@@ -379,7 +373,7 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
         outcome: 'refunded',
         by: 'same-cancel',
       });
-      res.redirect(303, doneLocation(o, settled));
+      redirectWithNotice(req, res, orderLocation(o), { ok: doneNotice(o, settled) });
     } catch (err) {
       next(err);
     }
@@ -402,7 +396,7 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
       intent: i.id,
       by: 'operator',
     });
-    res.redirect(303, `/admin/orders/${encodeURIComponent(o.moid)}?paid-out=1`);
+    redirectWithNotice(req, res, orderLocation(o), { ok: '환불 계좌로 지급된 것으로 기록했습니다.' });
   });
 
   router.post('/:moid/deposit', async (req, res, next) => {
@@ -413,7 +407,7 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
     try {
       await sandbox.deposit(o.tid);
       audit(logger, req, 'sandbox.deposit', { moid: o.moid, tid: o.tid, amount: o.amount });
-      res.redirect(303, `/admin/orders/${encodeURIComponent(o.moid)}?deposited=1`);
+      redirectWithNotice(req, res, orderLocation(o), { ok: '입금 통보를 받아 주문이 결제 완료되었습니다.' });
     } catch (err) {
       next(err);
     }

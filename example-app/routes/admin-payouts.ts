@@ -12,6 +12,7 @@
  */
 import type { Router, Request, Response } from 'express';
 import { shopRouter } from './router.js';
+import { redirectWithNotice, takeNotice } from '../admin-notice.js';
 import type { PayoutStatus } from '../../src/index.js';
 import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
@@ -195,13 +196,7 @@ ${Object.entries(hidden).map(([k, val]) => html`<input type="hidden" name="${k}"
   router.get('/', async (req, res, next) => {
     try {
       const { date, error } = queryDate(req.query.date, today());
-      const requested = typeof req.query.requested === 'string' ? req.query.requested : undefined;
-      const cancelled = typeof req.query.cancelled === 'string' ? req.query.cancelled : undefined;
-      const ok = requested
-        ? `지급을 요청했습니다 (순번 ${requested}).`
-        : cancelled
-          ? `지급 요청(순번 ${cancelled})을 취소했습니다.`
-          : undefined;
+      const { ok } = takeNotice(req);
       await page(req, res, error ? 400 : 200, { date, ...(error ? { dateError: error } : {}), ...(ok ? { ok } : {}) });
     } catch (err) {
       next(err);
@@ -252,7 +247,9 @@ ${Object.entries(hidden).map(([k, val]) => html`<input type="hidden" name="${k}"
           settlmntDt: r.settlmntDt,
           seq: r.seq,
         });
-        res.redirect(303, `/admin/payouts?date=${r.settlmntDt}&requested=${encodeURIComponent(r.seq)}`);
+        redirectWithNotice(req, res, `/admin/payouts?date=${r.settlmntDt}`, {
+          ok: `지급을 요청했습니다 (순번 ${r.seq}).`,
+        });
       } catch (err) {
         const e = operatorError(err);
         if (!e) throw err;
@@ -293,7 +290,9 @@ ${Object.entries(hidden).map(([k, val]) => html`<input type="hidden" name="${k}"
           settlmntDt: row.settlmnt_dt,
           seq: row.seq,
         });
-        res.redirect(303, `/admin/payouts?date=${row.settlmnt_dt}&cancelled=${encodeURIComponent(row.seq)}`);
+        redirectWithNotice(req, res, `/admin/payouts?date=${row.settlmnt_dt}`, {
+          ok: `지급 요청(순번 ${row.seq})을 취소했습니다.`,
+        });
       } catch (err) {
         const e = operatorError(err);
         if (!e) throw err;

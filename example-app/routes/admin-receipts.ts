@@ -16,6 +16,7 @@
  */
 import type { Router, Request, Response } from 'express';
 import { shopRouter } from './router.js';
+import { redirectWithNotice, takeNotice } from '../admin-notice.js';
 import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
 import type { Order } from '../db.js';
@@ -97,8 +98,7 @@ ${orders.length === 0 ? html`<p id="no-bank-orders" class="muted">계좌이체 �
   }
 
   router.get('/', async (req, res) => {
-    const ok = typeof req.query.ok === 'string' ? req.query.ok : undefined;
-    await receiptsPage(req, res, 200, ok ? { ok } : {});
+    await receiptsPage(req, res, 200, takeNotice(req));
   });
 
   router.post('/:moid', async (req, res, next) => {
@@ -137,9 +137,13 @@ ${orders.length === 0 ? html`<p id="no-bank-orders" class="muted">계좌이체 �
         message: r.status === 'refused' ? r.message : '',
       });
       audit(logger, req, 'cash-receipt.issue', { moid: order.moid, tid: r.tid, status: r.status });
-      res.redirect(
-        303,
-        `/admin/billing/receipts?ok=${encodeURIComponent(r.status === 'issued' ? `${order.moid} 현금영수증을 발급했습니다.` : `발급이 거절되었습니다: ${r.message}`)}`,
+      redirectWithNotice(
+        req,
+        res,
+        '/admin/billing/receipts',
+        r.status === 'issued'
+          ? { ok: `${order.moid} 현금영수증을 발급했습니다.` }
+          : { error: `발급이 거절되었습니다: ${r.message}` },
       );
     } catch (err) {
       const e = operatorError(err);
@@ -163,7 +167,7 @@ ${orders.length === 0 ? html`<p id="no-bank-orders" class="muted">계좌이체 �
       if (r.status === 'refused')
         return receiptsPage(req, res, 409, { error: `현금영수증 취소가 거절되었습니다: ${r.message}` });
       billing.cancelReceipt(order.moid);
-      res.redirect(303, `/admin/billing/receipts?ok=${encodeURIComponent(`${order.moid} 현금영수증을 취소했습니다.`)}`);
+      redirectWithNotice(req, res, '/admin/billing/receipts', { ok: `${order.moid} 현금영수증을 취소했습니다.` });
     } catch (err) {
       const e = operatorError(err);
       if (!e) return next(err);

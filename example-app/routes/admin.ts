@@ -16,6 +16,7 @@
  */
 import type { Router, Request, Response } from 'express';
 import { shopRouter } from './router.js';
+import { redirectWithNotice, takeNotice } from '../admin-notice.js';
 import type { ShopContext } from '../shop-context.js';
 import { adminGuard, audit, csrfInput, type AdminCredentials } from '../admin-auth.js';
 import { dataTable, type Column } from '../data-table.js';
@@ -130,13 +131,7 @@ ${input('memo', 'sub-memo', '메모')}
   }
 
   router.get('/sub-merchants', (req, res) => {
-    const registered = typeof req.query.registered === 'string' ? req.query.registered : undefined;
-    subMerchantsPage(
-      req,
-      res,
-      200,
-      registered ? { ok: `서브몰 ${withParticle(registered, '을/를')} 등록했습니다.` } : {},
-    );
+    subMerchantsPage(req, res, 200, takeNotice(req));
   });
 
   router.post('/sub-merchants', async (req, res, next) => {
@@ -146,7 +141,9 @@ ${input('memo', 'sub-memo', '메모')}
       q.upsert.run({ ...input, createdAt: new Date().toISOString() });
       // The account number is the sub-merchant's payout target, not a secret; no key is logged.
       audit(logger, req, 'sub-merchant.register', { subId: input.subId, bankCd: input.bankCd });
-      res.redirect(303, `/admin/sub-merchants?registered=${encodeURIComponent(input.subId)}`);
+      redirectWithNotice(req, res, '/admin/sub-merchants', {
+        ok: `서브몰 ${withParticle(input.subId, '을/를')} 등록했습니다.`,
+      });
     } catch (err) {
       const e = operatorError(err);
       if (!e) return next(err);

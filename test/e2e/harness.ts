@@ -153,3 +153,16 @@ export async function buyInWindow(
   await Promise.all([page.waitForURL(signedOrderPage(shopUrl, moid)), page.click('#approve')]);
   return moid;
 }
+
+/**
+ * Runs `act` (a click that posts a form) and waits for the page it redirects to, `path`, to
+ * load: the page may be the one already shown (post/redirect/get to the same list), so the wait
+ * is for that GET's response, not for a change of URL.
+ */
+export async function landOn(page: Page, path: string, act: () => Promise<void>): Promise<void> {
+  await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'GET' && new URL(r.url()).pathname === path),
+    act(),
+  ]);
+  await page.waitForLoadState('load');
+}

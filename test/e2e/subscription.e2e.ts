@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { billingDb } from '../../example-app/db-billing.js';
 import { TEST_MERCHANTS } from '../../src/sandbox/index.js';
-import { loginAsAdmin, signedOrderPage, useShopInBrowser } from './harness.js';
+import { landOn, loginAsAdmin, signedOrderPage, useShopInBrowser } from './harness.js';
 import { checkLayout } from './layout.js';
 
 describe('e2e: example shop in Chromium (subscription and cash receipt)', () => {
@@ -39,12 +39,12 @@ describe('e2e: example shop in Chromium (subscription and cash receipt)', () => 
     await loginAsAdmin(e2e, '/admin');
     await page.click('#admin-nav-billing');
     await page.waitForSelector('#subscriptions');
-    await Promise.all([page.waitForURL(/\/admin\/billing\?ok=/), page.click(`#charge-${id}`)]);
+    await landOn(page, '/admin/billing', () => page.click(`#charge-${id}`));
     expect(await page.textContent('#admin-ok')).to.include('29,900원');
     // "Charge this month" again, and once more: the same month, nothing sent.
-    await Promise.all([page.waitForURL(/\/admin\/billing\?ok=/), page.click(`#charge-${id}`)]);
+    await landOn(page, '/admin/billing', () => page.click(`#charge-${id}`));
     expect(await page.textContent('#admin-ok')).to.include('이미 청구했습니다');
-    await Promise.all([page.waitForURL(/\/admin\/billing\?ok=/), page.click(`#charge-${id}`)]);
+    await landOn(page, '/admin/billing', () => page.click(`#charge-${id}`));
     expect(billingCharges()).to.have.length(1);
     expect(billingCharges()[0]).to.include({ status: 'approved', amount: 29_900, approvalCalls: 1 });
     expect(await page.textContent(`tr[data-subscription="${id}"] .month-status`)).to.include('결제 완료');
@@ -63,7 +63,7 @@ describe('e2e: example shop in Chromium (subscription and cash receipt)', () => 
     await checkLayout(page, 'subscription-paid');
     await page.goto(`${shopUrl}/admin/billing`);
 
-    await Promise.all([page.waitForURL(/\/admin\/billing\?ok=/), page.click(`#remove-${id}`)]);
+    await landOn(page, '/admin/billing', () => page.click(`#remove-${id}`));
     expect(await page.getAttribute(`tr[data-subscription="${id}"]`, 'data-status')).to.equal('removed');
     expect(await page.locator(`#charge-${id}`).count()).to.equal(0);
   });
@@ -77,11 +77,11 @@ describe('e2e: example shop in Chromium (subscription and cash receipt)', () => 
     const buyerPage = page.url();
     const id = Number(new URL(buyerPage).pathname.split('/').pop());
     await loginAsAdmin(e2e, '/admin/billing');
-    await Promise.all([page.waitForURL(/\/admin\/billing\?ok=/), page.click(`#charge-${id}`)]);
-    expect(await page.textContent('#admin-ok')).to.include('결제가 거절되었습니다');
+    await landOn(page, '/admin/billing', () => page.click(`#charge-${id}`));
+    expect(await page.textContent('#admin-error')).to.include('결제가 거절되었습니다');
     expect(await page.textContent(`tr[data-subscription="${id}"] .month-status`)).to.include('결제 거절');
     // Tried again: a second attempt under a new Moid, declined too.
-    await Promise.all([page.waitForURL(/\/admin\/billing\?ok=/), page.click(`#charge-${id}`)]);
+    await landOn(page, '/admin/billing', () => page.click(`#charge-${id}`));
     const attempts = billingCharges()
       .filter((e) => e.moid.startsWith(`SUB-${id}-`))
       .map((e) => e.moid);
@@ -111,7 +111,7 @@ describe('e2e: example shop in Chromium (subscription and cash receipt)', () => 
     const row = page.locator(`#bank-orders tr[data-moid="${moid}"]`);
     await row.locator('select[name=type]').selectOption('income-deduction');
     await row.locator('input[name=identity]').fill('010-1234-5678');
-    await Promise.all([page.waitForURL(/\/admin\/billing\/receipts\?ok=/), row.locator('button[type=submit]').click()]);
+    await landOn(page, '/admin/billing/receipts', () => row.locator('button[type=submit]').click());
     expect(await page.textContent('#admin-ok')).to.include('현금영수증을 발급했습니다');
     expect(await row.locator('.receipt-status').textContent()).to.include('발급');
     const issued = e2e.sandbox.dataHost.cashReceipts().filter((r) => r.orgSvcCd === '04');
