@@ -140,6 +140,7 @@ export const FIELD_LABEL: Readonly<Record<string, string>> = {
   buyerAuthNum: '생년월일',
   cardPassword2: '비밀번호 앞 2자리',
   quota: '할부',
+  identity: '발급번호',
   buyerName: '이름',
   buyerEmail: '이메일',
   buyerTel: '휴대폰',

@@ -141,6 +141,18 @@ describe('example-app: billing charges and cash receipts follow the library sett
       expect((await send({ idempotencyKey: key, confirm: 'yes' })).status).to.equal(303);
     }
 
+    it('a receipt identity that is not a phone or business number is named in the error, and nothing is issued', async () => {
+      const moid = await bankOrder();
+      const before = h.sandbox.dataHost.cashReceipts().length;
+      const res = await h.admin
+        .post(`/admin/billing/receipts/${moid}`)
+        .type('form')
+        .send({ _csrf: h.csrf, type: 'income-deduction', identity: '12' });
+      expect(res.status).to.equal(400);
+      expect(textOf(res.text, 'admin-error')).to.equal('발급번호를 확인해 주세요.');
+      expect(h.sandbox.dataHost.cashReceipts().length).to.equal(before);
+    });
+
     it('a bank transfer whose buyer took a receipt in the payment window is offered no second one; one posted anyway is refused and nothing is issued', async () => {
       const moid = await bankOrder({ type: 'income-deduction', identity: '01099998888' });
       const page = await h.admin.get('/admin/billing/receipts');
