@@ -60,12 +60,12 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
     await sandbox.close();
   });
 
-  /** A paid card order of `productId`. */
-  async function paidOrder(productId: string) {
+  /** A paid order of `productId`, by card unless said. */
+  async function paidOrder(productId: string, method: 'CARD' | 'CELLPHONE' = 'CARD') {
     const buyer = request.agent(shop.app);
     const post = await buyer.post('/checkout').type('form').send({ productId });
     const moid = /^\/checkout\/(\w+)\?/.exec(post.headers.location!)![1]!;
-    const auth = await sandbox.authenticate({ moid, amount: shop.db.order(moid)!.amount, method: 'CARD' });
+    const auth = await sandbox.authenticate({ moid, amount: shop.db.order(moid)!.amount, method });
     await buyer.post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
     const o = shop.db.order(moid)!;
     expect(o.status).to.equal('paid');
@@ -85,6 +85,16 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
         confirm: 'yes',
       });
   const cancels = (tid: string) => sandbox.ledger.get(tid)!.cancels ?? [];
+
+  it('a phone bill is refunded only in full: the form offers the remaining amount alone, and a part is refused before anything is sent', async () => {
+    const o = await paidOrder('kimchi', 'CELLPHONE');
+    const page = await admin.get(`/admin/orders/${o.moid}`);
+    expect(page.text).to.include('id="refund-whole-only"').and.match(/id="refund-amount"[^>]*value="23000"[^>]* readonly/);
+    const part = await confirmPage(o.moid, '1000');
+    expect(part.status).to.equal(422);
+    expect(part.text).to.include('전액만 환불할 수 있습니다');
+    expect(sandbox.ledger.get(o.tid!)!.cancels ?? []).to.deep.equal([]);
+  });
 
   it('an order page says no refund a link wrote: only the refund it made, once', async () => {
     const o = await paidOrder('kimchi');

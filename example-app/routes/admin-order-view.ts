@@ -15,7 +15,7 @@ import { dataTable, type Column } from '../data-table.js';
 import { BANKS, bankName } from '../korean.js';
 import { STATE_LABEL, orderState } from '../order-state.js';
 import { METHOD_LABEL, bankSelect, html, kstDateTime, won, type SafeHtml } from '../views.js';
-import type { PayMethod, UnsettledItem } from '../../src/index.js';
+import type { CheckoutResult, PayMethod, UnsettledItem } from '../../src/index.js';
 
 /** The refund form's fields as posted (strings), kept when the form comes back with an error. */
 export interface RefundForm {
@@ -32,6 +32,18 @@ export const remaining = (o: Order): number => o.amount - o.refundedAmount;
 export const cancelsUnpaid = (o: Order): boolean => o.status === 'awaiting-deposit';
 /** A paid virtual account is refunded to an account; an unpaid one is cancelled without one. */
 export const needsRefundAccount = (o: Order): boolean => o.method === 'VBANK' && o.status === 'paid';
+/**
+ * Why the order can only be refunded in full, or undefined: a phone bill is never cancelled in
+ * part, nor a card payment whose approval said so (CcPartCl 0), nor an unpaid virtual account.
+ */
+export function wholeOnly(o: Order): string | undefined {
+  if (cancelsUnpaid(o)) return '입금 전 가상계좌';
+  if (o.method === 'CELLPHONE') return '휴대폰 결제';
+  const r = o.result ? (JSON.parse(o.result) as CheckoutResult) : undefined;
+  if (r?.status === 'approved' && r.payment.method === 'CARD' && !r.payment.card.partialCancelAllowed)
+    return '부분취소가 안 되는 카드 결제';
+  return undefined;
+}
 /** Whether the order can be refunded (or, unpaid, cancelled) now. */
 export const refundable = (o: Order): boolean =>
   (o.status === 'paid' || o.status === 'awaiting-deposit') && o.tid !== null && remaining(o) > 0;
@@ -52,7 +64,8 @@ export function ordersTable(orders: readonly Order[]): SafeHtml {
     { label: '결제수단', kind: 'method', cell: methodLabel },
     { label: '결제 금액', kind: 'amount', cell: (o) => won(o.amount) },
     { label: '환불·취소', kind: 'amount', cell: (o) => won(o.refundedAmount) },
-    { label: '남은 금액', kind: 'amount', cell: (o) => won(remaining(o)) },
+    // An unpaid virtual account holds no money yet: nothing of it reads as paid.
+    { label: '남은 금액', kind: 'amount', cell: (o) => (cancelsUnpaid(o) ? '입금 전' : won(remaining(o))) },
     {
       label: '상태',
       kind: 'status',
@@ -74,15 +87,17 @@ export function orderDetails(o: Order): SafeHtml {
 <dt>결제 금액</dt><dd id="admin-order-amount">${won(o.amount)}</dd>
 <dt>${cancelsUnpaid(o) ? '취소한 금액' : '환불한 금액'}</dt><dd id="admin-order-refunded">${won(o.refundedAmount)}</dd>
 ${o.refundPendingAmount > 0 && html`<dt>지급 전 환불</dt><dd id="admin-order-refund-pending" data-amount="${o.refundPendingAmount}">${won(o.refundPendingAmount)}</dd>`}
-<dt>남은 금액</dt><dd id="admin-order-remaining" data-amount="${remaining(o)}">${won(remaining(o))}</dd></dl></div>`;
+<dt>${cancelsUnpaid(o) ? '입금 대기 금액' : '남은 금액'}</dt><dd id="admin-order-remaining" data-amount="${remaining(o)}">${won(remaining(o))}${cancelsUnpaid(o) ? ' (입금 전)' : ''}</dd></dl></div>`;
 }
 
 /** The refund form (or, for an unpaid virtual account, the cancel form), with what was typed. */
 export function refundForm(req: Request, o: Order, v: Partial<RefundForm>): SafeHtml {
   const unpaid = cancelsUnpaid(o);
+  const whole = wholeOnly(o);
   return html`<form id="refund-form" class="card" method="post" action="/admin/orders/${o.moid}/refund"><h2>${unpaid ? '주문 취소 (입금 전 가상계좌: 전액)' : '환불'}</h2>${csrfInput(req)}
 ${unpaid && html`<p class="muted">입금 전이라 돌려드릴 돈은 없습니다. 취소하면 가상계좌가 닫혀 입금할 수 없게 됩니다.</p>`}
-<label>금액 (원) <input type="text" name="amount" id="refund-amount" inputmode="numeric" required value="${v.amount ?? String(remaining(o))}"${unpaid ? html` readonly` : ''}></label>
+${whole && !unpaid && html`<p class="muted" id="refund-whole-only">${whole}는 남은 금액 전액만 환불할 수 있습니다.</p>`}
+<label>금액 (원) <input type="text" name="amount" id="refund-amount" inputmode="numeric" required value="${whole ? String(remaining(o)) : (v.amount ?? String(remaining(o)))}"${whole ? html` readonly` : ''}></label>
 <label>사유 <input type="text" name="reason" id="refund-reason" required maxlength="50" value="${v.reason ?? '고객 요청'}"></label>
 ${
   needsRefundAccount(o) &&

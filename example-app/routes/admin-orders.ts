@@ -60,6 +60,7 @@ import {
   refundForm,
   refundHistory,
   refundable,
+  wholeOnly,
   remaining,
   resendable,
   unresolvedPanel,
@@ -183,6 +184,12 @@ ${deposit}${refund}${refundHistory(req, o, refunds.ofOrder(o.moid))}<p><a href="
       if (!/^[1-9]\d{0,11}$/.test(values.amount)) return back(400, '금액은 1원 이상의 정수(원)로 입력해 주세요.');
       const amount = Number(values.amount);
       if (amount > remaining(o)) return back(422, `남은 금액(${won(remaining(o))})보다 많이 환불할 수 없습니다.`);
+      const whole = wholeOnly(o);
+      if (whole && amount !== remaining(o))
+        return back(
+          422,
+          `${whole}는 남은 금액(${won(remaining(o))}) 전액만 환불할 수 있습니다. 아무것도 보내지 않았습니다.`,
+        );
       if (!values.reason) return back(400, '사유를 입력해 주세요.');
       if (needsRefundAccount(o) && !(values.bankCode && values.number && values.holder))
         return back(400, '환불 계좌(은행 코드, 계좌번호, 예금주)를 입력해 주세요.');
