@@ -160,6 +160,19 @@ describe('example-app: back office (/admin)', () => {
     });
   });
 
+  it('the payout form proposes the first weekday from today (KST): Monday on a Saturday, today on a weekday', async () => {
+    const dateOf = async (): Promise<string> =>
+      /id="payout-date" value="(\d{8})"/.exec((await admin.get('/admin/payouts')).text)![1]!;
+    try {
+      at(9, 0, 28); // Saturday 2026-11-28
+      expect(await dateOf()).to.equal('20261130');
+      at(9, 0, 30);
+      expect(await dateOf()).to.equal('20261130');
+    } finally {
+      at(9, 0);
+    }
+  });
+
   it('shows the payout balance in won', async () => {
     sandbox.dataHost.deposit(MID, 50_000);
     const res = await admin.get('/admin');

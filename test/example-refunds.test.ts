@@ -89,7 +89,9 @@ describe('example-app: a refund whose outcome was lost is never paid twice', () 
   it('a phone bill is refunded only in full: the form offers the remaining amount alone, and a part is refused before anything is sent', async () => {
     const o = await paidOrder('kimchi', 'CELLPHONE');
     const page = await admin.get(`/admin/orders/${o.moid}`);
-    expect(page.text).to.include('id="refund-whole-only"').and.match(/id="refund-amount"[^>]*value="23000"[^>]* readonly/);
+    expect(page.text)
+      .to.include('id="refund-whole-only"')
+      .and.match(/id="refund-amount"[^>]*value="23000"[^>]* readonly/);
     const part = await confirmPage(o.moid, '1000');
     expect(part.status).to.equal(422);
     expect(part.text).to.include('전액만 환불할 수 있습니다');

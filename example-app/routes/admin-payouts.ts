@@ -90,6 +90,13 @@ export function adminPayoutRoutes(ctx: ShopContext, subMerchants: () => SubMerch
     cancelled: db.sqlite.prepare(`UPDATE admin_payouts SET state = 'cancelled' WHERE settlmnt_dt = ? AND seq = ?`),
   };
   const today = (): string => kstToday(ctx.clock());
+  /** The first weekday (KST) from today: the form's date, as the client's default calendar (no holidays) allows. */
+  const firstPayoutDay = (): string => {
+    for (let t = ctx.clock().getTime(); ; t += 86_400_000) {
+      const weekday = new Date(t + 9 * 3_600_000).getUTCDay();
+      if (weekday >= 1 && weekday <= 5) return kstToday(new Date(t));
+    }
+  };
   const router = shopRouter();
 
   async function page(
@@ -141,7 +148,7 @@ ${
 <form id="payout-form" class="card" method="post" action="/admin/payouts"><h2>지급 요청</h2>${csrfInput(req)}
 <label>서브몰 <select name="subId" id="payout-sub-id">${subs.map((s) => html`<option value="${s.sub_id}"${s.sub_id === v.subId ? html` selected` : ''}>${s.sub_id} (${s.sub_nm})</option>`)}</select></label>
 <label>금액 (원) <input type="text" name="amount" id="payout-amount" inputmode="numeric" required value="${v.amount ?? ''}"></label>
-<label>지급일 (YYYYMMDD) <input type="text" name="settlmntDt" id="payout-date" value="${v.settlmntDt ?? opts.date}" maxlength="8"></label>
+<label>지급일 (YYYYMMDD) <input type="text" name="settlmntDt" id="payout-date" value="${v.settlmntDt ?? (opts.date === today() ? firstPayoutDay() : opts.date)}" maxlength="8"></label>
 <div class="actions"><button type="submit" id="payout-submit">지급 요청</button></div></form>
 ${mine.length > 0 && html`<h2>이 화면에서 요청한 지급</h2>${dataTable('my-payouts', mineColumns, mine, (p) => ({ seq: p.seq, state: p.state }))}`}
 <h2>${fmtDate(opts.date)} 지급 결과</h2>
