@@ -126,8 +126,9 @@ export const METHOD_LABEL: Readonly<Record<PayMethod, string>> = {
 // Layout rules: every page fits 1,100 px and 390 px without sideways scrolling of the page;
 // wide tables scroll inside .table-wrap and become labelled cards on a phone (data-table.ts);
 // header, status and amount cells never break one syllable per line; identifiers (order
-// numbers, TIDs, sequence numbers, test card numbers) never break inside; buttons side by
-// side keep a gap, and boxes stacked one above the other never touch.
+// numbers, TIDs, sequence numbers, test card numbers) never break inside; a row of buttons is
+// a div.actions, so a table's actions cell stays a table cell; buttons side by side keep a
+// gap, and boxes stacked one above the other never touch.
 const STYLE = `
 :root{--accent:#1f6feb;--muted:#667085;--ok:#0a7a43;--warn:#b54708;--bad:#b42318}
 *{box-sizing:border-box}
@@ -146,7 +147,7 @@ nav a[aria-current=page]{color:var(--accent);font-weight:700}
 .muted{color:var(--muted);font-size:.9rem}
 button,.button{background:var(--accent);color:#fff;border:1px solid var(--accent);border-radius:.5rem;padding:.55rem 1.2rem;font-size:1rem;line-height:1.4;cursor:pointer;text-decoration:none;display:inline-block;white-space:nowrap;font-family:inherit}
 button.secondary,.button.secondary{background:#fff;color:var(--accent)}
-.actions{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center;margin:.75rem 0}
+div.actions{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center;margin:.75rem 0}
 form.inline{display:inline;margin:0}
 .subnav{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
 .subnav form{margin-left:auto}
