@@ -2,7 +2,8 @@
  * Layout checks of the browser tests: each page is screenshotted at a desktop width (1,100 px)
  * and a phone width (390 px) into test/e2e/screenshots/ (ignored by git) and must not scroll
  * sideways; table header cells and status cells stay on one line; identifiers (order numbers,
- * TIDs, sequence numbers, test card numbers) are never broken over lines; on a phone every
+ * TIDs, sequence numbers, test card numbers) break only where the shop marked a place for it
+ * (`<wbr>` between an identifier's parts), never mid-part; on a phone every
  * value of a table's card shows its label; buttons side by side and boxes one above the other
  * do not touch.
  */
@@ -101,7 +102,11 @@ export function layoutFacts(page: Page): Promise<LayoutFacts> {
   });
 }
 
-/** The elements of `selector` whose own text runs over more than one line (an identifier broken mid-token). */
+/**
+ * The elements of `selector` whose own text runs over more than one line (an identifier broken
+ * mid-token). A `<wbr>` inside the element marks where it may break: each run of text between
+ * two of them must stay on one line.
+ */
 export function brokenOverLines(page: Page, selector: string): Promise<string[]> {
   return page.evaluate((sel) => {
     const g = globalThis as any;
@@ -109,15 +114,21 @@ export function brokenOverLines(page: Page, selector: string): Promise<string[]>
     const out: string[] = [];
     for (const el of doc.querySelectorAll(sel)) {
       if (el.offsetParent === null || String(el.textContent).trim() === '') continue;
-      // The line boxes of its text (not of the elements around it): tops apart means a break.
-      const tops: number[] = [];
-      const walker = doc.createTreeWalker(el, 4 /* NodeFilter.SHOW_TEXT */);
-      for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      // The line boxes of its text (not of the elements around it), part by part between the
+      // <wbr>s: tops apart within a part means a break inside it.
+      const parts: number[][] = [[]];
+      const walker = doc.createTreeWalker(el, 5 /* NodeFilter.SHOW_ELEMENT | SHOW_TEXT */);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (node.nodeType === 1) {
+          if (node.tagName === 'WBR') parts.push([]);
+          continue;
+        }
         const range = doc.createRange();
-        range.selectNodeContents(text);
-        for (const r of range.getClientRects()) if (r.width > 0) tops.push(r.top);
+        range.selectNodeContents(node);
+        for (const r of range.getClientRects()) if (r.width > 0) parts[parts.length - 1]!.push(r.top);
       }
-      if (tops.length > 1 && Math.max(...tops) - Math.min(...tops) > 4) out.push(String(el.textContent).trim());
+      if (parts.some((tops) => tops.length > 1 && Math.max(...tops) - Math.min(...tops) > 4))
+        out.push(String(el.textContent).trim());
     }
     return out;
   }, selector);
