@@ -28,7 +28,7 @@ export function sameOriginPosts(crossSitePaths: readonly string[]): RequestHandl
       res,
       403,
       '요청을 처리할 수 없습니다',
-      html`<h1 class="status-error">다른 사이트에서 보낸 요청은 처리하지 않습니다</h1><p><a href="/">상품 목록으로</a></p>`,
+      html`<h1 class="status-error">다른 사이트에서 보낸 요청은 처리하지 않습니다</h1><p><a class="line-link" href="/">상품 목록으로</a></p>`,
     );
   };
 }

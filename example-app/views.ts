@@ -130,7 +130,9 @@ export const METHOD_LABEL: Readonly<Record<PayMethod, string>> = {
 // line; identifiers (order numbers, TIDs, sequence numbers, test card numbers) never break
 // inside, a TID or order number in a table only between its parts (.id-part); a row of
 // buttons is a div.actions, so a table's actions cell stays a table cell; buttons side by side
-// keep a gap, and boxes stacked one above the other never touch.
+// keep a gap, and boxes stacked one above the other never touch. On a phone every link, button
+// and radio label is at least 44 px tall (a link alone on its line is an a.line-link; a link
+// inside a sentence is exempt).
 const STYLE = `
 :root{--accent:#1f6feb;--muted:#667085;--ok:#0a7a43;--warn:#b54708;--bad:#b42318}
 *{box-sizing:border-box}
@@ -176,6 +178,8 @@ input[aria-invalid=true]{border-color:var(--bad);outline:1px solid var(--bad)}
 .buyer-first legend{grid-column:1/-1}
 @media (max-width:40rem){
 .wrap{padding:.75rem}
+header a,nav a,.table-wrap td a,a.line-link{display:inline-flex;align-items:center;min-height:2.75rem}
+button,.button{padding-top:.65rem;padding-bottom:.65rem}
 .card{padding:.85rem 1rem}
 h1{font-size:1.6rem;line-height:1.35}
 dl{grid-template-columns:auto 1fr;gap:.3rem .75rem}dt{white-space:nowrap}
