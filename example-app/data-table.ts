@@ -19,11 +19,12 @@ const ID_SHAPES: readonly RegExp[] = [/^(\w{10})(\d{4})(\d{12})(\w{4})$/, /^(ORD
 
 /**
  * An identifier that may break over lines only between its parts, each part kept whole; the
- * text (and what is copied) is the identifier itself. One of no known shape stays whole.
+ * text (and what is copied) is the identifier itself, and its title shows it in one piece
+ * (the markup carries it whole too). One of no known shape stays whole.
  */
 export function idParts(id: string): SafeHtml {
   const parts = ID_SHAPES.map((shape) => shape.exec(id)?.slice(1)).find(Boolean) ?? [id];
-  return html`<span class="id-parts">${parts.map((p, i) => html`${i > 0 && html`<wbr>`}<span class="id-part">${p}</span>`)}</span>`;
+  return html`<span class="id-parts" title="${id}">${parts.map((p, i) => html`${i > 0 && html`<wbr>`}<span class="id-part">${p}</span>`)}</span>`;
 }
 
 /**
