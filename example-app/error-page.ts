@@ -36,7 +36,7 @@ export function sendNotFound(res: Response): void {
     res,
     404,
     '페이지를 찾을 수 없습니다',
-    html`<h1 class="status-error">페이지를 찾을 수 없습니다</h1><p><a href="/">상품 목록으로</a></p>`,
+    html`<h1 class="status-error">페이지를 찾을 수 없습니다</h1><p><a class="line-link" href="/">상품 목록으로</a></p>`,
   );
 }
 

@@ -123,11 +123,16 @@ export const METHOD_LABEL: Readonly<Record<PayMethod, string>> = {
   CELLPHONE: '휴대폰',
 };
 
-// Layout rules: every page fits 1,100 px and 390 px without sideways scrolling of the page;
-// wide tables scroll inside .table-wrap and become labelled cards on a phone (data-table.ts);
-// header, status and amount cells never break one syllable per line; identifiers (order
-// numbers, TIDs, sequence numbers, test card numbers) never break inside; buttons side by
-// side keep a gap, and boxes stacked one above the other never touch.
+// Layout rules: every page fits 1,280 px, 1,100 px and 375 px without sideways scrolling of the
+// page; at 1,280 px every table fits its frame whole (the back office's pages, body.wide, use
+// the full width), narrower ones scroll inside .table-wrap, and on a phone tables become
+// labelled cards (data-table.ts); header, status and amount cells never break one syllable per
+// line; identifiers (order numbers, TIDs, sequence numbers, test card numbers) never break
+// inside, a TID or order number in a table only between its parts (.id-part); a row of
+// buttons is a div.actions, so a table's actions cell stays a table cell; buttons side by side
+// keep a gap, and boxes stacked one above the other never touch. On a phone every link, button
+// and radio label is at least 44 px tall (a link alone on its line is an a.line-link; a link
+// inside a sentence is exempt).
 const STYLE = `
 :root{--accent:#1f6feb;--muted:#667085;--ok:#0a7a43;--warn:#b54708;--bad:#b42318}
 *{box-sizing:border-box}
@@ -140,13 +145,14 @@ nav{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center}
 nav a{color:var(--muted);white-space:nowrap}
 nav a[aria-current=page]{color:var(--accent);font-weight:700}
 .wrap{max-width:64rem;margin:0 auto;padding:1rem 1.25rem}
+body.wide .wrap{max-width:100rem}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:1rem;padding:0;list-style:none}
 .card{background:#fff;border:1px solid #e4e7ec;border-radius:.75rem;padding:1rem 1.25rem;margin:0 0 1rem}
 .price{font-size:1.2rem;font-weight:700}
 .muted{color:var(--muted);font-size:.9rem}
 button,.button{background:var(--accent);color:#fff;border:1px solid var(--accent);border-radius:.5rem;padding:.55rem 1.2rem;font-size:1rem;line-height:1.4;cursor:pointer;text-decoration:none;display:inline-block;white-space:nowrap;font-family:inherit}
 button.secondary,.button.secondary{background:#fff;color:var(--accent)}
-.actions{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center;margin:.75rem 0}
+div.actions{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center;margin:.75rem 0}
 form.inline{display:inline;margin:0}
 .subnav{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
 .subnav form{margin-left:auto}
@@ -157,13 +163,14 @@ input[type=text],input[type=email],input[type=tel],input[type=password],select{p
 table{border-collapse:collapse;width:100%;background:#fff;overflow-wrap:normal}
 th,td{text-align:left;padding:.5rem;border-bottom:1px solid #e4e7ec;font-size:.95rem;vertical-align:top}
 th,td.status,td.method,td.amount,td.date{white-space:nowrap}
-td{min-width:4.5rem}td.goods,td.text{min-width:8rem}td.actions{white-space:nowrap}
+td{min-width:3rem}td.goods,td.text{min-width:6rem}td.actions{white-space:nowrap}
 td.actions form.inline+form.inline{margin-left:.5rem}
 dl{display:grid;grid-template-columns:minmax(5rem,9rem) 1fr;gap:.3rem 1rem}dt{color:var(--muted)}dd{margin:0;min-width:0}
 .status-approved,.status-paid,.tone-ok{color:var(--ok)}.status-awaiting-deposit,.status-pending,.status-refund-pending,.status-partial-refund-pending,.tone-wait{color:var(--warn)}
 .status-declined,.status-auth-failed,.status-error,.status-cancelled,.status-window-left,.status-refunded,.status-partially-refunded,.tone-bad{color:var(--bad)}
 .notice-info{color:var(--muted)}
 .moid,.tid,.id,code,.card-number,#card-number,#vbank-account{white-space:nowrap;overflow-wrap:normal;word-break:normal;font-variant-numeric:tabular-nums}
+.id-parts{white-space:normal}.id-part{white-space:nowrap}
 .date{white-space:nowrap}
 .field-error{color:var(--bad);font-size:.9rem;margin:.1rem 0 0}
 input[aria-invalid=true]{border-color:var(--bad);outline:1px solid var(--bad)}
@@ -171,6 +178,8 @@ input[aria-invalid=true]{border-color:var(--bad);outline:1px solid var(--bad)}
 .buyer-first legend{grid-column:1/-1}
 @media (max-width:40rem){
 .wrap{padding:.75rem}
+header a,nav a,.table-wrap td a,a.line-link{display:inline-flex;align-items:center;min-height:2.75rem}
+button,.button{padding-top:.65rem;padding-bottom:.65rem}
 .card{padding:.85rem 1rem}
 h1{font-size:1.6rem;line-height:1.35}
 dl{grid-template-columns:auto 1fr;gap:.3rem .75rem}dt{white-space:nowrap}
@@ -216,13 +225,21 @@ export function navLinks(links: readonly NavLink[], current: string): SafeHtml {
   return html`${links.map((l) => html`<a href="${l.href}" id="${l.id}"${l === best ? html` aria-current="page"` : ''}>${l.label}</a>`)}`;
 }
 
-/** The page shell: header with navigation, main content, footer. `path` marks the current page in the navigation. */
-export function layout(title: string, body: SafeHtml, path = ''): string {
+/** How a page is laid out: `wide` lets it use the full width of a laptop (the back office's tables). */
+export interface PageOptions {
+  wide?: boolean;
+}
+
+/**
+ * The page shell: header with navigation, main content, footer. `path` marks the current page
+ * in the navigation.
+ */
+export function layout(title: string, body: SafeHtml, path = '', options: PageOptions = {}): string {
   return `<!DOCTYPE html>\n${
     html`<html lang="ko"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${title} · 니스몰</title><link rel="icon" href="/favicon.svg" type="image/svg+xml"><style>${raw(STYLE)}</style></head>
-<body><header><div class="wrap"><a class="brand" href="/">니스몰</a>
+<body${options.wide ? html` class="wide"` : ''}><header><div class="wrap"><a class="brand" href="/">니스몰</a>
 <nav id="site-nav">${navLinks(BUYER_NAV, path)}</nav></div></header>
 <main class="wrap">${body}</main>
 <footer class="wrap muted">express-nicepay 예제 상점 · 실제 결제가 이루어지지 않습니다.</footer>
@@ -231,10 +248,10 @@ export function layout(title: string, body: SafeHtml, path = ''): string {
 }
 
 /** Sends a UTF-8 page; pages carry order data, so nothing is cached. */
-export function sendPage(res: Response, status: number, title: string, body: SafeHtml): void {
+export function sendPage(res: Response, status: number, title: string, body: SafeHtml, options?: PageOptions): void {
   res
     .status(status)
     .set('cache-control', 'no-store')
     .type('html')
-    .send(layout(title, body, res.req.originalUrl));
+    .send(layout(title, body, res.req.originalUrl, options));
 }

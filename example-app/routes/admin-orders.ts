@@ -145,7 +145,7 @@ export function adminOrderRoutes(ctx: ShopContext): Router {
       '주문 상세',
       html`${errorNotice(opts.error)}${okNotice(opts.ok)}
 ${orderDetails(o)}
-${deposit}${refund}${refundHistory(req, o, refunds.ofOrder(o.moid))}<p><a href="/admin/orders">주문 목록으로</a></p>`,
+${deposit}${refund}${refundHistory(req, o, refunds.ofOrder(o.moid))}<p><a class="line-link" href="/admin/orders">주문 목록으로</a></p>`,
     );
   }
 

@@ -81,5 +81,7 @@ export function adminPage(req: Request, res: Response, status: number, title: st
 <nav class="card subnav" id="admin-nav">${navLinks(ADMIN_NAV, req.originalUrl)}
 <form method="post" action="/admin/logout" class="inline">${csrfInput(req)}<button type="submit" class="secondary" id="logout">로그아웃</button></form></nav>
 ${body}`,
+    // The back office's tables are wide: its pages use the laptop's full width.
+    { wide: true },
   );
 }

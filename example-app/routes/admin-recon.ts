@@ -101,8 +101,13 @@ export function adminReconRoutes(ctx: ShopContext): Router {
         .send(`\uFEFF${lines.join('\r\n')}\r\n`);
       return;
     }
-    // The wide table scrolls inside its own box; the page itself never scrolls sideways.
-    const columns: Array<Column<CashReceiptItem>> = cols.map(([label, kind, f]) => ({
+    // On the page the two long TIDs come last, so a window narrower than the table still shows
+    // order, amount, status and buyer first; the CSV keeps the gateway's order. At a laptop's
+    // width the whole table fits.
+    const columns: Array<Column<CashReceiptItem>> = [
+      ...cols.filter(([, kind]) => kind !== 'tid'),
+      ...cols.filter(([, kind]) => kind === 'tid'),
+    ].map(([label, kind, f]) => ({
       label,
       kind,
       cell: (i) => (kind === 'amount' ? won(Number(f(i))) : f(i)),

@@ -72,15 +72,16 @@ export function adminSettlementRoutes(ctx: ShopContext): Router {
     { label: '주문번호', kind: 'moid', cell: (u) => orderCell(ctx, u.moid) },
     { label: '금액', kind: 'amount', cell: (u) => won(u.amount) },
     { label: '상태', kind: 'status', cell: (u) => STATE[u.state] },
-    { label: '사유', kind: 'text', cell: (u) => u.reason },
-    { label: '시도', kind: 'amount', cell: (u) => `${u.attempts}회` },
-    { label: '다음 확인', kind: 'date', cell: (u) => kstDateTime(u.nextAttemptAt) },
+    // Whether the operator must act, and when settlement tries next, beside the state they follow.
     {
       label: '확인 필요',
       kind: 'status',
       cell: (u) => (u.needsAttention ? '확인 필요' : '자동 재시도'),
       extraClass: (u) => (u.needsAttention ? 'tone-bad' : 'tone-wait'),
     },
+    { label: '다음 확인', kind: 'date', cell: (u) => kstDateTime(u.nextAttemptAt) },
+    { label: '시도', kind: 'amount', cell: (u) => `${u.attempts}회` },
+    { label: '사유', kind: 'text', cell: (u) => u.reason },
   ];
   const settledColumns: ReadonlyArray<Column<SettledItem>> = [
     { label: '종류', kind: 'method', cell: (s) => OPERATION[s.operation] },

@@ -86,7 +86,7 @@ export function checkoutRoutes(ctx: ShopContext): Router {
         res,
         404,
         '상품 없음',
-        html`<h1 class="status-error">상품을 찾을 수 없습니다</h1><p><a href="/">상품 목록으로</a></p>`,
+        html`<h1 class="status-error">상품을 찾을 수 없습니다</h1><p><a class="line-link" href="/">상품 목록으로</a></p>`,
       );
       return;
     }

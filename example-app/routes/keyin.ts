@@ -99,7 +99,7 @@ ${onSandbox && testCardHint()}`,
         res,
         404,
         '주문 없음',
-        html`<h1 class="status-error">결제할 수 있는 주문이 아닙니다</h1><p><a href="/keyin">상품 선택으로</a></p>`,
+        html`<h1 class="status-error">결제할 수 있는 주문이 아닙니다</h1><p><a class="line-link" href="/keyin">상품 선택으로</a></p>`,
       );
       return;
     }
@@ -125,7 +125,7 @@ ${onSandbox && testCardHint()}`,
         res,
         404,
         '상품 없음',
-        html`<h1 class="status-error">상품을 찾을 수 없습니다</h1><p><a href="/keyin">돌아가기</a></p>`,
+        html`<h1 class="status-error">상품을 찾을 수 없습니다</h1><p><a class="line-link" href="/keyin">돌아가기</a></p>`,
       );
       return;
     }

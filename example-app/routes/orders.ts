@@ -7,14 +7,17 @@ import { shopRouter } from './router.js';
 import type { PayMethod } from '../../src/index.js';
 import type { ShopContext } from '../shop-context.js';
 import type { Order } from '../db.js';
-import { dataTable, type Column } from '../data-table.js';
+import { dataTable, idParts, type Column } from '../data-table.js';
 import { STATE_LABEL, orderState } from '../order-state.js';
 import { METHOD_LABEL, html, kstDateTime, sendPage, won } from '../views.js';
 
-/** The buyer's order list: each row's state is the order's one state (order-state.ts). */
+/**
+ * The buyer's order list: each row's state is the order's one state (order-state.ts). Seven
+ * columns in the buyer pages' frame: the order number, like the TID, may wrap between its parts.
+ */
 const COLUMNS: ReadonlyArray<Column<Order>> = [
   { label: '주문일시', kind: 'date', cell: (o) => kstDateTime(new Date(o.createdAt)) },
-  { label: '주문번호', kind: 'moid', cell: (o) => html`<a href="/orders/${o.moid}">${o.moid}</a>` },
+  { label: '주문번호', kind: 'moid', cell: (o) => html`<a href="/orders/${o.moid}">${idParts(o.moid)}</a>` },
   { label: '상품', kind: 'goods', cell: (o) => o.goods },
   { label: '금액', kind: 'amount', cell: (o) => won(o.amount) },
   {

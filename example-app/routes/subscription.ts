@@ -181,7 +181,7 @@ ${cards}`,
         res,
         404,
         '구독 없음',
-        html`<h1 class="status-error">구독을 찾을 수 없습니다</h1><p><a href="/subscription">구독하기</a></p>`,
+        html`<h1 class="status-error">구독을 찾을 수 없습니다</h1><p><a class="line-link" href="/subscription">구독하기</a></p>`,
       );
       return;
     }

@@ -1,17 +1,27 @@
 /**
- * Layout checks of the browser tests: each page is screenshotted at a desktop width (1,100 px)
- * and a phone width (390 px) into test/e2e/screenshots/ (ignored by git) and must not scroll
- * sideways; table header cells and status cells stay on one line; identifiers (order numbers,
- * TIDs, sequence numbers, test card numbers) are never broken over lines; on a phone every
- * value of a table's card shows its label; buttons side by side and boxes one above the other
- * do not touch.
+ * Layout checks of the browser tests: each page is screenshotted at a laptop width (1,280 px),
+ * a narrow desktop window (1,100 px) and a phone (375 px) into test/e2e/screenshots/ (ignored
+ * by git) and must not scroll sideways; table header cells and status cells stay on one line;
+ * identifiers (order numbers, TIDs, sequence numbers, test card numbers) break only where the
+ * shop marked a place for it (`<wbr>` between an identifier's parts), never mid-part; on a phone
+ * every value of a table's card shows its label and every link, button and radio label is at
+ * least 44 px tall; at 1,280 px every table fits its frame whole, and on a desktop every table
+ * cell is a table cell; buttons side by side and boxes one above the other do not touch.
  */
 import { expect } from 'chai';
 import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 
-/** The two widths every page must fit. */
-export const WIDTHS = [1100, 390] as const;
+/** The laptop width at which every table of every page fits its frame, no column hidden. */
+export const LAPTOP = 1280;
+/** The phone width, at which tables are cards and tap targets are at least {@link MIN_TAP} px tall. */
+export const PHONE = 375;
+/** The smallest height of a link, button or radio label on a phone. */
+export const MIN_TAP = 44;
+/** A narrow desktop window, where a wide table may scroll inside its own box; the tests' default. */
+export const DESKTOP = 1100;
+/** The widths every page must fit: a laptop, a narrow desktop window, a phone. */
+export const WIDTHS = [LAPTOP, DESKTOP, PHONE] as const;
 export const SCREENSHOT_DIR = 'test/e2e/screenshots';
 
 /** What {@link layoutFacts} measures in the page. */
@@ -26,6 +36,12 @@ export interface LayoutFacts {
   unlabelledCells: string[];
   /** Framed boxes (cards, notices, tables, inputs) stacked with less than 4 px between them. */
   touchingBoxes: string[];
+  /** Cells of a table shown as a table (its header visible) that are not `display: table-cell`. */
+  cellsNotCells: string[];
+  /** Tables wider than their frame (`id scrollWidth/clientWidth`): columns hidden off to the side. */
+  widerTables: string[];
+  /** Links, buttons and radio labels shorter than {@link MIN_TAP} px (`text height`); a link inside running text is exempt. */
+  smallTargets: string[];
 }
 
 /** What must never break inside: identifiers, and the test card numbers of the key-in page. */
@@ -34,7 +50,7 @@ export const IDENTIFIERS = '.moid, td.moid a, .tid, .id, code, #card-number, #vb
 /** Measures the current page. */
 export function layoutFacts(page: Page): Promise<LayoutFacts> {
   // Runs in the browser; the project compiles without the DOM lib, hence the loose typing.
-  return page.evaluate(() => {
+  return page.evaluate((minTap) => {
     const g = globalThis as any;
     const doc = g.document;
     const brokenCells: string[] = [];
@@ -90,6 +106,32 @@ export function layoutFacts(page: Page): Promise<LayoutFacts> {
           touchingBoxes.push(`${a.id || a.tagName} | ${b.id || b.tagName}`);
       }
     }
+    const cellsNotCells: string[] = [];
+    for (const cell of doc.querySelectorAll('td, th')) {
+      const head = cell.closest('table').querySelector('thead');
+      if (cell.offsetParent === null || (head && g.getComputedStyle(head).display === 'none')) continue;
+      const display = g.getComputedStyle(cell).display;
+      if (display !== 'table-cell') cellsNotCells.push(`${cell.dataset.label ?? cell.tagName}: ${display}`);
+    }
+    const widerTables: string[] = [];
+    for (const wrap of doc.querySelectorAll('.table-wrap')) {
+      if (wrap.offsetParent !== null && wrap.scrollWidth > wrap.clientWidth + 1)
+        widerTables.push(`${wrap.querySelector('table')?.id} ${wrap.scrollWidth}/${wrap.clientWidth}`);
+    }
+    // What a thumb taps: links (not one inside a sentence, whose line is its target), buttons,
+    // and the labels of radio buttons and check boxes (the label is the target, not the dot).
+    const smallTargets: string[] = [];
+    for (const el of doc.querySelectorAll('a[href], button, label')) {
+      if (el.offsetParent === null) continue;
+      if (el.tagName === 'LABEL' && !el.querySelector('input[type=radio], input[type=checkbox]')) continue;
+      if (
+        el.tagName === 'A' &&
+        [...el.parentElement.childNodes].some((n: any) => n !== el && n.nodeType === 3 && String(n.textContent).trim())
+      )
+        continue;
+      const height = el.getBoundingClientRect().height;
+      if (height < minTap) smallTargets.push(`${String(el.textContent).trim()} ${Math.round(height)}px`);
+    }
     return {
       scrollWidth: doc.documentElement.scrollWidth as number,
       innerWidth: g.innerWidth as number,
@@ -97,11 +139,18 @@ export function layoutFacts(page: Page): Promise<LayoutFacts> {
       touchingButtons,
       unlabelledCells,
       touchingBoxes,
+      cellsNotCells,
+      widerTables,
+      smallTargets,
     };
-  });
+  }, MIN_TAP);
 }
 
-/** The elements of `selector` whose own text runs over more than one line (an identifier broken mid-token). */
+/**
+ * The elements of `selector` whose own text runs over more than one line (an identifier broken
+ * mid-token). A `<wbr>` inside the element marks where it may break: each run of text between
+ * two of them must stay on one line.
+ */
 export function brokenOverLines(page: Page, selector: string): Promise<string[]> {
   return page.evaluate((sel) => {
     const g = globalThis as any;
@@ -109,23 +158,29 @@ export function brokenOverLines(page: Page, selector: string): Promise<string[]>
     const out: string[] = [];
     for (const el of doc.querySelectorAll(sel)) {
       if (el.offsetParent === null || String(el.textContent).trim() === '') continue;
-      // The line boxes of its text (not of the elements around it): tops apart means a break.
-      const tops: number[] = [];
-      const walker = doc.createTreeWalker(el, 4 /* NodeFilter.SHOW_TEXT */);
-      for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      // The line boxes of its text (not of the elements around it), part by part between the
+      // <wbr>s: tops apart within a part means a break inside it.
+      const parts: number[][] = [[]];
+      const walker = doc.createTreeWalker(el, 5 /* NodeFilter.SHOW_ELEMENT | SHOW_TEXT */);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (node.nodeType === 1) {
+          if (node.tagName === 'WBR') parts.push([]);
+          continue;
+        }
         const range = doc.createRange();
-        range.selectNodeContents(text);
-        for (const r of range.getClientRects()) if (r.width > 0) tops.push(r.top);
+        range.selectNodeContents(node);
+        for (const r of range.getClientRects()) if (r.width > 0) parts[parts.length - 1]!.push(r.top);
       }
-      if (tops.length > 1 && Math.max(...tops) - Math.min(...tops) > 4) out.push(String(el.textContent).trim());
+      if (parts.some((tops) => tops.length > 1 && Math.max(...tops) - Math.min(...tops) > 4))
+        out.push(String(el.textContent).trim());
     }
     return out;
   }, selector);
 }
 
 /**
- * Screenshots the current page at 1,100 px and 390 px as `<name>-<width>.png` and asserts
- * the layout facts at both widths; leaves the viewport at 1,100 px.
+ * Screenshots the current page at each of {@link WIDTHS} as `<name>-<width>.png` and asserts
+ * the layout facts at each; leaves the viewport at {@link DESKTOP}.
  */
 export async function checkLayout(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
@@ -142,6 +197,11 @@ export async function checkLayout(page: Page, name: string): Promise<void> {
     ).to.deep.equal([]);
     expect(facts.unlabelledCells, `${name} at ${width}px: card values without their label`).to.deep.equal([]);
     expect(facts.touchingBoxes, `${name} at ${width}px: boxes touch`).to.deep.equal([]);
+    expect(facts.cellsNotCells, `${name} at ${width}px: table cells not laid out as cells`).to.deep.equal([]);
+    if (width === LAPTOP)
+      expect(facts.widerTables, `${name} at ${width}px: tables wider than their frame`).to.deep.equal([]);
+    if (width === PHONE)
+      expect(facts.smallTargets, `${name} at ${width}px: tap targets under ${MIN_TAP}px`).to.deep.equal([]);
   }
-  await page.setViewportSize({ width: WIDTHS[0], height: 900 });
+  await page.setViewportSize({ width: DESKTOP, height: 900 });
 }

@@ -1,9 +1,11 @@
 /**
  * Every page is reached by clicking, never by typing its URL: the buyer's bar reaches every
  * buyer page (the subscription included), the back office's bar every back-office page
- * (subscriptions and cash receipts included). Each page is screenshotted at 1,100 px and 390 px
- * with data in its tables, so at 390 px every table's cards show their labels, identifiers stay
- * whole and no boxes touch (the payout date box among them). The sandbox's own window fits a
+ * (subscriptions and cash receipts included). Each page is screenshotted at 1,280 px, 1,100 px
+ * and 375 px with data in its tables, so at 1,280 px every table (the 13 columns of 현금영수증
+ * 대사 among them) fits its frame with its cells laid out as cells, at 375 px every table's cards
+ * show their labels, every link and button is a thumb's height, identifiers stay whole and no
+ * boxes touch (the payout date box among them). The sandbox's own window fits a
  * phone too: its title on one line, and no request fails (its icon is inline).
  */
 import { expect } from 'chai';
@@ -17,7 +19,7 @@ import { brokenOverLines, checkLayout } from './layout.js';
 const DAY = '20261123';
 const start = fromKst(2026, 11, 23, 9, 0, 0);
 
-describe('e2e: the navigation reaches every page, and every page fits 1,100 px and 390 px', () => {
+describe('e2e: the navigation reaches every page, and every page fits 1,280 px, 1,100 px and 375 px', () => {
   const e2e = useShopInBrowser({}, () => start);
 
   it("the buyer's bar reaches every buyer page by clicking, the subscription page included", async () => {

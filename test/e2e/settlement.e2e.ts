@@ -50,10 +50,10 @@ describe('e2e: the settlement page lists a lost payment and 지금 정산 settle
       '주문번호',
       '금액',
       '상태',
-      '사유',
-      '시도',
-      '다음 확인',
       '확인 필요',
+      '다음 확인',
+      '시도',
+      '사유',
     ]);
     await page.setViewportSize({ width: 1100, height: 900 });
 

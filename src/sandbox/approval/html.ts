@@ -4,11 +4,13 @@ import type { AuthCompletion } from './auth-return.js';
 import type { WindowProblem, WindowSession } from './session.js';
 import { METHODS, escapeHtml, formatWon } from './util.js';
 
-// Korean headings break between words only (keep-all), never inside one such as 결제창.
+// Korean headings break between words only (keep-all), never inside one such as 결제창. Every
+// button and payment-method label is at least 44 px tall, a thumb's size on a phone.
 const STYLE = `body{font-family:sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;color:#222}
 h1{font-size:1.6rem;line-height:1.3;word-break:keep-all;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem;border-bottom:1px solid #ddd}
-fieldset{margin:1rem 0}button{padding:.5rem 1.5rem;margin:0 .5rem .5rem 0}.error{color:#b00}`;
+fieldset{margin:1rem 0}button{padding:.5rem 1.5rem;margin:0 .5rem .5rem 0;min-height:2.75rem}.error{color:#b00}
+#methods label{display:inline-flex;align-items:center;gap:.5rem;min-height:2.75rem}#methods input{width:1.25rem;height:1.25rem;margin:0}`;
 
 /**
  * The window's icon, inline: a browser asks for /favicon.ico when a page names none, and
