@@ -1,17 +1,17 @@
 import { expect } from 'chai';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import request from 'supertest';
-import { createShop, type Shop } from '../example-app/app.js';
+import type { Shop } from '../example-app/app.js';
 import type { Logger } from '../src/index.js';
-import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
+import { type Sandbox, TEST_MERCHANTS } from '../src/sandbox/index.js';
+import { type NotifiedShop, startNotifiedShop } from './helpers/notified-shop.js';
 
 /*
  * The example shop: the window opened with paymentWindow, deposits learnt
  * from the gateway's notices on /pay/notify, and refunds (full, partial, virtual accounts to a
  * refund account) from the back office, behind its login and CSRF tokens.
  */
-const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
+const { merchantKey: KEY } = TEST_MERCHANTS[0]!;
 const PASSWORD = 'lifecycle-admin-password';
 const textOf = (page: string, id: string): string | undefined =>
   new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1];
@@ -19,6 +19,7 @@ const tokenOf = (page: string): string => /name="_csrf" value="([^"]+)"/.exec(pa
 const hidden = (page: string, name: string): string => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)![1]!;
 
 describe('example-app: payment window, deposit notices and refunds', () => {
+  let h: NotifiedShop;
   let sandbox: Sandbox;
   let shop: Shop;
   let server: Server;
@@ -31,22 +32,8 @@ describe('example-app: payment window, deposit notices and refunds', () => {
   const logger: Logger = { debug: log, info: log, warn: log, error: log };
 
   before(async () => {
-    server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    sandbox = createSandbox({ merchants: [{ mid: MID, merchantKey: KEY, notificationUrl: `${shopUrl}/pay/notify` }] });
-    await sandbox.listen(0);
-    shop = createShop({
-      mid: MID,
-      merchantKey: KEY,
-      baseUrl: sandbox.url,
-      dbFile: ':memory:',
-      logger,
-      sandbox,
-      admin: { password: PASSWORD },
-      nicepay: { clock: () => sandbox.clock.now() },
-    });
-    server.on('request', shop.app);
+    h = await startNotifiedShop({ logger, admin: { password: PASSWORD } });
+    ({ sandbox, shop, server } = h);
     admin = request.agent(shop.app);
     shopper = request.agent(server);
     const form = await admin.get('/admin/login');
@@ -56,14 +43,7 @@ describe('example-app: payment window, deposit notices and refunds', () => {
       .send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD });
     csrf = tokenOf((await admin.get('/admin/orders')).text);
   });
-  after(async () => {
-    await new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-    await shop.close();
-    await sandbox.close();
-  });
+  after(() => h.close());
 
   /** Orders a product, authenticates it in the sandbox and posts the return; returns the order. */
   async function buy(productId: string, method: 'CARD' | 'VBANK') {

@@ -7,50 +7,29 @@
  */
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import request from 'supertest';
-import { createShop, type Shop } from '../example-app/app.js';
-import type { Logger } from '../src/index.js';
-import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
+import type { Shop } from '../example-app/app.js';
+import { type Sandbox, TEST_MERCHANTS } from '../src/sandbox/index.js';
 import { encodeForm } from '../src/wire/form-codec.js';
 import { kstTimestamp14 } from '../src/wire/kst.js';
+import { type NotifiedShop, startNotifiedShop } from './helpers/notified-shop.js';
 
 const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
-const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const hidden = (page: string, name: string): string =>
   new RegExp(`name="${name}" value="([^"]*)"`).exec(page)?.[1] ?? '';
 
 describe('example-app: paying again an order whose payment could not be confirmed', () => {
+  let h: NotifiedShop;
   let sandbox: Sandbox;
   let shop: Shop;
   let server: Server;
 
   before(async () => {
-    server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    sandbox = createSandbox({ merchants: [{ mid: MID, merchantKey: KEY, notificationUrl: `${shopUrl}/pay/notify` }] });
-    await sandbox.listen(0);
-    shop = createShop({
-      mid: MID,
-      merchantKey: KEY,
-      baseUrl: sandbox.url,
-      dbFile: ':memory:',
-      logger: quiet,
-      sandbox,
-      nicepay: { clock: () => sandbox.clock.now(), settle: false, timeouts: { connectMs: 1_000, responseMs: 2_000 } },
-    });
-    server.on('request', shop.app);
+    h = await startNotifiedShop({ nicepay: { settle: false, timeouts: { connectMs: 1_000, responseMs: 2_000 } } });
+    ({ sandbox, shop, server } = h);
   });
-  after(async () => {
-    await new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-    await shop.close();
-    await sandbox.close();
-  });
+  after(() => h.close());
   afterEach(() => sandbox.faults.clear());
 
   /** A buyer's window order for kimchi; returns the buyer and the order's Moid. */

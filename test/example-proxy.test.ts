@@ -59,14 +59,14 @@ describe('example-app: deposit notices behind the shop’s own proxy', () => {
     };
   }
 
+  /** Posts `notice` to the shop as its proxy forwards it, with `forwardedFor` in X-Forwarded-For. */
+  const postNotice = (shop: Shop, forwardedFor: string, notice: string) =>
+    request(shop.app).post('/pay/notify').set('x-forwarded-for', forwardedFor).type('form').send(notice);
+
   it('with one proxy trusted, a notice the proxy received from the gateway’s address pays the order', async () => {
     const shop = shopWith(1);
     const { moid, notice } = await awaitingDeposit(shop);
-    const res = await request(shop.app)
-      .post('/pay/notify')
-      .set('x-forwarded-for', GATEWAY_IP)
-      .type('form')
-      .send(notice);
+    const res = await postNotice(shop, GATEWAY_IP, notice);
     expect(res.text).to.equal('OK');
     expect(shop.db.order(moid)).to.include({ status: 'paid' });
   });
@@ -74,11 +74,7 @@ describe('example-app: deposit notices behind the shop’s own proxy', () => {
   it('with one proxy trusted, the gateway’s address written by the client left of the real one is refused', async () => {
     const shop = shopWith(1);
     const { moid, notice } = await awaitingDeposit(shop);
-    const res = await request(shop.app)
-      .post('/pay/notify')
-      .set('x-forwarded-for', `${GATEWAY_IP}, 203.0.113.7`)
-      .type('form')
-      .send(notice);
+    const res = await postNotice(shop, `${GATEWAY_IP}, 203.0.113.7`, notice);
     expect(res.text).to.not.equal('OK');
     expect(shop.db.order(moid)).to.include({ status: 'awaiting-deposit' });
   });
@@ -86,11 +82,7 @@ describe('example-app: deposit notices behind the shop’s own proxy', () => {
   it('without a trusted proxy, X-Forwarded-For is not read: the socket’s address decides', async () => {
     const shop = shopWith(undefined);
     const { moid, notice } = await awaitingDeposit(shop);
-    const res = await request(shop.app)
-      .post('/pay/notify')
-      .set('x-forwarded-for', GATEWAY_IP)
-      .type('form')
-      .send(notice);
+    const res = await postNotice(shop, GATEWAY_IP, notice);
     expect(res.text).to.not.equal('OK');
     expect(shop.db.order(moid)).to.include({ status: 'awaiting-deposit' });
   });

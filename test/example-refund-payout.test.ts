@@ -6,16 +6,13 @@
  * a cancel, never as a refund, and banks are named, not coded.
  */
 import { expect } from 'chai';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import request from 'supertest';
-import { createShop, type Shop } from '../example-app/app.js';
-import type { Logger } from '../src/index.js';
-import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
+import type { Shop } from '../example-app/app.js';
+import type { Sandbox } from '../src/sandbox/index.js';
+import { type NotifiedShop, startNotifiedShop } from './helpers/notified-shop.js';
 
-const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
 const PASSWORD = 'payout-admin-password';
-const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const textOf = (page: string, id: string): string | undefined =>
   new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(page)?.[1]?.trim();
 const attrOf = (page: string, id: string, attr: string): string | undefined =>
@@ -27,6 +24,7 @@ const tokenOf = (page: string): string => /name="_csrf" value="([^"]+)"/.exec(pa
 const hidden = (page: string, name: string): string => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)![1]!;
 
 describe('example-app: a refund NICEPAY accepted is pending until its payout is recorded', () => {
+  let h: NotifiedShop;
   let sandbox: Sandbox;
   let shop: Shop;
   let server: Server;
@@ -35,22 +33,8 @@ describe('example-app: a refund NICEPAY accepted is pending until its payout is 
   let csrf: string;
 
   before(async () => {
-    server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    sandbox = createSandbox({ merchants: [{ mid: MID, merchantKey: KEY, notificationUrl: `${shopUrl}/pay/notify` }] });
-    await sandbox.listen(0);
-    shop = createShop({
-      mid: MID,
-      merchantKey: KEY,
-      baseUrl: sandbox.url,
-      dbFile: ':memory:',
-      logger: quiet,
-      sandbox,
-      admin: { password: PASSWORD },
-      nicepay: { clock: () => sandbox.clock.now() },
-    });
-    server.on('request', shop.app);
+    h = await startNotifiedShop({ admin: { password: PASSWORD } });
+    ({ sandbox, shop, server } = h);
     admin = request.agent(server);
     buyer = request.agent(server);
     const form = await admin.get('/admin/login');
@@ -60,14 +44,7 @@ describe('example-app: a refund NICEPAY accepted is pending until its payout is 
       .send({ _csrf: tokenOf(form.text), user: 'admin', password: PASSWORD });
     csrf = tokenOf((await admin.get('/admin/orders')).text);
   });
-  after(async () => {
-    await new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-    await shop.close();
-    await sandbox.close();
-  });
+  after(() => h.close());
 
   /** A virtual-account order of `productId` bought by `buyer`, deposited when `paid`. */
   async function vbankOrder(productId: string, paid: boolean) {

@@ -5,16 +5,17 @@
  * the same as for an order that does not exist, and no deposit happens.
  */
 import { expect } from 'chai';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import request from 'supertest';
-import { createShop, type Shop } from '../example-app/app.js';
+import type { Shop } from '../example-app/app.js';
 import type { Logger } from '../src/index.js';
-import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
+import { type Sandbox, TEST_MERCHANTS } from '../src/sandbox/index.js';
+import { type NotifiedShop, startNotifiedShop } from './helpers/notified-shop.js';
 
-const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
+const { mid: MID } = TEST_MERCHANTS[0]!;
 
 describe("example-app: the sandbox deposit of a buyer's virtual account is the owner's only", () => {
+  let h: NotifiedShop;
   let sandbox: Sandbox;
   let shop: Shop;
   let server: Server;
@@ -23,31 +24,10 @@ describe("example-app: the sandbox deposit of a buyer's virtual account is the o
   const logger: Logger = { debug: log, info: log, warn: log, error: log };
 
   before(async () => {
-    // The shop listens on loopback first: the sandbox posts its deposit notice to /pay/notify.
-    server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    sandbox = createSandbox({ merchants: [{ mid: MID, merchantKey: KEY, notificationUrl: `${shopUrl}/pay/notify` }] });
-    await sandbox.listen(0);
-    shop = createShop({
-      mid: MID,
-      merchantKey: KEY,
-      baseUrl: sandbox.url,
-      dbFile: ':memory:',
-      logger,
-      sandbox,
-      nicepay: { clock: () => sandbox.clock.now() },
-    });
-    server.on('request', shop.app);
+    h = await startNotifiedShop({ logger });
+    ({ sandbox, shop, server } = h);
   });
-  after(async () => {
-    await new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-    await shop.close();
-    await sandbox.close();
-  });
+  after(() => h.close());
 
   /** `buyer` orders kimchi and gets a virtual account for it; returns the order and its signed result link. */
   async function orderByVirtualAccount(buyer: ReturnType<typeof request.agent>, name: string) {
@@ -113,7 +93,7 @@ describe("example-app: the sandbox deposit of a buyer's virtual account is the o
     const own = await orderByVirtualAccount(mallory, 'mallory2');
     // The embedded sandbox posts from 127.0.0.1, as every local process does: the source
     // address proves nothing on one machine, so the shop asks the sandbox's books.
-    const notice = `MID=${MID}&TID=${own.tid}&MOID=${own.moid}&ResultCode=4110&PayMethod=VBANK&Amt=23000&AuthDate=${'2611271200'}00`;
+    const notice = `MID=${MID}&TID=${own.tid}&MOID=${own.moid}&ResultCode=4110&PayMethod=VBANK&Amt=23000&AuthDate=261127120000`;
     const res = await request(server).post('/pay/notify').type('form').send(notice);
     expect(res.text).to.not.equal('OK');
     expect(shop.db.order(own.moid)).to.include({ status: 'awaiting-deposit' });

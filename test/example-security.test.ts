@@ -23,10 +23,9 @@ describe('example-app: own orders only, bounded login, security headers', () => 
   const log = (obj: Record<string, unknown>, msg?: string): void => void logLines.push(JSON.stringify({ ...obj, msg }));
   const logger: Logger = { debug: log, info: log, warn: log, error: log };
 
-  before(async () => {
-    sandbox = createSandbox();
-    await sandbox.listen(0);
-    shop = createShop({
+  /** A shop of its own on the test's sandbox, in memory, logging into `logLines`. */
+  const newShop = (): Shop =>
+    createShop({
       mid: MID,
       merchantKey: KEY,
       baseUrl: sandbox.url,
@@ -34,6 +33,11 @@ describe('example-app: own orders only, bounded login, security headers', () => 
       logger,
       admin: { password: PASSWORD },
     });
+
+  before(async () => {
+    sandbox = createSandbox();
+    await sandbox.listen(0);
+    shop = newShop();
   });
   after(async () => {
     await shop.close();
@@ -61,20 +65,28 @@ describe('example-app: own orders only, bounded login, security headers', () => 
     };
   }
 
+  /**
+   * A buyer's three orders: one awaiting the window (with the buyer's name, e-mail and phone
+   * 01099998888), one paid by card (`name`), one awaiting key-in.
+   */
+  async function threeOrders(buyer: ReturnType<typeof request.agent>, name: string) {
+    const pending = await buyer.post('/checkout').type('form').send({
+      productId: 'jeju-tea',
+      buyerName: '김앨리스',
+      buyerEmail: 'alice@example.com',
+      buyerTel: '01099998888',
+    });
+    const pendingMoid = /^\/checkout\/(\w+)\?t=/.exec(pending.headers.location!)![1]!;
+    const paid = await buyAndPay(buyer, name);
+    const keyin = await buyer.post('/keyin/order').type('form').send({ productId: 'jeju-tea' });
+    return { pendingMoid, paid, keyinMoid: /moid=(\w+)/.exec(keyin.headers.location!)![1]! };
+  }
+
   describe('a buyer sees only their own orders', () => {
     it("another browser gets 404 for a buyer's order, checkout and key-in pages, and /orders lists none of them", async () => {
       const alice = request.agent(shop.app);
       const mallory = request.agent(shop.app);
-      const pending = await alice.post('/checkout').type('form').send({
-        productId: 'jeju-tea',
-        buyerName: '김앨리스',
-        buyerEmail: 'alice@example.com',
-        buyerTel: '01099998888',
-      });
-      const pendingMoid = /^\/checkout\/(\w+)\?t=/.exec(pending.headers.location!)![1]!;
-      const paid = await buyAndPay(alice, 'alice');
-      const keyin = await alice.post('/keyin/order').type('form').send({ productId: 'jeju-tea' });
-      const keyinMoid = /moid=(\w+)/.exec(keyin.headers.location!)![1]!;
+      const { pendingMoid, paid, keyinMoid } = await threeOrders(alice, 'alice');
       await mallory.post('/checkout').type('form').send({ productId: 'kimchi' }); // mallory has orders of her own
 
       for (const path of [
@@ -104,16 +116,7 @@ describe('example-app: own orders only, bounded login, security headers', () => 
 
     it('an order page reached by another spelling of its path (case, doubled slash) is still 404 to another browser', async () => {
       const alice = request.agent(shop.app);
-      const pending = await alice.post('/checkout').type('form').send({
-        productId: 'jeju-tea',
-        buyerName: '김앨리스',
-        buyerEmail: 'alice@example.com',
-        buyerTel: '01099998888',
-      });
-      const pendingMoid = /^\/checkout\/(\w+)\?t=/.exec(pending.headers.location!)![1]!;
-      const paid = await buyAndPay(alice, 'alice4');
-      const keyin = await alice.post('/keyin/order').type('form').send({ productId: 'jeju-tea' });
-      const keyinMoid = /moid=(\w+)/.exec(keyin.headers.location!)![1]!;
+      const { pendingMoid, paid, keyinMoid } = await threeOrders(alice, 'alice4');
       for (const path of [
         `/Orders/${paid.moid}`,
         `/ORDERS/${paid.moid}`,
@@ -310,14 +313,7 @@ describe('example-app: own orders only, bounded login, security headers', () => 
     });
 
     it('an old CSRF token is refused after a failed login', async () => {
-      const other = createShop({
-        mid: MID,
-        merchantKey: KEY,
-        baseUrl: sandbox.url,
-        dbFile: ':memory:',
-        logger,
-        admin: { password: PASSWORD },
-      });
+      const other = newShop();
       try {
         const agent = request.agent(other.app);
         const first = tokenOf((await agent.get('/admin/login')).text);
@@ -335,14 +331,7 @@ describe('example-app: own orders only, bounded login, security headers', () => 
     });
 
     it(`visitors who only open the login page keep at most ${ANONYMOUS_SESSIONS} sessions; a signed-in operator is never dropped for one`, async () => {
-      const other = createShop({
-        mid: MID,
-        merchantKey: KEY,
-        baseUrl: sandbox.url,
-        dbFile: ':memory:',
-        logger,
-        admin: { password: PASSWORD },
-      });
+      const other = newShop();
       try {
         const operator = request.agent(other.app);
         const login = tokenOf((await operator.get('/admin/login')).text);

@@ -60,6 +60,19 @@ describe('partial-cancel notices of the same amount on one TID and day', () => {
     });
   }
 
+  /**
+   * Cancels 300 won of `paid` under `idempotencyKey` with the cancel fault already injected: the
+   * shop is told the outcome is unknown; returns the cancel's input once the gateway's notices
+   * were delivered.
+   */
+  async function partCancelledUnknown(paid: { tid: string; moid: string }, idempotencyKey: string) {
+    const input = { tid: paid.tid, moid: paid.moid, amount: 300, reason: '부분 환불', partial: true, idempotencyKey };
+    const err = await shop.nicepay.cancel(input).catch((e: unknown) => e);
+    expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'pending' });
+    await shop.sandbox.notices.idle();
+    return input;
+  }
+
   it('CARD: a partial cancel whose answer was lost is settled by its cancel notice, which names it (CancelMOID): kept, announced, and a repeat of the call gets the cancel without sending it again', async () => {
     const paid = await shop.pay('CARD', 3_000);
     const events: SettleEvent[] = [];
@@ -67,17 +80,7 @@ describe('partial-cancel notices of the same amount on one TID and day', () => {
     subscribe(SETTLE_CHANNEL, listen);
     try {
       shop.sandbox.faults.inject({ target: 'cancel', kind: 'drop' });
-      const input = {
-        tid: paid.tid,
-        moid: paid.moid,
-        amount: 300,
-        reason: '부분 환불',
-        partial: true,
-        idempotencyKey: 'refund-lost',
-      };
-      const err = await shop.nicepay.cancel(input).catch((e: unknown) => e);
-      expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'pending' });
-      await shop.sandbox.notices.idle();
+      const input = await partCancelledUnknown(paid, 'refund-lost');
       expect(events.filter((e) => e.tid === paid.tid)).to.deep.equal([
         { operation: 'cancel', mid: shop.nicepay.mid, tid: paid.tid, moid: paid.moid, amount: 300, outcome: 'kept' },
       ]);
@@ -97,17 +100,7 @@ describe('partial-cancel notices of the same amount on one TID and day', () => {
     const paid = await shop.pay('CARD', 3_000);
     // The gateway cancels at once and notifies; its answer comes too late for the client.
     shop.sandbox.faults.inject({ target: 'cancel', kind: 'delay', delayMs: 2_500 });
-    const input = {
-      tid: paid.tid,
-      moid: paid.moid,
-      amount: 300,
-      reason: '부분 환불',
-      partial: true,
-      idempotencyKey: 'refund-noticed-early',
-    };
-    const err = await shop.nicepay.cancel(input).catch((e: unknown) => e);
-    expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', settlement: 'pending' });
-    await shop.sandbox.notices.idle();
+    const input = await partCancelledUnknown(paid, 'refund-noticed-early');
     const notices = shop.sandbox.ledger.get(paid.tid)!.notices!.filter((n) => n.kind === 'cancel');
     expect(notices.map((n) => n.answer)).to.deep.equal(['OK']); // answered once: never sent again
     const report = await shop.nicepay.settle();

@@ -128,6 +128,21 @@ export function signedOrderPage(shopUrl: string, moid?: string): (url: URL) => b
 }
 
 /**
+ * Orders `productId` as a buyer does, from the product page to the sandbox's payment window
+ * (the order's payment page, 결제하기); returns the order's Moid with the window open.
+ */
+export async function openWindowFor(e2e: E2E, productId: string): Promise<string> {
+  const { page, shopUrl } = e2e;
+  await page.goto(shopUrl);
+  await page.click(`#buy-${productId}`);
+  await page.waitForSelector('#pay-submit');
+  const moid = (await page.textContent('#order-moid'))!.trim();
+  await page.click('#pay-submit');
+  await page.waitForSelector('#window-form');
+  return moid;
+}
+
+/**
  * Buys `productId` as a buyer does: the product page, the order's payment page, `method` in the
  * sandbox's window, 결제하기; ends on the order's result page (its signed link) and returns the
  * Moid. `cashReceipt` asks the window for a receipt (bank transfer, virtual account).
@@ -139,12 +154,7 @@ export async function buyInWindow(
   cashReceipt?: { identity: string },
 ): Promise<string> {
   const { page, shopUrl } = e2e;
-  await page.goto(shopUrl);
-  await page.click(`#buy-${productId}`);
-  await page.waitForSelector('#pay-submit');
-  const moid = (await page.textContent('#order-moid'))!.trim();
-  await page.click('#pay-submit');
-  await page.waitForSelector('#window-form');
+  const moid = await openWindowFor(e2e, productId);
   await page.check(`#method-${method}`);
   if (cashReceipt) {
     await page.selectOption('#rcpt-type', 'income-deduction');

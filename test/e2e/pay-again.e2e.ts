@@ -5,7 +5,7 @@
  * the same product anew, which the buyer pays.
  */
 import { expect } from 'chai';
-import { useShopInBrowser } from './harness.js';
+import { openWindowFor, useShopInBrowser } from './harness.js';
 import { checkLayout } from './layout.js';
 
 describe('e2e: paying again after a payment whose answer was lost', () => {
@@ -13,12 +13,7 @@ describe('e2e: paying again after a payment whose answer was lost', () => {
 
   it('no window while it is checked; after the reversal a new order of the same product is paid', async () => {
     const { page, shopUrl, sandbox, shop } = e2e;
-    await page.goto(shopUrl);
-    await page.click('#buy-kimchi');
-    await page.waitForSelector('#pay-submit');
-    const moid = (await page.textContent('#order-moid'))!.trim();
-    await page.click('#pay-submit');
-    await page.waitForSelector('#window-form');
+    const moid = await openWindowFor(e2e, 'kimchi');
     sandbox.faults.inject({ target: 'approve', kind: 'status-500', commit: true });
     sandbox.faults.inject({ target: 'net-cancel', kind: 'status-500' });
     await Promise.all([page.waitForSelector('#error-ref'), page.click('#approve')]);

@@ -7,7 +7,7 @@
  * 지금 정산 the order's refund follows the settled cancel.
  */
 import { expect } from 'chai';
-import { buyInWindow, loginAsAdmin, useShopInBrowser } from './harness.js';
+import { buyInWindow, loginAsAdmin, openWindowFor, useShopInBrowser } from './harness.js';
 import { checkLayout } from './layout.js';
 
 describe('e2e: the settlement page lists a lost payment and 지금 정산 settles it', () => {
@@ -15,13 +15,8 @@ describe('e2e: the settlement page lists a lost payment and 지금 정산 settle
   const e2e = useShopInBrowser({ nicepay: { settle: { intervalMs: 3_600_000 } } });
 
   it('an approval whose answer was lost is listed with why and when; 지금 정산 reverses it, at both widths', async () => {
-    const { page, shopUrl, sandbox, shop } = e2e;
-    await page.goto(shopUrl);
-    await page.click('#buy-kimchi');
-    await page.waitForSelector('#pay-submit');
-    const moid = (await page.textContent('#order-moid'))!.trim();
-    await page.click('#pay-submit');
-    await page.waitForSelector('#window-form');
+    const { page, sandbox, shop } = e2e;
+    const moid = await openWindowFor(e2e, 'kimchi');
     await page.check('#method-CARD');
     sandbox.faults.inject({ target: 'approve', kind: 'status-500' });
     sandbox.faults.inject({ target: 'net-cancel', kind: 'status-500' });

@@ -5,19 +5,14 @@
  * browser lands on the order's page (post/redirect/get).
  */
 import { expect } from 'chai';
-import { useShopInBrowser } from './harness.js';
+import { openWindowFor, useShopInBrowser } from './harness.js';
 
 describe('e2e: the payment window lets a person pick a decline', () => {
   const e2e = useShopInBrowser();
 
   it('승인 거절 시험: the shop shows the refusal, the order is declined and nothing is charged', async () => {
     const { page, shopUrl } = e2e;
-    await page.goto(shopUrl);
-    await page.click('#buy-kimchi');
-    await page.waitForSelector('#pay-submit');
-    const moid = (await page.textContent('#order-moid'))!.trim();
-    await page.click('#pay-submit');
-    await page.waitForSelector('#window-form');
+    const moid = await openWindowFor(e2e, 'kimchi');
     await page.check('#method-CARD');
     await Promise.all([
       page.waitForURL(new RegExp(`^${shopUrl}/orders/ORD\\w+(\\?t=[\\w-]{22})?$`)),
