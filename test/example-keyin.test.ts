@@ -126,7 +126,12 @@ describe('example-app: card key-in page (/keyin)', () => {
     expect(errorCode(cheap.text)).to.equal('NICEPAY_AMOUNT_MISMATCH');
     const bad = await pay({ moid, cardNumber: '4111111111111112' });
     expect(bad.status).to.equal(400);
-    expect(textOf(bad.text, 'form-error')).to.equal('카드번호를 확인해 주세요.');
+    expect(textOf(bad.text, 'form-error')).to.equal(
+      '카드번호를 확인해 주세요. 보안을 위해 카드 정보는 다시 입력해 주세요.',
+    );
+    // The refused field is marked (and focused); no other is.
+    expect(bad.text).to.match(/id="card-number-input"[^>]* aria-invalid="true"/);
+    expect(bad.text.match(/aria-invalid="true"/g)).to.have.length(1);
     expect(bad.text).to.not.include('4111111111111112');
     expect(shop.db.order(moid)).to.include({ status: 'pending' });
   });
@@ -136,7 +141,10 @@ describe('example-app: card key-in page (/keyin)', () => {
     const before = sandbox.ledger.entries().length;
     const res = await pay({ moid, cardNumber: APPROVED, quota: '99' });
     expect(res.status).to.equal(400);
-    expect(textOf(res.text, 'form-error')).to.equal('할부를 확인해 주세요.');
+    expect(textOf(res.text, 'form-error')).to.equal(
+      '할부를 확인해 주세요. 보안을 위해 카드 정보는 다시 입력해 주세요.',
+    );
+    expect(res.text).to.match(/id="quota"[^>]* aria-invalid="true"/);
     expect(sandbox.ledger.entries().length).to.equal(before);
     expect(shop.db.order(moid)).to.include({ status: 'pending' });
     const offered = await pay({ moid, cardNumber: APPROVED, quota: '6' });

@@ -63,24 +63,30 @@ export function keyinRoutes(ctx: ShopContext): Router {
     return o && o.status === 'pending' ? o : undefined;
   };
 
-  function cardForm(res: Response, status: number, moid: string, error?: string): void {
+  /**
+   * The card form of a pending order; after a refused field, `error` says which (the field is
+   * marked, and focused). Card data is never put back into the form: the buyer types it again.
+   */
+  function cardForm(res: Response, status: number, moid: string, error?: { message: string; field?: string }): void {
     const order = pendingOrder(moid)!;
+    const mark = (name: string): SafeHtml | '' =>
+      error?.field === name ? html` aria-invalid="true" aria-describedby="form-error" autofocus` : '';
     sendPage(
       res,
       status,
       '카드 결제',
       html`<h1>카드 정보 입력</h1>
-${error && html`<p id="form-error" class="status-error">${error}</p>`}
+${error && html`<p id="form-error" class="status-error">${error.message} 보안을 위해 카드 정보는 다시 입력해 주세요.</p>`}
 <div class="card"><dl><dt>주문번호</dt><dd id="order-moid">${order.moid}</dd>
 <dt>상품</dt><dd id="order-goods">${order.goods}</dd>
 <dt>결제 금액</dt><dd id="order-amount" class="price">${won(order.amount)}</dd></dl>
 <form id="keyin-form" method="post" action="/keyin/pay" autocomplete="off">
 <input type="hidden" name="moid" value="${order.moid}">
-<label>카드번호 <input type="text" name="cardNumber" id="card-number-input" inputmode="numeric" maxlength="23" required placeholder="1234-5678-9012-3456" autocomplete="cc-number"></label>
-<label>유효기간 (YYMM) <input type="text" name="cardExpiry" id="card-expiry" inputmode="numeric" maxlength="4" required placeholder="3012"></label>
-<label>생년월일 (YYMMDD, 선택) <input type="text" name="buyerAuthNum" id="buyer-auth-num" inputmode="numeric" maxlength="10"></label>
-<label>비밀번호 앞 2자리 (선택) <input type="password" name="cardPassword2" id="card-password2" inputmode="numeric" maxlength="2"></label>
-<label>할부 <select name="quota" id="quota">${INSTALLMENTS.map((m) => html`<option value="${m}">${m === 0 ? '일시불' : `${m}개월`}</option>`)}</select></label>
+<label>카드번호 <input type="text" name="cardNumber" id="card-number-input" inputmode="numeric" maxlength="23" required placeholder="1234-5678-9012-3456" autocomplete="cc-number"${mark('cardNumber')}></label>
+<label>유효기간 (YYMM) <input type="text" name="cardExpiry" id="card-expiry" inputmode="numeric" maxlength="4" required placeholder="3012"${mark('cardExpiry')}></label>
+<label>생년월일 (YYMMDD, 선택) <input type="text" name="buyerAuthNum" id="buyer-auth-num" inputmode="numeric" maxlength="10"${mark('buyerAuthNum')}></label>
+<label>비밀번호 앞 2자리 (선택) <input type="password" name="cardPassword2" id="card-password2" inputmode="numeric" maxlength="2"${mark('cardPassword2')}></label>
+<label>할부 <select name="quota" id="quota"${mark('quota')}>${INSTALLMENTS.map((m) => html`<option value="${m}">${m === 0 ? '일시불' : `${m}개월`}</option>`)}</select></label>
 <input type="hidden" name="buyerName" value="${DEMO_BUYER.name}">
 <button type="submit" id="keyin-submit">${won(order.amount)} 결제하기</button>
 </form></div>
@@ -180,7 +186,8 @@ ${onSandbox && testCardHint()}`,
   pay.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     const moid = (req.body as Record<string, unknown> | undefined)?.moid;
     if (isNicepayError(err) && err.code === 'NICEPAY_FIELD_INVALID' && typeof moid === 'string' && pendingOrder(moid)) {
-      cardForm(res, 400, moid, checkFieldMessage((err as { field?: string }).field));
+      const field = (err as { field?: string }).field;
+      cardForm(res, 400, moid, { message: checkFieldMessage(field), ...(field ? { field } : {}) });
       return;
     }
     next(err);
