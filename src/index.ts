@@ -143,6 +143,8 @@ export type {
   BillingBuyer,
   BillingChargeInput,
   BillingChargeResult,
+  BillingChargerInput,
+  BillingChargerOptions,
   ApprovedBillingCharge,
   DeclinedBillingCharge,
   BillingRemoveInput,

@@ -365,6 +365,74 @@ describe('settle(): time, attention and hooks', function () {
     }
   });
 
+  it("a billing charge whose process died inside a charger's onApproved: once its lease expires, settle() on another instance runs that charger's hook again and keeps it", async () => {
+    let now = 1_000_000;
+    const store = memoryStore({ now: () => now });
+    const dying = client(store);
+    const survivor = client(store);
+    const recorded: string[] = [];
+    try {
+      const reg = await dying.billing.register({
+        moid: 'reg-charger',
+        card: { number: '4111111111111111', expYear: '30', expMonth: '12' },
+      });
+      if (reg.status !== 'registered') throw new Error('registration refused');
+      const charge = dying.billing.charger({
+        name: 'monthly',
+        onApproved: () => new Promise<void>(() => undefined),
+        hookTimeoutMs: 50,
+      });
+      // The survivor creates the same charger at start-up; its hook is the one settlement runs.
+      survivor.billing.charger({ name: 'monthly', onApproved: (r) => void recorded.push(r.tid) });
+      const err = await charge({ bid: reg.bid, moid: 'charger-died', amount: 9_900, goodsName: '구독' }).catch(
+        (e: unknown) => e as { code?: string; tid?: string },
+      );
+      expect(err).to.include({ code: 'NICEPAY_HOOK_FAILED' });
+      const tid = err.tid!;
+      expect(holdsMoney(sandbox, tid)).to.equal(true);
+      await dying.close().catch(() => undefined);
+      now += 31_000;
+      const report = await survivor.settle();
+      expect(report.settled).to.deep.include({
+        operation: 'billing.charge',
+        mid: MID,
+        tid,
+        moid: 'charger-died',
+        amount: 9_900,
+        outcome: 'kept',
+      });
+      expect(recorded).to.deep.equal([tid]);
+      expect(holdsMoney(sandbox, tid)).to.equal(true);
+      expect(await survivor.unsettled()).to.deep.equal([]);
+    } finally {
+      await survivor.close();
+    }
+  });
+
+  it('a charger refuses a bad option or a name already taken when it is created, and a hook of the call own when it is called', async () => {
+    const nicepay = client(memoryStore());
+    try {
+      expect(() => nicepay.billing.charger({} as never)).to.throw(/billing.charger onApproved/);
+      expect(() => nicepay.billing.charger({ onApproved: () => undefined, hookTimeoutMs: 0 })).to.throw(
+        /billing.charger hookTimeoutMs/,
+      );
+      nicepay.billing.charger({ name: 'taken', onApproved: () => undefined });
+      expect(() => nicepay.billing.charger({ name: 'taken', onApproved: () => undefined })).to.throw(/taken/);
+      const charge = nicepay.billing.charger({ onApproved: () => undefined });
+      const err = await charge({
+        bid: 'x'.repeat(30),
+        moid: 'own-hook',
+        amount: 1_000,
+        goodsName: 'x',
+        onApproved: () => undefined,
+      } as never).catch((e: unknown) => e);
+      expect(err).to.include({ code: 'NICEPAY_FIELD_INVALID', field: 'onApproved' });
+      expect(sandbox.ledger.byMoid(MID, 'own-hook')).to.deep.equal([]);
+    } finally {
+      await nicepay.close();
+    }
+  });
+
   it("a payment whose process died inside onApproved: once its lease expires, settle() on another instance runs the route's hook again and keeps it", async () => {
     let now = 1_000_000;
     const store = memoryStore({ now: () => now });

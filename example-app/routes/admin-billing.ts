@@ -157,6 +157,13 @@ ${history.some(unsettled) && html`<p class="muted" id="charge-unknown-note">"확
    * declined, not charged (not sent, reversed, never charged), or still open (`unknown`: the
    * package settles it, and the attempt follows).
    */
+  // The month's charges go through one charger: its hook is registered in the ledger, so if the
+  // shop dies before recording a charge the gateway made, settlement records it by itself.
+  const chargeMonth = nicepay.billing.charger({
+    name: 'subscription-month',
+    onApproved: (a) => void billing.settleCharge(a.moid, { status: 'approved', tid: a.tid, amount: a.amount }),
+  });
+
   async function sendCharge(
     c: SubscriptionCharge,
     bid: string,
@@ -164,12 +171,11 @@ ${history.some(unsettled) && html`<p class="muted" id="charge-unknown-note">"확
     const { moid } = c;
     inFlight.add(moid);
     try {
-      const r = await nicepay.billing.charge({
+      const r = await chargeMonth({
         bid,
         moid,
         amount: c.amount,
         goodsName: `${PLAN.name} ${Number(c.month.slice(4))}월`,
-        onApproved: (a) => void billing.settleCharge(moid, { status: 'approved', tid: a.tid, amount: a.amount }),
       });
       if (r.status === 'declined')
         billing.settleCharge(moid, { status: 'declined', tid: r.tid, amount: r.amount, message: r.message });

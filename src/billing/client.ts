@@ -1,11 +1,19 @@
-import type { ClientContext } from '../context.js';
+import { type ClientContext, registerRouteHook } from '../context.js';
+import { NicepayConfigError, NicepayRequestError } from '../errors/index.js';
+import { isObject } from '../util/is-object.js';
 import { gatewayEndpoint } from '../gateway-endpoint.js';
 import { type OperationKind, runOwnTidOperation } from '../pipeline/index.js';
-import { hookOption } from '../validation/hook-option.js';
+import { HOOK_TIMEOUT_MS, hookOption } from '../validation/hook-option.js';
 import { BILLING_REGISTER_PATH, BILLING_REMOVE_PATH } from '../wire/billing-fields.js';
 import { billingChargeCall } from './charge-operation.js';
 import { createRegistration } from './register.js';
-import type { BillingChargeInput, BillingChargeResult, BillingClient } from './types.js';
+import type {
+  ApprovedBillingCharge,
+  BillingChargeInput,
+  BillingChargeResult,
+  BillingChargerOptions,
+  BillingClient,
+} from './types.js';
 import { validateCharge } from './validate.js';
 
 /**
@@ -35,5 +43,41 @@ export function createBillingClient(ctx: ClientContext, chargeKind: OperationKin
         return Promise.reject(err);
       }
     },
+    charger(options: BillingChargerOptions) {
+      const { onApproved, timeoutMs, name } = chargerHook(ctx, options);
+      return (input) => {
+        try {
+          // A hook of the call's own would not be the one settlement runs: refused, not ignored.
+          const own = input as Partial<BillingChargeInput>;
+          if (isObject(own) && (own.onApproved !== undefined || own.hookTimeoutMs !== undefined))
+            throw new NicepayRequestError(
+              'NICEPAY_FIELD_INVALID',
+              "billing charger: a charge through a charger runs the charger's onApproved; nothing was sent",
+              'onApproved',
+            );
+          const n = validateCharge(input);
+          return runOwnTidOperation(ctx, billingChargeCall(ctx, chargeKind, n, { run: onApproved, timeoutMs, name }));
+        } catch (err) {
+          return Promise.reject(err);
+        }
+      };
+    },
   };
+}
+
+/** A charger's options checked, and its hook registered for settlement under its name. */
+function chargerHook(
+  ctx: ClientContext,
+  options: BillingChargerOptions,
+): { onApproved: BillingChargerOptions['onApproved']; timeoutMs: number; name: string } {
+  if (!isObject(options) || typeof options.onApproved !== 'function')
+    throw new NicepayConfigError('billing.charger onApproved', 'a function (result, { signal }) => void');
+  const timeoutMs = options.hookTimeoutMs ?? HOOK_TIMEOUT_MS;
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0)
+    throw new NicepayConfigError('billing.charger hookTimeoutMs', 'a positive number of ms');
+  const { onApproved } = options;
+  const name = registerRouteHook(ctx, 'billing.charge', options.name, (r, context) =>
+    onApproved(r as ApprovedBillingCharge, context),
+  );
+  return { onApproved, timeoutMs, name };
 }

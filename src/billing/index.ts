@@ -8,6 +8,8 @@ export type {
   BillingCardInfo,
   BillingChargeInput,
   BillingChargeResult,
+  BillingChargerInput,
+  BillingChargerOptions,
   BillingClient,
   BillingRegisterInput,
   BillingRegisterResult,

@@ -177,6 +177,31 @@ export interface BillingClient {
   charge(input: BillingChargeInput): Promise<BillingChargeResult>;
   /** Removes a BID for good. */
   remove(input: BillingRemoveInput): Promise<BillingRemoveResult>;
+  /**
+   * A charge function whose `onApproved` is registered in the ledger under a name, as a route's
+   * is: when the process dies before the hook resolved for a committed charge, settlement (on
+   * any instance that created the same charger) runs this hook again, and keeps the charge once
+   * it resolves, with no repeat of the call. Create chargers once, at start-up; a charge made
+   * through `charge({ onApproved })` instead waits for its repeat. Throws
+   * NicepayConfigError for a bad option or a name already registered.
+   */
+  charger(options: BillingChargerOptions): (input: BillingChargerInput) => Promise<BillingChargeResult>;
 }
+
+/** Options of {@link BillingClient.charger}. */
+export interface BillingChargerOptions {
+  /** Records an approved charge; runs once per TID, as `BillingChargeInput.onApproved` does. */
+  onApproved: (result: ApprovedBillingCharge, context: HookContext) => void | Promise<void>;
+  /** When onApproved's `signal` aborts; its own promise still decides. @default 30000 */
+  hookTimeoutMs?: number;
+  /**
+   * The name the hook is registered under in the ledger: the same in every instance running
+   * the same code. @default 'billing.charge#n' for the n-th charger created
+   */
+  name?: string;
+}
+
+/** A charger's input: a charge's, without a hook of its own (the charger's is used). */
+export type BillingChargerInput = Omit<BillingChargeInput, 'onApproved' | 'hookTimeoutMs'>;
 
 export type { BillingChargeRejection, BillingKeyRejection } from '../errors/rejections.js';
