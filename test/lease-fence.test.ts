@@ -67,6 +67,40 @@ describe('a holder that lost its lease before its request left', () => {
     }
   });
 
+  it('a holder paused past its lease whose key nobody took sends as it would have: its lease is renewed, the approval is paid once', async () => {
+    let skew = 0;
+    const inner = memoryStore({ now: () => Date.now() + skew });
+    let paused = false;
+    const store: LedgerStore = {
+      ...inner,
+      async acquire(key, leaseMs, initial) {
+        const got = await inner.acquire(key, leaseMs, initial);
+        if (!paused && initial && key.startsWith('approval:') && got.state === 'acquired') {
+          paused = true;
+          skew += LEASE_MS + 1_000; // run out, and nobody takes it over
+        }
+        return got;
+      },
+    };
+    const shop = await startShop({ nicepay: { store, settle: false, clock: () => new Date(Date.now() + skew) } });
+    try {
+      shop.orders.set('paused-alone-1', 1_500);
+      const auth = await shop.sandbox.authenticate({ moid: 'paused-alone-1', amount: 1_500, method: 'CARD' });
+      const tid = auth.fields.TxTid!;
+      const res = await request(shop.app)
+        .post('/pay/return')
+        .set('content-type', auth.contentType)
+        .send(auth.body.toString('latin1'));
+      expect(paused).to.equal(true);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.include({ status: 'approved', tid });
+      expect(shop.sandbox.ledger.get(tid)).to.include({ status: 'approved', approvalCalls: 1 });
+      expect(shop.approved.map((a) => a.tid)).to.deep.equal([tid]);
+    } finally {
+      await shop.close();
+    }
+  });
+
   it('sends nothing when the store does not answer that last look: 503 NICEPAY_STORE_UNAVAILABLE, and the gateway holds no approval', async () => {
     const inner = memoryStore();
     let failExtend = true;

@@ -161,7 +161,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
     async extend(key, token, leaseMs) {
       const t = now();
       const e = entries.get(key);
-      if (!holds(e, token) || e.leaseExpires <= t) return false;
+      if (!holds(e, token)) return false;
       e.leaseExpires = t + leaseMs;
       return true;
     },

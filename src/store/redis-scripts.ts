@@ -108,8 +108,8 @@ return 1
  * (and a bare lease's `h` with it). Returns 1 when renewed, else 0.
  */
 export const EXTEND = script(`
-if redis.call('HGET', KEYS[1], 'h') ~= ARGV[1] or redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
+if redis.call('HGET', KEYS[1], 'h') ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
 if redis.call('HEXISTS', KEYS[1], 'v') == 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return 1
 `);

@@ -220,7 +220,7 @@ export function sqliteStore(options: SqliteStoreOptions): LedgerStore {
       const ms = wholeMs(NAME, 'leaseMs', leaseMs);
       return run('extend', (ledger, t) => {
         const row = live(ledger, key, t);
-        if (!row || row.lease !== token || !leased(row, t)) return false;
+        if (!row || row.lease !== token) return false;
         ledger.put(key, {
           ...row,
           leaseUntil: t + ms,

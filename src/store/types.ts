@@ -45,8 +45,10 @@ export interface LedgerStore {
    */
   remove(key: string, token: string): Promise<void>;
   /**
-   * Renews the lease for `leaseMs` from now when `token` still holds it live; answers whether
-   * it did. The heartbeat of work slower than one lease (a merchant hook).
+   * Renews the lease for `leaseMs` from now when `token` still holds it: live, or run out with
+   * nobody having taken the key over (as {@link write} accepts it); answers whether it did. The
+   * heartbeat of work slower than one lease (a merchant hook), and the last look before a
+   * request leaves.
    */
   extend(key: string, token: string, leaseMs: number): Promise<boolean>;
   /** The record under `key`, open or closed (not expired), or undefined. Takes no lease. */

@@ -131,15 +131,25 @@ export function describeStoreContract(setup: () => Promise<StoreSetup>): void {
       expect((await s.b.acquire('k', 60_000, open('fresh'))).state).to.equal('acquired');
     });
 
-    it('extend renews a live lease for its holder only, and answers false once the lease is gone', async () => {
+    it('extend renews the lease for its holder only, live or run out with nobody taking the key, and answers false once another took it or it was released', async () => {
       const t = tokenOf(await s.a.acquire('k', 60_000, open('sending')));
       expect(await s.a.extend('k', t, 60_000)).to.equal(true);
       expect(await s.b.extend('k', 'not-the-token', 60_000)).to.equal(false);
-      await s.a.release('k', t);
-      expect(await s.a.extend('k', t, 60_000)).to.equal(false);
-      const u = tokenOf(await s.b.acquire('k', 60_000));
+      // Run out, nobody took it: still its holder's, and renewed live (another acquire waits).
       await s.expireLease('k');
+      expect(await s.a.extend('k', t, 60_000)).to.equal(true);
+      expect((await s.b.acquire('k', 60_000)).state).to.equal('busy');
+      // Run out and taken over: the old holder's token renews nothing.
+      await s.expireLease('k');
+      const u = tokenOf(await s.b.acquire('k', 60_000));
+      expect(await s.a.extend('k', t, 60_000)).to.equal(false);
+      expect(await s.b.extend('k', u, 60_000)).to.equal(true);
+      await s.b.release('k', u);
       expect(await s.b.extend('k', u, 60_000)).to.equal(false);
+      // A key that holds only a lease, run out and not taken: renewed like a record's.
+      const v = tokenOf(await s.a.acquire('bare', 60_000));
+      await s.expireLease('bare');
+      expect(await s.a.extend('bare', v, 60_000)).to.equal(true);
     });
 
     it('a closed record is forgotten once its keepMs has passed', async () => {
