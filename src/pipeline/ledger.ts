@@ -118,16 +118,21 @@ export async function acquireWaiting(
 }
 
 /**
- * Writes `value` under `key` as a closed record kept `keepMs` that a full store may drop (a
- * marker that guards no money itself), unless anybody holds the key: true when this call wrote
- * it. Rejects with what the store rejects with.
+ * Writes `value` under `key` as a closed record kept `keepMs`, unless anybody holds the key: true
+ * when this call wrote it. A full store may drop it when `evictable` (a marker that guards no
+ * money itself, the default). Rejects with what the store rejects with.
  */
-export async function writeOnce(ctx: ClientContext, key: string, value: string, keepMs: number): Promise<boolean> {
+export async function writeOnce(
+  ctx: ClientContext,
+  key: string,
+  value: string,
+  keepMs: number,
+  evictable = true,
+): Promise<boolean> {
   const { store } = ctx.config;
   const got = await store.acquire(key, LEASE_MS);
   if (got.state !== 'acquired') return false;
-  if (!got.record && (await store.write(key, got.token, { value, open: false, keepMs, evictable: true }, true)))
-    return true;
+  if (!got.record && (await store.write(key, got.token, { value, open: false, keepMs, evictable }, true))) return true;
   await store.release(key, got.token);
   return false;
 }

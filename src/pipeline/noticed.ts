@@ -1,6 +1,6 @@
 import type { ClientContext } from '../context.js';
 import { tryKey } from './ledger.js';
-import { markNoticed } from './notice-mark.js';
+import { markOperation } from './operation-marks.js';
 import { CLOSED_STATES, type LedgerRecord } from './ledger-record.js';
 import type { OperationKind } from './operation.js';
 import { announceSettled, type SettledItem } from './settle.js';
@@ -26,25 +26,29 @@ export async function settleNoticed<R>(
   const settled: SettledItem[] = [];
   for (const { key, record } of await tallyEntries(ctx, tally)) {
     if (CLOSED_STATES.has(record.state) || !named(record)) continue;
-    const taken = record.state === 'unknown' ? await tryKey(ctx, key, kind.keepMs) : undefined;
-    if (taken?.state === 'closed') continue;
-    if (taken?.state === 'leased' && taken.record?.state === 'unknown') {
-      const end = await walk(
-        ctx,
-        kind,
-        taken.lease,
-        taken.record,
-        { event: 'committed', patch: { reason: 'the gateway notified it', attention: false } },
-        { hook: undefined },
-      );
-      if (!end.forgotten && end.record.state === 'recorded') settled.push(announceSettled(ctx, end.record, 'recorded'));
-      continue;
+    if (record.state === 'unknown') {
+      const taken = await tryKey(ctx, key, kind.keepMs);
+      if (taken?.state === 'closed') continue;
+      if (taken?.state === 'leased' && taken.record?.state === 'unknown') {
+        const end = await walk(
+          ctx,
+          kind,
+          taken.lease,
+          taken.record,
+          { event: 'committed', patch: { reason: 'the gateway notified it', attention: false } },
+          { hook: undefined },
+        );
+        if (!end.forgotten && end.record.state === 'recorded') {
+          settled.push(announceSettled(ctx, end.record, 'recorded'));
+          continue;
+        }
+        // Its move could not be written: the mark below keeps the gateway's word for settlement.
+      } else if (taken?.state === 'leased') {
+        await taken.lease.release();
+        if (taken.record && CLOSED_STATES.has(taken.record.state)) continue;
+      }
     }
-    if (taken?.state === 'leased') {
-      await taken.lease.release();
-      if (taken.record && CLOSED_STATES.has(taken.record.state)) continue;
-    }
-    await markNoticed(ctx, key, kind.keepMs);
+    await markOperation(ctx, 'noticed', key, record, kind.keepMs);
   }
   return settled;
 }

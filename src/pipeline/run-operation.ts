@@ -8,6 +8,7 @@ import { LEASE_MS, type Lease } from './lease.js';
 import { storeError, takeKey } from './ledger.js';
 import type { LedgerRecord } from './ledger-record.js';
 import type { OperationCall, OwnTidOperation } from './operation.js';
+import { markOperation } from './operation-marks.js';
 import { outcomeError } from './outcome-error.js';
 import { hookOf, settleRecord } from './settle.js';
 import { appendToTally, MAX_TALLY_ENTRIES } from './tally.js';
@@ -85,7 +86,7 @@ async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: Ow
       throw err;
     }
   }
-  await confirmBeforeSending(call, lease);
+  await confirmBeforeSending(ctx, call, lease, initial, keepMs);
   let step: Step;
   try {
     step = await send(ctx, call);
@@ -109,7 +110,13 @@ async function drive<R>(ctx: ClientContext, first: OperationCall<R>, ownTid?: Ow
  * answer sends nothing either and forgets the record if it can (else settlement finds nothing
  * sent), so a repeat starts afresh.
  */
-async function confirmBeforeSending(call: OperationCall<unknown>, lease: Lease): Promise<void> {
+async function confirmBeforeSending(
+  ctx: ClientContext,
+  call: OperationCall<unknown>,
+  lease: Lease,
+  record: LedgerRecord,
+  keepMs: number,
+): Promise<void> {
   let held: boolean;
   try {
     held = await lease.confirm();
@@ -117,11 +124,15 @@ async function confirmBeforeSending(call: OperationCall<unknown>, lease: Lease):
     await lease.forget();
     throw storeError(err);
   }
-  if (!held)
+  if (!held) {
+    // Whoever holds the record now cannot know this request never left: a mark tells its
+    // settlement (an operation the gateway cannot be asked about again needs it).
+    await markOperation(ctx, 'unsent', lease.key, record, keepMs).catch(() => undefined);
     throw new NicepayRequestError(
       'NICEPAY_IN_PROGRESS',
       `the ${call.kind.what} was not sent: this request paused for longer than its ledger lease, and another process took the operation over; repeat it for its outcome`,
     );
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Lease } from './lease.js';
 import { readStored, tryKey } from './ledger.js';
 import type { LedgerOperation, LedgerRecord, LedgerState } from './ledger-record.js';
 import type { ExchangeReading, GatewayHolding, GatewayRequest, OperationKind, Resend } from './operation.js';
-import { wasNoticed } from './notice-mark.js';
+import { markOf } from './operation-marks.js';
 import { callOperation } from './operations.js';
 import type { LedgerEvent } from './state-machine.js';
 import { type Step, walk, type WalkEnd, type WalkOptions } from './walk.js';
@@ -193,10 +193,14 @@ async function firstStep(
     // Nothing can tell before `until` (a payout's results, from 16:00 KST): it waits till then.
     if ('wait' in again) return { event: 'unconfirmed', patch: { reason: again.wait }, dueAt: again.until };
     if (!('unsafe' in again)) return resendStep(ctx, kind, r, again);
-    // Only the gateway's own notice can settle it now: one that came while it was in flight left
-    // its mark; without one it stays open, needing attention at once.
-    if (await wasNoticed(ctx, key))
+    // Only what its marks say can settle it now: the gateway's notice named it (it took
+    // effect), or its request never left; without either it stays open, needing attention.
+    const mark = await markOf(ctx, key, r);
+    if (mark === 'unreadable') return { event: 'unconfirmed', patch: { reason: 'the ledger could not be read' } };
+    if (mark === 'noticed')
       return { event: 'committed', patch: { reason: 'the gateway notified it', attention: false } };
+    if (mark === 'unsent')
+      return { event: 'gateway-none', patch: { reason: 'its request never left', attention: false } };
     if (!r.attention) announceAttention(ctx, { ...r, reason: again.unsafe }, `${kind.what}: ${again.unsafe}`);
     return { event: 'unconfirmed', patch: { reason: again.unsafe, attention: true } };
   }
