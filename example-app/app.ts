@@ -157,7 +157,7 @@ export function createShop(options: ShopOptions): Shop {
   // CSP with frame-ancestors 'none', X-Frame-Options, nosniff, ... on every page (helmet).
   app.use(securityHeaders(ctx.windowUrl));
   // Only the payment window's return and the gateway's notices may be posted from elsewhere.
-  app.use(sameOriginPosts(['/pay/return', '/pay/notify']));
+  app.use(sameOriginPosts(['/pay/return', '/pay/notify'], ctx.publicUrl));
   // No global body parser: checkoutReturn reads the EUC-KR return body itself, and a
   // urlencoded parser in front of it would consume (and mis-decode) it. Routers that take a
   // UTF-8 form mount express.urlencoded on their own routes.
@@ -168,10 +168,11 @@ export function createShop(options: ShopOptions): Shop {
     // POST /pay/notify: the gateway's deposit notices (no login; source address checked).
     [
       '/',
+      // The embedded sandbox posts its notices to the shop directly, never through its proxy.
       notifyRoutes(
         ctx,
         options.notifyAllowedIps ?? (options.sandbox ? ['127.0.0.1'] : undefined),
-        options.trustProxy ?? 0,
+        options.sandbox ? 0 : (options.trustProxy ?? 0),
       ),
     ],
     ['/', orderRoutes(ctx)],

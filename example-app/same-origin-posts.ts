@@ -12,9 +12,14 @@
 import type { RequestHandler } from 'express';
 import { sendRefusedPost } from './error-page.js';
 
-/** The middleware; `crossSitePaths` are the POST paths another site may send to. */
-export function sameOriginPosts(crossSitePaths: readonly string[]): RequestHandler {
+/**
+ * The middleware; `crossSitePaths` are the POST paths another site may send to. The shop's own
+ * origin is `publicUrl`'s when the shop has one (SHOP_URL: a proxy in front may rewrite Host),
+ * else the request's as Express reads it (through the proxies it trusts).
+ */
+export function sameOriginPosts(crossSitePaths: readonly string[], publicUrl: string | undefined): RequestHandler {
   const open = new Set(crossSitePaths);
+  const fixed = publicUrl === undefined ? undefined : new URL(publicUrl).origin;
   return (req, res, next) => {
     if (req.method !== 'POST' || open.has(req.path)) return next();
     const site = req.get('sec-fetch-site');
@@ -22,7 +27,7 @@ export function sameOriginPosts(crossSitePaths: readonly string[]): RequestHandl
     const sameOrigin =
       site !== undefined
         ? site === 'same-origin' || site === 'none'
-        : origin === undefined || origin === `${req.protocol}://${req.get('host')}`;
+        : origin === undefined || origin === (fixed ?? `${req.protocol}://${req.host}`);
     if (sameOrigin) return next();
     sendRefusedPost(
       res,

@@ -8,6 +8,7 @@ import request from 'supertest';
 import { createShop, type Shop } from '../example-app/app.js';
 import type { Logger } from '../src/index.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
+import { startNotifiedShop } from './helpers/notified-shop.js';
 
 const { mid: MID, merchantKey: KEY } = TEST_MERCHANTS[0]!;
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -85,5 +86,41 @@ describe('example-app: deposit notices behind the shop’s own proxy', () => {
     const res = await postNotice(shop, GATEWAY_IP, notice);
     expect(res.text).to.not.equal('OK');
     expect(shop.db.order(moid)).to.include({ status: 'awaiting-deposit' });
+  });
+
+  it('with the embedded sandbox behind the same proxy setting, the sandbox’s own notice (posted straight to the shop) still pays the order', async () => {
+    const h = await startNotifiedShop({ trustProxy: 1 });
+    try {
+      const buyer = request.agent(h.server);
+      const post = await buyer.post('/checkout').type('form').send({ productId: 'kimchi', buyerName: 'buyer' });
+      const moid = /^\/checkout\/(\w+)\?t=/.exec(post.headers.location!)![1]!;
+      const auth = await h.sandbox.authenticate({ moid, amount: 23_000, method: 'VBANK' });
+      await buyer.post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
+      expect((await buyer.post(`/orders/${moid}/sandbox-deposit`)).status).to.equal(303);
+      expect(h.shop.db.order(moid)).to.include({ status: 'paid' });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('behind a proxy that rewrites Host, a browser sending only Origin is judged by the shop’s public URL', async () => {
+    const shop = createShop({
+      mid: MID,
+      merchantKey: KEY,
+      baseUrl: sandbox.url,
+      dbFile: ':memory:',
+      logger: quiet,
+      trustProxy: 1,
+      publicUrl: 'https://shop.example',
+    });
+    shops.push(shop);
+    const post = (origin: string) =>
+      request(shop.app)
+        .post('/checkout')
+        .set({ origin, 'x-forwarded-proto': 'https', 'x-forwarded-host': 'shop.example' })
+        .type('form')
+        .send({ productId: 'kimchi' });
+    expect((await post('https://shop.example')).status).to.equal(303);
+    expect((await post('https://evil.example')).status).to.equal(403);
   });
 });
