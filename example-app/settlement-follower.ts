@@ -12,9 +12,10 @@
  *   the library answers from the closed record without sending, so the intent is settled as the
  *   library's result says (refunded, or accepted with its payout pending).
  *
- * - an approval (`approval`, by the order's Moid) reversed: the order was never marked paid, but
- *   the gateway may take no payment for its number any more (it refuses a Moid it approved once
- *   as a duplicate), so the order's page offers a new order instead of the window again.
+ * - an approval or key-in (`approval`, `keyin`, by the order's Moid) reversed: the order was
+ *   never marked paid, but its number takes no payment any more (the gateway refuses a Moid it
+ *   approved once as a duplicate; the ledger answers a key-in's Moid from its closed record), so
+ *   the order's page offers a new order instead of paying the same one again.
  *
  * A kept approval or key-in needs nothing here: its route hook (onApproved) is what settlement
  * runs for a payment it keeps. A cash receipt
@@ -91,7 +92,8 @@ export function followSettlement(ctx: ShopContext): SettlementFollower {
     if (event.needsAttention || !event.outcome || event.mid !== nicepay.mid) return;
     const item: SettledItem = event;
     if (item.operation === 'billing.charge') charge(item);
-    else if (item.operation === 'approval' && item.outcome === 'reversed') ctx.db.markMoidSpent(item.moid);
+    else if ((item.operation === 'approval' || item.operation === 'keyin') && item.outcome === 'reversed')
+      ctx.db.markMoidSpent(item.moid);
     else if (item.operation === 'cancel')
       work = work.then(() =>
         cancel(item).catch((err: unknown) =>

@@ -108,6 +108,32 @@ describe('example-app: billing charges and cash receipts follow the library sett
     });
   });
 
+  describe('key-in orders', () => {
+    it('a key-in whose charge the package reversed offers no card form for the spent order number, only a new order', async () => {
+      const buyer = request.agent(h.server);
+      const o = await buyer.post('/keyin/order').type('form').send({ productId: 'kimchi' });
+      const moid = /moid=(\w+)/.exec(o.headers.location!)![1]!;
+      h.sandbox.faults.inject({ target: 'keyin', kind: 'status-500', commit: true });
+      h.sandbox.faults.inject({ target: 'net-cancel', kind: 'status-500' });
+      const card = { moid, cardNumber: '4111111111111111', cardExpiry: '3012', quota: '0' };
+      expect((await buyer.post('/keyin/pay').type('form').send(card)).status).to.equal(502);
+      h.sandbox.faults.clear();
+      const report = await h.settle();
+      expect(report.settled.filter((s) => s.moid === moid).map((s) => [s.operation, s.outcome])).to.deep.equal([
+        ['keyin', 'reversed'],
+      ]);
+      expect(h.shop.db.order(moid)).to.include({ status: 'pending', moidSpent: true });
+      // The card form is not offered for it; its page offers a new key-in order.
+      const form = await buyer.get(`/keyin?moid=${moid}`);
+      expect(form.status).to.equal(303);
+      const page = await buyer.get(form.headers.location!);
+      expect(page.text).to.include('이 주문번호로는 다시 결제할 수 없습니다').and.include('action="/keyin/order"');
+      const sent = h.sandbox.ledger.entries().length;
+      expect((await buyer.post('/keyin/pay').type('form').send(card)).status).to.equal(404);
+      expect(h.sandbox.ledger.entries().length, 'nothing sent for the spent number').to.equal(sent);
+    });
+  });
+
   describe('cash receipts', () => {
     /** A bank transfer paid through the shop; `cashReceipt` is what the buyer took in the window. */
     async function bankOrder(cashReceipt?: { type: 'income-deduction'; identity: string }): Promise<string> {

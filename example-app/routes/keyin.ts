@@ -20,6 +20,7 @@ import { SANDBOX_TEST_CARDS } from '../../src/sandbox/keyin/cards.js';
 import type { ShopContext } from '../shop-context.js';
 import { checkFieldMessage } from '../korean.js';
 import { html, sendPage, won, type SafeHtml } from '../views.js';
+import { heldRecords } from '../package-held.js';
 import { DEMO_BUYER } from './products.js';
 
 /** The real gateway is HTTPS; a plain-HTTP gateway on loopback is the embedded sandbox. */
@@ -57,10 +58,13 @@ export function keyinRoutes(ctx: ShopContext): Router {
   const onSandbox = isLocalSandbox(ctx.windowUrl);
   const router = shopRouter();
 
-  /** A pending order, or undefined (unknown, already paid, declined). */
+  /**
+   * A pending order, or undefined (unknown, already paid, declined, or its number spent: the
+   * package closed a charge of it, so the same Moid would only be answered from that record).
+   */
   const pendingOrder = (moid: string) => {
     const o = db.order(moid);
-    return o && o.status === 'pending' ? o : undefined;
+    return o && o.status === 'pending' && !o.moidSpent ? o : undefined;
   };
 
   /**
@@ -94,10 +98,13 @@ ${onSandbox && testCardHint()}`,
     );
   }
 
-  router.get('/', ctx.access.ownOrderOnly, (req, res) => {
+  router.get('/', ctx.access.ownOrderOnly, async (req, res) => {
     const moid = typeof req.query.moid === 'string' ? req.query.moid : undefined;
     if (moid) {
-      if (pendingOrder(moid)) return cardForm(res, 200, moid);
+      // No card form while the package settles a charge of it (its page says so) or once its
+      // number is spent (its page offers a new order).
+      const held = pendingOrder(moid) && (await heldRecords(ctx, 'keyin'));
+      if (pendingOrder(moid) && held && !held.has(moid)) return cardForm(res, 200, moid);
       const settled = db.order(moid);
       if (settled && settled.channel === 'keyin')
         return res.redirect(303, ctx.access.signedLink(`/orders/${encodeURIComponent(moid)}`, moid));

@@ -180,7 +180,7 @@ ${order.refundedAmount > 0 && state !== 'cancelled' && toAccount(order) && html`
   // An unpaid window order whose window is not offered now (checkout.ts): being checked, or its
   // number spent, in which case the same product is ordered anew.
   const unpayable =
-    order.channel === 'window' && isPayable(state)
+    isPayable(state)
       ? order.moidSpent
         ? 'spent'
         : checking
@@ -193,7 +193,9 @@ ${order.refundedAmount > 0 && state !== 'cancelled' && toAccount(order) && html`
       heading: UNPAYABLE_NOW[unpayable].heading,
       note: UNPAYABLE_NOW[unpayable].text,
       body: false,
-      action: unpayable === 'spent' && newOrderButton(order, '새 주문으로 결제하기', 'retry'),
+      action:
+        unpayable === 'spent' &&
+        (order.channel === 'keyin' ? retry(order, '새 주문으로 결제하기') : newOrderButton(order, '새 주문으로 결제하기', 'retry')),
     };
   }
   if (state === 'declined') {
@@ -226,7 +228,7 @@ export function resultRoutes(ctx: ShopContext): Router {
     const order = db.order(req.params.moid);
     if (!order) return next();
     const state = orderState(order);
-    const held = isPayable(state) ? await heldRecords(ctx, 'approval') : undefined;
+    const held = isPayable(state) ? await heldRecords(ctx, order.channel === 'keyin' ? 'keyin' : 'approval') : undefined;
     const { status, heading, note, body, action } = view(order, sandbox !== undefined, held?.has(order.moid) === true);
     sendPage(
       res,
