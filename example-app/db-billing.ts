@@ -49,9 +49,16 @@ export interface SubscriptionCharge {
   createdAt: string;
 }
 
-/** The cash receipt issued (or refused) for one order. */
+/** The cash receipt issued (or refused) for one order: its latest attempt. */
 export interface CashReceiptRow {
   moid: string;
+  /**
+   * The Moid the receipt was asked under (one per attempt, as the gateway and the ledger take
+   * one receipt per Moid): the order's for the first, `<moid>-R<n>` for the n-th.
+   */
+  receiptMoid: string;
+  /** Which attempt this is, from 1. */
+  attempt: number;
   tid: string;
   type: 'income-deduction' | 'expense-proof';
   amount: number;
@@ -77,6 +84,12 @@ CREATE TABLE IF NOT EXISTS cash_receipts (
   moid TEXT PRIMARY KEY, tid TEXT NOT NULL, type TEXT NOT NULL, amount INTEGER NOT NULL, auth_code TEXT NOT NULL,
   status TEXT NOT NULL, message TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL
 );`;
+
+/** Columns added to cash_receipts after the first release: added to an existing file on open. */
+const RECEIPT_COLUMNS: ReadonlyArray<[name: string, ddl: string]> = [
+  ['receipt_moid', "receipt_moid TEXT NOT NULL DEFAULT ''"],
+  ['attempt', 'attempt INTEGER NOT NULL DEFAULT 1'],
+];
 
 /** The subscription and receipt store over the shop's SQLite handle. */
 export interface BillingDb {
@@ -131,6 +144,14 @@ function decisive(tries: readonly SubscriptionCharge[]): SubscriptionCharge | un
 export function billingDb(db: ShopDb, secret: string): BillingDb {
   const sql = db.sqlite;
   sql.exec(SCHEMA);
+  const have = new Set(
+    sql
+      .prepare<[], { name: string }>('PRAGMA table_info(cash_receipts)')
+      .all()
+      .map((c) => c.name),
+  );
+  for (const [name, ddl] of RECEIPT_COLUMNS)
+    if (!have.has(name)) sql.exec(`ALTER TABLE cash_receipts ADD COLUMN ${ddl}`);
   const key = createHash('sha256').update(`example-shop-bid-key\0${secret}`).digest();
   const seal = (bid: string): string => {
     const iv = randomBytes(12);
@@ -218,11 +239,19 @@ export function billingDb(db: ShopDb, secret: string): BillingDb {
         status: CashReceiptRow['status'];
         message: string;
         created_at: string;
+        receipt_moid: string;
+        attempt: number;
       }
     >('SELECT * FROM cash_receipts WHERE moid = ?'),
     cancelReceipt: sql.prepare("UPDATE cash_receipts SET status = 'cancelled' WHERE moid = ? AND status = 'issued'"),
     addReceipt: sql.prepare(
-      'INSERT OR IGNORE INTO cash_receipts (moid, tid, type, amount, auth_code, status, message, created_at) VALUES (@moid, @tid, @type, @amount, @authCode, @status, @message, @createdAt)',
+      // The latest attempt replaces the one before it (refused, or cancelled): never an issued one.
+      `INSERT INTO cash_receipts (moid, receipt_moid, attempt, tid, type, amount, auth_code, status, message, created_at)
+       VALUES (@moid, @receiptMoid, @attempt, @tid, @type, @amount, @authCode, @status, @message, @createdAt)
+       ON CONFLICT (moid) DO UPDATE SET receipt_moid = excluded.receipt_moid, attempt = excluded.attempt, tid = excluded.tid,
+         type = excluded.type, amount = excluded.amount, auth_code = excluded.auth_code, status = excluded.status,
+         message = excluded.message, created_at = excluded.created_at
+       WHERE cash_receipts.status != 'issued' AND excluded.attempt > cash_receipts.attempt`,
     ),
   };
   return {
@@ -271,6 +300,8 @@ export function billingDb(db: ShopDb, secret: string): BillingDb {
       return (
         r && {
           moid: r.moid,
+          receiptMoid: r.receipt_moid || r.moid,
+          attempt: r.attempt,
           tid: r.tid,
           type: r.type,
           amount: r.amount,

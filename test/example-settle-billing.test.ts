@@ -155,17 +155,53 @@ describe('example-app: billing charges and cash receipts follow the library sett
         .post(`/admin/billing/receipts/${moid}`)
         .type('form')
         .send({ _csrf: h.csrf, type: 'income-deduction', identity: '01012345678' });
-    /** Refunds the whole order through the back office's two steps. */
-    async function refundAll(moid: string): Promise<void> {
+    /** Refunds `amount` (all of it by default) through the back office's two steps. */
+    async function refundAll(moid: string, amount = 8_900): Promise<void> {
       const send = (extra: Record<string, string>) =>
         h.admin
           .post(`/admin/orders/${moid}/refund`)
           .type('form')
-          .send({ _csrf: h.csrf, reason: '고객 요청', amount: '8900', ...extra });
+          .send({ _csrf: h.csrf, reason: '고객 요청', amount: String(amount), ...extra });
       const step1 = await send({});
       const key = /name="idempotencyKey" value="([^"]+)"/.exec(step1.text)![1]!;
       expect((await send({ idempotencyKey: key, confirm: 'yes' })).status).to.equal(303);
     }
+
+    /** The gateway's standalone receipts of an order: their Moid, amount and state (0 issued, 1 cancelled). */
+    const receiptsOf = (moid: string) =>
+      h.sandbox.dataHost
+        .cashReceipts()
+        .filter((r) => r.orgSvcCd === '04' && r.moid.startsWith(moid))
+        .map((r) => [r.moid, r.goodsAmt, r.stateCd]);
+
+    it('after a partial refund the receipt for the whole amount is cancelled and one is issued for what the buyer kept', async () => {
+      const moid = await bankOrder();
+      expect((await issue(moid)).status).to.equal(303);
+      await refundAll(moid, 1_000);
+      const page = await h.admin.get('/admin/billing/receipts');
+      expect(page.text).to.include(`id="receipt-cancel-${moid}"`).and.include('7,900원');
+      expect((await issue(moid)).status, 'no second receipt beside the first').to.equal(409);
+      const cancel = await h.admin.post(`/admin/billing/receipts/${moid}/cancel`).type('form').send({ _csrf: h.csrf });
+      expect(cancel.status).to.equal(303);
+      expect((await issue(moid)).status).to.equal(303);
+      expect(receiptsOf(moid)).to.deep.equal([
+        [moid, 8_900, '1'],
+        [`${moid}-R2`, 7_900, '0'],
+      ]);
+      expect(billingDb(h.shop.db, KEY).receipt(moid)).to.include({ status: 'issued', amount: 7_900, attempt: 2 });
+      expect((await h.admin.get('/admin/billing/receipts')).text).to.not.include(`id="receipt-cancel-${moid}"`);
+    });
+
+    it('a receipt the gateway refused can be asked for again, under a Moid of its own', async () => {
+      const moid = await bankOrder();
+      h.sandbox.faults.inject({ target: 'cash-receipt', kind: 'decline', resultCode: '7012' });
+      expect((await issue(moid)).status).to.equal(303);
+      expect(billingDb(h.shop.db, KEY).receipt(moid)).to.include({ status: 'refused' });
+      expect((await h.admin.get('/admin/billing/receipts')).text).to.include(`id="receipt-refused-${moid}"`);
+      expect((await issue(moid)).status).to.equal(303);
+      expect(billingDb(h.shop.db, KEY).receipt(moid)).to.include({ status: 'issued', receiptMoid: `${moid}-R2` });
+      expect(receiptsOf(moid)).to.deep.equal([[`${moid}-R2`, 8_900, '0']]);
+    });
 
     it('a receipt identity that is not a phone or business number is named in the error, and nothing is issued', async () => {
       const moid = await bankOrder();

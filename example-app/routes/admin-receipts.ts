@@ -20,8 +20,7 @@ import { redirectWithNotice, takeNotice } from '../admin-notice.js';
 import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
 import type { Order } from '../db.js';
-import { orderState } from '../order-state.js';
-import { billingDb } from '../db-billing.js';
+import { billingDb, type CashReceiptRow } from '../db-billing.js';
 import { dataTable, type Column } from '../data-table.js';
 import { operatorError } from '../korean.js';
 import { heldRecords } from '../package-held.js';
@@ -39,6 +38,27 @@ function windowReceipt(o: Order): 'income-deduction' | 'expense-proof' | undefin
 
 /** The words of a receipt type. */
 const TYPE_LABEL = { 'income-deduction': '소득공제용', 'expense-proof': '지출증빙용' } as const;
+
+/** The won the buyer kept: what a receipt may be issued for. */
+const kept = (o: Order): number => o.amount - o.refundedAmount;
+
+/**
+ * What an order's receipt allows now. One receipt stands for the money the buyer kept: none
+ * while the window gave one or a refund took everything back; one for what was kept; and one
+ * issued for more than was kept (a refund came after it) is cancelled, then issued anew for
+ * what was kept, under a Moid of its own.
+ */
+function receiptStep(o: Order, rc: CashReceiptRow | undefined): 'issue' | 'cancel' | 'none' {
+  if (windowReceipt(o)) return 'none';
+  if (rc?.status === 'issued') return rc.amount > kept(o) ? 'cancel' : 'none';
+  return kept(o) > 0 ? 'issue' : 'none';
+}
+
+/** The Moid of an order's next receipt: the order's own first, then `<moid>-R<n>`. */
+const nextReceipt = (o: Order, rc: CashReceiptRow | undefined): { receiptMoid: string; attempt: number } => {
+  const attempt = (rc?.attempt ?? 0) + 1;
+  return { receiptMoid: attempt === 1 ? o.moid : `${o.moid}-R${attempt}`, attempt };
+};
 
 /** The cash-receipt pages. */
 export function adminReceiptRoutes(ctx: ShopContext): Router {
@@ -66,23 +86,28 @@ export function adminReceiptRoutes(ctx: ShopContext): Router {
         extraClass: () => 'receipt-status',
         cell: (o) => {
           const rc = billing.receipt(o.moid);
-          const refunded = orderState(o) !== 'paid';
-          if (rc?.status === 'issued' && refunded)
-            return html`<span id="receipt-refunded-${o.moid}">발급 (승인번호 ${rc.authCode}), 환불된 주문입니다</span>
-<form method="post" action="/admin/billing/receipts/${o.moid}/cancel" class="inline">${csrfInput(req)}<button type="submit" id="receipt-cancel-${o.moid}">현금영수증 취소</button></form>`;
-          if (rc?.status === 'issued') return `발급 (승인번호 ${rc.authCode})`;
-          if (rc?.status === 'cancelled') return '취소됨 (주문 환불)';
-          const u = held?.get(o.moid)?.[0];
+          const step = receiptStep(o, rc);
+          const u = held?.get(o.moid)?.[0] ?? (rc && held?.get(rc.receiptMoid)?.[0]);
           if (u)
             return html`<span class="settling" id="receipt-settling-${o.moid}">결제 모듈이 정산 중: ${u.reason}. 다음 확인 ${kstDateTime(u.nextAttemptAt)}</span>`;
+          if (step === 'cancel')
+            return html`<span id="receipt-refunded-${o.moid}">발급 ${won(rc!.amount)} (승인번호 ${rc!.authCode}): 환불 뒤 남은 금액은 ${won(kept(o))}입니다. 취소한 뒤 남은 금액으로 다시 발급합니다</span>
+<form method="post" action="/admin/billing/receipts/${o.moid}/cancel" class="inline">${csrfInput(req)}<button type="submit" id="receipt-cancel-${o.moid}">현금영수증 취소</button></form>`;
+          if (rc?.status === 'issued') return `발급 ${won(rc.amount)} (승인번호 ${rc.authCode})`;
           const taken = windowReceipt(o);
           if (taken) return html`<span id="receipt-window-${o.moid}">결제창에서 ${TYPE_LABEL[taken]} 발급</span>`;
-          if (refunded) return html`<span id="receipt-none-${o.moid}">환불된 주문: 발급하지 않습니다</span>`;
-          if (rc) return `거절: ${rc.message}`;
-          return html`<form method="post" action="/admin/billing/receipts/${o.moid}" class="inline receipt-form">${csrfInput(req)}
+          if (step === 'none')
+            return html`<span id="receipt-none-${o.moid}">전액 환불된 주문: 발급하지 않습니다</span>`;
+          const before =
+            rc?.status === 'cancelled'
+              ? html`<span class="muted">이전 영수증 취소됨. </span>`
+              : rc?.status === 'refused'
+                ? html`<span class="muted" id="receipt-refused-${o.moid}">거절: ${rc.message}. 다시 발급할 수 있습니다. </span>`
+                : '';
+          return html`${before}<form method="post" action="/admin/billing/receipts/${o.moid}" class="inline receipt-form">${csrfInput(req)}
 <select name="type" aria-label="용도"><option value="income-deduction">소득공제</option><option value="expense-proof">지출증빙</option></select>
 <input type="text" name="identity" aria-label="발급번호" placeholder="휴대폰 또는 사업자번호" required inputmode="numeric">
-<button type="submit">발급</button></form>`;
+<button type="submit">${won(kept(o))} 발급</button></form>`;
         },
       },
     ];
@@ -105,23 +130,27 @@ ${orders.length === 0 ? html`<p id="no-bank-orders" class="muted">계좌이체 �
     const order = db.order(req.params.moid);
     if (order?.status !== 'paid' || order.method !== 'BANK')
       return receiptsPage(req, res, 404, { error: '현금영수증을 발급할 수 있는 주문이 아닙니다.' });
-    if (orderState(order) !== 'paid' || windowReceipt(order) || billing.receipt(order.moid)?.status === 'issued')
+    const rc = billing.receipt(order.moid);
+    if (receiptStep(order, rc) !== 'issue')
       return receiptsPage(req, res, 409, {
-        error: `${order.moid}에는 현금영수증을 발급하지 않습니다: 환불된 주문이거나 이미 발급된 주문입니다. 아무것도 보내지 않았습니다.`,
+        error: `${order.moid}에는 지금 현금영수증을 발급하지 않습니다: 전액 환불되었거나, 이미 발급되었거나, 결제창에서 발급된 주문입니다. 아무것도 보내지 않았습니다.`,
       });
-    if ((await heldRecords(ctx, 'cash-receipt'))?.has(order.moid))
+    const attempt = nextReceipt(order, rc);
+    const held = await heldRecords(ctx, 'cash-receipt');
+    if (!held || held.has(order.moid) || held.has(attempt.receiptMoid))
       return receiptsPage(req, res, 409, {
         error: `${order.moid}의 현금영수증은 결제 모듈이 정산하고 있습니다. 정산이 끝난 뒤 다시 발급할 수 있습니다. 아무것도 보내지 않았습니다.`,
       });
     const type = field(req.body, 'type') === 'expense-proof' ? 'expense-proof' : 'income-deduction';
     // VAT-inclusive price: supply is the amount / 1.1 rounded, VAT the rest (they add up exactly).
-    const supply = Math.round(order.amount / 1.1);
+    const amount = kept(order);
+    const supply = Math.round(amount / 1.1);
     try {
       const r = await nicepay.cashReceipt.issue({
-        moid: order.moid,
-        amount: order.amount,
+        moid: attempt.receiptMoid,
+        amount,
         supply,
-        vat: order.amount - supply,
+        vat: amount - supply,
         goodsName: order.goods,
         type,
         identity: field(req.body, 'identity'),
@@ -129,6 +158,7 @@ ${orders.length === 0 ? html`<p id="no-bank-orders" class="muted">계좌이체 �
       });
       billing.recordReceipt({
         moid: order.moid,
+        ...attempt,
         tid: r.tid,
         type,
         amount: r.amount,
@@ -155,15 +185,15 @@ ${orders.length === 0 ? html`<p id="no-bank-orders" class="muted">계좌이체 �
   router.post('/:moid/cancel', async (req, res, next) => {
     const order = db.order(req.params.moid);
     const rc = order && billing.receipt(order.moid);
-    if (!order || rc?.status !== 'issued' || orderState(order) === 'paid')
+    if (!order || receiptStep(order, rc) !== 'cancel')
       return receiptsPage(req, res, 409, {
         error:
-          '취소할 현금영수증이 아닙니다: 발급된 영수증이 있는 환불된 주문만 취소합니다. 아무것도 보내지 않았습니다.',
+          '취소할 현금영수증이 아닙니다: 환불 뒤 남은 금액보다 많이 발급된 영수증만 취소합니다. 아무것도 보내지 않았습니다.',
       });
     try {
-      // A receipt is cancelled in full, on its own TID (docs/cash-receipts.md).
-      const r = await nicepay.cancel({ tid: rc.tid, moid: order.moid, amount: rc.amount, reason: '주문 환불' });
-      audit(logger, req, 'cash-receipt.cancel', { moid: order.moid, tid: rc.tid, status: r.status });
+      // A receipt is cancelled in full, on its own TID and Moid (docs/cash-receipts.md).
+      const r = await nicepay.cancel({ tid: rc!.tid, moid: rc!.receiptMoid, amount: rc!.amount, reason: '주문 환불' });
+      audit(logger, req, 'cash-receipt.cancel', { moid: order.moid, tid: rc!.tid, status: r.status });
       if (r.status === 'refused')
         return receiptsPage(req, res, 409, { error: `현금영수증 취소가 거절되었습니다: ${r.message}` });
       billing.cancelReceipt(order.moid);

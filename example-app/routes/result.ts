@@ -179,14 +179,7 @@ ${order.refundedAmount > 0 && state !== 'cancelled' && toAccount(order) && html`
   }
   // An unpaid window order whose window is not offered now (checkout.ts): being checked, or its
   // number spent, in which case the same product is ordered anew.
-  const unpayable =
-    isPayable(state)
-      ? order.moidSpent
-        ? 'spent'
-        : checking
-          ? 'checking'
-          : undefined
-      : undefined;
+  const unpayable = isPayable(state) ? (order.moidSpent ? 'spent' : checking ? 'checking' : undefined) : undefined;
   if (unpayable) {
     return {
       status,
@@ -195,7 +188,9 @@ ${order.refundedAmount > 0 && state !== 'cancelled' && toAccount(order) && html`
       body: false,
       action:
         unpayable === 'spent' &&
-        (order.channel === 'keyin' ? retry(order, '새 주문으로 결제하기') : newOrderButton(order, '새 주문으로 결제하기', 'retry')),
+        (order.channel === 'keyin'
+          ? retry(order, '새 주문으로 결제하기')
+          : newOrderButton(order, '새 주문으로 결제하기', 'retry')),
     };
   }
   if (state === 'declined') {
@@ -228,7 +223,9 @@ export function resultRoutes(ctx: ShopContext): Router {
     const order = db.order(req.params.moid);
     if (!order) return next();
     const state = orderState(order);
-    const held = isPayable(state) ? await heldRecords(ctx, order.channel === 'keyin' ? 'keyin' : 'approval') : undefined;
+    const held = isPayable(state)
+      ? await heldRecords(ctx, order.channel === 'keyin' ? 'keyin' : 'approval')
+      : undefined;
     const { status, heading, note, body, action } = view(order, sandbox !== undefined, held?.has(order.moid) === true);
     sendPage(
       res,
