@@ -102,6 +102,34 @@ function loginLimiter(logger: Logger): RequestHandler {
   });
 }
 
+/** Views of the login page one client may ask for in {@link LOGIN_WINDOW_MS}. */
+export const LOGIN_VIEWS_PER_WINDOW = 30;
+
+/**
+ * Each view of the login page keeps a session for its CSRF token, and the sessions of visitors
+ * not signed in are bounded (admin-sessions.ts, the oldest dropped first): so that one client
+ * cannot push an operator's form out by asking for the page, it may view it only
+ * {@link LOGIN_VIEWS_PER_WINDOW} times a minute (429 past that, and no session kept).
+ */
+function loginPageLimiter(logger: Logger): RequestHandler {
+  return rateLimit({
+    windowMs: LOGIN_WINDOW_MS,
+    limit: LOGIN_VIEWS_PER_WINDOW,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    handler: (req, res) => {
+      logger.warn({ audit: true, action: 'login-page.limited', ip: req.ip }, 'back office: login page asked too often');
+      sendPage(
+        res,
+        429,
+        '잠시 후 다시 시도해 주세요',
+        html`<h1 class="status-error">요청이 너무 많습니다</h1>
+<p id="login-limited">잠시(1분) 후 다시 시도해 주세요.</p>`,
+      );
+    },
+  });
+}
+
 /** The hidden CSRF input every back-office POST form carries. */
 export function csrfInput(req: Request): SafeHtml {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${req.csrfToken?.() ?? ''}">`;
@@ -166,7 +194,7 @@ export function adminGuard(creds: AdminCredentials, logger: Logger, sessionSecre
   });
   router.use(csrfSynchronisedProtection);
 
-  router.get('/login', (req, res) => {
+  router.get('/login', loginPageLimiter(logger), (req, res) => {
     if (req.session.admin) return res.redirect(303, safeNext(req.query.next));
     loginPage(req, res, 200, safeNext(req.query.next));
   });

@@ -5,8 +5,8 @@
  */
 import { expect } from 'chai';
 import request from 'supertest';
-import { createShop, type Shop } from '../example-app/app.js';
-import { LOGIN_FAILURES_PER_WINDOW } from '../example-app/admin-auth.js';
+import { createShop, type Shop, type ShopOptions } from '../example-app/app.js';
+import { LOGIN_FAILURES_PER_WINDOW, LOGIN_VIEWS_PER_WINDOW } from '../example-app/admin-auth.js';
 import { ANONYMOUS_SESSIONS } from '../example-app/admin-sessions.js';
 import type { Logger } from '../src/index.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
@@ -24,7 +24,7 @@ describe('example-app: own orders only, bounded login, security headers', () => 
   const logger: Logger = { debug: log, info: log, warn: log, error: log };
 
   /** A shop of its own on the test's sandbox, in memory, logging into `logLines`. */
-  const newShop = (): Shop =>
+  const newShop = (extra: Partial<ShopOptions> = {}): Shop =>
     createShop({
       mid: MID,
       merchantKey: KEY,
@@ -32,6 +32,7 @@ describe('example-app: own orders only, bounded login, security headers', () => 
       dbFile: ':memory:',
       logger,
       admin: { password: PASSWORD },
+      ...extra,
     });
 
   before(async () => {
@@ -331,14 +332,18 @@ describe('example-app: own orders only, bounded login, security headers', () => 
     });
 
     it(`visitors who only open the login page keep at most ${ANONYMOUS_SESSIONS} sessions; a signed-in operator is never dropped for one`, async () => {
-      const other = newShop();
+      // Many visitors, each from an address of its own (through the shop's one proxy).
+      const other = newShop({ trustProxy: 1 });
       try {
         const operator = request.agent(other.app);
         const login = tokenOf((await operator.get('/admin/login')).text);
         await operator.post('/admin/login').type('form').send({ _csrf: login, user: 'admin', password: PASSWORD });
         const oldest = request.agent(other.app);
         const oldestToken = tokenOf((await oldest.get('/admin/login')).text);
-        for (let i = 0; i < ANONYMOUS_SESSIONS; i++) await request(other.app).get('/admin/login'); // each a new visitor
+        for (let i = 0; i < ANONYMOUS_SESSIONS; i++)
+          await request(other.app)
+            .get('/admin/login')
+            .set('x-forwarded-for', `10.${i >> 8}.${i & 255}.1`);
         // The oldest visitor's session made room: its form is refused, nothing done.
         const late = await oldest
           .post('/admin/login')
@@ -347,6 +352,32 @@ describe('example-app: own orders only, bounded login, security headers', () => 
         expect(late.status).to.equal(403);
         // The operator signed in before the flood still is.
         expect((await operator.get('/admin/orders')).status).to.equal(200);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
+  describe('the login page cannot be used to push an operator out', () => {
+    it(`one client asking for the login page more than ${LOGIN_VIEWS_PER_WINDOW} times a minute gets 429 and keeps no session; an operator's form still signs in`, async () => {
+      const other = newShop();
+      try {
+        const operator = request.agent(other.app);
+        const token = tokenOf((await operator.get('/admin/login')).text);
+        let limited = 0;
+        for (let i = 0; i < 1_100; i++) {
+          const res = await request(other.app).get('/admin/login');
+          if (res.status === 429) {
+            limited++;
+            expect(res.headers['set-cookie']).to.equal(undefined);
+          }
+        }
+        expect(limited).to.equal(1_100 - (LOGIN_VIEWS_PER_WINDOW - 1));
+        const signIn = await operator
+          .post('/admin/login')
+          .type('form')
+          .send({ _csrf: token, user: 'admin', password: PASSWORD });
+        expect(signIn.status).to.equal(303);
       } finally {
         await other.close();
       }
