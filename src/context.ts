@@ -25,11 +25,17 @@ export interface ClientContext {
    * records carry: the ones settlement runs again for a committed payment whose hook never
    * resolved. The context sits below the pipeline, so it names neither type.
    */
-  hooks: Map<string, RouteHook>;
+  hooks: Map<string, RegisteredHook>;
 }
 
 /** A route's onApproved as settlement runs it: with no request. */
 export type RouteHook = (result: unknown, context: { signal: AbortSignal }) => unknown;
+
+/** A registered hook and the ledger operation whose records it is for. */
+export interface RegisteredHook {
+  operation: string;
+  run: RouteHook;
+}
 
 /**
  * Registers a route's onApproved under the name its ledger records carry, so settlement runs
@@ -52,7 +58,7 @@ export function registerRouteHook(
       'name',
       `another route's hook is registered as '${chosen}': give each route its own name`,
     );
-  ctx.hooks.set(chosen, hook);
+  ctx.hooks.set(chosen, { operation, run: hook });
   return chosen;
 }
 

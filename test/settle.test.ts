@@ -409,16 +409,49 @@ describe('settle(): time, attention and hooks', function () {
     }
   });
 
+  it("a charger's hook runs only for its own operation's records: a key-in route of the same name on the settling instance is not run for a charge", async () => {
+    let now = 1_000_000;
+    const store = memoryStore({ now: () => now });
+    const dying = client(store);
+    const survivor = client(store);
+    const wrong: string[] = [];
+    try {
+      const reg = await dying.billing.register({
+        moid: 'reg-same-name',
+        card: { number: '4111111111111111', expYear: '30', expMonth: '12' },
+      });
+      if (reg.status !== 'registered') throw new Error('registration refused');
+      const charge = dying.billing.charger({
+        name: 'shared',
+        onApproved: () => new Promise<void>(() => undefined),
+        hookTimeoutMs: 50,
+      });
+      // The settling instance has a key-in route under that name, and no such charger.
+      survivor.keyinRouter({ name: 'shared', expectedAmount: () => 1, onApproved: (r) => void wrong.push(r.moid) });
+      const err = await charge({ bid: reg.bid, moid: 'same-name', amount: 9_900, goodsName: '구독' }).catch(
+        (e: unknown) => e as { tid?: string },
+      );
+      await dying.close().catch(() => undefined);
+      now += 31_000;
+      await survivor.settle();
+      expect(wrong).to.deep.equal([]);
+      expect(holdsMoney(sandbox, err.tid!), 'left, kept, for an instance with that charger').to.equal(true);
+    } finally {
+      await survivor.close();
+    }
+  });
+
   it('a charger refuses a bad option or a name already taken when it is created, and a hook of the call own when it is called', async () => {
     const nicepay = client(memoryStore());
     try {
       expect(() => nicepay.billing.charger({} as never)).to.throw(/billing.charger onApproved/);
-      expect(() => nicepay.billing.charger({ onApproved: () => undefined, hookTimeoutMs: 0 })).to.throw(
+      expect(() => nicepay.billing.charger({ name: 'x', onApproved: () => undefined, hookTimeoutMs: 0 })).to.throw(
         /billing.charger hookTimeoutMs/,
       );
+      expect(() => nicepay.billing.charger({ onApproved: () => undefined } as never)).to.throw(/billing.charger name/);
       nicepay.billing.charger({ name: 'taken', onApproved: () => undefined });
       expect(() => nicepay.billing.charger({ name: 'taken', onApproved: () => undefined })).to.throw(/taken/);
-      const charge = nicepay.billing.charger({ onApproved: () => undefined });
+      const charge = nicepay.billing.charger({ name: 'own-hook', onApproved: () => undefined });
       const err = await charge({
         bid: 'x'.repeat(30),
         moid: 'own-hook',

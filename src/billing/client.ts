@@ -72,6 +72,12 @@ function chargerHook(
 ): { onApproved: BillingChargerOptions['onApproved']; timeoutMs: number; name: string } {
   if (!isObject(options) || typeof options.onApproved !== 'function')
     throw new NicepayConfigError('billing.charger onApproved', 'a function (result, { signal }) => void');
+  // No default: a default by creation order would bind one instance's charges to another's hook.
+  if (typeof options.name !== 'string' || options.name === '')
+    throw new NicepayConfigError(
+      'billing.charger name',
+      "the hook's own name, the same in every instance that settles its charges",
+    );
   const timeoutMs = options.hookTimeoutMs ?? HOOK_TIMEOUT_MS;
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0)
     throw new NicepayConfigError('billing.charger hookTimeoutMs', 'a positive number of ms');

@@ -181,9 +181,9 @@ export interface BillingClient {
    * A charge function whose `onApproved` is registered in the ledger under a name, as a route's
    * is: when the process dies before the hook resolved for a committed charge, settlement (on
    * any instance that created the same charger) runs this hook again, and keeps the charge once
-   * it resolves, with no repeat of the call. Create chargers once, at start-up; a charge made
-   * through `charge({ onApproved })` instead waits for its repeat. Throws
-   * NicepayConfigError for a bad option or a name already registered.
+   * it resolves, with no repeat of the call. Create chargers once, at start-up, each with a name
+   * of its own; a charge made through `charge({ onApproved })` instead waits for its repeat.
+   * Throws NicepayConfigError for a bad option, a missing name or a name already registered.
    */
   charger(options: BillingChargerOptions): (input: BillingChargerInput) => Promise<BillingChargeResult>;
 }
@@ -195,10 +195,12 @@ export interface BillingChargerOptions {
   /** When onApproved's `signal` aborts; its own promise still decides. @default 30000 */
   hookTimeoutMs?: number;
   /**
-   * The name the hook is registered under in the ledger: the same in every instance running
-   * the same code. @default 'billing.charge#n' for the n-th charger created
+   * Required. The name the hook is registered under in the ledger, the same in every instance
+   * that may settle its charges, and its own: a charge whose process died is settled with the
+   * hook of this name on whichever instance settles it (an instance that never created it
+   * leaves the charge to one that did).
    */
-  name?: string;
+  name: string;
 }
 
 /** A charger's input: a charge's, without a hook of its own (the charger's is used). */

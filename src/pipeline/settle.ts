@@ -284,9 +284,10 @@ function resendPost(
  * hook for the operation the route runs, so it takes that operation's result.
  */
 export function hookOf<R>(ctx: ClientContext, record: LedgerRecord): WalkOptions<R>['hook'] {
-  const run = record.hookName === undefined ? undefined : ctx.hooks.get(record.hookName);
-  return run
-    ? { run: run as (result: R, context: HookContext) => unknown, timeoutMs: SETTLEMENT_HOOK_TIMEOUT_MS }
+  // A name is the shop's to choose: only a hook registered for this record's operation runs.
+  const hook = record.hookName === undefined ? undefined : ctx.hooks.get(record.hookName);
+  return hook?.operation === record.op
+    ? { run: hook.run as (result: R, context: HookContext) => unknown, timeoutMs: SETTLEMENT_HOOK_TIMEOUT_MS }
     : undefined;
 }
 

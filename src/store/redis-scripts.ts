@@ -104,8 +104,9 @@ return 1
 `);
 
 /**
- * KEYS R, L; ARGV token, leaseMs, lease-only TTL. Only the holder of a live lease renews it
- * (and a bare lease's `h` with it). Returns 1 when renewed, else 0.
+ * KEYS R, L; ARGV token, leaseMs, lease-only TTL. Only the key's holder (`h`) renews its lease,
+ * live or run out while nobody took the key (and a bare lease's `h` with it). Returns 1 when
+ * renewed, else 0.
  */
 export const EXTEND = script(`
 if redis.call('HGET', KEYS[1], 'h') ~= ARGV[1] then return 0 end
