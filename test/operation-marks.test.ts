@@ -6,8 +6,13 @@
  * store that cannot be read, a record in flight or held by another process.
  */
 import { expect } from 'chai';
-import { createNicepay, type Nicepay } from '../src/index.js';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { createNicepay, type Nicepay, SETTLE_CHANNEL, type SettleEvent } from '../src/index.js';
+import { resolveConfig } from '../src/config.js';
+import { closeContext, createContext } from '../src/context.js';
 import { LEASE_MS } from '../src/pipeline/lease.js';
+import type { LedgerRecord } from '../src/pipeline/ledger-record.js';
+import { markOf, markOperation } from '../src/pipeline/operation-marks.js';
 import { memoryStore } from '../src/store/memory-store.js';
 import type { LedgerStore } from '../src/store/types.js';
 import { startLifecycleShop, type LifecycleShop } from './helpers/lifecycle-shop.js';
@@ -136,6 +141,11 @@ describe('the marks settlement reads for a partial cancel it cannot ask the gate
         return got;
       },
     };
+    const attention: SettleEvent[] = [];
+    const listen = (m: unknown): void => {
+      if ((m as SettleEvent).needsAttention) attention.push(m as SettleEvent);
+    };
+    subscribe(SETTLE_CHANNEL, listen);
     shop = await startLifecycleShop({ merchant: { notifyCancels: true }, store });
     other = createNicepay({
       mid: MID,
@@ -153,10 +163,41 @@ describe('the marks settlement reads for a partial cancel it cannot ask the gate
       shop.sandbox.clock.advance(3_600_000); // past the settler's back-off
       await shop.nicepay.settle();
       expect(await open(paid.tid)).to.deep.equal([]);
+      // Nobody was called on at any point: not by the settler that took it over first either.
+      expect(attention.filter((e) => e.tid === paid.tid)).to.deep.equal([]);
       const again = await shop.nicepay.cancel(partOf(paid, 'fenced')).catch((e: unknown) => e);
       expect(again).to.include({ settlement: 'never-charged' });
     } finally {
+      unsubscribe(SETTLE_CHANNEL, listen);
       await other.close();
+    }
+  });
+
+  it('a mark settles only the record it was made for: a later record under the same key is another operation', async () => {
+    const ctx = createContext(
+      resolveConfig({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9', store: memoryStore() }),
+    );
+    try {
+      const record = (at: number): LedgerRecord => ({
+        v: 1,
+        op: 'cancel',
+        state: 'sending',
+        mid: MID,
+        tid: 'nicepay00m01012611271200001234',
+        moid: 'order-1',
+        amount: 300,
+        binding: '',
+        hook: 'none',
+        data: { partial: '1' },
+        at,
+        attempts: 0,
+      });
+      const key = `cancel:${MID}:nicepay00m01012611271200001234:300:k`;
+      await markOperation(ctx, 'unsent', key, record(1_000), 60_000);
+      expect(await markOf(ctx, key, record(1_000))).to.equal('unsent');
+      expect(await markOf(ctx, key, record(2_000))).to.equal(undefined);
+    } finally {
+      await closeContext(ctx);
     }
   });
 });

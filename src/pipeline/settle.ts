@@ -201,6 +201,10 @@ async function firstStep(
       return { event: 'committed', patch: { reason: 'the gateway notified it', attention: false } };
     if (mark === 'unsent')
       return { event: 'gateway-none', patch: { reason: 'its request never left', attention: false } };
+    // A record still `sending` at its first attempt may be a paused holder's, which is about to
+    // find its lease taken and mark it unsent: one back-off before anyone is called.
+    if (r.state === 'sending' && r.attempts === 1)
+      return { event: 'unconfirmed', patch: { reason: 'waiting one back-off for word from its holder' } };
     if (!r.attention) announceAttention(ctx, { ...r, reason: again.unsafe }, `${kind.what}: ${again.unsafe}`);
     return { event: 'unconfirmed', patch: { reason: again.unsafe, attention: true } };
   }
