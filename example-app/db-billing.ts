@@ -123,6 +123,11 @@ export interface BillingDb {
     outcome: { status: Exclude<ChargeStatus, 'charging'>; tid?: string; amount?: number; message?: string },
   ): SubscriptionCharge;
   receipt(moid: string): CashReceiptRow | undefined;
+  /**
+   * Records that the receipt attempt asked under `receiptMoid` issued nothing (the package closed
+   * its lost outcome), unless a result was recorded for it: the next attempt gets a Moid of its own.
+   */
+  receiptNotIssued(receiptMoid: string, message: string): void;
   /** Marks an issued receipt cancelled (the gateway confirmed the cancel); false if it was not issued. */
   cancelReceipt(moid: string): boolean;
   recordReceipt(r: Omit<CashReceiptRow, 'createdAt'>): void;
@@ -314,5 +319,22 @@ export function billingDb(db: ShopDb, secret: string): BillingDb {
     },
     recordReceipt: (r) => void q.addReceipt.run({ ...r, createdAt: now() }),
     cancelReceipt: (moid) => q.cancelReceipt.run(moid).changes === 1,
+    receiptNotIssued(receiptMoid, message) {
+      // `<moid>-R<n>` is the n-th attempt of order <moid>; a bare order Moid its first.
+      const m = /^(.+)-R(\d+)$/.exec(receiptMoid);
+      const attempt = m ? Number(m[2]) : 1;
+      q.addReceipt.run({
+        moid: m ? m[1] : receiptMoid,
+        receiptMoid,
+        attempt,
+        tid: '',
+        type: 'income-deduction',
+        amount: 0,
+        authCode: '',
+        status: 'refused',
+        message,
+        createdAt: now(),
+      });
+    },
   };
 }

@@ -11,22 +11,22 @@
  *   the refund may be tried again; kept → the same cancel is repeated with the intent's key, which
  *   the library answers from the closed record without sending, so the intent is settled as the
  *   library's result says (refunded, or accepted with its payout pending).
- *
  * - an approval or key-in (`approval`, `keyin`, by the order's Moid) reversed: the order was
  *   never marked paid, but its number takes no payment any more (the gateway refuses a Moid it
  *   approved once as a duplicate; the ledger answers a key-in's Moid from its closed record), so
  *   the order's page offers a new order instead of paying the same one again.
+ * - a cash receipt (`cash-receipt`, by the attempt's own Moid) reversed or never issued: the
+ *   attempt issued nothing, so the next one is offered under a Moid of its own.
  *
  * A kept approval or key-in needs nothing here: its route hook (onApproved) is what settlement
- * runs for a payment it keeps. A cash receipt
- * whose outcome was lost is reversed or never issued: the shop records no receipt for it.
- * An event that needs attention changes nothing: the pages list those from nicepay.unsettled().
+ * runs for a payment it keeps. An event that needs attention changes nothing: the pages list those from nicepay.unsettled().
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { SETTLE_CHANNEL, type SettledItem, type SettleEvent } from '../src/index.js';
 import { billingDb } from './db-billing.js';
 import { type RefundIntent, refundStore } from './db-refunds.js';
 import { NOT_REFUNDED_NOTE, payoutOf, sendRefund, settleBySent } from './refund-calls.js';
+import { NOT_ISSUED } from './routes/admin-receipts.js';
 import type { ShopContext } from './shop-context.js';
 
 /** A running follower. */
@@ -94,6 +94,8 @@ export function followSettlement(ctx: ShopContext): SettlementFollower {
     if (item.operation === 'billing.charge') charge(item);
     else if ((item.operation === 'approval' || item.operation === 'keyin') && item.outcome === 'reversed')
       ctx.db.markMoidSpent(item.moid);
+    else if (item.operation === 'cash-receipt' && item.outcome !== 'kept')
+      billing.receiptNotIssued(item.moid, NOT_ISSUED);
     else if (item.operation === 'cancel')
       work = work.then(() =>
         cancel(item).catch((err: unknown) =>

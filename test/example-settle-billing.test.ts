@@ -8,10 +8,12 @@
  * Over loopback against the sandbox, on a frozen virtual clock shared with the shop's client;
  * no automatic settler runs (settle: false): each pass is an explicit nicepay.settle().
  */
+import { channel } from 'node:diagnostics_channel';
 import { expect } from 'chai';
 import request from 'supertest';
 import { billingDb } from '../example-app/db-billing.js';
 import { kstToday } from '../example-app/routes/admin-page.js';
+import { SETTLE_CHANNEL } from '../src/index.js';
 import { TEST_MERCHANTS } from '../src/sandbox/index.js';
 import { useSettlingShop } from './helpers/settling-shop.js';
 
@@ -190,6 +192,41 @@ describe('example-app: billing charges and cash receipts follow the library sett
       ]);
       expect(billingDb(h.shop.db, KEY).receipt(moid)).to.include({ status: 'issued', amount: 7_900, attempt: 2 });
       expect((await h.admin.get('/admin/billing/receipts')).text).to.not.include(`id="receipt-cancel-${moid}"`);
+    });
+
+    it('a receipt attempt whose answer was lost and that the package reversed at once can be asked for again, under a Moid of its own', async () => {
+      const moid = await bankOrder();
+      h.sandbox.faults.inject({ target: 'cash-receipt', kind: 'drop', commit: true });
+      expect((await issue(moid)).status).to.equal(502);
+      h.sandbox.faults.clear();
+      expect(receiptsOf(moid)).to.deep.equal([[moid, 8_900, '1']]);
+      const page = await h.admin.get('/admin/billing/receipts');
+      expect(page.text)
+        .to.include(`id="receipt-refused-${moid}"`)
+        .and.match(new RegExp(`action="/admin/billing/receipts/${moid}"`));
+      expect((await issue(moid)).status).to.equal(303);
+      expect(billingDb(h.shop.db, KEY).receipt(moid)).to.include({ status: 'issued', receiptMoid: `${moid}-R2` });
+      expect(receiptsOf(moid)).to.deep.equal([
+        [moid, 8_900, '1'],
+        [`${moid}-R2`, 8_900, '0'],
+      ]);
+    });
+
+    it('a receipt attempt settlement closed as not issued (published on the settle channel) moves the order on to its next attempt', async () => {
+      const moid = await bankOrder();
+      // What the package publishes when a settlement pass reverses a lost receipt attempt.
+      channel(SETTLE_CHANNEL).publish({
+        operation: 'cash-receipt',
+        mid: h.shop.nicepay.mid,
+        tid: 'nicepay00m04012611271200009999',
+        moid,
+        amount: 8_900,
+        outcome: 'reversed',
+      });
+      await h.shop.followed();
+      expect(billingDb(h.shop.db, KEY).receipt(moid)).to.include({ status: 'refused', attempt: 1 });
+      expect((await issue(moid)).status).to.equal(303);
+      expect(billingDb(h.shop.db, KEY).receipt(moid)).to.include({ status: 'issued', receiptMoid: `${moid}-R2` });
     });
 
     it('a receipt the gateway refused can be asked for again, under a Moid of its own', async () => {

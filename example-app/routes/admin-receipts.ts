@@ -54,6 +54,15 @@ function receiptStep(o: Order, rc: CashReceiptRow | undefined): 'issue' | 'cance
   return kept(o) > 0 ? 'issue' : 'none';
 }
 
+/** What an attempt the package closed without a receipt says (its answer was lost). */
+export const NOT_ISSUED = '응답을 받지 못해 발급되지 않았습니다';
+
+/** True when the issue call failed and the package closed it: nothing was issued. */
+const attemptFailed = (err: unknown): boolean => {
+  const settlement = (err as { settlement?: unknown } | null)?.settlement;
+  return settlement === 'reversed' || settlement === 'never-charged';
+};
+
 /** The Moid of an order's next receipt: the order's own first, then `<moid>-R<n>`. */
 const nextReceipt = (o: Order, rc: CashReceiptRow | undefined): { receiptMoid: string; attempt: number } => {
   const attempt = (rc?.attempt ?? 0) + 1;
@@ -176,6 +185,20 @@ ${orders.length === 0 ? html`<p id="no-bank-orders" class="muted">계좌이체 �
           : { error: `발급이 거절되었습니다: ${r.message}` },
       );
     } catch (err) {
+      // An attempt whose answer was lost and that the package closed at once (reversed, or
+      // found never made) issued nothing: recorded as failed, so the next one has a Moid of its
+      // own (the same Moid is answered from the package's closed record, never sent again).
+      if (attemptFailed(err))
+        billing.recordReceipt({
+          moid: order.moid,
+          ...attempt,
+          tid: '',
+          type,
+          amount,
+          authCode: '',
+          status: 'refused',
+          message: NOT_ISSUED,
+        });
       const e = operatorError(err);
       if (!e) return next(err);
       receiptsPage(req, res, e.status, { error: e.message });
