@@ -7,42 +7,25 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { createNicepay, type Nicepay } from '../src/index.js';
-import { LEASE_MS } from '../src/pipeline/lease.js';
 import { memoryStore } from '../src/store/memory-store.js';
 import type { LedgerStore } from '../src/store/types.js';
-import { ledgerRecord } from './helpers/ledger-store.js';
+import { ledgerRecord, pausingStore } from './helpers/ledger-store.js';
 import { MERCHANT_KEY, MID, startShop } from './helpers/shop.js';
 
 describe('a holder that lost its lease before its request left', () => {
   it('sends nothing: the other process settled the record as never charged, and the gateway holds no approval', async () => {
-    let skew = 0;
-    const inner = memoryStore({ now: () => Date.now() + skew });
     let other: Nicepay | undefined;
-    let paused = false;
     // One store shared by two processes. The first approval's holder "pauses" right after its
     // record is written: the store's clock runs past the lease, and the other process settles.
-    const store: LedgerStore = {
-      ...inner,
-      async acquire(key, leaseMs, initial) {
-        const got = await inner.acquire(key, leaseMs, initial);
-        if (!paused && initial && key.startsWith('approval:') && got.state === 'acquired') {
-          paused = true;
-          skew += LEASE_MS + 1_000;
-          await other!.settle();
-        }
-        return got;
-      },
-    };
-    const shop = await startShop({
-      nicepay: { store, settle: false, clock: () => new Date(Date.now() + skew) },
-    });
+    const { store, paused, clock } = pausingStore('approval:', () => other!.settle());
+    const shop = await startShop({ nicepay: { store, settle: false, clock } });
     other = createNicepay({
       mid: MID,
       merchantKey: MERCHANT_KEY,
       baseUrl: shop.sandbox.url,
       store,
       settle: false,
-      clock: () => new Date(Date.now() + skew),
+      clock,
     });
     try {
       shop.orders.set('paused-1', 1_500);
@@ -52,7 +35,7 @@ describe('a holder that lost its lease before its request left', () => {
         .post('/pay/return')
         .set('content-type', auth.contentType)
         .send(auth.body.toString('latin1'));
-      expect(paused).to.equal(true);
+      expect(paused()).to.equal(true);
       expect(res.status, JSON.stringify(res.body)).to.equal(409);
       expect(res.body).to.include({ code: 'NICEPAY_IN_PROGRESS' });
       expect(res.body.message).to.include('not sent');
@@ -68,21 +51,9 @@ describe('a holder that lost its lease before its request left', () => {
   });
 
   it('a holder paused past its lease whose key nobody took sends as it would have: its lease is renewed, the approval is paid once', async () => {
-    let skew = 0;
-    const inner = memoryStore({ now: () => Date.now() + skew });
-    let paused = false;
-    const store: LedgerStore = {
-      ...inner,
-      async acquire(key, leaseMs, initial) {
-        const got = await inner.acquire(key, leaseMs, initial);
-        if (!paused && initial && key.startsWith('approval:') && got.state === 'acquired') {
-          paused = true;
-          skew += LEASE_MS + 1_000; // run out, and nobody takes it over
-        }
-        return got;
-      },
-    };
-    const shop = await startShop({ nicepay: { store, settle: false, clock: () => new Date(Date.now() + skew) } });
+    // Run out, and nobody takes it over.
+    const { store, paused, clock } = pausingStore('approval:');
+    const shop = await startShop({ nicepay: { store, settle: false, clock } });
     try {
       shop.orders.set('paused-alone-1', 1_500);
       const auth = await shop.sandbox.authenticate({ moid: 'paused-alone-1', amount: 1_500, method: 'CARD' });
@@ -91,7 +62,7 @@ describe('a holder that lost its lease before its request left', () => {
         .post('/pay/return')
         .set('content-type', auth.contentType)
         .send(auth.body.toString('latin1'));
-      expect(paused).to.equal(true);
+      expect(paused()).to.equal(true);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body).to.include({ status: 'approved', tid });
       expect(shop.sandbox.ledger.get(tid)).to.include({ status: 'approved', approvalCalls: 1 });

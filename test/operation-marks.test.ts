@@ -10,11 +10,11 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createNicepay, type Nicepay, SETTLE_CHANNEL, type SettleEvent } from '../src/index.js';
 import { resolveConfig } from '../src/config.js';
 import { closeContext, createContext } from '../src/context.js';
-import { LEASE_MS } from '../src/pipeline/lease.js';
 import type { LedgerRecord } from '../src/pipeline/ledger-record.js';
 import { markOf, markOperation } from '../src/pipeline/operation-marks.js';
 import { memoryStore } from '../src/store/memory-store.js';
 import type { LedgerStore } from '../src/store/types.js';
+import { pausingStore } from './helpers/ledger-store.js';
 import { startLifecycleShop, type LifecycleShop } from './helpers/lifecycle-shop.js';
 import { MERCHANT_KEY, MID } from './helpers/shop.js';
 
@@ -122,25 +122,10 @@ describe('the marks settlement reads for a partial cancel it cannot ask the gate
   });
 
   it('a partial cancel whose holder lost its lease before sending is settled as never made, with nobody needed', async () => {
-    let skew = 0;
-    const inner = memoryStore({ now: () => Date.now() + skew });
     let other: Nicepay | undefined;
-    let paused = false;
     // Two processes on one store: the cancel's holder pauses past its lease right after writing
     // its record, and the other process's settler takes the record over meanwhile.
-    const store: LedgerStore = {
-      ...inner,
-      local: false,
-      async acquire(key, leaseMs, initial) {
-        const got = await inner.acquire(key, leaseMs, initial);
-        if (!paused && initial && key.startsWith('cancel:') && got.state === 'acquired') {
-          paused = true;
-          skew += LEASE_MS + 1_000;
-          await other!.settle();
-        }
-        return got;
-      },
-    };
+    const { store } = pausingStore('cancel:', () => other!.settle(), false);
     const attention: SettleEvent[] = [];
     const listen = (m: unknown): void => {
       if ((m as SettleEvent).needsAttention) attention.push(m as SettleEvent);

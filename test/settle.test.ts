@@ -365,35 +365,49 @@ describe('settle(): time, attention and hooks', function () {
     }
   });
 
-  it("a billing charge whose process died inside a charger's onApproved: once its lease expires, settle() on another instance runs that charger's hook again and keeps it", async () => {
+  /**
+   * Two instances on one store: `dying` charges through a charger named `name` whose hook never
+   * resolves, then dies; once its lease has run out, `survivor` (given to `prepare` first, to
+   * create what it has at start-up) settles. Returns the charge's TID and the settle report.
+   */
+  async function chargeDiesInHook(
+    name: string,
+    moid: string,
+    prepare: (survivor: Nicepay) => void,
+  ): Promise<{ tid: string; survivor: Nicepay; settled: Awaited<ReturnType<Nicepay['settle']>>['settled'] }> {
     let now = 1_000_000;
     const store = memoryStore({ now: () => now });
     const dying = client(store);
     const survivor = client(store);
+    prepare(survivor);
+    const reg = await dying.billing.register({
+      moid: `reg-${moid}`,
+      card: { number: '4111111111111111', expYear: '30', expMonth: '12' },
+    });
+    if (reg.status !== 'registered') throw new Error('registration refused');
+    const charge = dying.billing.charger({
+      name,
+      onApproved: () => new Promise<void>(() => undefined),
+      hookTimeoutMs: 50,
+    });
+    const err = await charge({ bid: reg.bid, moid, amount: 9_900, goodsName: '구독' }).catch(
+      (e: unknown) => e as { code?: string; tid?: string },
+    );
+    expect(err).to.include({ code: 'NICEPAY_HOOK_FAILED' });
+    expect(holdsMoney(sandbox, err.tid!)).to.equal(true);
+    await dying.close().catch(() => undefined);
+    now += 31_000;
+    return { tid: err.tid!, survivor, settled: (await survivor.settle()).settled };
+  }
+
+  it("a billing charge whose process died inside a charger's onApproved: once its lease expires, settle() on another instance runs that charger's hook again and keeps it", async () => {
     const recorded: string[] = [];
+    // The survivor creates the same charger at start-up; its hook is the one settlement runs.
+    const { tid, survivor, settled } = await chargeDiesInHook('monthly', 'charger-died', (s) =>
+      s.billing.charger({ name: 'monthly', onApproved: (r) => void recorded.push(r.tid) }),
+    );
     try {
-      const reg = await dying.billing.register({
-        moid: 'reg-charger',
-        card: { number: '4111111111111111', expYear: '30', expMonth: '12' },
-      });
-      if (reg.status !== 'registered') throw new Error('registration refused');
-      const charge = dying.billing.charger({
-        name: 'monthly',
-        onApproved: () => new Promise<void>(() => undefined),
-        hookTimeoutMs: 50,
-      });
-      // The survivor creates the same charger at start-up; its hook is the one settlement runs.
-      survivor.billing.charger({ name: 'monthly', onApproved: (r) => void recorded.push(r.tid) });
-      const err = await charge({ bid: reg.bid, moid: 'charger-died', amount: 9_900, goodsName: '구독' }).catch(
-        (e: unknown) => e as { code?: string; tid?: string },
-      );
-      expect(err).to.include({ code: 'NICEPAY_HOOK_FAILED' });
-      const tid = err.tid!;
-      expect(holdsMoney(sandbox, tid)).to.equal(true);
-      await dying.close().catch(() => undefined);
-      now += 31_000;
-      const report = await survivor.settle();
-      expect(report.settled).to.deep.include({
+      expect(settled).to.deep.include({
         operation: 'billing.charge',
         mid: MID,
         tid,
@@ -410,32 +424,14 @@ describe('settle(): time, attention and hooks', function () {
   });
 
   it("a charger's hook runs only for its own operation's records: a key-in route of the same name on the settling instance is not run for a charge", async () => {
-    let now = 1_000_000;
-    const store = memoryStore({ now: () => now });
-    const dying = client(store);
-    const survivor = client(store);
     const wrong: string[] = [];
+    // The settling instance has a key-in route under that name, and no such charger.
+    const { tid, survivor } = await chargeDiesInHook('shared', 'same-name', (s) =>
+      s.keyinRouter({ name: 'shared', expectedAmount: () => 1, onApproved: (r) => void wrong.push(r.moid) }),
+    );
     try {
-      const reg = await dying.billing.register({
-        moid: 'reg-same-name',
-        card: { number: '4111111111111111', expYear: '30', expMonth: '12' },
-      });
-      if (reg.status !== 'registered') throw new Error('registration refused');
-      const charge = dying.billing.charger({
-        name: 'shared',
-        onApproved: () => new Promise<void>(() => undefined),
-        hookTimeoutMs: 50,
-      });
-      // The settling instance has a key-in route under that name, and no such charger.
-      survivor.keyinRouter({ name: 'shared', expectedAmount: () => 1, onApproved: (r) => void wrong.push(r.moid) });
-      const err = await charge({ bid: reg.bid, moid: 'same-name', amount: 9_900, goodsName: '구독' }).catch(
-        (e: unknown) => e as { tid?: string },
-      );
-      await dying.close().catch(() => undefined);
-      now += 31_000;
-      await survivor.settle();
       expect(wrong).to.deep.equal([]);
-      expect(holdsMoney(sandbox, err.tid!), 'left, kept, for an instance with that charger').to.equal(true);
+      expect(holdsMoney(sandbox, tid), 'left, kept, for an instance with that charger').to.equal(true);
     } finally {
       await survivor.close();
     }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { LedgerRecord } from '../../src/pipeline/ledger-record.js';
+import { LEASE_MS } from '../../src/pipeline/lease.js';
 import { memoryStore } from '../../src/store/memory-store.js';
 import type { LedgerStore } from '../../src/store/types.js';
 
@@ -62,4 +63,43 @@ export async function ledgerRecord(store: LedgerStore, key: string): Promise<Led
   const stored = await store.get(key);
   expect(stored, `a ledger record under ${key}`).to.not.equal(undefined);
   return JSON.parse(stored!.value) as LedgerRecord;
+}
+
+/** A store whose first new record under a prefix has its holder paused past its lease. */
+export interface PausingStore {
+  store: LedgerStore;
+  /** True once the holder paused. */
+  paused(): boolean;
+  /** The store's clock, which the pause moved on: give it to the clients that share the store. */
+  clock(): Date;
+}
+
+/**
+ * A memoryStore shared by the processes of a test: the holder of the first new record under
+ * `prefix` "pauses" right after writing it (the store's clock runs on past the lease), and
+ * `meanwhile` runs, the other processes' work, before that holder goes on. `local: false`
+ * makes it a store other processes could reach (as sqliteStore or redisStore is).
+ */
+export function pausingStore(
+  prefix: string,
+  meanwhile: () => Promise<unknown> = async () => undefined,
+  local = true,
+): PausingStore {
+  let skew = 0;
+  let paused = false;
+  const inner = memoryStore({ now: () => Date.now() + skew });
+  const store: LedgerStore = {
+    ...inner,
+    local,
+    async acquire(key, leaseMs, initial) {
+      const got = await inner.acquire(key, leaseMs, initial);
+      if (!paused && initial && key.startsWith(prefix) && got.state === 'acquired') {
+        paused = true;
+        skew += LEASE_MS + 1_000;
+        await meanwhile();
+      }
+      return got;
+    },
+  };
+  return { store, paused: () => paused, clock: () => new Date(Date.now() + skew) };
 }
