@@ -10,7 +10,18 @@ import { createNicepay, type Nicepay } from '../src/index.js';
 import { memoryStore } from '../src/store/memory-store.js';
 import type { LedgerStore } from '../src/store/types.js';
 import { ledgerRecord, pausingStore } from './helpers/ledger-store.js';
-import { MERCHANT_KEY, MID, startShop } from './helpers/shop.js';
+import { MERCHANT_KEY, MID, startShop, type TestShop } from './helpers/shop.js';
+
+/** The buyer pays a 1,500-won order by card and the window's return reaches the shop. */
+async function payByCard(shop: TestShop, moid: string) {
+  shop.orders.set(moid, 1_500);
+  const auth = await shop.sandbox.authenticate({ moid, amount: 1_500, method: 'CARD' });
+  const res = await request(shop.app)
+    .post('/pay/return')
+    .set('content-type', auth.contentType)
+    .send(auth.body.toString('latin1'));
+  return { tid: auth.fields.TxTid!, res };
+}
 
 describe('a holder that lost its lease before its request left', () => {
   it('sends nothing: the other process settled the record as never charged, and the gateway holds no approval', async () => {
@@ -28,13 +39,7 @@ describe('a holder that lost its lease before its request left', () => {
       clock,
     });
     try {
-      shop.orders.set('paused-1', 1_500);
-      const auth = await shop.sandbox.authenticate({ moid: 'paused-1', amount: 1_500, method: 'CARD' });
-      const tid = auth.fields.TxTid!;
-      const res = await request(shop.app)
-        .post('/pay/return')
-        .set('content-type', auth.contentType)
-        .send(auth.body.toString('latin1'));
+      const { tid, res } = await payByCard(shop, 'paused-1');
       expect(paused()).to.equal(true);
       expect(res.status, JSON.stringify(res.body)).to.equal(409);
       expect(res.body).to.include({ code: 'NICEPAY_IN_PROGRESS' });
@@ -55,13 +60,7 @@ describe('a holder that lost its lease before its request left', () => {
     const { store, paused, clock } = pausingStore('approval:');
     const shop = await startShop({ nicepay: { store, settle: false, clock } });
     try {
-      shop.orders.set('paused-alone-1', 1_500);
-      const auth = await shop.sandbox.authenticate({ moid: 'paused-alone-1', amount: 1_500, method: 'CARD' });
-      const tid = auth.fields.TxTid!;
-      const res = await request(shop.app)
-        .post('/pay/return')
-        .set('content-type', auth.contentType)
-        .send(auth.body.toString('latin1'));
+      const { tid, res } = await payByCard(shop, 'paused-alone-1');
       expect(paused()).to.equal(true);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body).to.include({ status: 'approved', tid });
