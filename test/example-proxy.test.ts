@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import request from 'supertest';
-import { createShop, type Shop } from '../example-app/app.js';
+import { createShop, type Shop, type ShopOptions } from '../example-app/app.js';
 import type { Logger } from '../src/index.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { startNotifiedShop } from './helpers/notified-shop.js';
@@ -29,14 +29,14 @@ describe('example-app: deposit notices behind the shop’s own proxy', () => {
   });
 
   /** A shop on the sandbox as on the real gateway (notices only from the gateway's addresses). */
-  function shopWith(trustProxy: number | undefined): Shop {
+  function shopWith(extra: Partial<ShopOptions> = {}): Shop {
     const shop = createShop({
       mid: MID,
       merchantKey: KEY,
       baseUrl: sandbox.url,
       dbFile: ':memory:',
       logger: quiet,
-      ...(trustProxy !== undefined ? { trustProxy } : {}),
+      ...extra,
     });
     shops.push(shop);
     return shop;
@@ -65,7 +65,7 @@ describe('example-app: deposit notices behind the shop’s own proxy', () => {
     request(shop.app).post('/pay/notify').set('x-forwarded-for', forwardedFor).type('form').send(notice);
 
   it('with one proxy trusted, a notice the proxy received from the gateway’s address pays the order', async () => {
-    const shop = shopWith(1);
+    const shop = shopWith({ trustProxy: 1 });
     const { moid, notice } = await awaitingDeposit(shop);
     const res = await postNotice(shop, GATEWAY_IP, notice);
     expect(res.text).to.equal('OK');
@@ -73,7 +73,7 @@ describe('example-app: deposit notices behind the shop’s own proxy', () => {
   });
 
   it('with one proxy trusted, the gateway’s address written by the client left of the real one is refused', async () => {
-    const shop = shopWith(1);
+    const shop = shopWith({ trustProxy: 1 });
     const { moid, notice } = await awaitingDeposit(shop);
     const res = await postNotice(shop, `${GATEWAY_IP}, 203.0.113.7`, notice);
     expect(res.text).to.not.equal('OK');
@@ -81,7 +81,7 @@ describe('example-app: deposit notices behind the shop’s own proxy', () => {
   });
 
   it('without a trusted proxy, X-Forwarded-For is not read: the socket’s address decides', async () => {
-    const shop = shopWith(undefined);
+    const shop = shopWith();
     const { moid, notice } = await awaitingDeposit(shop);
     const res = await postNotice(shop, GATEWAY_IP, notice);
     expect(res.text).to.not.equal('OK');
@@ -104,16 +104,7 @@ describe('example-app: deposit notices behind the shop’s own proxy', () => {
   });
 
   it('behind a proxy that rewrites Host, a browser sending only Origin is judged by the shop’s public URL', async () => {
-    const shop = createShop({
-      mid: MID,
-      merchantKey: KEY,
-      baseUrl: sandbox.url,
-      dbFile: ':memory:',
-      logger: quiet,
-      trustProxy: 1,
-      publicUrl: 'https://shop.example',
-    });
-    shops.push(shop);
+    const shop = shopWith({ trustProxy: 1, publicUrl: 'https://shop.example' });
     const post = (origin: string) =>
       request(shop.app)
         .post('/checkout')
