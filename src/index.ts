@@ -67,7 +67,16 @@ export {
   CANCEL_REJECTIONS,
 } from './errors/index.js';
 export type { Charset } from './wire/charset.js';
-export type { KeyinInput, KeyinResult, ApprovedKeyin, DeclinedKeyin, KeyinCard, KeyinBuyer } from './keyin/index.js';
+export type {
+  KeyinInput,
+  KeyinResult,
+  ApprovedKeyin,
+  DeclinedKeyin,
+  KeyinCard,
+  KeyinBuyer,
+  KeyinChargerInput,
+  KeyinChargerOptions,
+} from './keyin/index.js';
 export type { KeyinRouterOptions } from './express/keyin-router.js';
 export type { EdiType } from './wire/response-body.js';
 export {
@@ -76,7 +85,7 @@ export {
   type GatewayOperation,
   type CallOutcome,
 } from './pipeline/public.js';
-export { LEDGER_CHANNEL, type LedgerMove, type LedgerEvent } from './pipeline/public.js';
+export { LEDGER_CHANNEL, type LedgerMove, type LedgerEvent, type ChargerOptions } from './pipeline/public.js';
 export {
   SETTLE_CHANNEL,
   type SettleReport,

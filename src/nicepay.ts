@@ -2,7 +2,13 @@ import { resolveConfig, type NicepayOptions, type ResolvedConfig } from './confi
 import { closeContext, createContext } from './context.js';
 import { checkoutReturn, type CheckoutReturnOptions } from './express/checkout-return.js';
 import type { RequestHandler, Router } from 'express';
-import { createKeyinClient, type KeyinInput, type KeyinResult } from './keyin/index.js';
+import {
+  createKeyinClient,
+  type KeyinChargerInput,
+  type KeyinChargerOptions,
+  type KeyinInput,
+  type KeyinResult,
+} from './keyin/index.js';
 import { keyinRouter, type KeyinRouterOptions } from './express/keyin-router.js';
 import { createPayoutClient, type PayoutClient } from './payout/index.js';
 import { payoutCancelKind } from './payout/cancel-operation.js';
@@ -63,6 +69,12 @@ export interface Nicepay {
    * {@link KeyinRejection}. See docs/keyin.md.
    */
   keyin(input: KeyinInput): Promise<KeyinResult>;
+  /**
+   * A key-in function whose `onApproved` is registered in the ledger under `name`, as a key-in
+   * route's is, so settlement runs it again for a key-in whose process died before it resolved.
+   * Create it once, at start-up. See docs/keyin.md and docs/hooks.md.
+   */
+  keyinCharger(options: KeyinChargerOptions): (input: KeyinChargerInput) => Promise<KeyinResult>;
   /**
    * Express router for a key-in form: `POST /` charges `expectedAmount(moid)`, sets
    * `req.keyin` and calls next(); mount your handler after it. HTTPS only by default.
@@ -157,6 +169,7 @@ export function createNicepay(options: NicepayOptions): Nicepay {
     },
     mid: config.mid,
     keyin: (input) => keyinClient.keyin(input),
+    keyinCharger: (opts) => keyinClient.charger(opts),
     keyinRouter: (opts) => keyinRouter(ctx, (hookName) => createKeyinClient(ctx, keyin, hookName), opts),
     payout: createPayoutClient(ctx, payout, payoutCancel),
     recon: createReconClient(ctx),

@@ -366,33 +366,39 @@ describe('settle(): time, attention and hooks', function () {
   });
 
   /**
-   * Two instances on one store: `dying` charges through a charger named `name` whose hook never
-   * resolves, then dies; once its lease has run out, `survivor` (given to `prepare` first, to
-   * create what it has at start-up) settles. Returns the charge's TID and the settle report.
+   * Two instances on one store: `dying` charges through a charger named `name` (a billing
+   * charger, or a key-in one with `keyin`) whose hook never resolves, then dies; once its lease
+   * has run out, `survivor` (given to `prepare` first, to create what it has at start-up)
+   * settles. Returns the charge's TID and the settle report.
    */
   async function chargeDiesInHook(
     name: string,
     moid: string,
     prepare: (survivor: Nicepay) => void,
+    { keyin = false } = {},
   ): Promise<{ tid: string; survivor: Nicepay; settled: Awaited<ReturnType<Nicepay['settle']>>['settled'] }> {
     let now = 1_000_000;
     const store = memoryStore({ now: () => now });
     const dying = client(store);
     const survivor = client(store);
     prepare(survivor);
-    const reg = await dying.billing.register({
-      moid: `reg-${moid}`,
-      card: { number: '4111111111111111', expYear: '30', expMonth: '12' },
-    });
-    if (reg.status !== 'registered') throw new Error('registration refused');
-    const charge = dying.billing.charger({
-      name,
-      onApproved: () => new Promise<void>(() => undefined),
-      hookTimeoutMs: 50,
-    });
-    const err = await charge({ bid: reg.bid, moid, amount: 9_900, goodsName: '구독' }).catch(
-      (e: unknown) => e as { code?: string; tid?: string },
-    );
+    const card = { number: '4111111111111111', expYear: '30', expMonth: '12' };
+    const hook = { name, onApproved: () => new Promise<void>(() => undefined), hookTimeoutMs: 50 };
+    let charged: Promise<unknown>;
+    type Refusal = { code?: string; tid?: string };
+    if (keyin) {
+      charged = dying.keyinCharger(hook)({
+        moid,
+        amount: 9_900,
+        goodsName: '키인',
+        card: { number: card.number, expiry: '3012' },
+      });
+    } else {
+      const reg = await dying.billing.register({ moid: `reg-${moid}`, card });
+      if (reg.status !== 'registered') throw new Error('registration refused');
+      charged = dying.billing.charger(hook)({ bid: reg.bid, moid, amount: 9_900, goodsName: '구독' });
+    }
+    const err = (await charged.catch((e: unknown) => e)) as Refusal;
     expect(err).to.include({ code: 'NICEPAY_HOOK_FAILED' });
     expect(holdsMoney(sandbox, err.tid!)).to.equal(true);
     await dying.close().catch(() => undefined);
@@ -423,6 +429,31 @@ describe('settle(): time, attention and hooks', function () {
     }
   });
 
+  it("a key-in whose process died inside a keyinCharger's onApproved: once its lease expires, settle() on another instance runs that charger's hook again and keeps it", async () => {
+    const recorded: string[] = [];
+    const { tid, survivor, settled } = await chargeDiesInHook(
+      'phone-orders',
+      'keyin-charger-died',
+      (s) => void s.keyinCharger({ name: 'phone-orders', onApproved: (r) => void recorded.push(r.tid) }),
+      { keyin: true },
+    );
+    try {
+      expect(settled).to.deep.include({
+        operation: 'keyin',
+        mid: MID,
+        tid,
+        moid: 'keyin-charger-died',
+        amount: 9_900,
+        outcome: 'kept',
+      });
+      expect(recorded).to.deep.equal([tid]);
+      expect(holdsMoney(sandbox, tid)).to.equal(true);
+      expect(await survivor.unsettled()).to.deep.equal([]);
+    } finally {
+      await survivor.close();
+    }
+  });
+
   it("a charger's hook runs only for its own operation's records: a key-in route of the same name on the settling instance is not run for a charge", async () => {
     const wrong: string[] = [];
     // The settling instance has a key-in route under that name, and no such charger.
@@ -440,6 +471,19 @@ describe('settle(): time, attention and hooks', function () {
   it('a charger refuses a bad option or a name already taken when it is created, and a hook of the call own when it is called', async () => {
     const nicepay = client(memoryStore());
     try {
+      expect(() => nicepay.keyinCharger({ onApproved: () => undefined } as never)).to.throw(/keyinCharger name/);
+      nicepay.keyinCharger({ name: 'phone', onApproved: () => undefined });
+      expect(() => nicepay.keyinCharger({ name: 'phone', onApproved: () => undefined })).to.throw(/phone/);
+      const keyin = nicepay.keyinCharger({ name: 'phone-2', onApproved: () => undefined });
+      const own = await keyin({
+        moid: 'own-keyin-hook',
+        amount: 1_000,
+        goodsName: 'x',
+        card: { number: '4111111111111111', expiry: '3012' },
+        hookTimeoutMs: 10,
+      } as never).catch((e: unknown) => e);
+      expect(own).to.include({ code: 'NICEPAY_FIELD_INVALID', field: 'onApproved' });
+      expect(sandbox.ledger.byMoid(MID, 'own-keyin-hook')).to.deep.equal([]);
       expect(() => nicepay.billing.charger({} as never)).to.throw(/billing.charger onApproved/);
       expect(() => nicepay.billing.charger({ name: 'x', onApproved: () => undefined, hookTimeoutMs: 0 })).to.throw(
         /billing.charger hookTimeoutMs/,

@@ -1,4 +1,5 @@
 import type { HookContext } from '../pipeline/hook-runner.js';
+import type { ChargerOptions } from '../pipeline/charger.js';
 import type { CardPayment } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';
 import type { EdiType } from '../wire/response-body.js';
@@ -189,19 +190,7 @@ export interface BillingClient {
 }
 
 /** Options of {@link BillingClient.charger}. */
-export interface BillingChargerOptions {
-  /** Records an approved charge; runs once per TID, as `BillingChargeInput.onApproved` does. */
-  onApproved: (result: ApprovedBillingCharge, context: HookContext) => void | Promise<void>;
-  /** When onApproved's `signal` aborts; its own promise still decides. @default 30000 */
-  hookTimeoutMs?: number;
-  /**
-   * Required. The name the hook is registered under in the ledger, the same in every instance
-   * that may settle its charges, and its own: a charge whose process died is settled with the
-   * hook of this name on whichever instance settles it (an instance that never created it
-   * leaves the charge to one that did).
-   */
-  name: string;
-}
+export type BillingChargerOptions = ChargerOptions<ApprovedBillingCharge>;
 
 /** A charger's input: a charge's, without a hook of its own (the charger's is used). */
 export type BillingChargerInput = Omit<BillingChargeInput, 'onApproved' | 'hookTimeoutMs'>;

@@ -48,7 +48,7 @@ export const CHECKOUT_REJECTIONS = [
 /** A code of {@link CHECKOUT_REJECTIONS}. */
 export type CheckoutRejection = (typeof CHECKOUT_REJECTIONS)[number];
 
-/** What `nicepay.keyin()` rejects with (a decline resolves; HOOK_FAILED only with onApproved). */
+/** What `nicepay.keyin()` and a `keyinCharger()` function reject with (a decline resolves; HOOK_FAILED only with onApproved). */
 export const KEYIN_REJECTIONS = [
   ...NOT_SENT,
   ...UNKNOWN,

@@ -1,8 +1,8 @@
 import type { ClientContext } from '../context.js';
-import { type OperationKind, runOwnTidOperation } from '../pipeline/index.js';
+import { chargerHook, type OperationKind, refuseOwnHook, runOwnTidOperation } from '../pipeline/index.js';
 import { hookOption } from '../validation/hook-option.js';
 import { keyinCall } from './operation.js';
-import type { KeyinClient, KeyinInput, KeyinResult } from './types.js';
+import type { ApprovedKeyin, KeyinClient, KeyinInput, KeyinResult } from './types.js';
 import { validateKeyinInput } from './validate.js';
 
 /**
@@ -25,6 +25,18 @@ export function createKeyinClient(
       } catch (err) {
         return Promise.reject(err);
       }
+    },
+    charger(options) {
+      const hook = chargerHook<ApprovedKeyin>(ctx, 'keyin', 'keyinCharger', options);
+      return (input) => {
+        try {
+          refuseOwnHook('keyinCharger', input);
+          const n = validateKeyinInput(input, ctx.config.clock());
+          return runOwnTidOperation(ctx, keyinCall(ctx, kind, n, hook as Parameters<typeof keyinCall>[3]));
+        } catch (err) {
+          return Promise.reject(err);
+        }
+      };
     },
   };
 }

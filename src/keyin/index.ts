@@ -6,6 +6,8 @@ export type {
   DeclinedKeyin,
   KeyinBuyer,
   KeyinCard,
+  KeyinChargerInput,
+  KeyinChargerOptions,
   KeyinClient,
   KeyinInput,
   KeyinResult,

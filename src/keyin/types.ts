@@ -1,3 +1,4 @@
+import type { ChargerOptions } from '../pipeline/charger.js';
 import type { HookContext } from '../pipeline/hook-runner.js';
 import type { CardPayment } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';
@@ -102,4 +103,19 @@ export interface KeyinClient {
    * once and resolves to the first result with `duplicate: true`, declines included.
    */
   keyin(input: KeyinInput): Promise<KeyinResult>;
+  /**
+   * A key-in function whose `onApproved` is registered in the ledger under a name, as a key-in
+   * route's is: when the process dies before the hook resolved for an approved key-in,
+   * settlement (on any instance that created the same charger) runs this hook again and keeps
+   * the charge, with no resubmission. Create chargers once, at start-up, each with a name of its
+   * own; a key-in made through `keyin({ onApproved })` instead waits for its resubmission.
+   * Throws NicepayConfigError for a bad option, a missing name or a name already registered.
+   */
+  charger(options: KeyinChargerOptions): (input: KeyinChargerInput) => Promise<KeyinResult>;
 }
+
+/** Options of `nicepay.keyinCharger()`. */
+export type KeyinChargerOptions = ChargerOptions<ApprovedKeyin>;
+
+/** A key-in charger's input: a key-in's, without a hook of its own (the charger's is used). */
+export type KeyinChargerInput = Omit<KeyinInput, 'onApproved' | 'hookTimeoutMs'>;

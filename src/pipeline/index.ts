@@ -32,6 +32,7 @@ export type {
   ReversalRequest,
 } from './operation.js';
 export { runOperation, runOwnTidOperation } from './run-operation.js';
+export { type ChargerHook, type ChargerOptions, chargerHook, refuseOwnHook } from './charger.js';
 export { callHook, errorText, runNoticeHook, type HookContext, type HookRun, type HookVerdict } from './hook-runner.js';
 export {
   settlePass,

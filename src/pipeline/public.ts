@@ -1,4 +1,4 @@
-/** What the package exports of the pipeline: the diagnostics channel's name and context. */
+/** What the package exports of the pipeline: the diagnostics channel's name and context, a charger's options. */
 export { GATEWAY_CALL_CHANNEL, type GatewayCallContext } from './diagnostics.js';
 export type { CallOutcome, GatewayOperation } from './operations.js';
 export {
@@ -12,3 +12,4 @@ export {
 export type { LedgerOperation, LedgerState } from './ledger-record.js';
 export { LEDGER_CHANNEL, type LedgerMove } from './walk.js';
 export type { LedgerEvent } from './state-machine.js';
+export type { ChargerOptions } from './charger.js';
