@@ -406,53 +406,43 @@ describe('settle(): time, attention and hooks', function () {
     return { tid: err.tid!, survivor, settled: (await survivor.settle()).settled };
   }
 
-  it("a billing charge whose process died inside a charger's onApproved: once its lease expires, settle() on another instance runs that charger's hook again and keeps it", async () => {
-    const recorded: string[] = [];
-    // The survivor creates the same charger at start-up; its hook is the one settlement runs.
-    const { tid, survivor, settled } = await chargeDiesInHook('monthly', 'charger-died', (s) =>
-      s.billing.charger({ name: 'monthly', onApproved: (r) => void recorded.push(r.tid) }),
-    );
-    try {
-      expect(settled).to.deep.include({
-        operation: 'billing.charge',
-        mid: MID,
-        tid,
-        moid: 'charger-died',
-        amount: 9_900,
-        outcome: 'kept',
-      });
-      expect(recorded).to.deep.equal([tid]);
-      expect(holdsMoney(sandbox, tid)).to.equal(true);
-      expect(await survivor.unsettled()).to.deep.equal([]);
-    } finally {
-      await survivor.close();
-    }
-  });
-
-  it("a key-in whose process died inside a keyinCharger's onApproved: once its lease expires, settle() on another instance runs that charger's hook again and keeps it", async () => {
-    const recorded: string[] = [];
-    const { tid, survivor, settled } = await chargeDiesInHook(
-      'phone-orders',
-      'keyin-charger-died',
-      (s) => void s.keyinCharger({ name: 'phone-orders', onApproved: (r) => void recorded.push(r.tid) }),
-      { keyin: true },
-    );
-    try {
-      expect(settled).to.deep.include({
-        operation: 'keyin',
-        mid: MID,
-        tid,
-        moid: 'keyin-charger-died',
-        amount: 9_900,
-        outcome: 'kept',
-      });
-      expect(recorded).to.deep.equal([tid]);
-      expect(holdsMoney(sandbox, tid)).to.equal(true);
-      expect(await survivor.unsettled()).to.deep.equal([]);
-    } finally {
-      await survivor.close();
-    }
-  });
+  const chargers = [
+    {
+      what: 'a billing charge',
+      operation: 'billing.charge',
+      keyin: false,
+      create: (s: Nicepay, name: string, onApproved: (r: { tid: string }) => void) =>
+        void s.billing.charger({ name, onApproved }),
+    },
+    {
+      what: 'a key-in',
+      operation: 'keyin',
+      keyin: true,
+      create: (s: Nicepay, name: string, onApproved: (r: { tid: string }) => void) =>
+        void s.keyinCharger({ name, onApproved }),
+    },
+  ];
+  for (const { what, operation, keyin, create } of chargers) {
+    it(`${what} whose process died inside a charger's onApproved: once its lease expires, settle() on another instance runs that charger's hook again and keeps it`, async () => {
+      const recorded: string[] = [];
+      const moid = `${operation}-charger-died`;
+      // The survivor creates the same charger at start-up; its hook is the one settlement runs.
+      const { tid, survivor, settled } = await chargeDiesInHook(
+        'by-name',
+        moid,
+        (s) => create(s, 'by-name', (r) => void recorded.push(r.tid)),
+        { keyin },
+      );
+      try {
+        expect(settled).to.deep.include({ operation, mid: MID, tid, moid, amount: 9_900, outcome: 'kept' });
+        expect(recorded).to.deep.equal([tid]);
+        expect(holdsMoney(sandbox, tid)).to.equal(true);
+        expect(await survivor.unsettled()).to.deep.equal([]);
+      } finally {
+        await survivor.close();
+      }
+    });
+  }
 
   it("a charger's hook runs only for its own operation's records: a key-in route of the same name on the settling instance is not run for a charge", async () => {
     const wrong: string[] = [];
