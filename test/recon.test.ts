@@ -45,7 +45,7 @@ describe('recon: cash receipts', () => {
       ...over,
     } as never);
 
-  it('lists BANK / VBANK approvals with a cash receipt, typed, masked, and cancels them on net cancel', async () => {
+  it('lists BANK / VBANK approvals with a cash receipt under their own orgSvcCd and the receipt numbers the approval answered, typed, masked, and cancels them on net cancel', async () => {
     const { ledger, clock } = rig.sandbox;
     ledger.add(entry('T-BANK', 'BANK', 11_000, { type: 'income-deduction', identity: '01012345678' }));
     ledger.add(entry('T-VBANK', 'VBANK', 22_000, { type: 'expense-proof', identity: '1234567890' }));
@@ -75,12 +75,15 @@ describe('recon: cash receipts', () => {
     });
     expect(r.identity).to.include('*');
     expect(r.identity).to.not.equal('01012345678');
+    // The receipt the approval answered (RcptTID, RcptAuthCode), under the same numbers.
+    const bankReceipt = ledger.get('T-BANK')!.extra;
     expect(r.tid).to.have.length(30);
+    expect([r.tid, r.appNo]).to.deep.equal([bankReceipt.rcptTid, bankReceipt.rcptAuthCode]);
 
     const vbank = await query({ orgSvcCd: '03' });
     expect(vbank.items.map((i) => [i.orgTid, i.purpose])).to.deep.equal([['T-VBANK', 'expense-proof']]);
-    const all = await query({ orgSvcCd: '04' });
-    expect(all.count).to.equal(2);
+    // 04 is a cash receipt on its own (billing-facts §2): none of these.
+    expect((await query({ orgSvcCd: '04' })).count).to.equal(0);
     expect((await query({ dt: '20261122' })).count).to.equal(0);
     expect((await query({ searchID: 'nicepay00m' })).count).to.equal(0);
 

@@ -1,7 +1,7 @@
 import { SUCCESS_CODES } from '../../types/payment.js';
 import { kstDate8 } from '../../wire/kst.js';
 import type { LedgerEntry } from '../ledger.js';
-import { newTid, randomDigits } from './util.js';
+import { cashReceiptIds, randomDigits } from './util.js';
 import type { SandboxState } from '../types.js';
 
 const ZERO12 = '000000000000';
@@ -62,10 +62,7 @@ export function methodFields(state: SandboxState, entry: LedgerEntry): Record<st
         PointCl: '0',
       };
     case 'BANK': {
-      if (entry.cashReceipt && !x.rcptTid) {
-        x.rcptTid = newTid(state, entry.mid, '04');
-        x.rcptAuthCode = randomDigits(9);
-      }
+      if (entry.cashReceipt) cashReceiptIds(state, entry);
       return {
         ...head,
         BankCode: '004',

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { PayMethod } from '../../types/payment.js';
 import { type Charset, normalizeCharset } from '../../wire/charset.js';
 import { kstTimestamp12 } from '../../wire/kst.js';
+import type { LedgerEntry } from '../ledger.js';
 import type { SandboxState } from '../types.js';
 
 /** The four methods of interface A with the TID method code and the Korean label of the window. */
@@ -44,6 +45,18 @@ export function newTid(state: SandboxState, mid: string, methodCode: string): st
     const tid = stem + randomAlnum(4);
     if (!state.ledger.get(tid)) return tid;
   }
+}
+
+/**
+ * The cash receipt of a BANK or VBANK entry that asked for one: its TID and approval number,
+ * drawn once and kept on the entry, so the approval answer (RcptTID, RcptAuthCode), the deposit
+ * notice and reconciliation (tid, appNo) name the same receipt.
+ */
+export function cashReceiptIds(state: SandboxState, entry: LedgerEntry): { tid: string; authCode: string } {
+  const x = entry.extra;
+  x.rcptTid ??= newTid(state, entry.mid, '04');
+  x.rcptAuthCode ??= randomDigits(9);
+  return { tid: x.rcptTid, authCode: x.rcptAuthCode };
 }
 
 /** A fresh 40-character AuthToken shaped like the manual's example (NICETOKN + 32 hex). */

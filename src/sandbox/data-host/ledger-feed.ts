@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
-import { kstDate8, kstTimestamp12, kstTimestamp14 } from '../../wire/kst.js';
+import { kstDate8, kstTimestamp14 } from '../../wire/kst.js';
+import { cashReceiptIds } from '../approval/util.js';
 import type { LedgerCancel, LedgerEntry, LedgerStatus } from '../ledger.js';
 import type { SandboxState } from '../types.js';
 import { balanceOf, dataHostState, mask } from './state.js';
@@ -20,10 +21,11 @@ export function feedFromLedger(state: SandboxState): void {
       bal.last = { lastcl: '00', amount: entry.amount, date: kstDate8(when) };
       if (entry.cashReceipt && (entry.method === 'BANK' || entry.method === 'VBANK')) {
         const t = kstTimestamp14(entry.approvedAt ?? when);
+        // The receipt the approval answer (BANK) or the deposit notice (VBANK) names.
+        const receipt = cashReceiptIds(state, entry);
         ds.receipts.push({
           mid: entry.mid,
-          // Cash receipt TID: MID + 04 (cash receipt) + 01 + YYMMDDHHMISS + 4 random digits.
-          tid: `${entry.mid}0401${kstTimestamp12(entry.approvedAt ?? when)}${String(randomInt(10_000)).padStart(4, '0')}`,
+          tid: receipt.tid,
           orgTid: entry.tid,
           orgSvcCd: entry.method === 'BANK' ? '02' : '03',
           moid: entry.moid,
@@ -34,7 +36,7 @@ export function feedFromLedger(state: SandboxState): void {
           ccDt: '',
           ccTm: '',
           stateCd: '0',
-          appNo: String(randomInt(100_000_000, 999_999_999)),
+          appNo: receipt.authCode,
           ccNo: '',
           ordNm: entry.buyerName,
           identity: mask(entry.cashReceipt.identity),
