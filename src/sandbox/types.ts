@@ -15,7 +15,7 @@ export interface SandboxMerchant {
   usrId?: string;
   /** Where payment notices (deposits, and cancels with notifyCancels) are posted. @default none */
   notificationUrl?: string;
-  /** Also notify cancels (StateCd 1/2) made through cancel_process.jsp. @default false */
+  /** Also notify cancels (StateCd 1/2) made through cancel_process.jsp, except a virtual account's refund. @default false */
   notifyCancels?: boolean;
   /** Notice retries when the answer is not exactly OK (merchant admin: 1-10 min, 1-10 times). @default { intervalMinutes: 1, count: 3 } */
   notificationRetry?: { intervalMinutes: number; count: number };

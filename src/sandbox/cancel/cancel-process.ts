@@ -228,9 +228,11 @@ function cancel(
     MallReserved: field(f, 'MallReserved'),
     Signature: cancelResponseSignature(entry.tid, entry.mid, cancelAmt, merchant.merchantKey),
   };
-  const notify = merchant.notifyCancels
-    ? () => notifyCancel(state, merchant, entry, amount, now, cancelMoid)
-    : undefined;
+  // For a virtual account only the deposit is notified, never its refund (lifecycle-facts §3).
+  const notify =
+    merchant.notifyCancels && entry.method !== 'VBANK'
+      ? () => notifyCancel(state, merchant, entry, amount, now, cancelMoid)
+      : undefined;
   return notify ? { fields, notify } : { fields };
 }
 
