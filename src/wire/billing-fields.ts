@@ -1,5 +1,5 @@
 import type { FieldSpec, FieldTable } from './field-sizes.js';
-import { MID_PATTERN } from './keyin-fields.js';
+import { CARD_QUOTA, MID_PATTERN } from './keyin-fields.js';
 
 /*
  * Field tables of recurring card billing (docs/spec/billing-facts.md §1): registration of a
@@ -43,7 +43,7 @@ export const BILLING_CHARGE_FIELDS: FieldTable = {
   GoodsName: req(40),
   SignData: req(256, SIGN),
   CardInterest: req(1, /^[01]$/),
-  CardQuota: req(2, /^\d{2}$/),
+  CardQuota: req(2, CARD_QUOTA),
   CardPoint: opt(1, /^[01]$/),
   BuyerEmail: opt(60),
   BuyerTel: opt(20),

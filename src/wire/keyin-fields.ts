@@ -12,6 +12,9 @@ import type { FieldSpec, FieldTable } from './field-sizes.js';
  */
 export const MID_PATTERN = /^[A-Za-z0-9]{9}m$/;
 
+/** CardQuota (B, billing): `00` lump sum or 02-99 months; there is no one-month plan. */
+export const CARD_QUOTA = /^(?:00|0[2-9]|[1-9]\d)$/;
+
 const req = (max: number, pattern?: RegExp): FieldSpec => ({ max, required: true, ...(pattern ? { pattern } : {}) });
 const opt = (max: number, pattern?: RegExp): FieldSpec => ({ max, required: false, ...(pattern ? { pattern } : {}) });
 
@@ -25,7 +28,7 @@ export const KEYIN_REQUEST_FIELDS: FieldTable = {
   GoodsName: req(40),
   EncData: req(512, /^[0-9a-fA-F]+$/),
   CardInterest: req(1, /^[01]$/),
-  CardQuota: req(2, /^\d{2}$/),
+  CardQuota: req(2, CARD_QUOTA),
   SignData: req(256, /^[0-9a-f]{64}$/),
   BuyerEmail: opt(60),
   BuyerTel: opt(20),
@@ -44,7 +47,7 @@ export const KEYIN_REQUEST_FIELDS: FieldTable = {
  */
 export const KEYIN_ENC_FIELDS: FieldTable = {
   CardNo: req(16, /^\d{13,16}$/),
-  CardExpire: req(4, /^\d{4}$/),
+  CardExpire: req(4, /^\d{2}(?:0[1-9]|1[0-2])$/),
   BuyerAuthNum: opt(13, /^(?:\d{6}|\d{10})$/),
   CardPwd: opt(2, /^\d{2}$/),
 };

@@ -101,7 +101,10 @@ function processKeyin(form: FormFields | undefined, state: SandboxState): Record
   } catch {
     enc = undefined;
   }
-  if (!enc || checkFields(KEYIN_ENC_FIELDS, enc, 'euc-kr')) return answer(form, KEYIN_DECLINES.badEncData);
+  if (!enc) return answer(form, KEYIN_DECLINES.badEncData);
+  // Decrypted, but a card field breaks its format: the request is wrong, not the encryption.
+  const encProblem = checkFields(KEYIN_ENC_FIELDS, enc, 'euc-kr');
+  if (encProblem) return badField(form, encProblem.field);
   if (merchant.keyinRequiresAuthNum && !enc.BuyerAuthNum) return answer(form, KEYIN_DECLINES.authNumRequired);
   if (merchant.keyinRequiresPassword && !enc.CardPwd) return answer(form, KEYIN_DECLINES.passwordRequired);
 
