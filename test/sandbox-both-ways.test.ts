@@ -160,6 +160,26 @@ describe('sandbox: a gateway both ways', () => {
       expect(receiver.notices.every((n) => n.MOID === 'order-a')).to.equal(true);
     });
 
+    it("a bank transfer's cancel notice carries no CancelMOID (cards only), and a virtual account's refund posts no notice (only its deposit)", async () => {
+      const c = client(sandbox);
+      const bank = await c.pay('order-bank', 3000, 'BANK');
+      const vbank = await c.pay('order-vbank', 3000, 'VBANK');
+      await sandbox.deposit(vbank.tid);
+      await sandbox.notices.idle();
+      receiver.notices.length = 0;
+      expect((await c.cancel(bank.tid, 'bank-c1', '1000', true)).ResultCode).to.equal('2001');
+      const refund = await c.cancel(vbank.tid, 'vbank-c1', '3000', false, {
+        RefundAcctNo: '1234567890',
+        RefundBankCd: '004',
+        RefundAcctNm: '홍길동',
+      });
+      expect(refund.ResultCode).to.be.oneOf(['2211', '2225']);
+      await sandbox.notices.idle();
+      expect(receiver.notices.map((n) => [n.MOID, n.PayMethod, n.CancelMOID])).to.deep.equal([
+        ['order-bank', 'BANK', undefined],
+      ]);
+    });
+
     it('refuses the same Moid and amount as the previous partial cancel moments later (2060), not another Moid', async () => {
       const c = client(sandbox);
       const { tid } = await c.pay('order-b', 3000);
@@ -487,6 +507,32 @@ describe('sandbox: a gateway both ways', () => {
       ]);
     });
 
+    it("lists a bank transfer's receipt under the RcptTID and RcptAuthCode its approval answered, under 02 and not under 04 (a receipt on its own)", async () => {
+      const c = client(sandbox);
+      const { tid, answer } = await c.pay('recon-ids', 6600, 'BANK', {
+        cashReceipt: { type: 'income-deduction', identity: '01012345678' },
+      });
+      expect(answer.RcptTID).to.have.length(30);
+      const usrId = `${MID}admin`;
+      const rows = async (orgSvcCd: string) => {
+        const e = envelope('0301002', { usrId, encKey: '', dt: '20260302', orgSvcCd, idCl: '2', searchID: MID });
+        e.body.encKey = reconEncKey('0301002', usrId, e.header.trDtm, KEY);
+        return ((await postJson('/recon/api', e)).body.data as Array<Record<string, unknown>>).filter(
+          (r) => r.otid === tid,
+        );
+      };
+      expect((await rows('02')).map((r) => [r.tid, r.appNo])).to.deep.equal([[answer.RcptTID, answer.RcptAuthCode]]);
+      expect(await rows('04')).to.deep.equal([]);
+    });
+
+    it('a decline fault on reconciliation answers with the request sid, as every data host answer does', async () => {
+      const usrId = `${MID}admin`;
+      const e = envelope('0301002', { usrId, encKey: '', dt: '20260302', orgSvcCd: '02', idCl: '2', searchID: MID });
+      e.body.encKey = reconEncKey('0301002', usrId, e.header.trDtm, KEY);
+      sandbox.faults.inject({ target: 'data', kind: 'decline', resultCode: '9999' });
+      expect((await postJson('/recon/api', e)).header).to.include({ sid: '0301002', resCode: '9999' });
+    });
+
     it('a full cancel marks the receipt cancelled', async () => {
       const c = client(sandbox);
       const { tid } = await c.pay('recon-2', 7000, 'BANK', {
@@ -515,6 +561,32 @@ describe('sandbox: a gateway both ways', () => {
         expect((await c.status(tid)).Status).to.equal('0');
       } finally {
         await sandbox.close();
+      }
+    });
+
+    it('takes no deposit into a virtual account past its expiry: refused, no notice, still Status 9', async () => {
+      const receiver = await noticeReceiver();
+      const sandbox = await frozen({
+        merchants: [{ mid: MID, merchantKey: KEY, notificationUrl: receiver.url }],
+        testAutoCancel: false,
+      });
+      try {
+        const c = client(sandbox);
+        const { tid, answer } = await c.pay('vbank-late', 10000, 'VBANK');
+        // The sandbox's own expiry: 7 days on, 23:59:59 KST.
+        expect([answer.VbankExpDate, answer.VbankExpTime]).to.deep.equal(['20260309', '235959']);
+        sandbox.clock.set(fromKst(2026, 3, 10, 0, 0, 0));
+        let refused = '';
+        await sandbox.deposit(tid).catch((err: Error) => {
+          refused = err.message;
+        });
+        expect(refused).to.match(/expired at 20260309 235959 KST/);
+        await sandbox.notices.idle();
+        expect(receiver.notices).to.deep.equal([]);
+        expect((await c.status(tid)).Status).to.equal('9');
+      } finally {
+        await sandbox.close();
+        await receiver.close();
       }
     });
 

@@ -3,7 +3,10 @@
  * amount, and a partial cancel does not show: treat it as advice, not proof (lifecycle-facts §4).
  */
 export interface TransactionStatus {
-  /** Status 0 approved (virtual accounts: issued or paid), 1 cancelled, 9 no approved transaction. */
+  /**
+   * Status 0 approved, 1 cancelled, 9 no approved transaction: a virtual account issued and not
+   * paid yet is 9 too (lifecycle-facts §4), as the sandbox answers.
+   */
   status: 'approved' | 'cancelled' | 'not-found';
   tid: string;
   /** The approval number (AuthCode), when the gateway gives one. */
