@@ -10,6 +10,7 @@
  * (a paid virtual account refunded to a bank account: "refund accepted, not paid out yet")
  * is pending until the shop learns it was paid out; it is never called done before that.
  */
+import type { CheckoutResult } from '../src/index.js';
 import type { Order } from './db.js';
 
 /**
@@ -84,4 +85,15 @@ export type PayableState = Extract<OrderState, 'pending' | 'window-left' | 'decl
 /** Whether the buyer may (still, or again) open the payment window for the order. */
 export function isPayable(state: OrderState): state is PayableState {
   return state === 'pending' || state === 'window-left' || state === 'declined';
+}
+
+/**
+ * Whether the order's virtual account is past its deposit deadline (VbankExpDate/VbankExpTime)
+ * at `now`: the bank takes no deposit into it any more, so nothing may offer one.
+ */
+export function depositDeadlinePassed(o: Order, now: Date): boolean {
+  const stored = o.result ? (JSON.parse(o.result) as CheckoutResult) : undefined;
+  if (stored?.status !== 'awaiting-deposit' || stored.payment.method !== 'VBANK') return false;
+  const expiresAt = stored.payment.virtualAccount.expiresAt;
+  return expiresAt !== undefined && new Date(expiresAt).getTime() < now.getTime();
 }

@@ -11,6 +11,7 @@ import type { Shop } from '../example-app/app.js';
 import type { Logger } from '../src/index.js';
 import { type Sandbox, TEST_MERCHANTS } from '../src/sandbox/index.js';
 import { type NotifiedShop, startNotifiedShop } from './helpers/notified-shop.js';
+import { tokenOf } from './helpers/settling-shop.js';
 
 const { mid: MID } = TEST_MERCHANTS[0]!;
 
@@ -24,7 +25,7 @@ describe("example-app: the sandbox deposit of a buyer's virtual account is the o
   const logger: Logger = { debug: log, info: log, warn: log, error: log };
 
   before(async () => {
-    h = await startNotifiedShop({ logger });
+    h = await startNotifiedShop({ logger, admin: { user: 'admin', password: 'deposit-test-pw' } });
     ({ sandbox, shop, server } = h);
   });
   after(() => h.close());
@@ -86,6 +87,42 @@ describe("example-app: the sandbox deposit of a buyer's virtual account is the o
     expect(deposited()).to.equal(true);
     // mallory's own account was never paid by any of the above
     expect(shop.db.order(own.moid)).to.include({ status: 'awaiting-deposit' });
+  });
+
+  it('a virtual account past its deposit deadline offers no deposit, on the buyer page or in the back office, and neither route pays it', async () => {
+    const buyer = request.agent(server);
+    const order = await orderByVirtualAccount(buyer, 'late');
+    const page = await buyer.get(`/orders/${order.moid}`);
+    expect(page.text).to.include('id="sandbox-deposit"');
+    // The sandbox's own deadline: 7 days on, 23:59:59 KST; a second later the bank takes nothing.
+    const expiresAt = new Date(JSON.parse(shop.db.order(order.moid)!.result!).payment.virtualAccount.expiresAt);
+    const before = sandbox.clock.now();
+    sandbox.clock.set(new Date(expiresAt.getTime() + 1000));
+    try {
+      expect((await buyer.get(`/orders/${order.moid}`)).text).to.not.include('id="sandbox-deposit"');
+      expect((await buyer.post(`/orders/${order.moid}/sandbox-deposit`)).status).to.equal(303);
+
+      const admin = request.agent(server);
+      const form = await admin.get('/admin/login');
+      await admin
+        .post('/admin/login')
+        .type('form')
+        .send({ _csrf: tokenOf(form.text), user: 'admin', password: 'deposit-test-pw', next: '/admin/orders' });
+      const orderPage = await admin.get(`/admin/orders/${order.moid}`);
+      expect(orderPage.status).to.equal(200);
+      expect(orderPage.text).to.not.include('id="deposit-form"');
+      const refused = await admin
+        .post(`/admin/orders/${order.moid}/deposit`)
+        .type('form')
+        .send({ _csrf: tokenOf(orderPage.text) });
+      expect(refused.status).to.equal(409);
+      expect(refused.text).to.include('입금 기한이 지난 가상계좌입니다');
+
+      expect(shop.db.order(order.moid)).to.include({ status: 'awaiting-deposit' });
+      expect(sandbox.ledger.get(order.tid)!.deposit).to.equal(undefined);
+    } finally {
+      sandbox.clock.set(before);
+    }
   });
 
   it('a deposit notice the sandbox did not book (posted by a buyer from the same machine) is answered FAIL and the order stays unpaid', async () => {

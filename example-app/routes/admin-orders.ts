@@ -44,6 +44,7 @@ import { redirectWithNotice, takeNotice } from '../admin-notice.js';
 import type { ShopContext } from '../shop-context.js';
 import { audit, csrfInput } from '../admin-auth.js';
 import type { Order } from '../db.js';
+import { depositDeadlinePassed } from '../order-state.js';
 import { type RefundIntent, refundStore } from '../db-refunds.js';
 import { CANCEL_REFUSAL, operatorError } from '../korean.js';
 import { heldRecords } from '../package-held.js';
@@ -135,6 +136,7 @@ export function adminOrderRoutes(ctx: ShopContext): Router {
       o.status === 'awaiting-deposit' &&
       o.tid &&
       remaining(o) > 0 &&
+      !depositDeadlinePassed(o, ctx.clock()) &&
       html`<form id="deposit-form" class="card" method="post" action="/admin/orders/${o.moid}/deposit">${csrfInput(req)}
 <p class="muted">샌드박스 전용: 구매자가 가상계좌에 입금한 것으로 처리하고 입금 통보를 보냅니다.</p>
 <div class="actions"><button type="submit" class="secondary" id="deposit-submit">입금 처리 (샌드박스)</button></div></form>`;
@@ -411,6 +413,10 @@ ${Object.entries(values).map(([k, val]) => html`<input type="hidden" name="${k}"
     if (!o || !sandbox) return next();
     if (o.status !== 'awaiting-deposit' || !o.tid || remaining(o) <= 0)
       return void orderPage(req, res, 409, o, { error: '입금을 기다리는 가상계좌가 아닙니다.' }).catch(next);
+    if (depositDeadlinePassed(o, ctx.clock()))
+      return void orderPage(req, res, 409, o, {
+        error: '입금 기한이 지난 가상계좌입니다. 은행이 입금을 받지 않습니다.',
+      }).catch(next);
     try {
       await sandbox.deposit(o.tid);
       audit(logger, req, 'sandbox.deposit', { moid: o.moid, tid: o.tid, amount: o.amount });

@@ -13,7 +13,7 @@ import type { CheckoutResult } from '../../src/index.js';
 import type { ShopContext } from '../shop-context.js';
 import type { Order } from '../db.js';
 import { type SafeHtml, METHOD_LABEL, html, kstDateTime, sendPage, won } from '../views.js';
-import { type OrderState, isPayable, orderState, stateTone } from '../order-state.js';
+import { type OrderState, depositDeadlinePassed, isPayable, orderState, stateTone } from '../order-state.js';
 import { cardCompany } from '../korean.js';
 import { heldRecords } from '../package-held.js';
 import { newOrderButton, UNPAYABLE_NOW } from './checkout.js';
@@ -143,7 +143,7 @@ function headline(state: OrderState, o: Order, depositArrived: boolean): { headi
  * Heading, page status and details of an order as the buyer sees it, all from its one state;
  * `checking`: the package is settling an approval of it.
  */
-function view(order: Order, sandboxDeposit: boolean, checking: boolean): ResultView {
+function view(order: Order, sandboxDeposit: boolean, checking: boolean, now: Date): ResultView {
   const state = orderState(order);
   const stored = order.result ? (JSON.parse(order.result) as CheckoutResult) : undefined;
   const committed =
@@ -174,6 +174,7 @@ ${order.refundedAmount > 0 && state !== 'cancelled' && toAccount(order) && html`
       action:
         state === 'awaiting-deposit' &&
         sandboxDeposit &&
+        !depositDeadlinePassed(order, now) &&
         html`<form method="post" action="/orders/${order.moid}/sandbox-deposit" class="inline" id="sandbox-deposit-form" title="샌드박스 전용: 은행에서 이 계좌로 입금한 것처럼 처리하고, 게이트웨이의 입금 통보로 주문이 완료됩니다"><button type="submit" id="sandbox-deposit">입금하기 (샌드박스)</button></form>`,
     };
   }
@@ -226,7 +227,12 @@ export function resultRoutes(ctx: ShopContext): Router {
     const held = isPayable(state)
       ? await heldRecords(ctx, order.channel === 'keyin' ? 'keyin' : 'approval')
       : undefined;
-    const { status, heading, note, body, action } = view(order, sandbox !== undefined, held?.has(order.moid) === true);
+    const { status, heading, note, body, action } = view(
+      order,
+      sandbox !== undefined,
+      held?.has(order.moid) === true,
+      ctx.clock(),
+    );
     sendPage(
       res,
       200,
@@ -248,7 +254,8 @@ ${body}</dl></div>
     const order = db.order(req.params.moid);
     if (!order || !sandbox) return next();
     try {
-      if (orderState(order) === 'awaiting-deposit' && order.tid) {
+      // Past its deadline the bank takes no deposit: the page says so, and offers none.
+      if (orderState(order) === 'awaiting-deposit' && order.tid && !depositDeadlinePassed(order, ctx.clock())) {
         await sandbox.deposit(order.tid);
         logger.info({ moid: order.moid, tid: order.tid }, 'example shop: sandbox deposit from the buyer page');
       }
