@@ -98,6 +98,16 @@ describe('key-in answers, by the key-in table', () => {
     ).to.equal('unknown');
   });
 
+  it('1681 and A127 (a Moid charged before) are no decline: the order number was charged under another TID', () => {
+    for (const code of ['1681', 'A127']) {
+      const a = readAnswer(
+        json({ ResultCode: code, ResultMsg: '중복된 주문번호입니다', MID: sent.mid, Moid: sent.moid }),
+        table,
+      );
+      expect(a.kind, code).to.equal('charged-before');
+    }
+  });
+
   it('never takes a missing field from a polluted Object.prototype', () => {
     const { Moid: _moid, ...withoutMoid } = ok;
     const proto = Object.prototype as Record<string, unknown>;

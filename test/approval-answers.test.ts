@@ -94,6 +94,27 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
     ]);
   });
 
+  it("an A127 refusal that names no order, or another, is nobody's (400 NICEPAY_DECLINE_ORDER_MISMATCH); one naming the return's Moid is 409 NICEPAY_MOID_CHARGED_BEFORE", async () => {
+    for (const [named, status, code] of [
+      [undefined, 400, 'NICEPAY_DECLINE_ORDER_MISMATCH'],
+      ['someone-else', 400, 'NICEPAY_DECLINE_ORDER_MISMATCH'],
+      ['a127-order', 409, 'NICEPAY_MOID_CHARGED_BEFORE'],
+    ] as const) {
+      const { tid, body } = authReturn('a127-order', 7_000);
+      answer = (form) => ({
+        ResultCode: 'A127',
+        ResultMsg: '이미 승인된 주문번호(Moid)입니다.',
+        TID: form.TID!,
+        MID,
+        ...(named ? { Moid: named } : {}),
+      });
+      const res = await request(shop.app).post('/pay/return').type('form').send(body);
+      expect([res.status, res.body.code], String(named)).to.deep.equal([status, code]);
+      // Nothing was charged for this TID: nothing to reverse.
+      expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal(['/webapi/pay_process.jsp']);
+    }
+  });
+
   it('an answer naming ResultCode twice (a signed 3001 and a 9999) is an unknown outcome: net-cancelled, never declined', async () => {
     const { tid, body } = authReturn('two-codes', 6_000);
     answer = (form) => {

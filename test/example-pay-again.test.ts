@@ -100,9 +100,10 @@ describe('example-app: paying again an order whose payment could not be confirme
     expect(approve.status).to.equal(200);
     await shop.nicepay.cancel({ tid: first.fields.TxTid!, moid, amount: 23_000, reason: '취소' });
 
-    const declined = await pay(buyer, moid);
-    expect(declined.status).to.equal(303);
-    expect(shop.db.order(moid)).to.include({ status: 'declined', moidSpent: true });
+    // A127 is no decline of the order: nothing was charged now, and the order stays unpaid.
+    const refused = await pay(buyer, moid);
+    expect(refused.status).to.equal(303);
+    expect(shop.db.order(moid)).to.include({ status: 'pending', moidSpent: true });
     const result = await buyer.get(`/orders/${moid}`);
     expect(result.text).to.include('id="retry"').and.include('새 주문으로 결제하기').and.not.include('이미 승인된');
     expect((await buyer.get(`/checkout/${moid}`)).text).to.include('id="order-spent"');

@@ -315,15 +315,33 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
     }
   });
 
-  it('caches a decline: the same Moid and card resubmitted returns the decline without a new call; another card gets 409', async () => {
+  it('keeps no decline: the Moid declined may be paid with another card, and nobody can lock its buyer out with a failing card', async () => {
     const req = input({}, { number: '4000000000009995' });
     const first = await nicepay.keyin(req);
-    const again = await nicepay.keyin(req);
     expect(first).to.include({ status: 'declined', duplicate: false });
-    expect(again).to.include({ status: 'declined', duplicate: true, tid: first.tid, message: '한도가 초과되었습니다' });
-    const other = await rejection(nicepay.keyin({ ...req, card: { ...req.card, number: '4111111111111111' } }));
-    expect(other).to.include({ code: 'NICEPAY_DUPLICATE_MISMATCH', status: 409 });
-    expect(sandbox.ledger.entries().filter((e) => e.moid === req.moid)).to.have.length(1);
+    // The same failing card again is sent again (a new TID), and declined again.
+    const again = await nicepay.keyin(req);
+    expect(again).to.include({ status: 'declined', duplicate: false, message: '한도가 초과되었습니다' });
+    expect(again.tid).to.not.equal(first.tid);
+    // Another card pays the same Moid, once; its repeat is answered from the record.
+    const paid = approved(await nicepay.keyin({ ...req, card: { ...req.card, number: '4111111111111111' } }));
+    const repeat = await nicepay.keyin({ ...req, card: { ...req.card, number: '4111111111111111' } });
+    expect(repeat).to.include({ status: 'approved', duplicate: true, tid: paid.tid });
+    expect(approvalsOf(req.moid)).to.have.length(1);
+  });
+
+  it('a Moid the gateway charged before, which this store does not hold, rejects 409 NICEPAY_MOID_CHARGED_BEFORE naming it: nothing charged, never a decline', async () => {
+    const req = input();
+    const paid = approved(await nicepay.keyin(req));
+    // Another instance with a store of its own (or this one after its records expired).
+    const forgetful = make({ store: memoryStore() });
+    try {
+      const err = await rejection(forgetful.keyin(req));
+      expect(err).to.include({ code: 'NICEPAY_MOID_CHARGED_BEFORE', status: 409, moid: req.moid, resultCode: '1681' });
+      expect(approvalsOf(req.moid).map((e) => e.tid)).to.deep.equal([paid.tid]);
+    } finally {
+      await forgetful.close();
+    }
   });
 
   it('refuses a resubmitted Moid with another amount (409) instead of reporting the old charge', async () => {

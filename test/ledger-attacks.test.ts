@@ -217,6 +217,38 @@ describe("ledger: a stranger's token on a victim's TxTid", () => {
   });
 });
 
+describe('ledger: a second window opened for a paid order', () => {
+  it("is refused 409 NICEPAY_MOID_CHARGED_BEFORE, never a decline of the paid order: the gateway's A127 charged nothing", async () => {
+    const sandbox = createSandbox();
+    await sandbox.listen(0);
+    const shop = await startShop({ sandbox });
+    try {
+      shop.orders.set('paid-once', 15_000);
+      const buyer = await sandbox.authenticate({ moid: 'paid-once', amount: 15_000, method: 'CARD' });
+      expect((await post(shop, buyer.fields, buyer.contentType)).body).to.include({ status: 'approved' });
+      // Anyone may open the window for a known order (the shop's checkout page is public).
+      const stranger = await sandbox.authenticate({ moid: 'paid-once', amount: 15_000, method: 'CARD' });
+      const res = await post(shop, stranger.fields, stranger.contentType);
+      expect(res.status).to.equal(409);
+      expect(res.body.code).to.equal('NICEPAY_MOID_CHARGED_BEFORE');
+      expect(JSON.stringify(res.body)).to.not.include('declined');
+      expect(shop.approved.map((r) => r.tid)).to.deep.equal([buyer.fields.TxTid]);
+      expect(sandbox.ledger.byMoid('nicepay00m', 'paid-once').map((e) => e.status)).to.deep.equal([
+        'approved',
+        'declined',
+      ]);
+      // Nothing was recorded for the stranger's TxTid: its repeat reaches the gateway, which
+      // burnt the token (I003), and is answered as a duplicate of nobody's order.
+      const again = await post(shop, stranger.fields, stranger.contentType);
+      expect([again.status, again.body.code]).to.deep.equal([409, 'NICEPAY_ALREADY_PROCESSED']);
+      expect(await shop.nicepay.unsettled()).to.deep.equal([]);
+    } finally {
+      await shop.close();
+      await sandbox.close();
+    }
+  });
+});
+
 describe("ledger: a refunded order's own return replayed", () => {
   it('is never answered as a fresh decline: a duplicate of the payment while the ledger holds it, 409 NICEPAY_ALREADY_PROCESSED after a restart forgot it', async () => {
     const sandbox = createSandbox();

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { createNicepay } from '../src/index.js';
+import { createNicepay, NicepayGatewayError } from '../src/index.js';
 import { BILLING_CODES, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
 import { billingEncPlaintext } from '../src/wire/billing-fields.js';
 import { encryptEncData } from '../src/wire/enc-data.js';
@@ -159,7 +159,7 @@ describe('sandbox billing and receipt rules, both ways', () => {
     });
   });
 
-  it("the billing client reports the gateway's duplicate-Moid refusal as a decline that says the Moid was charged before", async () => {
+  it("the billing client reports the gateway's duplicate-Moid refusal as NICEPAY_MOID_CHARGED_BEFORE naming the order, never as a decline", async () => {
     // Two shops without a shared store: the second one's own Moid guard cannot see the first charge.
     const options = { mid: MID, merchantKey: KEY, baseUrl: sandbox.url, clock: () => sandbox.clock.now() };
     const first = createNicepay(options);
@@ -172,13 +172,21 @@ describe('sandbox billing and receipt rules, both ways', () => {
       if (reg.status !== 'registered') throw new Error(`not registered: ${reg.code}`);
       const month = { bid: reg.bid, moid: 'sub-client-11', amount: 9_900, goodsName: '월간 구독' };
       expect((await first.billing.charge(month)).status).to.equal('approved');
-      const again = await second.billing.charge(month);
-      expect(again).to.include({ status: 'declined', code: '1681', duplicate: false });
-      if (again.status !== 'declined') throw new Error('narrowing');
-      expect(again.message)
+      const again = await second.billing.charge(month).catch((e: unknown) => e as NicepayGatewayError);
+      expect(again).to.be.instanceOf(NicepayGatewayError);
+      expect(again).to.include({
+        code: 'NICEPAY_MOID_CHARGED_BEFORE',
+        status: 409,
+        moid: 'sub-client-11',
+        resultCode: '1681',
+      });
+      expect((again as Error).message)
         .to.match(/charged before/)
         .and.to.match(/nothing was charged now/);
-      expect(again.raw.ResultMsg).to.equal(BILLING_CODES.duplicateMoid.message);
+      // Nothing recorded: the same charge asked again meets the gateway's refusal again.
+      expect(await second.billing.charge(month).catch((e: unknown) => (e as NicepayGatewayError).code)).to.equal(
+        'NICEPAY_MOID_CHARGED_BEFORE',
+      );
       expect(sandbox.ledger.byMoid(MID, 'sub-client-11').filter((e) => e.status === 'approved')).to.have.length(1);
     } finally {
       await first.close();

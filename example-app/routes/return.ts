@@ -4,7 +4,8 @@
  * route records it and redirects (303) to the order's result page, `GET /orders/:moid`
  * (post/redirect/get: refresh and Back repeat only the GET).
  */
-import type { Router } from 'express';
+import type { NextFunction, Request, Response, Router } from 'express';
+import { NicepayGatewayError } from '../../src/index.js';
 import { shopRouter } from './router.js';
 import type { ShopContext } from '../shop-context.js';
 
@@ -25,9 +26,6 @@ export function returnRoutes({ db, nicepay, logger, access }: ShopContext): Rout
       const r = req.checkout!;
       if (r.status === 'declined' && !r.duplicate) {
         db.markDeclined(r);
-        // A127: the gateway approved this order number once (a payment the package reversed);
-        // it takes none for it any more, so the buyer pays with a new order.
-        if (r.code === 'A127') db.markMoidSpent(r.moid);
         logger.info({ moid: r.moid, tid: r.tid, resultCode: r.code }, 'example shop: payment declined');
       }
       // auth-failed carries no signature (anyone can post one for any Moid with any text): it
@@ -45,6 +43,23 @@ export function returnRoutes({ db, nicepay, logger, access }: ShopContext): Rout
       // browser still has its cookie).
       const page = `/orders/${encodeURIComponent(r.moid)}`;
       res.redirect(303, r.status === 'auth-failed' ? page : access.signedLink(page, r.moid));
+    },
+  );
+  router.use(
+    '/pay/return',
+    // A127: the gateway approved this order number before (paid, or a payment the package
+    // reversed), and named it in its refusal. Nothing was charged now and the order's state does
+    // not change: a paid order stays paid; an unpaid one is paid with a new order number.
+    (err: unknown, _req: Request, res: Response, next: NextFunction) => {
+      if (!(err instanceof NicepayGatewayError) || err.code !== 'NICEPAY_MOID_CHARGED_BEFORE' || !err.moid)
+        return next(err);
+      db.markMoidSpent(err.moid);
+      logger.info(
+        { moid: err.moid, tid: err.tid, resultCode: err.resultCode },
+        'example shop: order number charged before',
+      );
+      const page = `/orders/${encodeURIComponent(err.moid)}`;
+      res.redirect(303, access.signedLink(page, err.moid));
     },
   );
   return router;

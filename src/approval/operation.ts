@@ -2,7 +2,7 @@ import type { ClientContext } from '../context.js';
 import { cancelReversal, reversalTable } from '../cancel/reversal.js';
 import { NicepayRequestError } from '../errors/index.js';
 import type { AnswerTable, GatewayHolding, LedgerRecord, OperationCall, OperationKind } from '../pipeline/index.js';
-import { refuseKvUnsafe } from '../pipeline/index.js';
+import { DUPLICATE_MOID_REFUSALS, refuseKvUnsafe } from '../pipeline/index.js';
 import { askStatus } from '../status/client.js';
 import { holdingOfStatus } from '../status/holding.js';
 import type { CommittedCheckout, DeclinedCheckout } from '../types/checkout.js';
@@ -158,6 +158,8 @@ export function approvalCall(
     success: codes.success,
     ambiguous: codes.ambiguous,
     invalid: INVALID_FOR_TID,
+    // A127: the order was paid by another TID; this one charged nothing (never its decline).
+    chargedBefore: DUPLICATE_MOID_REFUSALS,
     processed: ALREADY_PROCESSED,
     signature: (f) =>
       approvalResponseSignature(

@@ -1,7 +1,13 @@
 import type { ClientContext } from '../context.js';
 import { cancelReversal } from '../cancel/reversal.js';
 import { cardChargeCall, cardResult, chargeTable, type SentCharge } from '../keyin/card-charge.js';
-import type { AnswerTable, OperationCall, OperationKind, OwnTidOperation } from '../pipeline/index.js';
+import {
+  type AnswerTable,
+  DUPLICATE_MOID_REFUSALS,
+  type OperationCall,
+  type OperationKind,
+  type OwnTidOperation,
+} from '../pipeline/index.js';
 import { holdingByStatus } from '../status/holding.js';
 import { secretDigest } from '../util/secret-digest.js';
 import { BILLING_APPROVED_CODE, BILLING_CHARGE_PATH } from '../wire/billing-fields.js';
@@ -31,7 +37,11 @@ export function billingChargeKind(ctx: ClientContext): OperationKind<BillingChar
 
 /** A charge's answer table (billing-facts §1b): read like key-in's, 3001 approved. */
 export function billingChargeTable(sent: SentCharge): AnswerTable {
-  return chargeTable(sent, { success: new Set([BILLING_APPROVED_CODE]), amount: { field: 'Amt', value: sent.amount } });
+  return chargeTable(sent, {
+    success: new Set([BILLING_APPROVED_CODE]),
+    chargedBefore: DUPLICATE_MOID_REFUSALS,
+    amount: { field: 'Amt', value: sent.amount },
+  });
 }
 
 /** One charge, as the ledger runs it: once per Moid, bound to the amount and the BID. */

@@ -45,6 +45,12 @@ export const ERROR_CODES = {
    * answered as a duplicate, nothing recorded or changed now.
    */
   NICEPAY_ALREADY_PROCESSED: { class: 'NicepayRequestError', status: 409 },
+  /**
+   * The gateway refused the order number as charged before (1681 / A127 duplicate Moid; `moid`
+   * is the order it named): this request charged nothing, and the earlier charge of the Moid
+   * stands. Not a decline of the order (it may be paid): nothing recorded or changed now.
+   */
+  NICEPAY_MOID_CHARGED_BEFORE: { class: 'NicepayGatewayError', status: 409 },
   NICEPAY_INSECURE_TRANSPORT: { class: 'NicepayRequestError', status: 403 },
   /** A duplicate waited longer than the lock for the first request's result. */
   NICEPAY_IN_PROGRESS: { class: 'NicepayRequestError', status: 409 },

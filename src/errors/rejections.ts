@@ -22,7 +22,7 @@ const UNKNOWN = ['NICEPAY_OUTCOME_UNKNOWN', 'NICEPAY_ANSWER_UNVERIFIED', 'NICEPA
  * What `checkoutReturn` passes to `next(err)` (and `CheckoutClient.complete` rejects with).
  * Body: malformed, too large, wrong type or charset, already parsed. Buyer: forged, untrusted
  * URL, unknown order, amount mismatch, another token, a token the gateway refuses for the TID,
- * a decline of nobody's order, a TID processed before. Server: busy, store down or full,
+ * a decline of nobody's order, a TID processed before, an order number charged before. Server: busy, store down or full,
  * closing. Gateway: unreachable, outcome unknown, unverifiable answer. Shop hook: onApproved
  * failed, expectedAmount returned a bad value.
  */
@@ -42,6 +42,7 @@ export const CHECKOUT_REJECTIONS = [
   'NICEPAY_RETURN_INVALID',
   'NICEPAY_DECLINE_ORDER_MISMATCH',
   'NICEPAY_ALREADY_PROCESSED',
+  'NICEPAY_MOID_CHARGED_BEFORE',
   'NICEPAY_HOOK_FAILED',
   'NICEPAY_HOOK_RESULT_INVALID',
 ] as const satisfies readonly NicepayErrorCode[];
@@ -53,6 +54,7 @@ export const KEYIN_REJECTIONS = [
   ...NOT_SENT,
   ...UNKNOWN,
   'NICEPAY_DUPLICATE_MISMATCH',
+  'NICEPAY_MOID_CHARGED_BEFORE',
   'NICEPAY_HOOK_FAILED',
 ] as const satisfies readonly NicepayErrorCode[];
 /** A code of {@link KEYIN_REJECTIONS}. */

@@ -111,11 +111,14 @@ export interface CardChargeSpec {
   table(sent: SentCharge): AnswerTable;
   /** The answer's fields the record keeps (default: all). */
   keep?: OperationCall<unknown>['keep'];
+  /** Whether a decline is kept for the Moid's repeats (default) or leaves nothing. */
+  refusal?: OperationCall<unknown>['refusal'];
 }
 
 /**
  * One card charge sent with the shop's own TID, as the ledger runs it: once per Moid, bound to
- * what paid it, refused as a decline is kept, net-cancelled by a whole-amount cancel.
+ * what paid it, a decline kept unless the spec says otherwise, net-cancelled by a whole-amount
+ * cancel.
  */
 export function cardChargeCall<R>(
   ctx: ClientContext,
@@ -157,7 +160,7 @@ export function cardChargeCall<R>(
         table: spec.table(sentCharge(config.mid, tid, n)),
       },
       ...(spec.keep ? { keep: spec.keep } : {}),
-      refusal: 'kept',
+      refusal: spec.refusal ?? 'kept',
       reverseNow: () => cancelFormNetCancel(config, { tid, moid: n.moid, amount: n.amount }),
       ...(hook ? { hook } : {}),
     }),

@@ -1,6 +1,12 @@
 import type { ClientContext } from '../context.js';
 import { cancelReversal } from '../cancel/reversal.js';
-import type { AnswerTable, OperationCall, OperationKind, OwnTidOperation } from '../pipeline/index.js';
+import {
+  type AnswerTable,
+  DUPLICATE_MOID_REFUSALS,
+  type OperationCall,
+  type OperationKind,
+  type OwnTidOperation,
+} from '../pipeline/index.js';
 import { holdingByStatus } from '../status/holding.js';
 import { secretDigest } from '../util/secret-digest.js';
 import { KEYIN_PATH, KEYIN_SUCCESS_CODE } from '../wire/keyin-fields.js';
@@ -10,8 +16,12 @@ import { issueKeyinTid } from './tid.js';
 import type { KeyinResult } from './types.js';
 import type { NormalizedKeyin } from './validate.js';
 
-/** How long a key-in's closed record answers repeats of its Moid. */
-export const KEYIN_RESULT_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a key-in's closed record answers repeats of its Moid: as long as a billing charge's
+ * (35 days), so a Moid resubmitted days later is answered from its record, never sent again. A
+ * later repeat the gateway refuses as a duplicate Moid (1681) rejects, never charges again.
+ */
+export const KEYIN_RESULT_TTL_MS = 35 * 24 * 60 * 60 * 1000;
 
 /**
  * 1621 (duplicate request): the gateway saw this TID before, so an earlier key-in with it may
@@ -37,13 +47,15 @@ export function keyinKind(ctx: ClientContext): OperationKind<KeyinResult> {
 
 /**
  * A key-in's answer table (gateway-interface.md, B): 3001 naming our TID and the amount sent,
- * and no other MID or Moid, is approved; 1621 can be read two ways; any other exact code is the
- * issuer's decline (unless it names another TID).
+ * and no other MID or Moid, is approved; 1621 can be read two ways; 1681 / A127 say the Moid was
+ * charged before (no decline of the order); any other exact code is the issuer's decline (unless
+ * it names another TID).
  */
 export function keyinTable(sent: SentCharge): AnswerTable {
   return chargeTable(sent, {
     success: new Set([KEYIN_SUCCESS_CODE]),
     ambiguous: new Set([DUPLICATE_REQUEST]),
+    chargedBefore: DUPLICATE_MOID_REFUSALS,
     amount: { field: 'Amt', value: sent.amount },
   });
 }
@@ -65,5 +77,8 @@ export function keyinCall(
     path: KEYIN_PATH,
     body: (tid, ediDate) => buildKeyinRequest(n, ctx.config.mid, ctx.config.merchantKey, tid, ediDate).body,
     table: keyinTable,
+    // A decline leaves nothing: the buyer may pay the same order with another card, and nobody
+    // who learns a pending order's Moid can lock its buyer out by posting a card that fails.
+    refusal: 'forgotten',
   });
 }

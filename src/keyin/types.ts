@@ -100,7 +100,8 @@ export interface KeyinClient {
   /**
    * Charges a card from its data. Validates everything before sending. The same Moid again
    * (sequentially, concurrently or from another instance sharing the store) is charged at most
-   * once and resolves to the first result with `duplicate: true`, declines included.
+   * once and resolves to the first approval with `duplicate: true`; a decline is not kept, so
+   * the Moid may be paid with another card.
    */
   keyin(input: KeyinInput): Promise<KeyinResult>;
   /**

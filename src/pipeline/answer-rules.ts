@@ -19,6 +19,11 @@ export interface AnswerTable {
   success: ReadonlySet<string>;
   /** Codes meaning this request or token is not valid for the TID: nobody's order; nothing happened. */
   invalid?: ReadonlySet<string>;
+  /**
+   * Codes meaning the order number was charged before (1681 / A127): this request charged
+   * nothing, and an earlier charge of the Moid stands; never a decline of the order.
+   */
+  chargedBefore?: ReadonlySet<string>;
   /** Codes meaning "retry later": nothing happened. */
   retry?: ReadonlySet<string>;
   /** Codes meaning the TID was processed before (an approval's duplicate): settled by a recovery step. */
@@ -53,6 +58,7 @@ export type Reading =
   | { kind: 'refused'; fields: GatewayFields; code: string; message: string }
   | { kind: 'refused-elsewhere'; code: string; message: string }
   | { kind: 'invalid'; code: string; message: string }
+  | { kind: 'charged-before'; code: string; message: string }
   | { kind: 'retry'; code: string; message: string }
   | { kind: 'processed'; fields: GatewayFields; code: string }
   | { kind: 'unknown'; reason: string; code?: string; unverified?: 'answer' | 'amount' };
@@ -80,6 +86,13 @@ export function readAnswer(body: Uint8Array, table: AnswerTable): Reading {
     if (table.retry?.has(code)) return { kind: 'retry', code, message };
     if (table.processed?.has(code)) return { kind: 'processed', fields, code };
     if (table.invalid?.has(code)) return { kind: 'invalid', code, message: withMerchantKeyHint(code, message) };
+    // The order it names is the gateway's word only when the answer names it (an approval's
+    // Moid is the buyer's unsigned text otherwise): one it does not name is nobody's refusal.
+    if (table.chargedBefore?.has(code)) {
+      if (table.refusalMustName && !names(table.refusalMustName.field, table.refusalMustName.value))
+        return { kind: 'refused-elsewhere', code, message };
+      return { kind: 'charged-before', code, message };
+    }
   }
   if (table.mayEcho) {
     for (const field of Object.keys(table.mayEcho)) {

@@ -82,7 +82,7 @@ export const MERCHANT_KEY_HINT =
  * Codes by which the gateway refuses an order number it has approved before (gateway-facts:
  * 1681 / A127 duplicate Moid): the refusal protects a shop that reused a Moid, and says so.
  */
-const DUPLICATE_MOID_REFUSALS: ReadonlySet<string> = new Set(['1681', 'A127']);
+export const DUPLICATE_MOID_REFUSALS: ReadonlySet<string> = new Set(['1681', 'A127']);
 
 /** The hint of a duplicate-Moid refusal; see {@link DUPLICATE_MOID_REFUSALS}. */
 export const DUPLICATE_MOID_HINT =

@@ -27,6 +27,7 @@ export function pipelineCodes<R>(call: OperationCall<R>): ReadonlySet<NicepayErr
   if (table?.retry) codes.add('NICEPAY_RETRY_LATER');
   if (table?.invalid) codes.add('NICEPAY_RETURN_INVALID');
   if (table?.processed) codes.add('NICEPAY_ALREADY_PROCESSED');
+  if (table?.chargedBefore) codes.add('NICEPAY_MOID_CHARGED_BEFORE');
   if (table?.refusalMustName) codes.add('NICEPAY_DECLINE_ORDER_MISMATCH');
   if (call.hook) codes.add('NICEPAY_HOOK_FAILED');
   return codes;

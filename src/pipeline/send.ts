@@ -43,6 +43,17 @@ export async function send<R>(ctx: ClientContext, call: OperationCall<R>): Promi
           'AuthToken',
         ),
       };
+    case 'charged-before':
+      // Nothing was charged for this request: forgotten like an invalid one, never a decline of
+      // an order the earlier charge may have paid.
+      return {
+        event: 'invalid',
+        error: new NicepayGatewayError(
+          'NICEPAY_MOID_CHARGED_BEFORE',
+          `${subjectOf(call)} was refused: the gateway says its Moid was charged before (${reading.code} ${reading.message}); nothing was charged now and nothing recorded, and the earlier charge stands: look it up before charging the order again under a new Moid`,
+          { tid: call.start.tid, moid: call.start.moid, resultCode: reading.code },
+        ),
+      };
     case 'retry':
       return {
         event: 'retry',
@@ -129,6 +140,7 @@ function reportOf(r: Reading | { kind: 'not-sent' }): {
     case 'refused':
     case 'refused-elsewhere':
     case 'invalid':
+    case 'charged-before':
       return { outcome: 'refused', resultCode: r.code };
     case 'retry':
       return { outcome: 'retry', resultCode: r.code };

@@ -246,7 +246,12 @@ async function resendStep(
     const reading = 'exchange' in again ? await again.exchange() : await resendPost(ctx, kind, r, again);
     if (reading.kind === 'success')
       return { event: 'committed', patch: { fields: { ...reading.fields }, resultCode: reading.code } };
-    if (reading.kind === 'refused' || reading.kind === 'refused-elsewhere' || reading.kind === 'invalid') {
+    if (
+      reading.kind === 'refused' ||
+      reading.kind === 'refused-elsewhere' ||
+      reading.kind === 'invalid' ||
+      reading.kind === 'charged-before'
+    ) {
       return (await again.doneAlready(reading.code))
         ? { event: 'committed' }
         : {

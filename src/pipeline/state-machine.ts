@@ -95,7 +95,7 @@ export const TRANSITIONS: readonly Transition[] = [
     on: 'invalid',
     to: 'forgotten',
     then: 'answer',
-    told: '4xx: the request is not valid for this TID; nothing recorded',
+    told: '4xx: the request is not valid for this TID, or its Moid was charged before; nothing recorded',
   },
   { from: 'sending', on: 'retry', to: 'forgotten', then: 'answer', told: 'NICEPAY_RETRY_LATER: nothing was done' },
   {

@@ -85,7 +85,7 @@ declare global {
     amountOf(moid: string): number | undefined;
     total(moid: string): number | undefined;
     markCommitted(moid: string, tid: string, status: string): Promise<void>;
-    markDeclined(moid: string, code: string, message: string): void;
+    markDeclinedIfPending(moid: string, code: string, message: string): void;
     markPaid(moid: string, detail: unknown, options?: { signal?: AbortSignal }): Promise<void>;
   };
   const order: ShopOrder;

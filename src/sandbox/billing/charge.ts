@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { parseAmount } from '../../wire/amount.js';
 import { BILLING_CHARGE_FIELDS } from '../../wire/billing-fields.js';
+import { approvedMoidHolder } from '../approval/rules.js';
 import { billingChargeSignData } from '../../wire/billing-signatures.js';
 import type { FormFields } from '../../wire/form-codec.js';
 import { hexEquals } from '../../wire/hash.js';
@@ -75,16 +76,11 @@ function charge(form: FormFields | undefined, state: SandboxState): Record<strin
     return answer(f, BILLING_CODES.duplicateTid);
   }
   books.chargeTids.set(tid, 1);
-  // billing-facts §1b: the Moid is "unique per charge". One an approved charge holds (cancelled
-  // later or not) is refused; a declined or net-cancelled charge leaves it free, as at approval.
+  // billing-facts §1b: the Moid is "unique per charge". One an approved transaction of the
+  // merchant holds (by any service, cancelled later or not) is refused; a declined or
+  // net-cancelled one leaves it free, as at approval.
   const moid = field(f, 'Moid');
-  if (
-    state.ledger
-      .byMoid(mid, moid)
-      .some((e) => e.extra.service === 'billing' && (e.status === 'approved' || e.status === 'cancelled'))
-  ) {
-    return answer(f, BILLING_CODES.duplicateMoid);
-  }
+  if (approvedMoidHolder(state, mid, moid, tid)) return answer(f, BILLING_CODES.duplicateMoid);
   const key = books.keys.get(bid);
   if (!key || key.mid !== mid || key.removedAt || expiredAt(key.expYear, key.expMonth, now))
     return answer(f, BILLING_CODES.bidUnusable);

@@ -15,6 +15,7 @@ import { KEYIN_DECLINES, SANDBOX_TEST_CARDS } from './cards.js';
 import { cardAnswerFields, cardFields, expiredAt } from './card-answer.js';
 import { replyWithFault } from './fault-reply.js';
 import { moduleSlot } from '../module-state.js';
+import { approvedMoidHolder } from '../approval/rules.js';
 
 /** Per-sandbox state of the key-in endpoint: every TID that passed the signature check, with its call count. */
 export interface KeyinModuleState {
@@ -93,6 +94,9 @@ function processKeyin(form: FormFields | undefined, state: SandboxState): Record
     return answer(form, KEYIN_DECLINES.duplicateTid);
   }
   seen.set(tid, 1);
+  // An order number the merchant was paid under before, by the window, key-in or billing, is
+  // refused as at approval: the gateway charges one Moid once.
+  if (approvedMoidHolder(state, mid, field(form, 'Moid'), tid)) return answer(form, KEYIN_DECLINES.duplicateMoid);
 
   // EncData must be the spec's plaintext: all four keys in order, empty where not given.
   let enc: Record<string, string> | undefined;

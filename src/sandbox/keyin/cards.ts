@@ -92,4 +92,6 @@ export const KEYIN_DECLINES = {
   unknownCard: { code: '3011', message: '카드번호 오류입니다' },
   ...SANDBOX_REQUEST_CODES,
   duplicateTid: { code: '1621', message: '중복된 거래 요청입니다' },
+  /** A Moid an approved transaction of the merchant already holds, by any service (gateway-facts: 1681 / A127). */
+  duplicateMoid: { code: '1681', message: '중복된 주문번호입니다' },
 } as const;
