@@ -39,9 +39,10 @@ export interface RegisteredHook {
 
 /**
  * Registers a route's onApproved under the name its ledger records carry, so settlement runs
- * this route's hook for this route's payments: `name` as the shop gave it, or `${operation}#n`
- * for the n-th such route created (the same in every instance running the same code). Returns
- * the name; a name already registered is refused.
+ * this route's hook for this route's payments: `name` as the shop gave it, or `${operation}#1`
+ * for the one route of the operation that has none. A second unnamed one is refused, as is a
+ * name already registered: numbering routes by creation order would let a deploy that reorders
+ * them run one route's hook for another's payments. Returns the name.
  */
 export function registerRouteHook(
   ctx: ClientContext,
@@ -51,12 +52,13 @@ export function registerRouteHook(
 ): string {
   if (name !== undefined && (typeof name !== 'string' || name === '' || name.includes('#')))
     throw new NicepayConfigError('name', "a non-empty string without '#' naming the route's hook in the ledger");
-  let chosen = name;
-  for (let n = 1; chosen === undefined; n++) if (!ctx.hooks.has(`${operation}#${n}`)) chosen = `${operation}#${n}`;
+  const chosen = name ?? `${operation}#1`;
   if (ctx.hooks.has(chosen))
     throw new NicepayConfigError(
       'name',
-      `another route's hook is registered as '${chosen}': give each route its own name`,
+      name === undefined
+        ? `another ${operation} route with onApproved has no name: when a shop has several, give each its own name (the same in every instance), so settlement runs each route's hook for its own payments`
+        : `another route's hook is registered as '${chosen}': give each route its own name`,
     );
   ctx.hooks.set(chosen, { operation, run: hook });
   return chosen;

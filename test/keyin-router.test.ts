@@ -36,6 +36,7 @@ describe('keyinRouter', () => {
   let nicepay: Nicepay;
   let captured: Captured;
 
+  let routes = 0;
   /** A shop: the router on /keyin, the shop's own handler after it, an error handler. */
   function shop(options: Partial<KeyinRouterOptions> = {}): Shop {
     const orders = new Map<string, number>();
@@ -46,6 +47,8 @@ describe('keyinRouter', () => {
     app.use(
       '/keyin',
       nicepay.keyinRouter({
+        // Each test's router on the one client is a route of its own: named, as a shop names several.
+        name: `route-${++routes}`,
         expectedAmount: (moid) => orders.get(moid),
         onApproved: (r) => void approvedSeen.push(r),
         requireHttps: false,

@@ -444,6 +444,71 @@ describe('settle(): time, attention and hooks', function () {
     });
   }
 
+  it('a hook run again by settlement that rejects while an earlier run may still be under way is tried again, not reversed: kept once it resolves', async () => {
+    // The rerun waited on what the paused earlier run held, and rejected; next time it resolves.
+    let runs = 0;
+    const { tid, survivor } = await chargeDiesInHook(
+      'rerun-waits',
+      'rerun-rejects-once',
+      (s) =>
+        void s.keyinCharger({
+          name: 'rerun-waits',
+          onApproved: () => {
+            runs++;
+            if (runs === 1) throw new Error('row locked by the earlier run');
+          },
+        }),
+      { keyin: true },
+    );
+    try {
+      expect(runs).to.equal(1);
+      expect((await survivor.unsettled()).find((u) => u.tid === tid)).to.include({ state: 'committed' });
+      expect(holdsMoney(sandbox, tid)).to.equal(true);
+      sandbox.clock.advance(31_000);
+      const again = await survivor.settle();
+      expect(again.settled).to.deep.include({
+        operation: 'keyin',
+        mid: MID,
+        tid,
+        moid: 'rerun-rejects-once',
+        amount: 9_900,
+        outcome: 'kept',
+      });
+      expect(runs).to.equal(2);
+      expect(holdsMoney(sandbox, tid)).to.equal(true);
+    } finally {
+      await survivor.close();
+    }
+  });
+
+  it('a hook run again that still rejects once no earlier run can be under way (a lease and twice its timeout after it first did) is reversed', async () => {
+    const { tid, survivor } = await chargeDiesInHook(
+      'rerun-refuses',
+      'rerun-rejects-always',
+      (s) =>
+        void s.keyinCharger({
+          name: 'rerun-refuses',
+          onApproved: () => Promise.reject(new Error('this order was paid by another TID')),
+        }),
+      { keyin: true },
+    );
+    try {
+      expect(holdsMoney(sandbox, tid)).to.equal(true);
+      // Settlement runs a hook with a 30 s timeout: a lease and twice that after it first rejected.
+      sandbox.clock.advance(60_000);
+      const early = await survivor.settle();
+      expect(early.unsettled.find((u) => u.tid === tid)).to.include({ state: 'committed' });
+      expect(holdsMoney(sandbox, tid)).to.equal(true);
+      // Its next attempt, one back-off later: past the window, the rejection stands.
+      sandbox.clock.advance(61_000);
+      const again = await survivor.settle();
+      expect(again.settled.find((i) => i.tid === tid)).to.include({ outcome: 'reversed' });
+      expect(holdsMoney(sandbox, tid)).to.equal(false);
+    } finally {
+      await survivor.close();
+    }
+  });
+
   it("a charger's hook runs only for its own operation's records: a key-in route of the same name on the settling instance is not run for a charge", async () => {
     const wrong: string[] = [];
     // The settling instance has a key-in route under that name, and no such charger.
@@ -624,10 +689,17 @@ describe('settle(): time, attention and hooks', function () {
     }
   });
 
-  it("a route hook name already registered (given, or a default approval#n) is refused when the route is created, and so is a name with '#'", () => {
+  it("a route hook name already registered, a second unnamed route with a hook, and a name with '#' are refused when the route is created", () => {
     const nicepay = client(memoryStore());
     const hook = (): void => undefined;
     nicepay.checkoutReturn({ expectedAmount: () => 1, onApproved: hook });
+    // Numbered by creation order, a deploy that reorders routes would run one's hook for another's payments.
+    expect(() => nicepay.checkoutReturn({ expectedAmount: () => 1, onApproved: hook })).to.throw(
+      /another approval route with onApproved has no name/,
+    );
+    // An unnamed route of another operation, or without a hook, is its own.
+    nicepay.keyinRouter({ expectedAmount: () => 1, onApproved: hook });
+    nicepay.checkoutReturn({ expectedAmount: () => 1 });
     nicepay.checkoutReturn({ name: 'shop', expectedAmount: () => 1, onApproved: hook });
     expect(() => nicepay.checkoutReturn({ name: 'shop', expectedAmount: () => 1, onApproved: hook })).to.throw(
       /another route's hook is registered as 'shop'/,

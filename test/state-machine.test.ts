@@ -290,8 +290,23 @@ describe('the state machine', () => {
         amount: 1_000,
         fields: { ResultCode: '3001' },
       });
+      // committed, its hook run again by settlement and rejecting: an earlier run may still be under way.
+      nicepay.keyinCharger({ name: 'sm-rejects', onApproved: () => Promise.reject(new Error('row locked')) });
+      const rejectedTid = await heldKeyin('sm-c-rejects');
+      await leftBehind(`keyin:${MID}:sm-c-rejects`, {
+        op: 'keyin',
+        state: 'committed',
+        hook: 'pending',
+        hookName: 'sm-rejects',
+        tid: rejectedTid,
+        moid: 'sm-c-rejects',
+        amount: 1_000,
+        fields: { ResultCode: '3001' },
+      });
       let report = await nicepay.settle();
       expect(report.unsettled.find((u) => u.moid === 'sm-c-hook')).to.include({ state: 'committed' });
+      expect(report.unsettled.find((u) => u.moid === 'sm-c-rejects')).to.include({ state: 'committed' });
+      expect(sandbox.ledger.get(rejectedTid)?.status).to.equal('approved');
       // A reversal that fails (reversing reversal-failed) and an inquiry that fails (unanswered), for one of each open state.
       for (const state of ['sending', 'unknown', 'reversing'] as const) {
         await leftBehind(`keyin:${MID}:sm-${state}-unanswered`, {

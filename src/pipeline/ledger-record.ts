@@ -72,6 +72,11 @@ export interface LedgerRecord {
   resultCode?: string;
   /** Why the outcome was unknown, as the shop is told it (absent: NICEPAY_OUTCOME_UNKNOWN). */
   error?: UnknownCode;
+  /**
+   * When the hook, run again by settlement or a repeat, first rejected: an earlier run may still
+   * be under way (a paused process), so the payment is reversed only once none can be.
+   */
+  hookRejectedAt?: number;
   /** A reversal was sent at least once (and, while the record is open, not confirmed). */
   reversalTried?: boolean;
   /** The gateway had processed this TID before; its status inquiry confirmed the approval. */

@@ -30,6 +30,11 @@ export type LedgerEvent =
   | 'recovered'
   /** A committed record's hook is run again (a repeat that brings it, or settlement). */
   | 'hook-again'
+  /**
+   * The hook, run again, rejected while an earlier run may still be under way (a paused process
+   * that will yet record the payment): tried again before anything is reversed.
+   */
+  | 'hook-rejected-again'
   /** Settlement finds no registered hook for a committed record: it waits for a repeat that brings one. */
   | 'hook-unavailable'
   | 'hook-resolved'
@@ -145,6 +150,13 @@ export const TRANSITIONS: readonly Transition[] = [
     to: 'unknown',
     then: 'reverse',
     told: 'NICEPAY_HOOK_FAILED: reversed, or being settled',
+  },
+  {
+    from: 'committed',
+    on: 'hook-rejected-again',
+    to: 'committed',
+    then: 'wait',
+    told: 'NICEPAY_HOOK_FAILED: not reversed yet: the hook, run again, rejected while an earlier run may still be under way; tried again',
   },
   {
     from: 'committed',

@@ -2,7 +2,7 @@ import type { ClientContext } from '../context.js';
 import { ownCopy } from '../own-copy.js';
 import type { NicepayError } from '../errors/index.js';
 import { callHook, errorText, type HookContext, type HookVerdict } from './hook-runner.js';
-import type { Lease } from './lease.js';
+import { type Lease, LEASE_MS } from './lease.js';
 import { CLOSED_STATES, type LedgerRecord } from './ledger-record.js';
 import type { OperationKind, ReversalRequest } from './operation.js';
 import { reverse } from './reversal.js';
@@ -120,7 +120,7 @@ export async function walk<R>(
         // running it. The payment is kept; settlement finds it and runs the hook then.
         if (!(await lease.put(r))) return stuck(kind, written, r);
         written = r;
-        step = await runHook(ctx, kind, r, options.hook);
+        step = await runHook(ctx, kind, r, options.hook, first.event === 'hook-again');
         continue;
       case 'reverse': {
         r = { ...r, reversalTried: true };
@@ -164,12 +164,28 @@ function stuck(kind: OperationKind<unknown>, written: LedgerRecord, next: Ledger
   };
 }
 
-/** Runs the shop's hook on a committed record; its own promise decides (hook-runner-verdict.ts). */
+/**
+ * How long after a hook run again first rejected an earlier run can no longer be under way: the
+ * earlier holder's lease has run out by then (it was renewed no more), and its hook had twice
+ * its timeout. Until then a rejection is tried again, never reversed: the earlier run may yet
+ * record the payment (it held what the rerun waited for), and reversing it would refund an order
+ * the shop recorded as paid.
+ */
+export function rerunRejectionWindowMs(hookTimeoutMs: number): number {
+  return LEASE_MS + 2 * hookTimeoutMs;
+}
+
+/**
+ * Runs the shop's hook on a committed record; its own promise decides (hook-runner-verdict.ts).
+ * A run `again` (settlement's, or a repeat's, after an earlier run that never finished) that
+ * rejects is tried again until {@link rerunRejectionWindowMs} has passed since it first did.
+ */
 async function runHook<R>(
   ctx: ClientContext,
   kind: OperationKind<R>,
   r: LedgerRecord,
   hook: NonNullable<WalkOptions<R>['hook']>,
+  again: boolean,
 ): Promise<Step> {
   const { logger } = ctx.config;
   const result = kind.result(r, false);
@@ -189,6 +205,10 @@ async function runHook<R>(
     );
     // The record keeps its own copy: the hook's message may be cut from request data.
     const reason = ownCopy(`onApproved failed: ${errorText(v.error)}`);
+    const now = ctx.config.clock().getTime();
+    const firstRejected = r.hookRejectedAt ?? now;
+    if (again && now - firstRejected < rerunRejectionWindowMs(hook.timeoutMs))
+      return { event: 'hook-rejected-again', patch: { hookRejectedAt: firstRejected, reason } };
     return { event: 'hook-rejected', patch: { hook: 'rejected', reason } };
   };
   const verdict = await call.verdict;
