@@ -365,6 +365,7 @@ describe('example-app: back office (/admin)', () => {
     expect(page.status, page.text).to.equal(200);
     expect(textOf(page.text, 'recon-count')).to.equal('1');
     expect(page.text).to.include('똠얌꿍 밀키트').and.include('12,000원').and.include('소득공제').and.include(moid);
+    expect(page.text).to.include('<option value="all" selected>전체</option>');
 
     const csv = await admin
       .get(`/admin/recon?date=${DAY}&format=csv`)
@@ -387,6 +388,42 @@ describe('example-app: back office (/admin)', () => {
     expect((await admin.get('/admin/recon?date=20261120')).text).to.include('id="no-receipts"');
     const bad = await admin.get('/admin/recon?date=tomorrow');
     expect(textOf(bad.text, 'date-error')).to.include('올바른 날짜');
+  });
+
+  it('lists every original method by default: a receipt just issued on its own (04) shows beside one from the window (02)', async () => {
+    at(11, 30);
+    const checkout = await request(shop.app).post('/checkout').type('form').send({ productId: 'haeng-mug' });
+    const moid = /^\/checkout\/(\w+)\?t=[\w-]+$/.exec(checkout.headers.location!)![1]!;
+    const auth = await sandbox.authenticate({ moid, amount: 8_900, method: 'BANK' });
+    await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
+    const issued = await admin
+      .post(`/admin/billing/receipts/${moid}`)
+      .type('form')
+      .send({ _csrf: csrf, type: 'income-deduction', identity: '01012345678' });
+    expect(issued.status, issued.text).to.equal(303);
+    // The receipts page shows (and so spends) the session's notice that it was issued.
+    expect((await admin.get(issued.headers.location!)).text).to.include('id="admin-ok"');
+
+    const rowsOf = (page: string) => [...page.matchAll(/<tr data-tid="(\w+)">([\s\S]*?)<\/tr>/g)].map((m) => m[2]!);
+    const all = await admin.get(`/admin/recon?date=${DAY}`);
+    expect(textOf(all.text, 'recon-count')).to.equal('2');
+    const standalone = rowsOf(all.text).find((r) => r.includes(moid))!;
+    expect(standalone).to.include('현금영수증 단독').and.include('8,900원');
+    expect(rowsOf(all.text).find((r) => !r.includes(moid))).to.include('계좌이체');
+
+    // One code still lists that code only: the gateway files the standalone receipt under 04.
+    const only04 = await admin.get(`/admin/recon?date=${DAY}&orgSvcCd=04`);
+    expect(rowsOf(only04.text)).to.have.length(1);
+    expect(rowsOf(only04.text)[0]).to.include(moid);
+    expect(only04.text).to.include('<option value="04" selected>');
+    const only02 = await admin.get(`/admin/recon?date=${DAY}&orgSvcCd=02`);
+    expect(rowsOf(only02.text).map((r) => r.includes(moid))).to.deep.equal([false]);
+
+    const csv = await admin.get(`/admin/recon?date=${DAY}&format=csv`);
+    expect(csv.headers['content-disposition']).to.include(`cash-receipts-${DAY}-all.csv`);
   });
 
   it('logout ends access', async () => {
