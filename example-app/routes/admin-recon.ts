@@ -15,7 +15,7 @@ import type { Router } from 'express';
 import { shopRouter } from './router.js';
 import type { CashReceiptItem, OrgSvcCd } from '../../src/index.js';
 import type { ShopContext } from '../shop-context.js';
-import { dataTable, type Column, type ColumnKind } from '../data-table.js';
+import { dataTable, idParts, type Column, type ColumnKind } from '../data-table.js';
 import { operatorError } from '../korean.js';
 import { html, won } from '../views.js';
 import { adminPage, errorNotice, fmtDate, kstToday, queryDate } from './admin-page.js';
@@ -92,8 +92,8 @@ export function adminReconRoutes(ctx: ShopContext): Router {
       ['승인시각', 'date', (i) => i.appTm],
       ['거래번호', 'tid', (i) => i.tid],
       ['원거래번호', 'tid', (i) => i.orgTid],
-      ['주문번호', 'moid', (i) => i.moid],
       ['원거래', 'status', (i) => orgSvcLabel(i.orgSvcCd)],
+      ['주문번호', 'moid', (i) => i.moid],
       ['상품명', 'goods', (i) => i.goodsNm],
       ['금액', 'amount', (i) => i.goodsAmt],
       ['구분', 'status', (i) => STATE[i.state] ?? i.stateCd],
@@ -116,16 +116,24 @@ export function adminReconRoutes(ctx: ShopContext): Router {
       return;
     }
     // On the page the two long TIDs come last, so a window narrower than the table still shows
-    // order, amount, status and buyer first; the CSV keeps the gateway's order. At a laptop's
-    // width the whole table fits.
+    // order, amount, status and buyer first, and the original method heads the original TID's
+    // cell rather than taking a column of its own: at a laptop's width the whole table fits.
+    // The CSV keeps the gateway's order, each value in a column of its own.
+    const pageCols = cols.filter(([label]) => label !== '원거래' && label !== '원거래번호');
     const columns: Array<Column<CashReceiptItem>> = [
-      ...cols.filter(([, kind]) => kind !== 'tid'),
-      ...cols.filter(([, kind]) => kind === 'tid'),
+      ...pageCols.filter(([, kind]) => kind !== 'tid'),
+      ...pageCols.filter(([, kind]) => kind === 'tid'),
     ].map(([label, kind, f]) => ({
       label,
       kind,
       cell: (i) => (kind === 'amount' ? won(Number(f(i))) : f(i)),
     }));
+    columns.push({
+      label: '원거래',
+      kind: 'tid',
+      cell: (i) =>
+        html`<span class="id-part">${orgSvcLabel(i.orgSvcCd)}</span>${i.orgTid ? html`<wbr>${idParts(i.orgTid)}` : ''}`,
+    });
     adminPage(
       req,
       res,
