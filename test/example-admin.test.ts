@@ -307,6 +307,33 @@ describe('example-app: back office (/admin)', () => {
     at(9, 0);
   });
 
+  it('a date the client would refuse (a Saturday, a past day, today after 10:30) is refused on the form step, before any confirmation', async () => {
+    const step1 = (settlmntDt: string) =>
+      admin.post('/admin/payouts').type('form').send({ _csrf: csrf, subId: 'seller-a', amount: '3000', settlmntDt });
+    const before = sandbox.dataHost.payouts(MID).length;
+    const saturday = await step1('20261128');
+    expect(saturday.status).to.equal(422);
+    expect(textOf(saturday.text, 'admin-error')).to.equal('영업일이 아닌 날짜입니다. 다른 지급일을 선택해 주세요.');
+    expect(saturday.text).to.not.include('id="confirm-form"');
+    expect(saturday.text).to.include('id="payout-date" value="20261128"').and.include('value="3000"');
+
+    const past = await step1('20261120');
+    expect([past.status, textOf(past.text, 'admin-error')]).to.deep.equal([422, '지난 날짜로는 요청할 수 없습니다.']);
+    at(10, 45);
+    try {
+      const late = await step1(DAY);
+      expect(late.status).to.equal(422);
+      expect(textOf(late.text, 'admin-error')).to.include('10시 30분');
+      // After the cut-off the form proposes the next business day, as the client would take it.
+      expect(/id="payout-date" value="(\d{8})"/.exec((await admin.get('/admin/payouts')).text)![1]).to.equal(NEXT_DAY);
+    } finally {
+      at(9, 0);
+    }
+    // A business day still gets its confirmation step.
+    expect(await step1(NEXT_DAY).then((r) => r.text)).to.include('id="confirm-form"');
+    expect(sandbox.dataHost.payouts(MID)).to.have.length(before);
+  });
+
   it('cancels a payout requested here after a confirmation step', async () => {
     const req = await admin
       .post('/admin/payouts')
