@@ -245,7 +245,7 @@ switch (kind) {
     const transport = createTransport({ connectMs: 5_000, responseMs: 30_000, maxResponseBytes: 65_536 });
     const config = { mid: BENCH_MID, merchantKey: BENCH_KEY, clock };
     app.post('/return', (req, res) => {
-      readFormBody(req, { limit: 16_384, bodyCharset: () => 'euc-kr' })
+      readFormBody(req, { limit: 16_384, bodyCharset: () => 'euc-kr' }, 'checkoutReturn')
         .then(({ bytes, charset }) => {
           const form = decodeForm(bytes, charset, { maxFields: 64 });
           const fields = {

@@ -11,6 +11,14 @@ import { isNicepayError, type NicepayErrorCode } from '../src/index.js';
 import type { ShopContext } from './shop-context.js';
 import { html, sendPage } from './views.js';
 
+/**
+ * An approval whose outcome the package is still settling: a lost answer, and an answer it
+ * could not verify (a bad signature, another amount), which docs/reliability.md treats as a lost
+ * one. The order may yet be paid, so the buyer is sent to the order, never back to pay.
+ */
+const OUTCOME_BEING_SETTLED =
+  '결제 결과를 아직 확인하지 못했습니다. 자동으로 확인해 처리하며, 결제되지 않은 금액은 청구되지 않습니다. 잠시 후 주문 내역에서 확인해 주세요.';
+
 /** What the buyer is told per error code (branch on the code, never on the message). */
 const KOREAN: Partial<Record<NicepayErrorCode, string>> = {
   NICEPAY_AMOUNT_MISMATCH: '결제 금액이 주문 금액과 일치하지 않아 결제를 진행하지 않았습니다.',
@@ -23,8 +31,9 @@ const KOREAN: Partial<Record<NicepayErrorCode, string>> = {
   NICEPAY_CHARSET_UNSUPPORTED: '결제 결과를 해석할 수 없습니다.',
   NICEPAY_FIELD_INVALID: '결제 결과에 잘못된 항목이 있습니다.',
   NICEPAY_GATEWAY_UNREACHABLE: '결제 서버에 연결할 수 없습니다. 잠시 후 다시 시도해 주세요.',
-  NICEPAY_OUTCOME_UNKNOWN:
-    '결제 결과를 아직 확인하지 못했습니다. 자동으로 확인해 처리하며, 결제되지 않은 금액은 청구되지 않습니다. 잠시 후 주문 내역에서 확인해 주세요.',
+  NICEPAY_OUTCOME_UNKNOWN: OUTCOME_BEING_SETTLED,
+  NICEPAY_ANSWER_UNVERIFIED: OUTCOME_BEING_SETTLED,
+  NICEPAY_ANSWER_AMOUNT_MISMATCH: OUTCOME_BEING_SETTLED,
   NICEPAY_GATEWAY_ERROR: '결제 서버가 올바르지 않은 응답을 보냈습니다.',
   NICEPAY_HOOK_FAILED: '주문을 처리하지 못해 결제를 취소했습니다. 이미 결제된 주문일 수 있습니다.',
   NICEPAY_SHUTTING_DOWN: '서버 점검 중입니다. 잠시 후 다시 시도해 주세요.',

@@ -33,6 +33,7 @@ export { SUCCESS_CODES } from './types/payment.js';
 export { memoryStore, type MemoryStoreOptions } from './store/memory-store.js';
 export {
   StoreFullError,
+  type ClosableLedgerStore,
   type LedgerStore,
   type LeaseResult,
   type RecordWrite,

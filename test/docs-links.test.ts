@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { expect } from 'chai';
 import { ERROR_CODES } from '../src/errors/codes.js';
+import * as errors from '../src/errors/index.js';
 
 /*
  * The documentation's links and error table. README.md is also the npm page, so
@@ -148,6 +149,21 @@ describe('documentation links and error table', () => {
         status: want.status,
       });
     }
+  });
+
+  it("troubleshooting's error-class table lists every error class src/errors exports, each once", () => {
+    const text = readFileSync(join(ROOT, 'docs', 'troubleshooting.md'), 'utf8');
+    const start = text.indexOf('## Which error class, and what it holds');
+    const table = text.slice(start, text.indexOf('\n## ', start + 1));
+    const listed = [...table.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]);
+    const exported = Object.entries(errors)
+      .filter(
+        ([, value]) =>
+          value === errors.NicepayError || (value as { prototype?: unknown }).prototype instanceof errors.NicepayError,
+      )
+      .map(([name]) => name);
+    expect(exported).to.include.members(['NicepayError', 'NicepayScheduleError', 'NicepayDataApiError']);
+    expect([...listed].sort()).to.deep.equal([...exported].sort());
   });
 
   it('no page names a NICEPAY_* error code that does not exist', () => {

@@ -307,6 +307,33 @@ describe('example-app: back office (/admin)', () => {
     at(9, 0);
   });
 
+  it('a date the client would refuse (a Saturday, a past day, today after 10:30) is refused on the form step, before any confirmation', async () => {
+    const step1 = (settlmntDt: string) =>
+      admin.post('/admin/payouts').type('form').send({ _csrf: csrf, subId: 'seller-a', amount: '3000', settlmntDt });
+    const before = sandbox.dataHost.payouts(MID).length;
+    const saturday = await step1('20261128');
+    expect(saturday.status).to.equal(422);
+    expect(textOf(saturday.text, 'admin-error')).to.equal('영업일이 아닌 날짜입니다. 다른 지급일을 선택해 주세요.');
+    expect(saturday.text).to.not.include('id="confirm-form"');
+    expect(saturday.text).to.include('id="payout-date" value="20261128"').and.include('value="3000"');
+
+    const past = await step1('20261120');
+    expect([past.status, textOf(past.text, 'admin-error')]).to.deep.equal([422, '지난 날짜로는 요청할 수 없습니다.']);
+    at(10, 45);
+    try {
+      const late = await step1(DAY);
+      expect(late.status).to.equal(422);
+      expect(textOf(late.text, 'admin-error')).to.include('10시 30분');
+      // After the cut-off the form proposes the next business day, as the client would take it.
+      expect(/id="payout-date" value="(\d{8})"/.exec((await admin.get('/admin/payouts')).text)![1]).to.equal(NEXT_DAY);
+    } finally {
+      at(9, 0);
+    }
+    // A business day still gets its confirmation step.
+    expect(await step1(NEXT_DAY).then((r) => r.text)).to.include('id="confirm-form"');
+    expect(sandbox.dataHost.payouts(MID)).to.have.length(before);
+  });
+
   it('cancels a payout requested here after a confirmation step', async () => {
     const req = await admin
       .post('/admin/payouts')
@@ -365,6 +392,7 @@ describe('example-app: back office (/admin)', () => {
     expect(page.status, page.text).to.equal(200);
     expect(textOf(page.text, 'recon-count')).to.equal('1');
     expect(page.text).to.include('똠얌꿍 밀키트').and.include('12,000원').and.include('소득공제').and.include(moid);
+    expect(page.text).to.include('<option value="all" selected>전체</option>');
 
     const csv = await admin
       .get(`/admin/recon?date=${DAY}&format=csv`)
@@ -387,6 +415,42 @@ describe('example-app: back office (/admin)', () => {
     expect((await admin.get('/admin/recon?date=20261120')).text).to.include('id="no-receipts"');
     const bad = await admin.get('/admin/recon?date=tomorrow');
     expect(textOf(bad.text, 'date-error')).to.include('올바른 날짜');
+  });
+
+  it('lists every original method by default: a receipt just issued on its own (04) shows beside one from the window (02)', async () => {
+    at(11, 30);
+    const checkout = await request(shop.app).post('/checkout').type('form').send({ productId: 'haeng-mug' });
+    const moid = /^\/checkout\/(\w+)\?t=[\w-]+$/.exec(checkout.headers.location!)![1]!;
+    const auth = await sandbox.authenticate({ moid, amount: 8_900, method: 'BANK' });
+    await request(shop.app)
+      .post('/pay/return')
+      .set('content-type', auth.contentType)
+      .send(auth.body.toString('latin1'));
+    const issued = await admin
+      .post(`/admin/billing/receipts/${moid}`)
+      .type('form')
+      .send({ _csrf: csrf, type: 'income-deduction', identity: '01012345678' });
+    expect(issued.status, issued.text).to.equal(303);
+    // The receipts page shows (and so spends) the session's notice that it was issued.
+    expect((await admin.get(issued.headers.location!)).text).to.include('id="admin-ok"');
+
+    const rowsOf = (page: string) => [...page.matchAll(/<tr data-tid="(\w+)">([\s\S]*?)<\/tr>/g)].map((m) => m[2]!);
+    const all = await admin.get(`/admin/recon?date=${DAY}`);
+    expect(textOf(all.text, 'recon-count')).to.equal('2');
+    const standalone = rowsOf(all.text).find((r) => r.includes(moid))!;
+    expect(standalone).to.include('현금영수증 단독').and.include('8,900원');
+    expect(rowsOf(all.text).find((r) => !r.includes(moid))).to.include('계좌이체');
+
+    // One code still lists that code only: the gateway files the standalone receipt under 04.
+    const only04 = await admin.get(`/admin/recon?date=${DAY}&orgSvcCd=04`);
+    expect(rowsOf(only04.text)).to.have.length(1);
+    expect(rowsOf(only04.text)[0]).to.include(moid);
+    expect(only04.text).to.include('<option value="04" selected>');
+    const only02 = await admin.get(`/admin/recon?date=${DAY}&orgSvcCd=02`);
+    expect(rowsOf(only02.text).map((r) => r.includes(moid))).to.deep.equal([false]);
+
+    const csv = await admin.get(`/admin/recon?date=${DAY}&format=csv`);
+    expect(csv.headers['content-disposition']).to.include(`cash-receipts-${DAY}-all.csv`);
   });
 
   it('logout ends access', async () => {

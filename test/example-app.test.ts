@@ -326,6 +326,28 @@ describe('example-app (the shop on a real sandbox)', () => {
     expect(shop.db.order(moid)).to.include({ status: 'declined', tid: null });
   });
 
+  it('an approval answer that cannot be verified (bad signature, another amount) reads like a lost answer: being checked, never pay again', async () => {
+    const codes: Array<string | undefined> = [];
+    const messages: Array<string | undefined> = [];
+    for (const kind of ['status-500', 'bad-signature', 'alter-amount'] as const) {
+      const { moid, amount } = await checkout('jeju-tea');
+      const auth = await sandbox.authenticate({ moid, amount, method: 'CARD' });
+      sandbox.faults.inject({ target: 'approve', kind });
+      const res = keep(await postReturn(auth));
+      expect(res.status, kind).to.equal(502);
+      codes.push(errorCode(res.text));
+      messages.push(textOf(res.text, 'error-message'));
+      expect(res.text, kind).to.not.include('id="pay-form"');
+    }
+    expect(codes).to.deep.equal([
+      'NICEPAY_OUTCOME_UNKNOWN',
+      'NICEPAY_ANSWER_UNVERIFIED',
+      'NICEPAY_ANSWER_AMOUNT_MISMATCH',
+    ]);
+    expect(messages[0]).to.include('결제 결과를 아직 확인하지 못했습니다').and.not.include('다시 시도');
+    expect(messages).to.deep.equal([messages[0], messages[0], messages[0]]);
+  });
+
   it('lists orders from SQLite with Korean statuses, won amounts, methods and TIDs', async () => {
     const res = keep(await agent().get('/orders'));
     expect(res.status).to.equal(200);

@@ -256,6 +256,24 @@ describe('notifications: source address', () => {
     await np.close();
   });
 
+  it('a body another parser already read is a setup error naming notifications(), the route to move', async () => {
+    const np = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9' });
+    const app = express();
+    app.use(express.urlencoded({ extended: false }));
+    app.post('/n', np.notifications({ allowedIps: ['127.0.0.1'], expectedAmount: () => 1000, onDeposit: () => {} }));
+    let seen: { code?: string; message?: string } = {};
+    app.use(((err, _req, res, _next) => {
+      seen = err;
+      res.status(500).end();
+    }) as express.ErrorRequestHandler);
+    const res = await request(app).post('/n').set('content-type', FORM).send(body);
+    await np.close();
+    expect(res.status).to.equal(500);
+    expect(seen.code).to.equal('NICEPAY_BODY_ALREADY_PARSED');
+    expect(seen.message).to.include('mount notifications() before express.urlencoded()');
+    expect(seen.message).to.not.include('checkoutReturn');
+  });
+
   it('refuses invalid options at creation, naming them', () => {
     const np = createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl: 'http://127.0.0.1:9' });
     expect(() =>

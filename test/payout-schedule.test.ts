@@ -189,6 +189,37 @@ describe('payout schedule: client pre-checks send nothing', () => {
     expect(sat).to.be.instanceOf(NicepayDataApiError);
   });
 
+  it('checkRequestDate applies the rules request() applies, on the client clock and calendar, sending nothing', async () => {
+    const ruleOf = (date: string, options?: { crossBorder?: boolean }) =>
+      rule(() => rig.nicepay.payout.checkRequestDate(date, options));
+    expect(ruleOf('20261120')).to.equal('past-date');
+    expect(ruleOf('20261128')).to.equal('non-business-day'); // Saturday
+    expect(ruleOf('20261123')).to.equal(undefined); // today, 09:00 KST
+    expect(ruleOf('20261123', { crossBorder: true })).to.equal('cross-border-cutoff');
+    rig.at(2026, 11, 23, 10, 30);
+    expect(ruleOf('20261123')).to.equal('request-cutoff');
+    expect(ruleOf('20261124')).to.equal(undefined);
+    const bad = (() => {
+      try {
+        rig.nicepay.payout.checkRequestDate('20261131');
+      } catch (err) {
+        return err as { code?: string; field?: string };
+      }
+    })();
+    expect(bad).to.include({ code: 'NICEPAY_FIELD_INVALID', field: 'settlmntDt' });
+    expect(rig.sandbox.dataHost.payouts()).to.have.length(0);
+
+    // The shop's own calendar, and no rules at all when the checks are off.
+    await rig.close();
+    rig = await startDataHost(fromKst(2026, 11, 23, 9, 0), { payout: { businessDays: (d) => d !== '20261124' } });
+    expect(ruleOf('20261124')).to.equal('non-business-day');
+    expect(ruleOf('20261128')).to.equal(undefined);
+    await rig.close();
+    rig = await startDataHost(fromKst(2026, 11, 23, 9, 0), { payout: { scheduleChecks: false } });
+    expect(ruleOf('20261128')).to.equal(undefined);
+    expect(() => rig.nicepay.payout.checkRequestDate('2026-11-28')).to.throw(/settlmntDt/);
+  });
+
   it('rejects bad payout options at creation', () => {
     const base = { mid: DATA_MID, merchantKey: DATA_KEY, baseUrl: 'http://127.0.0.1:1' };
     expect(() => createNicepay({ ...base, payout: { scheduleChecks: 'no' as unknown as boolean } })).to.throw(

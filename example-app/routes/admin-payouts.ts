@@ -90,12 +90,27 @@ export function adminPayoutRoutes(ctx: ShopContext, subMerchants: () => SubMerch
     cancelled: db.sqlite.prepare(`UPDATE admin_payouts SET state = 'cancelled' WHERE settlmnt_dt = ? AND seq = ?`),
   };
   const today = (): string => kstToday(ctx.clock());
-  /** The first weekday (KST) from today: the form's date, as the client's default calendar (no holidays) allows. */
-  const firstPayoutDay = (): string => {
-    for (let t = ctx.clock().getTime(); ; t += 86_400_000) {
-      const weekday = new Date(t + 9 * 3_600_000).getUTCDay();
-      if (weekday >= 1 && weekday <= 5) return kstToday(new Date(t));
+  /**
+   * The schedule rule a new payout for `settlmntDt` would break now, in the operator's words, or
+   * undefined: the client's own check (its clock, its business days, the 10:30 KST cut-off).
+   */
+  const scheduleRefusal = (settlmntDt: string): { message: string; status: number } | undefined => {
+    try {
+      nicepay.payout.checkRequestDate(settlmntDt);
+      return undefined;
+    } catch (err) {
+      const e = operatorError(err);
+      if (!e) throw err;
+      return e;
     }
+  };
+  /** The form's date: the first day from today (KST) the client would take a payout for now, a month ahead at most. */
+  const firstPayoutDay = (): string => {
+    for (let t = ctx.clock().getTime(), days = 0; days < 31; t += 86_400_000, days++) {
+      const day = kstToday(new Date(t));
+      if (!scheduleRefusal(day)) return day;
+    }
+    return today();
   };
   const router = shopRouter();
 
@@ -225,6 +240,9 @@ ${Object.entries(hidden).map(([k, val]) => html`<input type="hidden" name="${k}"
       if (!isDate8(values.settlmntDt)) return await back(400, '지급일은 YYYYMMDD 형식의 날짜로 입력해 주세요.');
       const amount = Number(values.amount);
       if (field(req.body, 'confirm') !== 'yes') {
+        // A date the client would refuse is said on the form, before a confirmation is offered.
+        const refusal = scheduleRefusal(values.settlmntDt);
+        if (refusal) return await back(refusal.status, refusal.message);
         return confirmPage(
           req,
           res,

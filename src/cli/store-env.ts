@@ -65,7 +65,7 @@ export async function openStore(choice: StoreChoice): Promise<OpenedStore> {
     if (choice.kind === 'sqlite') return await openSqlite(choice.path, choice.table ?? SQLITE_DEFAULT_TABLE);
     const { redisStore } = await import('../store/redis-store.js');
     const store = redisStore({ url: choice.url, ...(choice.prefix ? { prefix: choice.prefix } : {}) });
-    return { store, close: async () => store.close?.() };
+    return { store, close: () => store.close() };
   } catch (err) {
     throw renameConfigError(err, (field) => STORE_OPTION_ENV[choice.kind][field]);
   }
@@ -105,7 +105,7 @@ async function openSqlite(path: string, table: string): Promise<OpenedStore> {
     return {
       store,
       close: async () => {
-        await store.close?.();
+        await store.close();
         db.close();
       },
     };

@@ -33,7 +33,7 @@ export function checkoutReturn(
 ): RequestHandler {
   const client = createCheckoutClient<Request>(ctx, kind, options);
   return function nicepayCheckoutReturn(req: Request, _res: Response, next: NextFunction): void {
-    readFormBody(req, client)
+    readFormBody(req, client, 'checkoutReturn')
       .then(({ bytes, charset }) => client.complete(bytes, charset, req))
       .then(
         (result) => {

@@ -21,7 +21,8 @@ export function notifications(ctx: ClientContext, options: NotificationsOptions)
       socketAddress: req.socket.remoteAddress,
       forwardedFor: opts.proxyHops > 0 ? String(req.headers['x-forwarded-for'] ?? '') : undefined,
       // Read only after the source address was accepted.
-      body: async () => (await readFormBody(req, { limit: opts.limit, bodyCharset: noticeBodyCharset })).bytes,
+      body: async () =>
+        (await readFormBody(req, { limit: opts.limit, bodyCharset: noticeBodyCharset }, 'notifications')).bytes,
     }).then(
       (answer) => {
         res.status(answer.status).type('text/plain').send(answer.body);

@@ -9,15 +9,20 @@ export interface FormBody {
   charset: ReturnType<CheckoutClient['bodyCharset']>;
 }
 
+/** The middleware reading the body, named in the setup error so the shop moves the right one. */
+export type BodyRoute = 'checkoutReturn' | 'notifications';
+
 /**
  * Reads a form body itself, like body-parser's read(): the client judges the Content-Type
  * first (415), then the body is read with its limit (413), mapping raw-body's error types to
  * ours. It must see the raw bytes: a body already consumed by another parser is a setup
- * mistake, reported as such rather than as a confusing empty form.
+ * mistake, reported as such (naming `route`, the middleware that was mounted too late) rather
+ * than as a confusing empty form.
  */
 export async function readFormBody(
   req: Request,
   client: Pick<CheckoutClient, 'bodyCharset' | 'limit'>,
+  route: BodyRoute,
 ): Promise<FormBody> {
   // Every request of an Express app has a hidden class of its own (it sets each request's
   // prototype), so each property read on `req` is a runtime lookup: the headers are read once,
@@ -33,7 +38,7 @@ export async function readFormBody(
     if (type === 'stream.not.readable' && ((req as { _body?: boolean })._body === true || req.readableEnded)) {
       throw new NicepayServiceError(
         'NICEPAY_BODY_ALREADY_PARSED',
-        'the request body was already read by another body parser; mount checkoutReturn before express.urlencoded() ' +
+        `the request body was already read by another body parser; mount ${route}() before express.urlencoded() ` +
           '(or exclude its route) so it can decode the EUC-KR bytes itself',
       );
     }

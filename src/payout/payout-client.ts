@@ -175,6 +175,13 @@ export function createPayoutClient(
       return result.duplicate && result.seq !== '' ? { ...result, cancelled: await cancelKept(ctx, result) } : result;
     },
 
+    checkRequestDate(settlmntDt, options = {}) {
+      const date = date8(settlmntDt, 'settlmntDt');
+      const crossBorder = options.crossBorder ?? false;
+      if (typeof crossBorder !== 'boolean') throw invalid('crossBorder', 'a boolean');
+      if (opts.scheduleChecks) checkPayoutRequest(date, now(), opts.businessDays, crossBorder);
+    },
+
     async cancel(input) {
       const c = checkCancel(input);
       // Bad input is refused whatever the ledger holds.

@@ -224,6 +224,15 @@ export interface PayoutClient {
    */
   request(input: PayoutRequestInput): Promise<PayoutRequestResult>;
   /**
+   * Checks the date of a new payout request against the schedule rules `request()` applies (a
+   * past date, a business day by `payout.businessDays`, the 10:30 KST cut-off and, with
+   * `crossBorder`, the day before), on this client's clock, sending nothing: for a form that
+   * should say so before the operator confirms. Throws NicepayScheduleError naming the `rule`,
+   * or NICEPAY_FIELD_INVALID for a date that is not YYYYMMDD; with `scheduleChecks: false` only
+   * the date's format is checked, as `request()` then leaves the rules to the gateway.
+   */
+  checkRequestDate(settlmntDt: string, options?: { crossBorder?: boolean }): void;
+  /**
    * Payout cancel (0103001), before 10:30 KST of the payout day; a ledger operation: recorded
    * before it is sent, once per payout (subId, date, seq); a repeat is answered from its record,
    * whatever the time. An unknown outcome rejects with NICEPAY_OUTCOME_UNKNOWN and is settled by

@@ -1,6 +1,12 @@
 import { NicepayConfigError } from '../errors/index.js';
 import { ownCopy } from '../own-copy.js';
-import { type LeaseResult, type LedgerStore, type RecordWrite, StoreFullError, type StoredRecord } from './types.js';
+import {
+  type ClosableLedgerStore,
+  type LeaseResult,
+  type RecordWrite,
+  StoreFullError,
+  type StoredRecord,
+} from './types.js';
 
 /** Options of {@link memoryStore}. */
 export interface MemoryStoreOptions {
@@ -41,7 +47,7 @@ interface Entry {
  * (one machine) or redisStore (a fleet) in production (docs/stores.md). Single-threaded
  * JavaScript makes each method atomic.
  */
-export function memoryStore(options: MemoryStoreOptions = {}): LedgerStore {
+export function memoryStore(options: MemoryStoreOptions = {}): ClosableLedgerStore {
   const now = options.now ?? Date.now;
   const maxEntries = options.maxEntries ?? 100_000;
   if (!Number.isSafeInteger(maxEntries) || maxEntries <= 0)

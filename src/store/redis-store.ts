@@ -33,7 +33,7 @@ import {
   type Peek,
   type Script,
 } from './redis-scripts.js';
-import type { LeaseResult, LedgerStore, RecordWrite } from './types.js';
+import type { ClosableLedgerStore, LeaseResult, LedgerStore, RecordWrite } from './types.js';
 
 export type {
   IoRedisClient,
@@ -95,7 +95,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  * @throws NicepayConfigError naming the option, for bad options, and (option `url`) when the
  *   optional `redis` package is not installed: at creation, with the install hint.
  */
-export function redisStore(options: RedisStoreOptions): LedgerStore {
+export function redisStore(options: RedisStoreOptions): ClosableLedgerStore {
   validateRedisOptions(options);
   const prefix = options.prefix ?? 'nicepay:';
   const timeoutMs = options.commandTimeoutMs ?? 5000;

@@ -18,7 +18,7 @@ import { immediate, type SqliteDatabase } from './sqlite-database.js';
 import { DEFAULT_TABLE, openLedgerTable, type LedgerRow, type LedgerTable } from './sqlite-ledger-table.js';
 import { assertSqliteInstalled, openSqliteFile } from './sqlite-module.js';
 import { validateSqliteOptions, type SqliteStoreOptions } from './sqlite-options.js';
-import type { LeaseResult, LedgerStore, RecordWrite, StoredRecord } from './types.js';
+import type { ClosableLedgerStore, LeaseResult, LedgerStore, RecordWrite, StoredRecord } from './types.js';
 
 export type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
 export type {
@@ -64,7 +64,7 @@ function applied(row: LedgerRow, write: RecordWrite, t: number): LedgerRow {
  * @throws NicepayConfigError naming the option, for bad options, and (option `path`) when the
  *   optional `better-sqlite3` package is not installed: at creation, with the install hint.
  */
-export function sqliteStore(options: SqliteStoreOptions): LedgerStore {
+export function sqliteStore(options: SqliteStoreOptions): ClosableLedgerStore {
   validateSqliteOptions(options);
   const table = options.table ?? DEFAULT_TABLE;
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;

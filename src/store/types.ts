@@ -71,6 +71,17 @@ export interface LedgerStore {
   readonly local?: boolean;
 }
 
+/**
+ * A {@link LedgerStore} whose `close()` is always there: what memoryStore, sqliteStore and
+ * redisStore return, so the shop can `await store.close()` after `nicepay.close()` without a
+ * check. `close` stays optional on LedgerStore itself: a custom store holding nothing to free
+ * need not have one.
+ */
+export interface ClosableLedgerStore extends LedgerStore {
+  /** Frees timers and connections the store owns (never a client the shop passed in). */
+  close(): Promise<void>;
+}
+
 /** One record as a store keeps it. */
 export interface StoredRecord {
   key: string;
