@@ -55,6 +55,66 @@ describe('a holder that lost its lease before its request left', () => {
     }
   });
 
+  it('a holder paused between its last renewal and sending, whose record another process closed as never charged, reverses the charge it then made itself', async () => {
+    let other: Nicepay | undefined;
+    const { store, paused, clock } = pausingStore('approval:', () => other!.settle(), true, 'confirm');
+    const shop = await startShop({ nicepay: { store, settle: false, clock } });
+    other = createNicepay({
+      mid: MID,
+      merchantKey: MERCHANT_KEY,
+      baseUrl: shop.sandbox.url,
+      store,
+      settle: false,
+      clock,
+    });
+    try {
+      const { tid, res } = await payByCard(shop, 'paused-at-send');
+      expect(paused()).to.equal(true);
+      // The other process found nothing at the gateway and closed the record; then the request left.
+      expect(await ledgerRecord(store, `approval:${MID}:${tid}`)).to.include({ state: 'never-charged' });
+      expect(shop.sandbox.ledger.get(tid)?.approvalCalls).to.equal(1);
+      // Nobody looks at a closed record again: the holder reversed its own charge, so the gateway
+      // agrees with the ledger, and the caller is told what the ledger holds.
+      expect(shop.sandbox.ledger.committed().filter((e) => e.tid === tid)).to.deep.equal([]);
+      expect(res.status, JSON.stringify(res.body)).to.equal(502);
+      expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN' });
+      expect(shop.approved).to.deep.equal([]);
+    } finally {
+      await other.close();
+      await shop.close();
+    }
+  });
+
+  it("a holder paused with the gateway's answer in hand, whose record another process kept meanwhile, tells its caller the payment the ledger holds", async () => {
+    let other: Nicepay | undefined;
+    const recordedByOther: string[] = [];
+    const { store, paused, clock } = pausingStore('approval:', () => other!.settle(), true, 'commit');
+    const shop = await startShop({ nicepay: { store, settle: false, clock } });
+    other = createNicepay({
+      mid: MID,
+      merchantKey: MERCHANT_KEY,
+      baseUrl: shop.sandbox.url,
+      store,
+      settle: false,
+      clock,
+    });
+    // The other process runs the same route, whose hook settlement runs for the payment.
+    other.checkoutReturn({ expectedAmount: () => 1_500, onApproved: (r) => void recordedByOther.push(r.tid) });
+    try {
+      const { tid, res } = await payByCard(shop, 'paused-with-answer');
+      expect(paused()).to.equal(true);
+      expect(await ledgerRecord(store, `approval:${MID}:${tid}`)).to.include({ state: 'recorded' });
+      expect(recordedByOther).to.deep.equal([tid]);
+      // Not "being settled, may be reversed": the ledger kept it, and the caller is told so.
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.include({ status: 'approved', tid });
+      expect(shop.sandbox.ledger.committed().filter((e) => e.tid === tid)).to.have.length(1);
+    } finally {
+      await other.close();
+      await shop.close();
+    }
+  });
+
   it('a holder paused past its lease whose key nobody took sends as it would have: its lease is renewed, the approval is paid once', async () => {
     // Run out, and nobody takes it over.
     const { store, paused, clock } = pausingStore('approval:');

@@ -6,6 +6,7 @@ import { type Lease, LEASE_MS } from './lease.js';
 import { CLOSED_STATES, type LedgerRecord } from './ledger-record.js';
 import type { OperationKind, ReversalRequest } from './operation.js';
 import { reverse } from './reversal.js';
+import { stuckEnd } from './stuck.js';
 import { type LedgerEvent, transition } from './state-machine.js';
 import { channel } from 'node:diagnostics_channel';
 
@@ -96,17 +97,17 @@ export async function walk<R>(
     if (kind.openOnlyData && CLOSED_STATES.has(r.state)) r = { ...r, data: without(r.data, kind.openOnlyData) };
     switch (row.then) {
       case 'answer':
-        return (await lease.putAndRelease(r)) ? { forgotten: false, record: r } : stuck(kind, written, r);
+        return (await lease.putAndRelease(r)) ? { forgotten: false, record: r } : stuck(ctx, kind, lease, written, r);
       case 'wait':
         if (step.later) {
           // A hung hook keeps the lease (renewed) until it settles; then the walk goes on.
-          if (!(await lease.put(r))) return stuck(kind, written, r);
+          if (!(await lease.put(r))) return stuck(ctx, kind, lease, written, r);
           continueLater(ctx, kind, lease, r, step.later, options);
           return { forgotten: false, record: r };
         }
         return (await lease.putAndRelease(r, step.dueAt ?? ctx.config.clock().getTime() + backoffMs(r.attempts)))
           ? { forgotten: false, record: r }
-          : stuck(kind, written, r);
+          : stuck(ctx, kind, lease, written, r);
       case 'run-hook':
         if (r.hook === 'none' || r.hook === 'resolved') {
           step = { event: 'hook-resolved' };
@@ -118,14 +119,14 @@ export async function walk<R>(
         }
         // Never run a hook the ledger has not recorded the payment for: another holder may be
         // running it. The payment is kept; settlement finds it and runs the hook then.
-        if (!(await lease.put(r))) return stuck(kind, written, r);
+        if (!(await lease.put(r))) return stuck(ctx, kind, lease, written, r);
         written = r;
         step = await runHook(ctx, kind, r, options.hook, first.event === 'hook-again');
         continue;
       case 'reverse': {
         r = { ...r, reversalTried: true };
         // Written first: a reversal is never sent by a holder that no longer holds the record.
-        if (!(await lease.put(r))) return stuck(kind, written, r);
+        if (!(await lease.put(r))) return stuck(ctx, kind, lease, written, r);
         written = r;
         const request = reverseNow ? reverseNow() : kind.reversal?.(r);
         reverseNow = undefined;
@@ -150,18 +151,15 @@ function without(data: Record<string, string>, keys: readonly string[]): Record<
   return out;
 }
 
-/**
- * Where a walk ends when a write failed: the record as the store last took it, which is what
- * settlement will find, so it is also what the caller is told (never a state the ledger does not hold).
- */
-function stuck(kind: OperationKind<unknown>, written: LedgerRecord, next: LedgerRecord): WalkEnd {
-  return {
-    forgotten: false,
-    record: {
-      ...written,
-      reason: `the ledger store could not record the ${kind.what}'s next state (${next.state}); settlement continues from the last one recorded`,
-    },
-  };
+/** Where a walk ends when a write failed: what the store holds now, read back ({@link stuckEnd}). */
+async function stuck(
+  ctx: ClientContext,
+  kind: OperationKind<unknown>,
+  lease: Lease,
+  written: LedgerRecord,
+  next: LedgerRecord,
+): Promise<WalkEnd> {
+  return { forgotten: false, record: await stuckEnd(ctx, kind, lease.key, written, next) };
 }
 
 /**

@@ -76,29 +76,43 @@ export interface PausingStore {
 
 /**
  * A memoryStore shared by the processes of a test: the holder of the first new record under
- * `prefix` "pauses" right after writing it (the store's clock runs on past the lease), and
- * `meanwhile` runs, the other processes' work, before that holder goes on. `local: false`
- * makes it a store other processes could reach (as sqliteStore or redisStore is).
+ * `prefix` "pauses" (the store's clock runs on past the lease), and `meanwhile` runs, the other
+ * processes' work, before that holder goes on. It pauses right after writing the record; `at`
+ * `'confirm'`, right after its last renewal before the request leaves (so it sends after the
+ * pause); `at` `'commit'`, with the gateway's answer in hand, just before writing `committed`. `local: false` makes it a store other processes could reach (as sqliteStore or
+ * redisStore is).
  */
 export function pausingStore(
   prefix: string,
   meanwhile: () => Promise<unknown> = async () => undefined,
   local = true,
+  at: 'write' | 'confirm' | 'commit' = 'write',
 ): PausingStore {
   let skew = 0;
   let paused = false;
   const inner = memoryStore({ now: () => Date.now() + skew });
+  const pause = async (): Promise<void> => {
+    paused = true;
+    skew += LEASE_MS + 1_000;
+    await meanwhile();
+  };
   const store: LedgerStore = {
     ...inner,
     local,
     async acquire(key, leaseMs, initial) {
       const got = await inner.acquire(key, leaseMs, initial);
-      if (!paused && initial && key.startsWith(prefix) && got.state === 'acquired') {
-        paused = true;
-        skew += LEASE_MS + 1_000;
-        await meanwhile();
-      }
+      if (at === 'write' && !paused && initial && key.startsWith(prefix) && got.state === 'acquired') await pause();
       return got;
+    },
+    async write(key, token, write, release) {
+      if (at === 'commit' && !paused && key.startsWith(prefix) && write.value.includes('"state":"committed"'))
+        await pause();
+      return inner.write(key, token, write, release);
+    },
+    async extend(key, token, leaseMs) {
+      const held = await inner.extend(key, token, leaseMs);
+      if (at === 'confirm' && !paused && held && key.startsWith(prefix)) await pause();
+      return held;
     },
   };
   return { store, paused: () => paused, clock: () => new Date(Date.now() + skew) };
