@@ -52,7 +52,7 @@ describe('a shop instance killed while its approval is at the gateway', function
     });
     return {
       statusCode: res.statusCode,
-      body: (await res.body.json()) as { status?: string; tid?: string; recovered?: boolean; code?: string },
+      body: (await res.body.json()) as { status?: string; tid?: string; recovered?: boolean; code?: string; paymentIds?: { tid: string; moid: string } },
     };
   }
 
@@ -84,6 +84,8 @@ describe('a shop instance killed while its approval is at the gateway', function
     const retry = await post(b, auth);
     expect(retry.statusCode, JSON.stringify(retry.body) + b.log).to.equal(200);
     expect(retry.body).to.include({ status: 'approved', tid, recovered: true });
+    // The answer A never read is not in the record: the payment still names its own TID and order.
+    expect(retry.body.paymentIds).to.deep.equal({ tid, moid: 'mi-7' });
     const { approved } = await b.ask<{ approved: string[] }>('stats');
     expect(approved, 'onApproved ran on B').to.deep.equal([tid]);
 

@@ -220,12 +220,14 @@ async function firstStep(
     unanswered: 'gateway-unanswered',
     unclear,
   };
-  // The gateway had committed what the dead request sent: kept, it is a recovered payment.
+  // The gateway had committed what the dead request sent: kept, it is a recovered payment. Its
+  // answer was never read: the record's own identifiers stand in for the answer's, so its hook
+  // and a repeat see the payment's TID, MID and Moid (never empty).
   const patch =
     holding === 'unanswered'
       ? { reason: r.reason ?? 'the gateway could not be asked what it holds' }
       : holding === 'holds' && holds === 'gateway-holds' && r.state === 'sending'
-        ? { recovered: true }
+        ? { recovered: true, fields: { ...r.fields, TID: r.tid, MID: r.mid, Moid: r.moid } }
         : {};
   return { event: event[holding], patch };
 }
