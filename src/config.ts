@@ -27,11 +27,15 @@ export interface NicepayOptions {
    * sandbox's `url`. Its scheme is the only one outbound calls may use.
    */
   baseUrl: string | URL;
-  /** Data API host for interfaces C and D, e.g. `https://data.nicepay.co.kr`. @default baseUrl */
+  /**
+   * Data API host for interfaces C and D, e.g. `https://data.nicepay.co.kr`.
+   * @default `https://data.nicepay.co.kr` when baseUrl is a `nicepay.co.kr` host, else baseUrl
+   */
   dataUrl?: string | URL;
   /**
    * Hosts (`host` or `host:port`) the auth return's NextAppURL and NetCancelURL may point at.
-   * @default [host of baseUrl]
+   * @default dc1-api and dc2-api.nicepay.co.kr (the production hosts) and baseUrl's host when
+   * baseUrl is a `nicepay.co.kr` host; else [host of baseUrl] (the sandbox)
    * @example ['dc1-api.nicepay.co.kr', 'dc2-api.nicepay.co.kr']
    */
   trustedHosts?: readonly string[];
@@ -92,6 +96,11 @@ export interface ResolvedConfig {
   payout: ResolvedPayoutOptions;
 }
 
+/** The hosts a genuine production return's NextAppURL and NetCancelURL name (gateway-facts). */
+const PRODUCTION_APPROVAL_HOSTS = ['dc1-api.nicepay.co.kr', 'dc2-api.nicepay.co.kr'] as const;
+/** The production data host: payout and reconciliation (gateway-facts). */
+const PRODUCTION_DATA_URL = 'https://data.nicepay.co.kr';
+
 /** Validates and fills the options once, at creation (body-parser's normalizeOptions habit). */
 export function resolveConfig(options: NicepayOptions): ResolvedConfig {
   if (options === undefined) {
@@ -117,8 +126,17 @@ export function resolveConfig(options: NicepayOptions): ResolvedConfig {
     );
   }
   const baseUrl = parseBase(options.baseUrl, 'baseUrl');
-  const dataUrl = options.dataUrl === undefined ? baseUrl : parseBase(options.dataUrl, 'dataUrl');
-  const hosts = options.trustedHosts ?? [baseUrl.host];
+  // On NICEPAY's own hosts the defaults are the documented production hosts (gateway-facts):
+  // the approval and net cancel of a genuine return name dc1-api or dc2-api, whatever host the
+  // shop's other calls go to, and payout and reconciliation are on the data host.
+  const production = baseUrl.hostname.endsWith('.nicepay.co.kr');
+  const dataUrl =
+    options.dataUrl !== undefined
+      ? parseBase(options.dataUrl, 'dataUrl')
+      : production
+        ? new URL(PRODUCTION_DATA_URL)
+        : baseUrl;
+  const hosts = options.trustedHosts ?? (production ? [...PRODUCTION_APPROVAL_HOSTS, baseUrl.host] : [baseUrl.host]);
   if (!Array.isArray(hosts) || hosts.length === 0 || !hosts.every((h) => typeof h === 'string' && h.length > 0)) {
     throw new NicepayConfigError('trustedHosts', 'a non-empty array of host names');
   }

@@ -150,6 +150,30 @@ describe('resolveConfig', () => {
     expect([...c.trustedHosts]).to.deep.equal(['127.0.0.1:1']);
   });
 
+  it("on NICEPAY's own host, trusts the documented production approval hosts and sends payouts to the data host by default", () => {
+    const c = resolveConfig({ ...good, baseUrl: 'https://webapi.nicepay.co.kr' });
+    expect([...c.trustedHosts]).to.deep.equal([
+      'dc1-api.nicepay.co.kr',
+      'dc2-api.nicepay.co.kr',
+      'webapi.nicepay.co.kr',
+    ]);
+    expect(c.dataUrl.href).to.equal('https://data.nicepay.co.kr/');
+    // Given, they are what was given; another host (the sandbox) keeps its own defaults.
+    const given = resolveConfig({
+      ...good,
+      baseUrl: 'https://webapi.nicepay.co.kr',
+      dataUrl: 'https://data2.example',
+      trustedHosts: ['dc1-api.nicepay.co.kr'],
+    });
+    expect([given.dataUrl.href, [...given.trustedHosts]]).to.deep.equal([
+      'https://data2.example/',
+      ['dc1-api.nicepay.co.kr'],
+    ]);
+    expect(resolveConfig({ ...good, baseUrl: 'https://evil-nicepay.co.kr.example' }).dataUrl.host).to.equal(
+      'evil-nicepay.co.kr.example',
+    );
+  });
+
   it('takes the window charset by any of its names, and payout options as given', () => {
     const holidays = (d: string): boolean => d !== '20261225';
     const store = memoryStore();

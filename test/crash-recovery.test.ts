@@ -52,7 +52,13 @@ describe('a shop instance killed while its approval is at the gateway', function
     });
     return {
       statusCode: res.statusCode,
-      body: (await res.body.json()) as { status?: string; tid?: string; recovered?: boolean; code?: string; paymentIds?: { tid: string; moid: string } },
+      body: (await res.body.json()) as {
+        status?: string;
+        tid?: string;
+        recovered?: boolean;
+        code?: string;
+        paymentIds?: { tid: string; moid: string };
+      },
     };
   }
 

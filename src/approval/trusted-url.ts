@@ -61,7 +61,7 @@ function whyRefused(value: string, field: GatewayUrlField, config: ResolvedConfi
   if (url.protocol !== config.baseUrl.protocol) return `must use ${config.baseUrl.protocol.slice(0, -1)}`;
   if (url.username || url.password) return 'must not carry credentials';
   if (!config.trustedHosts.has(url.host.toLowerCase()))
-    return 'points at a host that is not in trustedHosts; no request was made';
+    return `points at a host that is not in trustedHosts (${[...config.trustedHosts].join(', ')}); no request was made (a genuine gateway host missing there belongs in the trustedHosts option)`;
   return `must be exactly ${config.baseUrl.protocol}//<trusted host>${GATEWAY_PATHS[field]}, with no query or fragment`;
 }
 
