@@ -247,6 +247,23 @@ describe('keyinRouter', () => {
     });
   }
 
+  it('refuses a JSON body naming a field twice (400 NICEPAY_BODY_MALFORMED), which JSON.parse would read as its last value: nothing sent, no card data on the error', async () => {
+    const s = shop();
+    const moid = newMoid();
+    const other = newMoid();
+    s.orders.set(moid, 1_000).set(other, 1_000);
+    const res = await request(s.app)
+      .post('/keyin')
+      .set('content-type', 'application/json')
+      .send(`{"moid":"${moid}","moid":"${other}","cardNumber":"4111111111111111","cardExpiry":"${FUTURE}"}`);
+    expect(res.status).to.equal(400);
+    expect(res.body.code).to.equal('NICEPAY_BODY_MALFORMED');
+    expect(res.body.message).to.match(/names a field twice/);
+    expect(JSON.stringify(s.errors)).to.not.include('4111111111111111');
+    expect(Object.keys(s.errors[0] as object)).to.not.include('body');
+    expect(sandbox.ledger.entries().filter((e) => e.moid === moid || e.moid === other)).to.have.length(0);
+  });
+
   it('maps body errors without echoing the body: malformed JSON 400, too large 413, other types 415', async () => {
     const s = shop();
     const bad = await request(s.app)

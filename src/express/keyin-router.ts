@@ -8,6 +8,7 @@ import { type ClientContext, registerRouteHook } from '../context.js';
 import { type KeyinRouterOptions, resolveKeyinRouterOptions } from './keyin-router-options.js';
 import { isObject } from '../util/is-object.js';
 import { scrubCardData } from './scrub-card-data.js';
+import { jsonNamesKeyTwice } from '../validation/json-text.js';
 
 export type { KeyinRouterOptions } from './keyin-router-options.js';
 
@@ -148,7 +149,7 @@ export function keyinRouter(
   router.post(
     '/',
     refuseInsecure,
-    express.json({ limit }),
+    express.json({ limit, verify: refuseDuplicateKeys }),
     express.urlencoded({ extended: false, limit }),
     safeBodyErrors,
     handle,
@@ -189,12 +190,31 @@ function safeBodyErrors(err: unknown, _req: Request, _res: Response, next: NextF
   next(isNicepayError(err) ? err : bodyError((err as { type?: string } | null)?.type));
 }
 
+/** The body-parser error type of a JSON body that names a key twice. */
+const DUPLICATE_KEYS = 'entity.duplicate.keys';
+
+/**
+ * body-parser's `verify` for the JSON body: refuses one that names a key twice, which JSON.parse
+ * would read as its last value (a form answers a repeated field as an array, refused as well).
+ * It throws a plain error of {@link DUPLICATE_KEYS}, which body-parser decorates with the raw
+ * body (card data): {@link safeBodyErrors} replaces it by a clean one.
+ */
+function refuseDuplicateKeys(_req: unknown, _res: unknown, buf: Buffer, encoding: string): void {
+  const text = buf.toString(encoding === 'utf-8' || encoding === 'utf8' ? 'utf8' : 'latin1');
+  if (jsonNamesKeyTwice(text)) throw Object.assign(new Error('duplicate keys'), { type: DUPLICATE_KEYS });
+}
+
 /** The error that replaces body-parser's, by its type. */
 function bodyError(type: string | undefined): NicepayRequestError {
   if (type === 'entity.too.large')
     return new NicepayRequestError('NICEPAY_BODY_TOO_LARGE', 'the key-in body is larger than allowed');
   if (type === 'charset.unsupported' || type === 'encoding.unsupported')
     return new NicepayRequestError('NICEPAY_CHARSET_UNSUPPORTED', 'send the key-in body in UTF-8');
+  if (type === DUPLICATE_KEYS)
+    return new NicepayRequestError(
+      'NICEPAY_BODY_MALFORMED',
+      'the key-in body names a field twice, so it can be read two ways; nothing was sent',
+    );
   return new NicepayRequestError(
     'NICEPAY_BODY_MALFORMED',
     `the key-in body could not be parsed${type ? ` (${type})` : ''}`,
