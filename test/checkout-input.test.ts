@@ -30,11 +30,17 @@ describe('checkoutReturn: bad input gets a clear 4xx and changes nothing', () =>
     expect(res.body.code).to.equal('NICEPAY_BODY_TOO_LARGE');
   });
 
-  it('415 for another media type or charset', async () => {
+  it('415 for another media type or charset, or a header naming two charsets (it can be read two ways)', async () => {
     expect((await post('{}', 'application/json')).body.code).to.equal('NICEPAY_CONTENT_TYPE_UNSUPPORTED');
-    const res = await post('a=b', 'application/x-www-form-urlencoded; charset=latin1');
-    expect(res.status).to.equal(415);
-    expect(res.body.code).to.equal('NICEPAY_CHARSET_UNSUPPORTED');
+    for (const type of [
+      'application/x-www-form-urlencoded; charset=latin1',
+      'application/x-www-form-urlencoded; charset=euc-kr; charset=utf-8',
+      'application/x-www-form-urlencoded; charset=euc-kr; charset="euc-kr"',
+    ]) {
+      const res = await post('a=b', type);
+      expect(res.status, type).to.equal(415);
+      expect(res.body.code, type).to.equal('NICEPAY_CHARSET_UNSUPPORTED');
+    }
   });
 
   it('400 for malformed escapes, invalid EUC-KR bytes and duplicate keys', async () => {

@@ -17,8 +17,13 @@ export function mediaType(contentType: string | undefined): string {
   return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
 }
 
-/** The charset label a Content-Type declares, as written, or undefined when it names none. */
+/**
+ * The charset label a Content-Type declares, as written, or undefined when it names none. A
+ * header that names two charsets declares no one charset: its labels joined by a comma are
+ * returned, a label no charset has, so the body is read by neither.
+ */
 export function charsetParam(contentType: string | undefined): string | undefined {
   if (!contentType || contentType.indexOf(';') === -1) return undefined;
-  return CHARSET_PARAM.exec(contentType)?.[2];
+  const labels = [...contentType.matchAll(new RegExp(CHARSET_PARAM.source, 'gi'))].map((m) => m[2]!);
+  return labels.length === 0 ? undefined : labels.join(',');
 }
