@@ -115,6 +115,26 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
     }
   });
 
+  for (const code of ['1620', '2056']) {
+    it(`a card-company timeout (${code}) is an unknown outcome: net-cancelled, never declined`, async () => {
+      const { tid, body } = authReturn(`timeout-${code}`, 6_100);
+      answer = (form) => ({
+        ResultCode: code,
+        ResultMsg: '카드사 응답 지연',
+        TID: form.TID!,
+        MID,
+        Moid: `timeout-${code}`,
+      });
+      const res = await request(shop.app).post('/pay/return').type('form').send(body);
+      expect(res.status).to.equal(502);
+      expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
+      expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal([
+        '/webapi/pay_process.jsp',
+        '/webapi/cancel_process.jsp',
+      ]);
+    });
+  }
+
   it('an answer naming ResultCode twice (a signed 3001 and a 9999) is an unknown outcome: net-cancelled, never declined', async () => {
     const { tid, body } = authReturn('two-codes', 6_000);
     answer = (form) => {

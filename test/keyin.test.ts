@@ -315,6 +315,20 @@ describe('card key-in (interface B) through createNicepay and the sandbox', () =
     }
   });
 
+  it('a card-company timeout (1620) is an unknown outcome, never a decline: reversed, and the gateway never had it', async () => {
+    const req = input();
+    sandbox.faults.inject({
+      target: 'keyin',
+      kind: 'decline',
+      resultCode: '1620',
+      resultMsg: '카드사 응답 지연입니다',
+    });
+    const err = await rejection(nicepay.keyin(req));
+    expect(err).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN' });
+    expect(err).to.have.property('settlement').that.is.oneOf(['never-charged', 'reversed']);
+    expect(approvalsOf(req.moid)).to.have.length(0);
+  });
+
   it('keeps no decline: the Moid declined may be paid with another card, and nobody can lock its buyer out with a failing card', async () => {
     const req = input({}, { number: '4000000000009995' });
     const first = await nicepay.keyin(req);

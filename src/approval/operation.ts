@@ -2,7 +2,7 @@ import type { ClientContext } from '../context.js';
 import { cancelReversal, reversalTable } from '../cancel/reversal.js';
 import { NicepayRequestError } from '../errors/index.js';
 import type { AnswerTable, GatewayHolding, LedgerRecord, OperationCall, OperationKind } from '../pipeline/index.js';
-import { DUPLICATE_MOID_REFUSALS, refuseKvUnsafe } from '../pipeline/index.js';
+import { CARD_COMPANY_TIMEOUTS, DUPLICATE_MOID_REFUSALS, refuseKvUnsafe } from '../pipeline/index.js';
 import { askStatus } from '../status/client.js';
 import { holdingOfStatus } from '../status/holding.js';
 import type { CommittedCheckout, DeclinedCheckout } from '../types/checkout.js';
@@ -35,7 +35,11 @@ const CODES_BY_METHOD = new Map(
     const success = SUCCESS_CODES[method];
     return [
       method,
-      { success: new Set([success]), ambiguous: new Set(ANY_SUCCESS.filter((c) => c !== success)) },
+      {
+        success: new Set([success]),
+        // Another method's success, or a card-company timeout: either may mean money moved.
+        ambiguous: new Set([...ANY_SUCCESS.filter((c) => c !== success), ...CARD_COMPANY_TIMEOUTS]),
+      },
     ] as const;
   }),
 );

@@ -3,6 +3,7 @@ import { cancelReversal } from '../cancel/reversal.js';
 import { cardChargeCall, cardResult, chargeTable, type SentCharge } from '../keyin/card-charge.js';
 import {
   type AnswerTable,
+  CARD_COMPANY_TIMEOUTS,
   DUPLICATE_MOID_REFUSALS,
   type OperationCall,
   type OperationKind,
@@ -39,6 +40,7 @@ export function billingChargeKind(ctx: ClientContext): OperationKind<BillingChar
 export function billingChargeTable(sent: SentCharge): AnswerTable {
   return chargeTable(sent, {
     success: new Set([BILLING_APPROVED_CODE]),
+    ambiguous: new Set(CARD_COMPANY_TIMEOUTS),
     chargedBefore: DUPLICATE_MOID_REFUSALS,
     amount: { field: 'Amt', value: sent.amount },
   });

@@ -2,6 +2,7 @@ import type { ClientContext } from '../context.js';
 import { cancelReversal } from '../cancel/reversal.js';
 import {
   type AnswerTable,
+  CARD_COMPANY_TIMEOUTS,
   DUPLICATE_MOID_REFUSALS,
   type OperationCall,
   type OperationKind,
@@ -54,7 +55,7 @@ export function keyinKind(ctx: ClientContext): OperationKind<KeyinResult> {
 export function keyinTable(sent: SentCharge): AnswerTable {
   return chargeTable(sent, {
     success: new Set([KEYIN_SUCCESS_CODE]),
-    ambiguous: new Set([DUPLICATE_REQUEST]),
+    ambiguous: new Set([DUPLICATE_REQUEST, ...CARD_COMPANY_TIMEOUTS]),
     chargedBefore: DUPLICATE_MOID_REFUSALS,
     amount: { field: 'Amt', value: sent.amount },
   });

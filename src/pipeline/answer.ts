@@ -82,6 +82,13 @@ export const MERCHANT_KEY_HINT =
  * Codes by which the gateway refuses an order number it has approved before (gateway-facts:
  * 1681 / A127 duplicate Moid): the refusal protects a shop that reused a Moid, and says so.
  */
+/**
+ * 1620 / 2056 (card-company timeout, gateway-facts): the issuer did not answer the gateway in
+ * time, so whether it approved a charge is not known: never a decline; the charge is reversed
+ * (a reversal of nothing is "no such transaction": never charged).
+ */
+export const CARD_COMPANY_TIMEOUTS: readonly string[] = ['1620', '2056'];
+
 export const DUPLICATE_MOID_REFUSALS: ReadonlySet<string> = new Set(['1681', 'A127']);
 
 /** The hint of a duplicate-Moid refusal; see {@link DUPLICATE_MOID_REFUSALS}. */

@@ -8,6 +8,7 @@ export { GATEWAY_CALL_CHANNEL, gatewayCallChannel, type GatewayCallContext } fro
 export type { CallIds, CallOutcome, GatewayOperation } from './operations.js';
 export { asTransportError, transportOutcome, type TransportOutcome } from './transport-failure.js';
 export {
+  CARD_COMPANY_TIMEOUTS,
   DUPLICATE_MOID_REFUSALS,
   MERCHANT_KEY_HINT,
   isSignatureRefusal,
