@@ -46,7 +46,7 @@ export function createBillingClient(ctx: ClientContext, chargeKind: OperationKin
       return (input) => {
         try {
           refuseOwnHook('billing charger', input);
-          const n = validateCharge(input);
+          const n = validateCharge(input, 'billing.charger()');
           return runOwnTidOperation(
             ctx,
             billingChargeCall(ctx, chargeKind, n, hook as Parameters<typeof billingChargeCall>[3]),

@@ -31,7 +31,7 @@ export function createKeyinClient(
       return (input) => {
         try {
           refuseOwnHook('keyinCharger', input);
-          const n = validateKeyinInput(input, ctx.config.clock());
+          const n = validateKeyinInput(input, ctx.config.clock(), 'keyinCharger()');
           return runOwnTidOperation(ctx, keyinCall(ctx, kind, n, hook as Parameters<typeof keyinCall>[3]));
         } catch (err) {
           return Promise.reject(err);
