@@ -194,7 +194,12 @@ export interface BillingRemoveInput {
 }
 
 /** Every key of {@link BillingRemoveInput}. */
-export const BILLING_REMOVE_KEYS = knownKeys<BillingRemoveInput>({ bid: true, moid: true, charset: true, ediType: true });
+export const BILLING_REMOVE_KEYS = knownKeys<BillingRemoveInput>({
+  bid: true,
+  moid: true,
+  charset: true,
+  ediType: true,
+});
 
 /** The BID was removed (ResultCode F101); it can never charge again. */
 export interface RemovedBilling {

@@ -89,7 +89,16 @@ export function validateRegister(input: BillingRegisterInput, now: Date): Normal
   const { expYear, expMonth } = checkExpiry(card.expYear, card.expMonth, now);
   const idNo = holderNumberOf(card.idNo, 'card.idNo');
   const password2 = passwordPrefixOf(card.password2, 'card.password2');
-  return { moid, cardNumber, expYear, expMonth, idNo, password2, ...wireBuyer(input.buyer, BILLING_BUYER_KEYS, caller), ...wireFormat(input) };
+  return {
+    moid,
+    cardNumber,
+    expYear,
+    expMonth,
+    idNo,
+    password2,
+    ...wireBuyer(input.buyer, BILLING_BUYER_KEYS, caller),
+    ...wireFormat(input),
+  };
 }
 
 /**

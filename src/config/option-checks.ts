@@ -7,7 +7,12 @@ import { hintOf, unknownKeyOf } from '../validation/known-keys.js';
  * `caller` names the factory the option belongs to (`createNicepay()`, `checkoutReturn()`);
  * thrown when it is called, as every misconfiguration is.
  */
-export function refuseUnknown(given: object, known: readonly string[], prefix: string, caller = 'createNicepay()'): void {
+export function refuseUnknown(
+  given: object,
+  known: readonly string[],
+  prefix: string,
+  caller = 'createNicepay()',
+): void {
   const unknown = unknownKeyOf(given, known);
   if (unknown === undefined) return;
   throw new NicepayConfigError(

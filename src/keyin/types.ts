@@ -18,7 +18,12 @@ export interface KeyinCard {
 }
 
 /** Every key of {@link KeyinCard}; another is refused (400 NICEPAY_FIELD_INVALID). */
-export const KEYIN_CARD_KEYS = knownKeys<KeyinCard>({ number: true, expiry: true, buyerAuthNum: true, password2: true });
+export const KEYIN_CARD_KEYS = knownKeys<KeyinCard>({
+  number: true,
+  expiry: true,
+  buyerAuthNum: true,
+  password2: true,
+});
 
 /** Buyer details sent with the key-in (BuyerName 30, BuyerEmail 60, BuyerTel 20 bytes, EUC-KR). */
 export interface KeyinBuyer {
