@@ -46,7 +46,7 @@ describe('every method refuses an unknown key of its input, nothing sent', () =>
     expect(await rig.nicepay.unsettled(), 'ledger records').to.deep.equal([]);
   };
 
-  it('key-in: keyin() and a keyinCharger() function, their card and buyer', async () => {
+  it('key-in: keyin() and a keyinCharger() function (which takes no hook), their card and buyer', async () => {
     const order = { moid: 'k-1', amount: 1000, goodsName: '주문', card: CARD };
     const charge = rig.nicepay.keyinCharger({ name: 'unknown-keys-keyin', onApproved: () => undefined });
     await refuses([
@@ -66,6 +66,8 @@ describe('every method refuses an unknown key of its input, nothing sent', () =>
         () => charge(loose({ ...order, mallReserve: 'x' })),
         { field: 'mallReserve', caller: 'keyinCharger()', hint: 'mallReserved' },
       ],
+      // A charger's call has no hook of its own: onApproved is not a name to suggest.
+      [() => charge(loose({ ...order, onApprove: () => undefined })), { field: 'onApprove', caller: 'keyinCharger()' }],
     ]);
   });
 

@@ -242,4 +242,19 @@ export type BillingChargerOptions = ChargerOptions<ApprovedBillingCharge>;
 /** A charger's input: a charge's, without a hook of its own (the charger's is used). */
 export type BillingChargerInput = Omit<BillingChargeInput, 'onApproved' | 'hookTimeoutMs'>;
 
+/** Every key of {@link BillingChargerInput}. */
+export const BILLING_CHARGER_INPUT_KEYS = knownKeys<BillingChargerInput>({
+  bid: true,
+  moid: true,
+  amount: true,
+  goodsName: true,
+  quota: true,
+  interestFree: true,
+  cardPoint: true,
+  buyer: true,
+  mallReserved: true,
+  charset: true,
+  ediType: true,
+});
+
 export type { BillingChargeRejection, BillingKeyRejection } from '../errors/rejections.js';

@@ -103,10 +103,15 @@ export function validateRegister(input: BillingRegisterInput, now: Date): Normal
 
 /**
  * Checks a charge: the BID's shape, amount in whole won, goods name and the other fields in
- * EUC-KR bytes. `caller` names the method (`billing.charge()` or a charger's call) in errors.
+ * EUC-KR bytes. `caller` names the method (`billing.charge()` or a charger's call) in errors;
+ * `known` lists the keys its input type declares (a charger's input has no hook).
  */
-export function validateCharge(input: BillingChargeInput, caller = 'billing.charge()'): NormalizedCharge {
-  object(input, BILLING_CHARGE_KEYS, caller);
+export function validateCharge(
+  input: BillingChargeInput,
+  caller = 'billing.charge()',
+  known: readonly string[] = BILLING_CHARGE_KEYS,
+): NormalizedCharge {
+  object(input, known, caller);
   const bid = checkBid(input.bid);
   const moid = wireText(input.moid, 'moid', 64, true)!;
   if (!isValidAmount(input.amount))

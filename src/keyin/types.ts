@@ -147,3 +147,17 @@ export type KeyinChargerOptions = ChargerOptions<ApprovedKeyin>;
 
 /** A key-in charger's input: a key-in's, without a hook of its own (the charger's is used). */
 export type KeyinChargerInput = Omit<KeyinInput, 'onApproved' | 'hookTimeoutMs'>;
+
+/** Every key of {@link KeyinChargerInput}. */
+export const KEYIN_CHARGER_INPUT_KEYS = knownKeys<KeyinChargerInput>({
+  moid: true,
+  amount: true,
+  goodsName: true,
+  card: true,
+  quota: true,
+  interestFree: true,
+  buyer: true,
+  mallReserved: true,
+  charset: true,
+  ediType: true,
+});

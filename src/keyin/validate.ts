@@ -30,11 +30,17 @@ export interface NormalizedKeyin {
 /**
  * Checks a key-in input against the rules of interface B and returns its wire form. `now`
  * decides whether the expiry lies in the past, in KST. Throws the first problem found; a key
- * the input type does not declare is one (`caller` names the method in its message).
+ * the input type (`known`, a charger's input has no hook) does not declare is one, `caller`
+ * naming the method in its message.
  */
-export function validateKeyinInput(input: KeyinInput, now: Date, caller = 'keyin()'): NormalizedKeyin {
+export function validateKeyinInput(
+  input: KeyinInput,
+  now: Date,
+  caller = 'keyin()',
+  known: readonly string[] = KEYIN_INPUT_KEYS,
+): NormalizedKeyin {
   if (typeof input !== 'object' || input === null) throw fieldInvalid('input', 'must be an object');
-  refuseUnknownInput(input, KEYIN_INPUT_KEYS, caller);
+  refuseUnknownInput(input, known, caller);
   const moid = wireText(input.moid, 'moid', 64, true)!;
   if (!isValidAmount(input.amount))
     throw fieldInvalid('amount', 'must be a positive whole number of won with at most 12 digits');
