@@ -9,6 +9,7 @@ import { MID_PATTERN } from './wire/keyin-fields.js';
 import { isObject } from './util/is-object.js';
 import { normalizeHost, parseBase } from './config/base-url.js';
 import { positive, refuseUnknown } from './config/option-checks.js';
+import { knownKeys } from './validation/known-keys.js';
 import { type PayoutOptions, type ResolvedPayoutOptions, resolvePayout } from './config/payout-options.js';
 import { type ResolvedSettleOptions, type SettleOptions, resolveSettle } from './config/settle-options.js';
 import { resolveStore } from './config/store-option.js';
@@ -176,22 +177,22 @@ export function resolveConfig(options: NicepayOptions): ResolvedConfig {
 }
 
 /** Every option {@link NicepayOptions} knows; anything else is a typo that JavaScript would not catch. */
-const NICEPAY_OPTION_NAMES: readonly (keyof NicepayOptions)[] = [
-  'mid',
-  'merchantKey',
-  'baseUrl',
-  'dataUrl',
-  'trustedHosts',
-  'timeouts',
-  'maxResponseBytes',
-  'store',
-  'logger',
-  'clock',
-  'payout',
-  'charset',
-  'settle',
-];
-const TIMEOUT_OPTION_NAMES: readonly (keyof Timeouts)[] = ['connectMs', 'responseMs'];
+const NICEPAY_OPTION_NAMES = knownKeys<NicepayOptions>({
+  mid: true,
+  merchantKey: true,
+  baseUrl: true,
+  dataUrl: true,
+  trustedHosts: true,
+  timeouts: true,
+  maxResponseBytes: true,
+  store: true,
+  logger: true,
+  clock: true,
+  payout: true,
+  charset: true,
+  settle: true,
+});
+const TIMEOUT_OPTION_NAMES = knownKeys<Timeouts>({ connectMs: true, responseMs: true });
 
 /** The spec's merchant-id shape: 10 letters or digits, the last a lower-case `m` (e.g. nicepay00m). */
 function isMid(mid: unknown): mid is string {

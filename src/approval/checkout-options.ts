@@ -4,6 +4,8 @@ import type { EdiType } from '../wire/response-body.js';
 import type { Charset } from '../wire/charset.js';
 import { normalizeCharset } from '../wire/charset.js';
 import { isObject } from '../util/is-object.js';
+import { refuseUnknown } from '../config/option-checks.js';
+import { knownKeys } from '../validation/known-keys.js';
 import type { HookContext } from '../pipeline/hook-runner.js';
 
 /** What `onApproved` receives beside the result and the request: the one context of every hook. */
@@ -59,6 +61,18 @@ export interface CheckoutOptions<Req = unknown> {
   resultTtlMs?: number;
 }
 
+/** Every option of {@link CheckoutOptions}; another key is a typo (`onApprove`) that would drop a hook. */
+const CHECKOUT_OPTION_NAMES = knownKeys<CheckoutOptions>({
+  expectedAmount: true,
+  onApproved: true,
+  hookTimeoutMs: true,
+  name: true,
+  limit: true,
+  responseCharset: true,
+  ediType: true,
+  resultTtlMs: true,
+});
+
 /** The options with every default filled in. */
 export interface ResolvedCheckoutOptions<Req = unknown>
   extends Required<Omit<CheckoutOptions<Req>, 'onApproved' | 'name'>> {
@@ -76,6 +90,7 @@ export function resolveCheckoutOptions<Req>(options: CheckoutOptions<Req>): Reso
       'no longer a route option: set `charset` on createNicepay(), the one charset of the window and its return',
     );
   }
+  refuseUnknown(options, CHECKOUT_OPTION_NAMES, '', 'checkoutReturn()');
   if (typeof options.expectedAmount !== 'function') {
     throw new NicepayConfigError(
       'expectedAmount',

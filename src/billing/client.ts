@@ -5,12 +5,13 @@ import { hookOption } from '../validation/hook-option.js';
 import { BILLING_REGISTER_PATH, BILLING_REMOVE_PATH } from '../wire/billing-fields.js';
 import { billingChargeCall } from './charge-operation.js';
 import { createRegistration } from './register.js';
-import type {
-  ApprovedBillingCharge,
-  BillingChargeInput,
-  BillingChargeResult,
-  BillingChargerOptions,
-  BillingClient,
+import {
+  BILLING_CHARGER_INPUT_KEYS,
+  type ApprovedBillingCharge,
+  type BillingChargeInput,
+  type BillingChargeResult,
+  type BillingChargerOptions,
+  type BillingClient,
 } from './types.js';
 import { validateCharge } from './validate.js';
 
@@ -46,7 +47,7 @@ export function createBillingClient(ctx: ClientContext, chargeKind: OperationKin
       return (input) => {
         try {
           refuseOwnHook('billing charger', input);
-          const n = validateCharge(input);
+          const n = validateCharge(input, 'billing.charger()', BILLING_CHARGER_INPUT_KEYS);
           return runOwnTidOperation(
             ctx,
             billingChargeCall(ctx, chargeKind, n, hook as Parameters<typeof billingChargeCall>[3]),

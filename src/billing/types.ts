@@ -3,6 +3,7 @@ import type { ChargerOptions } from '../pipeline/charger.js';
 import type { CardPayment } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';
 import type { EdiType } from '../wire/response-body.js';
+import { knownKeys } from '../validation/known-keys.js';
 
 /** Buyer details sent with a billing call (BuyerName 30, BuyerEmail 60, BuyerTel 20 bytes, EUC-KR). */
 export interface BillingBuyer {
@@ -10,6 +11,9 @@ export interface BillingBuyer {
   email?: string;
   tel?: string;
 }
+
+/** Every key of {@link BillingBuyer}. */
+export const BILLING_BUYER_KEYS = knownKeys<BillingBuyer>({ name: true, email: true, tel: true });
 
 /** Card data of a registration. Sent only inside EncData; never logged, stored or echoed. */
 export interface BillingCard {
@@ -25,6 +29,15 @@ export interface BillingCard {
   password2?: string;
 }
 
+/** Every key of {@link BillingCard}. */
+export const BILLING_CARD_KEYS = knownKeys<BillingCard>({
+  number: true,
+  expYear: true,
+  expMonth: true,
+  idNo: true,
+  password2: true,
+});
+
 /** Input of `nicepay.billing.register()`. */
 export interface BillingRegisterInput {
   /** A new order number for the registration, 1-64 bytes (EUC-KR). */
@@ -36,6 +49,15 @@ export interface BillingRegisterInput {
   /** Response format. @default 'JSON' */
   ediType?: EdiType;
 }
+
+/** Every key of {@link BillingRegisterInput}. */
+export const BILLING_REGISTER_KEYS = knownKeys<BillingRegisterInput>({
+  moid: true,
+  card: true,
+  buyer: true,
+  charset: true,
+  ediType: true,
+});
 
 /** The card a BID was issued for, as the gateway names it (no card data). */
 export interface BillingCardInfo {
@@ -115,6 +137,23 @@ export interface BillingChargeInput {
   ediType?: EdiType;
 }
 
+/** Every key of {@link BillingChargeInput}; another (`onApprove`, say) is refused, nothing charged. */
+export const BILLING_CHARGE_KEYS = knownKeys<BillingChargeInput>({
+  bid: true,
+  moid: true,
+  amount: true,
+  goodsName: true,
+  quota: true,
+  interestFree: true,
+  cardPoint: true,
+  buyer: true,
+  mallReserved: true,
+  onApproved: true,
+  hookTimeoutMs: true,
+  charset: true,
+  ediType: true,
+});
+
 /** The gateway approved the charge (ResultCode 3001): the card was charged. */
 export interface ApprovedBillingCharge {
   status: 'approved';
@@ -153,6 +192,14 @@ export interface BillingRemoveInput {
   /** @default 'JSON' */
   ediType?: EdiType;
 }
+
+/** Every key of {@link BillingRemoveInput}. */
+export const BILLING_REMOVE_KEYS = knownKeys<BillingRemoveInput>({
+  bid: true,
+  moid: true,
+  charset: true,
+  ediType: true,
+});
 
 /** The BID was removed (ResultCode F101); it can never charge again. */
 export interface RemovedBilling {
@@ -194,5 +241,20 @@ export type BillingChargerOptions = ChargerOptions<ApprovedBillingCharge>;
 
 /** A charger's input: a charge's, without a hook of its own (the charger's is used). */
 export type BillingChargerInput = Omit<BillingChargeInput, 'onApproved' | 'hookTimeoutMs'>;
+
+/** Every key of {@link BillingChargerInput}. */
+export const BILLING_CHARGER_INPUT_KEYS = knownKeys<BillingChargerInput>({
+  bid: true,
+  moid: true,
+  amount: true,
+  goodsName: true,
+  quota: true,
+  interestFree: true,
+  cardPoint: true,
+  buyer: true,
+  mallReserved: true,
+  charset: true,
+  ediType: true,
+});
 
 export type { BillingChargeRejection, BillingKeyRejection } from '../errors/rejections.js';

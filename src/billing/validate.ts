@@ -5,7 +5,17 @@ import { kstParts } from '../wire/kst.js';
 import type { EdiType } from '../wire/response-body.js';
 import { cardNumberOf, holderNumberOf, passwordPrefixOf } from '../validation/card-fields.js';
 import { fieldInvalid, type WireBuyer, wireBuyer, wireText } from '../validation/input-text.js';
-import type { BillingChargeInput, BillingRegisterInput, BillingRemoveInput } from './types.js';
+import { refuseUnknownInput } from '../validation/known-keys.js';
+import {
+  BILLING_BUYER_KEYS,
+  BILLING_CARD_KEYS,
+  BILLING_CHARGE_KEYS,
+  BILLING_REGISTER_KEYS,
+  BILLING_REMOVE_KEYS,
+  type BillingChargeInput,
+  type BillingRegisterInput,
+  type BillingRemoveInput,
+} from './types.js';
 
 /** Answer format fields every billing call shares. */
 export interface WireFormat {
@@ -50,8 +60,10 @@ export function wireFormat(input: { charset?: unknown; ediType?: unknown }): Wir
   return { charset, ediType };
 }
 
-function object(input: unknown): void {
+/** Refuses an input that is not an object, or that carries a key its type (`known`) does not declare. */
+function object(input: unknown, known: readonly string[], caller: string): void {
   if (typeof input !== 'object' || input === null) throw fieldInvalid('input', 'must be an object');
+  refuseUnknownInput(input, known, caller);
 }
 
 /** Checks a BID's shape (30 letters and digits); the message never shows it. */
@@ -66,21 +78,40 @@ export function checkBid(value: unknown): string {
  * valid through the last day of its month), IDNo of 6 or 10 digits and CardPw of 2 when given.
  */
 export function validateRegister(input: BillingRegisterInput, now: Date): NormalizedRegister {
-  object(input);
+  const caller = 'billing.register()';
+  object(input, BILLING_REGISTER_KEYS, caller);
   const moid = wireText(input.moid, 'moid', 64, true)!;
   const card = input.card as BillingRegisterInput['card'] | undefined;
   if (typeof card !== 'object' || card === null)
     throw fieldInvalid('card', 'must be an object with number, expYear and expMonth');
+  refuseUnknownInput(card, BILLING_CARD_KEYS, caller, 'card.');
   const cardNumber = cardNumberOf(card.number, "the gateway's CardNo");
   const { expYear, expMonth } = checkExpiry(card.expYear, card.expMonth, now);
   const idNo = holderNumberOf(card.idNo, 'card.idNo');
   const password2 = passwordPrefixOf(card.password2, 'card.password2');
-  return { moid, cardNumber, expYear, expMonth, idNo, password2, ...wireBuyer(input.buyer), ...wireFormat(input) };
+  return {
+    moid,
+    cardNumber,
+    expYear,
+    expMonth,
+    idNo,
+    password2,
+    ...wireBuyer(input.buyer, BILLING_BUYER_KEYS, caller),
+    ...wireFormat(input),
+  };
 }
 
-/** Checks a charge: the BID's shape, amount in whole won, goods name and the other fields in EUC-KR bytes. */
-export function validateCharge(input: BillingChargeInput): NormalizedCharge {
-  object(input);
+/**
+ * Checks a charge: the BID's shape, amount in whole won, goods name and the other fields in
+ * EUC-KR bytes. `caller` names the method (`billing.charge()` or a charger's call) in errors;
+ * `known` lists the keys its input type declares (a charger's input has no hook).
+ */
+export function validateCharge(
+  input: BillingChargeInput,
+  caller = 'billing.charge()',
+  known: readonly string[] = BILLING_CHARGE_KEYS,
+): NormalizedCharge {
+  object(input, known, caller);
   const bid = checkBid(input.bid);
   const moid = wireText(input.moid, 'moid', 64, true)!;
   if (!isValidAmount(input.amount))
@@ -105,14 +136,14 @@ export function validateCharge(input: BillingChargeInput): NormalizedCharge {
     interest: input.interestFree ? '1' : '0',
     cardPoint: input.cardPoint ? '1' : undefined,
     mallReserved,
-    ...wireBuyer(input.buyer),
+    ...wireBuyer(input.buyer, BILLING_BUYER_KEYS, caller),
     ...f,
   };
 }
 
 /** Checks a removal. */
 export function validateRemove(input: BillingRemoveInput): NormalizedRemove {
-  object(input);
+  object(input, BILLING_REMOVE_KEYS, 'billing.remove()');
   return { bid: checkBid(input.bid), moid: wireText(input.moid, 'moid', 64, true)!, ...wireFormat(input) };
 }
 

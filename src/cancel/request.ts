@@ -8,7 +8,8 @@ import { WireFormatError } from '../wire/charset.js';
 import { kstTimestamp14 } from '../wire/kst.js';
 import { CANCEL_REQUEST_FIELDS } from '../wire/lifecycle-fields.js';
 import { cancelSignData } from '../wire/signatures.js';
-import type { CancelInput } from './types.js';
+import { refuseUnknownInput } from '../validation/known-keys.js';
+import { CANCEL_INPUT_KEYS, type CancelInput, REFUND_ACCOUNT_KEYS } from './types.js';
 
 /** A validated cancel, every option filled. */
 export interface NormalizedCancel {
@@ -46,6 +47,7 @@ const exact = (v: unknown, field: string): string => {
 /** Checks a cancel's input once; the error names the option, never its value. */
 export function validateCancel(input: CancelInput): NormalizedCancel {
   if (typeof input !== 'object' || input === null) throw bad('input', 'input must be an object');
+  refuseUnknownInput(input, CANCEL_INPUT_KEYS, 'cancel()');
   const tid = exact(input.tid, 'tid');
   const moid = exact(input.moid, 'moid');
   if (!isValidAmount(input.amount))
@@ -59,6 +61,7 @@ export function validateCancel(input: CancelInput): NormalizedCancel {
   if (r !== undefined) {
     if (typeof r !== 'object' || r === null)
       throw bad('refundAccount', 'refundAccount must be { number, bankCode, holder }');
+    refuseUnknownInput(r, REFUND_ACCOUNT_KEYS, 'cancel()', 'refundAccount.');
     refund = {
       number: str(r.number, 'refundAccount.number').replace(/[-\s]/g, ''),
       bankCode: str(r.bankCode, 'refundAccount.bankCode'),

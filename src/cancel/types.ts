@@ -1,4 +1,5 @@
 import type { CancelRefusalReason } from '../wire/cancel-codes.js';
+import { knownKeys } from '../validation/known-keys.js';
 
 export type { CancelRefusalReason } from '../wire/cancel-codes.js';
 
@@ -11,6 +12,9 @@ export interface RefundAccount {
   /** Account holder's name, at most 10 bytes in EUC-KR (5 Hangul). */
   holder: string;
 }
+
+/** Every key of {@link RefundAccount}. */
+export const REFUND_ACCOUNT_KEYS = knownKeys<RefundAccount>({ number: true, bankCode: true, holder: true });
 
 /** What {@link Nicepay.cancel} is asked to do. */
 export interface CancelInput {
@@ -40,6 +44,22 @@ export interface CancelInput {
   /** Returned by the gateway as sent, at most 500 bytes. */
   mallReserved?: string;
 }
+
+/**
+ * Every key of {@link CancelInput}; another is refused before anything is sent: a misspelt
+ * `idempotencyKey` would make a second partial refund read as a repeat of the first.
+ */
+export const CANCEL_INPUT_KEYS = knownKeys<CancelInput>({
+  tid: true,
+  moid: true,
+  amount: true,
+  reason: true,
+  partial: true,
+  refundAccount: true,
+  idempotencyKey: true,
+  remainingAmount: true,
+  mallReserved: true,
+});
 
 /** Fields of every accepted cancel. */
 export interface CancelCommon {

@@ -1,6 +1,7 @@
 import type { Charset } from '../wire/charset.js';
 import type { ReceiptPurpose } from '../wire/receipt-fields.js';
 import type { EdiType } from '../wire/response-body.js';
+import { knownKeys } from '../validation/known-keys.js';
 
 /** Input of `nicepay.cashReceipt.issue()`: a receipt for cash taken outside the payment window. */
 export interface CashReceiptInput {
@@ -32,6 +33,28 @@ export interface CashReceiptInput {
   /** @default 'JSON' */
   ediType?: EdiType;
 }
+
+/** Every key of {@link CashReceiptInput}; another (`vatt`, say) is refused, nothing issued. */
+export const CASH_RECEIPT_INPUT_KEYS = knownKeys<CashReceiptInput>({
+  moid: true,
+  amount: true,
+  goodsName: true,
+  type: true,
+  identity: true,
+  supply: true,
+  vat: true,
+  service: true,
+  taxFree: true,
+  buyer: true,
+  charset: true,
+  ediType: true,
+});
+/** Every key of a receipt's `buyer`. */
+export const CASH_RECEIPT_BUYER_KEYS = knownKeys<NonNullable<CashReceiptInput['buyer']>>({
+  name: true,
+  email: true,
+  tel: true,
+});
 
 /** The receipt was issued (ResultCode 7001). Cancel it with `nicepay.cancel({ tid, ... })` for its full amount. */
 export interface IssuedCashReceipt {

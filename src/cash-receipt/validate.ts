@@ -7,7 +7,8 @@ import {
   receiptAmountsAddUp,
   receiptIdentityProblem,
 } from '../wire/receipt-fields.js';
-import type { CashReceiptInput } from './types.js';
+import { refuseUnknownInput } from '../validation/known-keys.js';
+import { CASH_RECEIPT_BUYER_KEYS, CASH_RECEIPT_INPUT_KEYS, type CashReceiptInput } from './types.js';
 
 /** A receipt in wire form. */
 export interface NormalizedReceipt extends WireBuyer, WireFormat {
@@ -38,6 +39,7 @@ function part(value: unknown, field: string, required: boolean): number {
  */
 export function validateReceipt(input: CashReceiptInput): NormalizedReceipt {
   if (typeof input !== 'object' || input === null) throw fieldInvalid('input', 'must be an object');
+  refuseUnknownInput(input, CASH_RECEIPT_INPUT_KEYS, 'cashReceipt.issue()');
   const moid = wireText(input.moid, 'moid', 64, true)!;
   if (!isValidAmount(input.amount))
     throw fieldInvalid('amount', 'must be a positive whole number of won with at most 12 digits');
@@ -70,7 +72,7 @@ export function validateReceipt(input: CashReceiptInput): NormalizedReceipt {
     vat,
     service,
     taxFree,
-    ...wireBuyer(input.buyer),
+    ...wireBuyer(input.buyer, CASH_RECEIPT_BUYER_KEYS, 'cashReceipt.issue()'),
     ...wireFormat(input),
   };
 }

@@ -2,6 +2,7 @@ import { NicepayConfigError } from '../errors/index.js';
 import { type BusinessDays, weekdaysOnly } from '../business-days.js';
 import { isObject } from '../util/is-object.js';
 import { refuseUnknown } from './option-checks.js';
+import { knownKeys } from '../validation/known-keys.js';
 
 /** Options of the payout client (`createNicepay({ payout })`). */
 export interface PayoutOptions {
@@ -27,7 +28,7 @@ export interface ResolvedPayoutOptions {
   businessDays: BusinessDays;
 }
 
-const PAYOUT_OPTION_NAMES: readonly (keyof PayoutOptions)[] = ['scheduleChecks', 'businessDays'];
+const PAYOUT_OPTION_NAMES = knownKeys<PayoutOptions>({ scheduleChecks: true, businessDays: true });
 
 /** Checks `createNicepay({ payout })` and fills its defaults. */
 export function resolvePayout(options: PayoutOptions | undefined): ResolvedPayoutOptions {

@@ -1,6 +1,7 @@
 import { NicepayConfigError } from '../errors/index.js';
 import { isObject } from '../util/is-object.js';
 import { positive, refuseUnknown } from './option-checks.js';
+import { knownKeys } from '../validation/known-keys.js';
 
 /** Options of the in-process settler (`createNicepay({ settle })`). */
 export interface SettleOptions {
@@ -29,12 +30,17 @@ export interface ResolvedSettleOptions {
   reconciliation: { usrId: string; idCl: '2' | '3' | '4'; searchID: string } | undefined;
 }
 
-const SETTLE_OPTION_NAMES: readonly (keyof SettleOptions)[] = [
-  'intervalMs',
-  'attentionAfterMs',
-  'batch',
-  'reconciliation',
-];
+const SETTLE_OPTION_NAMES = knownKeys<SettleOptions>({
+  intervalMs: true,
+  attentionAfterMs: true,
+  batch: true,
+  reconciliation: true,
+});
+const RECONCILIATION_OPTION_NAMES = knownKeys<NonNullable<SettleOptions['reconciliation']>>({
+  usrId: true,
+  idCl: true,
+  searchID: true,
+});
 
 /** Checks `createNicepay({ settle })` and fills its defaults; `false` runs no settler. */
 export function resolveSettle(options: SettleOptions | false | undefined, mid: string): ResolvedSettleOptions {
@@ -56,6 +62,7 @@ export function resolveSettle(options: SettleOptions | false | undefined, mid: s
       'settle.reconciliation',
       'an object { usrId, idCl?, searchID? } with the merchant admin login id',
     );
+  refuseUnknown(login, RECONCILIATION_OPTION_NAMES, 'settle.reconciliation.');
   const idCl = login.idCl ?? '2';
   if (idCl !== '2' && idCl !== '3' && idCl !== '4')
     throw new NicepayConfigError('settle.reconciliation.idCl', "'2' (MID), '3' (GID) or '4' (AID)");

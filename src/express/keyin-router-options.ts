@@ -4,6 +4,8 @@ import type { KeyinResult } from '../keyin/types.js';
 import type { HookContext } from '../pipeline/index.js';
 import { HOOK_TIMEOUT_MS } from '../validation/hook-option.js';
 import { isObject } from '../util/is-object.js';
+import { refuseUnknown } from '../config/option-checks.js';
+import { knownKeys } from '../validation/known-keys.js';
 import { isCardName } from './scrub-card-data.js';
 
 /** Names that would reach an object's prototype if copied onto `req.body`. */
@@ -62,6 +64,19 @@ export interface KeyinRouterOptions {
   keepFields?: readonly string[];
 }
 
+/** Every option of {@link KeyinRouterOptions} (not the form's fields: those are `keepFields`). */
+const KEYIN_ROUTER_OPTION_NAMES = knownKeys<KeyinRouterOptions>({
+  expectedAmount: true,
+  onApproved: true,
+  hookTimeoutMs: true,
+  name: true,
+  requireHttps: true,
+  goodsName: true,
+  limit: true,
+  installments: true,
+  keepFields: true,
+});
+
 /** The router options with every default filled in. */
 export interface ResolvedKeyinRouterOptions {
   expectedAmount: KeyinRouterOptions['expectedAmount'];
@@ -79,6 +94,7 @@ export interface ResolvedKeyinRouterOptions {
 /** Validates the router options once, when the router is created, naming the bad option. */
 export function resolveKeyinRouterOptions(options: KeyinRouterOptions): ResolvedKeyinRouterOptions {
   if (!isObject(options)) throw new NicepayConfigError('keyinRouter(options)', 'an object');
+  refuseUnknown(options, KEYIN_ROUTER_OPTION_NAMES, '', 'keyinRouter()');
   if (typeof options.expectedAmount !== 'function')
     throw new NicepayConfigError('expectedAmount', "a function (moid, req) => the order's amount");
   if (options.onApproved !== undefined && typeof options.onApproved !== 'function')

@@ -2,7 +2,13 @@ import type { ClientContext } from '../context.js';
 import { chargerHook, type OperationKind, refuseOwnHook, runOwnTidOperation } from '../pipeline/index.js';
 import { hookOption } from '../validation/hook-option.js';
 import { keyinCall } from './operation.js';
-import type { ApprovedKeyin, KeyinClient, KeyinInput, KeyinResult } from './types.js';
+import {
+  type ApprovedKeyin,
+  KEYIN_CHARGER_INPUT_KEYS,
+  type KeyinClient,
+  type KeyinInput,
+  type KeyinResult,
+} from './types.js';
 import { validateKeyinInput } from './validate.js';
 
 /**
@@ -31,7 +37,7 @@ export function createKeyinClient(
       return (input) => {
         try {
           refuseOwnHook('keyinCharger', input);
-          const n = validateKeyinInput(input, ctx.config.clock());
+          const n = validateKeyinInput(input, ctx.config.clock(), 'keyinCharger()', KEYIN_CHARGER_INPUT_KEYS);
           return runOwnTidOperation(ctx, keyinCall(ctx, kind, n, hook as Parameters<typeof keyinCall>[3]));
         } catch (err) {
           return Promise.reject(err);

@@ -3,6 +3,7 @@ import type { HookContext } from '../pipeline/hook-runner.js';
 import type { CardPayment } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';
 import type { EdiType } from '../wire/response-body.js';
+import { knownKeys } from '../validation/known-keys.js';
 
 /** Card data of one key-in. Sent only inside EncData; never logged, stored or echoed. */
 export interface KeyinCard {
@@ -16,12 +17,23 @@ export interface KeyinCard {
   password2?: string;
 }
 
+/** Every key of {@link KeyinCard}; another is refused (400 NICEPAY_FIELD_INVALID). */
+export const KEYIN_CARD_KEYS = knownKeys<KeyinCard>({
+  number: true,
+  expiry: true,
+  buyerAuthNum: true,
+  password2: true,
+});
+
 /** Buyer details sent with the key-in (BuyerName 30, BuyerEmail 60, BuyerTel 20 bytes, EUC-KR). */
 export interface KeyinBuyer {
   name?: string;
   email?: string;
   tel?: string;
 }
+
+/** Every key of {@link KeyinBuyer}. */
+export const KEYIN_BUYER_KEYS = knownKeys<KeyinBuyer>({ name: true, email: true, tel: true });
 
 /**
  * The EdiType of interface A, under the name key-in modules used before both were one type.
@@ -61,6 +73,22 @@ export interface KeyinInput {
   /** When onApproved's `signal` aborts; its own promise still decides. @default 30000 */
   hookTimeoutMs?: number;
 }
+
+/** Every key of {@link KeyinInput}; another (`onApprove`, say) is refused, nothing charged. */
+export const KEYIN_INPUT_KEYS = knownKeys<KeyinInput>({
+  moid: true,
+  amount: true,
+  goodsName: true,
+  card: true,
+  quota: true,
+  interestFree: true,
+  buyer: true,
+  mallReserved: true,
+  charset: true,
+  ediType: true,
+  onApproved: true,
+  hookTimeoutMs: true,
+});
 
 /** The gateway approved the key-in (ResultCode 3001): the card was charged. */
 export interface ApprovedKeyin {
@@ -120,3 +148,17 @@ export type KeyinChargerOptions = ChargerOptions<ApprovedKeyin>;
 
 /** A key-in charger's input: a key-in's, without a hook of its own (the charger's is used). */
 export type KeyinChargerInput = Omit<KeyinInput, 'onApproved' | 'hookTimeoutMs'>;
+
+/** Every key of {@link KeyinChargerInput}. */
+export const KEYIN_CHARGER_INPUT_KEYS = knownKeys<KeyinChargerInput>({
+  moid: true,
+  amount: true,
+  goodsName: true,
+  card: true,
+  quota: true,
+  interestFree: true,
+  buyer: true,
+  mallReserved: true,
+  charset: true,
+  ediType: true,
+});

@@ -1,9 +1,10 @@
 import { isValidAmount } from '../wire/amount.js';
 import { type Charset, normalizeCharset } from '../wire/charset.js';
 import { cardNumberOf, holderNumberOf, passwordPrefixOf } from '../validation/card-fields.js';
-import { fieldInvalid, wireText } from '../validation/input-text.js';
+import { fieldInvalid, wireBuyer, wireText } from '../validation/input-text.js';
+import { refuseUnknownInput } from '../validation/known-keys.js';
 import { kstParts } from '../wire/kst.js';
-import type { KeyinEdiType, KeyinInput } from './types.js';
+import { KEYIN_BUYER_KEYS, KEYIN_CARD_KEYS, KEYIN_INPUT_KEYS, type KeyinEdiType, type KeyinInput } from './types.js';
 
 /** A key-in input after validation: every value in its wire form, nothing left undefined but the optional fields. */
 export interface NormalizedKeyin {
@@ -28,10 +29,18 @@ export interface NormalizedKeyin {
 
 /**
  * Checks a key-in input against the rules of interface B and returns its wire form. `now`
- * decides whether the expiry lies in the past, in KST. Throws the first problem found.
+ * decides whether the expiry lies in the past, in KST. Throws the first problem found; a key
+ * the input type (`known`, a charger's input has no hook) does not declare is one, `caller`
+ * naming the method in its message.
  */
-export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyin {
+export function validateKeyinInput(
+  input: KeyinInput,
+  now: Date,
+  caller = 'keyin()',
+  known: readonly string[] = KEYIN_INPUT_KEYS,
+): NormalizedKeyin {
   if (typeof input !== 'object' || input === null) throw fieldInvalid('input', 'must be an object');
+  refuseUnknownInput(input, known, caller);
   const moid = wireText(input.moid, 'moid', 64, true)!;
   if (!isValidAmount(input.amount))
     throw fieldInvalid('amount', 'must be a positive whole number of won with at most 12 digits');
@@ -39,6 +48,7 @@ export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyi
 
   const card = input.card as KeyinInput['card'] | undefined;
   if (typeof card !== 'object' || card === null) throw fieldInvalid('card', 'must be an object with number and expiry');
+  refuseUnknownInput(card, KEYIN_CARD_KEYS, caller, 'card.');
   // The spec's EncData CardNo holds at most 16 bytes (gateway-interface.md, B): a 17-19 digit
   // card cannot be keyed in, whatever ISO/IEC 7812 allows (docs/keyin.md, "Card numbers").
   const cardNumber = cardNumberOf(card.number, "the gateway's key-in CardNo");
@@ -46,8 +56,7 @@ export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyi
   const buyerAuthNum = holderNumberOf(card.buyerAuthNum, 'card.buyerAuthNum');
   const password2 = passwordPrefixOf(card.password2, 'card.password2');
 
-  const buyer = input.buyer ?? {};
-  if (typeof buyer !== 'object' || buyer === null) throw fieldInvalid('buyer', 'must be an object');
+  const buyer = wireBuyer(input.buyer, KEYIN_BUYER_KEYS, caller);
   const ediType = input.ediType ?? 'JSON';
   if (ediType !== 'JSON' && ediType !== 'KV') throw fieldInvalid('ediType', "must be 'JSON' or 'KV'");
   const charset = input.charset === undefined ? 'euc-kr' : normalizeCharset(input.charset);
@@ -67,9 +76,7 @@ export function validateKeyinInput(input: KeyinInput, now: Date): NormalizedKeyi
     password2,
     quota: checkQuota(input.quota),
     interest: input.interestFree ? '1' : '0',
-    buyerName: wireText(buyer.name, 'buyer.name', 30, false),
-    buyerEmail: wireText(buyer.email, 'buyer.email', 60, false),
-    buyerTel: wireText(buyer.tel, 'buyer.tel', 20, false),
+    ...buyer,
     mallReserved,
     charset,
     ediType,

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { NicepayConfigError } from '../errors/index.js';
-import type { NotificationsOptions } from './types.js';
+import { refuseUnknown } from '../config/option-checks.js';
+import { NOTIFICATIONS_OPTION_NAMES, type NotificationsOptions } from './types.js';
 
 /** The gateway's documented notice sources (lifecycle-facts §3). */
 export const GATEWAY_NOTICE_IPS: readonly string[] = ['121.133.126.10', '121.133.126.11', '211.33.136.39'];
@@ -27,6 +28,7 @@ export function normalizeIp(address: string): string {
 export function resolveNotificationsOptions(options: NotificationsOptions): ResolvedNotificationsOptions {
   if (typeof options !== 'object' || options === null)
     throw new NicepayConfigError('notifications options', 'an object');
+  refuseUnknown(options, NOTIFICATIONS_OPTION_NAMES, 'notifications.', 'notifications()');
   if (typeof options.expectedAmount !== 'function')
     throw new NicepayConfigError(
       'notifications.expectedAmount',

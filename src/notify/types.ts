@@ -1,4 +1,5 @@
 import type { HookContext } from '../pipeline/hook-runner.js';
+import { knownKeys } from '../validation/known-keys.js';
 
 /** A virtual account was paid (ResultCode 4110, PayMethod VBANK): what the shop's onDeposit receives. */
 export interface DepositNotice {
@@ -94,6 +95,17 @@ export interface NotificationsOptions {
    */
   hookTimeoutMs?: number;
 }
+
+/** Every option of {@link NotificationsOptions}; another (`onDepsit`, say) is refused at creation. */
+export const NOTIFICATIONS_OPTION_NAMES = knownKeys<NotificationsOptions>({
+  expectedAmount: true,
+  onDeposit: true,
+  onCancel: true,
+  allowedIps: true,
+  trustProxy: true,
+  limit: true,
+  hookTimeoutMs: true,
+});
 
 /** What the notifications client answers one notice with. */
 export interface NoticeAnswer {

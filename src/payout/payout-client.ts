@@ -26,14 +26,19 @@ import {
   isDate8,
 } from './schedule.js';
 import type { FieldTable } from '../wire/field-sizes.js';
-import type {
-  PayoutCancelInput,
-  PayoutCancelResult,
-  PayoutClient,
-  PayoutRequestInput,
-  PayoutRequestResult,
-  SubMerchantInput,
-  SubMerchantResult,
+import { refuseUnknownInput } from '../validation/known-keys.js';
+import {
+  PAYOUT_CANCEL_INPUT_KEYS,
+  PAYOUT_REQUEST_INPUT_KEYS,
+  PAYOUT_RESULTS_QUERY_KEYS,
+  type PayoutCancelInput,
+  type PayoutCancelResult,
+  type PayoutClient,
+  type PayoutRequestInput,
+  type PayoutRequestResult,
+  SUB_MERCHANT_INPUT_KEYS,
+  type SubMerchantInput,
+  type SubMerchantResult,
 } from './types.js';
 
 /** Largest settlmntAmt: 14 digits. */
@@ -63,6 +68,7 @@ function str(value: unknown, field: string, required = true): string | undefined
 /** A payout request's input, checked (NicepayRequestError naming the field); nothing is sent. */
 function checkRequest(input: PayoutRequestInput, now: Date): NormalizedPayout {
   if (typeof input !== 'object' || input === null) throw invalid('input', 'an object');
+  refuseUnknownInput(input, PAYOUT_REQUEST_INPUT_KEYS, 'payout.request()');
   const subId = str(input.subId, 'subId')!;
   const amt = input.amount;
   if (typeof amt !== 'number' || !Number.isSafeInteger(amt) || amt <= 0 || amt > MAX_PAYOUT_AMOUNT) {
@@ -97,6 +103,7 @@ function checkRequest(input: PayoutRequestInput, now: Date): NormalizedPayout {
 /** A payout cancel's input, checked (NicepayRequestError naming the field); nothing is sent. */
 function checkCancel(input: PayoutCancelInput): PayoutSeq {
   if (typeof input !== 'object' || input === null) throw invalid('input', 'an object');
+  refuseUnknownInput(input, PAYOUT_CANCEL_INPUT_KEYS, 'payout.cancel()');
   return {
     subId: str(input.subId, 'subId')!,
     settlmntDt: date8(input.settlmntDt, 'settlmntDt'),
@@ -132,6 +139,8 @@ export function createPayoutClient(
 
   async function subMerchant(input: SubMerchantInput, reqType: '0' | '1'): Promise<SubMerchantResult> {
     if (typeof input !== 'object' || input === null) throw invalid('input', 'an object');
+    const caller = reqType === '0' ? 'payout.registerSubMerchant()' : 'payout.updateSubMerchant()';
+    refuseUnknownInput(input, SUB_MERCHANT_INPUT_KEYS, caller);
     const body = {
       subId: str(input.subId, 'subId'),
       subNm: str(input.subNm, 'subNm'),
@@ -194,6 +203,7 @@ export function createPayoutClient(
 
     async results(query) {
       if (typeof query !== 'object' || query === null) throw invalid('query', 'an object');
+      refuseUnknownInput(query, PAYOUT_RESULTS_QUERY_KEYS, 'payout.results()');
       const settlmntDt = date8(query.settlmntDt, 'settlmntDt');
       const subId = str(query.subId, 'subId', false);
       if (opts.scheduleChecks) checkResultsReady(settlmntDt, now());

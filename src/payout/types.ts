@@ -6,6 +6,8 @@
 /** Options of the payout client (`createNicepay({ payout })`); resolved with the others in config.ts. */
 export type { PayoutOptions } from '../config.js';
 
+import { knownKeys } from '../validation/known-keys.js';
+
 /** What the balance's latest entry was (lastcl 00 / 01 / 10). */
 export type BalanceEntryKind = 'settlement' | 'deposit' | 'payout' | 'unknown';
 
@@ -56,6 +58,17 @@ export interface SubMerchantInput {
   memo?: string;
 }
 
+/** Every key of {@link SubMerchantInput}. */
+export const SUB_MERCHANT_INPUT_KEYS = knownKeys<SubMerchantInput>({
+  subId: true,
+  subNm: true,
+  subCoNo: true,
+  bankCd: true,
+  accntNo: true,
+  accntNm: true,
+  memo: true,
+});
+
 /** Result of registering or modifying a sub-merchant (sid 0105001). */
 export interface SubMerchantResult {
   mid: string;
@@ -100,6 +113,20 @@ export interface PayoutRequestInput {
   crossBorder?: boolean;
 }
 
+/**
+ * Every key of {@link PayoutRequestInput}; another is refused before anything is recorded: a
+ * misspelt `idempotencyKey` with `dupCheck: false` would pay a repeated request out again.
+ */
+export const PAYOUT_REQUEST_INPUT_KEYS = knownKeys<PayoutRequestInput>({
+  subId: true,
+  amount: true,
+  settlmntDt: true,
+  dupCheck: true,
+  idempotencyKey: true,
+  accntDesc: true,
+  crossBorder: true,
+});
+
 /** Result of a payout request: the payout the gateway registered. */
 export interface PayoutRequestResult {
   /**
@@ -135,6 +162,9 @@ export interface PayoutCancelInput {
   seq: string;
 }
 
+/** Every key of {@link PayoutCancelInput}. */
+export const PAYOUT_CANCEL_INPUT_KEYS = knownKeys<PayoutCancelInput>({ subId: true, settlmntDt: true, seq: true });
+
 /** Result of a payout cancel. */
 export interface PayoutCancelResult {
   mid: string;
@@ -164,6 +194,9 @@ export interface PayoutResultsQuery {
   /** One sub-merchant; omitted: every payout of the merchant on that date. */
   subId?: string;
 }
+
+/** Every key of {@link PayoutResultsQuery}. */
+export const PAYOUT_RESULTS_QUERY_KEYS = knownKeys<PayoutResultsQuery>({ settlmntDt: true, subId: true });
 
 /**
  * Status of one payout: statusNm 요청 requested, 성공 succeeded, 실패 failed,

@@ -1,6 +1,8 @@
 import { type ClientContext, registerRouteHook } from '../context.js';
 import { NicepayConfigError, NicepayRequestError } from '../errors/index.js';
 import { isObject } from '../util/is-object.js';
+import { refuseUnknown } from '../config/option-checks.js';
+import { knownKeys } from '../validation/known-keys.js';
 import { HOOK_TIMEOUT_MS } from '../validation/hook-option.js';
 import type { HookContext } from './hook-runner-verdict.js';
 
@@ -22,6 +24,9 @@ export interface ChargerOptions<A> {
   name: string;
 }
 
+/** Every option of {@link ChargerOptions}. */
+const CHARGER_OPTION_NAMES = knownKeys<ChargerOptions<unknown>>({ onApproved: true, hookTimeoutMs: true, name: true });
+
 /** The hook a charger gives each of its calls: its function, its timeout and its registered name. */
 export interface ChargerHook<A> {
   run: (result: A, context: HookContext) => unknown;
@@ -40,6 +45,7 @@ export function chargerHook<A>(
   what: string,
   options: ChargerOptions<A>,
 ): ChargerHook<A> {
+  if (isObject(options)) refuseUnknown(options, CHARGER_OPTION_NAMES, '', `${what}()`);
   if (!isObject(options) || typeof options.onApproved !== 'function')
     throw new NicepayConfigError(`${what} onApproved`, 'a function (result, { signal }) => void');
   // No default: a default by creation order would bind one instance's charges to another's hook.

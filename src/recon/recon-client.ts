@@ -6,7 +6,8 @@ import type { FieldTable } from '../wire/field-sizes.js';
 import { parseKstTimestamp } from '../wire/kst.js';
 import { reconEncKey } from '../wire/signatures.js';
 import { mapCashReceipts } from './map-response.js';
-import type { ReconClient } from './types.js';
+import { refuseUnknownInput } from '../validation/known-keys.js';
+import { CASH_RECEIPT_QUERY_KEYS, type ReconClient } from './types.js';
 
 /**
  * Request fields of 0301002 as sent, sizes in UTF-8 bytes: the spec's table, plus svcCd and
@@ -26,6 +27,7 @@ export function createReconClient(ctx: ClientContext): ReconClient {
       if (typeof query !== 'object' || query === null) {
         throw new NicepayRequestError('NICEPAY_FIELD_INVALID', 'recon cashReceipts wants a query object');
       }
+      refuseUnknownInput(query, CASH_RECEIPT_QUERY_KEYS, 'recon.cashReceipts()');
       for (const f of ['usrId', 'dt', 'orgSvcCd', 'idCl', 'searchID'] as const) {
         if (typeof query[f] !== 'string' || query[f] === '') {
           throw new NicepayRequestError('NICEPAY_FIELD_INVALID', `recon ${f} is required (a non-empty string)`, f);

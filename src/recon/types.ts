@@ -2,6 +2,8 @@
  * Public types of the cash-receipt reconciliation client (gateway-interface.md, D).
  */
 
+import { knownKeys } from '../validation/known-keys.js';
+
 /** Original payment method: 01 card, 02 bank transfer, 03 virtual account, 04 cash receipt, 26 CMS account simple payment. */
 export type OrgSvcCd = '01' | '02' | '03' | '04' | '26';
 
@@ -25,6 +27,17 @@ export interface CashReceiptQuery {
   /** Sent as given when set; size, meaning and values are not documented (the spec's example carries it). */
   trCl?: string;
 }
+
+/** Every key of {@link CashReceiptQuery}. */
+export const CASH_RECEIPT_QUERY_KEYS = knownKeys<CashReceiptQuery>({
+  usrId: true,
+  dt: true,
+  orgSvcCd: true,
+  idCl: true,
+  searchID: true,
+  svcCd: true,
+  trCl: true,
+});
 
 /** stateCd: 0 approval, 1 cancel. */
 export type CashReceiptState = 'approval' | 'cancel' | 'unknown';

@@ -1,6 +1,7 @@
 import { NicepayRequestError } from '../errors/index.js';
 import { ownCopy } from '../own-copy.js';
 import { WireFormatError, byteLength, encodeText } from '../wire/charset.js';
+import { refuseUnknownInput } from './known-keys.js';
 
 /**
  * A validation failure: 400 NICEPAY_FIELD_INVALID naming the input path and the rule, never
@@ -45,10 +46,14 @@ export interface WireBuyer {
   buyerTel: string | undefined;
 }
 
-/** Validates an optional `{ name, email, tel }` buyer. */
-export function wireBuyer(buyer: unknown): WireBuyer {
+/**
+ * Validates an optional `{ name, email, tel }` buyer of `caller`; a key its type (`known`, the
+ * list beside that type) does not declare is refused.
+ */
+export function wireBuyer(buyer: unknown, known: readonly string[], caller: string): WireBuyer {
   const b = (buyer ?? {}) as { name?: unknown; email?: unknown; tel?: unknown };
   if (typeof b !== 'object' || b === null) throw fieldInvalid('buyer', 'must be an object');
+  refuseUnknownInput(b, known, caller, 'buyer.');
   return {
     buyerName: wireText(b.name, 'buyer.name', 30, false),
     buyerEmail: wireText(b.email, 'buyer.email', 60, false),

@@ -7,7 +7,13 @@ import { kstTimestamp14 } from '../wire/kst.js';
 import { WINDOW_FIELDS } from '../wire/lifecycle-fields.js';
 import { windowSignData } from '../wire/signatures.js';
 import { refuseKvUnsafe } from '../pipeline/kv-text.js';
-import type { PaymentWindowFields, PaymentWindowOrder } from './types.js';
+import { refuseUnknownInput } from '../validation/known-keys.js';
+import {
+  PAYMENT_WINDOW_ORDER_KEYS,
+  type PaymentWindowFields,
+  type PaymentWindowOrder,
+  WINDOW_BUYER_KEYS,
+} from './types.js';
 
 /** Window fields the approval answer echoes, by the option that sets each. */
 const KV_ECHOED = {
@@ -32,6 +38,10 @@ export function paymentWindow(
   order: PaymentWindowOrder,
 ): PaymentWindowFields {
   if (typeof order !== 'object' || order === null) throw bad('order', 'order must be an object');
+  refuseUnknownInput(order, PAYMENT_WINDOW_ORDER_KEYS, 'paymentWindow()');
+  if (order.buyer !== undefined && (typeof order.buyer !== 'object' || order.buyer === null))
+    throw bad('buyer', 'buyer must be an object { name, email, tel }');
+  if (order.buyer !== undefined) refuseUnknownInput(order.buyer, WINDOW_BUYER_KEYS, 'paymentWindow()', 'buyer.');
   if (!isValidAmount(order.amount)) throw bad('Amt', 'amount must be a whole number of won from 1 to 999,999,999,999');
   const returnUrl = absoluteUrl(order.returnUrl);
   const charset = config.windowCharset;

@@ -1,4 +1,5 @@
 import type { PayMethod } from '../types/payment.js';
+import { knownKeys } from '../validation/known-keys.js';
 
 /** The buyer as the payment window shows and records them. All optional. */
 export interface WindowBuyer {
@@ -9,6 +10,9 @@ export interface WindowBuyer {
   /** BuyerTel, digits only (dashes are removed), at most 40. */
   tel?: string;
 }
+
+/** Every key of {@link WindowBuyer}. */
+export const WINDOW_BUYER_KEYS = knownKeys<WindowBuyer>({ name: true, email: true, tel: true });
 
 /** The shop's order, as {@link Nicepay.paymentWindow} turns it into a signed window request. */
 export interface PaymentWindowOrder {
@@ -37,6 +41,20 @@ export interface PaymentWindowOrder {
    */
   ediType?: 'JSON' | 'KV';
 }
+
+/** Every key of {@link PaymentWindowOrder}; another is refused rather than left out of the window. */
+export const PAYMENT_WINDOW_ORDER_KEYS = knownKeys<PaymentWindowOrder>({
+  moid: true,
+  amount: true,
+  goodsName: true,
+  returnUrl: true,
+  payMethod: true,
+  buyer: true,
+  vbankExpiry: true,
+  mallReserved: true,
+  reqReserved: true,
+  ediType: true,
+});
 
 /**
  * The signed window request: field names as the gateway spells them, ready to render as
