@@ -178,6 +178,36 @@ describe('example-app: own orders only, bounded login, security headers', () => 
     });
   });
 
+  describe('a window a stranger opens for an order is no way into it', () => {
+    for (const outcome of ['paid before (A127)', 'declined'] as const) {
+      it(`a stranger's window return for another buyer's order, ${outcome}, gets no signed link: the order page stays 404 to them`, async () => {
+        const alice = request.agent(shop.app);
+        const { moid, tid } = outcome === 'declined' ? await pendingOrder(alice) : await buyAndPay(alice, '소유자');
+        if (outcome === 'declined')
+          sandbox.faults.inject({ target: 'approve', kind: 'decline', resultCode: '3011', resultMsg: '한도초과' });
+        const stranger = await sandbox.authenticate({ moid, amount: 23_000, method: 'CARD' });
+        const ret = await request(shop.app)
+          .post('/pay/return')
+          .set('content-type', stranger.contentType)
+          .send(stranger.body.toString('latin1'));
+        expect(ret.status, ret.text).to.equal(303);
+        expect(ret.headers.location).to.equal(`/orders/${moid}`);
+        const page = await request(shop.app).get(ret.headers.location!);
+        expect(page.status).to.equal(404);
+        expect(page.text).to.not.include('소유자');
+        // The owner's own browser still opens it.
+        expect((await alice.get(`/orders/${moid}`)).status).to.equal(200);
+        if (tid) expect(shop.db.order(moid)).to.include({ status: 'paid', tid });
+      });
+    }
+
+    /** A kimchi order `buyer` placed and has not paid. */
+    async function pendingOrder(buyer: ReturnType<typeof request.agent>): Promise<{ moid: string; tid: undefined }> {
+      const post = await buyer.post('/checkout').type('form').send({ productId: 'kimchi', buyerName: '소유자' });
+      return { moid: /^\/checkout\/(\w+)\?t=/.exec(post.headers.location!)![1]!, tid: undefined };
+    }
+  });
+
   describe("no buyer can mark another buyer's order declined", () => {
     /** The victim's and the attacker's pending kimchi orders (23 000 won each). */
     async function twoOrders() {

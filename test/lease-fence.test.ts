@@ -55,35 +55,39 @@ describe('a holder that lost its lease before its request left', () => {
     }
   });
 
-  it('a holder paused between its last renewal and sending, whose record another process closed as never charged, reverses the charge it then made itself', async () => {
-    let other: Nicepay | undefined;
-    const { store, paused, clock } = pausingStore('approval:', () => other!.settle(), true, 'confirm');
-    const shop = await startShop({ nicepay: { store, settle: false, clock } });
-    other = createNicepay({
-      mid: MID,
-      merchantKey: MERCHANT_KEY,
-      baseUrl: shop.sandbox.url,
-      store,
-      settle: false,
-      clock,
+  for (const answer of ['verified', 'lost'] as const) {
+    it(`a holder paused between its last renewal and sending, whose record another process closed as never charged, reverses the charge it then made itself (its answer ${answer}), and says so`, async () => {
+      let other: Nicepay | undefined;
+      const { store, paused, clock } = pausingStore('approval:', () => other!.settle(), true, 'confirm');
+      const shop = await startShop({ nicepay: { store, settle: false, clock } });
+      other = createNicepay({
+        mid: MID,
+        merchantKey: MERCHANT_KEY,
+        baseUrl: shop.sandbox.url,
+        store,
+        settle: false,
+        clock,
+      });
+      // The gateway commits; its answer reaches the holder, or is lost on the way.
+      if (answer === 'lost') shop.sandbox.faults.inject({ target: 'approve', kind: 'drop', commit: true });
+      try {
+        const { tid, res } = await payByCard(shop, `paused-at-send-${answer}`);
+        expect(paused()).to.equal(true);
+        // The other process found nothing at the gateway and closed the record; then the request left.
+        expect(await ledgerRecord(store, `approval:${MID}:${tid}`)).to.include({ state: 'never-charged' });
+        expect(shop.sandbox.ledger.get(tid)?.approvalCalls).to.equal(1);
+        // Nobody looks at a closed record again: the holder reversed its own charge, so the gateway
+        // agrees with the ledger, and the caller is told it was reversed.
+        expect(shop.sandbox.ledger.committed().filter((e) => e.tid === tid)).to.deep.equal([]);
+        expect(res.status, JSON.stringify(res.body)).to.equal(502);
+        expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
+        expect(shop.approved).to.deep.equal([]);
+      } finally {
+        await other.close();
+        await shop.close();
+      }
     });
-    try {
-      const { tid, res } = await payByCard(shop, 'paused-at-send');
-      expect(paused()).to.equal(true);
-      // The other process found nothing at the gateway and closed the record; then the request left.
-      expect(await ledgerRecord(store, `approval:${MID}:${tid}`)).to.include({ state: 'never-charged' });
-      expect(shop.sandbox.ledger.get(tid)?.approvalCalls).to.equal(1);
-      // Nobody looks at a closed record again: the holder reversed its own charge, so the gateway
-      // agrees with the ledger, and the caller is told what the ledger holds.
-      expect(shop.sandbox.ledger.committed().filter((e) => e.tid === tid)).to.deep.equal([]);
-      expect(res.status, JSON.stringify(res.body)).to.equal(502);
-      expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN' });
-      expect(shop.approved).to.deep.equal([]);
-    } finally {
-      await other.close();
-      await shop.close();
-    }
-  });
+  }
 
   it("a holder paused with the gateway's answer in hand, whose record another process kept meanwhile, tells its caller the payment the ledger holds", async () => {
     let other: Nicepay | undefined;

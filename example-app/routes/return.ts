@@ -38,11 +38,14 @@ export function returnRoutes({ db, nicepay, logger, access }: ShopContext): Rout
           'example shop: a return said the buyer came back from the window without paying (unverified)',
         );
       }
-      // The gateway confirmed which order a payment or decline is for: its page may open by a
-      // signed link. An auth-failed Moid is the poster's word: no link (the buyer's own
-      // browser still has its cookie).
+      // Only a payment's return earns a signed link: anyone may open a window for a known order,
+      // so a decline or an A127 refusal proves nothing about who posted it (the owner's browser
+      // opens its order by its cookie).
       const page = `/orders/${encodeURIComponent(r.moid)}`;
-      res.redirect(303, r.status === 'auth-failed' ? page : access.signedLink(page, r.moid));
+      res.redirect(
+        303,
+        r.status === 'approved' || r.status === 'awaiting-deposit' ? access.signedLink(page, r.moid) : page,
+      );
     },
   );
   router.use(
@@ -58,8 +61,7 @@ export function returnRoutes({ db, nicepay, logger, access }: ShopContext): Rout
         { moid: err.moid, tid: err.tid, resultCode: err.resultCode },
         'example shop: order number charged before',
       );
-      const page = `/orders/${encodeURIComponent(err.moid)}`;
-      res.redirect(303, access.signedLink(page, err.moid));
+      res.redirect(303, `/orders/${encodeURIComponent(err.moid)}`);
     },
   );
   return router;

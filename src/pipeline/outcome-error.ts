@@ -28,11 +28,13 @@ export function outcomeError(what: string, r: LedgerRecord, duplicate: boolean):
     // The gateway committed and the shop's hook has not resolved: kept, never reversed under it.
     const running =
       r.hook === 'hung'
-        ? 'onApproved has not settled; it is not run again while it runs'
-        : 'onApproved could not run to the end';
+        ? 'onApproved has not settled; it is not run again while it runs, and runs again (a repeat of this operation, or the settler) until it resolves'
+        : r.hook === 'rejected'
+          ? 'onApproved, run again, rejected while an earlier run may still be under way; it is tried again (a repeat of this operation, or the settler), and the payment is reversed if it still rejects once no earlier run can be'
+          : 'onApproved could not run to the end, and runs again (a repeat of this operation, or the settler) until it resolves';
     return new NicepayHookError(
       'NICEPAY_HOOK_FAILED',
-      `${subject}: ${why}; the payment was NOT reversed: ${running}, and runs again (a repeat of this operation, or the settler) until it resolves${again}`,
+      `${subject}: ${why}; the payment was NOT reversed: ${running}${again}`,
       {
         ...ids,
         netCancel: 'not-attempted',

@@ -8,12 +8,20 @@ import { reverse } from './reversal.js';
 const NOTHING_HELD: ReadonlySet<LedgerState> = new Set(['never-charged', 'reversed', 'declined']);
 
 /**
+ * States this holder moves to only when its request may have been committed by the gateway: a
+ * verified success, or an answer it could not use (lost, unverifiable: money may have moved).
+ */
+const MAYBE_CHARGED: ReadonlySet<LedgerState> = new Set(['committed', 'recorded', 'unknown', 'reversing']);
+
+/**
  * Where a walk ends when a write was refused or failed. Another process may have taken the
  * record over while this holder paused (its lease ran out), so the record is read back:
  * - closed by the other holder: that outcome is what the caller is told;
  * - closed as holding no money (never charged, reversed, declined) while this holder's request
- *   was committed by the gateway (it left after the other closed the record, which nobody will
- *   look at again): this holder reverses it itself, and says so on the error log when it cannot;
+ *   may have been committed by the gateway (it left after the other closed the record, which
+ *   nobody will look at again: a success, or an answer lost or unverifiable): this holder
+ *   reverses it itself (a reversal of nothing finds it never charged), tells its caller what it
+ *   did, and says so on the error log when it cannot;
  * - open, or unreadable: the record as the store last took it from this holder, which
  *   settlement continues from.
  */
@@ -37,7 +45,7 @@ export async function stuckEnd(
     return fallback;
   }
   if (!held || held.tid !== next.tid) return fallback;
-  const charged = next.state === 'committed' || next.state === 'recorded' || written.state === 'committed';
+  const charged = MAYBE_CHARGED.has(next.state) || MAYBE_CHARGED.has(written.state);
   if (!charged || !NOTHING_HELD.has(held.state)) return held;
   const request = kind.reversal?.(next);
   const outcome = request ? await reverse(ctx, next, request) : 'reversal-failed';
@@ -54,9 +62,15 @@ export async function stuckEnd(
       reason: `committed by the gateway after another process closed the record as ${held.state}; its reversal was not confirmed: it needs attention`,
     };
   }
+  if (outcome === 'gateway-none') return held;
   logger.warn(
     log,
     `${kind.what}: the gateway committed it after another process closed its record as ${held.state}; reversed`,
   );
-  return held;
+  return {
+    ...next,
+    state: 'reversed',
+    reversalTried: true,
+    reason: `the gateway committed it after another process had closed the record as ${held.state}, and this process reversed it`,
+  };
 }

@@ -206,7 +206,7 @@ async function runHook<R>(
     const now = ctx.config.clock().getTime();
     const firstRejected = r.hookRejectedAt ?? now;
     if (again && now - firstRejected < rerunRejectionWindowMs(hook.timeoutMs))
-      return { event: 'hook-rejected-again', patch: { hookRejectedAt: firstRejected, reason } };
+      return { event: 'hook-rejected-again', patch: { hook: 'rejected', hookRejectedAt: firstRejected, reason } };
     return { event: 'hook-rejected', patch: { hook: 'rejected', reason } };
   };
   const verdict = await call.verdict;

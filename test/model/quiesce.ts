@@ -37,7 +37,8 @@ export async function quiesce(world: World): Promise<void> {
       if (item.operation === 'billing.charge' && charge)
         await chargeCall(world, world.instances[0]!, charge.bid, order, true);
       if (item.operation === 'keyin')
-        await keyinCall(world, world.instances[0]!, order, world.notes.keyins.get(item.moid) ?? false, true);
+        // A committed key-in was paid by the approving card: a declining one is never charged.
+        await keyinCall(world, world.instances[0]!, order, false, true);
     }
     await drainNotices(world);
     open = await world.instances[0]!.nicepay.unsettled();

@@ -33,7 +33,6 @@ export function keyinCall(world: World, i: Instance, order: number, declined: bo
   const { books, notes } = world;
   const moid = `k${order}`;
   const amount = amountOf(order);
-  if (!notes.keyins.has(moid)) notes.keyins.set(moid, declined);
   const onApproved = (r: { tid: string; moid: string; amount: number }): Promise<void> =>
     books.runHook('keyin', `keyin:${r.tid}`, i.name, false, () =>
       books.recordCharge(r.tid, { op: 'keyin', moid: r.moid, amount: r.amount }),

@@ -34,8 +34,6 @@ export interface Notes {
   /** Results and errors given to the shop or the buyer, as text (the secret scan reads them). */
   seen: string[];
   answers: Answer[];
-  /** The first key-in of each Moid: with the declining card or not (the merchant's retry repeats it). */
-  keyins: Map<string, boolean>;
   /** The first charge of each Moid (the merchant's retry repeats it). */
   charges: Map<string, { bid: string; amount: number }>;
   /**
@@ -166,7 +164,6 @@ export async function startWorld(kind: StoreKind, logger: Logger, tag: string, r
     notes: {
       seen: [],
       answers: [],
-      keyins: new Map(),
       charges: new Map(),
       identities: new Set(),
       excluded: new Map(),
