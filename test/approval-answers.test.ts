@@ -66,6 +66,8 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
     shop.orders.set(moid, amount);
     return { tid, body: encodeForm(fields, 'euc-kr').toString('latin1') };
   }
+  /** The gateway paths the shop posted for `tid`, in order. */
+  const pathsOf = (tid: string): string[] => calls.filter((c) => c.form.TID === tid).map((c) => c.path);
   const signed = (f: Record<string, string>) => ({
     ...f,
     Signature: approvalResponseSignature(f.TID!, f.MID!, f.Amt!, MERCHANT_KEY),
@@ -88,10 +90,7 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
     const res = await request(shop.app).post('/pay/return').type('form').send(body);
     expect(res.status).to.equal(502);
     expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
-    expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal([
-      '/webapi/pay_process.jsp',
-      '/webapi/cancel_process.jsp',
-    ]);
+    expect(pathsOf(tid)).to.deep.equal(['/webapi/pay_process.jsp', '/webapi/cancel_process.jsp']);
   });
 
   it("an A127 refusal that names no order, or another, is nobody's (400 NICEPAY_DECLINE_ORDER_MISMATCH); one naming the return's Moid is 409 NICEPAY_MOID_CHARGED_BEFORE", async () => {
@@ -111,7 +110,7 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
       const res = await request(shop.app).post('/pay/return').type('form').send(body);
       expect([res.status, res.body.code], String(named)).to.deep.equal([status, code]);
       // Nothing was charged for this TID: nothing to reverse.
-      expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal(['/webapi/pay_process.jsp']);
+      expect(pathsOf(tid)).to.deep.equal(['/webapi/pay_process.jsp']);
     }
   });
 
@@ -128,10 +127,7 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
       const res = await request(shop.app).post('/pay/return').type('form').send(body);
       expect(res.status).to.equal(502);
       expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
-      expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal([
-        '/webapi/pay_process.jsp',
-        '/webapi/cancel_process.jsp',
-      ]);
+      expect(pathsOf(tid)).to.deep.equal(['/webapi/pay_process.jsp', '/webapi/cancel_process.jsp']);
     });
   }
 
@@ -156,10 +152,7 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
     expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
     expect(String((shop.errors.at(-1) as Error).message)).to.match(/twice/);
     expect(shop.approved.length).to.equal(before);
-    expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal([
-      '/webapi/pay_process.jsp',
-      '/webapi/cancel_process.jsp',
-    ]);
+    expect(pathsOf(tid)).to.deep.equal(['/webapi/pay_process.jsp', '/webapi/cancel_process.jsp']);
   });
 
   for (const code of ['3001 ', ' 3001', '3001\t', 'a000']) {
@@ -182,10 +175,7 @@ describe('checkoutReturn against answers the sandbox does not give', () => {
       expect(res.body).to.include({ code: 'NICEPAY_OUTCOME_UNKNOWN', netCancel: 'succeeded' });
       expect(String((shop.errors.at(-1) as Error).message)).to.match(/not exactly a documented code/);
       expect(shop.approved.length).to.equal(before);
-      expect(calls.filter((c) => c.form.TID === tid).map((c) => c.path)).to.deep.equal([
-        '/webapi/pay_process.jsp',
-        '/webapi/cancel_process.jsp',
-      ]);
+      expect(pathsOf(tid)).to.deep.equal(['/webapi/pay_process.jsp', '/webapi/cancel_process.jsp']);
     });
   }
 

@@ -6,11 +6,11 @@
  */
 import { expect } from 'chai';
 import request from 'supertest';
-import { createNicepay, type Nicepay } from '../src/index.js';
+import type { Nicepay } from '../src/index.js';
 import { memoryStore } from '../src/store/memory-store.js';
 import type { LedgerStore } from '../src/store/types.js';
-import { ledgerRecord, pausingStore } from './helpers/ledger-store.js';
-import { MERCHANT_KEY, MID, startShop, type TestShop } from './helpers/shop.js';
+import { ledgerRecord, otherProcess, pausingStore } from './helpers/ledger-store.js';
+import { MID, startShop, type TestShop } from './helpers/shop.js';
 
 /** The buyer pays a 1,500-won order by card and the window's return reaches the shop. */
 async function payByCard(shop: TestShop, moid: string) {
@@ -30,14 +30,7 @@ describe('a holder that lost its lease before its request left', () => {
     // record is written: the store's clock runs past the lease, and the other process settles.
     const { store, paused, clock } = pausingStore('approval:', () => other!.settle());
     const shop = await startShop({ nicepay: { store, settle: false, clock } });
-    other = createNicepay({
-      mid: MID,
-      merchantKey: MERCHANT_KEY,
-      baseUrl: shop.sandbox.url,
-      store,
-      settle: false,
-      clock,
-    });
+    other = otherProcess(shop.sandbox.url, store, clock);
     try {
       const { tid, res } = await payByCard(shop, 'paused-1');
       expect(paused()).to.equal(true);
@@ -60,14 +53,7 @@ describe('a holder that lost its lease before its request left', () => {
       let other: Nicepay | undefined;
       const { store, paused, clock } = pausingStore('approval:', () => other!.settle(), true, 'confirm');
       const shop = await startShop({ nicepay: { store, settle: false, clock } });
-      other = createNicepay({
-        mid: MID,
-        merchantKey: MERCHANT_KEY,
-        baseUrl: shop.sandbox.url,
-        store,
-        settle: false,
-        clock,
-      });
+      other = otherProcess(shop.sandbox.url, store, clock);
       // The gateway commits; its answer reaches the holder, or is lost on the way.
       if (answer === 'lost') shop.sandbox.faults.inject({ target: 'approve', kind: 'drop', commit: true });
       try {
@@ -94,14 +80,7 @@ describe('a holder that lost its lease before its request left', () => {
     const recordedByOther: string[] = [];
     const { store, paused, clock } = pausingStore('approval:', () => other!.settle(), true, 'commit');
     const shop = await startShop({ nicepay: { store, settle: false, clock } });
-    other = createNicepay({
-      mid: MID,
-      merchantKey: MERCHANT_KEY,
-      baseUrl: shop.sandbox.url,
-      store,
-      settle: false,
-      clock,
-    });
+    other = otherProcess(shop.sandbox.url, store, clock);
     // The other process runs the same route, whose hook settlement runs for the payment.
     other.checkoutReturn({ expectedAmount: () => 1_500, onApproved: (r) => void recordedByOther.push(r.tid) });
     try {

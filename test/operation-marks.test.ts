@@ -7,14 +7,14 @@
  */
 import { expect } from 'chai';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { createNicepay, type Nicepay, SETTLE_CHANNEL, type SettleEvent } from '../src/index.js';
+import { type Nicepay, SETTLE_CHANNEL, type SettleEvent } from '../src/index.js';
 import { resolveConfig } from '../src/config.js';
 import { closeContext, createContext } from '../src/context.js';
 import type { LedgerRecord } from '../src/pipeline/ledger-record.js';
 import { markOf, markOperation } from '../src/pipeline/operation-marks.js';
 import { memoryStore } from '../src/store/memory-store.js';
 import type { LedgerStore } from '../src/store/types.js';
-import { pausingStore } from './helpers/ledger-store.js';
+import { otherProcess, pausingStore } from './helpers/ledger-store.js';
 import { startLifecycleShop, type LifecycleShop } from './helpers/lifecycle-shop.js';
 import { MERCHANT_KEY, MID } from './helpers/shop.js';
 
@@ -132,14 +132,7 @@ describe('the marks settlement reads for a partial cancel it cannot ask the gate
     };
     subscribe(SETTLE_CHANNEL, listen);
     shop = await startLifecycleShop({ merchant: { notifyCancels: true }, store });
-    other = createNicepay({
-      mid: MID,
-      merchantKey: MERCHANT_KEY,
-      baseUrl: shop.sandbox.url,
-      store,
-      settle: false,
-      clock: () => shop!.sandbox.clock.now(),
-    });
+    other = otherProcess(shop.sandbox.url, store, () => shop!.sandbox.clock.now());
     try {
       const paid = await shop.pay('CARD', 3_000);
       const err = await shop.nicepay.cancel(partOf(paid, 'fenced')).catch((e: unknown) => e);

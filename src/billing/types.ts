@@ -3,7 +3,7 @@ import type { ChargerOptions } from '../pipeline/charger.js';
 import type { CardPayment } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';
 import type { EdiType } from '../wire/response-body.js';
-import { knownKeys } from '../validation/known-keys.js';
+import { type KeyList, knownKeys } from '../validation/known-keys.js';
 
 /** Buyer details sent with a billing call (BuyerName 30, BuyerEmail 60, BuyerTel 20 bytes, EUC-KR). */
 export interface BillingBuyer {
@@ -137,23 +137,6 @@ export interface BillingChargeInput {
   ediType?: EdiType;
 }
 
-/** Every key of {@link BillingChargeInput}; another (`onApprove`, say) is refused, nothing charged. */
-export const BILLING_CHARGE_KEYS = knownKeys<BillingChargeInput>({
-  bid: true,
-  moid: true,
-  amount: true,
-  goodsName: true,
-  quota: true,
-  interestFree: true,
-  cardPoint: true,
-  buyer: true,
-  mallReserved: true,
-  onApproved: true,
-  hookTimeoutMs: true,
-  charset: true,
-  ediType: true,
-});
-
 /** The gateway approved the charge (ResultCode 3001): the card was charged. */
 export interface ApprovedBillingCharge {
   status: 'approved';
@@ -242,8 +225,8 @@ export type BillingChargerOptions = ChargerOptions<ApprovedBillingCharge>;
 /** A charger's input: a charge's, without a hook of its own (the charger's is used). */
 export type BillingChargerInput = Omit<BillingChargeInput, 'onApproved' | 'hookTimeoutMs'>;
 
-/** Every key of {@link BillingChargerInput}. */
-export const BILLING_CHARGER_INPUT_KEYS = knownKeys<BillingChargerInput>({
+/** Every key of {@link BillingChargerInput}, the list both key lists are made of. */
+const BILLING_CHARGER_KEY_LIST: KeyList<BillingChargerInput> = {
   bid: true,
   moid: true,
   amount: true,
@@ -255,6 +238,16 @@ export const BILLING_CHARGER_INPUT_KEYS = knownKeys<BillingChargerInput>({
   mallReserved: true,
   charset: true,
   ediType: true,
+};
+
+/** Every key of {@link BillingChargerInput}. */
+export const BILLING_CHARGER_INPUT_KEYS = knownKeys<BillingChargerInput>(BILLING_CHARGER_KEY_LIST);
+
+/** Every key of {@link BillingChargeInput}; another (`onApprove`, say) is refused, nothing charged. */
+export const BILLING_CHARGE_KEYS = knownKeys<BillingChargeInput>({
+  ...BILLING_CHARGER_KEY_LIST,
+  onApproved: true,
+  hookTimeoutMs: true,
 });
 
 export type { BillingChargeRejection, BillingKeyRejection } from '../errors/rejections.js';

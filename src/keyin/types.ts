@@ -3,7 +3,7 @@ import type { HookContext } from '../pipeline/hook-runner.js';
 import type { CardPayment } from '../types/payment.js';
 import type { Charset } from '../wire/charset.js';
 import type { EdiType } from '../wire/response-body.js';
-import { knownKeys } from '../validation/known-keys.js';
+import { type KeyList, knownKeys } from '../validation/known-keys.js';
 
 /** Card data of one key-in. Sent only inside EncData; never logged, stored or echoed. */
 export interface KeyinCard {
@@ -74,22 +74,6 @@ export interface KeyinInput {
   hookTimeoutMs?: number;
 }
 
-/** Every key of {@link KeyinInput}; another (`onApprove`, say) is refused, nothing charged. */
-export const KEYIN_INPUT_KEYS = knownKeys<KeyinInput>({
-  moid: true,
-  amount: true,
-  goodsName: true,
-  card: true,
-  quota: true,
-  interestFree: true,
-  buyer: true,
-  mallReserved: true,
-  charset: true,
-  ediType: true,
-  onApproved: true,
-  hookTimeoutMs: true,
-});
-
 /** The gateway approved the key-in (ResultCode 3001): the card was charged. */
 export interface ApprovedKeyin {
   status: 'approved';
@@ -149,8 +133,8 @@ export type KeyinChargerOptions = ChargerOptions<ApprovedKeyin>;
 /** A key-in charger's input: a key-in's, without a hook of its own (the charger's is used). */
 export type KeyinChargerInput = Omit<KeyinInput, 'onApproved' | 'hookTimeoutMs'>;
 
-/** Every key of {@link KeyinChargerInput}. */
-export const KEYIN_CHARGER_INPUT_KEYS = knownKeys<KeyinChargerInput>({
+/** Every key of {@link KeyinChargerInput}, the list both key lists are made of. */
+const KEYIN_CHARGER_KEY_LIST: KeyList<KeyinChargerInput> = {
   moid: true,
   amount: true,
   goodsName: true,
@@ -161,4 +145,14 @@ export const KEYIN_CHARGER_INPUT_KEYS = knownKeys<KeyinChargerInput>({
   mallReserved: true,
   charset: true,
   ediType: true,
+};
+
+/** Every key of {@link KeyinChargerInput}. */
+export const KEYIN_CHARGER_INPUT_KEYS = knownKeys<KeyinChargerInput>(KEYIN_CHARGER_KEY_LIST);
+
+/** Every key of {@link KeyinInput}; another (`onApprove`, say) is refused, nothing charged. */
+export const KEYIN_INPUT_KEYS = knownKeys<KeyinInput>({
+  ...KEYIN_CHARGER_KEY_LIST,
+  onApproved: true,
+  hookTimeoutMs: true,
 });

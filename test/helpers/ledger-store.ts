@@ -1,8 +1,10 @@
 import { expect } from 'chai';
+import { createNicepay, type Nicepay } from '../../src/index.js';
 import type { LedgerRecord } from '../../src/pipeline/ledger-record.js';
 import { LEASE_MS } from '../../src/pipeline/lease.js';
 import { memoryStore } from '../../src/store/memory-store.js';
 import type { LedgerStore } from '../../src/store/types.js';
+import { MERCHANT_KEY, MID } from './shop.js';
 
 /**
  * A memoryStore whose writes fail on demand, and whose lease clock the test moves: a store node
@@ -116,4 +118,12 @@ export function pausingStore(
     },
   };
   return { store, paused: () => paused, clock: () => new Date(Date.now() + skew) };
+}
+
+/**
+ * Another process of the shop on the same store, with no settler of its own (the test runs its
+ * settle()): the one a paused holder's key is taken over by.
+ */
+export function otherProcess(baseUrl: string, store: LedgerStore, clock: () => Date): Nicepay {
+  return createNicepay({ mid: MID, merchantKey: MERCHANT_KEY, baseUrl, store, settle: false, clock });
 }
