@@ -4,7 +4,7 @@ import type { EdiType } from '../wire/response-body.js';
 import type { Charset } from '../wire/charset.js';
 import { normalizeCharset } from '../wire/charset.js';
 import { isObject } from '../util/is-object.js';
-import { refuseUnknown } from '../config/option-checks.js';
+import { refuseUnknown } from '../validation/known-keys.js';
 import { knownKeys } from '../validation/known-keys.js';
 import type { HookContext } from '../pipeline/hook-runner.js';
 

@@ -1,7 +1,7 @@
 import { NicepayConfigError } from '../errors/index.js';
 import { type BusinessDays, weekdaysOnly } from '../business-days.js';
 import { isObject } from '../util/is-object.js';
-import { refuseUnknown } from './option-checks.js';
+import { refuseUnknown } from '../validation/known-keys.js';
 import { knownKeys } from '../validation/known-keys.js';
 
 /** Options of the payout client (`createNicepay({ payout })`). */

@@ -1,6 +1,7 @@
 import { NicepayConfigError } from '../errors/index.js';
 import { isObject } from '../util/is-object.js';
-import { positive, refuseUnknown } from './option-checks.js';
+import { positive } from './option-checks.js';
+import { refuseUnknown } from '../validation/known-keys.js';
 import { knownKeys } from '../validation/known-keys.js';
 
 /** Options of the in-process settler (`createNicepay({ settle })`). */

@@ -4,7 +4,7 @@ import type { KeyinResult } from '../keyin/types.js';
 import type { HookContext } from '../pipeline/index.js';
 import { HOOK_TIMEOUT_MS } from '../validation/hook-option.js';
 import { isObject } from '../util/is-object.js';
-import { refuseUnknown } from '../config/option-checks.js';
+import { refuseUnknown } from '../validation/known-keys.js';
 import { knownKeys } from '../validation/known-keys.js';
 import { isCardName } from './scrub-card-data.js';
 

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { NicepayConfigError } from '../errors/index.js';
-import { refuseUnknown } from '../config/option-checks.js';
+import { refuseUnknown } from '../validation/known-keys.js';
 import { NOTIFICATIONS_OPTION_NAMES, type NotificationsOptions } from './types.js';
 
 /** The gateway's documented notice sources (lifecycle-facts §3). */

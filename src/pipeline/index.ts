@@ -39,15 +39,17 @@ export { callHook, errorText, runNoticeHook, type HookContext, type HookRun, typ
 export {
   settlePass,
   unsettledItems,
-  SETTLE_CHANNEL,
   type KindRegistry,
+  type SettleSettings,
+} from './settle.js';
+export {
+  SETTLE_CHANNEL,
   type SettleReport,
   type SettledItem,
   type SettledOutcome,
   type UnsettledItem,
   type SettleEvent,
-  type SettleSettings,
-} from './settle.js';
+} from './settle-report.js';
 export { appendToTally, MAX_TALLY_ENTRIES, TALLY_KEEP_MS, tallyRecords } from './tally.js';
 export { readRecord, readTallyValues } from './read-record.js';
 export { settleNoticed } from './noticed.js';

@@ -3,7 +3,7 @@ import { tryKey } from './ledger.js';
 import { markOperation } from './operation-marks.js';
 import { CLOSED_STATES, type LedgerRecord } from './ledger-record.js';
 import type { OperationKind } from './operation.js';
-import { announceSettled, type SettledItem } from './settle.js';
+import { announceSettled, type SettledItem } from './settle-report.js';
 import { tallyEntries } from './tally.js';
 import { walk } from './walk.js';
 

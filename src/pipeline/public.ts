@@ -8,7 +8,7 @@ export {
   type SettledItem,
   type SettledOutcome,
   type UnsettledItem,
-} from './settle.js';
+} from './settle-report.js';
 export type { LedgerOperation, LedgerState } from './ledger-record.js';
 export { LEDGER_CHANNEL, type LedgerMove } from './walk.js';
 export type { LedgerEvent } from './state-machine.js';

@@ -1,4 +1,4 @@
-import { NicepayRequestError } from '../errors/index.js';
+import { NicepayConfigError, NicepayRequestError } from '../errors/index.js';
 
 /**
  * Every key of `T`, optional ones included, each set to `true`: the form a type's list of
@@ -46,6 +46,26 @@ export function refuseUnknownInput(given: object, known: readonly string[], call
     `${caller}: ${field} is not an input of ${caller}; nothing was sent.${hintOf(unknown, prefix)} ` +
       `(known: ${known.map((k) => prefix + k).join(', ')})`,
     field,
+  );
+}
+
+/**
+ * Refuses an option name the type does not declare (`timeout: 5` instead of `timeouts`), which
+ * TypeScript catches but JavaScript would silently ignore; suggests the closest known name.
+ * `caller` names the factory the option belongs to (`createNicepay()`, `checkoutReturn()`);
+ * thrown when it is called, as every misconfiguration is.
+ */
+export function refuseUnknown(
+  given: object,
+  known: readonly string[],
+  prefix: string,
+  caller = 'createNicepay()',
+): void {
+  const unknown = unknownKeyOf(given, known);
+  if (unknown === undefined) return;
+  throw new NicepayConfigError(
+    `${prefix}${unknown.key}`,
+    `not an option of ${caller} (known: ${known.map((k) => prefix + k).join(', ')}).${hintOf(unknown, prefix)}`,
   );
 }
 
