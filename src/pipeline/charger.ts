@@ -1,8 +1,7 @@
 import { type ClientContext, registerRouteHook } from '../context.js';
 import { NicepayConfigError, NicepayRequestError } from '../errors/index.js';
 import { isObject } from '../util/is-object.js';
-import { refuseUnknown } from '../validation/known-keys.js';
-import { knownKeys } from '../validation/known-keys.js';
+import { knownKeys, refuseUnknown } from '../validation/known-keys.js';
 import { HOOK_TIMEOUT_MS } from '../validation/hook-option.js';
 import type { HookContext } from './hook-runner-verdict.js';
 

@@ -169,7 +169,7 @@ async function stuck(
  * record the payment (it held what the rerun waited for), and reversing it would refund an order
  * the shop recorded as paid.
  */
-export function rerunRejectionWindowMs(hookTimeoutMs: number): number {
+function rerunRejectionWindowMs(hookTimeoutMs: number): number {
   return LEASE_MS + 2 * hookTimeoutMs;
 }
 
