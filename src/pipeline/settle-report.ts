@@ -55,19 +55,19 @@ export function announceAttention(ctx: ClientContext, r: LedgerRecord, message: 
     { operation: r.op, tid: r.tid, moid: r.moid, state: r.state, step: 'settle', reason: r.reason },
     message,
   );
-  const event: SettleEvent = {
-    operation: r.op,
-    mid: r.mid,
-    tid: r.tid,
-    moid: r.moid,
-    amount: r.amount,
-    state: r.state,
-    reason: r.reason ?? r.state,
-    attempts: r.attempts,
-    nextAttemptAt: new Date(ctx.config.clock().getTime()),
-    needsAttention: true,
-  };
+  const event: SettleEvent = unsettledItem(r, r.reason ?? r.state, new Date(ctx.config.clock().getTime()), true);
   if (settleChannel.hasSubscribers) settleChannel.publish(event);
+}
+
+/** An open record as it is listed and announced. */
+export function unsettledItem(
+  r: LedgerRecord,
+  reason: string,
+  nextAttemptAt: Date,
+  needsAttention: boolean,
+): UnsettledItem {
+  const { op: operation, mid, tid, moid, amount, state, attempts } = r;
+  return { operation, mid, tid, moid, amount, state, reason, attempts, nextAttemptAt, needsAttention };
 }
 
 /** A record settlement closed, as it is reported: logged, and published on {@link SETTLE_CHANNEL}. */

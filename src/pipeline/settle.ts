@@ -4,7 +4,13 @@ import type { Lease } from './lease.js';
 import { readStored, tryKey } from './ledger.js';
 import type { LedgerOperation, LedgerRecord, LedgerState } from './ledger-record.js';
 import type { OperationKind } from './operation.js';
-import { announceAttention, announceSettled, type SettleReport, type UnsettledItem } from './settle-report.js';
+import {
+  announceAttention,
+  announceSettled,
+  type SettleReport,
+  type UnsettledItem,
+  unsettledItem,
+} from './settle-report.js';
 import { firstStep } from './settle-step.js';
 import { walk, type WalkEnd, type WalkOptions } from './walk.js';
 
@@ -59,20 +65,15 @@ export async function unsettledItems(ctx: ClientContext, settings: SettleSetting
   const open = await ctx.config.store.open(settings.batch);
   return open.map((stored) => {
     const r = readStored(stored);
-    return {
-      operation: r.op,
-      mid: r.mid,
-      tid: r.tid,
-      moid: r.moid,
-      amount: r.amount,
-      state: r.state,
-      reason:
-        r.reason ??
-        (r.state === 'sending' ? 'the request is under way, or its process stopped before an answer' : r.state),
-      attempts: r.attempts,
-      nextAttemptAt: new Date(Math.max(stored.dueAt, now)),
-      needsAttention: r.attention === true || now - r.at > settings.attentionAfterMs,
-    };
+    const reason =
+      r.reason ??
+      (r.state === 'sending' ? 'the request is under way, or its process stopped before an answer' : r.state);
+    return unsettledItem(
+      r,
+      reason,
+      new Date(Math.max(stored.dueAt, now)),
+      r.attention === true || now - r.at > settings.attentionAfterMs,
+    );
   });
 }
 
