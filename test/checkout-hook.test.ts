@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { memoryStore, type CommittedCheckout } from '../src/index.js';
-import { MID, startShop, type TestShop } from './helpers/shop.js';
+import { MID, postReturn, startShop, type TestShop } from './helpers/shop.js';
 
 describe('checkoutReturn: onApproved past hookTimeoutMs', () => {
   let base: TestShop;
@@ -45,11 +45,7 @@ describe('checkoutReturn: onApproved past hookTimeoutMs', () => {
   async function pay(shop: TestShop, moid: string) {
     shop.orders.set(moid, 3_000);
     const auth = await base.sandbox.authenticate({ moid, amount: 3_000, method: 'CARD' });
-    const res = await request(shop.app)
-      .post('/pay/return')
-      .set('content-type', auth.contentType)
-      .send(auth.body.toString('latin1'));
-    return { auth, res };
+    return { auth, res: await postReturn(shop, auth) };
   }
 
   it('a slow hook that finally records the order: the payment is kept, the buyer sees it approved', async () => {

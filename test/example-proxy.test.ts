@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import request from 'supertest';
+import { payKimchi } from './helpers/example-order.js';
 import { createShop, type Shop, type ShopOptions } from '../example-app/app.js';
 import type { Logger } from '../src/index.js';
 import { createSandbox, TEST_MERCHANTS, type Sandbox } from '../src/sandbox/index.js';
@@ -44,15 +45,7 @@ describe('example-app: deposit notices behind the shop’s own proxy', () => {
 
   /** A virtual-account order awaiting its deposit, and the notice the gateway would post for it. */
   async function awaitingDeposit(shop: Shop): Promise<{ moid: string; notice: string }> {
-    const buyer = request.agent(shop.app);
-    const post = await buyer.post('/checkout').type('form').send({ productId: 'kimchi', buyerName: 'buyer' });
-    const moid = /^\/checkout\/(\w+)\?t=/.exec(post.headers.location!)![1]!;
-    const auth = await sandbox.authenticate({ moid, amount: 23_000, method: 'VBANK' });
-    const ret = await buyer
-      .post('/pay/return')
-      .set('content-type', auth.contentType)
-      .send(auth.body.toString('latin1'));
-    expect(ret.status, ret.text).to.equal(303);
+    const { moid } = await payKimchi(sandbox, request.agent(shop.app), 'VBANK', { buyerName: 'buyer' });
     const tid = shop.db.order(moid)!.tid!;
     return {
       moid,

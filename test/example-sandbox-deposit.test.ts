@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import type { Server } from 'node:http';
 import request from 'supertest';
+import { payKimchi } from './helpers/example-order.js';
 import type { Shop } from '../example-app/app.js';
 import type { Logger } from '../src/index.js';
 import { type Sandbox, TEST_MERCHANTS } from '../src/sandbox/index.js';
@@ -32,20 +33,14 @@ describe("example-app: the sandbox deposit of a buyer's virtual account is the o
 
   /** `buyer` orders kimchi and gets a virtual account for it; returns the order and its signed result link. */
   async function orderByVirtualAccount(buyer: ReturnType<typeof request.agent>, name: string) {
-    const post = await buyer
-      .post('/checkout')
-      .type('form')
-      .send({ productId: 'kimchi', buyerName: name, buyerEmail: `${name}@example.com`, buyerTel: '01099998888' });
-    const moid = /^\/checkout\/(\w+)\?t=/.exec(post.headers.location!)![1]!;
-    const auth = await sandbox.authenticate({ moid, amount: 23_000, method: 'VBANK' });
-    const ret = await buyer
-      .post('/pay/return')
-      .set('content-type', auth.contentType)
-      .send(auth.body.toString('latin1'));
-    expect(ret.status, ret.text).to.equal(303);
+    const { moid, resultLink } = await payKimchi(sandbox, buyer, 'VBANK', {
+      buyerName: name,
+      buyerEmail: `${name}@example.com`,
+      buyerTel: '01099998888',
+    });
     const order = shop.db.order(moid)!;
     expect(order).to.include({ status: 'awaiting-deposit', method: 'VBANK' });
-    return { moid, tid: order.tid!, resultLink: ret.headers.location! };
+    return { moid, tid: order.tid!, resultLink };
   }
 
   const deposited = (): boolean => logLines.some((l) => l.includes('sandbox deposit from the buyer page'));

@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import request from 'supertest';
+import { payKimchi } from './helpers/example-order.js';
 import { createShop, type Shop, type ShopOptions } from '../example-app/app.js';
 import { LOGIN_FAILURES_PER_WINDOW, LOGIN_VIEWS_PER_WINDOW } from '../example-app/admin-auth.js';
 import { ANONYMOUS_SESSIONS } from '../example-app/admin-sessions.js';
@@ -47,23 +48,12 @@ describe('example-app: own orders only, bounded login, security headers', () => 
 
   /** A buyer places a window order and pays it by card; returns the order and its signed link. */
   async function buyAndPay(buyer: ReturnType<typeof request.agent>, name: string) {
-    const post = await buyer
-      .post('/checkout')
-      .type('form')
-      .send({ productId: 'kimchi', buyerName: name, buyerEmail: `${name}@example.com`, buyerTel: '01012345678' });
-    const moid = /^\/checkout\/(\w+)\?t=/.exec(post.headers.location!)![1]!;
-    const auth = await sandbox.authenticate({ moid, amount: 23_000, method: 'CARD' });
-    const ret = await buyer
-      .post('/pay/return')
-      .set('content-type', auth.contentType)
-      .send(auth.body.toString('latin1'));
-    expect(ret.status, ret.text).to.equal(303);
-    return {
-      moid,
-      checkoutLink: post.headers.location!,
-      resultLink: ret.headers.location!,
-      tid: shop.db.order(moid)!.tid!,
-    };
+    const paid = await payKimchi(sandbox, buyer, 'CARD', {
+      buyerName: name,
+      buyerEmail: `${name}@example.com`,
+      buyerTel: '01012345678',
+    });
+    return { ...paid, tid: shop.db.order(paid.moid)!.tid! };
   }
 
   /**

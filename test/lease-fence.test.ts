@@ -10,17 +10,13 @@ import type { Nicepay } from '../src/index.js';
 import { memoryStore } from '../src/store/memory-store.js';
 import type { LedgerStore } from '../src/store/types.js';
 import { ledgerRecord, otherProcess, pausingStore } from './helpers/ledger-store.js';
-import { MID, startShop, type TestShop } from './helpers/shop.js';
+import { MID, postReturn, startShop, type TestShop } from './helpers/shop.js';
 
 /** The buyer pays a 1,500-won order by card and the window's return reaches the shop. */
 async function payByCard(shop: TestShop, moid: string) {
   shop.orders.set(moid, 1_500);
   const auth = await shop.sandbox.authenticate({ moid, amount: 1_500, method: 'CARD' });
-  const res = await request(shop.app)
-    .post('/pay/return')
-    .set('content-type', auth.contentType)
-    .send(auth.body.toString('latin1'));
-  return { tid: auth.fields.TxTid!, res };
+  return { tid: auth.fields.TxTid!, res: await postReturn(shop, auth) };
 }
 
 describe('a holder that lost its lease before its request left', () => {

@@ -1,4 +1,5 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
+import request from 'supertest';
 import {
   createNicepay,
   type CheckoutReturnOptions,
@@ -82,4 +83,9 @@ export async function startShop(options: ShopOptions = {}): Promise<TestShop> {
       if (!options.sandbox) await sandbox.close();
     },
   };
+}
+
+/** Posts an auth return (as `sandbox.authenticate()` made it, the window's EUC-KR form) to the shop's return route. */
+export function postReturn(shop: Pick<TestShop, 'app'>, auth: { contentType: string; body: Buffer }) {
+  return request(shop.app).post('/pay/return').set('content-type', auth.contentType).send(auth.body.toString('latin1'));
 }
